@@ -1,0 +1,5 @@
+"""Placeholder, filled below."""
+
+
+def register(subparsers):
+    pass

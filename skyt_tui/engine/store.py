@@ -1,0 +1,252 @@
+"""Durable, versioned files: atomic JSON/TOML writes, append-only JSONL, a lock.
+
+Rules every writer in skyt-tui follows (SPEC §10):
+- a whole-file write goes to a temp file in the same directory, is fsynced and
+  renamed over the target, so readers see the old or the new file, never half;
+- JSONL logs are only appended to, one record a line, fsynced per record;
+- every document carries `schema_version`; a newer version than this build
+  understands is refused rather than misread;
+- a corrupt file raises `StoreError` naming it and is never overwritten;
+- writers hold `store_lock()` so two skyt-tui processes cannot interleave.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import tempfile
+import time
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from skyt_tui import locations
+from skyt_tui.engine.errors import StoreError
+
+SCHEMA_VERSION = 1
+LOCK_TIMEOUT_S = 10.0
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def dumps_json(obj: Any) -> str:
+    """Canonical JSON: sorted keys, so equal data gives byte-identical files."""
+    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=True) + "\n"
+
+
+def write_json(path: Path, obj: dict[str, Any], kind: str) -> None:
+    """Write a versioned JSON document atomically."""
+    document = {"schema_version": SCHEMA_VERSION, "kind": kind, **obj}
+    atomic_write_text(path, dumps_json(document))
+
+
+def _check_version(path: Path, document: Any, kind: str | None) -> None:
+    if not isinstance(document, dict):
+        raise StoreError(f"{path}: corrupt file: expected a JSON object at the top level")
+    version = document.get("schema_version")
+    if not isinstance(version, int):
+        raise StoreError(f"{path}: corrupt file: missing or invalid schema_version")
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path}: schema_version {version} was written by a newer skyt-tui "
+            f"(this one reads up to {SCHEMA_VERSION}); upgrade skyt-tui"
+        )
+    if kind is not None and document.get("kind") != kind:
+        raise StoreError(f"{path}: corrupt file: kind is {document.get('kind')!r}, expected {kind!r}")
+
+
+def read_json(path: Path, kind: str | None = None) -> dict[str, Any]:
+    """Read a versioned JSON document; any damage raises `StoreError` naming the file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise
+    except UnicodeDecodeError as exc:
+        raise StoreError(f"{path}: corrupt file: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StoreError(f"{path}: corrupt JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    _check_version(path, document, kind)
+    return document
+
+
+def write_toml(path: Path, obj: dict[str, Any]) -> None:
+    document = {"schema_version": SCHEMA_VERSION, **obj}
+    atomic_write_text(path, tomli_w.dumps(document, multiline_strings=True))
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise StoreError(f"{path}: corrupt file: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise StoreError(f"{path}: invalid TOML: {exc}") from None
+
+
+def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+    """Append one record as one line and fsync it before returning."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps({"schema_version": SCHEMA_VERSION, **record}, sort_keys=True, ensure_ascii=False)
+    if "\n" in line:
+        raise StoreError(f"{path}: refusing to append a record that serialises to more than one line")
+    data = (line + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        _repair_torn_tail(fd, path)
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _repair_torn_tail(fd: int, path: Path) -> None:
+    """If a crash left a final line without newline, end it so the next record starts clean.
+
+    The torn fragment stays in the file (nothing is deleted); `read_jsonl` skips a
+    torn line only when it is the last one, and reports it otherwise.
+    """
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return
+    with open(path, "rb") as reader:
+        reader.seek(size - 1)
+        if reader.read(1) != b"\n":
+            os.write(fd, b"\n")
+
+
+def read_jsonl(path: Path, *, allow_torn_tail: bool = True) -> list[dict[str, Any]]:
+    """Read every record; a torn final line (crash mid-append) is skipped, other damage raises."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read: {exc.strerror}") from None
+    records: list[dict[str, Any]] = []
+    lines = raw.split(b"\n")
+    ends_clean = raw.endswith(b"\n") or raw == b""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        is_last = number == len(lines) and not ends_clean
+        try:
+            record = json.loads(line.decode("utf-8"))
+            if not isinstance(record, dict):
+                raise ValueError("not a JSON object")
+        except (ValueError, UnicodeDecodeError) as exc:
+            if is_last and allow_torn_tail:
+                break
+            if _is_torn_fragment(lines, number) and allow_torn_tail:
+                continue
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            raise StoreError(f"{path}: corrupt record at line {number}: {reason}") from None
+        version = record.get("schema_version")
+        if isinstance(version, int) and version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{path}: line {number} has schema_version {version}, written by a newer skyt-tui"
+            )
+        records.append(record)
+    return records
+
+
+def _is_torn_fragment(lines: list[bytes], number: int) -> bool:
+    """A fragment that `_repair_torn_tail` closed: unparseable and not valid JSON start-to-end.
+
+    Only a line that begins a JSON object but never closes it counts (the shape a
+    crash mid-append leaves); anything else is corruption and is reported.
+    """
+    line = lines[number - 1].strip()
+    return line.startswith(b"{") and not line.endswith(b"}")
+
+
+@contextlib.contextmanager
+def store_lock(timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Exclusive advisory lock on the data directory for the duration of a write."""
+    lock_path = locations.lock_file()
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    deadline = time.monotonic() + timeout_s
+    try:
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise StoreError(f"{lock_path}: cannot lock the store: {exc.strerror}") from None
+                if time.monotonic() >= deadline:
+                    holder = _read_holder(lock_path)
+                    raise StoreError(
+                        f"{lock_path}: the store is locked by another skyt-tui process{holder}; "
+                        f"try again when it finishes"
+                    ) from None
+                time.sleep(0.05)
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _read_holder(lock_path: Path) -> str:
+    try:
+        pid = lock_path.read_text().strip()
+    except OSError:
+        return ""
+    return f" (pid {pid})" if pid.isdigit() else ""

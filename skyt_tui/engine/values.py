@@ -1,0 +1,69 @@
+"""Python values in TOML: plain TOML where it is faithful, a Python literal otherwise.
+
+TOML has no None, tuple, set or bytes, so a contract field `expected` may instead
+be written `expected_py = "(1, 2)"`, read with `ast.literal_eval` (literals only,
+nothing is executed). `to_toml_fields` picks the form when writing.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any
+
+
+class LiteralError(ValueError):
+    pass
+
+
+def parse_literal(text: str) -> Any:
+    if not isinstance(text, str):
+        raise LiteralError("must be a string holding a Python literal")
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
+        reason = exc.msg if isinstance(exc, SyntaxError) else str(exc) or type(exc).__name__
+        raise LiteralError(f"not a Python literal ({reason})") from None
+
+
+def is_toml_faithful(value: Any) -> bool:
+    """True when writing `value` to TOML and reading it back gives an equal value of the same types."""
+    if isinstance(value, bool | int | str):
+        return True
+    if isinstance(value, float):
+        return True
+    if isinstance(value, list):
+        return all(is_toml_faithful(item) for item in value)
+    if isinstance(value, dict):
+        return all(isinstance(key, str) and is_toml_faithful(item) for key, item in value.items())
+    return False
+
+
+def literal_round_trips(value: Any) -> bool:
+    try:
+        back = parse_literal(repr(value))
+    except LiteralError:
+        return False
+    return same_value(back, value)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Structural equality that also distinguishes types (1 vs True vs 1.0) and treats nan == nan."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return (math.isnan(a) and math.isnan(b)) or a == b
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    return a == b
+
+
+def to_toml_fields(name: str, value: Any) -> dict[str, Any]:
+    """`{name: value}` when TOML can hold it, else `{name + "_py": repr(value)}`."""
+    if is_toml_faithful(value):
+        return {name: value}
+    if not literal_round_trips(value):
+        raise LiteralError(f"{name}: value {value!r:.60} cannot be written as TOML or as a Python literal")
+    return {f"{name}_py": repr(value)}

@@ -1,0 +1,63 @@
+"""Every filesystem path skyt-tui uses, in one place.
+
+State lives under `platformdirs.user_data_dir("skyt-tui")`; the environment
+variable `SKYT_HOME` overrides it (tests and demos point it at a temp dir).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "skyt-tui"
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def data_dir() -> Path:
+    override = os.environ.get("SKYT_HOME")
+    if override:
+        return Path(override).expanduser()
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def user_contracts_dir() -> Path:
+    return data_dir() / "contracts"
+
+
+def runs_dir() -> Path:
+    return data_dir() / "runs"
+
+
+def run_dir(run_id: str) -> Path:
+    return runs_dir() / run_id
+
+
+def canon_dir() -> Path:
+    return data_dir() / "canon"
+
+
+def benchmarks_dir() -> Path:
+    return data_dir() / "benchmarks"
+
+
+def settings_file() -> Path:
+    return data_dir() / "settings.toml"
+
+
+def lock_file() -> Path:
+    return data_dir() / ".lock"
+
+
+def bundled_contracts_dir() -> Path:
+    """The contracts shipped with skyt-tui (repository `contracts/`)."""
+    installed = _PACKAGE_DIR / "bundled" / "contracts"
+    if installed.is_dir():
+        return installed
+    return _PACKAGE_DIR.parent / "contracts"
+
+
+def bundled_examples_dir() -> Path:
+    """Hand-written example samples used by `skyt-tui demo`."""
+    return _PACKAGE_DIR / "bundled" / "examples"

@@ -1,0 +1,1 @@
+"""The Textual application; thin screens over `skyt_tui.engine`."""
