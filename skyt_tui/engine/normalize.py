@@ -1,0 +1,539 @@
+"""Normalization levels and signatures (SPEC §3).
+
+Each level is a pure function of the code text (plus, for `alpha`, the names the
+contract keeps), so equal input always gives byte-identical output and SHA-256.
+
+- raw    the extracted code, CRLF→LF and outer whitespace trimmed;
+- format `ast.unparse(ast.parse(code))`: comments, spacing and quoting gone;
+- nodoc  format without module/class/function docstrings;
+- alpha  nodoc with local names renamed in first-occurrence order.
+
+Code that does not parse gets a tokenize-based fallback (comments and spacing
+stripped) at every level above raw and is flagged `parse_error`; it can never
+become canon. Parsing is analysis only: nothing here executes the code.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import hashlib
+import io
+import keyword
+import tokenize
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+NORMALIZATION_VERSION = "1"
+LEVELS = ("raw", "format", "nodoc", "alpha")
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+@dataclass(frozen=True)
+class Normalized:
+    """One sample's text and SHA-256 signature at every level."""
+
+    texts: dict[str, str]
+    signatures: dict[str, str]
+    parse_error: bool
+    version: str = NORMALIZATION_VERSION
+
+    def text(self, level: str) -> str:
+        return self.texts[level]
+
+
+def signature(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def raw_level(code: str) -> str:
+    return code.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
+def _parse(code: str) -> ast.Module | None:
+    try:
+        return ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+
+
+def _unparse(tree: ast.AST) -> str | None:
+    try:
+        return ast.unparse(tree)
+    except (RecursionError, ValueError, MemoryError):
+        return None
+
+
+def normalize(code: str, kept_names: Iterable[str] = ()) -> Normalized:
+    """Every level of `code`; `kept_names` are never renamed at `alpha` (entry point, fixed names).
+
+    Cached by (code, kept names): LLM samples repeat themselves a lot (369 distinct
+    programs among SKYT's 4,505), and the result is a pure function of both.
+    The returned object is shared between callers; treat it as read-only.
+    """
+    return _normalize_cached(code, frozenset(kept_names))
+
+
+@functools.lru_cache(maxsize=16384)
+def _normalize_cached(code: str, kept_names: frozenset[str]) -> Normalized:
+    raw = raw_level(code)
+    tree = _parse(raw)
+    formatted = _unparse(tree) if tree is not None else None
+    if tree is None or formatted is None:
+        fallback = _stable_fallback(raw)
+        texts = {"raw": raw, "format": fallback, "nodoc": fallback, "alpha": fallback}
+        return Normalized(texts=texts, signatures=_sign(texts), parse_error=True)
+    nodoc_tree = strip_docstrings(tree)
+    nodoc = _unparse(nodoc_tree) or formatted
+    alpha_tree = rename_locals(nodoc_tree, frozenset(kept_names))
+    alpha = _unparse(alpha_tree) or nodoc
+    texts = {"raw": raw, "format": formatted, "nodoc": nodoc, "alpha": alpha}
+    return Normalized(texts=texts, signatures=_sign(texts), parse_error=False)
+
+
+def _sign(texts: dict[str, str]) -> dict[str, str]:
+    return {level: signature(texts[level]) for level in LEVELS}
+
+
+def normalize_level(code: str, level: str, kept_names: Iterable[str] = ()) -> str:
+    if level not in LEVELS:
+        raise ValueError(f"unknown normalization level {level!r}; choose one of {', '.join(LEVELS)}")
+    return normalize(code, kept_names).texts[level]
+
+
+def _stable_fallback(raw: str) -> str:
+    """`fallback_normalize` iterated to a fixed point, so the level is idempotent.
+
+    If stripping ever turns the broken code into a valid (different) program, the
+    raw text is kept instead: the sample stays flagged and normalizing it again
+    gives the same text.
+    """
+    text = raw
+    for _ in range(8):
+        stripped = raw_level(fallback_normalize(text))
+        if _parse(stripped) is not None:
+            return raw
+        if stripped == text:
+            return text
+        text = stripped
+    return raw
+
+
+def fallback_normalize(code: str) -> str:
+    """Comment- and spacing-free text for code `ast` cannot parse.
+
+    Tokens of a logical line are joined by one space, each line indented by its
+    nesting depth; comments and blank lines are dropped. Where the tokenizer gives
+    up (an unterminated string, say), the rest is kept verbatim, minus blank lines.
+    """
+    lines: list[str] = []
+    current: list[str] = []
+    depth = 0
+    last_row = 0
+    statement_row = 1
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            kind = token.type
+            if kind == tokenize.INDENT:
+                depth += 1
+            elif kind == tokenize.DEDENT:
+                depth = max(0, depth - 1)
+            elif kind == tokenize.NEWLINE:
+                if current:
+                    lines.append("    " * depth + " ".join(current))
+                current = []
+            elif kind == tokenize.ERRORTOKEN and token.string.isspace():
+                pass
+            elif kind not in (tokenize.COMMENT, tokenize.NL, tokenize.ENDMARKER):
+                if not current:
+                    statement_row = token.start[0]
+                current.append(token.string)
+            last_row = max(last_row, token.end[0])
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        source_lines = code.split("\n")
+        if last_row >= len(source_lines):  # failed at end of input: every token was seen
+            if current:
+                lines.append("    " * depth + " ".join(current))
+            return "\n".join(lines)
+        rest = source_lines[statement_row - 1 if current else last_row:]
+        lines.extend(line for line in rest if line.strip())  # kept verbatim: a trailing "\\ " matters
+        return "\n".join(lines)
+    if current:
+        lines.append("    " * depth + " ".join(current))
+    return "\n".join(lines)
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
+_DOCSTRING_OWNERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def strip_docstrings(tree: ast.Module) -> ast.Module:
+    """Remove module/class/function docstrings, in place (an emptied body becomes `pass`)."""
+    for node in ast.walk(tree):
+        if isinstance(node, _DOCSTRING_OWNERS) and node.body and _is_docstring(node.body[0]):
+            node.body = node.body[1:] or [ast.Pass()]
+    return tree
+
+
+class _Scope:
+    """One namespace: module, function, lambda, comprehension or class body."""
+
+    def __init__(self, node: ast.AST, kind: str, parent: "_Scope | None") -> None:
+        self.node = node
+        self.kind = kind
+        self.parent = parent
+        self.bound: set[str] = set()
+        self.declared_global: set[str] = set()
+        self.declared_nonlocal: set[str] = set()
+        self.imported: set[str] = set()
+        self.functions: dict[str, ast.AST] = {}
+        self.params: list[str] = []
+
+
+class _ScopeCollector(ast.NodeVisitor):
+    """First pass: which names each scope binds, imports or declares global/nonlocal."""
+
+    def __init__(self) -> None:
+        self.scopes: dict[int, _Scope] = {}
+        self.module: _Scope | None = None
+        self._stack: list[_Scope] = []
+
+    def _push(self, node: ast.AST, kind: str) -> _Scope:
+        scope = _Scope(node, kind, self._stack[-1] if self._stack else None)
+        self.scopes[id(node)] = scope
+        self._stack.append(scope)
+        return scope
+
+    @property
+    def current(self) -> _Scope:
+        return self._stack[-1]
+
+    def visit_Module(self, node: ast.Module) -> None:
+        self.module = self._push(node, "module")
+        self.generic_visit(node)
+        self._stack.pop()
+
+    def _visit_function(self, node) -> None:
+        self.current.bound.add(node.name)
+        self.current.functions[node.name] = node
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        self._visit_arguments_defaults(node.args)
+        if node.returns is not None:
+            self.visit(node.returns)
+        self._push(node, "function")
+        self._bind_arguments(node.args)
+        for statement in node.body:
+            self.visit(statement)
+        self._stack.pop()
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._visit_arguments_defaults(node.args)
+        self._push(node, "function")
+        self._bind_arguments(node.args)
+        self.visit(node.body)
+        self._stack.pop()
+
+    def _visit_arguments_defaults(self, args: ast.arguments) -> None:
+        for default in [*args.defaults, *[d for d in args.kw_defaults if d is not None]]:
+            self.visit(default)
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None and arg.annotation is not None:
+                self.visit(arg.annotation)
+
+    def _bind_arguments(self, args: ast.arguments) -> None:
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None:
+                self.current.bound.add(arg.arg)
+                self.current.params.append(arg.arg)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self.current.bound.add(node.name)
+        for item in [*node.decorator_list, *node.bases, *node.keywords]:
+            self.visit(item)
+        self._push(node, "class")
+        for statement in node.body:
+            self.visit(statement)
+        self._stack.pop()
+
+    def _visit_comprehension(self, node) -> None:
+        # The first iterable is evaluated in the enclosing scope.
+        self.visit(node.generators[0].iter)
+        self._push(node, "comprehension")
+        for index, generator in enumerate(node.generators):
+            self.visit(generator.target)
+            if index:
+                self.visit(generator.iter)
+            for condition in generator.ifs:
+                self.visit(condition)
+        if isinstance(node, ast.DictComp):
+            self.visit(node.key)
+            self.visit(node.value)
+        else:
+            self.visit(node.elt)
+        self._stack.pop()
+
+    visit_ListComp = _visit_comprehension
+    visit_SetComp = _visit_comprehension
+    visit_GeneratorExp = _visit_comprehension
+    visit_DictComp = _visit_comprehension
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Store | ast.Del):
+            self.current.bound.add(node.id)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        # A walrus in a comprehension binds in the nearest enclosing non-comprehension scope.
+        scope = self.current
+        while scope.kind == "comprehension" and scope.parent is not None:
+            scope = scope.parent
+        scope.bound.add(node.target.id)
+        self.visit(node.value)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self.current.declared_global.update(node.names)
+
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
+        self.current.declared_nonlocal.update(node.names)
+
+    def _visit_import(self, node) -> None:
+        for alias in node.names:
+            name = alias.asname or alias.name.split(".")[0]
+            if name != "*":
+                self.current.imported.add(name)
+
+    visit_Import = _visit_import
+    visit_ImportFrom = _visit_import
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self.current.bound.add(node.name)
+        self.generic_visit(node)
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+        if node.name:
+            self.current.bound.add(node.name)
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+        if node.name:
+            self.current.bound.add(node.name)
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        if node.rest:
+            self.current.bound.add(node.rest)
+        self.generic_visit(node)
+
+
+class _Renamer(ast.NodeTransformer):
+    """Second pass: rename each (owning scope, name) to `v1`, `v2`, … in first-occurrence order."""
+
+    def __init__(self, collector: _ScopeCollector, kept: frozenset[str], taken: frozenset[str]) -> None:
+        self.collector = collector
+        self.kept = kept
+        self.taken = taken
+        self.aliases: dict[tuple[int, str], str] = {}
+        self.counter = 0
+        self._stack: list[_Scope] = []
+        self._function_params: dict[str, list[tuple[str, _Scope]]] = {}
+
+    def _owner(self, name: str, scope: _Scope) -> _Scope | None:
+        """The scope whose binding `name` refers to from `scope`; None for builtin, imported or unbound."""
+        if name in scope.declared_global:
+            module = self.collector.module
+            return module if name in module.bound and name not in module.imported else None
+        if name not in scope.declared_nonlocal:
+            if name in scope.imported:
+                return None
+            if name in scope.bound:
+                return scope
+        candidate = scope.parent
+        while candidate is not None:
+            if candidate.kind != "class":  # class bodies are not visible to nested scopes
+                if name in candidate.imported:
+                    return None
+                if name in candidate.bound:
+                    return candidate
+            candidate = candidate.parent
+        return None
+
+    def _alias(self, name: str, scope: _Scope | None) -> str:
+        if scope is None or name in self.kept or keyword.iskeyword(name):
+            return name
+        if scope.kind == "class":
+            return name  # class-body names are attributes, reached as self.<name>
+        if name.startswith("__") and name.endswith("__"):
+            return name
+        key = (id(scope.node), name)
+        if key not in self.aliases:
+            while True:
+                self.counter += 1
+                candidate = f"v{self.counter}"
+                if candidate not in self.taken and candidate not in self.kept:
+                    break
+            self.aliases[key] = candidate
+        return self.aliases[key]
+
+    def _rename(self, name: str) -> str:
+        scope = self._stack[-1]
+        return self._alias(name, self._owner(name, scope))
+
+    def _enter(self, node: ast.AST) -> None:
+        self._stack.append(self.collector.scopes[id(node)])
+
+    def visit_Module(self, node: ast.Module) -> ast.Module:
+        self._enter(node)
+        self.generic_visit(node)
+        self._stack.pop()
+        return node
+
+    def _visit_function(self, node):
+        in_class = self._stack[-1].kind == "class"
+        if not in_class:
+            node.name = self._rename(node.name)
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        self._visit_defaults(node.args)
+        if node.returns is not None:
+            node.returns = self.visit(node.returns)
+        self._enter(node)
+        self._rename_arguments(node.args)
+        node.body = [self.visit(statement) for statement in node.body]
+        self._stack.pop()
+        return node
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.Lambda:
+        self._visit_defaults(node.args)
+        self._enter(node)
+        self._rename_arguments(node.args)
+        node.body = self.visit(node.body)
+        self._stack.pop()
+        return node
+
+    def _visit_defaults(self, args: ast.arguments) -> None:
+        args.defaults = [self.visit(d) for d in args.defaults]
+        args.kw_defaults = [self.visit(d) if d is not None else None for d in args.kw_defaults]
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None and arg.annotation is not None:
+                arg.annotation = self.visit(arg.annotation)
+
+    def _rename_arguments(self, args: ast.arguments) -> None:
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None:
+                arg.arg = self._rename(arg.arg)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.ClassDef:
+        node.name = self._rename(node.name)
+        node.decorator_list = [self.visit(d) for d in node.decorator_list]
+        node.bases = [self.visit(b) for b in node.bases]
+        node.keywords = [self.visit(k) for k in node.keywords]
+        self._enter(node)
+        node.body = [self.visit(statement) for statement in node.body]
+        self._stack.pop()
+        return node
+
+    def _visit_comprehension(self, node):
+        node.generators[0].iter = self.visit(node.generators[0].iter)
+        self._enter(node)
+        for index, generator in enumerate(node.generators):
+            generator.target = self.visit(generator.target)
+            if index:
+                generator.iter = self.visit(generator.iter)
+            generator.ifs = [self.visit(condition) for condition in generator.ifs]
+        if isinstance(node, ast.DictComp):
+            node.key = self.visit(node.key)
+            node.value = self.visit(node.value)
+        else:
+            node.elt = self.visit(node.elt)
+        self._stack.pop()
+        return node
+
+    visit_ListComp = _visit_comprehension
+    visit_SetComp = _visit_comprehension
+    visit_GeneratorExp = _visit_comprehension
+    visit_DictComp = _visit_comprehension
+
+    def visit_Name(self, node: ast.Name) -> ast.Name:
+        node.id = self._rename(node.id)
+        return node
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> ast.NamedExpr:
+        node.value = self.visit(node.value)
+        scope = self._stack[-1]
+        while scope.kind == "comprehension" and scope.parent is not None:
+            scope = scope.parent
+        node.target.id = self._alias(node.target.id, self._owner(node.target.id, scope))
+        return node
+
+    def visit_Global(self, node: ast.Global) -> ast.Global:
+        node.names = [self._rename(name) for name in node.names]
+        return node
+
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> ast.Nonlocal:
+        node.names = [self._rename(name) for name in node.names]
+        return node
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> ast.ExceptHandler:
+        if node.type is not None:
+            node.type = self.visit(node.type)
+        if node.name:
+            node.name = self._rename(node.name)
+        node.body = [self.visit(statement) for statement in node.body]
+        return node
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> ast.MatchAs:
+        if node.pattern is not None:
+            node.pattern = self.visit(node.pattern)
+        if node.name:
+            node.name = self._rename(node.name)
+        return node
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> ast.MatchStar:
+        if node.name:
+            node.name = self._rename(node.name)
+        return node
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> ast.MatchMapping:
+        node.keys = [self.visit(k) for k in node.keys]
+        node.patterns = [self.visit(p) for p in node.patterns]
+        if node.rest:
+            node.rest = self._rename(node.rest)
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.Call:
+        """Keyword arguments to the program's own functions follow their renamed parameters."""
+        function_scope = None
+        if isinstance(node.func, ast.Name):
+            owner = self._owner(node.func.id, self._stack[-1])
+            definition = owner.functions.get(node.func.id) if owner is not None else None
+            function_scope = self.collector.scopes.get(id(definition)) if definition is not None else None
+        self.generic_visit(node)
+        if function_scope is not None:
+            for kw in node.keywords:
+                if kw.arg is not None and kw.arg in function_scope.params:
+                    kw.arg = self._alias(kw.arg, function_scope)
+        return node
+
+
+def rename_locals(tree: ast.Module, kept: frozenset[str] = frozenset()) -> ast.Module:
+    """Alpha-rename, in place, every name the program binds itself (kept/builtin/imported/attribute names stay)."""
+    collector = _ScopeCollector()
+    collector.visit(tree)
+    bound_anywhere = set().union(*(scope.bound for scope in collector.scopes.values()))
+    imported = set().union(*(scope.imported for scope in collector.scopes.values()))
+    free = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} - bound_anywhere
+    taken = frozenset(free | imported) | _BUILTIN_NAMES
+    return _Renamer(collector, frozenset(kept), taken).visit(tree)

@@ -1,0 +1,47 @@
+"""The per-sample facts metrics are computed from.
+
+`SampleAnalysis` is what every metric reads. Normalization fills `signatures`
+and `parse_error`; the oracle fills `passed`, `pass_vector` and `outputs`; the
+canon and repair stages fill `d_pre`, `d_post` and `repair_steps`. A field left
+as None means that stage did not run, and the metrics depending on it are
+reported as not computed rather than as zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SampleAnalysis:
+    index: int
+    """Position in generation order (0-based)."""
+    signatures: dict[str, str]
+    """SHA-256 of the normalized text at each level (raw, format, nodoc, alpha)."""
+    parse_error: bool = False
+    passed: bool | None = None
+    """Oracle verdict; None = oracle not run."""
+    pass_vector: tuple[bool, ...] | None = None
+    """Per-test pass/fail, in contract test order (R_behavioral)."""
+    outputs: tuple[str, ...] | None = None
+    """Per-test output key: canonical JSON of the actual value, or `!ErrorType` (OER)."""
+    d_pre: float | None = None
+    """Distance to the canon before repair, at the run's level."""
+    d_post: float | None = None
+    """Distance to the canon after repair."""
+    repair_steps: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "signatures": dict(sorted(self.signatures.items())),
+            "parse_error": self.parse_error,
+            "passed": self.passed,
+            "pass_vector": list(self.pass_vector) if self.pass_vector is not None else None,
+            "outputs": list(self.outputs) if self.outputs is not None else None,
+            "d_pre": self.d_pre,
+            "d_post": self.d_post,
+            "repair_steps": list(self.repair_steps),
+        }

@@ -1,0 +1,10 @@
+"""Every test gets its own empty store (SKYT_HOME) so nothing touches the user's data."""
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path, monkeypatch):
+    home = tmp_path / "skyt-home"
+    monkeypatch.setenv("SKYT_HOME", str(home))
+    return home

@@ -1,0 +1,151 @@
+"""Metrics over sample records (SPEC §6, seeds/metrics-definitions.md)."""
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from skyt_tui.engine.metrics import (
+    CANON_ESTABLISHED, CANON_NONE, anchor_sensitivity, check_invariants, compute_metrics, entropy_bits, modal_share,
+)
+from skyt_tui.engine.records import SampleAnalysis
+
+
+def sample(index, sig, *, d_pre=None, d_post=None, passed=None, vector=None, outputs=None, parse_error=False):
+    sigs = {level: sig for level in ("raw", "format", "nodoc", "alpha")}
+    return SampleAnalysis(index=index, signatures=sigs, parse_error=parse_error, passed=passed,
+                          pass_vector=vector, outputs=outputs, d_pre=d_pre, d_post=d_post)
+
+
+def test_three_samples_two_identical():
+    m = compute_metrics([sample(0, "a"), sample(1, "a"), sample(2, "b")])
+    assert m.R_raw == 2 / 3
+    assert m.distinct["raw"] == 2
+    assert m.entropy_bits["raw"] == -(2 / 3 * math.log2(2 / 3) + 1 / 3 * math.log2(1 / 3))
+    assert m.R_anchor_pre is None and m.canon == "not_computed"
+
+
+def test_signature_levels_are_separate():
+    s0 = SampleAnalysis(0, {"raw": "x1", "format": "f", "nodoc": "n", "alpha": "a"})
+    s1 = SampleAnalysis(1, {"raw": "x2", "format": "f", "nodoc": "n", "alpha": "a"})
+    m = compute_metrics([s0, s1])
+    assert m.R_raw == 0.5 and m.R_sig["format"] == 1.0 and m.distinct == {"raw": 2, "format": 1, "nodoc": 1, "alpha": 1}
+
+
+def test_edge_cases_of_the_metrics_note():
+    empty = compute_metrics([])
+    assert empty.n == 0 and empty.R_raw == 0.0 and empty.R_pairwise is None
+    empty = compute_metrics([], pairwise=np.zeros((0, 0)), canon=CANON_ESTABLISHED)
+    assert empty.R_pairwise == 0.0 and empty.R_anchor_pre == 0.0 and empty.mu_pre == 0.0
+    single = compute_metrics([sample(0, "a")], pairwise=np.zeros((1, 1)))
+    assert single.R_raw == 1.0 and single.R_pairwise == 1.0
+
+
+def test_no_canon_means_r_anchor_zero_and_every_distance_one():
+    samples = [sample(i, "a", d_pre=0.0, d_post=0.0, passed=False, vector=(False,), outputs=("1",)) for i in range(4)]
+    m = compute_metrics(samples, canon=CANON_NONE, tau=0.1)
+    assert m.R_anchor_pre == 0.0 and m.R_anchor_post == 0.0
+    assert m.mu_pre == 1.0 and m.mu_post == 1.0 and m.P_tau_pre == 0.0 and m.rescue_rate == 0.0
+    assert m.R_anchor_mean == 0.0
+
+
+def test_anchor_rescue_and_tau_worked_example():
+    # d_pre:  0.0  0.05  0.2  0.5    d_post: 0.0  0.0  0.1  0.5
+    samples = [
+        sample(0, "c", d_pre=0.0, d_post=0.0),
+        sample(1, "x", d_pre=0.05, d_post=0.0),
+        sample(2, "y", d_pre=0.2, d_post=0.1),
+        sample(3, "z", d_pre=0.5, d_post=0.5),
+    ]
+    m = compute_metrics(samples, canon=CANON_ESTABLISHED, tau=0.1)
+    assert m.R_anchor_pre == 0.25 and m.R_anchor_post == 0.5 and m.Delta_rescue == 0.25
+    assert m.rescue_rate == 0.25 and m.rescue_of_noncanonical == 1 / 3
+    assert m.mu_pre == math.fsum([0.0, 0.05, 0.2, 0.5]) / 4 and m.mu_post == 0.6 / 4
+    assert m.Delta_mu == m.mu_post - m.mu_pre < 0
+    assert m.P_tau_pre == 0.5 and m.P_tau_post == 0.75 and m.Delta_P_tau == 0.25
+    assert m.R_anchor_mean == 1 - m.mu_pre
+    assert m.invariant_violations == ()
+
+
+def test_all_canonical_means_zero_rescue():
+    m = compute_metrics([sample(i, "c", d_pre=0.0, d_post=0.0) for i in range(3)], canon=CANON_ESTABLISHED)
+    assert m.rescue_rate == 0.0 and m.rescue_of_noncanonical == 0.0 and m.R_anchor_pre == 1.0
+
+
+def test_behaviour_metrics():
+    samples = [
+        sample(0, "a", passed=True, vector=(True, True, True), outputs=("1", "2", "3")),
+        sample(1, "b", passed=True, vector=(True, True, True), outputs=("1", "2", "3")),
+        sample(2, "c", passed=False, vector=(True, False, True), outputs=("1", "5", "!ValueError")),
+        sample(3, "d", parse_error=True, passed=False),
+    ]
+    m = compute_metrics(samples)
+    assert m.pass_rate == 0.5
+    assert m.R_behavioral == 0.5
+    assert m.OER == 0.0  # sample 3 never ran, so no test has one output across all four
+    m3 = compute_metrics(samples[:3])
+    assert m3.OER == 1 / 3
+
+
+def test_anchor_sensitivity_uses_every_passing_sample():
+    samples = [
+        sample(0, "a", passed=True), sample(1, "a", passed=True), sample(2, "b", passed=True),
+        sample(3, "c", passed=False),
+    ]
+    result = anchor_sensitivity(samples, "nodoc")
+    assert result == {"min": 0.25, "max": 0.5, "n_anchors": 3, "argmin": 2, "argmax": 0}
+
+
+def test_bootstrap_is_seeded_and_bounded():
+    samples = [sample(i, "ab"[i % 3 == 0], d_pre=0.0 if i % 3 == 0 else 0.3, d_post=0.0) for i in range(12)]
+    pairwise = np.array([[0.0 if (i % 3 == 0) == (j % 3 == 0) else 0.3 for j in range(12)] for i in range(12)])
+    a = compute_metrics(samples, pairwise=pairwise, canon=CANON_ESTABLISHED)
+    b = compute_metrics(samples, pairwise=pairwise, canon=CANON_ESTABLISHED)
+    assert a.ci == b.ci and set(a.ci) >= {"R_raw", "R_pairwise", "R_anchor_pre", "R_anchor_post"}
+    low, high = a.ci["R_raw"]
+    assert 0.0 <= low <= a.R_raw <= high <= 1.0
+    assert a.ci["R_anchor_post"] == (1.0, 1.0)
+
+
+def test_invariant_checker_reports_violations():
+    bad = compute_metrics([sample(0, "a", d_pre=0.1, d_post=0.3)], canon=CANON_ESTABLISHED)
+    assert any("d_post" in problem for problem in bad.invariant_violations)
+    assert any("mu_post" in problem for problem in check_invariants(bad))
+
+
+distances = st.floats(0.0, 1.0, allow_nan=False)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abcd"), distances, distances, st.booleans()), max_size=25),
+       st.floats(0.0, 1.0))
+def test_invariants_hold_for_monotone_repair(rows, tau):
+    samples = [sample(i, sig, d_pre=max(a, b), d_post=min(a, b), passed=ok, vector=(ok,), outputs=(sig,))
+               for i, (sig, a, b, ok) in enumerate(rows)]
+    m = compute_metrics(samples, canon=CANON_ESTABLISHED, tau=tau, bootstrap_draws=50)
+    assert m.invariant_violations == ()
+    assert modal_share([s.signatures["raw"] for s in samples]) == (m.R_raw if len(samples) != 1 else 1.0)
+    assert entropy_bits(["x"] * 5) == 0.0
+
+
+def test_recomputation_is_bit_identical_across_hash_seeds(tmp_path):
+    script = (
+        "import json, numpy as np\n"
+        "from skyt_tui.engine.metrics import compute_metrics\n"
+        "from skyt_tui.engine.records import SampleAnalysis\n"
+        "s=[SampleAnalysis(i,{l:str(i%4) for l in ('raw','format','nodoc','alpha')},passed=i%2==0,"
+        "pass_vector=(i%2==0,True),outputs=(str(i%3),'x'),d_pre=(i%5)/7,d_post=(i%5)/14) for i in range(30)]\n"
+        "p=np.array([[abs(i-j)/30 for j in range(30)] for i in range(30)])\n"
+        "print(json.dumps(compute_metrics(s,pairwise=p,canon='established').to_dict(),sort_keys=True))\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    outputs = {
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=root,
+                       env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}).stdout
+        for seed in ("0", "1", "12345")
+    }
+    assert len(outputs) == 1
