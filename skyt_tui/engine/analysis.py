@@ -27,6 +27,14 @@ class RunAnalysis:
     pairwise: np.ndarray
     metrics: RunMetrics
 
+    def to_dict(self, *, with_samples: bool = True) -> dict[str, Any]:
+        """JSON form: the summary plus, per sample, its record and normalized text at the level."""
+        out = self.summary()
+        out["level"] = self.level
+        if with_samples:
+            out["samples"] = [sample.to_dict() for sample in self.samples]
+        return out
+
     def summary(self) -> dict[str, Any]:
         """The run's entry in `analyze --json`."""
         return {
