@@ -39,9 +39,30 @@ def is_toml_faithful(value: Any) -> bool:
     return False
 
 
+def literal_text(value: Any) -> str:
+    """`repr(value)`, made canonical: set elements sorted, infinities as 1e999.
+
+    A set's repr follows its insertion history, so two equal sets can print
+    differently; sorting the element texts makes equal values give equal text
+    (and equal contract hashes). `inf` is not a literal but `1e999` reads back as it.
+    """
+    if isinstance(value, float) and math.isinf(value):
+        return "1e999" if value > 0 else "-1e999"
+    if type(value) is set:
+        return "{" + ", ".join(sorted(literal_text(item) for item in value)) + "}" if value else "set()"
+    if type(value) is list:
+        return "[" + ", ".join(literal_text(item) for item in value) + "]"
+    if type(value) is tuple:
+        inner = ", ".join(literal_text(item) for item in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if type(value) is dict:
+        return "{" + ", ".join(f"{literal_text(k)}: {literal_text(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
 def literal_round_trips(value: Any) -> bool:
     try:
-        back = parse_literal(repr(value))
+        back = parse_literal(literal_text(value))
     except LiteralError:
         return False
     return same_value(back, value)
@@ -66,4 +87,4 @@ def to_toml_fields(name: str, value: Any) -> dict[str, Any]:
         return {name: value}
     if not literal_round_trips(value):
         raise LiteralError(f"{name}: value {value!r:.60} cannot be written as TOML or as a Python literal")
-    return {f"{name}_py": repr(value)}
+    return {f"{name}_py": literal_text(value)}
