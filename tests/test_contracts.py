@@ -329,3 +329,13 @@ def test_nan_and_infinity_survive_where_toml_or_a_literal_can_hold_them(tmp_path
         contract = Contract(**{**base.__dict__, "tests": (CallTest(name="", args=(), kwargs={}, expected=value),)})
         write_contract(contract, tmp_path / "n.toml")
         assert same_value(load_contract(tmp_path / "n.toml").tests[0].expected, value)
+
+
+def test_integers_beyond_64_bits_are_written_as_python_literals(tmp_path):
+    base = load_contract(write(tmp_path, MINIMAL + CALL_TEST))
+    big = 2**64 + 1
+    contract = Contract(**{**base.__dict__, "tests": (CallTest(name="", args=(2**63 - 1,), kwargs={}, expected=big),)})
+    write_contract(contract, tmp_path / "big.toml")
+    text = (tmp_path / "big.toml").read_text()
+    assert f'expected_py = "{big}"' in text and f"{2**63 - 1}" in text
+    assert load_contract(tmp_path / "big.toml").tests[0].expected == big

@@ -28,8 +28,10 @@ def parse_literal(text: str) -> Any:
 
 def is_toml_faithful(value: Any) -> bool:
     """True when writing `value` to TOML and reading it back gives an equal value of the same types."""
-    if isinstance(value, bool | int | str):
+    if isinstance(value, bool | str):
         return True
+    if isinstance(value, int):
+        return -(2**63) <= value < 2**63  # TOML integers are 64-bit; larger ones go to a _py literal
     if isinstance(value, float):
         return True
     if isinstance(value, list):
