@@ -288,3 +288,11 @@ def test_a_missing_source_file_is_one_line(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SKYT_HOME", str(tmp_path))
     assert main(["contracts", "import-skyt", str(tmp_path / "absent.json")]) == 2
     assert "absent.json: no such file" in capsys.readouterr().err
+
+
+def test_difficulty_rule_looks_at_arguments_not_at_how_they_are_written():
+    nothing = function_template(oracle_requirements={"test_cases": [{"input": None, "expected": None}]})
+    assert skyt_template_to_contract(nothing, key="double").difficulty == "easy"
+    recursive = function_template()
+    recursive["constraints"] = {**recursive["constraints"], "requires_recursion": True}
+    assert skyt_template_to_contract(recursive, key="double").difficulty == "medium"
