@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 
 from skyt_tui import locations
-from skyt_tui.engine.contract import DIFFICULTIES, CallTest, Contract, RaisesTest, StatefulTest, load_contract
+from skyt_tui.engine.contract import (
+    DIFFICULTIES,
+    CallTest,
+    Contract,
+    RaisesTest,
+    StatefulTest,
+    load_contract,
+    write_contract,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = sorted(locations.bundled_contracts_dir().glob("*.toml"))
@@ -169,3 +177,11 @@ def test_each_example_set_looks_like_a_run(stem):
         except SyntaxError:
             pass
     assert parses >= len(texts) - 2
+
+
+@pytest.mark.parametrize("stem", sorted(CONTRACTS))
+def test_each_contract_survives_a_write_and_load(tmp_path, stem):
+    write_contract(CONTRACTS[stem], tmp_path / f"{stem}.toml")
+    again = load_contract(tmp_path / f"{stem}.toml")
+    assert again == CONTRACTS[stem]
+    assert again.content_hash() == CONTRACTS[stem].content_hash()

@@ -12,6 +12,7 @@ import pytest
 
 from skyt_tui.cli import main
 from tests.corpus import require
+from tests.test_contracts import BAD_FILES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -181,3 +182,15 @@ def test_exit_code_2_end_to_end_in_a_subprocess(tmp_path):
                             capture_output=True, text=True, cwd=ROOT, env=env)
     assert result.returncode == 2
     assert result.stderr == f"skyt-tui: error: {bad}: id: must be a string, not an integer\n"
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_validate_gives_exit_2_and_one_line_for_every_bad_file_kind(home, capsys, tmp_path, case):
+    text, key, reason = BAD_FILES[case]
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    code, out, err = run(capsys, "contracts", "validate", str(path))
+    assert code == 2
+    assert len(err.splitlines()) == 1 and err.startswith(f"skyt-tui: error: {path}: ")
+    assert reason in err
+    assert "0 valid, 1 invalid" in out
