@@ -294,7 +294,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 out.print(Text(f"ok     {result['path']} ({result['id']})"), soft_wrap=True)
             else:
                 print(f"skyt-tui: error: {result['error']}", file=sys.stderr)
-        out.print(Text(f"{len(results) - len(bad)} valid, {len(bad)} invalid"))
+        out.print(Text(f"{len(results) - len(bad)} valid, {len(bad)} invalid"), soft_wrap=True)
     return 2 if bad else 0
 
 
@@ -336,7 +336,7 @@ def _report(outcomes: list[WriteOutcome], out_dir: Path, as_json: bool) -> None:
     out.print(Text(
         f"{len(outcomes)} contracts in {out_dir}: {counts['written']} written, "
         f"{counts['unchanged']} unchanged, {counts['overwritten']} overwritten"
-    ))
+    ), soft_wrap=True)
 
 
 def cmd_import_skyt(args: argparse.Namespace) -> int:
