@@ -42,11 +42,12 @@ def is_toml_faithful(value: Any) -> bool:
 
 
 def literal_text(value: Any) -> str:
-    """`repr(value)`, made canonical: set elements sorted, infinities as 1e999.
+    """`repr(value)`, made canonical: set elements and dict items sorted, infinities as 1e999.
 
-    A set's repr follows its insertion history, so two equal sets can print
-    differently; sorting the element texts makes equal values give equal text
-    (and equal contract hashes). `inf` is not a literal but `1e999` reads back as it.
+    A set's repr follows its insertion history and a dict's its insertion order,
+    so equal values can print differently; sorting the element texts makes equal
+    values give equal text (and equal contract hashes). `inf` is not a literal
+    but `1e999` reads back as it.
     """
     if isinstance(value, float) and math.isinf(value):
         return "1e999" if value > 0 else "-1e999"
@@ -58,7 +59,8 @@ def literal_text(value: Any) -> str:
         inner = ", ".join(literal_text(item) for item in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if type(value) is dict:
-        return "{" + ", ".join(f"{literal_text(k)}: {literal_text(v)}" for k, v in value.items()) + "}"
+        items = sorted((literal_text(k), literal_text(v)) for k, v in value.items())
+        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
     return repr(value)
 
 
