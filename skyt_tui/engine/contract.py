@@ -9,6 +9,7 @@ importers write exactly what the loader reads.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import re
@@ -234,16 +235,20 @@ class _Reader:
                     raise self.fail(name, f"{item!r} is not a Python name")
         return tuple(value)
 
+    def given(self, name: str) -> str:
+        """The spelling the file used for `name` (`name` or `name_py`), for error messages."""
+        return f"{name}_py" if f"{name}_py" in self.table else name
+
     def args(self, name: str = "args") -> tuple[Any, ...]:
         value = self.value(name, [], allow_py=True)
         if not isinstance(value, list | tuple):
-            raise self.fail(name, f"must be a list of positional arguments, not {_toml_type(value)}")
+            raise self.fail(self.given(name), f"must be a list of positional arguments, not {_toml_type(value)}")
         return tuple(value)
 
     def kwargs(self, name: str = "kwargs") -> dict[str, Any]:
         value = self.value(name, {}, allow_py=True)
         if not isinstance(value, dict) or not all(isinstance(k, str) and IDENTIFIER.match(k) for k in value):
-            raise self.fail(name, "must be a table of keyword arguments with Python-name keys")
+            raise self.fail(self.given(name), "must be a table of keyword arguments with Python-name keys")
         return dict(value)
 
     def tolerance(self) -> tuple[float | None, float | None]:
@@ -261,6 +266,16 @@ class _Reader:
         unknown = sorted(set(self.table) - self.used)
         if unknown:
             raise self.fail(unknown[0], "unknown key (check the spelling; see README 'Contract format')")
+
+
+def _require_parse(reader: _Reader, name: str, code: str) -> ast.Module:
+    """Python code held in a contract must at least parse; say where it does not."""
+    try:
+        return ast.parse(code)
+    except SyntaxError as exc:
+        raise reader.fail(name, f"is not valid Python (line {exc.lineno}: {exc.msg})") from None
+    except ValueError as exc:
+        raise reader.fail(name, f"is not valid Python ({exc})") from None
 
 
 def _toml_type(value: Any) -> str:
@@ -343,6 +358,8 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
     reference = top.value("reference", None)
     if reference is not None and not isinstance(reference, str):
         raise top.fail("reference", "must be a string of Python code")
+    if reference is not None:
+        _require_parse(top, "reference", reference)
     tags = top.names("tags", identifiers=False)
     source = top.value("source", {})
     if not isinstance(source, dict):
@@ -369,10 +386,11 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
         path=Path(path) if not isinstance(path, Path) else path,
     )
     top.finish()
-    if entry.kind == "function" and any(isinstance(t, StatefulTest) for t in tests):
-        raise top.fail("tests", "stateful tests need [entry] kind = \"class\"")
-    if entry.kind == "class" and any(isinstance(t, CallTest | RaisesTest) for t in tests):
-        raise top.fail("tests", "call/raises tests need [entry] kind = \"function\"; use stateful tests for a class")
+    for i, test in enumerate(tests):
+        if entry.kind == "function" and isinstance(test, StatefulTest):
+            raise top.fail(f"tests[{i}].kind", "stateful tests need [entry] kind = \"class\"")
+        if entry.kind == "class" and isinstance(test, CallTest | RaisesTest):
+            raise top.fail(f"tests[{i}].kind", f"{test.kind} tests need [entry] kind = \"function\"; use stateful tests for a class")
     if entry.kind == "class" and ood.policy != "ignore":
         raise top.fail("out_of_domain.policy", "out-of-domain inputs apply to functions; use stateful tests for a class")
     return contract
@@ -428,8 +446,9 @@ def _read_test(reader: _Reader, entry: Entry) -> Test:
         test = StatefulTest(name=name, init_args=init_args, init_kwargs=init_kwargs, steps=steps)
     else:
         code = reader.str("code")
-        if "def check" not in code:
-            raise reader.fail("code", "must define check(candidate)")
+        module = _require_parse(reader, "code", code)
+        if not any(isinstance(node, ast.FunctionDef) and node.name == "check" for node in module.body):
+            raise reader.fail("code", "must define check(candidate) at the top level")
         test = CheckTest(name=name, code=code)
     reader.finish()
     return test

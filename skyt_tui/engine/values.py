@@ -28,8 +28,10 @@ def parse_literal(text: str) -> Any:
 
 def is_toml_faithful(value: Any) -> bool:
     """True when writing `value` to TOML and reading it back gives an equal value of the same types."""
-    if isinstance(value, bool | int | str):
+    if isinstance(value, bool | str):
         return True
+    if isinstance(value, int):
+        return -(2**63) <= value < 2**63  # TOML integers are 64-bit; larger ones go to a _py literal
     if isinstance(value, float):
         return True
     if isinstance(value, list):
@@ -39,9 +41,32 @@ def is_toml_faithful(value: Any) -> bool:
     return False
 
 
+def literal_text(value: Any) -> str:
+    """`repr(value)`, made canonical: set elements and dict items sorted, infinities as 1e999.
+
+    A set's repr follows its insertion history and a dict's its insertion order,
+    so equal values can print differently; sorting the element texts makes equal
+    values give equal text (and equal contract hashes). `inf` is not a literal
+    but `1e999` reads back as it.
+    """
+    if isinstance(value, float) and math.isinf(value):
+        return "1e999" if value > 0 else "-1e999"
+    if type(value) is set:
+        return "{" + ", ".join(sorted(literal_text(item) for item in value)) + "}" if value else "set()"
+    if type(value) is list:
+        return "[" + ", ".join(literal_text(item) for item in value) + "]"
+    if type(value) is tuple:
+        inner = ", ".join(literal_text(item) for item in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if type(value) is dict:
+        items = sorted((literal_text(k), literal_text(v)) for k, v in value.items())
+        return "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
+    return repr(value)
+
+
 def literal_round_trips(value: Any) -> bool:
     try:
-        back = parse_literal(repr(value))
+        back = parse_literal(literal_text(value))
     except LiteralError:
         return False
     return same_value(back, value)
@@ -66,4 +91,4 @@ def to_toml_fields(name: str, value: Any) -> dict[str, Any]:
         return {name: value}
     if not literal_round_trips(value):
         raise LiteralError(f"{name}: value {value!r:.60} cannot be written as TOML or as a Python literal")
-    return {f"{name}_py": repr(value)}
+    return {f"{name}_py": literal_text(value)}

@@ -1,0 +1,22 @@
+from collections import OrderedDict
+
+
+class LRUCache:
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.cache = OrderedDict()  # keys ordered from least to most recently used
+
+    def get(self, key):
+        if key not in self.cache:
+            return -1
+        # Mark as most recently used
+        self.cache.move_to_end(key)
+        return self.cache[key]
+
+    def put(self, key, value) -> None:
+        if key in self.cache:
+            self.cache.move_to_end(key)
+        self.cache[key] = value
+        # Evict the least recently used entry if over capacity
+        if len(self.cache) > self.capacity:
+            self.cache.popitem(last=False)
