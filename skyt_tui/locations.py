@@ -51,11 +51,13 @@ def lock_file() -> Path:
 
 
 def bundled_contracts_dir() -> Path:
-    """The contracts shipped with skyt-tui (repository `contracts/`)."""
-    installed = _PACKAGE_DIR / "bundled" / "contracts"
-    if installed.is_dir():
-        return installed
-    return _PACKAGE_DIR.parent / "contracts"
+    """The contracts shipped with skyt-tui.
+
+    They live in the repository's `contracts/`; `skyt_tui/bundled/contracts` is a
+    symlink to it, which a wheel build turns into a real copy, so an installed
+    skyt-tui finds them at the same place.
+    """
+    return _PACKAGE_DIR / "bundled" / "contracts"
 
 
 def bundled_examples_dir() -> Path:
