@@ -18,6 +18,7 @@ from skyt_tui.engine.benchmark import bench_store
 from skyt_tui.engine.benchmark.bench_store import VersionInfo
 from skyt_tui.engine.benchmark.fingerprints import ContaminationReport, Fingerprint, check_contamination, fingerprints
 from skyt_tui.engine.benchmark.items import BenchmarkData, Item, load_inputs
+from skyt_tui.engine.benchmark.items import option_error as _error
 from skyt_tui.engine.benchmark.rotation import (
     DEFAULT_PERIOD,
     RotationPlan,
@@ -34,7 +35,7 @@ from skyt_tui.engine.benchmark.rotation import (
 )
 from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, AnchorSample, SampleConfig, select_sample
 from skyt_tui.engine.benchmark.validation import ValidationConfig, ValidationReport, validate_sample
-from skyt_tui.engine.errors import InputError, StoreError
+from skyt_tui.engine.errors import StoreError
 
 SAMPLE_KIND = "bench_sample"
 ROTATION_KIND = "bench_rotation"
@@ -198,8 +199,7 @@ def validate_benchmark(
 ) -> ValidationReport:
     benchmark = load_benchmark(name)
     if benchmark.data.scores is None:
-        raise InputError.at(
-            None,
+        raise _error(
             f"version {benchmark.version} has no per-system results to validate against "
             f"(import it again with --results RESULTS.csv)",
             key=f"benchmark {name}",

@@ -25,7 +25,8 @@ import numpy as np
 from skyt_tui import locations
 from skyt_tui.engine import store
 from skyt_tui.engine.benchmark.items import BenchmarkData, Item, ScoreMatrix, SystemInfo
-from skyt_tui.engine.errors import InputError, NotFoundError, StoreError
+from skyt_tui.engine.benchmark.items import option_error as _error
+from skyt_tui.engine.errors import NotFoundError, StoreError
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 
@@ -58,7 +59,7 @@ class VersionInfo:
 
 def check_name(name: str) -> str:
     if not NAME_PATTERN.match(name or ""):
-        raise InputError.at(None, f"{name!r} must start with a letter or digit and use only letters, digits, _ . -", key="benchmark name")
+        raise _error(f"{name!r} must start with a letter or digit and use only letters, digits, _ . -", key="benchmark name")
     return name
 
 

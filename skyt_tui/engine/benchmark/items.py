@@ -28,6 +28,11 @@ ITEM_TEXT_FIELDS = ("title", "body", "solution", "repo", "created_at")
 _KNOWN_ITEM_FIELDS = frozenset(("id", "difficulty", "number", *ITEM_TEXT_FIELDS))
 
 
+def option_error(reason: str, key: str | None = None) -> InputError:
+    """An error about an argument or setting rather than a file: `key: reason`."""
+    return InputError(f"{key}: {reason}" if key else reason)
+
+
 @dataclass(frozen=True)
 class Item:
     """One benchmark item (an issue or problem); `extra` keeps fields skyt-tui does not use."""
@@ -415,7 +420,7 @@ def load_inputs(
 ) -> BenchmarkData:
     """Read and cross-check all input files; nothing is written here."""
     if (issues is None) == (contracts_dir is None):
-        raise InputError.at(None, "give either an ISSUES.jsonl file or a contracts directory, not both or neither")
+        raise option_error("give either an ISSUES.jsonl file or a contracts directory, not both or neither")
     items = read_items_jsonl(issues) if issues is not None else items_from_contracts(contracts_dir)  # type: ignore[arg-type]
     system_infos = read_systems_jsonl(systems) if systems is not None else ()
     matrix = None

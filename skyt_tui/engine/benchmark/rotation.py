@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 
 from skyt_tui.engine.benchmark.items import Item
+from skyt_tui.engine.benchmark.items import option_error as _error
 from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, ceil_share, check_seed
-from skyt_tui.engine.errors import InputError, SkytError, StoreError
+from skyt_tui.engine.errors import SkytError, StoreError
 
 PERIODS = ("monthly", "weekly")
 DEFAULT_PERIOD = "monthly"
@@ -47,8 +48,7 @@ def parse_now(text: str) -> dt.datetime:
             return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
         return as_utc(dt.datetime.fromisoformat(text.strip()))
     except ValueError:
-        raise InputError.at(
-            None, f"{text!r} is not a date (YYYY-MM-DD) or ISO datetime (YYYY-MM-DDTHH:MM[:SS][+HH:MM])", key="--now"
+        raise _error(f"{text!r} is not a date (YYYY-MM-DD) or ISO datetime (YYYY-MM-DDTHH:MM[:SS][+HH:MM])", key="--now"
         ) from None
 
 
@@ -60,7 +60,7 @@ def as_utc(moment: dt.datetime) -> dt.datetime:
 
 def check_period(period: str) -> str:
     if period not in PERIODS:
-        raise InputError.at(None, f"{period!r} must be monthly or weekly", key="--period")
+        raise _error(f"{period!r} must be monthly or weekly", key="--period")
     return period
 
 

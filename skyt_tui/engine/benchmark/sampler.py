@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from skyt_tui.engine.benchmark.items import Item
-from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.benchmark.items import option_error as _error
 
 DEFAULT_RATE = 0.01
 DEFAULT_FLOOR = 50
@@ -40,7 +40,7 @@ def default_floor(n_items: int) -> int:
 
 def check_seed(seed: int) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise InputError.at(None, f"{seed!r} must be a non-negative integer", key="--seed")
+        raise _error(f"{seed!r} must be a non-negative integer", key="--seed")
     return seed
 
 
@@ -54,11 +54,11 @@ class SampleConfig:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.rate, int | float) and 0.0 <= float(self.rate) <= 1.0):
-            raise InputError.at(None, f"{self.rate!r} must be a number in [0, 1]", key="--rate")
+            raise _error(f"{self.rate!r} must be a number in [0, 1]", key="--rate")
         if self.floor is not None and (isinstance(self.floor, bool) or not isinstance(self.floor, int) or self.floor < 0):
-            raise InputError.at(None, f"{self.floor!r} must be a non-negative integer", key="--floor")
+            raise _error(f"{self.floor!r} must be a non-negative integer", key="--floor")
         if self.mode not in MODES:
-            raise InputError.at(None, f"{self.mode!r} must be one of {', '.join(MODES)}", key="mode")
+            raise _error(f"{self.mode!r} must be one of {', '.join(MODES)}", key="mode")
 
     def size_for(self, n_items: int) -> int:
         """Requested size before the at-least-one-per-stratum rule: rate or floor, whichever is larger."""
@@ -131,7 +131,7 @@ def plan_sample(difficulties: Sequence[str], config: SampleConfig) -> SamplePlan
     members = tuple(np.nonzero(labels == name)[0] for name in names)
     n_items = len(difficulties)
     if n_items == 0:
-        raise InputError.at(None, "the benchmark has no items to sample")
+        raise _error("the benchmark has no items to sample")
     requested = config.size_for(n_items)
     if config.mode == "random":
         return SamplePlan(n_items, requested, "random", names, members, ())

@@ -23,8 +23,8 @@ import numpy as np
 
 from skyt_tui.engine.benchmark.correlation import kendall_rows, mae_rows, pearson_rows, spearman_rows
 from skyt_tui.engine.benchmark.items import Item, ScoreMatrix
+from skyt_tui.engine.benchmark.items import option_error as _error
 from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, SampleConfig, check_seed, plan_sample, select_sample
-from skyt_tui.engine.errors import InputError
 
 MIN_TRUSTED_SAMPLE = 30
 MIN_TRUSTED_SYSTEMS = 10
@@ -42,13 +42,13 @@ class ValidationConfig:
 
     def __post_init__(self) -> None:
         if not -1.0 <= self.threshold <= 1.0:
-            raise InputError.at(None, f"{self.threshold!r} must be in [-1, 1]", key="--threshold")
+            raise _error(f"{self.threshold!r} must be in [-1, 1]", key="--threshold")
         if isinstance(self.draws, bool) or not isinstance(self.draws, int) or not 1 <= self.draws <= 100_000:
-            raise InputError.at(None, f"{self.draws!r} must be an integer from 1 to 100000", key="--draws")
+            raise _error(f"{self.draws!r} must be an integer from 1 to 100000", key="--draws")
         if not 0.0 < self.holdout <= 1.0:
-            raise InputError.at(None, f"{self.holdout!r} must be in (0, 1]", key="--holdout-systems")
+            raise _error(f"{self.holdout!r} must be in (0, 1]", key="--holdout-systems")
         if not 0.0 < self.confidence <= 1.0:
-            raise InputError.at(None, f"{self.confidence!r} must be in (0, 1]", key="--confidence")
+            raise _error(f"{self.confidence!r} must be in (0, 1]", key="--confidence")
         check_seed(self.seed)
 
 
@@ -129,14 +129,13 @@ def validate_sample(
 ) -> ValidationReport:
     """Run `config.draws` draws; pure: same inputs and seed give the same report."""
     if tuple(item.id for item in items) != scores.item_ids:
-        raise InputError.at(None, "the score matrix does not belong to these items")
+        raise _error("the score matrix does not belong to these items")
     complete = ~np.isnan(scores.scores).any(axis=1)
     used = tuple(name for name, keep in zip(scores.systems, complete) if keep)
     missing = scores.missing_per_system()
     excluded = {name: missing[name] for name, keep in zip(scores.systems, complete) if not keep}
     if len(used) < MIN_HELD_OUT:
-        raise InputError.at(
-            None,
+        raise _error(
             f"validation needs at least {MIN_HELD_OUT} systems with a score for every item; "
             f"{len(used)} of {len(scores.systems)} have one",
             key="results",
