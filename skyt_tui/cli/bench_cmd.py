@@ -101,6 +101,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     sub = commands.add_parser("fingerprints", help="content/solution hashes, created_at, added_to_training per item")
     sub.add_argument("name", metavar="NAME")
+    _limit_option(sub)
     _json_flag(sub)
     sub.set_defaults(handler=cmd_fingerprints)
 
@@ -108,12 +109,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub.add_argument("name", metavar="NAME")
     sub.add_argument("file", metavar="FILE")
     sub.add_argument("--all", action="store_true", help="list every item, not only the flagged ones")
+    _limit_option(sub)
     _json_flag(sub)
     sub.set_defaults(handler=cmd_contamination)
 
 
 def _json_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+
+def _limit_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--limit", type=int, default=50, help="rows shown in the table (default 50; --json lists all)")
+
+
+def _shown(rows: Any, limit: int) -> tuple[Any, str | None]:
+    """The first `limit` rows and a note on how many were left out of the table."""
+    rows = list(rows)
+    if limit < 0 or len(rows) <= limit:
+        return rows, None
+    return rows[:limit], f"… {len(rows) - limit} more row(s) not shown (--limit, or --json for all)"
 
 
 def _now_option(parser: argparse.ArgumentParser) -> None:
@@ -300,69 +314,73 @@ def _print_plan(plan: bench.RotationPlan, preview: bool) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    benchmark = bench.load_benchmark(args.name)
+    versions = bench.benchmark_versions(args.name)
     status = bench.rotation_status(args.name, _now(args), args.period)
     sample = bench.current_sample(args.name)
     if args.json:
         print_json({
             "name": args.name,
-            "version": benchmark.version,
-            "versions": [info.to_dict() for info in benchmark.versions],
-            "strata": benchmark.strata,
+            "version": status.benchmark_version,
+            "versions": [info.to_dict() for info in versions],
+            "strata": status.strata,
             "sample": sample.to_dict() if sample else None,
             "rotation": {
                 "period": status.period, "now": status.now, "current_period": status.current_period,
                 "due": status.due, "next_rotation": status.next_rotation,
                 "held_out": list(status.held_out), "training": status.training, "pool": status.pool,
+                "held_out_by_stratum": status.held_out_by_stratum, "training_by_stratum": status.training_by_stratum,
                 "stale": list(status.stale), "history": [record.to_dict() for record in status.history],
             },
         })
         return 0
-    info = benchmark.versions[-1]
-    _say(f"{args.name}: version {info.version} of {len(benchmark.versions)}, {info.n_items} items, "
+    info = versions[-1]
+    _say(f"{args.name}: version {info.version} of {len(versions)}, {info.n_items} items, "
          f"{info.n_systems} systems, {info.n_results} scores", "bold")
     if sample is None:
-        _say("anchor sample: none (skyt-tui bench sample NAME)")
+        _say(f"anchor sample: none (skyt-tui bench sample {args.name})")
     else:
-        note = "" if sample.benchmark_version == benchmark.version else f" — drawn on version {sample.benchmark_version}, not the current one"
+        note = "" if sample.benchmark_version == info.version else f" — drawn on version {sample.benchmark_version}, not the current one"
         _say(f"anchor sample: {sample.size} items, {sample.config.mode}, seed {sample.seed}{note}")
     table = Table("stratum", "items", "pool", "held-out", "training")
-    held = set(status.held_out)
-    per = {name: [0, 0] for name in benchmark.strata}
-    for item in benchmark.items:
-        if item.id in held:
-            per[item.difficulty][0] += 1
-        elif item.id in status.training:
-            per[item.difficulty][1] += 1
-    for name, count in benchmark.strata.items():
-        table.add_row(_plain(name), str(count), str(status.pool[name]), str(per[name][0]), str(per[name][1]))
+    for name, count in status.strata.items():
+        table.add_row(_plain(name), str(count), str(status.pool[name]), str(status.held_out_by_stratum[name]),
+                      str(status.training_by_stratum[name]))
     console().print(table)
     if status.stale:
-        _say(f"{len(status.stale)} id(s) in held-out/training are not in version {benchmark.version}: "
+        _say(f"{len(status.stale)} id(s) in held-out/training are not in version {info.version}: "
              + " ".join(status.stale[:10]), "yellow")
     when = "due now" if status.due else f"next due on {status.next_rotation}"
     _say(f"rotation: {status.period}, current period {status.current_period}, {when}")
     if status.history:
-        history = Table("#", "at", "period", "forced", "moved", "held-out", "shortfall", "version", title="rotation history")
+        history = Table("#", "at (UTC)", "period", "forced", "moved", "held-out", "short", "version", title="rotation history")
         for record in status.history:
             history.add_row(
-                str(record.number), record.at, record.period, "yes" if record.forced else "", str(len(record.moved_to_training)),
-                str(len(record.held_out)), str(sum(record.shortfall.values())), str(record.benchmark_version),
+                str(record.number), record.moment.strftime("%Y-%m-%d %H:%M"), record.period, "yes" if record.forced else "",
+                str(len(record.moved_to_training)), str(len(record.held_out)), str(sum(record.shortfall.values())),
+                str(record.benchmark_version),
             )
         console().print(history)
     return 0
 
 
+def _fingerprint_dict(fp: bench.Fingerprint) -> dict[str, Any]:
+    return {"issue_id": fp.issue_id, "content_hash": fp.content_hash, "solution_hash": fp.solution_hash,
+            "created_at": fp.created_at, "added_to_training": fp.added_to_training, "has_text": fp.has_text}
+
+
 def cmd_fingerprints(args: argparse.Namespace) -> int:
     prints = bench.benchmark_fingerprints(args.name)
     if args.json:
-        print_json([_jsonable(fp) for fp in prints])
+        print_json([_fingerprint_dict(fp) for fp in prints])
         return 0
-    table = Table("id", "content_hash", "solution_hash", "created_at", "added_to_training", "text")
-    for fp in prints:
+    table = Table("id", "content_hash", "solution_hash", "created_at", "training since")
+    shown, more = _shown(prints, args.limit)
+    for fp in shown:
         table.add_row(_plain(fp.issue_id), fp.content_hash, _plain(fp.solution_hash), _plain(fp.created_at),
-                      _plain(fp.added_to_training), "" if fp.has_text else "none")
+                      _plain(fp.added_to_training[:10] if fp.added_to_training else None))
     console().print(table)
+    if more:
+        _say(more, "dim")
     without = sum(1 for fp in prints if not fp.has_text)
     if without:
         _say(f"{without} of {len(prints)} item(s) have no title or body: their content_hash is the hash of '::' "
@@ -372,13 +390,14 @@ def cmd_fingerprints(args: argparse.Namespace) -> int:
 
 def cmd_contamination(args: argparse.Namespace) -> int:
     report = bench.benchmark_contamination(args.name, args.file)
-    rows = report.items if args.all else report.contaminated
+    contaminated = report.contaminated
+    rows, more = _shown(report.items if args.all else contaminated, args.limit)
     if args.json:
         print_json({
             "file": report.file, "file_tokens": report.file_tokens, "ngram": 13,
             "checked": report.count("checked"), "no_text": report.count("no text"), "too_short": report.count("too short"),
             "contaminated": [
-                {"issue_id": o.issue_id, "shared": o.shared, "ngrams": o.ngrams, "ratio": o.ratio} for o in report.contaminated
+                {"issue_id": o.issue_id, "shared": o.shared, "ngrams": o.ngrams, "ratio": o.ratio} for o in contaminated
             ],
             "items": [
                 {"issue_id": o.issue_id, "status": o.status, "shared": o.shared, "ngrams": o.ngrams, "ratio": o.ratio}
@@ -391,8 +410,10 @@ def cmd_contamination(args: argparse.Namespace) -> int:
         for overlap in rows:
             table.add_row(_plain(overlap.issue_id), overlap.status, str(overlap.shared), str(overlap.ngrams), fmt3(overlap.ratio))
         console().print(table)
+        if more:
+            _say(more, "dim")
     checked, no_text, short = report.count("checked"), report.count("no text"), report.count("too short")
-    _say(f"{len(report.contaminated)} of {checked} checked item(s) share 13-grams with {report.file} "
+    _say(f"{len(contaminated)} of {checked} checked item(s) share 13-grams with {report.file} "
          f"({report.file_tokens} tokens)", "bold")
     if no_text or short:
         _say(f"cannot check {no_text + short} item(s): {no_text} without text, {short} under 13 words", "yellow")

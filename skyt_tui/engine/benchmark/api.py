@@ -103,7 +103,11 @@ class RotationStatus:
     """Date the next rotation is due; None when one is due now."""
     held_out: tuple[str, ...]
     training: dict[str, str]
+    strata: dict[str, int]
+    """Items per difficulty in the current version; the next three split them."""
     pool: dict[str, int]
+    held_out_by_stratum: dict[str, int]
+    training_by_stratum: dict[str, int]
     stale: tuple[str, ...]
     """Ids in held-out or training that the current benchmark version does not contain."""
     history: tuple[RotationRecord, ...]
@@ -141,10 +145,16 @@ def import_benchmark(
     )
 
 
-def load_benchmark(name: str, version: int | None = None) -> Benchmark:
+def load_benchmark(name: str, version: int | None = None, with_scores: bool = True) -> Benchmark:
+    """A version (default: the latest); without scores `data.scores` is None (faster on big benchmarks)."""
     versions = bench_store.require_versions(name)
     number = versions[-1].version if version is None else version
-    return Benchmark(name=name, version=number, data=bench_store.read_version(name, number), versions=versions)
+    data = bench_store.read_version(name, number, with_scores=with_scores)
+    return Benchmark(name=name, version=number, data=data, versions=versions)
+
+
+def benchmark_versions(name: str) -> tuple[VersionInfo, ...]:
+    return bench_store.require_versions(name)
 
 
 def list_benchmarks() -> tuple[BenchmarkSummary, ...]:
@@ -169,7 +179,7 @@ def draw_sample(
     name: str, config: SampleConfig = SampleConfig(), seed: int = DEFAULT_SEED, recorded_at: str | None = None
 ) -> AnchorSample:
     """Draw the anchor sample of the current version and append it to `samples.jsonl` (it becomes current)."""
-    benchmark = load_benchmark(name)
+    benchmark = load_benchmark(name, with_scores=False)
     sample = select_sample(benchmark.items, config, seed, benchmark_version=benchmark.version)
     sample = dataclasses.replace(sample, recorded_at=recorded_at)
     with store.store_lock():
@@ -223,16 +233,20 @@ def _period(state: RotationState, period: str | None) -> str:
 
 
 def rotation_status(name: str, now: dt.datetime, period: str | None = None) -> RotationStatus:
-    benchmark = load_benchmark(name)
+    benchmark = load_benchmark(name, with_scores=False)
     state = rotation_state(name)
     period = _period(state, period)
     now = as_utc(now)
     due, _, next_due = due_info(state, now, period)
     known = {item.id for item in benchmark.items}
-    pool: dict[str, int] = {name_: 0 for name_ in benchmark.strata}
+    strata = benchmark.strata
+    held = set(state.held_out)
+    pool = dict.fromkeys(strata, 0)
+    held_by = dict.fromkeys(strata, 0)
+    training_by = dict.fromkeys(strata, 0)
     for item in benchmark.items:
-        if item.id not in state.training and item.id not in state.held_out:
-            pool[item.difficulty] += 1
+        place = held_by if item.id in held else training_by if item.id in state.training else pool
+        place[item.difficulty] += 1
     stale = tuple(sorted(item_id for item_id in (*state.held_out, *state.training) if item_id not in known))
     return RotationStatus(
         name=name,
@@ -244,7 +258,10 @@ def rotation_status(name: str, now: dt.datetime, period: str | None = None) -> R
         next_rotation=next_due,
         held_out=state.held_out,
         training=dict(sorted(state.training.items())),
+        strata=strata,
         pool=pool,
+        held_out_by_stratum=held_by,
+        training_by_stratum=training_by,
         stale=stale,
         history=state.history,
     )
@@ -254,7 +271,7 @@ def preview_rotation(
     name: str, now: dt.datetime, period: str | None = None, force: bool = False, seed: int = DEFAULT_SEED
 ) -> RotationPlan:
     """What `apply_rotation` would do with the same arguments; writes nothing."""
-    benchmark = load_benchmark(name)
+    benchmark = load_benchmark(name, with_scores=False)
     state = rotation_state(name)
     return plan_rotation(benchmark.items, state, now, _period(state, period), force, seed, benchmark.version)
 
@@ -264,7 +281,7 @@ def apply_rotation(
 ) -> RotationPlan:
     """Rotate and append the record to the history; `RotationRefused` (nothing written) if not allowed."""
     with store.store_lock():
-        benchmark = load_benchmark(name)
+        benchmark = load_benchmark(name, with_scores=False)
         state = rotation_state(name)
         plan = plan_rotation(benchmark.items, state, now, _period(state, period), force, seed, benchmark.version)
         if not plan.allowed:
@@ -274,12 +291,12 @@ def apply_rotation(
 
 
 def benchmark_fingerprints(name: str) -> tuple[Fingerprint, ...]:
-    benchmark = load_benchmark(name)
+    benchmark = load_benchmark(name, with_scores=False)
     return fingerprints(benchmark.items, rotation_state(name).training)
 
 
 def benchmark_contamination(name: str, path: Path | str) -> ContaminationReport:
-    return check_contamination(load_benchmark(name).items, path)
+    return check_contamination(load_benchmark(name, with_scores=False).items, path)
 
 
 __all__ = [
@@ -290,6 +307,7 @@ __all__ = [
     "apply_rotation",
     "benchmark_contamination",
     "benchmark_fingerprints",
+    "benchmark_versions",
     "current_sample",
     "draw_sample",
     "import_benchmark",

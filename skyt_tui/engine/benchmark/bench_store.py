@@ -195,7 +195,8 @@ def _write_scores(path: Path, matrix: ScoreMatrix) -> None:
     store.atomic_write_text(path, json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n")
 
 
-def read_version(name: str, number: int) -> BenchmarkData:
+def read_version(name: str, number: int, with_scores: bool = True) -> BenchmarkData:
+    """One stored version; `with_scores=False` skips the score matrix (the slow part on big benchmarks)."""
     path = versions_dir(name) / str(number)
     if not (path / "version.json").is_file():
         raise NotFoundError(f"benchmark {name!r}: no version {number}")
@@ -203,7 +204,7 @@ def read_version(name: str, number: int) -> BenchmarkData:
     systems = ()
     if (path / "systems.jsonl").is_file():
         systems = tuple(SystemInfo.from_dict(_strip(record)) for record in _read_records(path / "systems.jsonl"))
-    scores = _read_scores(path / "results.json", items) if (path / "results.json").is_file() else None
+    scores = _read_scores(path / "results.json", items) if with_scores and (path / "results.json").is_file() else None
     return BenchmarkData(items=items, scores=scores, systems=systems)
 
 

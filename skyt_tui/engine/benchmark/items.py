@@ -327,30 +327,29 @@ def read_results_csv(
     score_of = array("d")
     line_of = array("q")
     for number, row in rows:
-        if not any(cell.strip() for cell in row):
-            continue
-        where = f"{path}:{number}"
-        if len(row) < width:
-            raise InputError.at(where, f"expected at least {width} columns, got {len(row)}")
-        system = row[system_col].strip()
-        item_id = row[item_col].strip()
-        raw_score = row[score_col].strip()
-        if not system:
-            raise InputError.at(where, "missing value", key="system")
-        if not item_id:
-            raise InputError.at(where, "missing value", key="issue_id")
-        if known_systems is not None and system not in known_systems:
-            raise InputError.at(where, f"unknown system {system!r} (not in the systems file)", key="system")
-        column = columns.get(item_id)
-        if column is None:
-            raise InputError.at(where, f"unknown item {item_id!r} (not among the benchmark's items)", key="issue_id")
+        # The common case takes the short path; any doubt goes to `_row_problem` for the message.
         try:
-            score = float(raw_score)
-        except ValueError:
-            raise InputError.at(where, f"not a number: {raw_score!r}", key="score") from None
-        if not math.isfinite(score) or not 0.0 <= score <= 1.0:
-            raise InputError.at(where, f"{raw_score} is outside [0, 1]", key="score")
-        row_of.append(system_rows.setdefault(system, len(system_rows)))
+            system = row[system_col].strip()
+            column = columns.get(row[item_col].strip())
+            score = float(row[score_col])
+        except (IndexError, ValueError):
+            column = score = None
+        if (
+            column is None
+            or score is None
+            or not 0.0 <= score <= 1.0
+            or not system
+            or (known_systems is not None and system not in known_systems)
+        ):
+            problem = _row_problem(row, width, system_col, item_col, score_col, columns, known_systems)
+            if problem is None:
+                continue
+            reason, key = problem
+            raise InputError.at(f"{path}:{number}", reason, key=key)
+        index = system_rows.get(system)
+        if index is None:
+            index = system_rows[system] = len(system_rows)
+        row_of.append(index)
         column_of.append(column)
         score_of.append(score)
         line_of.append(number)
@@ -366,6 +365,33 @@ def read_results_csv(
     matrix = np.full((len(ordered), len(columns)), np.nan)
     matrix[system_index, column_index] = np.frombuffer(score_of, dtype=np.float64)
     return ScoreMatrix(systems=tuple(ordered), item_ids=tuple(columns), scores=matrix)
+
+
+def _row_problem(
+    row: list[str], width: int, system_col: int, item_col: int, score_col: int,
+    columns: dict[str, int], known_systems: set[str] | None,
+) -> tuple[str, str | None] | None:
+    """What is wrong with a results row, as (reason, field); None for a blank row to skip."""
+    if not any(cell.strip() for cell in row):
+        return None
+    if len(row) < width:
+        return f"expected at least {width} columns, got {len(row)}", None
+    system, item_id, raw_score = row[system_col].strip(), row[item_col].strip(), row[score_col].strip()
+    if not system:
+        return "missing value", "system"
+    if not item_id:
+        return "missing value", "issue_id"
+    if known_systems is not None and system not in known_systems:
+        return f"unknown system {system!r} (not in the systems file)", "system"
+    if item_id not in columns:
+        return f"unknown item {item_id!r} (not among the benchmark's items)", "issue_id"
+    try:
+        score = float(raw_score)
+    except ValueError:
+        return f"not a number: {raw_score!r}", "score"
+    if not math.isfinite(score) or not 0.0 <= score <= 1.0:
+        return f"{raw_score} is outside [0, 1]", "score"
+    raise AssertionError(f"results row {row!r} has no problem")
 
 
 def _refuse_duplicates(path: Path, cell: np.ndarray, lines: np.ndarray, systems: list[str], item_ids: list[str]) -> None:
