@@ -213,3 +213,10 @@ def test_bad_benchmark_name_is_refused(home, files, capsys):
 def test_unknown_benchmark_is_a_clear_error(home, capsys):
     assert main(["bench", "status", "nothing"]) == 2
     assert "benchmark 'nothing': not found" in capsys.readouterr().err
+
+
+def test_issues_file_and_contracts_folder_exclude_each_other(home, files, capsys):
+    assert main(["bench", "import", "demo", str(files["issues"]), "--contracts", str(ROOT / "contracts")]) == 2
+    assert "either an ISSUES.jsonl file or a contracts directory" in capsys.readouterr().err
+    assert main(["bench", "import", "demo"]) == 2
+    assert not (home / "benchmarks").exists()

@@ -225,6 +225,13 @@ def test_preview_writes_nothing_and_matches_the_applied_rotation(lcb_like):
     assert len(bench.rotation_history("demo")) == 1
 
 
+def test_rotate_if_due_is_the_automatic_rotation(lcb_like):
+    assert bench.rotate_if_due("demo", at("2024-05-03")).record.number == 1
+    assert bench.rotate_if_due("demo", at("2024-05-31T23:59:59")) is None
+    assert bench.rotate_if_due("demo", at("2024-05-31T23:30:00-01:00")).record.number == 2  # 1 June in UTC
+    assert len(bench.rotation_history("demo")) == 2
+
+
 def test_dry_run_flag(lcb_like, capsys):
     assert main(["bench", "rotate", "demo", "--now", "2024-05-03", "--dry-run", "--json"]) == 0
     plan = json.loads(capsys.readouterr().out)

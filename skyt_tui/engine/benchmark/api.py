@@ -290,6 +290,14 @@ def apply_rotation(
     return plan
 
 
+def rotate_if_due(name: str, now: dt.datetime, period: str | None = None, seed: int = DEFAULT_SEED) -> RotationPlan | None:
+    """The automatic rotation: apply it when the period has advanced, else do nothing and return None."""
+    try:
+        return apply_rotation(name, now, period, force=False, seed=seed)
+    except RotationRefused:
+        return None
+
+
 def benchmark_fingerprints(name: str) -> tuple[Fingerprint, ...]:
     benchmark = load_benchmark(name, with_scores=False)
     return fingerprints(benchmark.items, rotation_state(name).training)
@@ -314,6 +322,7 @@ __all__ = [
     "list_benchmarks",
     "load_benchmark",
     "preview_rotation",
+    "rotate_if_due",
     "rotation_history",
     "rotation_state",
     "rotation_status",
