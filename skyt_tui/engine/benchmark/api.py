@@ -1,0 +1,331 @@
+"""What the CLI and the UI call: benchmarks by name, backed by the files in `bench_store`.
+
+Each function validates its inputs completely before it writes anything, writes
+under the store lock, and returns frozen dataclasses. Wall-clock time never enters
+here: callers pass `now` / `recorded_at`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skyt_tui.engine import store
+from skyt_tui.engine.benchmark import bench_store
+from skyt_tui.engine.benchmark.bench_store import VersionInfo
+from skyt_tui.engine.benchmark.fingerprints import ContaminationReport, Fingerprint, check_contamination, fingerprints
+from skyt_tui.engine.benchmark.items import BenchmarkData, Item, load_inputs
+from skyt_tui.engine.benchmark.items import option_error as _error
+from skyt_tui.engine.benchmark.rotation import (
+    DEFAULT_PERIOD,
+    RotationPlan,
+    RotationRecord,
+    RotationRefused,
+    RotationState,
+    as_utc,
+    check_period,
+    due_info,
+    period_label,
+    period_start,
+    plan_rotation,
+    replay,
+)
+from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, AnchorSample, SampleConfig, select_sample
+from skyt_tui.engine.benchmark.validation import ValidationConfig, ValidationReport, validate_sample
+from skyt_tui.engine.errors import StoreError
+
+SAMPLE_KIND = "bench_sample"
+ROTATION_KIND = "bench_rotation"
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One version of a named benchmark, plus the list of all its versions."""
+
+    name: str
+    version: int
+    data: BenchmarkData
+    versions: tuple[VersionInfo, ...]
+
+    @property
+    def items(self) -> tuple[Item, ...]:
+        return self.data.items
+
+    @property
+    def strata(self) -> dict[str, int]:
+        return self.data.strata()
+
+    @property
+    def latest_version(self) -> int:
+        return self.versions[-1].version
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    name: str
+    version: VersionInfo
+    created: bool
+    """False when the content equals the current version: nothing was written."""
+    previous_version: int | None
+
+    @property
+    def message(self) -> str:
+        info = self.version
+        if not self.created:
+            return f"{self.name}: unchanged — the content equals version {info.version}; nothing written"
+        what = f"{info.n_items} items, {info.n_systems} systems, {info.n_results} scores"
+        if self.previous_version is None:
+            return f"{self.name}: imported as version {info.version} ({what})"
+        return f"{self.name}: content changed — imported as version {info.version} ({what}); version {self.previous_version} is kept"
+
+
+@dataclass(frozen=True)
+class BenchmarkSummary:
+    name: str
+    version: VersionInfo
+    n_versions: int
+    sample: AnchorSample | None
+    rotations: int
+
+
+@dataclass(frozen=True)
+class RotationStatus:
+    name: str
+    benchmark_version: int
+    period: str
+    now: str
+    current_period: str
+    due: bool
+    next_rotation: str | None
+    """Date the next rotation is due; None when one is due now."""
+    held_out: tuple[str, ...]
+    training: dict[str, str]
+    strata: dict[str, int]
+    """Items per difficulty in the current version; the next three split them."""
+    pool: dict[str, int]
+    held_out_by_stratum: dict[str, int]
+    training_by_stratum: dict[str, int]
+    stale: tuple[str, ...]
+    """Ids in held-out or training that the current benchmark version does not contain."""
+    history: tuple[RotationRecord, ...]
+
+    @property
+    def last(self) -> RotationRecord | None:
+        return self.history[-1] if self.history else None
+
+
+def import_benchmark(
+    name: str,
+    issues: Path | str | None = None,
+    results: Path | str | None = None,
+    systems: Path | str | None = None,
+    contracts_dir: Path | str | None = None,
+    imported_at: str | None = None,
+) -> ImportResult:
+    """Read and check every input file, then store it as a new version unless nothing changed."""
+    bench_store.check_name(name)
+    data = load_inputs(issues=issues, results=results, systems=systems, contracts_dir=contracts_dir)
+    content_hash = data.content_hash()
+    sources = {
+        key: str(Path(value).resolve())
+        for key, value in (("issues", issues), ("results", results), ("systems", systems), ("contracts", contracts_dir))
+        if value is not None
+    }
+    with store.store_lock():
+        versions = bench_store.list_versions(name)
+        previous = versions[-1] if versions else None
+        if previous is not None and previous.content_hash == content_hash:
+            return ImportResult(name=name, version=previous, created=False, previous_version=previous.version)
+        info = bench_store.write_version(name, data, sources, imported_at)
+    return ImportResult(
+        name=name, version=info, created=True, previous_version=previous.version if previous else None
+    )
+
+
+def load_benchmark(name: str, version: int | None = None, with_scores: bool = True) -> Benchmark:
+    """A version (default: the latest); without scores `data.scores` is None (faster on big benchmarks)."""
+    versions = bench_store.require_versions(name)
+    number = versions[-1].version if version is None else version
+    data = bench_store.read_version(name, number, with_scores=with_scores)
+    return Benchmark(name=name, version=number, data=data, versions=versions)
+
+
+def benchmark_versions(name: str) -> tuple[VersionInfo, ...]:
+    return bench_store.require_versions(name)
+
+
+def list_benchmarks() -> tuple[BenchmarkSummary, ...]:
+    summaries = []
+    for name in bench_store.benchmark_names():
+        versions = bench_store.list_versions(name)
+        if not versions:
+            continue
+        summaries.append(
+            BenchmarkSummary(
+                name=name,
+                version=versions[-1],
+                n_versions=len(versions),
+                sample=current_sample(name),
+                rotations=len(bench_store.read_log(bench_store.rotations_log(name), ROTATION_KIND)),
+            )
+        )
+    return tuple(summaries)
+
+
+def draw_sample(
+    name: str, config: SampleConfig = SampleConfig(), seed: int = DEFAULT_SEED, recorded_at: str | None = None
+) -> AnchorSample:
+    """Draw the anchor sample of the current version and append it to `samples.jsonl` (it becomes current)."""
+    benchmark = load_benchmark(name, with_scores=False)
+    sample = select_sample(benchmark.items, config, seed, benchmark_version=benchmark.version)
+    sample = dataclasses.replace(sample, recorded_at=recorded_at)
+    with store.store_lock():
+        bench_store.append_log(bench_store.samples_log(name), SAMPLE_KIND, sample.to_dict())
+    return sample
+
+
+def sample_history(name: str) -> tuple[AnchorSample, ...]:
+    path = bench_store.samples_log(name)
+    return tuple(_parse(path, AnchorSample.from_dict, record) for record in bench_store.read_log(path, SAMPLE_KIND))
+
+
+def current_sample(name: str) -> AnchorSample | None:
+    history = sample_history(name)
+    return history[-1] if history else None
+
+
+def _parse(path: Path, parser: Any, record: dict[str, Any]) -> Any:
+    try:
+        return parser(record)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"{path}: corrupt record: {exc!r}") from None
+
+
+def validate_benchmark(
+    name: str, sample_config: SampleConfig = SampleConfig(), config: ValidationConfig = ValidationConfig()
+) -> ValidationReport:
+    benchmark = load_benchmark(name)
+    if benchmark.data.scores is None:
+        raise _error(
+            f"version {benchmark.version} has no per-system results to validate against "
+            f"(import it again with --results RESULTS.csv)",
+            key=f"benchmark {name}",
+        )
+    return validate_sample(benchmark.items, benchmark.data.scores, sample_config, config)
+
+
+def rotation_history(name: str) -> tuple[RotationRecord, ...]:
+    path = bench_store.rotations_log(name)
+    return tuple(_parse(path, RotationRecord.from_dict, record) for record in bench_store.read_log(path, ROTATION_KIND))
+
+
+def rotation_state(name: str) -> RotationState:
+    return replay(rotation_history(name), source=str(bench_store.rotations_log(name)))
+
+
+def _period(state: RotationState, period: str | None) -> str:
+    if period is not None:
+        return check_period(period)
+    return state.last.period if state.last is not None else DEFAULT_PERIOD
+
+
+def rotation_status(name: str, now: dt.datetime, period: str | None = None) -> RotationStatus:
+    benchmark = load_benchmark(name, with_scores=False)
+    state = rotation_state(name)
+    period = _period(state, period)
+    now = as_utc(now)
+    due, _, next_due = due_info(state, now, period)
+    known = {item.id for item in benchmark.items}
+    strata = benchmark.strata
+    held = set(state.held_out)
+    pool = dict.fromkeys(strata, 0)
+    held_by = dict.fromkeys(strata, 0)
+    training_by = dict.fromkeys(strata, 0)
+    for item in benchmark.items:
+        place = held_by if item.id in held else training_by if item.id in state.training else pool
+        place[item.difficulty] += 1
+    stale = tuple(sorted(item_id for item_id in (*state.held_out, *state.training) if item_id not in known))
+    return RotationStatus(
+        name=name,
+        benchmark_version=benchmark.version,
+        period=period,
+        now=now.isoformat(),
+        current_period=period_label(period_start(now, period), period),
+        due=due,
+        next_rotation=next_due,
+        held_out=state.held_out,
+        training=dict(sorted(state.training.items())),
+        strata=strata,
+        pool=pool,
+        held_out_by_stratum=held_by,
+        training_by_stratum=training_by,
+        stale=stale,
+        history=state.history,
+    )
+
+
+def preview_rotation(
+    name: str, now: dt.datetime, period: str | None = None, force: bool = False, seed: int = DEFAULT_SEED
+) -> RotationPlan:
+    """What `apply_rotation` would do with the same arguments; writes nothing."""
+    benchmark = load_benchmark(name, with_scores=False)
+    state = rotation_state(name)
+    return plan_rotation(benchmark.items, state, now, _period(state, period), force, seed, benchmark.version)
+
+
+def apply_rotation(
+    name: str, now: dt.datetime, period: str | None = None, force: bool = False, seed: int = DEFAULT_SEED
+) -> RotationPlan:
+    """Rotate and append the record to the history; `RotationRefused` (nothing written) if not allowed."""
+    with store.store_lock():
+        benchmark = load_benchmark(name, with_scores=False)
+        state = rotation_state(name)
+        plan = plan_rotation(benchmark.items, state, now, _period(state, period), force, seed, benchmark.version)
+        if not plan.allowed:
+            raise RotationRefused(f"{name}: rotation refused: {plan.refusal}")
+        bench_store.append_log(bench_store.rotations_log(name), ROTATION_KIND, plan.record.to_dict())
+    return plan
+
+
+def rotate_if_due(name: str, now: dt.datetime, period: str | None = None, seed: int = DEFAULT_SEED) -> RotationPlan | None:
+    """The automatic rotation: apply it when the period has advanced, else do nothing and return None."""
+    try:
+        return apply_rotation(name, now, period, force=False, seed=seed)
+    except RotationRefused:
+        return None
+
+
+def benchmark_fingerprints(name: str) -> tuple[Fingerprint, ...]:
+    benchmark = load_benchmark(name, with_scores=False)
+    return fingerprints(benchmark.items, rotation_state(name).training)
+
+
+def benchmark_contamination(name: str, path: Path | str) -> ContaminationReport:
+    return check_contamination(load_benchmark(name, with_scores=False).items, path)
+
+
+__all__ = [
+    "Benchmark",
+    "BenchmarkSummary",
+    "ImportResult",
+    "RotationStatus",
+    "apply_rotation",
+    "benchmark_contamination",
+    "benchmark_fingerprints",
+    "benchmark_versions",
+    "current_sample",
+    "draw_sample",
+    "import_benchmark",
+    "list_benchmarks",
+    "load_benchmark",
+    "preview_rotation",
+    "rotate_if_due",
+    "rotation_history",
+    "rotation_state",
+    "rotation_status",
+    "sample_history",
+    "validate_benchmark",
+]
