@@ -21,16 +21,12 @@ from skyt_tui.engine import store
 from skyt_tui.engine.catalog import CatalogEntry, get_contract, scan_contracts
 from skyt_tui.engine.contract import (
     DIFFICULTIES,
-    UNCHECKED,
-    CallTest,
     CheckTest,
     Contract,
-    RaisesTest,
-    StatefulTest,
-    Test,
     contract_to_toml_dict,
     load_contract,
 )
+from skyt_tui.engine.describe import call_text, describe_test
 from skyt_tui.engine.errors import ContractError
 from skyt_tui.engine.importers import (
     WriteOutcome,
@@ -134,43 +130,6 @@ def cmd_list(args: argparse.Namespace) -> int:
 # --- show -----------------------------------------------------------------------------
 
 
-def _call_text(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
-    parts = [repr(arg) for arg in args] + [f"{key}={value!r}" for key, value in kwargs.items()]
-    return f"{name}({', '.join(parts)})"
-
-
-def _tolerance(rel: float | None, abs_: float | None) -> str:
-    bounds = []
-    if rel is not None:
-        bounds.append(f"rel_tol={rel:g}")
-    if abs_ is not None:
-        bounds.append(f"abs_tol={abs_:g}")
-    return f"  ({', '.join(bounds)})" if bounds else ""
-
-
-def describe_test(contract: Contract, test: Test) -> list[str]:
-    """A test as readable lines: the call and what must come back."""
-    entry = contract.entry.name
-    if isinstance(test, CallTest):
-        approx = "≈" if test.rel_tol is not None or test.abs_tol is not None else "→"
-        return [f"{_call_text(entry, test.args, test.kwargs)} {approx} {test.expected!r}{_tolerance(test.rel_tol, test.abs_tol)}"]
-    if isinstance(test, RaisesTest):
-        return [f"{_call_text(entry, test.args, test.kwargs)} raises {test.raises}"]
-    if isinstance(test, StatefulTest):
-        lines = [f"obj = {_call_text(entry, test.init_args, test.init_kwargs)}"]
-        for step in test.steps:
-            call = _call_text(f"obj.{step.method}", step.args, step.kwargs)
-            if step.raises is not None:
-                lines.append(f"{call} raises {step.raises}")
-            elif step.expected is UNCHECKED:
-                lines.append(f"{call}   (result not checked)")
-            else:
-                lines.append(f"{call} → {step.expected!r}{_tolerance(step.rel_tol, step.abs_tol)}")
-        return lines
-    assert isinstance(test, CheckTest)
-    return [f"check({entry}) with the code below"]
-
-
 def _show_json(contract: Contract, origin: str) -> dict[str, Any]:
     return {
         **contract_to_toml_dict(contract),
@@ -225,7 +184,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         facts.add_row("out of domain", Text("ignored"))
     else:
         outcome = f"return {ood.return_value!r}" if ood.policy == "must_return" else f"raise {ood.raises or 'any exception'}"
-        inputs = "; ".join(_call_text(contract.entry.name, i.args, i.kwargs) for i in ood.inputs)
+        inputs = "; ".join(call_text(contract.entry.name, i.args, i.kwargs) for i in ood.inputs)
         facts.add_row("out of domain", Text(f"{outcome} for {inputs}"))
     transformers = ", ".join(contract.rescue.transformers) or "all transformers"
     facts.add_row("rescue", Text(f"at most {contract.rescue.max_transformations} steps; {transformers}"))
