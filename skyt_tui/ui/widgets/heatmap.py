@@ -23,6 +23,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
+from textual.filter import ANSIToTruecolor, LineFilter
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
@@ -107,7 +108,11 @@ def pair_status(label_i: str, label_j: str, distance: float) -> str:
 
 
 class Heatmap(ScrollView, can_focus=True):
-    """An N×N distance matrix; arrows or a click move the cursor, Enter selects the pair."""
+    """An N×N distance matrix; arrows or a click move the cursor, Enter selects the pair.
+
+    `glyphs` forces the glyph ramp (None: only under NO_COLOR); `zoom` fixes the cell
+    size in columns (None: the largest that fits, until the user zooms).
+    """
 
     BINDINGS = [
         Binding("up", "move(-1, 0)", "Cursor up", show=False),
@@ -166,13 +171,16 @@ class Heatmap(ScrollView, can_focus=True):
         order: Sequence[int] | None = None,
         *,
         glyphs: bool | None = None,
+        zoom: int | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._glyphs_override = glyphs
-        self._auto_zoom = True
+        self._auto_zoom = zoom is None
+        if zoom is not None:
+            self.set_reactive(Heatmap.zoom, min(max(zoom, 1), MAX_ZOOM))
         self._colour_rows: list[list[int]] = []
         self._glyph_rows: list[list[int]] = []
         self._values = np.zeros((0, 0))
@@ -302,6 +310,14 @@ class Heatmap(ScrollView, can_focus=True):
         super().notify_style_update()
         self._invalidate()
 
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """The app's filters minus ANSI→truecolor: every colour drawn here is truecolor already.
+
+        That filter rebuilds every segment on every repaint; at N=200 (20,000 cells) it was
+        two thirds of a full repaint. NO_COLOR's monochrome filter and the others still apply.
+        """
+        return [line_filter for line_filter in super().get_line_filters() if not isinstance(line_filter, ANSIToTruecolor)]
+
     def _base_styles(self) -> tuple[Style, Style, Style]:
         """(base, ruler, marker) rich styles, computed once per style change rather than per line."""
         if self._styles is None:
@@ -362,7 +378,9 @@ class Heatmap(ScrollView, can_focus=True):
             col = self.cursor_col
             cursor_up = upper_row == self.cursor_row
             cursor_down = lower_row == self.cursor_row
-            if lower_row is None or (cursor_up and cursor_down):
+            if lower_row is None:
+                style = Style(color=CURSOR_COLOUR, bgcolor=self._base_styles()[0].bgcolor)
+            elif cursor_up and cursor_down:
                 style = _CURSOR_BOTH
             elif cursor_up:
                 style = _CURSOR_OVER[self._colour_rows[lower_row][col]]
