@@ -23,3 +23,13 @@ def sample_analyses():
     from skyt_tui.engine.sources import load_samples_jsonl
 
     return [analyze_run(run) for run in load_samples_jsonl(SAMPLES)]
+
+
+def screen_text(app) -> str:
+    """What the terminal shows right now, as plain text lines."""
+    strips = app.screen._compositor.render_strips()
+    return "\n".join("".join(segment.text for segment in strip) for strip in strips)
+
+
+def notifications(app) -> list[str]:
+    return [notification.message for notification in app._notifications]

@@ -52,7 +52,7 @@ def _step_text(step: Step) -> str:
     return f"{call} → {short_repr(step.expected)}{_tolerance(step.rel_tol, step.abs_tol)}"
 
 
-def test_lines(contract: Contract) -> list[str]:
+def describe_tests(contract: Contract) -> list[str]:
     """Each test as one or more readable lines, e.g. `fibonacci(10) == 55`."""
     entry = contract.entry.name
     lines: list[str] = []
@@ -73,7 +73,7 @@ def test_lines(contract: Contract) -> list[str]:
     return lines
 
 
-def constraint_lines(contract: Contract) -> list[str]:
+def describe_constraints(contract: Contract) -> list[str]:
     c = contract.constraints
     lines = [f"entry: {contract.entry.kind} {contract.entry.name}", f"style: {c.style}"]
     if c.fixed_names:

@@ -21,7 +21,7 @@ class SectionScreen(Screen):
     def compose(self) -> ComposeResult:
         yield SectionBar(self.SECTION)
         yield from self.compose_body()
-        yield Footer()
+        yield Footer(compact=True)
 
     def compose_body(self) -> ComposeResult:
         yield from ()

@@ -17,7 +17,7 @@ from skyt_tui import locations
 from skyt_tui.engine.catalog import CatalogEntry
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.ui import data
-from skyt_tui.ui.contract_text import constraint_lines, reflow, test_lines
+from skyt_tui.ui.contract_text import describe_constraints, describe_tests, reflow
 from skyt_tui.ui.run_request import RunRequest
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.run_dialog import RunDialog
@@ -151,9 +151,9 @@ class ContractsScreen(SectionScreen):
         text.append("Prompt\n", style="bold underline")
         text.append(reflow(contract.prompt) + "\n\n")
         text.append("Constraints\n", style="bold underline")
-        text.append("\n".join(constraint_lines(contract)) + "\n\n")
+        text.append("\n".join(describe_constraints(contract)) + "\n\n")
         text.append(f"Tests ({len(contract.tests)})\n", style="bold underline")
-        text.append("\n".join(test_lines(contract)) + "\n\n")
+        text.append("\n".join(describe_tests(contract)) + "\n\n")
         text.append("Canon: ", style="bold")
         text.append((data.canon_state(contract) or "– (canon engine not connected in this build)") + "\n")
         parts: list = [text]

@@ -24,7 +24,7 @@ from skyt_tui.ui.widgets.empty_state import EmptyState
 from skyt_tui.ui.widgets.heatmap import Heatmap, HeatmapLegend, order_by_distance, pair_status
 
 RUN_KEYS = Binding.Group("Run", compact=True)
-ORDER_NAMES = {"canon": "distance to canon", "generation": "generation order"}
+ORDER_NAMES = {"canon": "distance to canon", "generation": "generation"}
 
 
 def canon_distances(analysis: RunAnalysis) -> list[float] | None:
@@ -131,9 +131,9 @@ class HeatmapScreen(SectionScreen):
         )
         order = ORDER_NAMES[self.order_mode]
         if self.order_mode == "generation" and canon_distances(self.analysis) is None:
-            order += " (no canon distances in this run)"
+            order += " — no canon"
         line2 = Content.from_markup(
-            "[dim]level[/] $level [dim](v)[/] · $repair [dim](p)[/] · [dim]order[/] $order [dim](o)[/]",
+            "[dim]level[/] $level [dim](v)[/] · $repair [dim](p)[/] · [dim]order:[/] $order [dim](o)[/]",
             level=self.level, repair="after repair" if self.post_repair else "before repair", order=order,
         )
         self.query_one("#heatmap-head", Static).update(line1 + "\n" + line2)

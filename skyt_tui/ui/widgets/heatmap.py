@@ -288,7 +288,8 @@ class Heatmap(ScrollView, can_focus=True):
         width = max(self.size.width - GUTTER, 1)
         height = max(self.size.height - RULER, 1)
         by_width = width // self.n
-        by_height = (height * 2 if not self.glyphs else height) // self.n
+        # colour: a cell is `zoom` half-rows tall; glyphs: ceil(zoom / 2) rows
+        by_height = (height * 2) // self.n if not self.glyphs else 2 * (height // self.n)
         return max(1, min(by_width, by_height, MAX_ZOOM))
 
     def on_resize(self, event: events.Resize) -> None:
@@ -324,8 +325,8 @@ class Heatmap(ScrollView, can_focus=True):
             base = self.rich_style
             self._styles = (
                 base,
-                base + self.get_component_rich_style("heatmap--ruler", partial=True),
-                base + self.get_component_rich_style("heatmap--marker", partial=True),
+                base + self.get_component_rich_style("heatmap--ruler"),
+                base + self.get_component_rich_style("heatmap--marker"),
             )
         return self._styles
 
