@@ -137,6 +137,8 @@ async def test_palette_offers_every_footer_action_and_the_sections():
     app = SkytApp(start="contracts")
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
+        system = [command.title for command in app.get_system_commands(app.screen)]
+        assert "Theme" in system and "Quit" not in system  # quit comes once, from the bindings
         provider = BindingCommands(app.screen)
         names = [hit.text async for hit in provider.discover()]
         for expected in ("Contracts: Run…", "Contracts: Reload", "Help", "Quit", "Light/dark theme",
@@ -402,10 +404,30 @@ async def test_heatmap_post_repair_and_canon_order_say_what_is_missing():
         assert any("post-repair matrix not available yet" in message for message in notifications(app))
         await pilot.press("o")
         assert app.screen.order_mode == "generation"
-        await pilot.press("right_square_bracket")
+        await pilot.press("v", "right_square_bracket")
         await pilot.pause()
         assert app.screen.run_index == 1 and app.screen.query_one("#heatmap").n == 10
+        assert app.screen.level == "alpha"  # the chosen level stays when the run changes
         assert "fib-handwritten-t00" in screen_text(app)
+
+
+@pilot_test
+async def test_heatmap_of_a_run_without_samples_says_so(tmp_path):
+    from skyt_tui.engine.analysis import analyze_run
+    from skyt_tui.engine.sources import load_samples_jsonl
+
+    source = tmp_path / "failed.jsonl"
+    source.write_text('{"run_id": "all-failed", "code": null}\n{"run_id": "all-failed", "code": null}\n')
+    analyses = [analyze_run(run) for run in load_samples_jsonl(source)] + sample_analyses()
+    app = SkytApp(analyses=analyses, start="heatmap")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#heatmap").n == 0
+        assert "no samples to compare: 2 generation(s) failed" in screen_text(app)
+        await pilot.press("enter", "down", "v")
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert "sample 0 × sample 0: d = 0.000" in screen_text(app)
 
 
 @pilot_test

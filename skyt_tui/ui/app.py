@@ -7,10 +7,11 @@ command starts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
 
 from skyt_tui.engine.analysis import RunAnalysis
 from skyt_tui.ui import data
@@ -56,6 +57,12 @@ class SkytApp(App[int]):
         if start is not None and start not in self.MODES:
             raise ValueError(f"unknown section {start!r}; choose one of {', '.join(self.MODES)}")
         self.start_section = start
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's own commands, minus those our bindings already offer (quit) or replace (keys → `?`)."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Quit", "Keys"):
+                yield command
 
     def run_analyses(self) -> list[RunAnalysis]:
         return [*self._analyses, *data.stored_run_analyses()]

@@ -79,6 +79,7 @@ class HeatmapScreen(SectionScreen):
     def on_mount(self) -> None:
         self.analyses = list(self.app.run_analyses())
         if self.analyses:
+            self.level = self.analyses[0].level
             self.query_one(ContentSwitcher).current = "heatmap-view"
             self.show_run(0)
             self.query_one(Heatmap).focus()
@@ -88,8 +89,8 @@ class HeatmapScreen(SectionScreen):
         return self.analyses[self.run_index]
 
     def show_run(self, index: int) -> None:
+        """Show run `index`, keeping the chosen level; after-repair and canon order only where the run has them."""
         self.run_index = index % len(self.analyses)
-        self.level = self.analysis.level
         self.post_repair = False
         self.order_mode = "canon" if canon_distances(self.analysis) is not None else "generation"
         self.redraw()
@@ -117,6 +118,10 @@ class HeatmapScreen(SectionScreen):
         distances = canon_distances(self.analysis)
         order = order_by_distance(distances) if self.order_mode == "canon" and distances is not None else None
         heatmap.set_matrix(matrix, sample_labels(self.analysis), order)
+        if not heatmap.n:
+            failed = self.analysis.metrics.n_failed
+            self.query_one("#heatmap-status", Static).update(
+                Content(f"no samples to compare: {failed} generation(s) failed" if failed else "no samples in this run"))
         self._update_head()
         self.refresh_bindings()
 
