@@ -224,3 +224,17 @@ async def test_two_hundred_samples_render_in_100_lines():
         await pilot.pause()
         assert heatmap.cursor_pair == (199, 199)
         assert heatmap.scroll_offset.x > 0 and heatmap.scroll_offset.y > 0  # scrolled to keep the cursor in view
+
+
+@pilot_test
+async def test_new_data_refits_the_zoom_and_keeps_the_cursor_inside():
+    app = HeatmapApp(Heatmap(np.zeros((20, 20)), glyphs=False))
+    async with app.run_test(size=(60, 24)) as pilot:
+        heatmap = app.heatmap
+        await pilot.pause()
+        assert heatmap.zoom == 2  # 21 lines below the ruler hold 42 half-rows: 20 rows of 2
+        heatmap.move_cursor(15, 15)
+        heatmap.set_matrix(THREE)
+        await pilot.pause()
+        assert heatmap.zoom == heatmap.fit_zoom() == 8
+        assert heatmap.cursor_pair == (2, 2)

@@ -229,6 +229,8 @@ class Heatmap(ScrollView, can_focus=True):
         self._glyph_rows = _bins(self._values, len(GLYPHS))
         self.cursor_row = min(self.cursor_row, max(n - 1, 0))
         self.cursor_col = min(self.cursor_col, max(n - 1, 0))
+        if self._auto_zoom and self.is_attached:
+            self.zoom = self.fit_zoom()
         self._layout_changed()
         if self.is_attached and n:
             self._announce_cursor()
