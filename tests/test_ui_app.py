@@ -201,6 +201,16 @@ async def test_running_an_invalid_contract_is_refused(isolated_home):
         assert any("Cannot run an invalid contract" in message for message in notifications(app))
 
 
+async def start_run(pilot, **values):
+    """Open the run dialog on the selected contract, fill it and submit it."""
+    await pilot.pause()
+    await pilot.press("r")
+    await pilot.pause()
+    await fill_dialog(pilot, **values)
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+
+
 async def fill_dialog(pilot, **values):
     dialog = pilot.app.screen
     assert isinstance(dialog, RunDialog)
@@ -275,11 +285,7 @@ async def test_a_run_shows_live_progress_and_failures():
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
-        await pilot.press("r")
-        await pilot.pause()
-        await fill_dialog(pilot, n="3")
-        await pilot.press("ctrl+s")
+        await start_run(pilot, n="3")
         await app.workers.wait_for_complete()
         await pilot.pause()
         progress = app.screen.query_one(RunProgress)
@@ -305,11 +311,7 @@ async def test_a_run_can_be_cancelled():
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
-        await pilot.press("r")
-        await pilot.pause()
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await start_run(pilot)
         assert started.wait(5)
         screen = app.screen
         assert screen.query_one(RunProgress).running
@@ -329,10 +331,7 @@ async def test_an_engine_error_is_shown_not_raised():
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
-        await pilot.press("r")
-        await pilot.pause()
-        await pilot.press("ctrl+s")
+        await start_run(pilot)
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "Run failed: provider openai: OPENAI_API_KEY is not set" in screen_text(app)

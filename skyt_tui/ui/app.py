@@ -72,10 +72,6 @@ class SkytApp(App[int]):
         first_start = not data.store_has_runs() and not self._analyses
         self.switch_mode(self.start_section or ("welcome" if first_start else "contracts"))
 
-    @property
-    def section(self) -> str:
-        return self.current_mode
-
     def action_section(self, name: str) -> None:
         if name != self.current_mode:
             self.switch_mode(name)

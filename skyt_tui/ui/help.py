@@ -53,6 +53,7 @@ def key_actions(screen: Screen) -> list[KeyAction]:
         entry["shown"] = entry["shown"] or binding.show
     actions = [KeyAction(scope=e["scope"], keys=" / ".join(e["keys"]), description=e["description"],
                          action=e["action"], node=e["node"], shown=e["shown"]) for e in grouped.values()]
+
     def rank(action: KeyAction) -> int:
         return 2 if action.node is app else 0 if isinstance(action.node, Screen) else 1
 

@@ -139,8 +139,8 @@ class Heatmap(ScrollView, can_focus=True):
     }
     """
 
-    class CursorMoved(Message):
-        """The cursor is on matrix positions (i, j) — indices into the matrix as given, not the display order."""
+    class _PairMessage(Message):
+        """About the pair (i, j) of matrix positions — indices into the matrix as given, not the display order."""
 
         def __init__(self, heatmap: "Heatmap", i: int, j: int, distance: float) -> None:
             super().__init__()
@@ -150,16 +150,11 @@ class Heatmap(ScrollView, can_focus=True):
         def control(self) -> "Heatmap":
             return self.heatmap
 
-    class PairSelected(Message):
-        """Enter (or a double click) on the pair (i, j) of matrix positions."""
+    class CursorMoved(_PairMessage):
+        """The cursor moved onto the pair (i, j)."""
 
-        def __init__(self, heatmap: "Heatmap", i: int, j: int, distance: float) -> None:
-            super().__init__()
-            self.heatmap, self.i, self.j, self.distance = heatmap, i, j, distance
-
-        @property
-        def control(self) -> "Heatmap":
-            return self.heatmap
+    class PairSelected(_PairMessage):
+        """Enter (or a double click) on the pair (i, j)."""
 
     zoom: reactive[int] = reactive(1, init=False)
     """Terminal columns per matrix column (and half-rows per matrix row)."""
