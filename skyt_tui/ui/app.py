@@ -1,0 +1,90 @@
+"""The Textual application: five sections as modes over the engine, keys 1–5 to switch between them.
+
+Screens live in `skyt_tui.ui.screens`, engine access in `skyt_tui.ui.data`; this
+module only wires them together. `run_app()` is what `skyt-tui` without a
+command starts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from skyt_tui.engine.analysis import RunAnalysis
+from skyt_tui.ui import data
+from skyt_tui.ui.commands import BindingCommands
+from skyt_tui.ui.help import HelpScreen, key_actions
+from skyt_tui.ui.screens.contracts import ContractsScreen
+from skyt_tui.ui.screens.heatmap import HeatmapScreen
+from skyt_tui.ui.screens.placeholders import BenchmarkScreen, CanonScreen, RunsScreen
+from skyt_tui.ui.screens.welcome import WelcomeScreen
+from skyt_tui.ui.widgets.section_bar import SECTIONS
+
+LIGHT_THEME, DARK_THEME = "textual-light", "textual-dark"
+
+
+class SkytApp(App[int]):
+    TITLE = "skyt-tui"
+    CSS_PATH = "styles.tcss"
+    MODES = {
+        "welcome": WelcomeScreen,
+        "contracts": ContractsScreen,
+        "runs": RunsScreen,
+        "canon": CanonScreen,
+        "heatmap": HeatmapScreen,
+        "benchmark": BenchmarkScreen,
+    }
+    COMMANDS = App.COMMANDS | {BindingCommands}
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    BINDINGS = [
+        # The section keys are shown on the top line (SectionBar), so the footer keeps its room for the section's own keys.
+        *(Binding(str(number), f"section('{name}')", title, show=False, id=f"section-{name}")
+          for number, (name, title) in enumerate(SECTIONS, start=1)),
+        Binding("question_mark", "help", "Help", key_display="?"),
+        Binding("t", "toggle_theme", "Light/dark theme", show=False),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self, *, analyses: Sequence[RunAnalysis] = (), run_executor: data.RunExecutor | None = None,
+                 start: str | None = None) -> None:
+        """`analyses` are drawn in addition to stored runs (dev tool, tests); `run_executor` replaces the run engine."""
+        super().__init__()
+        self._analyses = tuple(analyses)
+        self.run_executor: data.RunExecutor = run_executor or data.execute_run
+        if start is not None and start not in self.MODES:
+            raise ValueError(f"unknown section {start!r}; choose one of {', '.join(self.MODES)}")
+        self.start_section = start
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """Textual's own commands, minus those our bindings already offer (quit) or replace (keys → `?`)."""
+        for command in super().get_system_commands(screen):
+            if command.title not in ("Quit", "Keys"):
+                yield command
+
+    def run_analyses(self) -> list[RunAnalysis]:
+        return [*self._analyses, *data.stored_run_analyses()]
+
+    def on_mount(self) -> None:
+        self.theme = DARK_THEME
+        first_start = not data.store_has_runs() and not self._analyses
+        self.switch_mode(self.start_section or ("welcome" if first_start else "contracts"))
+
+    def action_section(self, name: str) -> None:
+        if name != self.current_mode:
+            self.switch_mode(name)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(key_actions(self.screen)))
+
+    def action_toggle_theme(self) -> None:
+        self.theme = LIGHT_THEME if self.current_theme.dark else DARK_THEME
+
+
+def run_app(*, analyses: Sequence[RunAnalysis] = (), start: str | None = None) -> int:
+    app = SkytApp(analyses=analyses, start=start)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,85 @@
+"""The "start a run" form as data: field parsing and validation without any widgets.
+
+`parse_run_form` turns the five text fields into a frozen `RunRequest`, or raises
+`RunFormError` holding one message per bad field, so the dialog can show every
+problem next to its field at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PROVIDERS = ("openai", "anthropic", "command", "replay")
+MAX_SAMPLES = 1000
+MAX_CONCURRENCY = 64
+MAX_TEMPERATURE = 2.0
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    contract_id: str
+    provider: str
+    model: str
+    n: int
+    temperatures: tuple[float, ...]
+    concurrency: int
+
+
+class RunFormError(ValueError):
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__("; ".join(f"{field}: {reason}" for field, reason in errors.items()))
+        self.errors = errors
+
+
+def _integer(text: str, low: int, high: int) -> tuple[int | None, str | None]:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        return None, f"must be a whole number, not {text.strip()!r}" if text.strip() else "required"
+    if not low <= value <= high:
+        return None, f"must be between {low} and {high}"
+    return value, None
+
+
+def _temperatures(text: str) -> tuple[tuple[float, ...] | None, str | None]:
+    parts = [part.strip() for part in text.replace(";", ",").split(",")]
+    if not any(parts):
+        return None, "required, e.g. 0.0 or 0, 0.5, 1.0"
+    values: list[float] = []
+    for part in parts:
+        if not part:
+            return None, "empty value between commas"
+        try:
+            value = float(part)
+        except ValueError:
+            return None, f"{part!r} is not a number"
+        if not 0.0 <= value <= MAX_TEMPERATURE:
+            return None, f"{part} is outside [0, {MAX_TEMPERATURE:g}]"
+        if value in values:
+            return None, f"{part} is given twice"
+        values.append(value)
+    return tuple(values), None
+
+
+def parse_run_form(contract_id: str, provider: str, model: str, n: str, temperatures: str,
+                   concurrency: str) -> RunRequest:
+    errors: dict[str, str] = {}
+    if provider not in PROVIDERS:
+        errors["provider"] = f"choose one of {', '.join(PROVIDERS)}"
+    model = model.strip()
+    if not model:
+        errors["model"] = "required (model name; for command: the program; for replay: the recording)"
+    n_value, reason = _integer(n, 1, MAX_SAMPLES)
+    if reason:
+        errors["n"] = reason
+    temps, reason = _temperatures(temperatures)
+    if reason:
+        errors["temperatures"] = reason
+    workers, reason = _integer(concurrency, 1, MAX_CONCURRENCY)
+    if reason:
+        errors["concurrency"] = reason
+    if errors:
+        raise RunFormError(errors)
+    assert n_value is not None and temps is not None and workers is not None
+    return RunRequest(contract_id=contract_id, provider=provider, model=model, n=n_value,
+                      temperatures=temps, concurrency=workers)

@@ -1,0 +1,1 @@
+"""One screen per section of the app, plus its modals."""

@@ -1,0 +1,234 @@
+"""Section 1, Contracts: the catalog, one contract in detail, and starting a run of it."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Static
+from textual.worker import get_current_worker
+
+from skyt_tui import locations
+from skyt_tui.engine.catalog import CatalogEntry
+from skyt_tui.engine.errors import SkytError
+from skyt_tui.ui import data
+from skyt_tui.ui.contract_text import describe_constraints, describe_tests, reflow
+from skyt_tui.ui.run_request import RunRequest
+from skyt_tui.ui.screens.base import SectionScreen
+from skyt_tui.ui.screens.run_dialog import RunDialog
+from skyt_tui.ui.widgets.empty_state import empty_state_text
+from skyt_tui.ui.widgets.run_progress import RunProgress
+
+
+def display_error(entry: CatalogEntry) -> str:
+    """The entry's one-line error with its directory left out: the file name is enough on screen."""
+    error = entry.error or "invalid contract"
+    return error.replace(str(entry.path), entry.path.name)
+
+
+def code_syntax(code: str, dark: bool) -> Syntax:
+    return Syntax(code.strip("\n"), "python", theme="ansi_dark" if dark else "ansi_light",
+                  line_numbers=True, word_wrap=False, background_color="default")
+
+
+class RunProgressed(Message):
+    def __init__(self, progress: data.SampleProgress) -> None:
+        super().__init__()
+        self.progress = progress
+
+
+class RunEnded(Message):
+    def __init__(self, outcome: data.RunOutcome | None = None, error: str | None = None) -> None:
+        super().__init__()
+        self.outcome, self.error = outcome, error
+
+
+class ContractsScreen(SectionScreen):
+    SECTION = "contracts"
+    BINDINGS = [
+        Binding("r", "start_run", "Run…"),
+        Binding("c", "cancel_run", "Cancel run"),
+        Binding("ctrl+r", "reload", "Reload"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: list[CatalogEntry] = []
+        self.last_request: RunRequest | None = None
+
+    def compose_body(self) -> ComposeResult:
+        with Horizontal(id="contracts-body"):
+            with Vertical(id="contracts-list-pane"):
+                yield DataTable(id="contracts-table", cursor_type="row", zebra_stripes=True)
+                yield Static(id="contracts-errors")
+            with VerticalScroll(id="contract-detail"):
+                yield Static(id="detail-head")
+                yield Static(id="detail-body")
+        yield RunProgress(id="run-progress")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column("id", key="id")
+        table.add_column("difficulty", key="difficulty")
+        table.add_column("tests", key="tests")
+        table.add_column("canon", key="canon")
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_selected())
+        self.load_contracts()
+        table.focus()
+
+    def load_contracts(self) -> None:
+        table = self.query_one(DataTable)
+        selected = self.selected_entry()
+        self.entries = data.list_contracts()
+        table.clear()
+        for position, entry in enumerate(self.entries):
+            if entry.contract is not None:
+                contract = entry.contract
+                table.add_row(Text(contract.id), contract.difficulty, str(len(contract.tests)),
+                              data.canon_state(contract) or "–", key=str(position))
+            else:
+                table.add_row(Text(entry.path.name, style="red"), Text("invalid", style="bold red"), "–", "–",
+                              key=str(position))
+        errors = [entry for entry in self.entries if entry.contract is None]
+        error_text = Text()
+        for entry in errors:
+            error_text.append("✗ ", style="bold red")
+            error_text.append(display_error(entry) + "\n")
+        error_text.rstrip()
+        self.query_one("#contracts-errors", Static).update(error_text)
+        self.query_one("#contracts-errors").display = bool(errors)
+        if selected is not None:
+            for position, entry in enumerate(self.entries):
+                if entry.path == selected.path:
+                    table.move_cursor(row=position)
+        self.show_selected()
+
+    def selected_entry(self) -> CatalogEntry | None:
+        if not self.entries or not self.is_mounted:
+            return None
+        row = self.query_one(DataTable).cursor_row
+        return self.entries[row] if 0 <= row < len(self.entries) else None
+
+    @on(DataTable.RowHighlighted)
+    def _row_highlighted(self) -> None:
+        self.show_selected()
+
+    def show_selected(self) -> None:
+        head = self.query_one("#detail-head", Static)
+        body = self.query_one("#detail-body", Static)
+        entry = self.selected_entry()
+        if entry is None:
+            head.update(empty_state_text(
+                "No contracts found",
+                ["A contract pins a prompt, its entry point and the oracle tests a sample must pass.",
+                 f"Put your own in {locations.user_contracts_dir()} (TOML, see README 'Contract format')."],
+            ))
+            body.update("")
+            return
+        if entry.contract is None:
+            head.update(Text.assemble((f"✗ {entry.path.name}", "bold red"), f"  ({entry.origin}) — not loaded"))
+            body.update(Text.assemble(
+                (display_error(entry), "red"), "\n\nFix the file and press ctrl+r to reload.",
+            ))
+            return
+        contract = entry.contract
+        head.update(Text.assemble(
+            (contract.title, "bold"), "\n",
+            (f"{contract.id} · v{contract.version} · {contract.difficulty} · {entry.origin}: {entry.path.name}", "dim"),
+        ))
+        body.update(self._detail(entry))
+        self.query_one("#contract-detail", VerticalScroll).scroll_home(animate=False)
+
+    def _detail(self, entry: CatalogEntry) -> Group:
+        contract = entry.contract
+        assert contract is not None
+        text = Text()
+        text.append("Prompt\n", style="bold underline")
+        text.append(reflow(contract.prompt) + "\n\n")
+        text.append("Constraints\n", style="bold underline")
+        text.append("\n".join(describe_constraints(contract)) + "\n\n")
+        text.append(f"Tests ({len(contract.tests)})\n", style="bold underline")
+        text.append("\n".join(describe_tests(contract)) + "\n\n")
+        text.append("Canon: ", style="bold")
+        text.append((data.canon_state(contract) or "– (canon engine not connected in this build)") + "\n")
+        parts: list = [text]
+        if contract.reference:
+            parts.append(Text("Reference solution", style="bold underline"))
+            parts.append(code_syntax(contract.reference, self.app.current_theme.dark))
+        else:
+            parts.append(Text("No reference solution.", style="dim"))
+        return Group(*parts)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        progress = self.query_one(RunProgress) if self.is_mounted else None
+        running = bool(progress and progress.running)
+        if action == "cancel_run":
+            return running
+        if action == "start_run":
+            return None if running else True
+        return True
+
+    def action_reload(self) -> None:
+        self.load_contracts()
+        self.notify(f"{len(self.entries)} contract files", timeout=2)
+
+    def action_start_run(self) -> None:
+        entry = self.selected_entry()
+        if entry is None:
+            self.notify("No contract selected.", severity="warning")
+            return
+        if entry.contract is None:
+            self.notify(f"Cannot run an invalid contract: {display_error(entry)}", severity="error", markup=False)
+            return
+        self.app.push_screen(RunDialog(entry.contract, self.last_request), self._run_requested)
+
+    def _run_requested(self, request: RunRequest | None) -> None:
+        if request is None:
+            return
+        self.last_request = request
+        if not data.run_engine_available() and self.app.run_executor is data.execute_run:
+            self.notify("run engine not available in this build", severity="warning", markup=False)
+            return
+        self.query_one(RunProgress).start(request)
+        self.refresh_bindings()
+        self._execute(request)
+
+    @work(thread=True, exclusive=True, group="run", exit_on_error=False)
+    def _execute(self, request: RunRequest) -> None:
+        worker = get_current_worker()
+        try:
+            outcome = self.app.run_executor(
+                request, lambda progress: self.post_message(RunProgressed(progress)), lambda: worker.is_cancelled,
+            )
+        except SkytError as exc:
+            self.post_message(RunEnded(error=str(exc)))
+        except Exception as exc:  # an engine bug must end in a visible failure, not a silent dead worker
+            self.post_message(RunEnded(error=f"{type(exc).__name__}: {exc}"))
+        else:
+            self.post_message(RunEnded(outcome=outcome))
+
+    def on_run_progressed(self, message: RunProgressed) -> None:
+        self.query_one(RunProgress).record(message.progress)
+
+    def on_run_ended(self, message: RunEnded) -> None:
+        progress = self.query_one(RunProgress)
+        if message.outcome is not None:
+            progress.finish(message.outcome)
+            outcome = message.outcome
+            self.notify(f"Run {'cancelled' if outcome.cancelled else 'finished'}: {outcome.n_done} samples, "
+                        f"{outcome.n_failed} failed", markup=False)
+        else:
+            progress.fail(message.error or "unknown error")
+            self.notify(f"Run failed: {message.error}", severity="error", markup=False)
+        self.refresh_bindings()
+
+    def action_cancel_run(self) -> None:
+        progress = self.query_one(RunProgress)
+        if progress.running:
+            self.workers.cancel_group(self, "run")
+            self.notify("Cancelling the run after the samples in flight…", timeout=3)

@@ -1,0 +1,38 @@
+"""A modal with the unified diff of two samples' normalized code (Enter on a heatmap cell)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Static
+
+from skyt_tui.ui.diff_text import unified_diff_text
+
+
+class PairDiffScreen(ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,q", "dismiss", "Close"),
+        Binding("c", "copy", "Copy diff"),
+    ]
+
+    def __init__(self, title: str, before: str, after: str, before_label: str, after_label: str) -> None:
+        super().__init__(id="pair-diff-screen")
+        self.title_line = title
+        self.diff = unified_diff_text(before, after, before_label, after_label)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="pair-diff"):
+            yield Static(Text(self.title_line, style="bold"), id="pair-diff-title")
+            with VerticalScroll(id="pair-diff-body"):
+                yield Static(self.diff, id="pair-diff-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#pair-diff-body").focus()
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(self.diff.plain)
+        self.notify("Diff copied to the clipboard.", timeout=2)
