@@ -18,6 +18,7 @@ from skyt_tui.engine.errors import SkytError
 COMMAND_MODULES = (
     "skyt_tui.cli.contracts_cmd",
     "skyt_tui.cli.analyze_cmd",
+    "skyt_tui.cli.oracle_cmd",
 )
 
 

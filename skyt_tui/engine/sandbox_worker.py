@@ -573,7 +573,7 @@ class RemoteCallable:
         if opaque is not None:
             raise SandboxBoundaryError(
                 f"{self._name} returned a {opaque.type_name}, which cannot leave the sample process")
-        self._record(encoded)
+        self._record(wire.encode(value))
         return value
 
     def _record(self, encoded: Any) -> None:

@@ -111,6 +111,8 @@ def _encode(value: Any, strict: bool, depth: int, active: set[int]) -> Any:
                               _encode(value.denominator, strict, depth + 1, active)]}
     if kind is decimal.Decimal:
         return {"$decimal": str(value)}
+    if kind is Unencodable and not strict:
+        return {"$unencodable": value.type_name}
     return _encode_foreign(value, strict, depth, active)
 
 
