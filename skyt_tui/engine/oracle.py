@@ -526,7 +526,7 @@ class _Plan:
         if kind == "load_error":
             raised = first.get("x") or {}
             if raised.get("type") in ("SyntaxError", "IndentationError", "TabError"):
-                return "syntax_error", f"syntax error: {_exception_text(raised)}"
+                return "syntax_error", f"syntax error: {_exception_text(raised, with_type=False)}"
             return "load_error", f"loading the program raised {_exception_text(raised)}"
         if kind == "no_entry":
             return "no_entry", str(first.get("why", "the entry point is missing"))[:200]
@@ -570,7 +570,7 @@ class _Plan:
                     reason += f" (threshold {threshold:g}); first failure: test {failing.index + 1} {failing.name!r}"
             elif failing is not None:
                 reason = f"test {failing.index + 1} {failing.name!r}: {failing.error_message or failing.error_type}"
-                if others_ok and passed_tests < required:
+                if threshold < 1.0 and others_ok and passed_tests < required:
                     reason = f"{passed_tests}/{self.test_count} tests passed, {required} needed; " + reason
         return Verdict(passed=passed, pass_fraction=fraction, tests=tuple(tests), status=status,
                        reason=" ".join(reason.split())[:300], isolation=isolation,
@@ -605,12 +605,12 @@ def _seconds(frame: dict[str, Any]) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else 0.0
 
 
-def _exception_text(raised: Any) -> str:
+def _exception_text(raised: Any, *, with_type: bool = True) -> str:
     if not isinstance(raised, dict):
         return "an exception"
     name = str(raised.get("type", "Exception"))[:80]
     message = " ".join(str(raised.get("msg", "")).split())[:160]
-    text = f"{name}: {message}" if message else name
+    text = (f"{name}: {message}" if message else name) if with_type else (message or name)
     if isinstance(raised.get("line"), int):
         text += f" (line {raised['line']})"
     return text

@@ -324,10 +324,13 @@ def describe_exception(exc: BaseException, filename: str = SAMPLE_FILENAME) -> d
     except BaseException:  # a hostile metaclass
         name, mro = "BaseException", ["BaseException"]
     try:
-        message = str(exc)
+        message = exc.msg if type(exc) in (SyntaxError, IndentationError, TabError) else str(exc)
     except BaseException:
         message = "<str() of the exception failed>"
-    info: dict[str, Any] = {"type": name[:120], "mro": [m[:120] for m in mro], "msg": message[:500]}
+    info: dict[str, Any] = {"type": name[:120], "mro": [m[:120] for m in mro], "msg": str(message)[:500]}
+    if type(exc) in (SyntaxError, IndentationError, TabError) and isinstance(exc.lineno, int):
+        info["line"] = exc.lineno
+        return info
     try:
         tb = exc.__traceback__
         line = None
