@@ -394,6 +394,8 @@ class _Plan:
         protocol = None
         if first.get("t") == "loaded":
             protocol = self.read_sample_frames(sample_frames[1:], outcomes)
+        elif first and first.get("t") not in ("load_error", "no_entry", "sandbox_error"):
+            protocol = f"unexpected {str(first.get('t'))[:20]!r} frame from the sample"
         if sample_broken and protocol is None:
             protocol = sample_broken
         checks_done = self.read_checker_frames(checker_frames, outcomes)
@@ -523,6 +525,8 @@ class _Plan:
         if result.limit == "disk":
             return "disk_limit", "disk limit exceeded in the working directory"
         kind = first.get("t")
+        if protocol and kind not in ("loaded", "load_error", "no_entry"):
+            return "protocol_error", protocol
         if kind == "load_error":
             raised = first.get("x") or {}
             if raised.get("type") in ("SyntaxError", "IndentationError", "TabError"):

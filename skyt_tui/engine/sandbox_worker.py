@@ -82,7 +82,7 @@ SECCOMP_MODE_FILTER = 2
 PRELOADED_MODULES = (
     "abc", "array", "base64", "binascii", "bisect", "calendar", "cmath", "collections",
     "collections.abc", "contextlib", "copy", "ctypes", "dataclasses", "datetime", "decimal", "difflib",
-    "enum", "fnmatch", "fractions", "functools", "glob", "hashlib", "heapq", "inspect", "io",
+    "encodings.idna", "enum", "fnmatch", "fractions", "functools", "glob", "hashlib", "heapq", "inspect", "io",
     "itertools", "json", "locale", "math", "numbers", "operator", "pathlib", "pprint", "queue",
     "random", "re", "secrets", "shutil", "signal", "socket", "statistics", "string", "struct",
     "subprocess", "tempfile", "textwrap", "threading", "time", "types", "typing", "unicodedata",

@@ -1,0 +1,290 @@
+"""Hostile samples: each is contained, fails with its reason within timeout + 2 s, and the host
+(this process, its files, its network, its environment, the sandbox pool) is unaffected.
+
+The whole suite runs once per isolation mode: with bubblewrap (skipped where it
+cannot run) and in reduced isolation (limits, uid, seccomp, Landlock only), as
+if bubblewrap were absent. All samples of a mode go through one `check_many`,
+so they run in parallel on the pool, as they would in a real run.
+"""
+
+import os
+import socket
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from skyt_tui.engine import sandbox
+from skyt_tui.engine.contract import load_contract
+from skyt_tui.engine.oracle import Oracle
+
+FIXTURES = Path(__file__).parent / "fixtures" / "oracle"
+ROOT = Path(__file__).resolve().parents[1]
+SECRET = "sk-skyt-hostile-test-0123456789"
+SOLVE = "\ndef solve(x):\n    return x + 1\n"
+
+# kind: (contract, program, statuses it may end with, what its reason must mention)
+HOSTILE = {
+    "infinite_loop": ("hostile", "def solve(x):\n    while True:\n        pass\n", {"timeout"}, "timeout"),
+    "busy_thread": ("hostile", textwrap.dedent("""
+        import threading
+        def spin():
+            while True:
+                pass
+        def solve(x):
+            worker = threading.Thread(target=spin)
+            worker.start()
+            worker.join()
+        """), {"timeout", "cpu_limit"}, ""),
+    "fork_bomb": ("hostile", textwrap.dedent("""
+        import os
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+        """) + SOLVE, {"timeout", "cpu_limit"}, ""),
+    "memory_bomb": ("hostile", "hoard = [bytearray(1 << 30) for _ in range(64)]\n" + SOLVE,
+                    {"load_error"}, "MemoryError"),
+    "memory_creep": ("hostile", textwrap.dedent("""
+        hoard = []
+        while True:
+            hoard.append(bytearray(64 * 1024 * 1024))
+        """) + SOLVE, {"load_error", "timeout"}, ""),
+    "disk_fill": ("hostile", textwrap.dedent("""
+        chunk = b"x" * (1 << 20)
+        index = 0
+        while True:
+            with open(f"fill-{index}", "wb") as handle:
+                handle.write(chunk)
+            index += 1
+        """) + SOLVE, {"disk_limit", "load_error"}, ""),
+    "big_file": ("hostile", "open('big', 'wb').write(b'x' * (200 << 20))\n" + SOLVE, {"load_error"}, "File too large"),
+    "stdout_flood": ("hostile", "while True:\n    print('x' * 10000)\n" + SOLVE, {"output_limit"}, "output limit"),
+    "deep_recursion": ("hostile", textwrap.dedent("""
+        import sys
+        sys.setrecursionlimit(10 ** 8)
+        def down(n):
+            return down(n + 1) + 1
+        down(0)
+        """) + SOLVE, {"timeout", "load_error", "crashed"}, ""),
+    "c_stack_overflow": ("hostile", textwrap.dedent("""
+        import json, sys
+        sys.setrecursionlimit(10 ** 8)
+        nested = []
+        for _ in range(10 ** 5):
+            nested = [nested]
+        json.dumps(nested)
+        """) + SOLVE, {"crashed"}, "SIGSEGV"),
+    "segfault": ("hostile", "import ctypes\nctypes.string_at(0)\n" + SOLVE, {"crashed"}, "SIGSEGV"),
+    "kill_parent": ("hostile", textwrap.dedent("""
+        import os, signal
+        for pid in (os.getppid(), @app_pid@, 1):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        os.kill(-1, signal.SIGKILL)
+        """) + SOLVE, {"load_error"}, "PermissionError"),
+    "read_api_key": ("hostile", textwrap.dedent("""
+        import os
+        def solve(x):
+            for path in ("/proc/@app_pid@/environ", "/proc/self/environ", f"/proc/{os.getppid()}/environ"):
+                try:
+                    print(open(path, "rb").read())
+                except OSError:
+                    pass
+            return os.environ["OPENAI_API_KEY"]
+        """), {"ok"}, "KeyError"),
+    "write_outside": ("hostile", textwrap.dedent("""
+        import os
+        def solve(x):
+            for path in (@outside@, @repo_file@, "/tmp/skyt-hostile-escape"):
+                try:
+                    open(path, "w").write("escaped")
+                except OSError:
+                    pass
+            open(@outside@, "w").write("escaped")
+            return x + 1
+        """), {"ok"}, "Error"),
+    "read_contracts": ("hostile", textwrap.dedent("""
+        def solve(x):
+            return open(@contract_file@).read()
+        """), {"ok"}, "Error"),
+    "network": ("hostile", textwrap.dedent("""
+        import socket
+        def solve(x):
+            connection = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            connection.settimeout(0.5)
+            connection.connect(("127.0.0.1", @port@))
+            connection.sendall(b"exfiltrated")
+            return x + 1
+        """), {"ok"}, "PermissionError"),
+    "subprocess": ("hostile", textwrap.dedent("""
+        import subprocess
+        def solve(x):
+            return int(subprocess.run(["/bin/sh", "-c", "echo 2"], capture_output=True).stdout)
+        """), {"ok"}, "PermissionError"),
+    "sys_exit_early": ("hostile", "import sys\nsys.exit(0)\n" + SOLVE, {"load_error"}, "SystemExit"),
+    "os_exit_early": ("hostile", "import os\nos._exit(0)\n" + SOLVE, {"exited"}, "exited"),
+    "exit_in_call": ("hostile", "import os\ndef solve(x):\n    os._exit(0)\n", {"exited"}, "exited"),
+    "always_equal": ("hostile", textwrap.dedent("""
+        class Anything(int):
+            pass
+        class Equal:
+            def __eq__(self, other):
+                return True
+            __hash__ = object.__hash__
+        def solve(x):
+            return Equal()
+        """), {"ok"}, "unencodable"),
+    "prints_passed": ("hostile", textwrap.dedent("""
+        import json, os, struct
+        for fd in range(3, 40):
+            for frame in ({"t": "tests_done"}, {"t": "check", "i": 0, "passed": True, "calls": []},
+                          {"t": "checks_done"}):
+                body = json.dumps(frame).encode()
+                try:
+                    os.write(fd, struct.pack(">I", len(body)) + body)
+                except OSError:
+                    pass
+        print("passed")
+        print("2 passed in 0.01s")
+        def solve(x):
+            return None
+        """), {"protocol_error"}, "unexpected 'tests_done' frame"),
+    "patch_builtins": ("hostile_check", textwrap.dedent("""
+        import builtins, math
+        builtins.abs = lambda value: 0
+        math.isclose = lambda *args, **kwargs: True
+        builtins.AssertionError = type("AssertionError", (Exception,), {})
+        def half(x):
+            return 0.0 if x == 3 else x / 2
+        """), {"ok"}, "assertion failed at line 2"),
+    "sabotage_harness": ("hostile_check", textwrap.dedent("""
+        import builtins, json
+        builtins.isinstance = lambda *args: True
+        json.dumps = lambda *args, **kwargs: '{"t": "check", "i": 0, "passed": true}'
+        def half(x):
+            return "not a number"
+        """), {"exited", "protocol_error", "ok"}, ""),
+    "exit_before_check": ("hostile_check", "import os\nos._exit(0)\ndef half(x):\n    return x / 2\n",
+                          {"exited"}, "exited"),
+}
+
+
+def fill_in(template, values):
+    for name, value in values.items():
+        template = template.replace(f"@{name}@", value)
+    return template
+
+
+def isolation_modes():
+    modes = []
+    problem = sandbox._bwrap_probe()
+    modes.append(pytest.param("bubblewrap", marks=pytest.mark.skipif(problem is not None, reason=str(problem))))
+    modes.append("reduced")
+    return modes
+
+
+@pytest.fixture(scope="module", params=isolation_modes())
+def hostile_run(request, tmp_path_factory):
+    mode = request.param
+    outside = tmp_path_factory.mktemp("outside") / "escaped.txt"
+    repo_file = ROOT / "hostile-escape.txt"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.setblocking(False)
+    fill = {"app_pid": str(os.getpid()), "outside": repr(str(outside)), "repo_file": repr(str(repo_file)),
+            "port": str(listener.getsockname()[1]), "contract_file": repr(str(FIXTURES / "hostile.toml"))}
+    previous = os.environ.get("OPENAI_API_KEY")
+    os.environ["OPENAI_API_KEY"] = SECRET
+    try:
+        with Oracle(workers=2, isolation=mode) as oracle:
+            zygotes_before = [slot.proc.pid for slot in oracle._pool._slots]
+            kinds = sorted(HOSTILE)
+            contracts = {name: load_contract(FIXTURES / f"{name}.toml") for name in ("hostile", "hostile_check")}
+            jobs = [(contracts[HOSTILE[k][0]], fill_in(HOSTILE[k][1], fill)) for k in kinds]
+            start = time.monotonic()
+            verdicts = dict(zip(kinds, oracle.check_many(jobs)))
+            wall = time.monotonic() - start
+            after = oracle.check(contracts["hostile"], contracts["hostile"].reference)
+            zygotes_after = [slot.proc.pid for slot in oracle._pool._slots]
+            uids = [slot.uid for slot in oracle._pool._slots if slot.uid is not None]
+            base = oracle._pool._base
+            base_usage = sum(f.stat().st_size for f in Path(base).rglob("*") if f.is_file())
+        try:
+            connection, _ = listener.accept()
+            connection.close()
+            connected = True
+        except BlockingIOError:
+            connected = False
+        yield {
+            "mode": mode, "verdicts": verdicts, "wall": wall, "after": after, "connected": connected,
+            "zygotes": (zygotes_before, zygotes_after), "uids": uids, "outside": outside,
+            "repo_file": repo_file, "base_usage": base_usage,
+        }
+    finally:
+        listener.close()
+        if previous is None:
+            os.environ.pop("OPENAI_API_KEY", None)
+        else:
+            os.environ["OPENAI_API_KEY"] = previous
+
+
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_hostile_sample_is_contained_and_fails_with_its_reason(hostile_run, kind):
+    contract_name, _, statuses, mention = HOSTILE[kind]
+    verdict = hostile_run["verdicts"][kind]
+    assert not verdict.passed
+    assert verdict.status in statuses, (verdict.status, verdict.reason)
+    assert verdict.reason
+    text = verdict.reason + " ".join(o.error_message or "" for o in verdict.tests)
+    assert mention in text, (mention, text)
+    assert verdict.duration_s <= 1.0 + 2.0, verdict.duration_s
+    assert verdict.isolation == hostile_run["mode"]
+    assert SECRET not in verdict.output and SECRET not in str(verdict.to_dict())
+
+
+def test_the_host_is_unaffected(hostile_run):
+    assert not hostile_run["outside"].exists()
+    assert not hostile_run["repo_file"].exists()
+    assert not Path("/tmp/skyt-hostile-escape").exists()
+    assert not hostile_run["connected"], "a sample reached a listener on 127.0.0.1"
+    before, after = hostile_run["zygotes"]
+    assert before == after, "a sandbox worker died (a sample reached its parent)"
+    assert hostile_run["after"].passed, "the pool no longer runs a good sample"
+    assert hostile_run["base_usage"] < 1 << 20, "a sample's files outlived its job"
+    assert hostile_run["wall"] < 30
+
+
+def test_no_sample_process_survives(hostile_run):
+    if not hostile_run["uids"]:
+        pytest.skip("samples run under the app's own uid here (not root)")
+    deadline = time.monotonic() + 2
+    while True:
+        survivors = [entry for entry in os.listdir("/proc") if entry.isdigit() and _uid_of(entry) in hostile_run["uids"]]
+        if not survivors or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert survivors == []
+
+
+def _uid_of(pid):
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+
+
+@pytest.mark.parametrize("mode", isolation_modes())
+def test_a_hung_sample_is_reported_within_timeout_plus_two_seconds_of_wall_time(mode):
+    contract = load_contract(FIXTURES / "hostile.toml")
+    with Oracle(workers=1, isolation=mode) as oracle:
+        start = time.monotonic()
+        verdict = oracle.check(contract, HOSTILE["fork_bomb"][1])
+        elapsed = time.monotonic() - start
+    assert verdict.status in ("timeout", "cpu_limit") and not verdict.passed
+    assert elapsed < contract.oracle.timeout_s + 2.0
