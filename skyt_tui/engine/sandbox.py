@@ -252,8 +252,11 @@ class _Slot:
 class SandboxPool:
     """Warm zygotes, one per worker; `run` sends jobs to whichever is idle."""
 
-    def __init__(self, *, workers: int | None = None, isolation: str = "auto", limits: Limits = Limits()) -> None:
+    def __init__(self, *, workers: int | None = None, isolation: str = "auto", limits: Limits = Limits(),
+                 without: tuple[str, ...] = ()) -> None:
+        """`without` ("seccomp", "landlock") switches a layer off, to test that the others still hold."""
         self.isolation = resolve_isolation(isolation)
+        self._without = frozenset(without)
         self.limits = limits
         self.workers = max(1, workers or default_workers())
         self._closing = False
@@ -422,7 +425,8 @@ class SandboxPool:
         slot.outbuf.clear()
         slot.stderr_tail = b""
         config = {"sample_uid": slot.uid, "workdir": workdir, "read_paths": read_paths(),
-                  "hidden_paths": hidden_paths(), "limits": asdict(self.limits)}
+                  "hidden_paths": hidden_paths(), "limits": asdict(self.limits),
+                  "seccomp": "seccomp" not in self._without, "landlock": "landlock" not in self._without}
         body = json.dumps(config).encode("utf-8")
         slot.outbuf += _FRAME.pack(len(body)) + body
         for stream, role in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
