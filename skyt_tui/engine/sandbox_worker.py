@@ -616,6 +616,22 @@ def free_names(tree: ast.AST) -> list[str]:
     return sorted(loaded - bound - set(dir(builtins)))
 
 
+_compiled_checks: dict[str, tuple[types.CodeType, list[str]]] = {}
+
+
+def compile_check(code_text: str) -> tuple[types.CodeType, list[str]]:
+    """A check body's code object and free names; the zygote fills this cache before forking,
+    so every checker child of a contract reuses one compilation (contract code, never sample code)."""
+    cached = _compiled_checks.get(code_text)
+    if cached is None:
+        tree = ast.parse(code_text, CHECK_FILENAME)
+        cached = (compile(tree, CHECK_FILENAME, "exec", dont_inherit=True), free_names(tree))
+        if len(_compiled_checks) >= 256:
+            _compiled_checks.clear()
+        _compiled_checks[code_text] = cached
+    return cached
+
+
 class CheckHarness:
     """Runs inside C: the contract's check bodies against proxies of the sample."""
 
@@ -640,17 +656,16 @@ class CheckHarness:
 
     def run_one(self, code_text: str, calls: list[Any]) -> None:
         linecache.cache[CHECK_FILENAME] = (len(code_text), None, code_text.splitlines(True), CHECK_FILENAME)
-        tree = ast.parse(code_text, CHECK_FILENAME)
+        code, wanted = compile_check(code_text)
         namespace: dict[str, Any] = {"__name__": "__check__", "__builtins__": builtins}
         entry = self.job["entry"]
-        wanted = free_names(tree)
         if wanted:
             found = self.client.request({"op": "names", "names": wanted}).get("names")
             if not isinstance(found, dict):
                 raise SandboxBoundaryError("the sample process sent a malformed name list")
             for name in wanted:
                 namespace.update(self.proxy(name, found.get(name), calls if name == entry else None))
-        exec(compile(tree, CHECK_FILENAME, "exec", dont_inherit=True), namespace)
+        exec(code, namespace)
         check = namespace.get("check")
         if not callable(check):
             raise NameError("the check code does not define check(candidate)")
@@ -779,6 +794,11 @@ class Zygote:
         start = time.monotonic()
         deadline = start + float(job["timeout_s"])
         checks = bool(job.get("checks"))
+        for check in job.get("checks", ()):
+            try:
+                compile_check(check["code"])
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                pass  # the checker child compiles it again and reports the error
         sample_results = os.pipe()
         output = os.pipe()
         requests = os.pipe() if checks else None
