@@ -92,7 +92,7 @@ def run_samples(args: argparse.Namespace) -> int:
         return 0
     out = console()
     table = Table(title=f"oracle: {contract.id}", title_justify="left")
-    for column in ("sample", "verdict", "tests", "status", "reason"):
+    for column in ("sample", "verdict", "outcomes", "status", "reason"):
         table.add_column(column, overflow="fold")
     for path, verdict in zip(paths, verdicts):
         passed_tests = sum(o.passed for o in verdict.tests)
