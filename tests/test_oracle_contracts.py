@@ -285,3 +285,18 @@ def test_output_is_captured_and_capped(oracle):
     contract = fixture("hostile")
     verdict = oracle.check(contract, "print('hello from the sample')\ndef solve(x):\n    return x + 1\n")
     assert verdict.passed and verdict.output == "hello from the sample\n"
+
+
+def test_a_broken_check_body_fails_the_check_not_the_oracle(oracle):
+    contract = fixture("checks")
+    broken = replace(contract, tests=(replace(contract.tests[0], code="def check(candidate)\n    pass\n"),))
+    verdict = oracle.check(broken, contract.reference)
+    assert not verdict.passed and verdict.status == "ok"
+    assert verdict.tests[0].error_type == "SyntaxError"
+
+
+def test_values_the_sandbox_cannot_carry_are_a_contract_error(oracle):
+    contract = fixture("calls")
+    odd = replace(contract, tests=(replace(contract.tests[0], args=(object(),)),))
+    with pytest.raises(ContractError, match="cannot be sent to the sandbox"):
+        oracle.check(odd, contract.reference)

@@ -306,6 +306,12 @@ class _Plan:
     """A contract compiled for the sandbox: the job payload (minus the program) and the slots to judge."""
 
     def __init__(self, contract: Contract) -> None:
+        try:
+            self._build(contract)
+        except wire.EncodeError as exc:
+            raise ContractError(f"{contract.path or contract.id}: a test value cannot be sent to the sandbox ({exc})") from None
+
+    def _build(self, contract: Contract) -> None:
         self.contract = contract
         self.slots: list[_Slot] = []
         tests, checks = [], []

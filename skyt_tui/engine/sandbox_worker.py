@@ -948,7 +948,8 @@ class Zygote:
 class Watch:
     """Waits for one job's processes: collects their pipes, enforces deadline and caps."""
 
-    TICK_S = 0.25
+    TICK_S = 0.05
+    """How often a running job's disk use is measured (and the longest wait without a pidfd)."""
 
     def __init__(self, zygote: Zygote, job: dict[str, Any], deadline: float, sample_pid: int,
                  checker_pid: int | None, sample_fd: int, output_fd: int, checker_fd: int | None) -> None:
