@@ -38,7 +38,7 @@ def test_samples_as_a_table(tmp_path, capsys):
     loops = write(tmp_path / "loops.py", "def solve(x):\n    while True:\n        pass\n")
     assert main(["oracle", str(CONTRACT), str(good), str(loops)]) == 0
     captured = capsys.readouterr()
-    assert "PASS" in captured.out and "FAIL" in captured.out and "timeout after 1 s" in captured.out
+    assert "PASS" in captured.out and "FAIL" in captured.out and "timeout after 1.5 s" in captured.out
     assert "reduced isolation" in captured.err
 
 
