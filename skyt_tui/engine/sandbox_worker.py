@@ -876,9 +876,7 @@ class Zygote:
                 os.closerange(low, fd)
                 low = fd + 1
         os.closerange(low, max(resource.getrlimit(resource.RLIMIT_NOFILE)[0], low))
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE):
-            signal.signal(signum, signal.SIG_DFL if signum != signal.SIGPIPE else signal.SIG_IGN)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past RLIMIT_FSIZE fails with EFBIG instead
         limits = self.limits
         cpu = int(float(job["timeout_s"])) + 2
         for which, value in ((resource.RLIMIT_CPU, (cpu, cpu + 1)),
