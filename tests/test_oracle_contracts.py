@@ -300,3 +300,14 @@ def test_values_the_sandbox_cannot_carry_are_a_contract_error(oracle):
     odd = replace(contract, tests=(replace(contract.tests[0], args=(object(),)),))
     with pytest.raises(ContractError, match="cannot be sent to the sandbox"):
         oracle.check(odd, contract.reference)
+
+
+def test_checks_see_in_place_changes_to_arguments(oracle):
+    contract = fixture("mutation")
+    assert oracle.check(contract, contract.reference).passed
+    in_place = "def sorted_copy(values):\n    values.sort()\n    return values\n\n\ndef sort_in_place(values):\n    values.sort()\n"
+    verdict = oracle.check(contract, in_place)
+    assert verdict.pass_vector() == (False, True)
+    assert verdict.tests[0].error_message.endswith("(sorted_copy modified its argument)")
+    copying = "def sorted_copy(values):\n    return sorted(values)\n\n\ndef sort_in_place(values):\n    return sorted(values)\n"
+    assert oracle.check(contract, copying).pass_vector() == (True, False)

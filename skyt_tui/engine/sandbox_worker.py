@@ -410,12 +410,18 @@ class SampleHarness:
         self.emit({"t": "tests_done"})
 
     @staticmethod
-    def call(function: Any, args: Any, kwargs: Any) -> dict[str, Any]:
+    def call(function: Any, args: Any, kwargs: Any, report_arguments: bool = False) -> dict[str, Any]:
+        """Call with fresh copies of the arguments; with `report_arguments`, also send back their
+        state afterwards, so the checker can mirror in-place changes into its own objects."""
+        call_args, call_kwargs = wire.decode(args), wire.decode(kwargs)
         try:
-            value = function(*wire.decode(args), **wire.decode(kwargs))
+            value = function(*call_args, **call_kwargs)
+            reply = {"r": encode_result(value)}
         except BaseException as exc:
-            return {"x": describe_exception(exc)}
-        return {"r": encode_result(value)}
+            reply = {"x": describe_exception(exc)}
+        if report_arguments:
+            reply["after"] = [encode_result(call_args), encode_result(call_kwargs)]
+        return reply
 
     def stateful(self, cls: Any, test: dict[str, Any]) -> dict[str, Any]:
         init_args, init_kwargs = test["init"]
@@ -471,7 +477,7 @@ class SampleHarness:
         if target is None:
             return {"x": {"type": "NameError", "mro": ["NameError", "Exception", "BaseException", "object"],
                           "msg": f"name {request['name']!r} is not defined"}}
-        return self.call(target, request["args"], request["kwargs"])
+        return self.call(target, request["args"], request["kwargs"], report_arguments=True)
 
 
 def flush_stdio() -> None:
@@ -563,6 +569,7 @@ class RemoteCallable:
             raise SandboxBoundaryError(f"cannot pass an argument to {self._name}: {exc}") from None
         reply = self._client.request({"op": "call", "name": self._name, "args": encoded_args,
                                       "kwargs": encoded_kwargs})
+        mirror_arguments(args, kwargs, encoded_args, encoded_kwargs, reply.get("after"))
         if "x" in reply:
             error = rebuild_exception(reply["x"])
             self._record({"$raised": type(error).__name__})
@@ -585,6 +592,36 @@ class RemoteCallable:
 
     def __repr__(self) -> str:
         return f"<sample function {self._name}>"
+
+
+def mirror_arguments(args: tuple[Any, ...], kwargs: dict[str, Any], sent_args: Any, sent_kwargs: Any,
+                     after: Any) -> None:
+    """Apply the sample's in-place changes to the check's own arguments.
+
+    Arguments cross by value, so a check asserting that `candidate(data)`
+    left `data` alone (or sorted it in place) needs the copy-back. Top-level
+    lists, dicts, sets and bytearrays are updated in place; nested objects are
+    replaced, and immutable arguments cannot change anyway.
+    """
+    if not (isinstance(after, list) and len(after) == 2 and isinstance(after[0], list)
+            and isinstance(after[1], dict) and len(after[0]) == len(args)):
+        return
+    pairs = list(zip(args, sent_args, after[0]))
+    pairs += [(kwargs[key], sent_kwargs.get(key), after[1].get(key)) for key in kwargs if key in after[1]]
+    for target, before, now in pairs:
+        if type(target) not in (list, dict, set, bytearray) or wire.canonical(before) == wire.canonical(now):
+            continue
+        try:
+            value = wire.decode(now)
+        except wire.DecodeError:
+            continue
+        if type(value) is not type(target):
+            continue
+        if isinstance(target, (list, bytearray)):
+            target[:] = value
+        else:
+            target.clear()
+            target.update(value)
 
 
 def _first_unencodable(value: Any) -> Any:
