@@ -693,10 +693,25 @@ class Oracle:
     def check(self, contract: Contract, code: str) -> Verdict:
         return self.check_many([(contract, code)])[0]
 
-    def check_many(self, jobs: Sequence[tuple[Contract, str]]) -> list[Verdict]:
+    def check_many(self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False) -> list[Verdict]:
+        """Verdicts in input order, the jobs run in parallel on all workers.
+
+        With `dedupe`, a program repeated for the same contract object within
+        this call runs once and its copies share the verdict: right for
+        deterministic programs (and for repeatability metrics, which measure
+        generation, not execution noise), much faster on repetitive samples.
+        """
         verdicts: list[Verdict | None] = [None] * len(jobs)
         running = []
+        first_of: dict[tuple[int, str], int] = {}
+        copies: list[tuple[int, int]] = []
         for position, (contract, code) in enumerate(jobs):
+            if dedupe:
+                key = (id(contract), code)
+                if key in first_of:
+                    copies.append((position, first_of[key]))
+                    continue
+                first_of[key] = position
             plan = self._plan(contract)
             early, constraint_outcomes = plan.early_verdict(code, self.isolation)
             if early is not None:
@@ -706,6 +721,8 @@ class Oracle:
             running.append((position, plan, constraint_outcomes, future))
         for position, plan, constraint_outcomes, future in running:
             verdicts[position] = plan.verdict(future.result(), constraint_outcomes, self.isolation)
+        for position, original in copies:
+            verdicts[position] = verdicts[original]
         return verdicts  # type: ignore[return-value]
 
     def _plan(self, contract: Contract) -> _Plan:
