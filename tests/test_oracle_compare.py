@@ -4,7 +4,7 @@ import ast
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skyt_tui.engine.contract import Entry
@@ -143,3 +143,38 @@ def test_behaviour_metrics_edge_cases():
     assert output_equivalence_rate(constrained) == 1.0  # constraints have no output
     with pytest.raises(ValueError):
         output_equivalence_rate([verdict([True], ["1"]), verdict([True, True], ["1", "2"])])
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(["t", "i", "r", "x", "steps", "init_x", "$set", "$tuple", "type", "mro"]), inner, max_size=3),
+    max_leaves=8,
+)
+frame = st.fixed_dictionaries(
+    {"t": st.sampled_from(["loaded", "load_error", "no_entry", "call", "stateful", "tests_done", "sandbox_error"]),
+     "i": st.integers(0, 2)},
+    optional={"r": json_values, "x": json_values, "steps": json_values, "init_x": json_values})
+frames = st.tuples(st.booleans(), st.lists(st.one_of(frame, json_values), max_size=6)).map(
+    lambda pair: ([{"t": "loaded"}] if pair[0] else []) + pair[1])
+
+
+@settings(max_examples=300, deadline=None)
+@given(frames, st.sampled_from(["calls", "stack"]))
+@example([{"t": "loaded"}, {"t": "call", "i": 0, "x": "boom"}], "calls")
+@example([{"t": "load_error", "x": [1]}], "calls")
+@example([{"t": "loaded"}, {"t": "stateful", "i": 0, "steps": ["a", 1, None, {}, [], 2, 3, 4]}], "stack")
+def test_any_stream_a_sample_writes_gives_a_verdict_never_a_crash(stream_frames, name):
+    import json
+    from pathlib import Path
+
+    from skyt_tui.engine.contract import load_contract
+    from skyt_tui.engine.oracle import _Plan
+    from skyt_tui.engine.sandbox import ProcessExit, RunResult
+
+    contract = load_contract(Path(__file__).parent / "fixtures" / "oracle" / f"{name}.toml")
+    stream = b"".join(len(body).to_bytes(4, "big") + body
+                      for body in (json.dumps(frame).encode() for frame in stream_frames))
+    result = RunResult(stream, b"", b"", 0, ProcessExit(0, None), None, False, None, None, 0.01)
+    verdict = _Plan(contract).verdict(result, [], "reduced")
+    assert len(verdict.tests) == len(_Plan(contract).sandboxed)
+    assert isinstance(verdict.reason, str)

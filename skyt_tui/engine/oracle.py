@@ -395,7 +395,7 @@ class _Plan:
         checker_frames, checker_broken = _frames(result.checker_stream)
         outcomes: dict[int, TestOutcome] = {}
         first = sample_frames[0] if sample_frames else {}
-        sandbox_error = next((f.get("error") for f in (*sample_frames[:1], *checker_frames[:1])
+        sandbox_error = next((str(f.get("error"))[:200] for f in (*sample_frames[:1], *checker_frames[:1])
                               if f.get("t") == "sandbox_error"), None)
         protocol = None
         if first.get("t") == "loaded":
@@ -424,8 +424,8 @@ class _Plan:
             slot = self.slots[expected[position]]
             try:
                 outcomes[slot.index] = self.judge(slot, frame)
-            except (wire.DecodeError, KeyError, TypeError, ValueError) as exc:
-                outcomes[slot.index] = _failed(slot, "ProtocolError", f"malformed result: {str(exc)[:100]}")
+            except Exception as exc:  # the frame is the sample's data: malformed means failed, never a crash
+                outcomes[slot.index] = _failed(slot, "ProtocolError", f"malformed result ({type(exc).__name__})")
             position += 1
         return None
 
@@ -534,7 +534,7 @@ class _Plan:
         if protocol and kind not in ("loaded", "load_error", "no_entry"):
             return "protocol_error", protocol
         if kind == "load_error":
-            raised = first.get("x") or {}
+            raised = first.get("x") if isinstance(first.get("x"), dict) else {}
             if raised.get("type") in ("SyntaxError", "IndentationError", "TabError"):
                 return "syntax_error", f"syntax error: {_exception_text(raised, with_type=False)}"
             return "load_error", f"loading the program raised {_exception_text(raised)}"

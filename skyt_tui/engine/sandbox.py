@@ -70,7 +70,7 @@ class Limits:
     open_files: int = 256
     output_bytes: int = 1 << 20
     output_keep: int = 4096
-    result_bytes: int = 64 << 20
+    result_bytes: int = 16 << 20
     grace_s: float = 2.0
 
 
