@@ -174,6 +174,18 @@ HOSTILE = {
 }
 
 
+NEEDS = {
+    "read_contracts": {"bubblewrap", "landlock"},
+    "write_outside": {"bubblewrap", "landlock"},
+    "network": {"bubblewrap", "seccomp", "landlock"},
+    "kill_parent": {"uid", "seccomp", "landlock"},
+    "read_api_key": {"bubblewrap", "uid", "landlock"},
+    "subprocess": {"seccomp"},
+}
+"""Kinds that only some layers can contain: any one of them suffices. Reduced isolation on a
+kernel without Landlock (or seccomp) cannot, and the test says so instead of failing."""
+
+
 def fill_in(template, values):
     for name, value in values.items():
         template = template.replace(f"@{name}@", value)
@@ -260,6 +272,9 @@ def host(request, tmp_path_factory):
 
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
 def test_hostile_sample_is_contained_and_fails_with_its_reason(host, kind):
+    layers = {layer.split("-")[0] for layer in host.oracle.layers}
+    if kind in NEEDS and not NEEDS[kind] & layers:
+        pytest.skip(f"{host.mode} isolation here ({', '.join(sorted(layers))}) cannot contain {kind}")
     contract, program = host.job(kind)
     statuses, mention = HOSTILE[kind][2:]
     zygotes = host.zygotes()

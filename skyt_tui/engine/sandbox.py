@@ -51,6 +51,7 @@ WORKER_ENV = {"PYTHONHASHSEED": "0", "PYTHONUTF8": "1", "PYTHONDONTWRITEBYTECODE
 """The whole environment of a worker: fixed hash seed for deterministic set order; no secrets."""
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc")
 STARTUP_TIMEOUT_S = 30.0
+MAX_WORKERS = 256
 _FRAME = struct.Struct(">I")
 _pool_counter = iter(range(1 << 30))
 
@@ -258,7 +259,7 @@ class SandboxPool:
         self.isolation = resolve_isolation(isolation)
         self._without = frozenset(without)
         self.limits = limits
-        self.workers = max(1, workers or default_workers())
+        self.workers = min(max(1, workers or default_workers()), MAX_WORKERS)
         self._closing = False
         self._closed = threading.Event()
         self._lock = threading.Lock()
@@ -269,7 +270,7 @@ class SandboxPool:
         os.set_blocking(self._wake_w, False)
         self._base = tempfile.mkdtemp(prefix="skyt-sandbox-")
         os.chmod(self._base, 0o711)
-        uid_offset = ((os.getpid() % 65536) * 4 + next(_pool_counter) % 4) * 64
+        uid_offset = ((os.getpid() % 16384) * 4 + next(_pool_counter) % 4) * MAX_WORKERS
         root = os.geteuid() == 0
         self._slots = [_Slot(i, SAMPLE_UID_BASE + uid_offset + i if root else None) for i in range(self.workers)]
         self._selector = selectors.DefaultSelector()
