@@ -1,17 +1,22 @@
 """Pure parts of the oracle: value comparison, constraint analysis, pass@k, behaviour metrics."""
 
 import ast
+import functools
+import json
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from skyt_tui.engine.contract import Entry
+from skyt_tui.engine.contract import Entry, load_contract
 from skyt_tui.engine.oracle import (
     TestOutcome, Verdict, forbidden_calls_used, forbidden_imports_used, forbidden_nodes_used, is_recursive,
     output_equivalence_rate, pass_at_k, pass_rate, r_behavioral, values_match,
 )
+from skyt_tui.engine.oracle import _Plan
+from skyt_tui.engine.sandbox import ProcessExit, RunResult
 from skyt_tui.engine.wire import Unencodable
 
 
@@ -158,23 +163,21 @@ frames = st.tuples(st.booleans(), st.lists(st.one_of(frame, json_values), max_si
     lambda pair: ([{"t": "loaded"}] if pair[0] else []) + pair[1])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(frames, st.sampled_from(["calls", "stack"]))
 @example([{"t": "loaded"}, {"t": "call", "i": 0, "x": "boom"}], "calls")
 @example([{"t": "load_error", "x": [1]}], "calls")
 @example([{"t": "loaded"}, {"t": "stateful", "i": 0, "steps": ["a", 1, None, {}, [], 2, 3, 4]}], "stack")
 def test_any_stream_a_sample_writes_gives_a_verdict_never_a_crash(stream_frames, name):
-    import json
-    from pathlib import Path
-
-    from skyt_tui.engine.contract import load_contract
-    from skyt_tui.engine.oracle import _Plan
-    from skyt_tui.engine.sandbox import ProcessExit, RunResult
-
-    contract = load_contract(Path(__file__).parent / "fixtures" / "oracle" / f"{name}.toml")
+    plan = fixture_plan(name)
     stream = b"".join(len(body).to_bytes(4, "big") + body
                       for body in (json.dumps(frame).encode() for frame in stream_frames))
     result = RunResult(stream, b"", b"", 0, ProcessExit(0, None), None, False, None, None, 0.01)
-    verdict = _Plan(contract).verdict(result, [], "reduced")
-    assert len(verdict.tests) == len(_Plan(contract).sandboxed)
+    verdict = plan.verdict(result, [], "reduced")
+    assert len(verdict.tests) == len(plan.sandboxed)
     assert isinstance(verdict.reason, str)
+
+
+@functools.cache
+def fixture_plan(name):
+    return _Plan(load_contract(Path(__file__).parent / "fixtures" / "oracle" / f"{name}.toml"))
