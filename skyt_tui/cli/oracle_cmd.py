@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("samples", nargs="*", metavar="SAMPLE.py", help="sample programs to check")
     parser.add_argument("--humaneval", metavar="DIR", type=Path,
                         help="score a human-eval folder: pass rate per task, pass@k overall")
-    parser.add_argument("-k", dest="ks", default=",".join(map(str, DEFAULT_KS)),
+    parser.add_argument("-k", dest="ks", metavar="K[,K...]", default=",".join(map(str, DEFAULT_KS)),
                         help="pass@k values for --humaneval, comma-separated (default 1,10,100)")
     parser.add_argument("--limit", type=int, default=None, help="--humaneval: only the first N samples")
     parser.add_argument("--timeout", type=float, default=3.0,
@@ -105,7 +105,7 @@ def run_samples(args: argparse.Namespace) -> int:
 
 def _print_isolation(isolation: str, layers: tuple[str, ...]) -> None:
     if isolation == "reduced":
-        error_console().print(Text(f"reduced isolation (no bubblewrap): {', '.join(layers)}", style="yellow"))
+        error_console().print(Text(f"reduced isolation (without bubblewrap): {', '.join(layers)}", style="yellow"))
     else:
         console().print(Text(f"isolation: {isolation} ({', '.join(layers)})", style="dim"))
 
