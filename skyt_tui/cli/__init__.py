@@ -18,6 +18,11 @@ from skyt_tui.engine.errors import SkytError
 COMMAND_MODULES = (
     "skyt_tui.cli.contracts_cmd",
     "skyt_tui.cli.analyze_cmd",
+    "skyt_tui.cli.run_cmd",
+    "skyt_tui.cli.runs_cmd",
+    "skyt_tui.cli.import_cmd",
+    "skyt_tui.cli.gate_cmd",
+    "skyt_tui.cli.demo_cmd",
 )
 
 
