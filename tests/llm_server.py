@@ -11,6 +11,7 @@ first served); when the script is used up, `default` answers. Steps:
   ("timeout", seconds)    sleep, then answer ok (the client should have given up)
   ("malformed",)          200 with a body that is not JSON
   ("slow", seconds, text) sleep, then 200 with `text`
+  ("hold", event, text)   wait until the threading.Event is set, then 200 with `text`
 Every request is logged with its arrival time and JSON body.
 """
 
@@ -88,6 +89,9 @@ class FakeLLMServer:
             kind, step = "ok", ("ok", "def f(x):\n    return x\n")
         if kind == "slow":
             time.sleep(step[1])
+            kind, step = "ok", ("ok", step[2])
+        if kind == "hold":
+            step[1].wait(60)
             kind, step = "ok", ("ok", step[2])
         text = "" if kind == "empty" else step[1]
         finish = "length" if kind == "length" else "stop"

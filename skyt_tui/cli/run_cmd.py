@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--sweep", metavar="T,T,...", help="one run per temperature, e.g. 0,0.3,0.7,1.0")
     run.add_argument("--seed", type=int, help="seed sent with every request where the provider takes one")
     run.add_argument("--base-url", help="OpenAI-compatible or Anthropic endpoint (default: $OPENAI_BASE_URL / the provider's)")
-    run.add_argument("--command", help="with --provider command: the program to run (prompt on stdin, answer on stdout)")
+    run.add_argument("--command", dest="command_line", metavar="CMD", help="with --provider command: the program to run (prompt on stdin, answer on stdout)")
     run.add_argument("--replay", metavar="SOURCE", help="with --provider replay: recorded answers (SKYT .json, .jsonl, human-eval folder, folder of .py)")
     run.add_argument("--max-tokens", type=int, help="answer length limit sent with each request")
     run.add_argument("--system", help="system prompt sent with each request")
@@ -110,10 +110,10 @@ def _provider_settings(args: argparse.Namespace) -> dict:
     elif args.base_url:
         raise InputError(f"--base-url applies to --provider openai or anthropic, not {args.provider}")
     if args.provider == "command":
-        if not args.command:
+        if not args.command_line:
             raise InputError("--command is required with --provider command (the program that answers)")
-        settings["command"] = args.command
-    elif args.command:
+        settings["command"] = args.command_line
+    elif args.command_line:
         raise InputError("--command applies to --provider command only")
     if args.provider == "replay":
         if not args.replay:

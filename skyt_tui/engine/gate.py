@@ -76,7 +76,9 @@ def metric_value(metrics: dict[str, Any], name: str) -> Any:
     return value
 
 
-def _show(value: float, bound: float) -> tuple[str, str]:
+def _show(value: float, bound: float, count: bool) -> tuple[str, str]:
+    if count and float(bound).is_integer():
+        return str(int(value)), str(int(bound))
     shown = f"{value:.3f}", f"{bound:.3f}"
     if shown[0] == shown[1] and value != bound:
         return repr(value), repr(bound)
@@ -91,9 +93,10 @@ def _check(metrics: dict[str, Any], threshold: Threshold) -> GateCheck:
         return GateCheck(threshold, None, False, f"{threshold.metric} not computed{why}")
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(f"metric {threshold.metric!r} is not a number (it is {type(value).__name__})")
+    count = isinstance(value, int)
     value = float(value)
     passed = value >= threshold.bound if threshold.kind == "min" else value <= threshold.bound
-    shown, bound = _show(value, threshold.bound)
+    shown, bound = _show(value, threshold.bound, count)
     if threshold.kind == "min":
         op = "≥" if passed else "<"
     else:
