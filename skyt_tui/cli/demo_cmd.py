@@ -31,11 +31,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     out = console()
     out.print(f"demo: {len(result.created)} run(s) created, {len(result.existing)} already there, "
-              f"in {locations.data_dir()}", markup=False)
-    out.print(f"the samples are {DEMO_LABEL}", markup=False)
+              f"in {locations.data_dir()}", markup=False, soft_wrap=True)
+    out.print(f"the samples are {DEMO_LABEL}", markup=False, soft_wrap=True)
     for meta in result.created:
-        out.print(f"  {meta.id}  ({meta.n} samples)", markup=False)
+        out.print(f"  {meta.id}  ({meta.n} samples)", markup=False, soft_wrap=True)
     for line in result.skipped:
-        out.print(f"skipped: {line}", markup=False)
-    out.print("next: `skyt-tui runs list`, `skyt-tui report latest`, or `skyt-tui` for the app", markup=False)
+        out.print(f"skipped: {line}", markup=False, soft_wrap=True)
+    out.print("next: `skyt-tui runs list`, `skyt-tui report latest`, or `skyt-tui` for the app", markup=False, soft_wrap=True)
     return 0

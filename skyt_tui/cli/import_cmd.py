@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from skyt_tui import locations
 from skyt_tui.cli.output import console, print_json
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.run_import import import_runs
@@ -38,13 +39,14 @@ def run(args: argparse.Namespace) -> int:
         })
         return 0
     out = console()
-    out.print(f"imported {len(result.created)} run(s); {len(result.existing)} already stored", markup=False)
+    out.print(f"imported {len(result.created)} run(s); {len(result.existing)} already stored", markup=False, soft_wrap=True)
     if result.contracts_written:
-        out.print(f"imported {len(result.contracts_written)} contract(s): {', '.join(result.contracts_written)}", markup=False)
+        shown = ", ".join(result.contracts_written[:10]) + (", …" if len(result.contracts_written) > 10 else "")
+        out.print(f"imported {len(result.contracts_written)} contract(s) into {locations.user_contracts_dir()}: {shown}", markup=False, soft_wrap=True)
     for problem in result.contract_problems:
-        out.print(f"warning: {problem}", markup=False)
+        out.print(f"warning: {problem}", markup=False, soft_wrap=True)
     for meta in result.created[:10]:
-        out.print(f"  {meta.id}", markup=False)
+        out.print(f"  {meta.id}", markup=False, soft_wrap=True)
     if len(result.created) > 10:
-        out.print(f"  … and {len(result.created) - 10} more (see `skyt-tui runs list`)", markup=False)
+        out.print(f"  … and {len(result.created) - 10} more (see `skyt-tui runs list`)", markup=False, soft_wrap=True)
     return 0

@@ -185,14 +185,14 @@ def _report_outcome(outcome: RunOutcome, analyze: bool) -> None:
     line = f"run {outcome.run_id}: {outcome.status}, {ok} ok, {outcome.failed} failed of {outcome.n}"
     if run.n_truncated:
         line += f", {run.n_truncated} truncated"
-    out.print(line, markup=False)
+    out.print(line, markup=False, soft_wrap=True)
     for record in run.samples:
         if record.status == FAILED:
-            out.print(f"  sample {record.index} failed after {record.attempts} attempt(s): {record.error}", markup=False)
+            out.print(f"  sample {record.index} failed after {record.attempts} attempt(s): {record.error}", markup=False, soft_wrap=True)
     if outcome.abort_reason:
-        out.print(f"  stopped: {outcome.abort_reason}", markup=False)
+        out.print(f"  stopped: {outcome.abort_reason}", markup=False, soft_wrap=True)
     if analyze and ok:
-        out.print("  " + metrics_line(runs.analyze_stored_run(run)), markup=False)
+        out.print("  " + metrics_line(runs.analyze_stored_run(run)), markup=False, soft_wrap=True)
 
 
 def _exit_code(outcomes: list[RunOutcome]) -> int:
@@ -228,7 +228,7 @@ def run_command(args: argparse.Namespace) -> int:
     if n < 1:
         raise InputError(f"-n must be at least 1, not {n}")
     if args.seed is not None and not provider.sends_seed and not args.json:
-        error_console().print(f"note: --provider {args.provider} takes no seed; it is not sent or recorded", markup=False)
+        error_console().print(f"note: --provider {args.provider} takes no seed; it is not sent or recorded", markup=False, soft_wrap=True)
     sweep = f"sweep-{secrets.token_hex(4)}" if len(temperatures) > 1 else None
     outcomes = []
     for temperature in temperatures:
@@ -240,7 +240,7 @@ def run_command(args: argparse.Namespace) -> int:
         if not args.json:
             where = f"{args.provider}" + (f"/{args.model}" if args.model else "")
             t = "–" if temperature is None else f"{temperature:g}"
-            console().print(f"run {meta.id}: {contract.id} × {n} via {where} at T={t}", markup=False)
+            console().print(f"run {meta.id}: {contract.id} × {n} via {where} at T={t}", markup=False, soft_wrap=True)
         try:
             outcome = _execute(meta.id, provider, contract, args)
         except KeyboardInterrupt:
@@ -266,7 +266,7 @@ def resume_command(args: argparse.Namespace) -> int:
         if args.json:
             print_json({"runs": [{"run_id": run_id, "status": runs.COMPLETE, "new_samples": 0}]})
         else:
-            console().print(f"run {run_id}: nothing to resume ({len(run.samples)} of {run.meta.n} samples stored)", markup=False)
+            console().print(f"run {run_id}: nothing to resume ({len(run.samples)} of {run.meta.n} samples stored)", markup=False, soft_wrap=True)
         return 0
     contract = run.contract_object()
     if contract is None:
@@ -274,7 +274,7 @@ def resume_command(args: argparse.Namespace) -> int:
     _policy(args)
     provider = provider_for(run, contract)
     if not args.json:
-        console().print(f"run {run_id}: resuming, {pending} of {run.meta.n} samples to go", markup=False)
+        console().print(f"run {run_id}: resuming, {pending} of {run.meta.n} samples to go", markup=False, soft_wrap=True)
     try:
         outcome = _execute(run_id, provider, contract, args, retry_failed=args.retry_failed)
     except KeyboardInterrupt:

@@ -80,31 +80,40 @@ def list_command(args: argparse.Namespace) -> int:
         return 0
     out = console()
     id_width = max(len(s.id) for s in summaries)
-    room = out.width - (id_width + 7 + 6 + 11) - 4 * 3
-    show_model = room >= 14
-    show_label = room - (24 + 3 if show_model else 0) >= 12
-    table = Table(title=f"{len(summaries)} run(s) in {locations.runs_dir()}", title_justify="left", box=box.SIMPLE_HEAD)
+    title = f"{len(summaries)} run(s) in {locations.runs_dir()}"
+    rows = [_list_row(s) for s in summaries]
+    if out.width - (id_width + 7 + 6 + 11) - 4 * 3 < 30 + 3 + 12:
+        _print_two_line_list(out, title, rows, id_width)
+        return 0
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
     table.add_column("run", no_wrap=True, min_width=id_width)
     table.add_column("samples", justify="right", no_wrap=True, min_width=7)
     table.add_column("failed", justify="right", no_wrap=True, min_width=6)
     table.add_column("state", no_wrap=True, min_width=11)
-    if show_model:
-        table.add_column("model", no_wrap=True, overflow="ellipsis", max_width=24)
-    if show_label:
-        table.add_column("label", no_wrap=True, overflow="ellipsis")
-    for s in summaries:
-        if s.meta is None:
-            cells = [Text(s.id), "–", "–", "damaged"]
-            model, label = "–", Text(s.error or "")
-        else:
-            m = s.meta
-            cells = [Text(s.id), f"{s.n_ok + s.n_failed}/{m.n}", str(s.n_failed), s.state]
-            model, label = Text(f"{m.provider}/{m.model or '–'}"), Text(m.label)
-        cells += [model] if show_model else []
-        cells += [label] if show_label else []
-        table.add_row(*cells)
+    table.add_column("model", no_wrap=True, overflow="ellipsis", max_width=30)
+    table.add_column("label", no_wrap=True, overflow="ellipsis")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
     out.print(table)
     return 0
+
+
+def _list_row(s: runs.RunSummary) -> tuple[str, str, str, str, str, str]:
+    if s.meta is None:
+        return s.id, "–", "–", "damaged", "–", s.error or ""
+    m = s.meta
+    return s.id, f"{s.n_ok + s.n_failed}/{m.n}", str(s.n_failed), s.state, f"{m.provider}/{m.model or '–'}", m.label
+
+
+def _print_two_line_list(out: Any, title: str, rows: list[tuple[str, ...]], id_width: int) -> None:
+    """For narrow terminals: the counts on the run's line, model and label dimmed beneath it."""
+    out.print(Text(title))
+    out.print(Text(f"{'run':<{id_width}}  {'samples':>7}  {'failed':>6}  state", style="bold"))
+    for run_id, samples, failed, state, model, label in rows:
+        out.print(Text(f"{run_id:<{id_width}}  {samples:>7}  {failed:>6}  {state}"))
+        detail = Text("  " + " · ".join(part for part in (model, label) if part), style="dim")
+        detail.truncate(out.width, overflow="ellipsis")
+        out.print(detail, no_wrap=True)
 
 
 def _summary_dict(s: runs.RunSummary) -> dict[str, Any]:
@@ -126,8 +135,8 @@ def metrics_line(analysis: dict[str, Any]) -> str:
     parts = [f"N={m['n']}", f"R_raw={fmt3(m['R_raw'])}", f"R_sig[{level}]={fmt3(m['R_sig'].get(level))}",
              f"R_pairwise={fmt3(m.get('R_pairwise'))}"]
     for name in ("R_anchor_pre", "R_anchor_post", "pass_rate"):
-        parts.append(f"{name}={fmt3(m.get(name)) if m.get(name) is not None else NOT_COMPUTED}")
-    return "  ".join(parts)
+        parts.append(f"{name}={fmt3(m.get(name))}")
+    return "  ".join(parts) + ("  (– = not computed)" if any(m.get(n) is None for n in ("R_anchor_pre", "pass_rate")) else "")
 
 
 def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str, Any]]:
