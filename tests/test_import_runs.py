@@ -102,3 +102,18 @@ def test_skyt_corpus_becomes_240_runs_and_reports_per_sample(isolated_home):
     assert data["metrics"]["R_raw"] == recorded["metrics"]["R_raw"]
     again = json.loads(run_cli(isolated_home, "import", str(outputs), "--json").stdout)
     assert again["created"] == [] and len(again["existing"]) == 240
+
+
+def test_import_and_report_are_identical_across_processes_and_hash_seeds(tmp_path):
+    codes = ["def f(x):\n    return x + 1", "def f(x):\n    y = x\n    return y + 1", None, "def f(x):\n    return 1 + x"]
+    source = skyt_experiment(tmp_path / "e.json", "add_one_temp0.5_x", codes)
+    reports = []
+    for seed in ("1", "2"):
+        home = tmp_path / f"home{seed}"
+        install_contract(home)
+        assert run_cli(home, "import", str(source), PYTHONHASHSEED=seed).returncode == 0
+        report = run_cli(home, "report", "latest", "--json", PYTHONHASHSEED=seed)
+        assert report.returncode == 0, report.stderr
+        reports.append(report.stdout)
+    assert reports[0] == reports[1]
+    assert json.loads(reports[0])["metrics"]["n_failed"] == 1

@@ -113,3 +113,28 @@ def test_two_processes_cannot_resume_the_same_run(isolated_home):
     )
     assert listing[0]["state"] == "running" and still_running
     assert first.returncode == 0 and len(finished_lines(run_dir / "samples.jsonl")) == 8
+
+
+def test_ctrl_c_stops_promptly_and_says_how_to_resume(isolated_home):
+    install_contract(isolated_home)
+    runs_dir = isolated_home / "runs"
+    release = threading.Event()
+    with FakeLLMServer(default=answers(release)) as server:
+        process = start_cli(isolated_home, "run", CONTRACT_ID, "--provider", "openai", "--base-url", server.url + "/v1",
+                            "--model", "m1", "-n", str(N), "--concurrency", str(CONCURRENCY))
+        run_dir = wait_for(lambda: next((p for p in runs_dir.iterdir() if not p.name.startswith(".")), None) if runs_dir.exists() else None)
+        wait_for(lambda: len(finished_lines(run_dir / "samples.jsonl")) >= K and len(server.requests) == K + CONCURRENCY)
+        interrupted_at = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=30)
+        elapsed = time.monotonic() - interrupted_at
+        release.set()
+        assert process.returncode == 130 and elapsed < 20, "Ctrl-C must not wait for requests in flight"
+        assert stderr.decode().strip().splitlines()[-1] == (
+            f"skyt-tui: interrupted: run {run_dir.name} has {K} of {N} samples; "
+            f"continue with `skyt-tui resume {run_dir.name}`"
+        )
+        assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"
+        resumed = run_cli(isolated_home, "resume", "latest", OPENAI_API_KEY="sk-test-kill")
+        assert resumed.returncode == 0, resumed.stderr
+    assert sorted(json.loads(line)["index"] for line in finished_lines(run_dir / "samples.jsonl")) == list(range(N))

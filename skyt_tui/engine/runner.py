@@ -12,8 +12,10 @@ failed with its one-line error. Errors that would fail every sample (bad key,
 unknown model, missing command) stop the run (status `aborted`).
 
 Cancel with a `threading.Event`: waiting samples are not started, backoff
-sleeps end at once, requests in flight finish and are recorded. Callbacks run
-on worker threads (a UI marshals them to its own thread).
+sleeps end at once, requests in flight finish and are recorded. Ctrl-C in the
+thread running `execute` stops within a couple of seconds instead (requests in
+flight then go unrecorded; `resume` asks again). Callbacks run on worker
+threads (a UI marshals them to its own thread).
 """
 
 from __future__ import annotations
@@ -101,6 +103,8 @@ class AbortSignal(threading.Event):
             self.reason = reason
         self.set()
 
+
+INTERRUPT_GRACE_S = 2.0
 
 SampleCallback = Callable[[SampleRecord], None]
 RetryCallback = Callable[[RetryEvent], None]
@@ -217,6 +221,7 @@ def execute(
             work.put(index)
         append_lock = threading.Lock()
         new_samples = 0
+        closed = False
 
         def worker() -> None:
             nonlocal new_samples
@@ -229,6 +234,8 @@ def execute(
                 if record is None:
                     continue
                 with append_lock:
+                    if closed:
+                        return
                     runs.append_sample(run_id, record)
                     new_samples += 1
                 if on_sample is not None:
@@ -240,16 +247,24 @@ def execute(
         try:
             _join(threads)
         except KeyboardInterrupt:
+            # Ctrl-C: stop now rather than wait out requests in flight; what they would have
+            # returned is simply not recorded (resume asks again), and nothing is appended
+            # once the lock is about to be released.
             cancel.set()
-            _join(threads)
+            _join(threads, grace_s=INTERRUPT_GRACE_S)
+            with append_lock:
+                closed = True
             _finish(run_id, abort.reason, new_samples)
             raise
         return _finish(run_id, abort.reason, new_samples)
 
 
-def _join(threads: Sequence[threading.Thread]) -> None:
+def _join(threads: Sequence[threading.Thread], grace_s: float | None = None) -> None:
+    deadline = None if grace_s is None else time.monotonic() + grace_s
     for thread in threads:
         while thread.is_alive():
+            if deadline is not None and time.monotonic() >= deadline:
+                return
             thread.join(0.2)
 
 

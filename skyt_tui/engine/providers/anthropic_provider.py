@@ -15,7 +15,15 @@ import os
 from typing import Any
 
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.providers.base import ProviderError, Request, Response, one_line, parse_retry_after, status_error
+from skyt_tui.engine.providers.base import (
+    ProviderError,
+    Request,
+    Response,
+    one_line,
+    parse_retry_after,
+    status_error,
+    strip_userinfo,
+)
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_TOKENS = 4096
@@ -52,7 +60,7 @@ class AnthropicProvider:
         )
 
     def describe(self) -> dict[str, Any]:
-        return {"base_url": self.base_url, "timeout_s": self.timeout_s}
+        return {"base_url": strip_userinfo(self.base_url) if self.base_url else None, "timeout_s": self.timeout_s}
 
     def _line(self, text: Any) -> str:
         return one_line(str(text), secrets=(self._secret,))

@@ -13,6 +13,7 @@ from __future__ import annotations
 import email.utils
 import re
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -123,3 +124,13 @@ def one_line(text: str, limit: int = 200, *, secrets: tuple[str, ...] = ()) -> s
     text = _KEY_LIKE.sub(lambda m: f"{m.group(1)}-***", text)
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def strip_userinfo(url: str) -> str:
+    """A URL without `user:password@`, fit to store."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))

@@ -11,25 +11,23 @@ from __future__ import annotations
 
 import json
 import os
-import urllib.parse
 from typing import Any
 
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.providers.base import ProviderError, Request, Response, one_line, parse_retry_after, status_error
+from skyt_tui.engine.providers.base import (
+    ProviderError,
+    Request,
+    Response,
+    one_line,
+    parse_retry_after,
+    status_error,
+    strip_userinfo,
+)
 
 DEFAULT_TIMEOUT_S = 120.0
 KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 _PLACEHOLDER_KEY = "skyt-tui-no-key"
-
-
-def _strip_userinfo(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
-    if parts.username is None and parts.password is None:
-        return url
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
 
 
 class OpenAICompatProvider:
@@ -56,7 +54,7 @@ class OpenAICompatProvider:
         )
 
     def describe(self) -> dict[str, Any]:
-        return {"base_url": _strip_userinfo(self.base_url) if self.base_url else None, "timeout_s": self.timeout_s}
+        return {"base_url": strip_userinfo(self.base_url) if self.base_url else None, "timeout_s": self.timeout_s}
 
     def _line(self, text: Any) -> str:
         return one_line(str(text), secrets=(self._secret,))
