@@ -4,6 +4,7 @@ import json
 import shlex
 import sys
 import time
+import tomllib
 
 import pytest
 
@@ -16,8 +17,6 @@ from skyt_tui.engine.providers.openai_compat import OpenAICompatProvider
 from skyt_tui.engine.providers.replay import ReplayProvider, load_replay_source
 from tests.llm_server import FakeLLMServer
 from tests.run_helpers import CONTRACT_TOML
-
-import tomllib
 
 CONTRACT = contract_from_dict(tomllib.loads(CONTRACT_TOML))
 SECRET = "sk-test-SECRET0123456789"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import secrets
 import sys
 import threading
 
@@ -16,7 +15,7 @@ from skyt_tui.engine import runs
 from skyt_tui.engine.catalog import get_contract
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.providers import PROVIDERS, make_provider
-from skyt_tui.engine.runner import RetryEvent, RetryPolicy, RunOutcome, RunSettings, execute, provider_for, start_run
+from skyt_tui.engine.runner import RetryEvent, RetryPolicy, RunOutcome, RunSettings, execute, provider_for, run_sweep
 from skyt_tui.engine.runs import FAILED, SampleRecord
 
 DEFAULT_N = 20
@@ -126,28 +125,26 @@ def _provider_settings(args: argparse.Namespace) -> dict:
 
 
 class _Progress:
-    """A rich progress bar on stderr, fed from worker threads."""
+    """A rich progress bar on stderr, fed from worker threads; shown only on a terminal."""
 
     def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
         self._lock = threading.Lock()
-        self.failed: list[SampleRecord] = []
+        self._failed = 0
         self._progress = Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[status]}"),
-            TimeElapsedColumn(), console=error_console(), transient=False, disable=not enabled,
+            TimeElapsedColumn(), console=error_console(), disable=not enabled,
         )
         self._task = None
 
     def start(self, run_id: str, total: int, done: int) -> None:
+        self._failed = 0
         self._progress.start()
         self._task = self._progress.add_task(run_id, total=total, completed=done, status="")
 
     def sample(self, record: SampleRecord) -> None:
         with self._lock:
-            if record.status == FAILED:
-                self.failed.append(record)
-            status = f"{len(self.failed)} failed" if self.failed else ""
-            self._progress.update(self._task, advance=1, status=status)
+            self._failed += record.status == FAILED
+            self._progress.update(self._task, advance=1, status=f"{self._failed} failed" if self._failed else "")
 
     def retry(self, event: RetryEvent) -> None:
         with self._lock:
@@ -155,20 +152,9 @@ class _Progress:
 
     def stop(self) -> None:
         self._progress.stop()
-
-
-def _execute(run_id: str, provider, contract, args: argparse.Namespace, *, retry_failed: bool = False) -> RunOutcome:
-    run = runs.load_run(run_id)
-    pending = len(run.missing_indexes) + (run.n_failed if retry_failed else 0)
-    progress = _Progress(enabled=not args.json and sys.stderr.isatty())
-    progress.start(run_id, run.meta.n, run.meta.n - pending)
-    try:
-        return execute(
-            run_id, provider, contract, concurrency=args.concurrency, policy=_policy(args),
-            on_sample=progress.sample, on_retry=progress.retry, retry_failed=retry_failed,
-        )
-    finally:
-        progress.stop()
+        if self._task is not None:
+            self._progress.remove_task(self._task)
+            self._task = None
 
 
 def _outcome_dict(outcome: RunOutcome) -> dict:
@@ -196,7 +182,7 @@ def _report_outcome(outcome: RunOutcome, analyze: bool) -> None:
 
 
 def _exit_code(outcomes: list[RunOutcome]) -> int:
-    return 0 if all(o.complete and o.failed == 0 for o in outcomes) else 1
+    return 0 if outcomes and all(o.complete and o.failed == 0 for o in outcomes) else 1
 
 
 def _interrupted(run_id: str) -> int:
@@ -208,50 +194,55 @@ def _interrupted(run_id: str) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     contract = get_contract(args.contract)
-    temperatures = parse_sweep(args.sweep) if args.sweep else [args.temperature]
     if args.sweep and args.temperature is not None:
         raise InputError("give --temperature or --sweep, not both")
+    temperatures = parse_sweep(args.sweep) if args.sweep else [args.temperature]
     settings = _provider_settings(args)
-    _policy(args)
+    policy = _policy(args)
     provider = make_provider(args.provider, settings, contract)
     n = args.n
     if args.provider == "replay":
-        recorded = len(provider)
-        n = recorded if n is None else n
-        if n > recorded:
-            raise InputError(f"--replay {args.replay}: has {recorded} recorded answers; use -n {recorded} or fewer")
-        source_temperature = provider.source.temperature
-        temperatures = [t if t is not None else source_temperature for t in temperatures]
+        n = len(provider) if n is None else n
+        temperatures = [provider.source.temperature if t is None else t for t in temperatures]
     else:
         n = DEFAULT_N if n is None else n
         temperatures = [DEFAULT_TEMPERATURE if t is None else t for t in temperatures]
     if n < 1:
         raise InputError(f"-n must be at least 1, not {n}")
     if args.seed is not None and not provider.sends_seed and not args.json:
-        error_console().print(f"note: --provider {args.provider} takes no seed; it is not sent or recorded", markup=False, soft_wrap=True)
-    sweep = f"sweep-{secrets.token_hex(4)}" if len(temperatures) > 1 else None
-    outcomes = []
-    for temperature in temperatures:
-        run_settings = RunSettings(
-            provider=args.provider, model=args.model, temperature=temperature, n=n, provider_settings=settings,
-            seed=args.seed, max_tokens=args.max_tokens, system=args.system, label=args.label, note=args.note,
-        )
-        meta, _ = start_run(contract, run_settings, provider, sweep=sweep)
+        error_console().print(f"note: --provider {args.provider} takes no seed; it is not sent or recorded", markup=False)
+    run_settings = RunSettings(
+        provider=args.provider, model=args.model, temperature=None, n=n, provider_settings=settings,
+        seed=args.seed, max_tokens=args.max_tokens, system=args.system, label=args.label, note=args.note,
+    )
+    progress = _Progress(enabled=not args.json and sys.stderr.isatty())
+    current: list[str] = []
+
+    def started(meta: runs.RunMeta) -> None:
+        current.append(meta.id)
         if not args.json:
-            where = f"{args.provider}" + (f"/{args.model}" if args.model else "")
-            t = "–" if temperature is None else f"{temperature:g}"
-            console().print(f"run {meta.id}: {contract.id} × {n} via {where} at T={t}", markup=False, soft_wrap=True)
-        try:
-            outcome = _execute(meta.id, provider, contract, args)
-        except KeyboardInterrupt:
-            return _interrupted(meta.id)
-        outcomes.append(outcome)
+            where = args.provider + (f"/{args.model}" if args.model else "")
+            t = "–" if meta.temperature is None else f"{meta.temperature:g}"
+            console().print(f"run {meta.id}: {contract.id} × {meta.n} via {where} at T={t}", markup=False, soft_wrap=True)
+        progress.start(meta.id, meta.n, 0)
+
+    def ended(outcome: RunOutcome) -> None:
+        progress.stop()
         if not args.json:
             _report_outcome(outcome, analyze=not args.no_analyze)
-        if outcome.status == runs.ABORTED:
-            break
+
+    try:
+        outcomes = run_sweep(
+            contract, run_settings, temperatures, provider=provider, concurrency=args.concurrency, policy=policy,
+            on_sample=progress.sample, on_retry=progress.retry, on_run_start=started, on_run_end=ended,
+        )
+    except KeyboardInterrupt:
+        progress.stop()
+        if not current:
+            raise
+        return _interrupted(current[-1])
     if args.json:
-        print_json({"runs": [_outcome_dict(o) for o in outcomes], "sweep": sweep})
+        print_json({"runs": [_outcome_dict(o) for o in outcomes], "sweep": outcomes[0].sweep if outcomes else None})
     return _exit_code(outcomes)
 
 
@@ -266,19 +257,25 @@ def resume_command(args: argparse.Namespace) -> int:
         if args.json:
             print_json({"runs": [{"run_id": run_id, "status": runs.COMPLETE, "new_samples": 0}]})
         else:
-            console().print(f"run {run_id}: nothing to resume ({len(run.samples)} of {run.meta.n} samples stored)", markup=False, soft_wrap=True)
+            console().print(f"run {run_id}: nothing to resume ({len(run.samples)} of {run.meta.n} samples stored)",
+                            markup=False, soft_wrap=True)
         return 0
     contract = run.contract_object()
     if contract is None:
         raise InputError(f"run {run_id}: has no contract snapshot, so it cannot be resumed")
-    _policy(args)
+    policy = _policy(args)
     provider = provider_for(run, contract)
     if not args.json:
         console().print(f"run {run_id}: resuming, {pending} of {run.meta.n} samples to go", markup=False, soft_wrap=True)
+    progress = _Progress(enabled=not args.json and sys.stderr.isatty())
+    progress.start(run_id, run.meta.n, run.meta.n - pending)
     try:
-        outcome = _execute(run_id, provider, contract, args, retry_failed=args.retry_failed)
+        outcome = execute(run_id, provider, contract, concurrency=args.concurrency, policy=policy,
+                          on_sample=progress.sample, on_retry=progress.retry, retry_failed=args.retry_failed)
     except KeyboardInterrupt:
+        progress.stop()
         return _interrupted(run_id)
+    progress.stop()
     if args.json:
         print_json({"runs": [_outcome_dict(outcome)]})
     else:

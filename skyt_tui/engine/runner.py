@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import queue
 import random
+import secrets
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -85,6 +86,7 @@ class RunOutcome:
     failed: int
     new_samples: int
     abort_reason: str | None = None
+    sweep: str | None = None
 
     @property
     def complete(self) -> bool:
@@ -289,6 +291,9 @@ def start_run(contract: Contract, settings: RunSettings, provider: Provider | No
     if settings.n < 1:
         raise InputError(f"-n must be at least 1, not {settings.n}")
     provider = provider or make_provider(settings.provider, settings.provider_settings, contract)
+    recorded = len(provider) if hasattr(provider, "__len__") else None
+    if recorded is not None and settings.n > recorded:
+        raise InputError(f"the replay source has {recorded} recorded answers; ask for -n {recorded} or fewer")
     request = {key: value for key, value in (("max_tokens", settings.max_tokens), ("system", settings.system)) if value is not None}
     meta = runs.create_run(
         contract_id=contract.id, contract=contract, provider=settings.provider, model=settings.model,
@@ -297,6 +302,46 @@ def start_run(contract: Contract, settings: RunSettings, provider: Provider | No
         origin={"kind": "live"}, sweep=sweep,
     )
     return meta, provider
+
+
+def run_sweep(
+    contract: Contract,
+    settings: RunSettings,
+    temperatures: Sequence[float | None],
+    *,
+    provider: Provider | None = None,
+    concurrency: int = 4,
+    policy: RetryPolicy = RetryPolicy(),
+    cancel: threading.Event | None = None,
+    on_sample: SampleCallback | None = None,
+    on_retry: RetryCallback | None = None,
+    on_run_start: Callable[[RunMeta], None] | None = None,
+    on_run_end: Callable[[RunOutcome], None] | None = None,
+) -> list[RunOutcome]:
+    """One stored run per temperature, in order (a sweep when more than one); what `run` does.
+
+    Stops after a run that did not complete (aborted or cancelled). Runs of one
+    sweep share a `sweep` id in their run.json.
+    """
+    if not temperatures:
+        raise InputError("give at least one temperature")
+    provider = provider or make_provider(settings.provider, settings.provider_settings, contract)
+    sweep = f"sweep-{secrets.token_hex(4)}" if len(temperatures) > 1 else None
+    outcomes: list[RunOutcome] = []
+    for temperature in temperatures:
+        if cancel is not None and cancel.is_set():
+            break
+        meta, _ = start_run(contract, replace(settings, temperature=temperature), provider, sweep=sweep)
+        if on_run_start is not None:
+            on_run_start(meta)
+        outcome = execute(meta.id, provider, contract, concurrency=concurrency, policy=policy, cancel=cancel,
+                          on_sample=on_sample, on_retry=on_retry)
+        outcomes.append(replace(outcome, sweep=sweep))
+        if on_run_end is not None:
+            on_run_end(outcomes[-1])
+        if not outcome.complete:
+            break
+    return outcomes
 
 
 def provider_for(run: runs.StoredRun, contract: Contract) -> Provider:
