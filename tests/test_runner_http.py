@@ -8,6 +8,7 @@ import pytest
 
 from skyt_tui.engine import runs
 from skyt_tui.engine.catalog import get_contract
+from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.providers.base import ProviderError, Response
 from skyt_tui.engine.providers.openai_compat import OpenAICompatProvider
 from skyt_tui.engine.runner import RetryPolicy, RunSettings, execute, sample_once, start_run
@@ -228,3 +229,40 @@ def test_cli_unknown_contract_and_run(isolated_home):
     for command in (["resume", "nope"], ["report", "nope"], ["gate", "nope", "--min-r-raw", "0.5"]):
         result = run_cli(isolated_home, *command)
         assert result.returncode == 2 and result.stderr.strip() == "skyt-tui: error: run 'nope': not found (see `skyt-tui runs list`)"
+
+
+def test_resume_retry_failed_appends_a_superseding_record(contract, isolated_home):
+    with FakeLLMServer(default=lambda number: ("500",) if number < 2 else ("ok", "def f(x):\n    return x + 1")) as server:
+        meta, provider = start(contract, server, 2)
+        execute(meta.id, provider, contract, concurrency=1, policy=RetryPolicy(max_attempts=1))
+        assert runs.load_run(meta.id).n_failed == 2
+        result = run_cli(isolated_home, "resume", meta.id, "--retry-failed", "--concurrency", "1", "--json",
+                         OPENAI_API_KEY=SECRET)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["runs"][0]["new_samples"] == 2
+    run = runs.load_run(meta.id)
+    assert run.n_failed == 0 and run.n_ok == 2
+    assert [(line["index"], line["status"]) for line in sample_lines(isolated_home, meta.id)] == [
+        (0, "failed"), (1, "failed"), (0, "ok"), (1, "ok")]
+    nothing = run_cli(isolated_home, "resume", meta.id)
+    assert nothing.returncode == 0 and "nothing to resume (2 of 2 samples stored)" in nothing.stdout
+
+
+def test_run_sweep_in_the_engine_with_replay(contract, tmp_path):
+    from skyt_tui.engine.providers.replay import ReplayProvider
+    from skyt_tui.engine.runner import run_sweep
+
+    for i, text in enumerate(["def f(x):\n    return x + 1\n", "```python\ndef f(x):\n    return 1 + x\n```"], start=1):
+        (tmp_path / f"{i:02}.py").write_text(text)
+    provider = ReplayProvider.from_path(tmp_path, contract)
+    events = []
+    outcomes = run_sweep(contract, RunSettings(provider="replay", model=None, temperature=None, n=2,
+                                               provider_settings={"source": str(tmp_path)}),
+                         [0.0, 0.5], provider=provider, on_run_start=lambda m: events.append(("start", m.temperature)),
+                         on_run_end=lambda o: events.append(("end", o.status)))
+    assert events == [("start", 0.0), ("end", "complete"), ("start", 0.5), ("end", "complete")]
+    assert len({o.sweep for o in outcomes}) == 1 and outcomes[0].sweep.startswith("sweep-")
+    codes = [s.code for s in runs.load_run(outcomes[1].run_id).samples]
+    assert codes == ["def f(x):\n    return x + 1\n", "def f(x):\n    return 1 + x"]
+    with pytest.raises(InputError, match="has 2 recorded answers; ask for -n 2 or fewer"):
+        start_run(contract, RunSettings(provider="replay", model=None, temperature=None, n=3), provider)
