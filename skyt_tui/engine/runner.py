@@ -27,7 +27,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
 from typing import Any
 
 from skyt_tui.engine import runs
@@ -112,10 +111,6 @@ SampleCallback = Callable[[SampleRecord], None]
 RetryCallback = Callable[[RetryEvent], None]
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
 def request_for(contract: Contract, meta: RunMeta, index: int, provider: Provider) -> Request:
     return Request(
         index=index,
@@ -167,7 +162,7 @@ def sample_once(
                 index=index, status=OK, response=response.text, code=extraction.code, extraction=extraction.method,
                 finish_reason=response.finish_reason, truncated=response.truncated, usage=response.usage,
                 latency_s=round(time.monotonic() - began, 6), model=response.model, seed=response.seed,
-                attempts=attempts, finished=_now(),
+                attempts=attempts, finished=runs.utc_now(),
             )
         delay = None
         reason = error.args[0] if error.args else "failed"
@@ -185,7 +180,7 @@ def sample_once(
             return SampleRecord(
                 index=index, status=FAILED, response=last.text if last else None,
                 finish_reason=last.finish_reason if last else None, usage=last.usage if last else None,
-                model=last.model if last else None, seed=request.seed, attempts=attempts, error=reason, finished=_now(),
+                model=last.model if last else None, seed=request.seed, attempts=attempts, error=reason, finished=runs.utc_now(),
             )
         if on_retry is not None:
             on_retry(RetryEvent(index=index, attempt=attempts, delay_s=delay, error=reason))
