@@ -20,6 +20,11 @@ COMMAND_MODULES = (
     "skyt_tui.cli.analyze_cmd",
     "skyt_tui.cli.bench_cmd",
     "skyt_tui.cli.oracle_cmd",
+    "skyt_tui.cli.run_cmd",
+    "skyt_tui.cli.runs_cmd",
+    "skyt_tui.cli.import_cmd",
+    "skyt_tui.cli.gate_cmd",
+    "skyt_tui.cli.demo_cmd",
 )
 
 

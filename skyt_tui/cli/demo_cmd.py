@@ -1,0 +1,41 @@
+"""`skyt-tui demo`: fill the store with runs of the hand-written examples, no network or key needed."""
+
+from __future__ import annotations
+
+import argparse
+
+from skyt_tui import locations
+from skyt_tui.cli.output import console, print_json
+from skyt_tui.engine.demo import DEMO_LABEL, create_demo_runs
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "demo", help="store demo runs made from hand-written example samples (offline, no API key)",
+        description="Create one analysed run per bundled example set. The samples are hand-written "
+        "examples that ship with skyt-tui, not model output. Writes to $SKYT_HOME when set.",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    result = create_demo_runs()
+    if args.json:
+        print_json({
+            "created": [meta.id for meta in result.created],
+            "existing": list(result.existing),
+            "skipped": list(result.skipped),
+            "data_dir": str(locations.data_dir()),
+        })
+        return 0
+    out = console()
+    out.print(f"demo: {len(result.created)} run(s) created, {len(result.existing)} already there, "
+              f"in {locations.data_dir()}", markup=False, soft_wrap=True)
+    out.print(f"the samples are {DEMO_LABEL}", markup=False, soft_wrap=True)
+    for meta in result.created:
+        out.print(f"  {meta.id}  ({meta.n} samples)", markup=False, soft_wrap=True)
+    for line in result.skipped:
+        out.print(f"skipped: {line}", markup=False, soft_wrap=True)
+    out.print("next: `skyt-tui runs list`, `skyt-tui report latest`, or `skyt-tui` for the app", markup=False, soft_wrap=True)
+    return 0

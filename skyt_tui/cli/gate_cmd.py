@@ -1,0 +1,66 @@
+"""`skyt-tui gate RUN --min-r-anchor 0.8`: exit 0 when a run meets the thresholds, 1 when not."""
+
+from __future__ import annotations
+
+import argparse
+
+from skyt_tui.cli.output import print_json
+from skyt_tui.cli.runs_cmd import _tau
+from skyt_tui.engine import runs
+from skyt_tui.engine.gate import Threshold, evaluate, parse_threshold
+from skyt_tui.engine.metrics import DEFAULT_TAU
+from skyt_tui.engine.normalize import LEVELS
+
+SHORTCUTS = (
+    ("--min-r-anchor", "R_anchor_post", "min", "minimum R_anchor_post (share of samples equal to the canon after repair)"),
+    ("--min-r-anchor-pre", "R_anchor_pre", "min", "minimum R_anchor_pre (before repair)"),
+    ("--min-pass-rate", "pass_rate", "min", "minimum share of samples passing the oracle"),
+    ("--min-r-raw", "R_raw", "min", "minimum R_raw (share of byte-identical samples)"),
+    ("--max-failed", "n_failed", "max", "most samples allowed to have failed generation"),
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "gate", help="exit 0 if stored runs meet repeatability thresholds, 1 if not (for CI)",
+        description="Check stored runs against thresholds; print one line per run and exit 0 (all pass) "
+        "or 1 (any fails, or a metric is not computed, or a run is incomplete).",
+    )
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="run id (or a unique prefix, or 'latest')")
+    for flag, metric, kind, help_text in SHORTCUTS:
+        parser.add_argument(flag, type=float, dest=f"shortcut_{metric}", metavar="X", help=help_text)
+    parser.add_argument("--min", action="append", default=[], metavar="METRIC=X", help="any metric ≥ X (repeatable)")
+    parser.add_argument("--max", action="append", default=[], metavar="METRIC=X", help="any metric ≤ X (repeatable)")
+    parser.add_argument("--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)")
+    parser.add_argument("--tau", default=str(DEFAULT_TAU), help="threshold for P_tau (default: 0.1)")
+    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+    parser.set_defaults(handler=run)
+
+
+def thresholds_from(args: argparse.Namespace) -> list[Threshold]:
+    thresholds = []
+    for _, metric, kind, _ in SHORTCUTS:
+        value = getattr(args, f"shortcut_{metric}")
+        if value is not None:
+            thresholds.append(Threshold(metric=metric, bound=value, kind=kind))
+    thresholds += [parse_threshold(text, "min") for text in args.min]
+    thresholds += [parse_threshold(text, "max") for text in args.max]
+    return thresholds
+
+
+def run(args: argparse.Namespace) -> int:
+    tau = _tau(args.tau)
+    thresholds = thresholds_from(args)
+    results = []
+    for text in args.runs:
+        stored = runs.load_run(runs.resolve_run_id(text))
+        analysis = runs.analyze_stored_run(stored, level=args.level, tau=tau)
+        complete = not stored.missing_indexes
+        results.append(evaluate(stored.id, analysis, thresholds, complete=complete,
+                                progress=(len(stored.samples), stored.meta.n)))
+    if args.json:
+        print_json({"passed": all(r.passed for r in results), "runs": [r.to_dict() for r in results]})
+    else:
+        for result in results:
+            print(result.line())
+    return 0 if all(r.passed for r in results) else 1

@@ -1,0 +1,294 @@
+"""`skyt-tui runs list` and `skyt-tui report RUN`: what is stored, and what one run measured."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import math
+from pathlib import Path
+from typing import Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from skyt_tui import locations
+from skyt_tui.cli.output import _json_safe, console, fmt3, print_json
+from skyt_tui.engine import runs, store
+from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.metrics import DEFAULT_TAU
+from skyt_tui.engine.normalize import LEVELS
+
+NOT_COMPUTED = "not computed"
+SAMPLE_COLUMNS = (
+    "index", "status", "d_pre", "d_post", "passed", "parse_error", "truncated", "finish_reason", "extraction",
+    "latency_s", "attempts", "prompt_tokens", "completion_tokens", "model", "seed", "signature_raw",
+    "signature_level", "repair_steps", "error",
+)
+SUMMARY_METRICS = (
+    "R_raw", "R_pairwise", "R_anchor_pre", "R_anchor_post", "Delta_rescue", "rescue_rate",
+    "rescue_of_noncanonical", "mu_pre", "mu_post", "Delta_mu", "P_tau_pre", "P_tau_post", "Delta_P_tau",
+    "R_anchor_mean", "pass_rate", "R_behavioral", "OER",
+)
+
+
+def _tau(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"--tau must be a number, not {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise InputError(f"--tau must be within [0, 1], not {value}")
+    return value
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    runs_parser = subparsers.add_parser("runs", help="stored runs", description="List the runs in the store.")
+    runs_sub = runs_parser.add_subparsers(dest="runs_command", metavar="SUBCOMMAND", required=True)
+    listing = runs_sub.add_parser("list", help="every stored run with its state and sample counts")
+    listing.add_argument("--json", action="store_true", help="print JSON for machines")
+    listing.set_defaults(handler=list_command)
+
+    report = subparsers.add_parser(
+        "report", help="metrics and per-sample d_pre/d_post of a stored run",
+        description="Analyse a stored run (cached until its samples or the pipeline versions change) "
+        "and print its metrics and every sample.",
+    )
+    report.add_argument("run", metavar="RUN", help="run id (or a unique prefix, or 'latest')")
+    output = report.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    output.add_argument("--csv", metavar="FILE", help="write one row per sample to FILE ('-' for stdout)")
+    report.add_argument("--brief", action="store_true", help="metrics only, no per-sample table")
+    report.add_argument("--samples", action="store_true", help="with --json: include each sample's response and code")
+    report.add_argument("--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)")
+    report.add_argument("--tau", default=str(DEFAULT_TAU), help="threshold for P_tau (default: 0.1)")
+    report.set_defaults(handler=report_command)
+
+
+def _t(value: float | None) -> str:
+    return "–" if value is None else f"{value:g}"
+
+
+def list_command(args: argparse.Namespace) -> int:
+    summaries = runs.list_runs()
+    if args.json:
+        print_json({"runs": [_summary_dict(s) for s in summaries]})
+        return 0
+    if not summaries:
+        console().print("no runs stored yet; try `skyt-tui demo`, `skyt-tui import SOURCE` or `skyt-tui run`", markup=False)
+        return 0
+    out = console()
+    id_width = max(len(s.id) for s in summaries)
+    title = f"{len(summaries)} run(s) in {locations.runs_dir()}"
+    rows = [_list_row(s) for s in summaries]
+    if out.width - (id_width + 7 + 6 + 11) - 4 * 3 < 30 + 3 + 12:
+        _print_two_line_list(out, title, rows, id_width)
+        return 0
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("run", no_wrap=True, min_width=id_width)
+    table.add_column("samples", justify="right", no_wrap=True, min_width=7)
+    table.add_column("failed", justify="right", no_wrap=True, min_width=6)
+    table.add_column("state", no_wrap=True, min_width=11)
+    table.add_column("model", no_wrap=True, overflow="ellipsis", max_width=30)
+    table.add_column("label", no_wrap=True, overflow="ellipsis")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    out.print(table)
+    return 0
+
+
+def _list_row(s: runs.RunSummary) -> tuple[str, str, str, str, str, str]:
+    if s.meta is None:
+        return s.id, "–", "–", "damaged", "–", s.error or ""
+    m = s.meta
+    return s.id, f"{s.n_ok + s.n_failed}/{m.n}", str(s.n_failed), s.state, f"{m.provider}/{m.model or '–'}", m.label
+
+
+def _print_two_line_list(out: Any, title: str, rows: list[tuple[str, ...]], id_width: int) -> None:
+    """For narrow terminals: the counts on the run's line, model and label dimmed beneath it."""
+    out.print(Text(title))
+    out.print(Text(f"{'run':<{id_width}}  {'samples':>7}  {'failed':>6}  state", style="bold"))
+    for run_id, samples, failed, state, model, label in rows:
+        out.print(Text(f"{run_id:<{id_width}}  {samples:>7}  {failed:>6}  {state}"))
+        detail = Text("  " + " · ".join(part for part in (model, label) if part), style="dim")
+        detail.truncate(out.width, overflow="ellipsis")
+        out.print(detail, no_wrap=True)
+
+
+def _summary_dict(s: runs.RunSummary) -> dict[str, Any]:
+    if s.meta is None:
+        return {"id": s.id, "state": s.state, "error": s.error}
+    m = s.meta
+    return {
+        "id": s.id, "contract_id": m.contract_id, "contract_hash": m.contract_hash, "provider": m.provider,
+        "model": m.model, "temperature": m.temperature, "n": m.n, "seed": m.seed, "created": m.created,
+        "status": m.status, "state": s.state, "ok": s.n_ok, "failed": s.n_failed, "truncated": s.n_truncated,
+        "label": m.label, "note": m.note, "origin": m.origin, "sweep": m.sweep,
+    }
+
+
+def metrics_line(analysis: dict[str, Any]) -> str:
+    """One line of the headline metrics, for `run` and `resume`."""
+    m = analysis["metrics"]
+    level = m.get("level", "nodoc")
+    parts = [f"N={m['n']}", f"R_raw={fmt3(m['R_raw'])}", f"R_sig[{level}]={fmt3(m['R_sig'].get(level))}",
+             f"R_pairwise={fmt3(m.get('R_pairwise'))}"]
+    for name in ("R_anchor_pre", "R_anchor_post", "pass_rate"):
+        parts.append(f"{name}={fmt3(m.get(name))}")
+    return "  ".join(parts) + ("  (– = not computed)" if any(m.get(n) is None for n in ("R_anchor_pre", "pass_rate")) else "")
+
+
+def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per sample in index order: stored facts merged with the analysis, failed samples included."""
+    analysed = {s["index"]: s for s in analysis.get("samples", [])}
+    level = analysis.get("level", "nodoc")
+    rows = []
+    for record in run.samples:
+        facts = analysed.get(record.index, {})
+        signatures = facts.get("signatures") or {}
+        usage = record.usage or {}
+        rows.append({
+            "index": record.index,
+            "status": record.status,
+            "d_pre": facts.get("d_pre"),
+            "d_post": facts.get("d_post"),
+            "passed": facts.get("passed"),
+            "parse_error": facts.get("parse_error"),
+            "truncated": record.truncated,
+            "finish_reason": record.finish_reason,
+            "extraction": record.extraction,
+            "latency_s": record.latency_s,
+            "attempts": record.attempts,
+            "prompt_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
+            "completion_tokens": usage.get("completion_tokens", usage.get("output_tokens")),
+            "model": record.model,
+            "seed": record.seed,
+            "signature_raw": (signatures.get("raw") or "")[:12] or None,
+            "signature_level": (signatures.get(level) or "")[:12] or None,
+            "repair_steps": " ".join(facts.get("repair_steps") or []) or None,
+            "error": record.error,
+        })
+    return rows
+
+
+def report_dict(run: runs.StoredRun, analysis: dict[str, Any], *, with_text: bool = False) -> dict[str, Any]:
+    meta = run.meta.to_dict()
+    meta.pop("contract", None)
+    rows = sample_rows(run, analysis)
+    if with_text:
+        by_index = {r.index: r for r in run.samples}
+        for row in rows:
+            row["response"] = by_index[row["index"]].response
+            row["code"] = by_index[row["index"]].code
+    return {
+        "run": meta,
+        "state": runs.run_state(run.meta, run.samples),
+        "counts": {"n": run.meta.n, "ok": run.n_ok, "failed": run.n_failed, "truncated": run.n_truncated,
+                   "missing": len(run.missing_indexes)},
+        "level": analysis.get("level"),
+        "metrics": analysis["metrics"],
+        "samples": rows,
+    }
+
+
+def _csv_value(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, float) and not math.isfinite(value):
+        return ""
+    return repr(value) if isinstance(value, float) else value
+
+
+def write_csv(rows: list[dict[str, Any]], target: str) -> None:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(SAMPLE_COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({key: _csv_value(row.get(key)) for key in SAMPLE_COLUMNS})
+    if target == "-":
+        print(buffer.getvalue(), end="")
+    else:
+        store.atomic_write_text(Path(target), buffer.getvalue())
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return fmt3(value)
+    return str(value)
+
+
+def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) -> None:
+    out = console()
+    meta = run.meta
+    m = analysis["metrics"]
+    out.print(f"run {meta.id}", style="bold", markup=False)
+    out.print(
+        f"contract {meta.contract_id} · {meta.provider}/{meta.model or '–'} · T={_t(meta.temperature)} · "
+        f"{run.n_ok} ok, {run.n_failed} failed, {len(run.missing_indexes)} missing of {meta.n} · "
+        f"{runs.run_state(meta, run.samples)}", markup=False,
+    )
+    if meta.label:
+        out.print(f"label: {meta.label}", markup=False)
+    if meta.note:
+        out.print(f"note: {meta.note}", markup=False)
+    table = Table(title=f"metrics · level {m['level']} · τ {m['tau']:g} · canon {m.get('canon')}")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("95% CI", justify="right")
+    ci = m.get("ci") or {}
+    table.add_row("N (samples with code)", str(m["n"]), "")
+    table.add_row("n_failed", str(m.get("n_failed", 0)), "")
+    for name in SUMMARY_METRICS:
+        value = m.get(name)
+        interval = ci.get(name)
+        table.add_row(Text(name), fmt3(value) if value is not None else NOT_COMPUTED,
+                      f"[{fmt3(interval[0])}, {fmt3(interval[1])}]" if interval else "")
+    for level in LEVELS:
+        table.add_row(Text(f"R_sig[{level}]"), fmt3(m["R_sig"][level]), "")
+    for level in LEVELS:
+        table.add_row(Text(f"distinct / entropy [{level}]"), f"{m['distinct'][level]} / {m['entropy_bits'][level]:.2f} bits", "")
+    out.print(table)
+    if m.get("invariant_violations"):
+        out.print("invariant violations: " + "; ".join(m["invariant_violations"]), style="red", markup=False)
+    rows = sample_rows(run, analysis)
+    failed = [r for r in rows if r["status"] == runs.FAILED]
+    for row in failed:
+        out.print(f"sample {row['index']} failed after {row['attempts']} attempt(s): {row['error']}", markup=False)
+    if run.missing_indexes:
+        out.print(f"missing samples: {len(run.missing_indexes)} (continue with `skyt-tui resume {meta.id}`)", markup=False)
+    if brief:
+        return
+    samples = Table(title="samples (generation order)")
+    for column in ("#", "status", "d_pre", "d_post", "passed", "parses", "finish", "latency s", "signature"):
+        samples.add_column(column, justify="right" if column in ("#", "d_pre", "d_post", "latency s") else "left")
+    for row in rows:
+        finish = (row["finish_reason"] or "–") + (" (truncated)" if row["truncated"] else "")
+        samples.add_row(
+            str(row["index"]), row["status"], _shown(row["d_pre"]), _shown(row["d_post"]), _shown(row["passed"]),
+            "–" if row["parse_error"] is None else ("no" if row["parse_error"] else "yes"), Text(finish),
+            _shown(row["latency_s"]), row["signature_level"] or "–",
+        )
+    out.print(samples)
+    if rows and all(r["d_pre"] is None for r in rows if r["status"] == runs.OK):
+        out.print(f"d_pre/d_post: {NOT_COMPUTED} (canon: {m.get('canon')})", markup=False)
+
+
+def report_command(args: argparse.Namespace) -> int:
+    tau = _tau(args.tau)
+    run = runs.load_run(runs.resolve_run_id(args.run))
+    analysis = runs.analyze_stored_run(run, level=args.level, tau=tau)
+    if args.json:
+        print_json(report_dict(run, analysis, with_text=args.samples))
+        return 0
+    if args.csv:
+        write_csv([_json_safe(r) for r in sample_rows(run, analysis)], args.csv)
+        if args.csv != "-":
+            console().print(f"wrote {len(run.samples)} sample rows to {args.csv}", markup=False)
+        return 0
+    _print_report(run, analysis, args.brief)
+    return 0
