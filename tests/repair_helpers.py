@@ -110,3 +110,35 @@ def skyt_experiment(path: Path) -> SkytExperiment:
         expected=tuple(case["expected"] for case in cases),
         skyt_metrics=data.get("metrics") or {},
     )
+
+
+def rewrite(transformer: str, code: str, canon: str = "", kept=(), selection: dict[int, int] | None = None) -> str:
+    """`code` after one transformer, at the sites in `selection` (default: every site, first option)."""
+    import ast
+
+    from skyt_tui.engine.repair import TRANSFORMERS, Context
+
+    cls = TRANSFORMERS[transformer]
+    context = Context(canon=ast.parse(canon), kept_names=frozenset(kept))
+    if selection is None:
+        counter = cls(context, None)
+        counter.run(ast.parse(code))
+        selection = {site: 0 for site in range(len(counter.options))}
+    return ast.unparse(cls(context, selection).run(ast.parse(code)))
+
+
+def sites(transformer: str, code: str, canon: str = "", kept=()) -> list[int]:
+    """Option counts of each site the transformer finds in `code`."""
+    import ast
+
+    from skyt_tui.engine.repair import TRANSFORMERS, Context
+
+    counter = TRANSFORMERS[transformer](Context(canon=ast.parse(canon), kept_names=frozenset(kept)), None)
+    counter.run(ast.parse(code))
+    return counter.options
+
+
+def same(code: str) -> str:
+    import ast
+
+    return ast.unparse(ast.parse(code))

@@ -41,6 +41,11 @@ def classify(node: ast.AST, in_boolean_context: bool) -> tuple[str, str] | None:
     if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
         return None
     op, left, right = node.ops[0], node.left, node.comparators[0]
+    if isinstance(left, ast.Constant | ast.List) and not isinstance(right, ast.Constant | ast.List):
+        mirrored = {ast.Eq: ast.Eq, ast.NotEq: ast.NotEq, ast.Lt: ast.Gt, ast.LtE: ast.GtE}.get(type(op))
+        if mirrored is None:
+            return None
+        op, left, right = mirrored(), right, left  # `0 == len(x)`, `[] != x`, `0 < len(x)`, `1 <= len(x)`
     name = _len_of(left)
     if name is not None and _is(right, int, 0):
         return {ast.Eq: ("len==0", name), ast.Gt: ("len>0", name), ast.NotEq: ("len!=0", name)}.get(type(op))

@@ -27,15 +27,15 @@ class ImportForm(Transformer):
         self.tree = tree
 
     def _attributes_of(self, module: str) -> list[str] | None:
-        attrs: list[str] = []
+        """Attributes read from `module`, in source order; None if `module` is used any other way."""
+        uses: list[tuple[int, int, str]] = []
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Name) and node.id == module:
                 parent = self.parents.get(id(node))
                 if not (isinstance(node.ctx, ast.Load) and isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)):
                     return None
-                if parent.attr not in attrs:
-                    attrs.append(parent.attr)
-        return attrs
+                uses.append((node.lineno, node.col_offset, parent.attr))
+        return list(dict.fromkeys(attr for _, _, attr in sorted(uses)))
 
     def run(self, tree: ast.Module) -> ast.Module:
         self.prepare(tree)
