@@ -44,6 +44,8 @@ def main(argv=None) -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS if CORPUS.is_dir() else Path("/work/shared/corpus/skyt-msr2026/outputs"))
     parser.add_argument("--level", default="nodoc")
     parser.add_argument("--max-steps", type=int, default=5)
+    parser.add_argument("--pass-threshold", type=float, default=1.0,
+                        help="share of the experiment's tests a sample must pass to count as passing (SKYT used 0.8)")
     parser.add_argument("--limit", type=int, default=0, help="only the first N experiment files")
     parser.add_argument("--json", type=Path, help="write the full results here")
     args = parser.parse_args(argv)
@@ -64,7 +66,7 @@ def main(argv=None) -> int:
         experiment = skyt_experiment(path)
         verifier = verifiers.setdefault(experiment.contract_id, OutputVerifier(experiment.entry, experiment.inputs, experiment.expected))
         behaviours = verifier.behaviours(list(experiment.codes))
-        passing = [b.passes_all and not normalize(code, experiment.kept_names).parse_error for code, b in zip(experiment.codes, behaviours)]
+        passing = [bool(b.passed) and sum(b.passed) / len(b.passed) >= args.pass_threshold - 1e-12 and not normalize(code, experiment.kept_names).parse_error for code, b in zip(experiment.codes, behaviours)]
         canon = next((code for code, ok in zip(experiment.codes, passing) if ok), None)
         stats = per_contract[experiment.contract_id]
         d_pre_list, d_post_list = [], []
@@ -108,7 +110,8 @@ def main(argv=None) -> int:
                             "skyt_Delta_rescue": skyt_delta})
     elapsed = time.time() - started
 
-    print(f"{len(files)} experiment files, level {args.level}, max_steps {args.max_steps}, {elapsed:.0f}s, "
+    print(f"{len(files)} experiment files, level {args.level}, max_steps {args.max_steps}, "
+          f"pass threshold {args.pass_threshold}, {elapsed:.0f}s, "
           f"{sum(v.programs_run for v in verifiers.values())} programs run in child processes")
     print(f"{'contract':<20} {'N':>5} {'pass':>5} {'mu_pre':>7} {'mu_post':>7} {'rescue':>7} {'viol':>4} {'broken':>6}  kept steps")
     total = Counter()

@@ -332,3 +332,35 @@ def test_empty_check_reads_mirrored_forms():
     assert rewrite("empty_check", code) == (
         "def f():\n    s = []\n    a = not s\n    b = len(s) > 0\n    if s:\n        return a"
     )
+
+
+class TestMergeIfs:
+    def test_merge_and_split(self):
+        code = "def f(s):\n    if not s:\n        return False\n    if s[0] != 'a':\n        return False\n    return True\n"
+        merged = "def f(s):\n    if not s or s[0] != 'a':\n        return False\n    return True"
+        assert rewrite("merge_ifs", code) == merged
+        assert rewrite("merge_ifs", merged) == same(code)
+
+    def test_numbering_survives_absorbed_sites(self):
+        code = "def f(a, b, c):\n    if a:\n        return 0\n    if b:\n        return 0\n    if c:\n        return 0\n    return 1\n"
+        assert sites("merge_ifs", code) == [1, 1]
+        assert rewrite("merge_ifs", code, selection={0: 0}) == (
+            "def f(a, b, c):\n    if a or b:\n        return 0\n    if c:\n        return 0\n    return 1"
+        )
+
+    def test_not_different_bodies_or_with_else(self):
+        assert sites("merge_ifs", "def f(a, b):\n    if a:\n        return 0\n    if b:\n        return 1\n") == []
+        assert sites("merge_ifs", "def f(a, b):\n    if a:\n        return 0\n    else:\n        pass\n    if b:\n        return 0\n") == []
+
+
+def test_else_after_exit_drops_only_the_final_else_of_an_elif_chain():
+    code = "def f(n):\n    if n <= 0:\n        return 0\n    elif n == 1:\n        return 1\n    else:\n        a = n\n        return a\n"
+    assert sites("else_after_exit", code)[0] == 2
+    assert rewrite("else_after_exit", code, selection={0: 1}) == (
+        "def f(n):\n    if n <= 0:\n        return 0\n    elif n == 1:\n        return 1\n    a = n\n    return a"
+    )
+
+
+def test_redundant_jump_adds_else_continue_ending_a_loop():
+    code = "for c in s:\n    if c:\n        x = 1\n"
+    assert rewrite("redundant_jump", code) == "for c in s:\n    if c:\n        x = 1\n    else:\n        continue"

@@ -1,6 +1,6 @@
-"""Drop statements that do nothing: a `continue` ending a loop body, `else: continue`
-on the last `if` of a loop body, `pass` next to other statements, and a bare
-`return` ending a function.
+"""Statements that do nothing: drop a `continue` ending a loop body, `pass` next to
+other statements, a bare `return` ending a function; drop or add `else: continue`
+on the `if` that ends a loop body.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from skyt_tui.engine.repair.base import BlockTransformer
 
 class RedundantJump(BlockTransformer):
     name = "redundant_jump"
-    summary = "remove a trailing `continue`/`else: continue` in a loop, a redundant `pass`, a final bare `return`"
+    summary = "remove a trailing `continue`, a redundant `pass`, a final bare `return`; drop/add `else: continue` ending a loop"
 
     def block(self, statements: list[ast.stmt]) -> list[ast.stmt]:
         in_loop = self.loop_body
@@ -25,15 +25,14 @@ class RedundantJump(BlockTransformer):
                 or (in_loop and index == last and index > 0 and isinstance(statement, ast.Continue))
                 or (function_body and index == last and index > 0 and isinstance(statement, ast.Return) and statement.value is None)
             )
-            trim_else = (
-                in_loop and index == last and isinstance(statement, ast.If)
-                and len(statement.orelse) == 1 and isinstance(statement.orelse[0], ast.Continue)
-            )
-            choice = self.offer() if drop or trim_else else None
+            ends_loop = in_loop and index == last and isinstance(statement, ast.If)
+            trim_else = ends_loop and len(statement.orelse) == 1 and isinstance(statement.orelse[0], ast.Continue)
+            add_else = ends_loop and not statement.orelse
+            choice = self.offer() if drop or trim_else or add_else else None
             if choice is not None and drop:
                 continue
             statement = self.visit(statement)
             if choice is not None:
-                statement.orelse = []
+                statement.orelse = [] if trim_else else [ast.Continue()]
             out.append(statement)
         return out
