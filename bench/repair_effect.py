@@ -1,7 +1,8 @@
 """How much repair moves real samples towards the canon: SKYT MSR 2026 corpus.
 
 For every experiment file: the canon is the first sample (generation order)
-that parses and passes all of the experiment's tests; every passing sample is
+that parses and passes the experiment's tests (all of them, or the share given
+by --pass-threshold; SKYT used 0.8); every passing sample is
 repaired towards it with a verifier that accepts a candidate only when its
 outputs on the test inputs equal the original sample's, computed in a child
 process (tests/repair_worker.py — a throwaway harness until the sandboxed

@@ -55,7 +55,8 @@ class Transformer(ast.NodeTransformer):
     def run(self, tree: ast.Module) -> ast.Module:
         self.prepare(tree)
         result = self.visit(tree)
-        return ast.fix_missing_locations(result)
+        # unparse needs locations on new statements; the counting pass changes nothing
+        return ast.fix_missing_locations(result) if self.selection else result
 
 
 STATEMENT_LISTS = ("body", "orelse", "finalbody")

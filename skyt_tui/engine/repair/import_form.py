@@ -74,8 +74,7 @@ class ImportForm(Transformer):
                 block = getattr(node, field, None)
                 if isinstance(block, list):
                     setattr(node, field, [replaced.get(id(s), s) for s in block])
-        tree = _Rewriter(to_from, to_import).visit(tree)
-        return ast.fix_missing_locations(tree)
+        return ast.fix_missing_locations(_Rewriter(to_from, to_import).visit(tree))
 
 
 class _Rewriter(ast.NodeTransformer):

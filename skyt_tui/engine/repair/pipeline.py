@@ -19,7 +19,6 @@ no set or dict iteration order reaches a choice.
 from __future__ import annotations
 
 import ast
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -102,26 +101,27 @@ def _compiles(code: str) -> bool:
     return True
 
 
-def _apply(cls: type[Transformer], tree: ast.Module, context: Context, selection: Mapping[int, int] | None) -> tuple[str | None, list[int]]:
+def _apply(cls: type[Transformer], current: str, context: Context, selection: Mapping[int, int] | None) -> tuple[str | None, list[int]]:
+    """Run one transformer on a fresh parse of `current` (cheaper than copying a tree)."""
     transformer = cls(context, selection)
     try:
-        result = transformer.run(copy.deepcopy(tree))
-        code = ast.unparse(result)
+        result = transformer.run(ast.parse(current))
+        code = ast.unparse(result) if selection is not None else None
     except (Decline, RecursionError, ValueError, TypeError, AttributeError):
         return None, transformer.options
     return code, transformer.options
 
 
-def _proposals(cls: type[Transformer], tree: ast.Module, context: Context, current: str, d_current: float, measure: _Measure) -> list[tuple[float, str, int]]:
+def _proposals(cls: type[Transformer], context: Context, current: str, d_current: float, measure: _Measure) -> list[tuple[float, str, int]]:
     """(distance, code, sites) of this transformer's improving candidates, in proposal order."""
-    _, options = _apply(cls, tree, context, None)
+    _, options = _apply(cls, current, context, None)
     if not options:
         return []
     proposals: list[tuple[float, str, int]] = []
     seen = {current}
 
     def consider(selection: dict[int, int]) -> float | None:
-        code, _ = _apply(cls, tree, context, selection)
+        code, _ = _apply(cls, current, context, selection)
         if code is None or code in seen:
             return None
         d = measure(code)
@@ -139,7 +139,7 @@ def _proposals(cls: type[Transformer], tree: ast.Module, context: Context, curre
     for site, count in enumerate(options):
         best_option = None
         for option in range(count):
-            code, _ = _apply(cls, tree, context, {**chosen, site: option})
+            code, _ = _apply(cls, current, context, {**chosen, site: option})
             d = measure(code) if code is not None else None
             if d is not None and d < best:
                 best, best_option = d, option
@@ -198,10 +198,9 @@ def repair(
     current, d_current = code, d_pre
     checked = 0
     while len(steps) < max_steps and d_current > 0:
-        tree = ast.parse(current)
         candidates: list[_Candidate] = []
         for name, cls in active:
-            for order, (d, candidate_code, sites) in enumerate(_proposals(cls, tree, context, current, d_current, measure)):
+            for order, (d, candidate_code, sites) in enumerate(_proposals(cls, context, current, d_current, measure)):
                 candidates.append(_Candidate(d, name, order, candidate_code, sites))
         candidates.sort(key=lambda c: (c.d, c.transformer, c.order))
         unique: list[_Candidate] = []
