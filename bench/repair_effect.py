@@ -9,7 +9,8 @@ process (tests/repair_worker.py — a throwaway harness until the sandboxed
 oracle is wired in). Failing samples are not repaired (d_post = d_pre).
 
 Reports per contract: samples, passing, mean d_pre, mean d_post, rescue rate
-(d_pre > 0 and d_post == 0, over all samples), how often each transformer was
+(d_pre > 0 and d_post == 0, over all samples; resc_nc over the non-canonical
+ones, as SKYT divided), how often each transformer was
 kept; per (model, contract): mean Delta_rescue (R_anchor_post − R_anchor_pre)
 next to SKYT's recorded `Delta_rescue`; and checks d_post ≤ d_pre and that
 every repaired program still behaves like its original.
@@ -114,13 +115,15 @@ def main(argv=None) -> int:
     print(f"{len(files)} experiment files, level {args.level}, max_steps {args.max_steps}, "
           f"pass threshold {args.pass_threshold}, {elapsed:.0f}s, "
           f"{sum(v.programs_run for v in verifiers.values())} programs run in child processes")
-    print(f"{'contract':<20} {'N':>5} {'pass':>5} {'mu_pre':>7} {'mu_post':>7} {'rescue':>7} {'viol':>4} {'broken':>6}  kept steps")
+    print(f"{'contract':<20} {'N':>5} {'pass':>5} {'mu_pre':>7} {'mu_post':>7} {'rescue':>7} {'resc_nc':>7} {'viol':>4} {'broken':>6}  kept steps")
     total = Counter()
     for contract in sorted(per_contract):
         s = per_contract[contract]
         kept = ", ".join(f"{name} {count}" for name, count in sorted(s["kept"].items(), key=lambda kv: (-kv[1], kv[0])))
+        noncanonical = sum(d > 0 for d in s["d_pre"])
         print(f"{contract:<20} {s['n']:>5} {s['passing']:>5} {mean(s['d_pre']):>7.3f} {mean(s['d_post']):>7.3f} "
-              f"{s['rescued'] / s['n']:>7.3f} {s['violations']:>4} {s['broken']:>6}  {kept}")
+              f"{s['rescued'] / s['n']:>7.3f} {s['rescued'] / max(noncanonical, 1):>7.3f} {s['violations']:>4} {s['broken']:>6}  {kept}")
+        total["__noncanonical"] += noncanonical
         total.update(s["kept"])
         total["__n"] += s["n"]
         total["__rescued"] += s["rescued"]
@@ -129,7 +132,8 @@ def main(argv=None) -> int:
     all_pre = [d for s in per_contract.values() for d in s["d_pre"]]
     all_post = [d for s in per_contract.values() for d in s["d_post"]]
     print(f"{'ALL':<20} {total['__n']:>5} {'':>5} {mean(all_pre):>7.3f} {mean(all_post):>7.3f} "
-          f"{total['__rescued'] / max(total['__n'], 1):>7.3f} {total['__violations']:>4} {total['__broken']:>6}")
+          f"{total['__rescued'] / max(total['__n'], 1):>7.3f} {total['__rescued'] / max(total['__noncanonical'], 1):>7.3f} "
+          f"{total['__violations']:>4} {total['__broken']:>6}")
     print("\nkept steps by transformer:", ", ".join(f"{k} {v}" for k, v in sorted(total.items(), key=lambda kv: (-kv[1], kv[0])) if not k.startswith("__")))
     print(f"\n{'model':<28} {'contract':<20} {'runs':>4} {'Δ_rescue':>9} {'SKYT Δ':>8}")
     for (model, contract) in sorted(per_model):

@@ -76,8 +76,9 @@ class TestDemoCode:
         code = "def f():\n    return 1\nprint(f())\nif __name__ == '__main__':\n    f()\n"
         assert rewrite("demo_code", code) == "def f():\n    return 1"
 
-    def test_keeps_module_docstring_and_assignments(self):
+    def test_keeps_module_docstring_assignments_and_other_calls(self):
         assert sites("demo_code", '"""doc"""\nX = 1\ndef f():\n    return X\n') == []
+        assert sites("demo_code", "import sys\nsys.setrecursionlimit(5000)\n") == []
 
 
 class TestImportPlace:
@@ -289,10 +290,11 @@ class TestTernary:
 class TestAugAssign:
     def test_both_ways(self):
         assert rewrite("aug_assign", "i = i + 1\n") == "i += 1"
-        assert rewrite("aug_assign", "i -= a + b\n") == "i = i - (a + b)"
+        assert rewrite("aug_assign", "i = 0\ni -= a + b\n") == "i = 0\ni = i - (a + b)"
 
-    def test_not_for_list_building_or_other_left_operand(self):
+    def test_not_for_list_building_unknown_types_or_other_left_operand(self):
         assert sites("aug_assign", "xs = xs + [1]\nys += [2]\ni = 1 + i\n") == []
+        assert sites("aug_assign", "def f(xs, ys):\n    xs = xs + ys\n    return xs\n") == []
 
 
 class TestTupleAssign:

@@ -1,8 +1,9 @@
-"""Remove module-level demo code: `if __name__ == "__main__":` blocks and bare expression statements.
+"""Remove module-level demo code: `if __name__ == "__main__":` blocks and `print(...)` statements.
 
 An LLM often adds `print(f(3))` or a main guard after the function; it is
-not part of the contract. The oracle check after the step confirms the
-contract's behaviour did not depend on it.
+not part of the contract. Other module-level calls (`sys.setrecursionlimit`
+…) may matter and are left alone; the oracle check after the step confirms
+the contract's behaviour did not depend on what was removed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,13 @@ def _main_guard(statement: ast.stmt) -> bool:
     return has_name and has_main
 
 
+def _print(statement: ast.stmt) -> bool:
+    if not isinstance(statement, ast.Expr):
+        return False
+    value = statement.value
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("print", "pprint")
+
+
 class DemoCode(Transformer):
     name = "demo_code"
     summary = "remove module-level `print(...)`-style statements and `if __name__ == '__main__':` blocks"
@@ -29,7 +37,7 @@ class DemoCode(Transformer):
         keep: list[ast.stmt] = []
         skip = docstring_offset(node.body)
         for index, statement in enumerate(node.body):
-            demo = index >= skip and (isinstance(statement, ast.Expr) or _main_guard(statement))
+            demo = index >= skip and (_print(statement) or _main_guard(statement))
             if demo and self.offer() is not None:
                 continue
             keep.append(statement)
