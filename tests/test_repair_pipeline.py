@@ -186,16 +186,19 @@ def variants(draw):
     canon, kept, _ = CANONS[key]
     tree = ast.parse(canon)
     context = Context(canon=ast.parse(canon), kept_names=kept)
-    for _ in range(draw(st.integers(1, 4))):
-        name = draw(st.sampled_from(sorted(TRANSFORMERS)))
-        cls = TRANSFORMERS[name]
-        counter = cls(context, None)
-        counter.run(copy.deepcopy(tree))
-        if not counter.options:
-            continue
-        selection = {site: draw(st.integers(0, count - 1)) for site, count in enumerate(counter.options) if draw(st.booleans())}
+    for _ in range(draw(st.integers(1, 5))):
+        applicable = []
+        for name in sorted(TRANSFORMERS):
+            counter = TRANSFORMERS[name](context, None)
+            counter.run(copy.deepcopy(tree))
+            if counter.options:
+                applicable.append((name, counter.options))
+        if not applicable:
+            break
+        name, options = draw(st.sampled_from(applicable))
+        selection = {site: draw(st.integers(0, count - 1)) for site, count in enumerate(options) if draw(st.booleans())}
         try:
-            tree = ast.parse(ast.unparse(cls(context, selection).run(copy.deepcopy(tree))))
+            tree = ast.parse(ast.unparse(TRANSFORMERS[name](context, selection).run(copy.deepcopy(tree))))
         except Exception:
             continue
     resolution = resolve(tree)
