@@ -156,8 +156,8 @@ class TestNoneCompare:
     def test_equality_with_none_becomes_identity(self):
         assert rewrite("none_compare", "x = a == None\ny = a != None\n") == "x = a is None\ny = a is not None"
 
-    def test_not_for_other_constants(self):
-        assert sites("none_compare", "x = a == 0\n") == []
+    def test_not_for_other_constants_nor_back_to_equality(self):
+        assert sites("none_compare", "x = a == 0\ny = a is None\n") == []
 
 
 class TestEmptyCheck:

@@ -1,7 +1,9 @@
-"""Compare with None by identity: `x == None` → `x is None`, `x != None` → `x is not None`, and back.
+"""Compare with None by identity: `x == None` → `x is None`, `x != None` → `x is not None`.
 
-`==` can be overridden, `is` cannot; for every built-in type the two agree,
-and the oracle check after the step guards the rest.
+One way only. `==` dispatches to the operand's `__eq__`, `is` cannot be
+overridden: for built-in types the two agree, and turning `is None` into
+`== None` could hand the decision to a custom `__eq__`, so that direction is
+never offered. (The oracle check after the step still guards the forward one.)
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import ast
 
 from skyt_tui.engine.repair.base import Transformer
 
-SWAP = {ast.Eq: ast.Is, ast.NotEq: ast.IsNot, ast.Is: ast.Eq, ast.IsNot: ast.NotEq}
+IDENTITY = {ast.Eq: ast.Is, ast.NotEq: ast.IsNot}
 
 
 def _is_none(node: ast.AST) -> bool:
@@ -19,16 +21,16 @@ def _is_none(node: ast.AST) -> bool:
 
 class NoneCompare(Transformer):
     name = "none_compare"
-    summary = "`x == None` ↔ `x is None`, `x != None` ↔ `x is not None`"
+    summary = "`x == None` → `x is None`, `x != None` → `x is not None`"
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         eligible = (
             len(node.ops) == 1
-            and type(node.ops[0]) in SWAP
+            and type(node.ops[0]) in IDENTITY
             and (_is_none(node.left) or _is_none(node.comparators[0]))
         )
         choice = self.offer() if eligible else None
         self.generic_visit(node)
         if choice is not None:
-            node.ops = [SWAP[type(node.ops[0])]()]
+            node.ops = [IDENTITY[type(node.ops[0])]()]
         return node
