@@ -371,3 +371,22 @@ def test_redundant_jump_adds_else_continue_ending_a_loop():
 def test_empty_check_not_for_a_name_that_may_hold_none():
     code = "def f(xs):\n    best = None\n    for x in xs:\n        if not best or len(best) < len(x):\n            best = x\n    return best\n"
     assert sites("empty_check", code) == []
+
+
+class TestLoopForm:
+    WHILE = "def f(n):\n    total = 0\n    i = 1\n    while i <= n:\n        total += i\n        i += 1\n    return total\n"
+    FOR = "def f(n):\n    total = 0\n    for i in range(1, n + 1):\n        total += i\n    return total"
+
+    def test_while_to_for(self):
+        assert rewrite("loop_form", self.WHILE) == self.FOR
+
+    def test_for_to_while(self):
+        code = "def f(n):\n    total = 0\n    for i in range(n):\n        total += i\n    return total\n"
+        assert rewrite("loop_form", code) == (
+            "def f(n):\n    total = 0\n    i = 0\n    while i < n:\n        total += i\n        i += 1\n    return total"
+        )
+
+    def test_not_when_counter_is_read_after_or_continue_or_bound_changes(self):
+        assert sites("loop_form", self.WHILE.replace("return total", "return total + i")) == []
+        assert sites("loop_form", "def f(n):\n    for i in range(n):\n        if i:\n            continue\n        n = 1\n") == []
+        assert sites("loop_form", "def f(xs):\n    i = 0\n    while i < len(xs):\n        xs.append(1)\n        i += 1\n") == []

@@ -24,6 +24,7 @@ from skyt_tui.engine.repair.else_after_exit import ElseAfterExit
 from skyt_tui.engine.repair.empty_check import EmptyCheck
 from skyt_tui.engine.repair.import_form import ImportForm
 from skyt_tui.engine.repair.import_place import ImportPlace
+from skyt_tui.engine.repair.loop_form import LoopForm
 from skyt_tui.engine.repair.merge_ifs import MergeIfs
 from skyt_tui.engine.repair.negated_compare import NegatedCompare
 from skyt_tui.engine.repair.nested_helper import NestedHelper
@@ -44,7 +45,7 @@ _ORDERED: tuple[type[Transformer], ...] = (
     RenameLocals, Docstrings, TypeHints, DemoCode, ImportPlace, ImportForm, NestedHelper,
     CompareOrder, NegatedCompare, NoneCompare, EmptyCheck, ZeroCheck, DictKeys, DictOrder,
     ElseAfterExit, MergeIfs, RedundantJump, ReturnBool, ReturnTemp, Ternary,
-    AugAssign, TupleAssign, ChainedAssign, RangeStart,
+    AugAssign, TupleAssign, ChainedAssign, RangeStart, LoopForm,
 )
 
 TRANSFORMERS: Mapping[str, type[Transformer]] = {cls.name: cls for cls in _ORDERED}
