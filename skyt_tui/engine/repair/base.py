@@ -1,0 +1,171 @@
+"""What every repair transformer shares: the context it sees and how it offers rewrite sites.
+
+A transformer is one semantics-preserving idea (flip a comparison, drop a
+redundant `else` …). It walks a *copy* of the sample's AST and, at each place
+where its idea applies, calls `offer(n)` with the number of alternative
+rewrites there. The search first runs it with no selection to count the sites,
+then with chosen `{site: option}` selections to build candidates; a site is
+rewritten only when selected. Site numbering must depend only on the input
+tree, so transformers decide whether a node is a site *before* rewriting its
+children.
+
+The canon (`Context.canon`) may only be read to choose between equivalent
+forms (which name a variable plays the role of, which order a dict literal is
+written in); a transformer never inserts canon statements into a sample.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import ClassVar, Mapping
+
+
+class Decline(Exception):
+    """Raised by a transformer when the selected rewrite turns out unsafe; the candidate is dropped."""
+
+
+@dataclass(frozen=True)
+class Context:
+    canon: ast.Module
+    """The canon's AST, parsed once; read-only."""
+    kept_names: frozenset[str]
+    """Entry point and the contract's fixed names: never renamed."""
+
+
+class Transformer(ast.NodeTransformer):
+    name: ClassVar[str]
+    summary: ClassVar[str]
+
+    def __init__(self, context: Context, selection: Mapping[int, int] | None = None) -> None:
+        self.context = context
+        self.selection = selection
+        self.options: list[int] = []
+
+    def offer(self, options: int = 1) -> int | None:
+        """Register a site with `options` alternatives; return the chosen option, or None to leave it."""
+        self.options.append(options)
+        if self.selection is None:
+            return None
+        return self.selection.get(len(self.options) - 1)
+
+    def prepare(self, tree: ast.Module) -> None:
+        """Analysis of the whole tree before the walk (scopes, types …); optional."""
+
+    def run(self, tree: ast.Module) -> ast.Module:
+        self.prepare(tree)
+        result = self.visit(tree)
+        # unparse needs locations on new statements; the counting pass changes nothing
+        return ast.fix_missing_locations(result) if self.selection else result
+
+
+STATEMENT_LISTS = ("body", "orelse", "finalbody")
+
+
+def exits(statements: list[ast.stmt]) -> bool:
+    """True when a block always leaves by return/raise/continue/break at its end."""
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, ast.Return | ast.Raise | ast.Continue | ast.Break):
+        return True
+    if isinstance(last, ast.If):
+        return exits(last.body) and exits(last.orelse)
+    return False
+
+
+def has_side_effects(node: ast.AST) -> bool:
+    """Conservatively: may evaluating `node` change state or depend on evaluation order?"""
+    return any(
+        isinstance(sub, ast.Call | ast.Await | ast.Yield | ast.YieldFrom | ast.NamedExpr)
+        for sub in ast.walk(node)
+    )
+
+
+def boolean_context(tree: ast.AST) -> set[int]:
+    """ids of expressions whose value is only used for its truth (if/while tests, `not` operands …)."""
+    found: set[int] = set()
+
+    def mark(expr: ast.expr) -> None:
+        found.add(id(expr))
+        if isinstance(expr, ast.BoolOp):
+            for value in expr.values:
+                mark(value)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If | ast.While | ast.IfExp | ast.Assert):
+            mark(node.test)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            mark(node.operand)
+        elif isinstance(node, ast.comprehension):
+            for condition in node.ifs:
+                mark(condition)
+    return found
+
+
+def is_boolean_valued(expr: ast.expr) -> bool:
+    """True when `expr` certainly evaluates to a bool (comparisons, `not`, and/or of such)."""
+    if isinstance(expr, ast.Compare):
+        return True
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+        return True
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, bool):
+        return True
+    if isinstance(expr, ast.BoolOp):
+        return all(is_boolean_valued(value) for value in expr.values)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("isinstance", "bool", "callable", "hasattr", "all", "any"):
+        return True
+    return False
+
+
+def name_of(expr: ast.AST) -> str | None:
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def load(name: str) -> ast.Name:
+    return ast.Name(id=name, ctx=ast.Load())
+
+
+def store(name: str) -> ast.Name:
+    return ast.Name(id=name, ctx=ast.Store())
+
+
+def functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)]
+
+
+def docstring_offset(body: list[ast.stmt]) -> int:
+    first = body[0] if body else None
+    is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    return 1 if is_doc else 0
+
+
+class BlockTransformer(Transformer):
+    """A transformer that rewrites statement lists: `block` sees each body/orelse/finalbody whole.
+
+    `self.loop_depth` and `self.function` say where the block is (inside a loop
+    body? which function?), for ideas such as `continue` or local variables.
+    """
+
+    def __init__(self, context: Context, selection: Mapping[int, int] | None = None) -> None:
+        super().__init__(context, selection)
+        self.loop_body = False
+        self.function: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+
+    def block(self, statements: list[ast.stmt]) -> list[ast.stmt]:
+        return [self.visit(statement) for statement in statements]
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        saved = (self.loop_body, self.function)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            self.function = node
+        for field, value in ast.iter_fields(node):
+            if field in STATEMENT_LISTS and isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                self.loop_body = isinstance(node, ast.For | ast.AsyncFor | ast.While) and field == "body"
+                setattr(node, field, self.block(value) or [ast.Pass()])
+            elif isinstance(value, list):
+                setattr(node, field, [self.visit(item) if isinstance(item, ast.AST) else item for item in value])
+            elif isinstance(value, ast.AST):
+                setattr(node, field, self.visit(value))
+        self.loop_body, self.function = saved
+        return node

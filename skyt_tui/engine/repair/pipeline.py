@@ -1,0 +1,230 @@
+"""Bounded, monotonic repair of one sample towards the canon (SPEC §5).
+
+Greedy search. Each round, every allowed transformer proposes candidates from
+the current code: its rewrite at all sites, the subset of sites found by
+adding one site at a time while the distance to the canon strictly drops, and
+each site of that subset alone (fallbacks should the verifier reject the
+whole). A candidate must compile and be strictly closer to the canon than the
+current code at the run's level. Candidates are ranked by (distance,
+transformer name, proposal order), verified in batches, and the best one the
+verifier passes becomes the current code: one kept step. Repair stops after
+`max_steps` kept steps or when no candidate both improves and passes.
+
+Only strict improvements are kept, so every step is visible in the distance,
+d_post ≤ d_pre holds by construction, and the loop terminates. Repair is a
+pure function of (code, canon, kept names, level, bounds, verifier answers):
+no set or dict iteration order reaches a choice.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from skyt_tui.engine.distance import distance
+from skyt_tui.engine.normalize import LEVELS, normalize
+from skyt_tui.engine.repair.base import Context, Decline, Transformer
+
+Verifier = Callable[[Sequence[str]], Sequence[bool]]
+
+MAX_SITES = 48
+"""Sites per transformer tried one by one; past that only the all-sites candidate is offered."""
+
+
+@dataclass(frozen=True)
+class RepairStep:
+    transformer: str
+    d_before: float
+    d_after: float
+    sites: int = 1
+    """How many places the kept rewrite changed."""
+
+
+@dataclass(frozen=True)
+class RepairResult:
+    code: str
+    """The repaired program (`== input code` when no step was kept)."""
+    steps: tuple[RepairStep, ...]
+    d_pre: float
+    d_post: float
+    candidates_checked: int
+    """How many candidate programs went to the verifier."""
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.steps)
+
+    def to_dict(self) -> dict:
+        return {
+            "steps": [
+                {"transformer": s.transformer, "d_before": s.d_before, "d_after": s.d_after, "sites": s.sites}
+                for s in self.steps
+            ],
+            "d_pre": self.d_pre,
+            "d_post": self.d_post,
+            "candidates_checked": self.candidates_checked,
+        }
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    d: float
+    transformer: str
+    order: int
+    code: str
+    sites: int
+
+
+class _Measure:
+    """Distance of a program to the canon at one level, memoized for one repair call."""
+
+    def __init__(self, canon_code: str, kept_names: frozenset[str], level: str) -> None:
+        self.kept_names = kept_names
+        self.level = level
+        self.canon_text = normalize(canon_code, kept_names).texts[level]
+        self._memo: dict[str, float | None] = {}
+
+    def __call__(self, code: str) -> float | None:
+        """Distance, or None when the code does not parse (never a valid candidate)."""
+        if code not in self._memo:
+            normalized = normalize(code, self.kept_names)
+            self._memo[code] = None if normalized.parse_error else distance(normalized.texts[self.level], self.canon_text)
+        return self._memo[code]
+
+
+def _compiles(code: str) -> bool:
+    try:
+        compile(code, "<repair candidate>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+    return True
+
+
+def _apply(cls: type[Transformer], current: str, context: Context, selection: Mapping[int, int] | None) -> tuple[str | None, list[int]]:
+    """Run one transformer on a fresh parse of `current` (cheaper than copying a tree)."""
+    transformer = cls(context, selection)
+    try:
+        result = transformer.run(ast.parse(current))
+        code = ast.unparse(result) if selection is not None else None
+    except (Decline, RecursionError, ValueError, TypeError, AttributeError):
+        return None, transformer.options
+    return code, transformer.options
+
+
+def _proposals(cls: type[Transformer], context: Context, current: str, d_current: float, measure: _Measure) -> list[tuple[float, str, int]]:
+    """(distance, code, sites) of this transformer's improving candidates, in proposal order."""
+    _, options = _apply(cls, current, context, None)
+    if not options:
+        return []
+    proposals: list[tuple[float, str, int]] = []
+    seen = {current}
+
+    def consider(selection: dict[int, int]) -> float | None:
+        code, _ = _apply(cls, current, context, selection)
+        if code is None or code in seen:
+            return None
+        d = measure(code)
+        if d is None or d >= d_current or not _compiles(code):
+            return None
+        seen.add(code)
+        proposals.append((d, code, len(selection)))
+        return d
+
+    consider({site: 0 for site in range(len(options))})
+    if len(options) > MAX_SITES:
+        return proposals
+    chosen: dict[int, int] = {}
+    best = d_current
+    for site, count in enumerate(options):
+        best_option = None
+        for option in range(count):
+            code, _ = _apply(cls, current, context, {**chosen, site: option})
+            d = measure(code) if code is not None else None
+            if d is not None and d < best:
+                best, best_option = d, option
+        if best_option is not None:
+            chosen[site] = best_option
+    if chosen:
+        consider(dict(chosen))
+        if len(chosen) > 1:
+            for site, option in chosen.items():
+                consider({site: option})
+    return proposals
+
+
+def repair(
+    code: str,
+    canon_code: str,
+    *,
+    kept_names: frozenset[str],
+    verify: Verifier,
+    level: str = "nodoc",
+    max_steps: int = 5,
+    allowed: Sequence[str] = (),
+    batch_size: int = 3,
+    transformers: Mapping[str, type[Transformer]] | None = None,
+) -> RepairResult:
+    """Repair `code` towards `canon_code`; see the module docstring for the rule.
+
+    `verify(programs)` answers, for a batch of candidate programs, whether each
+    passes the oracle. `allowed` restricts the transformers by name (empty: all).
+    """
+    from skyt_tui.engine.repair import TRANSFORMERS
+
+    registry = TRANSFORMERS if transformers is None else transformers
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
+    unknown = sorted(set(allowed) - set(registry))
+    if unknown:
+        raise ValueError(f"unknown repair transformer(s): {', '.join(unknown)}; known: {', '.join(registry)}")
+    if max_steps < 0 or batch_size < 1:
+        raise ValueError("max_steps must be >= 0 and batch_size >= 1")
+    kept_names = frozenset(kept_names)
+    measure = _Measure(canon_code, kept_names, level)
+    d_pre = measure(code)
+    try:
+        canon_tree = ast.parse(canon_code)
+        ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        canon_tree = None
+    if d_pre is None or canon_tree is None or normalize(canon_code, kept_names).parse_error:
+        d = d_pre if d_pre is not None else distance(normalize(code, kept_names).texts[level], measure.canon_text)
+        return RepairResult(code=code, steps=(), d_pre=d, d_post=d, candidates_checked=0)
+    context = Context(canon=canon_tree, kept_names=kept_names)
+    active = [(name, cls) for name, cls in registry.items() if not allowed or name in allowed]
+    verdicts: dict[str, bool] = {}
+    steps: list[RepairStep] = []
+    current, d_current = code, d_pre
+    checked = 0
+    while len(steps) < max_steps and d_current > 0:
+        candidates: list[_Candidate] = []
+        for name, cls in active:
+            for order, (d, candidate_code, sites) in enumerate(_proposals(cls, context, current, d_current, measure)):
+                candidates.append(_Candidate(d, name, order, candidate_code, sites))
+        candidates.sort(key=lambda c: (c.d, c.transformer, c.order))
+        unique: list[_Candidate] = []
+        seen_codes: set[str] = set()
+        for candidate in candidates:
+            if candidate.code not in seen_codes and verdicts.get(candidate.code) is not False:
+                seen_codes.add(candidate.code)
+                unique.append(candidate)
+        accepted = None
+        for start in range(0, len(unique), batch_size):
+            batch = unique[start:start + batch_size]
+            pending = [c.code for c in batch if c.code not in verdicts]
+            if pending:
+                answers = list(verify(pending))
+                if len(answers) != len(pending):
+                    raise ValueError(f"verifier answered {len(answers)} verdicts for {len(pending)} programs")
+                checked += len(pending)
+                for program, answer in zip(pending, answers):
+                    verdicts[program] = bool(answer)
+            accepted = next((c for c in batch if verdicts[c.code]), None)
+            if accepted is not None:
+                break
+        if accepted is None:
+            break
+        steps.append(RepairStep(accepted.transformer, d_current, accepted.d, accepted.sites))
+        current, d_current = accepted.code, accepted.d
+    return RepairResult(code=current, steps=tuple(steps), d_pre=d_pre, d_post=d_current, candidates_checked=checked)
