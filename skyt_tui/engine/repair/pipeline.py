@@ -56,7 +56,9 @@ class RepairResult:
         return bool(self.steps)
 
     def to_dict(self) -> dict:
+        """JSON form for sample records (floats at full precision)."""
         return {
+            "code": self.code,
             "steps": [
                 {"transformer": s.transformer, "d_before": s.d_before, "d_after": s.d_after, "sites": s.sites}
                 for s in self.steps
