@@ -42,6 +42,21 @@ def test_jsonl_source_groups_runs_and_reports_metrics(tmp_path, capsys):
     assert second["n"] == 1 and second["metrics"]["R_raw"] == 1.0
 
 
+def test_samples_and_csv_output(tmp_path, capsys):
+    code = "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n"
+    renamed = code.replace("a, b", "x, y").replace("b, a + b", "y, x + y").replace("return a", "return x")
+    source = write_jsonl(tmp_path / "s.jsonl", [{"contract_id": "fibonacci_iterative", "code": c} for c in (code, renamed)])
+    csv_path = tmp_path / "out" / "samples.csv"
+    assert main(["analyze", str(source), "--json", "--samples", "--csv", str(csv_path)]) == 0
+    [run] = json.loads(capsys.readouterr().out)["runs"]
+    assert [s["passed"] for s in run["samples"]] == [True, True]
+    assert run["samples"][1]["d_post"] == 0.0 < run["samples"][1]["d_pre"]
+    assert run["samples"][1]["repair"]["steps"][0]["transformer"] == "rename_locals"
+    assert run["metrics"]["R_anchor_post"] == 1.0 and run["canon"]["sample_index"] == 0
+    rows = csv_path.read_text().splitlines()
+    assert rows[0].startswith("run_id,contract_id") and len(rows) == 3 and rows[2].endswith("rename_locals")
+
+
 def test_human_table_output(tmp_path, capsys):
     source = write_jsonl(tmp_path / "s.jsonl", [{"run_id": "r1", "code": "x = 1"}, {"run_id": "r1", "code": "x = 2"}])
     assert main(["analyze", str(source)]) == 0
@@ -87,7 +102,7 @@ def test_bad_tau_is_a_usage_error(tmp_path):
 @pytest.mark.corpus
 def test_skyt_corpus_r_raw_matches_skyt_exactly(capsys):
     outputs = require("skyt-msr2026", "outputs")
-    assert main(["analyze", str(outputs), "--json"]) == 0
+    assert main(["analyze", str(outputs), "--json", "--no-oracle"]) == 0
     runs = json.loads(capsys.readouterr().out)["runs"]
     assert len(runs) == 240 and sum(run["n"] for run in runs) == 4505
     for run in runs:
@@ -100,7 +115,7 @@ def test_skyt_corpus_r_raw_matches_skyt_exactly(capsys):
 @pytest.mark.corpus
 def test_humaneval_corpus_gives_80_runs_of_100(capsys):
     folder = require("humaneval-codegen16b")
-    assert main(["analyze", str(folder), "--json", "--level", "alpha"]) == 0
+    assert main(["analyze", str(folder), "--json", "--level", "alpha", "--no-oracle"]) == 0
     runs = json.loads(capsys.readouterr().out)["runs"]
     assert len(runs) == 80 and {run["n"] for run in runs} == {100}
     assert runs[0]["id"] == "HumanEval_0" and runs[0]["metrics"]["level"] == "alpha"

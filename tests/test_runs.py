@@ -159,10 +159,11 @@ def test_analysis_cache_is_reused_and_invalidated(contract, monkeypatch):
     runs.analyze_stored_run(meta.id, tau=0.2)
     assert len(calls) == 4, "pipeline version changed"
     canon = runs.locations.canon_dir() / f"{CONTRACT_ID}.json"
-    canon.parent.mkdir(parents=True)
+    assert canon.exists(), "the first analysis established the contract's canon"
     canon.write_text("{}")
-    runs.analyze_stored_run(meta.id, tau=0.2)
+    analysis = runs.analyze_stored_run(meta.id, tau=0.2)
     assert len(calls) == 5, "canon changed"
+    assert analysis["canon"]["status"] == "corrupt" and analysis["metrics"]["R_anchor_pre"] is None
     cached = store.read_json(runs.run_path(meta.id) / "analysis.json", kind="analysis")
     assert cached["key"]["versions"]["normalization"] == "999" and cached["key"]["level"] == "nodoc"
 
@@ -175,16 +176,17 @@ def test_report_json_csv_and_table(contract, capsys, tmp_path):
     assert report["run"]["id"] == meta.id and "contract" not in report["run"]
     assert [(r["index"], r["status"]) for r in report["samples"]] == [(0, "ok"), (1, "failed"), (2, "ok")]
     assert report["samples"][0]["code"] == CODES[0] and report["samples"][1]["error"].startswith("HTTP 500")
-    assert report["samples"][0]["d_pre"] is None and report["metrics"]["n_failed"] == 1
+    assert report["samples"][0]["d_pre"] == 0.0 and report["metrics"]["n_failed"] == 1
+    assert report["canon"]["status"] == "established" and report["canon"]["sample_index"] == 0
     out = tmp_path / "samples.csv"
     assert main(["report", meta.id, "--csv", str(out)]) == 0
     rows = list(csv.DictReader(out.open()))
-    assert [r["index"] for r in rows] == ["0", "1", "2"] and rows[1]["status"] == "failed" and rows[0]["d_pre"] == ""
+    assert [r["index"] for r in rows] == ["0", "1", "2"] and rows[1]["status"] == "failed" and rows[0]["d_pre"] == "0.0"
     assert {"d_pre", "d_post", "passed", "error"} <= set(rows[0])
     capsys.readouterr()
     assert main(["report", meta.id]) == 0
     text = capsys.readouterr().out
-    assert "R_sig[nodoc]" in text and "sample 1 failed after 3 attempt(s)" in text and "not computed" in text
+    assert "R_sig[nodoc]" in text and "sample 1 failed after 3 attempt(s)" in text and "R_anchor_post" in text
 
 
 def test_runs_list_json_and_empty(contract, capsys):

@@ -22,7 +22,7 @@ def sample_analyses():
     from skyt_tui.engine.analysis import analyze_run
     from skyt_tui.engine.sources import load_samples_jsonl
 
-    return [analyze_run(run) for run in load_samples_jsonl(SAMPLES)]
+    return [analyze_run(run, oracle=False) for run in load_samples_jsonl(SAMPLES)]
 
 
 def screen_text(app) -> str:

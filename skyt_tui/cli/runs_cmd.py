@@ -188,6 +188,8 @@ def report_dict(run: runs.StoredRun, analysis: dict[str, Any], *, with_text: boo
                    "missing": len(run.missing_indexes)},
         "level": analysis.get("level"),
         "metrics": analysis["metrics"],
+        "canon": analysis.get("canon"),
+        "oracle": analysis.get("oracle"),
         "samples": rows,
     }
 
@@ -253,6 +255,12 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
     for level in LEVELS:
         table.add_row(Text(f"distinct / entropy [{level}]"), f"{m['distinct'][level]} / {m['entropy_bits'][level]:.2f} bits", "")
     out.print(table)
+    canon = analysis.get("canon") or {}
+    if canon.get("status") not in (None, "established"):
+        out.print(f"canon: {canon['status']} — {canon.get('reason', '')}", style="yellow", markup=False)
+    if (analysis.get("oracle") or {}).get("isolation") == "reduced":
+        out.print("oracle ran with reduced isolation (bubblewrap not available); see README 'Oracle and sandbox'",
+                  style="yellow", markup=False)
     if m.get("invariant_violations"):
         out.print("invariant violations: " + "; ".join(m["invariant_violations"]), style="red", markup=False)
     rows = sample_rows(run, analysis)

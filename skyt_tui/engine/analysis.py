@@ -1,21 +1,113 @@
-"""The analysis pipeline of one run: normalize and sign every sample, then metrics.
+"""The analysis pipeline: oracle → canon → d_pre → repair → d_post → metrics (SPEC §1).
 
-Later stages (oracle, canon, repair) plug in here; this module orders them and
-turns their per-sample results into `SampleAnalysis` records.
+`analyze_runs` takes runs of recorded samples and returns one `RunAnalysis`
+each. Work is batched across runs: every distinct (contract, program) pair
+goes to the sandboxed oracle once, and identical samples share one repair.
+
+Where the canon comes from:
+- `canon_mode="run"` (the `analyze` command): from the run's own samples, the
+  first in generation order that parses and passes; nothing is stored;
+- `canon_mode="store"` (stored runs): the contract's stored canon. When none
+  exists yet it is established, write-once, from the earliest stored run of
+  the contract that has a passing sample. A stale, tampered or corrupt canon
+  is reported and not used: anchor metrics are then not computed.
+
+Stages that cannot run are skipped and their metrics reported as not
+computed: no contract → no oracle, hence no canon and no repair.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import atexit
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from skyt_tui.engine.distance import distance_version, pairwise_matrix
-from skyt_tui.engine.metrics import DEFAULT_TAU, RunMetrics, compute_metrics
+from skyt_tui.engine import canon as canon_store
+from skyt_tui.engine.catalog import find_contract
+from skyt_tui.engine.contract import Contract
+from skyt_tui.engine.distance import distance_version, distances_to, pairwise_matrix
+from skyt_tui.engine.errors import ContractError
+from skyt_tui.engine.metrics import (
+    CANON_ESTABLISHED, CANON_NONE, CANON_NOT_COMPUTED, DEFAULT_TAU, RunMetrics, compute_metrics,
+)
 from skyt_tui.engine.normalize import Normalized, normalize
+from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle, Verdict, problem_contract
 from skyt_tui.engine.records import SampleAnalysis
+from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, repair
 from skyt_tui.engine.sources import RunInput
+
+Progress = Callable[[str, int, int], None]
+"""progress(stage, done, total): called from the analysing thread."""
+
+
+@dataclass(frozen=True)
+class SampleDetail:
+    """What a person inspecting one sample wants beyond the metric inputs."""
+
+    index: int
+    code: str
+    verdict: Verdict | None = None
+    repair: RepairResult | None = None
+    verdict_after: Verdict | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Deterministic JSON: no timings, so equal inputs give byte-identical output."""
+        out: dict[str, Any] = {"index": self.index}
+        if self.verdict is not None:
+            out["oracle"] = _verdict_summary(self.verdict)
+        if self.repair is not None:
+            out["repair"] = {
+                "steps": [
+                    {"transformer": s.transformer, "d_before": s.d_before, "d_after": s.d_after, "sites": s.sites}
+                    for s in self.repair.steps
+                ],
+                "candidates_checked": self.repair.candidates_checked,
+                "repaired_code": self.repair.code if self.repair.steps else None,
+            }
+        if self.verdict_after is not None:
+            out["oracle_after_repair"] = _verdict_summary(self.verdict_after)
+        return out
+
+
+def _verdict_summary(verdict: Verdict) -> dict[str, Any]:
+    return {
+        "passed": verdict.passed,
+        "status": verdict.status,
+        "reason": verdict.reason,
+        "pass_fraction": verdict.pass_fraction,
+        "tests": [
+            {"name": t.name, "kind": t.kind, "passed": t.passed, "actual": t.actual,
+             "error_type": t.error_type, "error_message": t.error_message}
+            for t in verdict.tests
+        ],
+    }
+
+
+@dataclass(frozen=True)
+class CanonInfo:
+    """The canon a run was measured against."""
+
+    status: str
+    """established (used) | none (no sample passed) | not_computed | stale | tampered | corrupt"""
+    source: str = ""
+    """"run" (from this run's own samples) or "store"."""
+    sample_index: int | None = None
+    run_id: str | None = None
+    code: str | None = None
+    texts: dict[str, str] = field(default_factory=dict)
+    reason: str = ""
+    content_hash: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status, "source": self.source, "sample_index": self.sample_index,
+            "run_id": self.run_id, "code": self.code, "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -26,14 +118,12 @@ class RunAnalysis:
     normalized: tuple[Normalized, ...]
     pairwise: np.ndarray
     metrics: RunMetrics
-
-    def to_dict(self, *, with_samples: bool = True) -> dict[str, Any]:
-        """JSON form: the summary plus, per sample, its record and normalized text at the level."""
-        out = self.summary()
-        out["level"] = self.level
-        if with_samples:
-            out["samples"] = [sample.to_dict() for sample in self.samples]
-        return out
+    details: tuple[SampleDetail, ...] = ()
+    canon: CanonInfo = CanonInfo(CANON_NOT_COMPUTED)
+    contract: Contract | None = None
+    oracle_info: dict[str, Any] = field(default_factory=dict)
+    pairwise_post: np.ndarray | None = None
+    """Pairwise distances after repair (samples that were not repaired keep their text)."""
 
     def summary(self) -> dict[str, Any]:
         """The run's entry in `analyze --json`."""
@@ -45,19 +135,284 @@ class RunAnalysis:
             "n": self.metrics.n,
             "source": self.run.source,
             "metrics": self.metrics.to_dict(),
+            "canon": self.canon.to_dict(),
+            "oracle": dict(self.oracle_info),
         }
 
+    def to_dict(self, *, with_samples: bool = True) -> dict[str, Any]:
+        out = self.summary()
+        out["level"] = self.level
+        if with_samples:
+            details = {d.index: d for d in self.details}
+            out["samples"] = [
+                {**sample.to_dict(), **(details[sample.index].to_dict() if sample.index in details else {})}
+                for sample in self.samples
+            ]
+        return out
 
-def analyze_run(run: RunInput, *, level: str = "nodoc", tau: float = DEFAULT_TAU) -> RunAnalysis:
+
+_shared: Oracle | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_oracle() -> Oracle:
+    """One warm sandbox pool per process, closed at exit (CLI commands and the app share it)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Oracle()
+            atexit.register(_shared.close)
+        return _shared
+
+
+def contract_for(run: RunInput) -> Contract | None:
+    """The contract a run's samples are judged by, when one can be found."""
+    given = run.extra.get("contract")
+    if isinstance(given, Contract):
+        return given
+    if run.source_format == "skyt" and isinstance(run.extra.get("skyt_contract"), dict) and run.extra["skyt_contract"]:
+        from skyt_tui.engine.importers import skyt_template_to_contract
+
+        try:
+            return skyt_template_to_contract(run.extra["skyt_contract"], key=run.contract_id, file=run.source)
+        except ContractError:
+            return None
+    if run.source_format == "humaneval" and run.extra.get("problem") is not None:
+        return problem_contract(run.extra["problem"])
+    return find_contract(run.contract_id)
+
+
+def analyze_run(run: RunInput, **options: Any) -> RunAnalysis:
+    return analyze_runs([run], **options)[0]
+
+
+def analyze_runs(
+    runs: Sequence[RunInput],
+    *,
+    level: str = "nodoc",
+    tau: float = DEFAULT_TAU,
+    oracle: Oracle | None | bool = True,
+    repair_samples: bool = True,
+    canon_mode: str = "run",
+    store_canon_provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None] | None = None,
+    progress: Progress | None = None,
+) -> list[RunAnalysis]:
+    """Analyse runs. `oracle=True` uses the shared sandbox pool, False skips oracle, canon and repair.
+
+    `store_canon_provider(contract)` (store mode) finds the sample that should
+    become the canon when the store has none: (code, sample_index, provenance)
+    of the first passing sample of the contract's earliest run, or None.
+    """
+    if canon_mode not in ("run", "store"):
+        raise ValueError(f"canon_mode must be 'run' or 'store', not {canon_mode!r}")
+    report = progress or (lambda stage, done, total: None)
+    the_oracle = shared_oracle() if oracle is True else (oracle or None)
+
+    contracts = _dedupe_contracts([contract_for(run) if the_oracle else None for run in runs])
+    prepared = [_prepare(run, contract) for run, contract in zip(runs, contracts)]
+
+    verdicts: list[list[Verdict] | None] = [None] * len(runs)
+    if the_oracle is not None:
+        jobs = [(contract, code) for p, contract in zip(prepared, contracts) if contract for code in p.codes]
+        report("oracle", 0, len(jobs))
+        flat = the_oracle.check_many(jobs, dedupe=True) if jobs else []
+        report("oracle", len(jobs), len(jobs))
+        position = 0
+        for i, (p, contract) in enumerate(zip(prepared, contracts)):
+            if contract:
+                verdicts[i] = flat[position:position + len(p.codes)]
+                position += len(p.codes)
+
+    canons = [
+        _canon_for(p, contract, vs, canon_mode, store_canon_provider)
+        for p, contract, vs in zip(prepared, contracts, verdicts)
+    ]
+
+    repairs = [None] * len(runs)
+    if the_oracle is not None and repair_samples:
+        repairs = _repair_all(prepared, contracts, verdicts, canons, level, the_oracle, report)
+
+    after: list[dict[int, Verdict]] = [{} for _ in runs]
+    if the_oracle is not None:
+        jobs = [(contract, result.code) for p, contract, rs in zip(prepared, contracts, repairs)
+                if contract and rs for result in rs.values() if result.steps]
+        flat = the_oracle.check_many(jobs, dedupe=True) if jobs else []
+        lookup = {(id(job[0]), job[1]): verdict for job, verdict in zip(jobs, flat)}
+        for i, (contract, rs) in enumerate(zip(contracts, repairs)):
+            for position, result in (rs or {}).items():
+                if result.steps:
+                    after[i][position] = lookup[(id(contract), result.code)]
+
+    oracle_info = {}
+    if the_oracle is not None:
+        oracle_info = {"version": ORACLE_VERSION, "isolation": the_oracle.isolation, "layers": list(the_oracle.layers)}
+    results = []
+    for i, run in enumerate(runs):
+        results.append(_finish(prepared[i], contracts[i], verdicts[i], canons[i], repairs[i], after[i],
+                               level, tau, oracle_info))
+    return results
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    run: RunInput
+    indexes: tuple[int, ...]
+    codes: tuple[str, ...]
+    normalized: tuple[Normalized, ...]
+    kept: frozenset[str]
+
+
+def _dedupe_contracts(contracts: list[Contract | None]) -> list[Contract | None]:
+    """Equal contracts become one object, so the oracle's dedupe works across runs."""
+    by_hash: dict[str, Contract] = {}
+    out = []
+    for contract in contracts:
+        if contract is None:
+            out.append(None)
+            continue
+        out.append(by_hash.setdefault(contract.content_hash(), contract))
+    return out
+
+
+def _prepare(run: RunInput, contract: Contract | None) -> _Prepared:
+    kept = frozenset(run.kept_names | (contract.kept_names if contract else frozenset()))
     generated = [(index, code) for index, code in enumerate(run.codes) if code is not None]
-    normalized = tuple(normalize(code, run.kept_names) for _, code in generated)
-    samples = tuple(
-        SampleAnalysis(index=index, signatures=norm.signatures, parse_error=norm.parse_error)
-        for (index, _), norm in zip(generated, normalized)
+    return _Prepared(
+        run=run,
+        indexes=tuple(index for index, _ in generated),
+        codes=tuple(code for _, code in generated),
+        normalized=tuple(normalize(code, kept) for _, code in generated),
+        kept=kept,
     )
-    pairwise = pairwise_matrix([norm.texts[level] for norm in normalized])
+
+
+def _canon_for(p: _Prepared, contract: Contract | None, verdicts: list[Verdict] | None, mode: str,
+               provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None] | None) -> CanonInfo:
+    if contract is None or verdicts is None:
+        return CanonInfo(CANON_NOT_COMPUTED, reason="no contract for these samples, so no oracle verdicts")
+    if mode == "run":
+        position = canon_store.first_canon_candidate([v.passed for v in verdicts], [n.parse_error for n in p.normalized])
+        if position is None:
+            return CanonInfo(CANON_NONE, source="run", reason="no sample parses and passes the oracle")
+        return CanonInfo(CANON_ESTABLISHED, source="run", sample_index=p.indexes[position], run_id=p.run.id,
+                         code=p.codes[position], texts=dict(p.normalized[position].texts))
+    state = canon_store.load_canon(contract.id, contract=contract, oracle_version=ORACLE_VERSION)
+    if state.status == canon_store.STATUS_MISSING:
+        found = provider(contract) if provider is not None else _first_passing_here(p, verdicts)
+        if found is None:
+            return CanonInfo(CANON_NONE, source="store", reason="no stored sample of this contract passes the oracle yet")
+        code, index, provenance = found
+        built = canon_store.build_canon(contract, code, canon_store.Provenance(sample_index=index, **provenance), ORACLE_VERSION)
+        try:
+            canon_store.establish_canon(built)
+        except canon_store.CanonExistsError:
+            pass  # another process established it first; use what is stored
+        state = canon_store.load_canon(contract.id, contract=contract, oracle_version=ORACLE_VERSION)
+    if not state.usable:
+        return CanonInfo(state.status, source="store", reason=state.reason or f"canon is {state.status}")
+    canon = state.canon
+    return CanonInfo(CANON_ESTABLISHED, source="store", sample_index=canon.provenance.get("sample_index"),
+                     run_id=canon.provenance.get("run_id"), code=canon.code, texts=dict(canon.texts),
+                     content_hash=canon.content_hash)
+
+
+def _first_passing_here(p: _Prepared, verdicts: list[Verdict]) -> tuple[str, int, dict[str, Any]] | None:
+    position = canon_store.first_canon_candidate([v.passed for v in verdicts], [n.parse_error for n in p.normalized])
+    if position is None:
+        return None
+    run = p.run
+    return p.codes[position], p.indexes[position], {
+        "run_id": run.id, "provider": run.extra.get("provider"), "model": run.model, "temperature": run.temperature,
+    }
+
+
+def _repair_all(prepared, contracts, verdicts, canons, level, oracle: Oracle, report: Progress):
+    """Repair every oracle-passing, non-canonical sample; identical samples share one repair."""
+    tasks: dict[tuple, tuple[Contract, str, str, frozenset[str]]] = {}
+    wanted: list[dict[int, tuple]] = []
+    for p, contract, vs, canon in zip(prepared, contracts, verdicts, canons):
+        positions: dict[int, tuple] = {}
+        if contract is not None and vs is not None and canon.status == CANON_ESTABLISHED:
+            for position, (code, verdict, norm) in enumerate(zip(p.codes, vs, p.normalized)):
+                if verdict.passed and not norm.parse_error and norm.texts[level] != canon.texts[level]:
+                    key = (contract.content_hash(), code, canon.code, p.kept)
+                    tasks.setdefault(key, (contract, code, canon.code, p.kept))
+                    positions[position] = key
+        wanted.append(positions)
+
+    def verifier(contract: Contract) -> Callable[[Sequence[str]], list[bool]]:
+        return lambda programs: [v.passed for v in oracle.check_many([(contract, c) for c in programs], dedupe=True)]
+
+    def run_task(task: tuple[Contract, str, str, frozenset[str]]) -> RepairResult:
+        contract, code, canon_code, kept = task
+        return repair(code, canon_code, kept_names=kept, verify=verifier(contract), level=level,
+                      max_steps=contract.rescue.max_transformations, allowed=contract.rescue.transformers)
+
+    keys = sorted(tasks, key=lambda k: (k[0], k[1], k[2], sorted(k[3])))
+    results: dict[tuple, RepairResult] = {}
+    report("repair", 0, len(keys))
+    with ThreadPoolExecutor(max_workers=max(2, oracle.workers * 2)) as pool:
+        for done, (key, result) in enumerate(zip(keys, pool.map(run_task, [tasks[k] for k in keys])), start=1):
+            results[key] = result
+            report("repair", done, len(keys))
+    return [{position: results[key] for position, key in positions.items()} for positions in wanted]
+
+
+def _finish(p: _Prepared, contract: Contract | None, verdicts: list[Verdict] | None, canon: CanonInfo,
+            repairs: dict[int, RepairResult] | None, after: dict[int, Verdict], level: str, tau: float,
+            oracle_info: dict[str, Any]) -> RunAnalysis:
+    texts = [n.texts[level] for n in p.normalized]
+    d_pre: list[float | None] = [None] * len(texts)
+    d_post: list[float | None] = [None] * len(texts)
+    post_texts = list(texts)
+    if canon.status == CANON_ESTABLISHED:
+        d_pre = list(distances_to(texts, canon.texts[level]))
+        d_post = list(d_pre)
+        for position, result in (repairs or {}).items():
+            if result.steps:
+                d_post[position] = result.d_post
+                post_texts[position] = normalize(result.code, p.kept).texts[level]
+    samples = []
+    details = []
+    for position, (index, code, norm) in enumerate(zip(p.indexes, p.codes, p.normalized)):
+        verdict = verdicts[position] if verdicts is not None else None
+        result = (repairs or {}).get(position)
+        samples.append(SampleAnalysis(
+            index=index,
+            signatures=norm.signatures,
+            parse_error=norm.parse_error,
+            passed=verdict.passed if verdict is not None else None,
+            pass_vector=verdict.pass_vector() if verdict is not None else None,
+            outputs=output_keys(verdict) if verdict is not None else None,
+            d_pre=d_pre[position],
+            d_post=d_post[position],
+            repair_steps=tuple(step.transformer for step in result.steps) if result is not None else (),
+        ))
+        details.append(SampleDetail(index=index, code=code, verdict=verdict, repair=result,
+                                    verdict_after=after.get(position)))
+    pairwise = pairwise_matrix(texts)
+    pairwise_post = pairwise_matrix(post_texts) if post_texts != texts else pairwise
+    versions = {"distance": distance_version(level)}
+    if verdicts is not None:
+        versions["oracle"] = ORACLE_VERSION
+    if repairs is not None:
+        versions["repair"] = REPAIR_VERSION
     metrics = compute_metrics(
-        samples, level=level, tau=tau, pairwise=pairwise, n_failed=len(run.codes) - len(generated),
-        versions={"distance": distance_version(level)},
+        samples, level=level, tau=tau, pairwise=pairwise, n_failed=len(p.run.codes) - len(p.codes),
+        canon=canon.status if canon.status in (CANON_ESTABLISHED, CANON_NONE) else CANON_NOT_COMPUTED,
+        versions=versions,
     )
-    return RunAnalysis(run=run, level=level, samples=samples, normalized=normalized, pairwise=pairwise, metrics=metrics)
+    return RunAnalysis(run=p.run, level=level, samples=tuple(samples), normalized=p.normalized, pairwise=pairwise,
+                       metrics=metrics, details=tuple(details), canon=canon, contract=contract,
+                       oracle_info=oracle_info, pairwise_post=pairwise_post)
+
+
+def output_keys(verdict: Verdict) -> tuple[str, ...]:
+    """Per-test output keys for OER: the canonical actual value, or `!` + error type when none.
+
+    Constraint outcomes have no output and are left out.
+    """
+    return tuple(
+        t.actual if t.actual is not None else f"!{t.error_type or 'none'}"
+        for t in verdict.tests if t.kind != "constraint"
+    )

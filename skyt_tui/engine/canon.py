@@ -28,6 +28,8 @@ from skyt_tui.engine.errors import NotFoundError, SkytError, StoreError
 from skyt_tui.engine.normalize import LEVELS, NORMALIZATION_VERSION, normalize
 
 CANON_KIND = "canon"
+CANON_VERSION = "1"
+"""Version of how a canon is chosen and stored; part of every cached analysis's key."""
 STATUS_OK = "ok"
 STATUS_STALE = "stale"
 STATUS_TAMPERED = "tampered"

@@ -19,7 +19,6 @@ import contextlib
 import errno
 import fcntl
 import hashlib
-import importlib
 import json
 import os
 import secrets
@@ -32,12 +31,15 @@ from typing import Any
 
 from skyt_tui import __version__, locations
 from skyt_tui.engine import store
-from skyt_tui.engine.analysis import analyze_run
+from skyt_tui.engine.analysis import analyze_run, shared_oracle
+from skyt_tui.engine.canon import CANON_VERSION
 from skyt_tui.engine.contract import CONTRACT_SCHEMA_VERSION, Contract, contract_from_dict, contract_to_toml_dict
 from skyt_tui.engine.distance import distance_version
 from skyt_tui.engine.errors import ContractError, InputError, NotFoundError, StoreError
 from skyt_tui.engine.metrics import DEFAULT_TAU
-from skyt_tui.engine.normalize import NORMALIZATION_VERSION
+from skyt_tui.engine.normalize import NORMALIZATION_VERSION, normalize
+from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle
+from skyt_tui.engine.repair import REPAIR_VERSION
 from skyt_tui.engine.sources import RunInput
 
 RUN_KIND = "run"
@@ -51,13 +53,6 @@ LOCK_FILE = ".lock"
 RUNNING, COMPLETE, INTERRUPTED, ABORTED = "running", "complete", "interrupted", "aborted"
 STATUSES = (RUNNING, COMPLETE, INTERRUPTED, ABORTED)
 OK, FAILED = "ok", "failed"
-
-_OPTIONAL_VERSION_MODULES = (
-    ("oracle", "skyt_tui.engine.oracle", "ORACLE_VERSION"),
-    ("canon", "skyt_tui.engine.canon", "CANON_VERSION"),
-    ("repair", "skyt_tui.engine.repair", "REPAIR_VERSION"),
-)
-
 
 def utc_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
@@ -461,19 +456,11 @@ def set_status(run_id: str, status: str) -> RunMeta:
 
 
 def analysis_versions(level: str) -> dict[str, str]:
-    """The versions of every pipeline stage present in this build (the cache is valid for these only)."""
-    versions = {"normalization": NORMALIZATION_VERSION, "distance": distance_version(level), "skyt-tui": __version__}
-    for name, module_name, attribute in _OPTIONAL_VERSION_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue
-        value = getattr(module, attribute, None)
-        if value is not None:
-            versions[name] = str(value)
-    return versions
+    """The versions of every pipeline stage (a cached analysis is valid for these only)."""
+    return {
+        "normalization": NORMALIZATION_VERSION, "distance": distance_version(level), "oracle": ORACLE_VERSION,
+        "canon": CANON_VERSION, "repair": REPAIR_VERSION, "skyt-tui": __version__,
+    }
 
 
 def run_input(run: StoredRun) -> RunInput:
@@ -523,6 +510,24 @@ def _use_run_indexes(analysis: dict[str, Any], indexes: tuple[int, ...]) -> None
             sample["index"] = indexes[position]
 
 
+def first_passing_stored_sample(contract: Contract, oracle: Oracle) -> tuple[str, int, dict[str, Any]] | None:
+    """The sample that becomes a contract's canon: the first (in generation order) that parses
+    and passes the oracle, in the contract's earliest stored run that has one (SPEC §4)."""
+    candidates = [s for s in list_runs() if s.meta is not None and s.meta.contract_id == contract.id]
+    candidates.sort(key=lambda summary: (summary.meta.created, summary.id))
+    for summary in candidates:
+        run = load_run(summary.id)
+        finished = [sample for sample in run.samples if sample.status == OK and sample.code is not None]
+        verdicts = oracle.check_many([(contract, sample.code) for sample in finished], dedupe=True)
+        for sample, verdict in zip(finished, verdicts):
+            if verdict.passed and not normalize(sample.code, contract.kept_names).parse_error:
+                return sample.code, sample.index, {
+                    "run_id": run.id, "provider": run.meta.provider, "model": run.meta.model,
+                    "temperature": run.meta.temperature,
+                }
+    return None
+
+
 def analyze_stored_run(run: StoredRun | str, *, level: str = "nodoc", tau: float = DEFAULT_TAU, use_cache: bool = True) -> dict[str, Any]:
     """The run's analysis (`RunAnalysis.to_dict()`), from the cache when its key still holds."""
     if isinstance(run, str):
@@ -537,7 +542,9 @@ def analyze_stored_run(run: StoredRun | str, *, level: str = "nodoc", tau: float
         if cached is not None and cached.get("key") == json.loads(json.dumps(key)) and isinstance(cached.get("analysis"), dict):
             return cached["analysis"]
     source = run_input(run)
-    analysis = json.loads(json.dumps(analyze_run(source, level=level, tau=tau).to_dict(), allow_nan=True))
+    result = analyze_run(source, level=level, tau=tau, canon_mode="store",
+                         store_canon_provider=lambda contract: first_passing_stored_sample(contract, shared_oracle()))
+    analysis = json.loads(json.dumps(result.to_dict(), allow_nan=True))
     _use_run_indexes(analysis, source.extra["indexes"])
     key = _analysis_key(run, level, tau)
     with contextlib.suppress(OSError):
