@@ -11,7 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from skyt_tui.engine import wire
@@ -61,6 +61,9 @@ def test_round_trip_keeps_value_and_type(value):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(hashables, max_size=6), st.randoms())
 def test_canonical_text_ignores_insertion_order(items, rng):
+    # Equal values of different types (0 and False, 1 and 1.0) are one set element, and which
+    # of them the set keeps depends on insertion order: that is a different value, not an order.
+    assume(len({repr(item) for item in items}) == len(set(items)))
     shuffled = list(items)
     rng.shuffle(shuffled)
     assert wire.dumps(set(items)) == wire.dumps(set(shuffled))
