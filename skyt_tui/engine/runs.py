@@ -281,7 +281,7 @@ def create_run(
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        store._fsync_dir(runs_dir)
+        store.fsync_dir(runs_dir)
     return meta
 
 

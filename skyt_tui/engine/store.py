@@ -33,7 +33,8 @@ SCHEMA_VERSION = 1
 LOCK_TIMEOUT_S = 10.0
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """Make a rename or creation inside `directory` durable."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:
@@ -60,7 +61,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

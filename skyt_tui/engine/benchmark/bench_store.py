@@ -155,22 +155,8 @@ def write_version(name: str, data: BenchmarkData, sources: dict[str, str], impor
         _write_scores(incoming / "results.json", data.scores)
     store.write_json(incoming / "version.json", info.to_dict(), kind="bench_version")
     os.rename(incoming, root / str(number))
-    _fsync_dir(root)
+    store.fsync_dir(root)
     return info
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename of a version folder durable."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _write_jsonl(path: Path, records: Any) -> None:
