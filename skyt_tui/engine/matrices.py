@@ -59,6 +59,17 @@ class RunTexts:
         self._canon: Normalized | None = None
         self._matrices: dict[tuple[str, bool], np.ndarray] = {}
 
+    def head(self, count: int) -> "RunTexts":
+        """The first `count` samples only (a heatmap of 10,000 samples would not fit any screen)."""
+        if count >= len(self):
+            return self
+        return RunTexts(
+            run_id=self.run_id, level=self.level, labels=self.labels[:count], codes=self.codes[:count],
+            repaired=self.repaired[:count], d_pre=self.d_pre[:count], d_post=self.d_post[:count],
+            canon_code=self.canon_code, kept_names=self.kept_names, repair_ran=self.repair_ran,
+            normalized=[self._pre[p] for p in range(count)] if all(p in self._pre for p in range(count)) else None,
+        )
+
     def __len__(self) -> int:
         return len(self.codes)
 
