@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -62,6 +63,8 @@ class SkytApp(App[int]):
         if start is not None and start not in self.MODES:
             raise ValueError(f"unknown section {start!r}; choose one of {', '.join(self.MODES)}")
         self.start_section = start
+        self.export_dir: Path | None = None
+        """Where the last export went; the next export dialog starts there."""
         self.heatmap_request: str | None = None
         """A run the Heatmap section should show next (set by Runs, `h`)."""
 

@@ -61,10 +61,11 @@ def canon_history(contract_id: str) -> list[dict[str, Any]]:
     return canon_store.canon_history(contract_id)
 
 
-def canon_contract_ids() -> list[str]:
-    """Every contract id the Canon section lists: the catalog's valid contracts and any stored canon."""
-    ids = {entry.contract.id for entry in scan_contracts() if entry.contract is not None}
-    return sorted(ids | set(canon_store.list_canons()))
+def canon_states() -> dict[str, canon_store.CanonState]:
+    """The canon state of every contract in the catalog and of every stored canon (one catalog scan)."""
+    contracts = {entry.contract.id: entry.contract for entry in scan_contracts() if entry.contract is not None}
+    ids = sorted(set(contracts) | set(canon_store.list_canons()))
+    return {contract_id: load_canon(contract_id, contracts.get(contract_id)) for contract_id in ids}
 
 
 def find_contract(contract_id: str) -> Contract | None:

@@ -89,16 +89,17 @@ def label_text(meta: RunMeta | None) -> Text:
 def isolation_text(isolation: str | None) -> Text:
     """How the oracle was confined; reduced isolation is a warning (SPEC §7)."""
     if isolation == "reduced":
-        return Text("⚠ reduced isolation (no bubblewrap): samples ran without the OS sandbox", style="bold yellow")
+        return Text("⚠ reduced isolation (no bubblewrap sandbox)", style="bold yellow")
     if isolation is None:
         return Text("oracle not run", style="dim")
     return Text(f"oracle isolation: {isolation}", style="dim")
 
 
-def canon_text(analysis: dict[str, Any]) -> Text:
+def canon_text(analysis: dict[str, Any], run_id: str | None = None) -> Text:
     canon = analysis.get("canon") or {}
     status = canon.get("status")
     if status == "established":
-        return Text(f"canon: run {canon.get('run_id')}, sample {canon.get('sample_index')}", style="dim")
+        where = "this run" if canon.get("run_id") == run_id else f"run {canon.get('run_id')}"
+        return Text(f"canon: sample {canon.get('sample_index')} of {where}", style="dim")
     reason = canon.get("reason") or ""
     return Text(f"canon: {status or 'not computed'}" + (f" — {reason}" if reason else ""), style="yellow")

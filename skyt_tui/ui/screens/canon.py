@@ -131,8 +131,8 @@ class CanonScreen(SectionScreen):
         self.signature = data.store_signature()
         table = self.query_one("#canon-table", DataTable)
         selected = self.selected_id()
-        self.contract_ids = data.canon_contract_ids()
-        self.states = {cid: data.load_canon(cid, data.find_contract(cid)) for cid in self.contract_ids}
+        self.states = data.canon_states()
+        self.contract_ids = list(self.states)
         # contracts with a canon first, so a fresh store with one run does not hide it among twenty "none"s
         self.contract_ids.sort(key=lambda cid: (self.states[cid].status == canon_store.STATUS_MISSING, cid))
         table.clear()

@@ -34,9 +34,10 @@ class ExportDialog(ModalScreen[tuple[str, str] | None]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "submit", "Export")]
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, directory: Path | None = None) -> None:
         super().__init__(id="export-dialog-screen")
         self.run_id = run_id
+        self.directory = directory
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-dialog", classes="dialog"):
@@ -47,7 +48,7 @@ class ExportDialog(ModalScreen[tuple[str, str] | None]):
                              id="export-kind")
             with Horizontal(classes="form-row"):
                 yield Label("File", classes="form-label")
-                yield Input(default_path(self.run_id, "csv"), id="export-path", compact=True)
+                yield Input(default_path(self.run_id, "csv", self.directory), id="export-path", compact=True)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Export", variant="primary", id="export-ok")
                 yield Button("Cancel", id="export-cancel")
@@ -97,6 +98,7 @@ def ask_export(screen: Screen, run: StoredRun, analysis: dict[str, Any]) -> None
         except (SkytError, OSError) as exc:
             screen.notify(f"Export failed: {exc}", severity="error", markup=False)
             return
+        screen.app.export_dir = Path(path).expanduser().parent
         screen.notify(f"Wrote {rows} sample(s) to {path}", markup=False)
 
-    screen.app.push_screen(ExportDialog(run.id), write)
+    screen.app.push_screen(ExportDialog(run.id, screen.app.export_dir), write)

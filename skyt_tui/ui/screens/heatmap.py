@@ -54,9 +54,9 @@ class HeatmapRun:
 
 
 class RunsFound(Message):
-    def __init__(self, runs: list[HeatmapRun]) -> None:
+    def __init__(self, runs: list[HeatmapRun], signature: tuple) -> None:
         super().__init__()
-        self.runs = runs
+        self.runs, self.signature = runs, signature
 
 
 class TextsLoaded(Message):
@@ -134,7 +134,7 @@ class HeatmapScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, group="heatmap-list", exit_on_error=False)
     def _find_runs(self) -> None:
-        self.signature = data.store_signature()
+        signature = data.store_signature()
         found = []
         for summary in data.list_runs():
             meta = summary.meta
@@ -142,9 +142,10 @@ class HeatmapScreen(SectionScreen):
                 continue
             found.append(HeatmapRun(run_id=meta.id, contract_id=meta.contract_id, model=meta.model,
                                     temperature=meta.temperature, label=data.run_label(meta), n_failed=summary.n_failed))
-        self.post_message(RunsFound(found))
+        self.post_message(RunsFound(found, signature))
 
     def on_runs_found(self, message: RunsFound) -> None:
+        self.signature = message.signature
         # the store changed (or this is the first look): stored runs are read again, lazily
         extra = [run for run in self.runs if not run.stored]
         current = self.runs[self.run_index].run_id if self.runs else None
@@ -163,9 +164,9 @@ class HeatmapScreen(SectionScreen):
 
     def _show_requested(self) -> None:
         ids = [run.run_id for run in self.runs]
-        request, self.app.heatmap_request = self.app.heatmap_request, None
-        if request in ids:
-            self.show_run(ids.index(request))
+        if self.app.heatmap_request in ids:
+            self.show_run(ids.index(self.app.heatmap_request))
+            self.app.heatmap_request = None
 
     @property
     def current(self) -> HeatmapRun:
@@ -239,8 +240,9 @@ class HeatmapScreen(SectionScreen):
         texts = self.texts
         line1 = Content.from_markup(
             "[@click=screen.prev_run]◀[/] run $position [@click=screen.next_run]▶[/]  "
-            "[b]$run_id[/b] · $contract · $model · T $temperature · N $n",
-            position=f"{self.run_index + 1}/{len(self.runs)}", run_id=run.run_id, contract=run.contract_id,
+            "[b]$run_id[/b] · $model · T $temperature · N $n",
+            position=f"{self.run_index + 1}/{len(self.runs)}",
+            run_id=run.run_id if run.contract_id in run.run_id else f"{run.run_id} ({run.contract_id})",
             model=run.model or "model unknown", temperature=temperature(run.temperature),
             n=str(run.total if texts is not None else "…"),
         )

@@ -134,12 +134,13 @@ class RunDetailScreen(SectionScreen):
         narrow = self.app.size.width < 100
         head = Text()
         head.append(f"run {meta.id}", style="bold")
-        head.append(f" · {self.run.n_ok} ok, {self.run.n_failed} failed\n")
+        head.append(f" · {self.run.n_ok} ok, {self.run.n_failed} failed")
+        head.append("\n" if narrow else f" · created {meta.created[:19].replace('T', ' ')}\n")
         label = label_text(meta)
         if narrow:
             head.append(f"{meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)}")
         else:
-            head.append_text(run_line(meta))
+            head.append_text(run_line(meta, created=False))
         if label:
             head.append(" · ")
             head.append_text(label)
@@ -147,7 +148,7 @@ class RunDetailScreen(SectionScreen):
         head.append_text(metrics_text(self.analysis))
         head.append("\n")
         if not narrow:
-            head.append_text(canon_text(self.analysis))
+            head.append_text(canon_text(self.analysis, meta.id))
             tau = self.analysis["metrics"].get("tau")
             head.append(f" · level {self.analysis.get('level')}" + (f", τ {tau:g}" if tau is not None else "") + " · ",
                         style="dim")

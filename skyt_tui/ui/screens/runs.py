@@ -124,8 +124,8 @@ class RunsScreen(SectionScreen):
         for summary in self.summaries:
             meta = summary.meta
             if meta is None:
-                table.add_row(Text(summary.id, style="red"), "–", "–", Text("damaged", style="bold red"),
-                              *("–",) * (len(METRIC_COLUMNS) - 1), key=summary.id)
+                table.add_row(Text(f"{summary.id} (damaged)", style="bold red"), "–", "–",
+                              *("–",) * len(METRIC_COLUMNS), key=summary.id)
                 continue
             table.add_row(Text(summary.id), temperature(meta.temperature), str(meta.n),
                           *metric_cells(self.analyses.get(summary.id)), key=summary.id)
