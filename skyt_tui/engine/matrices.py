@@ -99,11 +99,18 @@ class RunTexts:
             self._canon = normalize(self.canon_code, self.kept_names)
         return self._canon.texts[level]
 
+    def _matrix_key(self, level: str, post: bool) -> tuple[str, bool]:
+        return level, post and self.n_repaired > 0
+
+    def matrix_ready(self, level: str, post: bool = False) -> bool:
+        """True when `matrix(level, post)` returns at once (computed before, or there is none)."""
+        return (post and not self.repair_ran) or self._matrix_key(level, post) in self._matrices
+
     def matrix(self, level: str, post: bool = False) -> np.ndarray | None:
         """Pairwise distances at `level`; None after repair when repair did not run."""
         if post and not self.repair_ran:
             return None
-        key = (level, post and self.n_repaired > 0)
+        key = self._matrix_key(level, post)
         if key not in self._matrices:
             self._matrices[key] = pairwise_matrix(self.texts(level, post=key[1]))
         return self._matrices[key]

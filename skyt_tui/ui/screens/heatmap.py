@@ -35,6 +35,8 @@ RUN_KEYS = Binding.Group("Run", compact=True)
 ORDER_NAMES = {"canon": "distance to canon", "generation": "generation"}
 MAX_SAMPLES = 400
 """A larger run is drawn with its first MAX_SAMPLES samples (the screen says so)."""
+SYNC_SAMPLES = 150
+"""Up to this many samples a matrix is measured on the spot; above, in a worker while the screen says so."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,10 @@ class RunsFound(Message):
     def __init__(self, runs: list[HeatmapRun], signature: tuple) -> None:
         super().__init__()
         self.runs, self.signature = runs, signature
+
+
+class MatrixMeasured(Message):
+    pass
 
 
 class TextsLoaded(Message):
@@ -214,6 +220,15 @@ class HeatmapScreen(SectionScreen):
         if position == self.run_index:
             self.show_run(position)
 
+    @work(thread=True, exclusive=True, group="heatmap-measure", exit_on_error=False)
+    def _measure(self, texts: RunTexts, level: str, post: bool) -> None:
+        texts.matrix(level, post)
+        self.post_message(MatrixMeasured())
+
+    def on_matrix_measured(self) -> None:
+        if self.texts is not None and self.texts.matrix_ready(self.level, self.post_repair):
+            self.redraw()
+
     def matrix(self) -> np.ndarray | None:
         """The matrix for the current run, level and repair state; None after repair when repair did not run."""
         texts = self.texts
@@ -222,8 +237,15 @@ class HeatmapScreen(SectionScreen):
     def redraw(self) -> None:
         heatmap = self.query_one(Heatmap)
         texts = self.texts
+        if texts is None:
+            return
+        if len(texts) > SYNC_SAMPLES and not texts.matrix_ready(self.level, self.post_repair):
+            self.query_one("#heatmap-status", Static).update(Text(f"measuring {len(texts)} × {len(texts)} distances…",
+                                                                  style="dim"))
+            self._measure(texts, self.level, self.post_repair)
+            return
         matrix = self.matrix()
-        if texts is None or matrix is None:
+        if matrix is None:
             return
         distances = texts.order_by_canon()
         order = order_by_distance(list(texts.d_pre)) if self.order_mode == "canon" and distances is not None else None

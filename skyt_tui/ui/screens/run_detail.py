@@ -192,63 +192,72 @@ class RunDetailScreen(SectionScreen):
         return self.rows[row] if 0 <= row < len(self.rows) else None
 
     def show_sample(self) -> None:
+        """Render the selected sample into the active view only (the others when they are opened)."""
         row = self.selected_row()
         if row is None or self.run is None or self.texts is None:
             return
-        for view, content in zip(VIEWS, self.sample_views(row)):
-            self.query_one(f"#{view}-text", Static).update(content)
+        active = self.query_one(TabbedContent).active or VIEWS[0]
+        view = active if active in VIEWS else VIEWS[0]
+        self.query_one(f"#{view}-text", Static).update(self.sample_view(row, view))
 
-    def sample_views(self, row: dict[str, Any]) -> tuple[Any, Any, Any]:
-        """(code, diff to the canon before repair, after repair) for one sample row."""
-        assert self.run is not None and self.texts is not None and self.analysis is not None
+    @on(TabbedContent.TabActivated, "#sample-views")
+    def _view_changed(self) -> None:
+        self.show_sample()
+
+    def sample_view(self, row: dict[str, Any], view: str) -> Any:
+        """One view of one sample: its code ("view-code"), or its diff to the canon before or after repair."""
+        assert self.run is not None and self.texts is not None
         index = row["index"]
         if row["status"] == FAILED:
+            if view != "view-code":
+                return Text("no code to compare", style="dim")
             record = next(r for r in self.run.samples if r.index == index)
             failed = Text(f"sample {index}: generation failed after {record.attempts} attempt(s)\n", style="bold red")
             failed.append(record.error or "", style="red")
             if record.response:
                 failed.append("\n\nlast response:\n", style="bold")
                 failed.append(record.response)
-            nothing = Text("no code to compare", style="dim")
-            return failed, nothing, nothing
-        facts = self.facts.get(index, {})
-        position = self.positions[index]
-        code_head = Text(f"sample {index} · ", style="bold")
-        code_head.append_text(verdict_cell(row))
-        code_head.append(f" · d_pre {fmt3(row['d_pre'])} → d_post {fmt3(row['d_post'])}\n")
-        for test in (facts.get("oracle") or {}).get("tests", []):
-            if not test.get("passed"):
-                code_head.append(f"  ✗ {test.get('name') or test.get('kind')}: ", style="red")
-                code_head.append(f"{test.get('error_type') or 'wrong result'} {test.get('error_message') or ''}".strip()
-                                 + (f" (got {test['actual']})" if test.get("actual") is not None else "") + "\n")
-        reason = (facts.get("oracle") or {}).get("reason")
-        if reason and not row["passed"]:
-            code_head.append(f"  {reason}\n", style="red")
-        code = Group(code_head, code_syntax(self.texts.codes[position], self.app.current_theme.dark))
+            return failed
+        if view == "view-code":
+            return self._code_view(row)
         level = self.texts.level
         canon = self.texts.canon_text(level)
         if canon is None:
-            why = Text("No canon for this run, so there is nothing to compare with and repair did not run.", style="dim")
-            return code, why, why
-        sample_text = self.texts.text(position, level)
-        before = Group(
-            Text(f"canon → sample {index} at level {level}: d_pre = {fmt3(row['d_pre'])}", style="bold"),
-            unified_diff_text(canon, sample_text, "canon", f"sample {index}"),
-        )
-        steps = (facts.get("repair") or {}).get("steps") or []
+            return Text("No canon for this run, so there is nothing to compare with and repair did not run.", style="dim")
+        position = self.positions[index]
+        if view == "view-before":
+            return Group(
+                Text(f"canon → sample {index} at level {level}: d_pre = {fmt3(row['d_pre'])}", style="bold"),
+                unified_diff_text(canon, self.texts.text(position, level), "canon", f"sample {index}"),
+            )
+        steps = (self.facts.get(index, {}).get("repair") or {}).get("steps") or []
         if self.texts.repaired[position] is None:
-            reason = ("repair left it unchanged" if steps == [] and row["passed"] and row["d_pre"]
-                      else "identical to the canon already" if not row["d_pre"]
-                      else "not repaired: only samples that pass the oracle are")
-            after = Text(f"sample {index}: {reason}; d_post = {fmt3(row['d_post'])}", style="dim")
-            return code, before, after
+            reason = ("identical to the canon already" if not row["d_pre"]
+                      else "not repaired: only samples that pass the oracle are" if not row["passed"]
+                      else "no repair step brought it closer to the canon")
+            return Text(f"sample {index}: {reason}; d_post = {fmt3(row['d_post'])}", style="dim")
         head = Text(f"canon → sample {index} after {len(steps)} repair step(s) at level {level}: "
                     f"d {fmt3(row['d_pre'])} → {fmt3(row['d_post'])}\n", style="bold")
         for number, step in enumerate(steps, start=1):
             head.append(f"  {number}. {step['transformer']}: {fmt3(step['d_before'])} → {fmt3(step['d_after'])}\n")
-        after = Group(head, unified_diff_text(canon, self.texts.text(position, level, post=True), "canon",
-                                              f"sample {index} repaired"))
-        return code, before, after
+        return Group(head, unified_diff_text(canon, self.texts.text(position, level, post=True), "canon",
+                                             f"sample {index} repaired"))
+
+    def _code_view(self, row: dict[str, Any]) -> Group:
+        assert self.texts is not None
+        facts = self.facts.get(row["index"], {})
+        head = Text(f"sample {row['index']} · ", style="bold")
+        head.append_text(verdict_cell(row))
+        head.append(f" · d_pre {fmt3(row['d_pre'])} → d_post {fmt3(row['d_post'])}\n")
+        for test in (facts.get("oracle") or {}).get("tests", []):
+            if not test.get("passed"):
+                head.append(f"  ✗ {test.get('name') or test.get('kind')}: ", style="red")
+                head.append(f"{test.get('error_type') or 'wrong result'} {test.get('error_message') or ''}".strip()
+                            + (f" (got {test['actual']})" if test.get("actual") is not None else "") + "\n")
+        reason = (facts.get("oracle") or {}).get("reason")
+        if reason and not row["passed"]:
+            head.append(f"  {reason}\n", style="red")
+        return Group(head, code_syntax(self.texts.codes[self.positions[row["index"]]], self.app.current_theme.dark))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("copy", "export", "heatmap", "next_view") and self.run is None:
@@ -273,8 +282,7 @@ class RunDetailScreen(SectionScreen):
         row = self.selected_row()
         if row is None:
             return
-        views = self.sample_views(row)
-        content = views[VIEWS.index(tabs.active)] if tabs.active in VIEWS else views[0]
+        content = self.sample_view(row, tabs.active if tabs.active in VIEWS else VIEWS[0])
         if tabs.active == "view-code" and self.texts is not None and row["status"] != FAILED:
             plain = self.texts.codes[self.positions[row["index"]]]
         else:

@@ -147,7 +147,7 @@ class RunsScreen(SectionScreen):
         table = self.query_one("#runs-table", DataTable)
         if message.run_id in table.rows:
             for column, value in zip(METRIC_COLUMNS, metric_cells(message.analysis)):
-                table.update_cell(message.run_id, column, value)
+                table.update_cell(message.run_id, column, value, update_width=True)
         selected = self.selected_summary()
         if selected is not None and selected.id == message.run_id:
             self.show_selected()
