@@ -76,7 +76,7 @@ def overview(view: data.BenchmarkView) -> Group:
     due = "due now" if status.due else f"next due {status.next_rotation}"
     last = status.last
     text.append(f"\n{status.period}, current period {status.current_period}, {due}; "
-                + (f"last: rotation {last.number} at {last.at}" if last else "never rotated"))
+                + (f"last: rotation {last.number} at {last.at[:16].replace('T', ' ')} UTC" if last else "never rotated"))
     text.append(f"\nheld-out ({len(status.held_out)}): ", style="bold")
     text.append(id_list(status.held_out))
     text.append(f"\ntraining ({len(status.training)}): ", style="bold")

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -32,6 +32,7 @@ class ConfirmScreen(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(f"{self.confirm_label} (y)", variant="warning", id="confirm-yes")
                 yield Button("Cancel (n)", id="confirm-no")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()

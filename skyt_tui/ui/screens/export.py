@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.runs import StoredRun
@@ -52,6 +52,7 @@ class ExportDialog(ModalScreen[tuple[str, str] | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Export", variant="primary", id="export-ok")
                 yield Button("Cancel", id="export-cancel")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#export-path", Input).focus()

@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from skyt_tui.engine.contract import Contract
 from skyt_tui.ui.run_request import (
@@ -64,6 +64,7 @@ class RunDialog(ModalScreen[RunRequest | None]):
             with Horizontal(id="run-dialog-buttons"):
                 yield Button("Start", variant="primary", id="run-start")
                 yield Button("Cancel", id="run-cancel")
+        yield Footer()
 
     def on_mount(self) -> None:
         self._show_target(self.initial["provider"])

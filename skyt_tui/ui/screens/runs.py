@@ -47,10 +47,15 @@ class AnalysisProgress(Message):
         self.line, self.done, self.error = line, done, error
 
 
+class RunsTable(DataTable):
+    """The runs list; enter opens the run under the cursor (shown in the footer, in order with the arrow keys)."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Open")]
+
+
 class RunsScreen(SectionScreen):
     SECTION = "runs"
     BINDINGS = [
-        Binding("enter", "open_run", "Open", priority=True),
         Binding("h", "heatmap", "Heatmap"),
         Binding("e", "export", "Export…"),
         Binding("ctrl+r", "reload", "Reload"),
@@ -75,7 +80,7 @@ class RunsScreen(SectionScreen):
                 )
             with Vertical(id="runs-view"):
                 yield Static(id="runs-head")
-                yield DataTable(id="runs-table", cursor_type="row", zebra_stripes=True)
+                yield RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="run-summary")
         yield Static(id="runs-status")
 
