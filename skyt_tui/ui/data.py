@@ -12,10 +12,11 @@ import datetime as dt
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from skyt_tui import locations
-from skyt_tui.engine import benchmark, runs
+from skyt_tui.engine import benchmark, runs, store
 from skyt_tui.engine import canon as canon_store
 from skyt_tui.engine.catalog import CatalogEntry, get_contract, scan_contracts
 from skyt_tui.engine.contract import Contract
@@ -154,16 +155,8 @@ def isolation(analysis: dict[str, Any] | None) -> str | None:
     return oracle.get("isolation")
 
 
-def headline(analysis: dict[str, Any]) -> str:
-    return metrics_line(analysis)
-
-
 def export_run(run: runs.StoredRun, analysis: dict[str, Any], path: str, kind: str) -> int:
     """Write the run's samples as CSV (`kind` "csv"), or its report as JSON ("json", "json+code"); returns rows."""
-    from pathlib import Path
-
-    from skyt_tui.engine import store
-
     target = Path(path).expanduser()
     if kind == "csv":
         text = samples_csv(sample_rows(run, analysis))
@@ -175,10 +168,6 @@ def export_run(run: runs.StoredRun, analysis: dict[str, Any], path: str, kind: s
         raise SkytError(f"{target.parent}: no such directory")
     store.atomic_write_text(target, text)
     return len(run.samples)
-
-
-def report_text(run: runs.StoredRun, analysis: dict[str, Any]) -> str:
-    return report_json(run, analysis)
 
 
 # --- benchmarks -----------------------------------------------------------------------------
