@@ -2,52 +2,75 @@
 
     python scripts/screenshots.py [--out screenshots] [--size 120x36]
 
-The data: the bundled contracts and, for the heatmap, the hand-written sample
-runs in `tests/fixtures/fibonacci_samples.jsonl`, in a fresh temporary store.
-When `skyt-tui demo` exists this script should fill that store with the demo
-instead, so Runs, Canon and Benchmark are shown filled too.
+The data: a fresh demo store (`skyt-tui demo --now 2026-01-15T09:00:00+00:00` in a
+temporary SKYT_HOME: six runs of hand-written examples, their canons, the bundled
+contracts as a benchmark) and a fixed "today" for the app, so the pictures only
+change when the app or the demo does. The oracle's isolation is whatever this
+machine offers (bubblewrap, or "reduced isolation" where it is missing).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import datetime as dt
 import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SAMPLES = ROOT / "tests" / "fixtures" / "fibonacci_samples.jsonl"
+DEMO_NOW = "2026-01-15T09:00:00+00:00"
+TODAY = dt.datetime(2026, 1, 20, 12, 0, tzinfo=dt.UTC)
+RUN_DETAIL = ("2", "down", "down", "down", "enter", "down", "down", "down", "down", "down", "down", "down", "v")
+"""Runs → the fibonacci_iterative run → sample 7 → its diff against the canon."""
 
 SHOTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("welcome", "welcome", ()),
     ("contracts", "contracts", ()),
     ("run-dialog", "contracts", ("r",)),
     ("runs", "runs", ()),
+    ("run-detail", "contracts", RUN_DETAIL),
     ("canon", "canon", ()),
     ("heatmap", "heatmap", ("down", "down", "down", "right")),
     ("heatmap-diff", "heatmap", ("down", "down", "down", "right", "enter")),
     ("benchmark", "benchmark", ()),
-    ("help", "contracts", ("question_mark",)),
+    ("benchmark-rotate", "benchmark", ("r",)),
+    ("help", "runs", ("question_mark",)),
 )
 
 
-async def shoot(out: Path, size: tuple[int, int]) -> list[Path]:
-    from skyt_tui.engine.analysis import analyze_run
-    from skyt_tui.engine.sources import load_samples_jsonl
+async def settle(pilot) -> None:
+    from textual.worker import WorkerState
+
+    for _ in range(20):
+        await pilot.pause()
+        if not any(worker.state in (WorkerState.PENDING, WorkerState.RUNNING) for worker in pilot.app.workers):
+            return
+        await pilot.app.workers.wait_for_complete()
+
+
+async def shoot(app, keys: tuple[str, ...], name: str, out: Path, size: tuple[int, int]) -> Path:
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        return Path(app.save_screenshot(f"{name}.svg", str(out)))
+
+
+async def shoot_all(out: Path, size: tuple[int, int], home: Path) -> list[Path]:
     from skyt_tui.ui.app import SkytApp
 
-    analyses = [analyze_run(run) for run in load_samples_jsonl(SAMPLES)]
-    written = []
+    def today() -> dt.datetime:
+        return TODAY
+
+    empty = home / "empty"
+    os.environ["SKYT_HOME"] = str(empty)
+    written = [await shoot(SkytApp(clock=today), (), "welcome", out, size)]
+    os.environ["SKYT_HOME"] = str(home / "demo")
     for name, section, keys in SHOTS:
-        app = SkytApp(analyses=analyses if section == "heatmap" else (), start=section)
-        async with app.run_test(size=size) as pilot:
-            await pilot.pause()
-            for key in keys:
-                await pilot.press(key)
-            await pilot.pause()
-            written.append(Path(app.save_screenshot(f"{name}.svg", str(out))))
+        written.append(await shoot(SkytApp(start=section, clock=today), keys, name, out, size))
     return written
 
 
@@ -59,9 +82,12 @@ def main() -> int:
     width, height = (int(part) for part in args.size.lower().split("x"))
     args.out.mkdir(parents=True, exist_ok=True)
     sys.path.insert(0, str(ROOT))
-    with tempfile.TemporaryDirectory(prefix="skyt-screens-") as home:
-        os.environ["SKYT_HOME"] = home
-        for path in asyncio.run(shoot(args.out, (width, height))):
+    with tempfile.TemporaryDirectory(prefix="skyt-screens-") as tmp:
+        home = Path(tmp)
+        env = {**os.environ, "SKYT_HOME": str(home / "demo"), "PYTHONPATH": str(ROOT)}
+        subprocess.run([sys.executable, "-m", "skyt_tui", "demo", "--now", DEMO_NOW], cwd=ROOT, env=env, check=True,
+                       stdout=subprocess.DEVNULL)
+        for path in asyncio.run(shoot_all(args.out, (width, height), home)):
             print(path)
     return 0
 

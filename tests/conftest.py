@@ -8,3 +8,7 @@ def isolated_home(tmp_path, monkeypatch):
     home = tmp_path / "skyt-home"
     monkeypatch.setenv("SKYT_HOME", str(home))
     return home
+
+
+# The demo store, built once per session, for the UI tests (see tests/ui_support.py).
+from tests.ui_support import demo_home, demo_store  # noqa: E402,F401

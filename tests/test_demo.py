@@ -86,3 +86,32 @@ def test_bundled_demo_on_a_fresh_store_with_no_keys_and_no_network(tmp_path):
     assert all(r["label"] == DEMO_LABEL and r["state"] == "complete" for r in listing)
     report = run_cli(home, "report", created[0], **offline)
     assert report.returncode == 0 and "samples (generation order)" in report.stdout
+
+
+def test_full_demo_is_reproducible_with_a_fixed_clock_and_adds_a_benchmark(isolated_home, tmp_path, monkeypatch):
+    """Bundled examples + bundled contracts: ids and dates come from `now`, the benchmark has no invented scores."""
+    import datetime as dt
+
+    from skyt_tui.engine import benchmark, canon
+    from skyt_tui.engine.demo import DEMO_BENCHMARK, create_demo
+
+    if not any(locations.bundled_examples_dir().glob("*/*.py")):
+        pytest.skip("no bundled example sets in this checkout")
+    now = dt.datetime(2026, 1, 15, 9, 0, tzinfo=dt.UTC)
+    result = create_demo(now=now)
+    ids = [meta.id for meta in result.created]
+    assert ids[0].startswith("20260115-090000-balanced_brackets-") and ids[1].startswith("20260115-090001-")
+    for meta in result.created:
+        state = canon.load_canon(meta.contract_id)
+        assert state.status == "ok" and state.canon.provenance["established_at"] == "2026-01-15T09:00:00Z"
+        assert state.canon.provenance["run_id"] == meta.id
+    info = benchmark.load_benchmark(DEMO_BENCHMARK)
+    assert len(info.items) == 20 and info.data.scores is None, "difficulties only, no per-system scores"
+    assert benchmark.current_sample(DEMO_BENCHMARK).size == 8
+    [rotation] = benchmark.rotation_history(DEMO_BENCHMARK)
+    assert rotation.at == "2026-01-15T09:00:00+00:00" and len(rotation.held_out) == 13
+    again = create_demo(now=now + dt.timedelta(days=3))
+    assert again.created == () and sorted(again.existing) == sorted(ids) and again.benchmark_steps == ()
+    monkeypatch.setenv("SKYT_HOME", str(tmp_path / "another-store"))
+    elsewhere = create_demo_runs(analyze=False, now=now)
+    assert [meta.id for meta in elsewhere.created] == ids, "the id suffix is a digest of the content, not random"

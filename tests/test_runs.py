@@ -145,8 +145,8 @@ def test_analysis_counts_failed_samples_apart(contract):
 def test_analysis_cache_is_reused_and_invalidated(contract, monkeypatch):
     meta = make(contract, [ok(0, CODES[0]), ok(1, CODES[2])])
     calls = []
-    real = runs.analyze_run
-    monkeypatch.setattr(runs, "analyze_run", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = runs.analyze_runs
+    monkeypatch.setattr(runs, "analyze_runs", lambda *a, **k: calls.append(1) or real(*a, **k))
     first = runs.analyze_stored_run(meta.id)
     assert runs.analyze_stored_run(meta.id) == first and len(calls) == 1
     runs.append_sample(meta.id, ok(2, CODES[1]))

@@ -1,10 +1,14 @@
-"""The app's main flows, driven with Pilot: first start, sections, help, palette, contracts, the run dialog."""
+"""The app's main flows, driven with Pilot: first start, the five sections over the demo, help, palette,
+contracts, and starting a run (with a stand-in executor, and once for real through the engine)."""
 
+import shutil
+import sys
 import threading
 
-import pytest
 from textual.widgets import DataTable, Input, Select
 
+from skyt_tui.engine import runs
+from skyt_tui.engine.demo import DemoResult
 from skyt_tui.ui import data
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.commands import BindingCommands
@@ -13,14 +17,21 @@ from skyt_tui.ui.run_request import RunRequest
 from skyt_tui.ui.screens.contracts import ContractsScreen
 from skyt_tui.ui.screens.run_dialog import RunDialog
 from skyt_tui.ui.widgets.run_progress import RunProgress
-from tests.ui_support import notifications, pilot_test, sample_analyses, screen_text
+from tests.ui_support import clock, notifications, pilot_test, screen_text, settle
 
-SECTION_TEXT = {
+EMPTY_TEXT = {
     "1": ("contracts", "fibonacci_iterative"),
     "2": ("runs", "No runs yet"),
-    "3": ("canon", "No canon yet"),
+    "3": ("canon", "none"),
     "4": ("heatmap", "No run to draw yet"),
     "5": ("benchmark", "No benchmarks yet"),
+}
+DEMO_TEXT = {
+    "1": ("contracts", "fibonacci_iterative"),
+    "2": ("runs", "0.286  0.429→0.714"),
+    "3": ("canon", "canon of balanced_brackets · ok"),
+    "4": ("heatmap", "level nodoc (v) · before repair (p) · order: distance to canon (o)"),
+    "5": ("benchmark", "anchor sample"),
 }
 
 BROKEN = '''id = "broken"
@@ -61,10 +72,39 @@ async def test_first_start_with_empty_store_welcomes_with_demo_and_providers():
         assert "Welcome to skyt-tui" in shown
         assert "skyt-tui demo" in shown
         assert "OPENAI_API_KEY" in shown and "--provider replay" in shown
+        # keys 1–5 switch sections, and each says what it is for and how to fill it: never a blank screen
+        for key, (mode, text) in EMPTY_TEXT.items():
+            await pilot.press(key)
+            await settle(pilot)
+            assert app.current_mode == mode
+            shown = screen_text(app)
+            assert text in shown, (mode, shown)
+            assert shown.splitlines()[0].startswith(" skyt-tui")
 
 
 @pilot_test
-async def test_a_store_with_runs_starts_on_contracts(isolated_home):
+async def test_d_on_the_welcome_page_loads_the_demo(demo_store, isolated_home, monkeypatch):
+    calls = []
+
+    def load_demo(now):  # the session's demo store stands in for building it again
+        calls.append(now)
+        shutil.copytree(demo_store, isolated_home, dirs_exist_ok=True)
+        return DemoResult(created=(), existing=tuple(runs.run_ids()), skipped=())
+
+    monkeypatch.setattr(data, "load_demo", load_demo)
+    app = SkytApp(clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert app.current_mode == "welcome" and "press d" in screen_text(app)
+        await pilot.press("d")
+        await settle(pilot)
+        assert calls == [clock()]
+        assert app.current_mode == "runs"
+        assert "6 run(s), newest first" in screen_text(app)
+
+
+@pilot_test
+async def test_a_store_with_runs_starts_on_contracts_and_lists_a_damaged_run(isolated_home):
     run = isolated_home / "runs" / "r1"
     run.mkdir(parents=True)
     (run / "run.json").write_text("{}", encoding="utf-8")
@@ -73,21 +113,22 @@ async def test_a_store_with_runs_starts_on_contracts(isolated_home):
         await pilot.pause()
         assert app.current_mode == "contracts"
         await pilot.press("2")
-        # the stored run cannot be read by this build yet, and the screen says so instead of "no runs"
-        assert "cannot show them yet" in screen_text(app)
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "r1 (damaged)" in shown and "run.json: corrupt file" in shown
 
 
 @pilot_test
-async def test_keys_1_to_5_switch_sections_and_each_is_filled():
-    app = SkytApp()
+async def test_after_the_demo_every_section_is_filled(demo_home):
+    app = SkytApp(clock=clock)
     async with app.run_test(size=(120, 36)) as pilot:
-        for key, (mode, text) in SECTION_TEXT.items():
+        await pilot.pause()
+        assert app.current_mode == "contracts"
+        for key, (mode, text) in DEMO_TEXT.items():
             await pilot.press(key)
-            await pilot.pause()
+            await settle(pilot)
             assert app.current_mode == mode
-            shown = screen_text(app)
-            assert text in shown, (mode, shown)
-            assert shown.splitlines()[0].startswith(" skyt-tui")
+            assert text in screen_text(app), (mode, screen_text(app))
 
 
 @pilot_test
@@ -259,22 +300,26 @@ async def test_run_dialog_shows_every_bad_field_and_stays_open():
 
 
 @pilot_test
-async def test_run_dialog_returns_a_request_and_says_the_engine_is_missing(monkeypatch):
-    monkeypatch.setattr(data, "run_engine_available", lambda: False)
-    app = SkytApp(start="contracts")
+async def test_run_dialog_returns_a_request_and_remembers_it():
+    seen = []
+
+    def executor(request, report, cancel):
+        seen.append(request)
+        return data.RunOutcome(run_ids=(), n_done=0, n_failed=0)
+
+    app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:
         await select_contract(pilot, "fibonacci_iterative")
         await pilot.press("r")
         await pilot.pause()
         await fill_dialog(pilot, provider="anthropic", model="claude-x", n="5", temperatures="0, 0.7", concurrency="2")
         await pilot.click("#run-start")
-        await pilot.pause()
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, ContractsScreen)
-        assert screen.last_request == RunRequest(contract_id="fibonacci_iterative", provider="anthropic",
-                                                 model="claude-x", n=5, temperatures=(0.0, 0.7), concurrency=2)
-        assert "run engine not available in this build" in notifications(app)
-        assert not screen.query_one(RunProgress).running
+        expected = RunRequest(contract_id="fibonacci_iterative", provider="anthropic", model="claude-x", n=5,
+                              temperatures=(0.0, 0.7), concurrency=2)
+        assert screen.last_request == expected and seen == [expected]
         # the dialog remembers the last request
         await pilot.press("r")
         await pilot.pause()
@@ -282,16 +327,33 @@ async def test_run_dialog_returns_a_request_and_says_the_engine_is_missing(monke
 
 
 @pilot_test
+async def test_the_third_field_follows_the_provider():
+    app = SkytApp(start="contracts")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        await fill_dialog(pilot, provider="command")
+        assert str(app.screen.query_one("#label-target").render()) == "Command"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "required: the program that answers" in screen_text(app)
+        await fill_dialog(pilot, provider="replay")
+        assert str(app.screen.query_one("#label-target").render()) == "Recording"
+
+
+@pilot_test
 async def test_a_run_shows_live_progress_and_failures():
     seen: list[RunRequest] = []
 
-    def executor(request, report, cancelled):
+    def executor(request, report, cancel):
         seen.append(request)
         total = request.n * len(request.temperatures)
         report(data.SampleProgress(index=0, total=total, passed=True))
         report(data.SampleProgress(index=1, total=total, failed=True, message="HTTP 429 [rate limited]"))
+        report(data.SampleProgress(index=1, total=total, retry=True, message="sample 1: HTTP 429; retry 1 in 2.0 s"))
         report(data.SampleProgress(index=2, total=total, passed=False))
-        return data.RunOutcome(run_ids=("fib-run-1",), n_done=2, n_failed=1)
+        return data.RunOutcome(run_ids=("fib-run-1",), n_done=2, n_failed=1, metrics=("fib-run-1: N=2  R_raw=0.500",))
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -300,23 +362,23 @@ async def test_a_run_shows_live_progress_and_failures():
         await pilot.pause()
         progress = app.screen.query_one(RunProgress)
         assert seen[0].n == 3 and seen[0].contract_id == "fibonacci_iterative"
-        assert progress.marks == ["passed", "failed", "done"]
+        assert progress.marks == ["passed", "failed", "wrong"]
         assert (progress.done, progress.total) == (3, 3)
         shown = screen_text(app)
-        assert "✓✗○" in shown
+        assert "✓!✗" in shown
         assert "sample 1: HTTP 429 [rate limited]" in shown  # provider text shown as is, not as markup
         assert "Finished: 2 samples, 1 failed — fib-run-1" in shown
+        assert "fib-run-1: N=2  R_raw=0.500" in shown
 
 
 @pilot_test
 async def test_a_run_can_be_cancelled():
     started = threading.Event()
 
-    def executor(request, report, cancelled):
+    def executor(request, report, cancel):
         report(data.SampleProgress(index=0, total=request.n, passed=True))
         started.set()
-        while not cancelled():
-            threading.Event().wait(0.01)
+        assert cancel.wait(10)
         return data.RunOutcome(run_ids=(), n_done=1, n_failed=0, cancelled=True)
 
     app = SkytApp(start="contracts", run_executor=executor)
@@ -336,119 +398,65 @@ async def test_a_run_can_be_cancelled():
 
 @pilot_test
 async def test_an_engine_error_is_shown_not_raised():
-    def executor(request, report, cancelled):
-        raise data.RunEngineUnavailable("provider openai: OPENAI_API_KEY is not set")
+    def executor(request, report, cancel):
+        raise RuntimeError("provider bug")
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:
         await start_run(pilot)
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "Run failed: provider openai: OPENAI_API_KEY is not set" in screen_text(app)
-
-
-def test_execute_run_is_not_connected_in_this_build():
-    with pytest.raises(data.RunEngineUnavailable):
-        data.execute_run(RunRequest("c", "openai", "m", 1, (0.0,), 1), lambda progress: None, lambda: False)
+        assert "Run failed: RuntimeError: provider bug" in screen_text(app)
 
 
 @pilot_test
-async def test_heatmap_section_draws_runs_and_opens_a_pair_diff():
-    analyses = sample_analyses()
-    app = SkytApp(analyses=analyses, start="heatmap")
+async def test_a_missing_api_key_is_one_line_not_a_traceback(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    app = SkytApp(start="contracts")
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        heatmap = screen.query_one("#heatmap")
-        assert heatmap.n == 20
+        await start_run(pilot, provider="openai", model="gpt-4o-mini", n="2")
+        await settle(pilot)
+        [message] = [m for m in notifications(app) if m.startswith("Run failed")]
+        assert "OPENAI_API_KEY is not set" in message and "\n" not in message
+        assert runs.run_ids() == []  # nothing stored half-made
+
+
+ANSWER = "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n"
+
+
+@pilot_test
+async def test_a_real_run_through_the_engine_is_stored_checked_and_shown(tmp_path):
+    program = tmp_path / "answer.py"
+    program.write_text(f"import sys\nsys.stdin.read()\nprint({ANSWER!r})\n")
+    app = SkytApp(start="contracts")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await start_run(pilot, provider="command", model="", target=f"{sys.executable} {program}", n="3",
+                        temperatures="0", concurrency="2")
+        await settle(pilot)
+        progress = app.screen.query_one(RunProgress)
+        assert progress.marks == ["passed"] * 3, screen_text(app)
+        [run_id] = runs.run_ids()
+        run = runs.load_run(run_id)
+        assert run.meta.provider == "command" and run.n_ok == 3 and run.meta.status == "complete"
         shown = screen_text(app)
-        assert "fib-handwritten-t07" in shown and "level nodoc" in shown
-        assert "order: generation — no canon" in shown
-        await pilot.press("down", "down", "down", "right")
-        assert "sample 3 × sample 1: d = " in screen_text(app)
-        await pilot.press("enter")
-        await pilot.pause()
-        diff = screen_text(app)
-        assert "--- sample 3" in diff and "+++ sample 1" in diff
-        assert "-    if n < 1:" in diff and "+    if n <= 0:" in diff
-        await pilot.press("escape")
-        await pilot.pause()
-        assert app.screen is screen
+        assert f"Finished: 3 samples, 0 failed — {run_id}" in shown
+        assert f"{run_id}: N=3  R_raw=1.000" in shown
+        assert data.canon_state(data.find_contract("fibonacci_iterative")) == "ok"
+        await pilot.press("2")
+        await settle(pilot)
+        assert run_id in screen_text(app)
 
 
 @pilot_test
-async def test_heatmap_level_toggle_recomputes_the_matrix():
-    from skyt_tui.engine.distance import pairwise_matrix
-
-    analyses = sample_analyses()
-    app = SkytApp(analyses=analyses, start="heatmap")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
-        screen = app.screen
-        heatmap = screen.query_one("#heatmap")
-        await pilot.press("v")  # nodoc → alpha
-        assert screen.level == "alpha"
-        expected = pairwise_matrix([norm.texts["alpha"] for norm in analyses[0].normalized])
-        assert (screen.matrix() == expected).all()
-        # samples 18 and 0 differ only in local names: identical at alpha, not at nodoc
-        assert analyses[0].pairwise[18, 0] > 0 and expected[18, 0] == 0.0
-        heatmap.move_cursor(18, 0)
-        await pilot.pause()
-        assert heatmap.cursor_distance == 0.0
-        assert "sample 18 × sample 0: d = 0.000" in screen_text(app)
-        assert "level alpha" in screen_text(app)
-        await pilot.press("v", "v")  # alpha → raw → format
-        assert screen.level == "format"
-        # samples 2 and 0 differ only by a docstring: apart at format, identical at nodoc
-        assert heatmap.distance_at(2, 0) > 0 and analyses[0].pairwise[2, 0] == 0.0
-
-
-@pilot_test
-async def test_heatmap_post_repair_and_canon_order_say_what_is_missing():
-    app = SkytApp(analyses=sample_analyses(), start="heatmap")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
-        await pilot.press("p")
-        assert not app.screen.post_repair
-        assert any("post-repair matrix not available yet" in message for message in notifications(app))
-        await pilot.press("o")
-        assert app.screen.order_mode == "generation"
-        await pilot.press("v", "right_square_bracket")
-        await pilot.pause()
-        assert app.screen.run_index == 1 and app.screen.query_one("#heatmap").n == 10
-        assert app.screen.level == "alpha"  # the chosen level stays when the run changes
-        assert "fib-handwritten-t00" in screen_text(app)
-
-
-@pilot_test
-async def test_heatmap_of_a_run_without_samples_says_so(tmp_path):
-    from skyt_tui.engine.analysis import analyze_run
-    from skyt_tui.engine.sources import load_samples_jsonl
-
-    source = tmp_path / "failed.jsonl"
-    source.write_text('{"run_id": "all-failed", "code": null}\n{"run_id": "all-failed", "code": null}\n')
-    analyses = [analyze_run(run) for run in load_samples_jsonl(source)] + sample_analyses()
-    app = SkytApp(analyses=analyses, start="heatmap")
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause()
-        assert app.screen.query_one("#heatmap").n == 0
-        assert "no samples to compare: 2 generation(s) failed" in screen_text(app)
-        await pilot.press("enter", "down", "v")
-        await pilot.press("right_square_bracket")
-        await pilot.pause()
-        assert "sample 0 × sample 0: d = 0.000" in screen_text(app)
-
-
-@pilot_test
-async def test_every_section_fits_80_by_24():
-    app = SkytApp(analyses=sample_analyses())
+async def test_every_section_fits_80_by_24(demo_home):
+    app = SkytApp(clock=clock)
     async with app.run_test(size=(80, 24)) as pilot:
-        for key, (mode, text) in SECTION_TEXT.items():
+        for key, (mode, text) in DEMO_TEXT.items():
             await pilot.press(key)
-            await pilot.pause()
+            await settle(pilot)
             shown = screen_text(app)
             lines = shown.splitlines()
             assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
-            expected = "fib-handwritten-t07" if mode == "heatmap" else text
-            assert expected in shown, (mode, shown)
+            assert text.split("(v)")[0] in shown, (mode, shown)
             assert "Help" in lines[-1] and "palette" in lines[-1]

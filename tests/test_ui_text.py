@@ -1,4 +1,4 @@
-"""The UI's pure helpers: the run form, contracts in words, diffs, and where engine data comes from."""
+"""The UI's pure helpers: the run form, contracts in words, diffs, distance bars, the scatter, and the adapters."""
 
 import pytest
 from rich.text import Text
@@ -19,7 +19,8 @@ def test_run_form_parses_a_temperature_sweep():
 
 @pytest.mark.parametrize(("field", "value", "reason"), [
     ("provider", "gemini", "choose one of openai, anthropic, command, replay"),
-    ("model", "   ", "required"),
+    ("model", "   ", "required with openai"),
+    ("target", "localhost:11434", "a base URL starts with http:// or https://"),
     ("n", "0", "must be between 1 and 1000"),
     ("n", "2.5", "must be a whole number, not '2.5'"),
     ("n", "", "required"),
@@ -34,6 +35,28 @@ def test_run_form_names_the_bad_field(field, value, reason):
         parse_run_form(**{**GOOD, field: value})
     assert list(caught.value.errors) == [field]
     assert caught.value.errors[field].startswith(reason)
+
+
+@pytest.mark.parametrize(("provider", "target", "reason"), [
+    ("command", "", "required: the program that answers"),
+    ("replay", "", "required: the file or folder of recorded answers"),
+    ("replay", "/no/such/recording.jsonl", "no such file or folder: /no/such/recording.jsonl"),
+])
+def test_command_and_replay_need_a_target(provider, target, reason):
+    with pytest.raises(RunFormError) as caught:
+        parse_run_form(**{**GOOD, "provider": provider, "model": "", "target": target})
+    assert caught.value.errors == {"target": reason}
+
+
+def test_command_and_replay_take_no_model(tmp_path):
+    request = parse_run_form(**{**GOOD, "provider": "replay", "model": " ", "target": str(tmp_path)})
+    assert (request.model, request.target) == ("", str(tmp_path))
+    assert data.provider_settings(request) == {"source": str(tmp_path), "model": None}
+    command = parse_run_form(**{**GOOD, "provider": "command", "model": "", "target": "python3 answer.py"})
+    assert data.provider_settings(command) == {"command": "python3 answer.py"}
+    assert data.provider_settings(parse_run_form(**GOOD)) == {}
+    local = parse_run_form(**{**GOOD, "target": "http://localhost:11434/v1"})
+    assert data.provider_settings(local) == {"base_url": "http://localhost:11434/v1"}
 
 
 def test_run_form_reports_all_bad_fields_at_once():
@@ -127,13 +150,48 @@ def test_identical_texts_say_so():
     assert "identical" in unified_diff_text("a = 1", "a = 1", "sample 0", "sample 4").plain
 
 
-def test_unconnected_adapters_return_nothing(isolated_home):
-    assert data.list_runs() == [] and data.list_benchmarks() == [] and data.stored_run_analyses() == []
+def test_an_empty_store_has_nothing_and_says_so(isolated_home):
+    assert data.list_runs() == [] and data.list_benchmarks() == () and data.store_is_empty()
     assert not data.store_has_runs()
     (isolated_home / "runs" / "r1").mkdir(parents=True)
     assert not data.store_has_runs()  # a directory without run.json is not a run
     (isolated_home / "runs" / "r1" / "run.json").write_text("{}")
-    assert data.store_has_runs()
+    assert data.store_has_runs() and not data.store_is_empty()
+    [damaged] = data.list_runs()
+    assert damaged.meta is None and "corrupt" in damaged.error  # listed with its error, not dropped
+
+
+def test_distance_bar_shows_what_repair_removed():
+    from skyt_tui.ui.run_text import distance_bar
+
+    # d_pre 0.5 → 5 of 10 cells, d_post 0.2 → 2 solid, 3 shaded
+    assert distance_bar(0.5, 0.2, width=10).plain == "██░░░     "
+    assert distance_bar(0.0, 0.0, width=10).plain == "·         "
+    assert distance_bar(1.0, 1.0, width=10).plain == "█" * 10
+    assert distance_bar(None, None).plain == "–"
+
+
+def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
+    from skyt_tui.ui.run_text import metric_cells
+
+    metrics = {"R_raw": 2 / 3, "R_anchor_pre": 0.25, "R_anchor_post": 0.5, "rescue_rate": 0.25, "mu_pre": 0.1234,
+               "mu_post": 0.1, "P_tau_pre": None, "P_tau_post": None, "pass_rate": 1.0}
+    assert metric_cells({"metrics": metrics}) == ("0.667", "0.250→0.500", "0.250", "0.123→0.100", "–→–", "1.000")
+    assert metric_cells(None) == ("…",) * 6
+
+
+def test_scatter_puts_points_on_a_shared_range_with_the_diagonal():
+    from skyt_tui.ui.widgets.scatter import Y_AXIS, plot_range, scatter_text
+
+    assert plot_range([0.2, 0.6]) == (pytest.approx(0.18), pytest.approx(0.62))
+    lines = scatter_text([(0.2, 0.2), (0.6, 0.6), (0.6, 0.2)], width=Y_AXIS + 1 + 21, height=13).plain.splitlines()
+    plot = [line[Y_AXIS:] for line in lines[:11]]
+    # 21 columns × 11 rows over [0.18, 0.62]: x 0.6 → column round(0.42 / 0.44 × 20) = 19, y 0.6 → row
+    # 10 − round(0.42 / 0.44 × 10) = 0; 0.2 → column round(0.9) = 1, row 10 − round(0.45) = 10;
+    # the diagonal crosses the middle at row 5, column 10
+    assert (plot[0][19], plot[10][1], plot[10][19], plot[5][10]) == ("●", "●", "●", "·")
+    assert sum(line.count("●") for line in plot) == 3
+    assert lines[0].startswith(" 0.62 ┤") and lines[10].startswith(" 0.18 ┤") and lines[12].endswith("0.62")
 
 
 def test_ui_modules_keep_the_engine_free_of_textual():
@@ -141,5 +199,6 @@ def test_ui_modules_keep_the_engine_free_of_textual():
     import sys
     from pathlib import Path
 
-    code = "import sys, skyt_tui.ui.data, skyt_tui.ui.run_request; assert 'textual' not in sys.modules"
+    code = ("import sys, skyt_tui.engine.matrices, skyt_tui.engine.report, skyt_tui.engine.demo; "
+            "assert 'textual' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])

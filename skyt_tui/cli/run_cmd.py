@@ -10,11 +10,11 @@ import threading
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from skyt_tui.cli.output import console, error_console, print_json
-from skyt_tui.cli.runs_cmd import metrics_line
 from skyt_tui.engine import runs
 from skyt_tui.engine.catalog import get_contract
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.providers import PROVIDERS, make_provider
+from skyt_tui.engine.report import metrics_line
 from skyt_tui.engine.runner import RetryEvent, RetryPolicy, RunOutcome, RunSettings, execute, provider_for, run_sweep
 from skyt_tui.engine.runs import FAILED, SampleRecord
 

@@ -5,19 +5,29 @@ to imitate how model output varies (see the README there); no model produced
 them. Each set becomes one run of its bundled contract — provider `replay`,
 model `hand-written-examples`, labelled as such — and is analysed once, so a
 newcomer without a network or an API key sees every screen with real numbers.
+`create_demo` also imports the bundled contracts as a small benchmark (items
+with a difficulty and no per-system scores: nothing is invented), draws its
+anchor sample and rotates it once.
 Running the demo again adds nothing unless an example set or contract changed.
+Times (run creation, canon, benchmark) come from the `now` passed in, and run
+ids end in a digest of their content, so a demo made with a fixed `now` is the
+same store every time.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from skyt_tui import locations
-from skyt_tui.engine import catalog, runs
+from skyt_tui.engine import benchmark, catalog, runs
+from skyt_tui.engine import canon as canon_store
+from skyt_tui.engine.analysis import shared_oracle
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.extract import extract_for_contract
+from skyt_tui.engine.oracle import ORACLE_VERSION
 from skyt_tui.engine.providers.replay import load_replay_source
 from skyt_tui.engine.runs import OK, RunMeta, SampleRecord
 
@@ -27,6 +37,9 @@ DEMO_NOTE = (
     "Samples written by hand for the skyt-tui demo to imitate the variation of real "
     "model output; no model produced them."
 )
+DEMO_BENCHMARK = "bundled-contracts"
+DEMO_SAMPLE = benchmark.SampleConfig(floor=8)
+"""The default floor (50 items) would take all 20 bundled contracts; 8 keeps the anchor sample a sample."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +48,10 @@ class DemoResult:
     existing: tuple[str, ...]
     skipped: tuple[str, ...]
     """One line per example set that could not become a run (its contract is missing)."""
+    benchmark: str | None = None
+    """Name of the demo benchmark (`create_demo` only)."""
+    benchmark_steps: tuple[str, ...] = ()
+    """What was done to it this time: imported, sample drawn, rotated (empty: it was there already)."""
 
 
 def example_sets(examples_dir: Path) -> list[Path]:
@@ -43,8 +60,17 @@ def example_sets(examples_dir: Path) -> list[Path]:
     return sorted(p for p in examples_dir.iterdir() if p.is_dir() and any(p.glob("*.py")))
 
 
-def create_demo_runs(examples_dir: Path | None = None, *, analyze: bool = True) -> DemoResult:
+def create_demo(examples_dir: Path | None = None, *, now: dt.datetime | None = None) -> DemoResult:
+    """The whole demo: the example runs (analysed) and the benchmark of the bundled contracts."""
+    now = now or dt.datetime.now(dt.UTC)
+    result = create_demo_runs(examples_dir, now=now)
+    steps = create_demo_benchmark(now)
+    return DemoResult(result.created, result.existing, result.skipped, DEMO_BENCHMARK, steps)
+
+
+def create_demo_runs(examples_dir: Path | None = None, *, analyze: bool = True, now: dt.datetime | None = None) -> DemoResult:
     """One run per example set whose contract is known; existing demo runs are kept, not duplicated."""
+    now = now or dt.datetime.now(dt.UTC)
     examples_dir = Path(examples_dir) if examples_dir is not None else locations.bundled_examples_dir()
     sets = example_sets(examples_dir)
     if not sets:
@@ -53,7 +79,7 @@ def create_demo_runs(examples_dir: Path | None = None, *, analyze: bool = True) 
     created: list[RunMeta] = []
     existing: list[str] = []
     skipped: list[str] = []
-    for folder in sets:
+    for position, folder in enumerate(sets):
         contract = catalog.find_contract(folder.name)
         if contract is None:
             skipped.append(f"{folder}: no valid contract {folder.name!r} in the catalog")
@@ -73,10 +99,47 @@ def create_demo_runs(examples_dir: Path | None = None, *, analyze: bool = True) 
             contract_id=contract.id, contract=contract, provider="replay", model=DEMO_MODEL, temperature=None,
             n=len(samples), provider_settings={"source": str(folder.resolve()), "format": source.format},
             label=DEMO_LABEL, note=DEMO_NOTE, origin={"kind": "demo", "source": str(folder), "key": key},
-            samples=samples, status=runs.COMPLETE,
+            samples=samples, status=runs.COMPLETE, created=now + dt.timedelta(seconds=position), id_suffix=digest[:4],
         )
         existing_keys[key] = meta.id
         created.append(meta)
-        if analyze:
-            runs.analyze_stored_run(meta.id)
+    if analyze and created:
+        _establish_canons([meta.contract_id for meta in created], now)
+        runs.analyze_stored_runs([meta.id for meta in created])
     return DemoResult(tuple(created), tuple(existing), tuple(skipped))
+
+
+def _establish_canons(contract_ids: list[str], now: dt.datetime) -> None:
+    """What the first analysis would do (SPEC §4: first passing sample of the earliest run), stamped with `now`."""
+    for contract_id in sorted(set(contract_ids)):
+        contract = catalog.find_contract(contract_id)
+        if contract is None or canon_store.canon_path(contract_id).exists():
+            continue
+        found = runs.first_passing_stored_sample(contract, shared_oracle())
+        if found is None:
+            continue
+        code, index, provenance = found
+        stamp = now.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        canon = canon_store.build_canon(contract, code, canon_store.Provenance(sample_index=index, established_at=stamp,
+                                                                                **provenance), ORACLE_VERSION)
+        try:
+            canon_store.establish_canon(canon)
+        except canon_store.CanonExistsError:
+            pass
+
+
+def create_demo_benchmark(now: dt.datetime) -> tuple[str, ...]:
+    """Import the bundled contracts as a benchmark, draw its anchor sample, rotate once; each only if not done."""
+    stamp = now.astimezone(dt.UTC).isoformat(timespec="seconds")
+    steps = []
+    imported = benchmark.import_benchmark(DEMO_BENCHMARK, contracts_dir=locations.bundled_contracts_dir(), imported_at=stamp)
+    if imported.created:
+        steps.append(imported.message)
+    sample = benchmark.current_sample(DEMO_BENCHMARK)
+    if sample is None or sample.benchmark_version != imported.version.version:
+        sample = benchmark.draw_sample(DEMO_BENCHMARK, DEMO_SAMPLE, recorded_at=stamp)
+        steps.append(f"{DEMO_BENCHMARK}: anchor sample of {sample.size} items drawn")
+    if not benchmark.rotation_history(DEMO_BENCHMARK):
+        plan = benchmark.apply_rotation(DEMO_BENCHMARK, now)
+        steps.append(f"{DEMO_BENCHMARK}: rotation 1, {len(plan.record.held_out)} items held out")
+    return tuple(steps)

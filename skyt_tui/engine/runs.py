@@ -23,7 +23,7 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -31,7 +31,7 @@ from typing import Any
 
 from skyt_tui import __version__, locations
 from skyt_tui.engine import store
-from skyt_tui.engine.analysis import analyze_run, shared_oracle
+from skyt_tui.engine.analysis import Progress, analyze_runs, shared_oracle
 from skyt_tui.engine.canon import CANON_VERSION
 from skyt_tui.engine.contract import CONTRACT_SCHEMA_VERSION, Contract, contract_from_dict, contract_to_toml_dict
 from skyt_tui.engine.distance import distance_version
@@ -528,25 +528,54 @@ def first_passing_stored_sample(contract: Contract, oracle: Oracle) -> tuple[str
     return None
 
 
+def cached_analysis(run: StoredRun, *, level: str = "nodoc", tau: float = DEFAULT_TAU) -> dict[str, Any] | None:
+    """The cached analysis when its key still holds (samples, level, τ, versions, contract, canon), else None."""
+    key = _analysis_key(run, level, tau)
+    try:
+        cached = store.read_json(run.directory / ANALYSIS_FILE, kind=ANALYSIS_KIND)
+    except (FileNotFoundError, StoreError):
+        return None
+    if cached.get("key") == json.loads(json.dumps(key)) and isinstance(cached.get("analysis"), dict):
+        return cached["analysis"]
+    return None
+
+
 def analyze_stored_run(run: StoredRun | str, *, level: str = "nodoc", tau: float = DEFAULT_TAU, use_cache: bool = True) -> dict[str, Any]:
     """The run's analysis (`RunAnalysis.to_dict()`), from the cache when its key still holds."""
-    if isinstance(run, str):
-        run = load_run(run)
-    cache_path = run.directory / ANALYSIS_FILE
-    if use_cache:
-        key = _analysis_key(run, level, tau)
-        try:
-            cached = store.read_json(cache_path, kind=ANALYSIS_KIND)
-        except (FileNotFoundError, StoreError):
-            cached = None
-        if cached is not None and cached.get("key") == json.loads(json.dumps(key)) and isinstance(cached.get("analysis"), dict):
-            return cached["analysis"]
-    source = run_input(run)
-    result = analyze_run(source, level=level, tau=tau, canon_mode="store",
-                         store_canon_provider=lambda contract: first_passing_stored_sample(contract, shared_oracle()))
-    analysis = json.loads(json.dumps(result.to_dict(), allow_nan=True))
-    _use_run_indexes(analysis, source.extra["indexes"])
-    key = _analysis_key(run, level, tau)
-    with contextlib.suppress(OSError):
-        store.write_json(cache_path, {"key": key, "analysis": analysis}, kind=ANALYSIS_KIND)
-    return analysis
+    return analyze_stored_runs([run], level=level, tau=tau, use_cache=use_cache)[0]
+
+
+def analyze_stored_runs(
+    stored: Sequence[StoredRun | str],
+    *,
+    level: str = "nodoc",
+    tau: float = DEFAULT_TAU,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+    on_result: Callable[[str, dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Analyses of many stored runs: cached ones first (each reported to `on_result` as it is read), then
+    every other run in one batch, so the sandboxed oracle sees each distinct program once."""
+    loaded = [load_run(run) if isinstance(run, str) else run for run in stored]
+    results: list[dict[str, Any] | None] = [None] * len(loaded)
+    for position, run in enumerate(loaded):
+        if use_cache and (cached := cached_analysis(run, level=level, tau=tau)) is not None:
+            results[position] = cached
+            if on_result is not None:
+                on_result(run.id, cached)
+    missing = [position for position, result in enumerate(results) if result is None]
+    if missing:
+        sources = [run_input(loaded[position]) for position in missing]
+        analysed = analyze_runs(sources, level=level, tau=tau, canon_mode="store", progress=progress,
+                                store_canon_provider=lambda contract: first_passing_stored_sample(contract, shared_oracle()))
+        for position, source, result in zip(missing, sources, analysed):
+            run = loaded[position]
+            analysis = json.loads(json.dumps(result.to_dict(), allow_nan=True))
+            _use_run_indexes(analysis, source.extra["indexes"])
+            with contextlib.suppress(OSError):
+                store.write_json(run.directory / ANALYSIS_FILE, {"key": _analysis_key(run, level, tau), "analysis": analysis},
+                                 kind=ANALYSIS_KIND)
+            results[position] = analysis
+            if on_result is not None:
+                on_result(run.id, analysis)
+    return [result for result in results if result is not None]

@@ -7,7 +7,9 @@ command starts.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import datetime as dt
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -18,8 +20,10 @@ from skyt_tui.ui import data
 from skyt_tui.ui.commands import BindingCommands
 from skyt_tui.ui.help import HelpScreen, key_actions
 from skyt_tui.ui.screens.contracts import ContractsScreen
+from skyt_tui.ui.screens.benchmark import BenchmarkScreen
+from skyt_tui.ui.screens.canon import CanonScreen
 from skyt_tui.ui.screens.heatmap import HeatmapScreen
-from skyt_tui.ui.screens.placeholders import BenchmarkScreen, CanonScreen, RunsScreen
+from skyt_tui.ui.screens.runs import RunsScreen
 from skyt_tui.ui.screens.welcome import WelcomeScreen
 from skyt_tui.ui.widgets.section_bar import SECTIONS
 
@@ -49,14 +53,20 @@ class SkytApp(App[int]):
     ]
 
     def __init__(self, *, analyses: Sequence[RunAnalysis] = (), run_executor: data.RunExecutor | None = None,
-                 start: str | None = None) -> None:
-        """`analyses` are drawn in addition to stored runs (dev tool, tests); `run_executor` replaces the run engine."""
+                 start: str | None = None, clock: Callable[[], dt.datetime] | None = None) -> None:
+        """`analyses` are drawn in the heatmap besides stored runs (development path); `run_executor` replaces the
+        run engine and `clock` the wall clock (tests, screenshots)."""
         super().__init__()
-        self._analyses = tuple(analyses)
+        self.extra_analyses = tuple(analyses)
         self.run_executor: data.RunExecutor = run_executor or data.execute_run
+        self.clock: Callable[[], dt.datetime] = clock or data.wall_clock
         if start is not None and start not in self.MODES:
             raise ValueError(f"unknown section {start!r}; choose one of {', '.join(self.MODES)}")
         self.start_section = start
+        self.export_dir: Path | None = None
+        """Where the last export went; the next export dialog starts there."""
+        self.heatmap_request: str | None = None
+        """A run the Heatmap section should show next (set by Runs, `h`)."""
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus those our bindings already offer (quit) or replace (keys → `?`)."""
@@ -64,17 +74,19 @@ class SkytApp(App[int]):
             if command.title not in ("Quit", "Keys"):
                 yield command
 
-    def run_analyses(self) -> list[RunAnalysis]:
-        return [*self._analyses, *data.stored_run_analyses()]
-
     def on_mount(self) -> None:
         self.theme = DARK_THEME
-        first_start = not data.store_has_runs() and not self._analyses
+        first_start = data.store_is_empty() and not self.extra_analyses
         self.switch_mode(self.start_section or ("welcome" if first_start else "contracts"))
 
     def action_section(self, name: str) -> None:
         if name != self.current_mode:
             self.switch_mode(name)
+
+    def show_heatmap(self, run_id: str) -> None:
+        """Open the Heatmap section on one stored run."""
+        self.heatmap_request = run_id
+        self.switch_mode("heatmap")
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
@@ -85,6 +97,7 @@ class SkytApp(App[int]):
 
 
 def run_app(*, analyses: Sequence[RunAnalysis] = (), start: str | None = None) -> int:
+    """Start the app in this terminal; returns the exit code."""
     app = SkytApp(analyses=analyses, start=start)
     app.run()
     return app.return_code or 0

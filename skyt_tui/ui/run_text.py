@@ -1,0 +1,105 @@
+"""How runs and their metrics read on screen: 3-decimal cells, pre→post pairs, distance bars, headlines.
+
+Only `Text` built from plain strings: run labels, model names and errors may come
+from anywhere, so nothing here is parsed as markup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from skyt_tui.engine.report import fmt3
+from skyt_tui.engine.runs import RunMeta
+from skyt_tui.ui import data
+
+BAR_WIDTH = 10
+PENDING = "…"
+
+
+def temperature(value: float | None) -> str:
+    return "–" if value is None else f"{value:g}"
+
+
+def pre_post(metrics: dict[str, Any], pre: str, post: str) -> str:
+    """`0.417→0.500`; `–` for a value that was not computed."""
+    return f"{fmt3(metrics.get(pre))}→{fmt3(metrics.get(post))}"
+
+
+def metric_cells(analysis: dict[str, Any] | None) -> tuple[str, ...]:
+    """R_raw, R_anchor pre→post, rescue, μ pre→post, P_τ pre→post, pass rate — the Runs list's metric columns."""
+    if analysis is None:
+        return (PENDING,) * 6
+    m = analysis["metrics"]
+    return (fmt3(m.get("R_raw")), pre_post(m, "R_anchor_pre", "R_anchor_post"), fmt3(m.get("rescue_rate")),
+            pre_post(m, "mu_pre", "mu_post"), pre_post(m, "P_tau_pre", "P_tau_post"), fmt3(m.get("pass_rate")))
+
+
+def metrics_text(analysis: dict[str, Any]) -> Text:
+    """The headline metrics on one line, names dimmed."""
+    m = analysis["metrics"]
+    parts = [
+        ("R_raw", fmt3(m.get("R_raw"))),
+        ("R_anchor", pre_post(m, "R_anchor_pre", "R_anchor_post")),
+        ("rescue", fmt3(m.get("rescue_rate"))),
+        ("μ", pre_post(m, "mu_pre", "mu_post")),
+        ("P_τ", pre_post(m, "P_tau_pre", "P_tau_post")),
+        ("pass", fmt3(m.get("pass_rate"))),
+        ("R_pairwise", fmt3(m.get("R_pairwise"))),
+    ]
+    text = Text()
+    for position, (name, value) in enumerate(parts):
+        if position:
+            text.append(" · ", style="dim")
+        text.append(name + " ", style="dim")
+        text.append(value, style="bold")
+    return text
+
+
+def distance_bar(d_pre: float | None, d_post: float | None, width: int = BAR_WIDTH) -> Text:
+    """d_post as a solid bar, the part repair removed (d_pre − d_post) shaded after it, on a fixed 0–1 scale."""
+    if d_pre is None:
+        return Text("–", style="dim")
+    post = d_pre if d_post is None else d_post
+    pre_cells = round(min(max(d_pre, 0.0), 1.0) * width)
+    post_cells = min(round(min(max(post, 0.0), 1.0) * width), pre_cells)
+    text = Text()
+    text.append("█" * post_cells, style="bold")
+    text.append("░" * (pre_cells - post_cells), style="dim")
+    text.append("·" if pre_cells == 0 else "")
+    text.append(" " * (width - max(pre_cells, 1)))
+    return text
+
+
+def run_line(meta: RunMeta, created: bool = True) -> Text:
+    """`contract · provider/model · T 0.7 · N 20 · created`, for headers."""
+    line = f"{meta.contract_id} · {meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)} · N {meta.n}"
+    return Text(line + (f" · {meta.created[:19].replace('T', ' ')}" if created else ""))
+
+
+def label_text(meta: RunMeta | None) -> Text:
+    """The run's label; a demo run's "hand-written examples (not model output)" stands out."""
+    label = data.run_label(meta)
+    if not label:
+        return Text()
+    return Text(label, style="bold yellow" if data.is_demo(meta) else "italic")
+
+
+def isolation_text(isolation: str | None) -> Text:
+    """How the oracle was confined; reduced isolation is a warning (SPEC §7)."""
+    if isolation == "reduced":
+        return Text("⚠ reduced isolation (no bubblewrap sandbox)", style="bold yellow")
+    if isolation is None:
+        return Text("oracle not run", style="dim")
+    return Text(f"oracle isolation: {isolation}", style="dim")
+
+
+def canon_text(analysis: dict[str, Any], run_id: str | None = None) -> Text:
+    canon = analysis.get("canon") or {}
+    status = canon.get("status")
+    if status == "established":
+        where = "this run" if canon.get("run_id") == run_id else f"run {canon.get('run_id')}"
+        return Text(f"canon: sample {canon.get('sample_index')} of {where}", style="dim")
+    reason = canon.get("reason") or ""
+    return Text(f"canon: {status or 'not computed'}" + (f" — {reason}" if reason else ""), style="yellow")

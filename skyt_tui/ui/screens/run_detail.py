@@ -1,0 +1,309 @@
+"""One run in detail: metrics, a per-sample table with d_pre/d_post bars, and the selected sample's
+code and its diff against the canon before and after repair.
+
+The per-sample table holds one page of samples at a time (`PAGE` rows), so a run
+of 10,000 samples opens as fast as one of 20; `[` and `]` turn pages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
+
+from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.matrices import RunTexts
+from skyt_tui.engine.report import fmt3, sample_rows
+from skyt_tui.engine.runs import FAILED, StoredRun
+from skyt_tui.ui import data
+from skyt_tui.ui.diff_text import unified_diff_text
+from skyt_tui.ui.run_text import (
+    canon_text, distance_bar, isolation_text, label_text, metrics_text, run_line, temperature,
+)
+from skyt_tui.ui.screens.base import SectionScreen
+from skyt_tui.ui.screens.contracts import code_syntax
+
+PAGE = 500
+VIEWS = ("view-code", "view-before", "view-after")
+PAGE_KEYS = Binding.Group("Page", compact=True)
+
+
+class RunLoaded(Message):
+    def __init__(self, run: StoredRun | None, analysis: dict[str, Any] | None, error: str = "") -> None:
+        super().__init__()
+        self.run, self.analysis, self.error = run, analysis, error
+
+
+def verdict_cell(row: dict[str, Any]) -> Text:
+    if row["status"] == FAILED:
+        return Text("! no code", style="bold red")
+    if row["parse_error"]:
+        return Text("✗ parse", style="red")
+    if row["passed"] is None:
+        return Text("–", style="dim")
+    return Text("✓ pass", style="green") if row["passed"] else Text("✗ fail", style="red")
+
+
+def steps_cell(steps: str | None) -> str:
+    """The number of repair steps kept (their names are in the "after repair" view)."""
+    return str(len(steps.split())) if steps else ""
+
+
+class RunDetailScreen(SectionScreen):
+    SECTION = "runs"
+    SCREEN_ID = "run-detail"
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("v", "next_view", "Code/diffs"),
+        Binding("c", "copy", "Copy"),
+        Binding("e", "export", "Export…"),
+        Binding("h", "heatmap", "Heatmap"),
+        Binding("left_square_bracket", "page(-1)", "Previous page", key_display="[", group=PAGE_KEYS),
+        Binding("right_square_bracket", "page(1)", "Next page", key_display="]", group=PAGE_KEYS),
+    ]
+
+    def __init__(self, run_id: str, analysis: dict[str, Any] | None = None) -> None:
+        self.run_id = run_id
+        super().__init__()
+        self.run: StoredRun | None = None
+        self.analysis = analysis
+        self.rows: list[dict[str, Any]] = []
+        self.texts: RunTexts | None = None
+        self.positions: dict[int, int] = {}
+        """Run sample index → position among the analysed samples (the texts' order)."""
+        self.facts: dict[int, dict[str, Any]] = {}
+        """Run sample index → the sample's entry in the analysis."""
+        self.page = 0
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(Text(f"run {self.run_id} · loading…", style="dim"), id="run-head")
+        with Horizontal(id="run-body"):
+            with Vertical(id="samples-pane"):
+                yield DataTable(id="samples-table", cursor_type="row", zebra_stripes=True)
+                yield Static(id="samples-page")
+            with TabbedContent(id="sample-views"):
+                for view, title in zip(VIEWS, ("Code", "vs canon", "after repair")):
+                    with TabPane(title, id=view):
+                        with VerticalScroll():
+                            yield Static(id=f"{view}-text")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#samples-table", DataTable)
+        for name in ("#", "verdict", "sig", "d_pre", "d_post", "d_pre → d_post", "steps"):
+            table.add_column(name, key=name)
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_sample())
+        self._load()
+
+    @work(thread=True, exclusive=True, group="run-detail", exit_on_error=False)
+    def _load(self) -> None:
+        try:
+            run = data.load_run(self.run_id)
+            analysis = self.analysis if self.analysis is not None else data.analyze_run(run)
+        except SkytError as exc:
+            self.post_message(RunLoaded(None, None, str(exc)))
+            return
+        self.post_message(RunLoaded(run, analysis))
+
+    def on_run_loaded(self, message: RunLoaded) -> None:
+        if message.run is None or message.analysis is None:
+            self.query_one("#run-head", Static).update(Text(f"run {self.run_id}: {message.error}", style="bold red"))
+            self.notify(message.error, severity="error", markup=False)
+            return
+        self.run, self.analysis = message.run, message.analysis
+        self.rows = sample_rows(self.run, self.analysis)
+        self.texts = data.run_texts(self.run, self.analysis)
+        self.positions = {int(label): position for position, label in enumerate(self.texts.labels)}
+        self.facts = {sample["index"]: sample for sample in self.analysis.get("samples", [])}
+        self._show_head()
+        self.show_page(0)
+        self.query_one("#samples-table", DataTable).focus()
+        self.refresh_bindings()
+
+    def _show_head(self) -> None:
+        """Five lines at most below 100 columns (the samples need the room), a little more when wide."""
+        if self.run is None or self.analysis is None:
+            return
+        meta = self.run.meta
+        narrow = self.app.size.width < 100
+        head = Text()
+        head.append(f"run {meta.id}", style="bold")
+        head.append(f" · {self.run.n_ok} ok, {self.run.n_failed} failed")
+        head.append("\n" if narrow else f" · created {meta.created[:19].replace('T', ' ')}\n")
+        label = label_text(meta)
+        if narrow:
+            head.append(f"{meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)}")
+        else:
+            head.append_text(run_line(meta, created=False))
+        if label:
+            head.append(" · ")
+            head.append_text(label)
+        head.append("\n")
+        head.append_text(metrics_text(self.analysis))
+        head.append("\n")
+        if not narrow:
+            head.append_text(canon_text(self.analysis, meta.id))
+            tau = self.analysis["metrics"].get("tau")
+            head.append(f" · level {self.analysis.get('level')}" + (f", τ {tau:g}" if tau is not None else "") + " · ",
+                        style="dim")
+        head.append_text(isolation_text(data.isolation(self.analysis)))
+        self.query_one("#run-head", Static).update(head)
+
+    def on_resize(self) -> None:
+        self._show_head()
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-len(self.rows) // PAGE))
+
+    def show_page(self, page: int) -> None:
+        self.page = min(max(page, 0), self.pages - 1)
+        table = self.query_one("#samples-table", DataTable)
+        table.clear()
+        table.add_rows(
+            (str(row["index"]), verdict_cell(row), row["signature_level"][:8] if row["signature_level"] else "–",
+             fmt3(row["d_pre"]), fmt3(row["d_post"]), distance_bar(row["d_pre"], row["d_post"]),
+             steps_cell(row["repair_steps"]))
+            for row in self.rows[self.page * PAGE:(self.page + 1) * PAGE]
+        )
+        first = self.page * PAGE
+        shown = min(len(self.rows), first + PAGE)
+        note = f"samples {first + 1 if self.rows else 0}–{shown} of {len(self.rows)}"
+        if self.pages > 1:
+            note += f" · page {self.page + 1}/{self.pages} ([ ])"
+        note += " · bar: █ d_post, ░ removed by repair"
+        self.query_one("#samples-page", Static).update(Text(note, style="dim"))
+        self.show_sample()
+
+    @on(DataTable.RowHighlighted, "#samples-table")
+    def _highlighted(self) -> None:
+        self.show_sample()
+
+    def selected_row(self) -> dict[str, Any] | None:
+        if not self.rows:
+            return None
+        row = self.page * PAGE + self.query_one("#samples-table", DataTable).cursor_row
+        return self.rows[row] if 0 <= row < len(self.rows) else None
+
+    def show_sample(self) -> None:
+        """Render the selected sample into the active view only (the others when they are opened)."""
+        row = self.selected_row()
+        if row is None or self.run is None or self.texts is None:
+            return
+        active = self.query_one(TabbedContent).active or VIEWS[0]
+        view = active if active in VIEWS else VIEWS[0]
+        self.query_one(f"#{view}-text", Static).update(self.sample_view(row, view))
+
+    @on(TabbedContent.TabActivated, "#sample-views")
+    def _view_changed(self) -> None:
+        self.show_sample()
+
+    def sample_view(self, row: dict[str, Any], view: str) -> Any:
+        """One view of one sample: its code ("view-code"), or its diff to the canon before or after repair."""
+        assert self.run is not None and self.texts is not None
+        index = row["index"]
+        if row["status"] == FAILED:
+            if view != "view-code":
+                return Text("no code to compare", style="dim")
+            record = next(r for r in self.run.samples if r.index == index)
+            failed = Text(f"sample {index}: generation failed after {record.attempts} attempt(s)\n", style="bold red")
+            failed.append(record.error or "", style="red")
+            if record.response:
+                failed.append("\n\nlast response:\n", style="bold")
+                failed.append(record.response)
+            return failed
+        if view == "view-code":
+            return self._code_view(row)
+        level = self.texts.level
+        canon = self.texts.canon_text(level)
+        if canon is None:
+            return Text("No canon for this run, so there is nothing to compare with and repair did not run.", style="dim")
+        position = self.positions[index]
+        if view == "view-before":
+            return Group(
+                Text(f"canon → sample {index} at level {level}: d_pre = {fmt3(row['d_pre'])}", style="bold"),
+                unified_diff_text(canon, self.texts.text(position, level), "canon", f"sample {index}"),
+            )
+        steps = (self.facts.get(index, {}).get("repair") or {}).get("steps") or []
+        if self.texts.repaired[position] is None:
+            reason = ("identical to the canon already" if not row["d_pre"]
+                      else "not repaired: only samples that pass the oracle are" if not row["passed"]
+                      else "no repair step brought it closer to the canon")
+            return Text(f"sample {index}: {reason}; d_post = {fmt3(row['d_post'])}", style="dim")
+        head = Text(f"canon → sample {index} after {len(steps)} repair step(s) at level {level}: "
+                    f"d {fmt3(row['d_pre'])} → {fmt3(row['d_post'])}\n", style="bold")
+        for number, step in enumerate(steps, start=1):
+            head.append(f"  {number}. {step['transformer']}: {fmt3(step['d_before'])} → {fmt3(step['d_after'])}\n")
+        return Group(head, unified_diff_text(canon, self.texts.text(position, level, post=True), "canon",
+                                             f"sample {index} repaired"))
+
+    def _code_view(self, row: dict[str, Any]) -> Group:
+        assert self.texts is not None
+        facts = self.facts.get(row["index"], {})
+        head = Text(f"sample {row['index']} · ", style="bold")
+        head.append_text(verdict_cell(row))
+        head.append(f" · d_pre {fmt3(row['d_pre'])} → d_post {fmt3(row['d_post'])}\n")
+        for test in (facts.get("oracle") or {}).get("tests", []):
+            if not test.get("passed"):
+                head.append(f"  ✗ {test.get('name') or test.get('kind')}: ", style="red")
+                head.append(f"{test.get('error_type') or 'wrong result'} {test.get('error_message') or ''}".strip()
+                            + (f" (got {test['actual']})" if test.get("actual") is not None else "") + "\n")
+        reason = (facts.get("oracle") or {}).get("reason")
+        if reason and not row["passed"]:
+            head.append(f"  {reason}\n", style="red")
+        return Group(head, code_syntax(self.texts.codes[self.positions[row["index"]]], self.app.current_theme.dark))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("copy", "export", "heatmap", "next_view") and self.run is None:
+            return False
+        if action == "page":
+            return None if self.pages < 2 else True
+        return True
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_next_view(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        tabs.active = VIEWS[(VIEWS.index(tabs.active) + 1) % len(VIEWS)] if tabs.active in VIEWS else VIEWS[0]
+
+    def action_page(self, step: int) -> None:
+        if 0 <= self.page + step < self.pages:
+            self.show_page(self.page + step)
+
+    def action_copy(self) -> None:
+        tabs = self.query_one(TabbedContent)
+        row = self.selected_row()
+        if row is None:
+            return
+        content = self.sample_view(row, tabs.active if tabs.active in VIEWS else VIEWS[0])
+        if tabs.active == "view-code" and self.texts is not None and row["status"] != FAILED:
+            plain = self.texts.codes[self.positions[row["index"]]]
+        else:
+            plain = _plain(content)
+        self.app.copy_to_clipboard(plain)
+        self.notify(f"Copied {'the code' if tabs.active == 'view-code' else 'the diff'} of sample {row['index']}.",
+                    timeout=2)
+
+    def action_export(self) -> None:
+        if self.run is not None and self.analysis is not None:
+            from skyt_tui.ui.screens.export import ask_export
+
+            ask_export(self, self.run, self.analysis)
+
+    def action_heatmap(self) -> None:
+        self.app.show_heatmap(self.run_id)
+
+
+def _plain(content: Any) -> str:
+    if isinstance(content, Text):
+        return content.plain
+    if isinstance(content, Group):
+        return "\n".join(_plain(part) for part in content.renderables)
+    return str(content)

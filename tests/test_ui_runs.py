@@ -1,0 +1,159 @@
+"""Section 2, Runs, over the demo store: the list with its metrics, a run's samples, a sample's code and diffs,
+export and copy, paging through a large run."""
+
+import csv
+import io
+import json
+
+from textual.widgets import DataTable, Input, Select, TabbedContent
+
+from skyt_tui.engine import runs
+from skyt_tui.engine.report import fmt3, report_dict, sample_rows, samples_csv
+from skyt_tui.engine.runs import SampleRecord
+from skyt_tui.ui.app import SkytApp
+from skyt_tui.ui.screens.export import ExportDialog
+from skyt_tui.ui.screens.run_detail import PAGE, RunDetailScreen
+from tests.ui_support import (
+    clock, demo_run_id, notifications, pilot_test, screen_text, settle,
+)
+
+
+async def open_run(pilot, run_id):
+    """From the Runs list, put the cursor on `run_id` and open it."""
+    await settle(pilot)
+    table = pilot.app.screen.query_one("#runs-table", DataTable)
+    table.move_cursor(row=table.get_row_index(run_id))
+    await pilot.press("enter")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, RunDetailScreen)
+    return pilot.app.screen
+
+
+@pilot_test
+async def test_the_list_shows_each_runs_metrics_as_the_engine_computed_them(demo_home):
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#runs-table", DataTable)
+        assert table.row_count == 6
+        fib = demo_run_id("fibonacci_iterative")
+        metrics = runs.analyze_stored_run(fib)["metrics"]
+        row = [str(cell) for cell in table.get_row(fib)]
+        assert row[1:] == ["–", "14", fmt3(metrics["R_raw"]),
+                           f"{fmt3(metrics['R_anchor_pre'])}→{fmt3(metrics['R_anchor_post'])}",
+                           fmt3(metrics["rescue_rate"]), f"{fmt3(metrics['mu_pre'])}→{fmt3(metrics['mu_post'])}",
+                           f"{fmt3(metrics['P_tau_pre'])}→{fmt3(metrics['P_tau_post'])}", fmt3(metrics["pass_rate"])]
+        shown = screen_text(app)
+        assert "6 demo run(s): hand-written examples (not model output)" in shown
+        # the demo store was analysed with reduced isolation: the status line says so (SPEC §7)
+        assert "6 of 6 run(s) analysed · ⚠ reduced isolation" in shown
+        # newest first: the demo made its runs a second apart, slugify last
+        assert str(table.get_row_at(0)[0]) == demo_run_id("slugify")
+
+
+@pilot_test
+async def test_a_run_in_detail_shows_samples_bars_code_and_diffs_to_the_canon(demo_home):
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        fib = demo_run_id("fibonacci_iterative")
+        screen = await open_run(pilot, fib)
+        rows = sample_rows(runs.load_run(fib), runs.analyze_stored_run(fib))
+        table = screen.query_one("#samples-table", DataTable)
+        assert table.row_count == len(rows) == 14
+        shown = screen_text(app)
+        assert "hand-written examples (not model output)" in shown and "⚠ reduced isolation" in shown
+        assert "canon: sample 0 of this run" in shown
+        # sample 7 is the while-loop variant: repair brings it closer without reaching the canon
+        seven = rows[7]
+        assert 0 < seven["d_post"] < seven["d_pre"]
+        cells = [str(cell) for cell in table.get_row_at(7)]
+        assert cells[:5] == ["7", "✓ pass", seven["signature_level"][:8], fmt3(seven["d_pre"]), fmt3(seven["d_post"])]
+        pre_cells, post_cells = round(seven["d_pre"] * 10), round(seven["d_post"] * 10)
+        assert cells[5].rstrip() == "█" * post_cells + "░" * (pre_cells - post_cells)
+        table.move_cursor(row=7)
+        await pilot.pause()
+        assert "sample 7 · ✓ pass" in screen_text(app) and "def fibonacci(n):" in screen_text(app)
+        await pilot.press("v")
+        assert screen.query_one(TabbedContent).active == "view-before"
+        shown = screen_text(app)
+        assert f"canon → sample 7 at level nodoc: d_pre = {fmt3(seven['d_pre'])}" in shown
+        assert "+    while i < n:" in shown
+        await pilot.press("v")
+        shown = screen_text(app)
+        assert f"after {len(seven['repair_steps'].split())} repair step(s)" in shown
+        assert "1. loop_form:" in shown and "+++ sample 7 repaired" in shown
+        await pilot.press("c")
+        assert app.clipboard.startswith("canon → sample 7 after")
+        # sample 9 fails the oracle: its failing test is named under the code
+        table.move_cursor(row=9)
+        await pilot.press("v")
+        assert "sample 9 · ✗ fail" in screen_text(app) and "✗ " in screen_text(app)
+        await pilot.press("escape")
+        assert app.screen.id == "runs-screen"
+
+
+@pilot_test
+async def test_export_writes_what_the_cli_writes(demo_home, tmp_path):
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        slugify = demo_run_id("slugify")
+        await settle(pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        assert dialog.query_one("#export-path", Input).value.endswith(f"{slugify}.csv")
+        dialog.query_one("#export-path", Input).value = str(tmp_path / "slugify.csv")
+        await pilot.press("enter")
+        await pilot.pause()
+        run = runs.load_run(slugify)
+        analysis = runs.analyze_stored_run(run)
+        written = (tmp_path / "slugify.csv").read_text()
+        assert written == samples_csv(sample_rows(run, analysis))
+        assert len(list(csv.DictReader(io.StringIO(written)))) == 12
+        assert f"Wrote 12 sample(s) to {tmp_path / 'slugify.csv'}" in notifications(app)
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-kind", Select).value = "json"
+        await pilot.pause()
+        path = app.screen.query_one("#export-path", Input).value
+        assert path == str(tmp_path / f"{slugify}.json"), "the last directory is kept, the extension follows the format"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert json.loads((tmp_path / f"{slugify}.json").read_text()) == json.loads(json.dumps(report_dict(run, analysis)))
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-path", Input).value = str(tmp_path / "no" / "such" / "dir.csv")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert any(m.startswith("Export failed:") and "no such directory" in m for m in notifications(app))
+
+
+CODES = ("def f(x):\n    return x + 1", "def f(x):\n    return 1 + x", "def f(y):\n    return y + 1")
+
+
+@pilot_test
+async def test_a_large_run_is_paged(isolated_home):
+    from tests.run_helpers import CONTRACT_ID, install_contract
+
+    install_contract(isolated_home)
+    from skyt_tui.engine.catalog import get_contract
+
+    n = PAGE + 30
+    samples = [SampleRecord(index=i, status="ok", response=CODES[i % 3], code=CODES[i % 3]) for i in range(n)]
+    meta = runs.create_run(contract_id=CONTRACT_ID, contract=get_contract(CONTRACT_ID), provider="openai", model="m",
+                           temperature=0.5, n=n, samples=samples, status=runs.COMPLETE)
+    runs.analyze_stored_run(meta.id)
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(pilot, meta.id)
+        table = screen.query_one("#samples-table", DataTable)
+        assert table.row_count == PAGE and f"samples 1–{PAGE} of {n} · page 1/2" in screen_text(app)
+        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert table.row_count == 30 and str(table.get_row_at(0)[0]) == str(PAGE)
+        assert f"samples {PAGE + 1}–{n} of {n} · page 2/2" in screen_text(app)
+        table.move_cursor(row=29)
+        await pilot.pause()
+        assert f"sample {n - 1} · ✓ pass" in screen_text(app)
+        await pilot.press("left_square_bracket")
+        assert str(table.get_row_at(0)[0]) == "0" and table.row_count == PAGE
