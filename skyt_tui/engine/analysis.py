@@ -38,7 +38,7 @@ from skyt_tui.engine.metrics import (
 from skyt_tui.engine.normalize import Normalized, normalize
 from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle, Verdict, problem_contract
 from skyt_tui.engine.records import SampleAnalysis
-from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, repair
+from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache, repair
 from skyt_tui.engine.sources import RunInput
 
 Progress = Callable[[str, int, int], None]
@@ -343,18 +343,25 @@ def _repair_all(prepared, contracts, verdicts, canons, level, oracle: Oracle, re
     def verifier(contract: Contract) -> Callable[[Sequence[str]], list[bool]]:
         return lambda programs: [v.passed for v in oracle.check_many([(contract, c) for c in programs], dedupe=True)]
 
-    def run_task(task: tuple[Contract, str, str, frozenset[str]]) -> RepairResult:
-        contract, code, canon_code, kept = task
-        return repair(code, canon_code, kept_names=kept, verify=verifier(contract), level=level,
-                      max_steps=contract.rescue.max_transformations, allowed=contract.rescue.transformers)
+    def run_group(group: list[tuple]) -> list[tuple[tuple, RepairResult]]:
+        rewrites = RewriteCache()  # repairs of one contract's samples share rewrites; one per thread
+        out = []
+        for key in group:
+            contract, code, canon_code, kept = tasks[key]
+            out.append((key, repair(code, canon_code, kept_names=kept, verify=verifier(contract), level=level,
+                                    max_steps=contract.rescue.max_transformations,
+                                    allowed=contract.rescue.transformers, rewrites=rewrites)))
+        return out
 
-    keys = sorted(tasks, key=lambda k: (k[0], k[1], k[2], sorted(k[3])))
+    groups: dict[str, list[tuple]] = {}
+    for key in sorted(tasks, key=lambda k: (k[0], k[1], k[2], sorted(k[3]))):
+        groups.setdefault(key[0], []).append(key)
     results: dict[tuple, RepairResult] = {}
-    report("repair", 0, len(keys))
+    report("repair", 0, len(tasks))
     with ThreadPoolExecutor(max_workers=max(2, oracle.workers * 2)) as pool:
-        for done, (key, result) in enumerate(zip(keys, pool.map(run_task, [tasks[k] for k in keys])), start=1):
-            results[key] = result
-            report("repair", done, len(keys))
+        for finished in pool.map(run_group, list(groups.values())):
+            results.update(finished)
+            report("repair", len(results), len(tasks))
     return [{position: results[key] for position, key in positions.items()} for positions in wanted]
 
 

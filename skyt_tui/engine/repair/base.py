@@ -36,6 +36,8 @@ class Context:
 class Transformer(ast.NodeTransformer):
     name: ClassVar[str]
     summary: ClassVar[str]
+    reads_canon: ClassVar[bool] = False
+    """True when the rewrite depends on `context.canon`: the search caches rewrites per canon only then."""
 
     def __init__(self, context: Context, selection: Mapping[int, int] | None = None) -> None:
         self.context = context

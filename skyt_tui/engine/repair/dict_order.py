@@ -42,6 +42,7 @@ def _order_free_use(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
 class DictOrder(Transformer):
     name = "dict_order"
     summary = "order a constant dict literal's entries as the canon orders the same entries"
+    reads_canon = True
 
     def prepare(self, tree: ast.Module) -> None:
         self.canon_orders = {}

@@ -121,6 +121,7 @@ def role_mapping(sample: ast.Module, canon: ast.Module, kept: frozenset[str]) ->
 class RenameLocals(Transformer):
     name = "rename_locals"
     summary = "rename the sample's own variables, parameters and helpers to the canon's names for the same roles"
+    reads_canon = True
 
     def run(self, tree: ast.Module) -> ast.Module:
         mapping = role_mapping(tree, self.context.canon, self.context.kept_names)
