@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from skyt_tui.engine.distance import distance
-from skyt_tui.engine.normalize import LEVELS, normalize
+from skyt_tui.engine.normalize import LEVELS, normalize, normalize_text
 from skyt_tui.engine.repair.base import Context, Decline, Transformer
 
 Verifier = Callable[[Sequence[str]], Sequence[bool]]
@@ -90,8 +90,8 @@ class _Measure:
     def __call__(self, code: str) -> float | None:
         """Distance, or None when the code does not parse (never a valid candidate)."""
         if code not in self._memo:
-            normalized = normalize(code, self.kept_names)
-            self._memo[code] = None if normalized.parse_error else distance(normalized.texts[self.level], self.canon_text)
+            text, parse_error = normalize_text(code, self.level, self.kept_names)
+            self._memo[code] = None if parse_error else distance(text, self.canon_text)
         return self._memo[code]
 
 

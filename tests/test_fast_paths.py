@@ -1,10 +1,13 @@
-"""The repair fast paths change nothing: shared rewrites give the results repair gives alone."""
+"""The fast paths change nothing: each gives exactly what the plain computation gives."""
 
 import ast
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
+from skyt_tui.engine.normalize import LEVELS, normalize, normalize_text
 from skyt_tui.engine.repair import TRANSFORMERS, Context, Decline, RewriteCache, repair
+from skyt_tui.engine.repair.facts import Facts
 
 CANONS = [
     """
@@ -102,3 +105,52 @@ def test_transformers_that_do_not_declare_reads_canon_never_read_it(name):
             selected.run(ast.parse(sample))
         except Decline:
             pass
+
+
+NORMALIZE_CASES = [
+    "def f(x):\n    '''Doc.'''\n    return x  # comment\n",
+    "class A:\n    '''Doc.'''\n\n    def m(self):\n        '''More.'''\n        pass\n",
+    "'''Module doc.'''\nimport os\nx = 1\n",
+    "def f(:\n    return 1\n",
+    "x = 'not a docstring'\n",
+    "",
+    "def f(a, b):\n    c = a + b\n    return c\n",
+]
+
+
+@pytest.mark.parametrize("code", NORMALIZE_CASES)
+@pytest.mark.parametrize("level", LEVELS)
+def test_normalize_text_is_one_level_of_normalize(code, level):
+    full = normalize(code, KEPT)
+    assert normalize_text(code, level, KEPT) == (full.texts[level], full.parse_error)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="abcdef():=+'\"\n #", max_size=60), st.sampled_from(LEVELS))
+def test_normalize_text_matches_normalize_on_arbitrary_text(code, level):
+    full = normalize(code)
+    assert normalize_text(code, level) == (full.texts[level], full.parse_error)
+
+
+def test_facts_gathered_in_one_walk():
+    tree = ast.parse(
+        "def f(items, text):\n"
+        "    seen = []\n"
+        "    table = {}\n"
+        "    table = dict(a=1)\n"
+        "    mixed = {}\n"
+        "    mixed = None\n"
+        "    count = len(items)\n"
+        "    name = 'x'\n"
+        "    pair = (1, 2)\n"
+        "    out.append(1)\n"
+        "    if count > 2 or n < 0.5:\n"
+        "        total = count % width\n"
+        "    return seen, table, mixed, name, pair, total\n"
+    )
+    facts = Facts.of(tree)
+    assert facts.lists == {"seen", "out"}
+    assert facts.sequences == {"seen", "out", "table", "name", "pair", "items"}
+    assert facts.dicts == {"table"}
+    assert facts.numbers == {"count", "n", "width", "total"}
+    assert "mixed" not in facts.sequences  # a None assignment contradicts the dict display
