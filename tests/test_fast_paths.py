@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 from skyt_tui.engine.normalize import LEVELS, normalize, normalize_text
 from skyt_tui.engine.repair import TRANSFORMERS, Context, Decline, RewriteCache, repair
 from skyt_tui.engine.repair.facts import Facts
+from skyt_tui.engine.repair.parallel import RepairTask, RepairWorkerError, repair_in_processes
 
 CANONS = [
     """
@@ -154,3 +155,58 @@ def test_facts_gathered_in_one_walk():
     assert facts.dicts == {"table"}
     assert facts.numbers == {"count", "n", "width", "total"}
     assert "mixed" not in facts.sequences  # a None assignment contradicts the dict display
+
+
+def _tasks():
+    return [RepairTask(code=s, canon_code=c, kept_names=KEPT, group="mean_of") for s in SAMPLES for c in CANONS] * 3
+
+
+def test_repair_in_processes_gives_what_repair_gives_in_this_process():
+    tasks = _tasks()
+    asked = []
+
+    def verify(index, programs):
+        asked.append(index)
+        return reject_rename(programs)
+
+    results = repair_in_processes(tasks, verify, workers=2)
+    assert results == [task.run(reject_rename, None) for task in tasks]
+    assert asked  # the verdicts came from the parent
+
+
+def test_progress_counts_every_task_from_the_calling_thread():
+    import threading
+
+    seen = []
+    repair_in_processes(_tasks(), lambda index, programs: accept_all(programs), workers=2,
+                        progress=lambda done: seen.append((done, threading.current_thread() is threading.main_thread())))
+    assert seen == [(done, True) for done in range(1, len(_tasks()) + 1)]
+
+
+def test_a_failing_task_raises_with_the_worker_traceback():
+    bad = RepairTask(code=SAMPLES[0], canon_code=CANONS[0], kept_names=KEPT, level="no-such-level")
+    with pytest.raises(RepairWorkerError, match="unknown level"):
+        repair_in_processes([*_tasks()[:2], bad], lambda index, programs: accept_all(programs), workers=2)
+
+
+def test_a_failing_verifier_stops_the_workers_and_raises():
+    def verify(index, programs):
+        raise RuntimeError("oracle gone")
+
+    with pytest.raises(RuntimeError, match="oracle gone"):
+        repair_in_processes(_tasks(), verify, workers=2)
+
+
+@pytest.mark.corpus
+def test_analysis_is_the_same_with_repair_in_worker_processes_or_in_this_one(monkeypatch):
+    from skyt_tui.engine import analysis
+    from skyt_tui.engine.sources import load_sources
+    from tests.corpus import require
+
+    files = sorted(require("skyt-msr2026", "outputs").glob("balanced_brackets_temp0.7_*.json"))[:3]
+    runs = load_sources(files)
+    monkeypatch.setattr(analysis, "PROCESS_REPAIR_MIN_TASKS", 1)
+    in_processes = analysis.analyze_runs(runs, repair_workers=2)
+    here = analysis.analyze_runs(runs, repair_workers=1)
+    assert [a.to_dict() for a in in_processes] == [a.to_dict() for a in here]
+    assert any(d.repair is not None and d.repair.steps for a in here for d in a.details)
