@@ -17,7 +17,7 @@ written in); a transformer never inserts canon statements into a sample.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Mapping
 
 
@@ -31,6 +31,8 @@ class Context:
     """The canon's AST, parsed once; read-only."""
     kept_names: frozenset[str]
     """Entry point and the contract's fixed names: never renamed."""
+    derived: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+    """What transformers derive from the canon alone, computed once per repair call (keyed by the deriving class)."""
 
 
 class Transformer(ast.NodeTransformer):
