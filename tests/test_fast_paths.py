@@ -210,3 +210,13 @@ def test_analysis_is_the_same_with_repair_in_worker_processes_or_in_this_one(mon
     here = analysis.analyze_runs(runs, repair_workers=1)
     assert [a.to_dict() for a in in_processes] == [a.to_dict() for a in here]
     assert any(d.repair is not None and d.repair.steps for a in here for d in a.details)
+
+
+@pytest.mark.parametrize("name", sorted(TRANSFORMERS))
+def test_a_counting_pass_leaves_the_tree_as_it_was(name):
+    """A round's counting passes share one parse of the current code."""
+    for sample in [*SAMPLES, *CANONS]:
+        tree = ast.parse(sample)
+        before = ast.dump(tree, include_attributes=True)
+        TRANSFORMERS[name](Context(canon=ast.parse(CANONS[0]), kept_names=KEPT), None).run(tree)
+        assert ast.dump(tree, include_attributes=True) == before

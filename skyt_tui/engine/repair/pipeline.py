@@ -103,11 +103,17 @@ def _compiles(code: str) -> bool:
     return True
 
 
-def _apply(cls: type[Transformer], current: str, context: Context, selection: Mapping[int, int] | None) -> tuple[str | None, list[int]]:
-    """Run one transformer on a fresh parse of `current` (cheaper than copying a tree)."""
+def _apply(cls: type[Transformer], current: str, context: Context, selection: Mapping[int, int] | None,
+           counting_tree: Callable[[], ast.Module] | None = None) -> tuple[str | None, list[int]]:
+    """Run one transformer on a fresh parse of `current` (cheaper than copying a tree).
+
+    A counting pass (no selection) rewrites nothing, so all of a round's
+    counting passes may share one parse: `counting_tree()` gives it.
+    """
     transformer = cls(context, selection)
     try:
-        result = transformer.run(ast.parse(current))
+        tree = counting_tree() if counting_tree is not None and selection is None else ast.parse(current)
+        result = transformer.run(tree)
         code = ast.unparse(result) if selection is not None else None
     except (Decline, RecursionError, ValueError, TypeError, AttributeError):
         return None, transformer.options
@@ -132,7 +138,7 @@ class RewriteCache:
         self.misses = 0
 
     def apply(self, cls: type[Transformer], current: str, context: Context, selection: Mapping[int, int] | None,
-              canon_code: str) -> tuple[str | None, tuple[int, ...]]:
+              canon_code: str, counting_tree: Callable[[], ast.Module] | None = None) -> tuple[str | None, tuple[int, ...]]:
         key = (
             cls, current, context.kept_names, canon_code if cls.reads_canon else None,
             None if selection is None else tuple(sorted(selection.items())),
@@ -142,7 +148,7 @@ class RewriteCache:
             self.hits += 1
             return found
         self.misses += 1
-        code, options = _apply(cls, current, context, selection)
+        code, options = _apply(cls, current, context, selection, counting_tree)
         if len(self._rewrites) >= self.max_entries:
             self._rewrites.clear()
         self._rewrites[key] = (code, tuple(options))
@@ -235,12 +241,22 @@ def repair(
         d = d_pre if d_pre is not None else distance(normalize(code, kept_names).texts[level], measure.canon_text)
         return RepairResult(code=code, steps=(), d_pre=d, d_post=d, candidates_checked=0)
     context = Context(canon=canon_tree, kept_names=kept_names)
+    parsed: dict[str, ast.Module] = {}
+
+    def counting_tree_of(current: str) -> Callable[[], ast.Module]:
+        def counting_tree() -> ast.Module:
+            if current not in parsed:
+                parsed.clear()
+                parsed[current] = ast.parse(current)
+            return parsed[current]
+        return counting_tree
+
     if rewrites is None:
         def rewrite(cls, current, selection):
-            return _apply(cls, current, context, selection)
+            return _apply(cls, current, context, selection, counting_tree_of(current))
     else:
         def rewrite(cls, current, selection):
-            return rewrites.apply(cls, current, context, selection, canon_code)
+            return rewrites.apply(cls, current, context, selection, canon_code, counting_tree_of(current))
     active = [(name, cls) for name, cls in registry.items() if not allowed or name in allowed]
     verdicts: dict[str, bool] = {}
     steps: list[RepairStep] = []
