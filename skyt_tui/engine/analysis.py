@@ -360,7 +360,7 @@ def _repair_all(prepared, contracts, verdicts, canons, level, oracle: Oracle, re
     repair_tasks = [
         RepairTask(code=code, canon_code=canon_code, kept_names=kept, level=level,
                    max_steps=contract.rescue.max_transformations, allowed=tuple(contract.rescue.transformers),
-                   group=key[0])
+                   group=contract.id)  # rewrites depend on no contract detail: group by the task, not its version
         for key in keys for contract, code, canon_code, kept in [tasks[key]]
     ]
     verdict_cache: dict[tuple[str, str], bool] = {}

@@ -9,9 +9,10 @@ the sandbox, never in a repair worker, which only parses it.
 
 Results do not depend on the number of workers or on which worker ran what:
 repair is a pure function of its task and the verdicts. Each worker keeps one
-`RewriteCache` per task group (the analysis groups by contract), and tasks go
-out in chunks of neighbours so that repairs of the same program tend to meet
-the same cache.
+`RewriteCache` per task group (the analysis groups by contract), and a group
+goes to one worker whole — largest first, to whichever worker is free — so
+that its repairs meet one cache; only a group larger than a worker's share is
+cut into consecutive blocks.
 """
 
 from __future__ import annotations
@@ -29,10 +30,6 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from skyt_tui.engine.repair.pipeline import RepairResult, RewriteCache, repair
-
-CHUNK = 4
-"""Tasks handed to a worker at a time (neighbours in the caller's order)."""
-
 
 @dataclass(frozen=True)
 class RepairTask:
@@ -68,7 +65,7 @@ def repair_in_processes(tasks: Sequence[RepairTask], verify: TaskVerifier, *, wo
     if not tasks:
         return []
     results: list[RepairResult | None] = [None] * len(tasks)
-    chunks = [list(range(start, min(start + CHUNK, len(tasks)))) for start in range(0, len(tasks), CHUNK)]
+    chunks = work_units(tasks, workers)
     lock = threading.Lock()
     events: queue.SimpleQueue[BaseException | None] = queue.SimpleQueue()
     """None per finished task, or the error that stopped a helper thread."""
@@ -107,6 +104,16 @@ def repair_in_processes(tasks: Sequence[RepairTask], verify: TaskVerifier, *, wo
         for thread in threads:
             thread.join(timeout=5)
     return results  # type: ignore[return-value]
+
+
+def work_units(tasks: Sequence[RepairTask], workers: int) -> list[list[int]]:
+    """Task indexes in the order workers take them: each group whole (blocks of at most a worker's share), largest first."""
+    share = max(1, -(-len(tasks) // max(1, workers)))
+    groups: dict[Hashable, list[int]] = {}
+    for index, task in enumerate(tasks):
+        groups.setdefault(task.group, []).append(index)
+    units = [indexes[start:start + share] for indexes in groups.values() for start in range(0, len(indexes), share)]
+    return sorted(units, key=len, reverse=True)
 
 
 def _run_remote(worker: _WorkerProcess, index: int, task: RepairTask, verify: TaskVerifier) -> RepairResult:
