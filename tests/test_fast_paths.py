@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from skyt_tui.engine.normalize import LEVELS, normalize, normalize_text
 from skyt_tui.engine.repair import TRANSFORMERS, Context, Decline, RewriteCache, repair
 from skyt_tui.engine.repair.facts import Facts
-from skyt_tui.engine.repair.parallel import RepairTask, RepairWorkerError, repair_in_processes
+from skyt_tui.engine.repair.parallel import RepairTask, RepairWorkerError, repair_in_processes, work_units
 
 CANONS = [
     """
@@ -220,3 +220,9 @@ def test_a_counting_pass_leaves_the_tree_as_it_was(name):
         before = ast.dump(tree, include_attributes=True)
         TRANSFORMERS[name](Context(canon=ast.parse(CANONS[0]), kept_names=KEPT), None).run(tree)
         assert ast.dump(tree, include_attributes=True) == before
+
+
+def test_work_units_hand_out_whole_groups_largest_first_and_cut_only_oversized_ones():
+    tasks = [RepairTask(code="", canon_code="", kept_names=KEPT, group=group) for group in "aabbbbbbbc"]
+    assert work_units(tasks, 2) == [[2, 3, 4, 5, 6], [0, 1], [7, 8], [9]]
+    assert work_units(tasks, 1) == [[2, 3, 4, 5, 6, 7, 8], [0, 1], [9]]
