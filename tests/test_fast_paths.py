@@ -7,6 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from skyt_tui.engine.normalize import LEVELS, normalize, normalize_text
 from skyt_tui.engine.repair import TRANSFORMERS, Context, Decline, RewriteCache, repair
+from skyt_tui.engine.repair.base import locate_statements
 from skyt_tui.engine.repair.facts import Facts
 from skyt_tui.engine.repair.parallel import RepairTask, RepairWorkerError, repair_in_processes, work_units
 
@@ -226,3 +227,15 @@ def test_work_units_hand_out_whole_groups_largest_first_and_cut_only_oversized_o
     tasks = [RepairTask(code="", canon_code="", kept_names=KEPT, group=group) for group in "aabbbbbbbc"]
     assert work_units(tasks, 2) == [[2, 3, 4, 5, 6], [0, 1], [7, 8], [9]]
     assert work_units(tasks, 1) == [[2, 3, 4, 5, 6, 7, 8], [0, 1], [9]]
+
+
+def test_locate_statements_gives_new_statements_a_line_so_unparse_works():
+    tree = ast.parse("def f(x):\n    if x:\n        return 1\n    return 2\n")
+    function = tree.body[0]
+    function.body[0].body.append(ast.Assign(targets=[ast.Name("y", ast.Store())], value=ast.Constant(3)))
+    function.body.insert(0, ast.For(target=ast.Name("i", ast.Store()), iter=ast.Name("x", ast.Load()),
+                                    body=[ast.Pass()], orelse=[]))
+    locate_statements(tree)
+    assert function.body[0].lineno == 1 and function.body[0].body[0].lineno == 1
+    assert function.body[1].body[-1].lineno == 2
+    assert ast.unparse(tree) == ast.unparse(ast.fix_missing_locations(tree))

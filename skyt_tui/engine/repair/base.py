@@ -60,7 +60,34 @@ class Transformer(ast.NodeTransformer):
         self.prepare(tree)
         result = self.visit(tree)
         # unparse needs locations on new statements; the counting pass changes nothing
-        return ast.fix_missing_locations(result) if self.selection else result
+        if self.selection:
+            locate_statements(result)
+        return result
+
+
+BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def locate_statements(node: ast.AST, lineno: int = 1) -> None:
+    """Give every statement without a `lineno` its enclosing statement's.
+
+    `ast.unparse` reads `lineno` of statements only (to look up type comments),
+    so this is all `ast.fix_missing_locations` would do for it, without
+    visiting every expression node of the tree.
+    """
+    for name in BLOCKS:
+        block = getattr(node, name, None)
+        if not isinstance(block, list):
+            continue
+        for child in block:
+            if not isinstance(child, ast.AST):
+                continue
+            if "lineno" in child._attributes:
+                if not hasattr(child, "lineno"):
+                    child.lineno = lineno
+                locate_statements(child, child.lineno)
+            else:
+                locate_statements(child, lineno)
 
 
 STATEMENT_LISTS = ("body", "orelse", "finalbody")
