@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from skyt_tui.engine.normalize import LEVELS, normalize, normalize_text
 from skyt_tui.engine.repair import TRANSFORMERS, Context, Decline, RewriteCache, repair
-from skyt_tui.engine.repair.base import locate_statements
+from skyt_tui.engine.repair.base import locate_statements, walk
 from skyt_tui.engine.repair.facts import Facts
 from skyt_tui.engine.repair.parallel import RepairTask, RepairWorkerError, repair_in_processes, work_units
 
@@ -239,3 +239,9 @@ def test_locate_statements_gives_new_statements_a_line_so_unparse_works():
     assert function.body[0].lineno == 1 and function.body[0].body[0].lineno == 1
     assert function.body[1].body[-1].lineno == 2
     assert ast.unparse(tree) == ast.unparse(ast.fix_missing_locations(tree))
+
+
+@pytest.mark.parametrize("code", [*SAMPLES, *CANONS, "x = [i for i in range(3) if i]\nlambda a, *b, c=1: (a, b, c)\n"])
+def test_walk_lists_what_ast_walk_yields_in_the_same_order(code):
+    tree = ast.parse(code)
+    assert walk(tree) == list(ast.walk(tree))

@@ -8,6 +8,8 @@ after every step is what guarantees correctness.
 from __future__ import annotations
 
 import ast
+
+from skyt_tui.engine.repair.base import walk
 from dataclasses import dataclass
 
 LIST_CALLS = ("list", "sorted")
@@ -55,7 +57,7 @@ class Facts:
         numbers: set[str] = set()
         contradicted: set[str] = set()
         all_dict: dict[str, bool] = {}
-        for node in ast.walk(tree):
+        for node in walk(tree):
             for name, value in _assignment_pairs(node):
                 if isinstance(value, ast.Constant) and not isinstance(value.value, str | bytes):
                     contradicted.add(name)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import difflib
 
-from skyt_tui.engine.repair.base import Context, Decline, Transformer
+from skyt_tui.engine.repair.base import Context, Decline, Transformer, walk
 from skyt_tui.engine.repair.scopes import Resolution, resolve, same_binding_structure
 
 PLACEHOLDER = "\x00local"
@@ -109,7 +109,7 @@ def role_mapping(sample: ast.Module, canon: ast.Module | CanonRoles, kept: froze
     """[(sample binding, canon name, votes)] for bindings whose canon role has another name, best first."""
     roles = canon if isinstance(canon, CanonRoles) else CanonRoles(canon)
     sample_res = sample_res or resolve(sample)
-    keyword_names = {kw.arg for kw in ast.walk(sample) if isinstance(kw, ast.keyword) and kw.arg}
+    keyword_names = {kw.arg for kw in walk(sample) if isinstance(kw, ast.keyword) and kw.arg}
     sample_renamable = _bindings(sample_res)
     canon_renamable, canon_keys = roles.renamable, roles.keys
     sample_tokens, sample_keys = _tokens(sample, sample_res, sample_renamable)
