@@ -117,6 +117,10 @@ NORMALIZE_CASES = [
     "x = 'not a docstring'\n",
     "",
     "def f(a, b):\n    c = a + b\n    return c\n",
+    "if x:\n    def g():\n        'doc'\n        return 1\n",
+    "try:\n    pass\nexcept E:\n    class C:\n        'doc'\nfinally:\n    pass\n",
+    "match v:\n    case 1:\n        def h():\n            'doc'\n",
+    "for i in x:\n    pass\nelse:\n    async def k():\n        'doc'\n",
 ]
 
 

@@ -198,9 +198,17 @@ _DOCSTRING_OWNERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctio
 
 
 def _has_docstring(tree: ast.Module) -> bool:
-    return any(
-        isinstance(node, _DOCSTRING_OWNERS) and node.body and _is_docstring(node.body[0]) for node in ast.walk(tree)
-    )
+    """Would `strip_docstrings` change `tree`? Definitions are statements, so only statement blocks are searched."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _DOCSTRING_OWNERS) and node.body and _is_docstring(node.body[0]):
+            return True
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                stack.extend(child for child in block if isinstance(child, ast.AST))
+    return False
 
 
 def strip_docstrings(tree: ast.Module) -> ast.Module:

@@ -19,6 +19,7 @@ no set or dict iteration order reaches a choice.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -95,7 +96,9 @@ class _Measure:
         return self._memo[code]
 
 
+@functools.lru_cache(maxsize=8192)
 def _compiles(code: str) -> bool:
+    """Cached: the same candidates recur in repairs of one sample towards different canons."""
     try:
         compile(code, "<repair candidate>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
