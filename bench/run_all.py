@@ -99,8 +99,12 @@ def rows(results: dict) -> list[tuple[str, str, str, str, str]]:
             if key in naive:
                 baseline += f"; naive {naive[key]:.3f} s"
             out.append((f"5 sampler {big['items']:,} items: {step}", f"{big[key]:.3f} s", baseline,
-                        f"naive/engine {naive[key] / big[key]:.0f}x" if key in naive and big[key] else "", ""))
+                        f"naive/engine {_ratio(naive[key] / big[key])}" if key in naive and big[key] else "", ""))
     return out
+
+
+def _ratio(value: float) -> str:
+    return f"{value:.1f}x" if value < 10 else f"{value:.0f}x"
 
 
 def main(argv: list[str] | None = None) -> int:
