@@ -19,6 +19,7 @@ computed: no contract → no oracle, hence no canon and no repair.
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -38,7 +39,8 @@ from skyt_tui.engine.metrics import (
 from skyt_tui.engine.normalize import Normalized, normalize
 from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle, Verdict, problem_contract
 from skyt_tui.engine.records import SampleAnalysis
-from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, repair
+from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
+from skyt_tui.engine.repair.parallel import RepairTask, repair_in_processes
 from skyt_tui.engine.sources import RunInput
 
 Progress = Callable[[str, int, int], None]
@@ -196,8 +198,12 @@ def analyze_runs(
     canon_mode: str = "run",
     store_canon_provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None] | None = None,
     progress: Progress | None = None,
+    repair_workers: int | None = None,
 ) -> list[RunAnalysis]:
     """Analyse runs. `oracle=True` uses the shared sandbox pool, False skips oracle, canon and repair.
+
+    `repair_workers`: processes for the repair search (default: one per core;
+    1 keeps it in this process). Results do not depend on it.
 
     `store_canon_provider(contract)` (store mode) finds the sample that should
     become the canon when the store has none: (code, sample_index, provenance)
@@ -230,7 +236,7 @@ def analyze_runs(
 
     repairs = [None] * len(runs)
     if the_oracle is not None and repair_samples:
-        repairs = _repair_all(prepared, contracts, verdicts, canons, level, the_oracle, report)
+        repairs = _repair_all(prepared, contracts, verdicts, canons, level, the_oracle, report, repair_workers)
 
     after: list[dict[int, Verdict]] = [{} for _ in runs]
     if the_oracle is not None:
@@ -326,8 +332,18 @@ def _first_passing_here(p: _Prepared, verdicts: list[Verdict]) -> tuple[str, int
     }
 
 
-def _repair_all(prepared, contracts, verdicts, canons, level, oracle: Oracle, report: Progress):
-    """Repair every oracle-passing, non-canonical sample; identical samples share one repair."""
+PROCESS_REPAIR_MIN_TASKS = 24
+"""Fewer repair tasks than this run in threads of this process: starting worker processes costs ~0.5 s."""
+
+
+def _repair_all(prepared, contracts, verdicts, canons, level, oracle: Oracle, report: Progress,
+                workers: int | None = None):
+    """Repair every oracle-passing, non-canonical sample; identical samples share one repair.
+
+    Many tasks run on worker processes (`repair.parallel`), a few on threads
+    here; the results are the same. The searches of one contract share
+    rewrites, and a candidate program is sent to the oracle once per contract.
+    """
     tasks: dict[tuple, tuple[Contract, str, str, frozenset[str]]] = {}
     wanted: list[dict[int, tuple]] = []
     for p, contract, vs, canon in zip(prepared, contracts, verdicts, canons):
@@ -340,22 +356,59 @@ def _repair_all(prepared, contracts, verdicts, canons, level, oracle: Oracle, re
                     positions[position] = key
         wanted.append(positions)
 
-    def verifier(contract: Contract) -> Callable[[Sequence[str]], list[bool]]:
-        return lambda programs: [v.passed for v in oracle.check_many([(contract, c) for c in programs], dedupe=True)]
-
-    def run_task(task: tuple[Contract, str, str, frozenset[str]]) -> RepairResult:
-        contract, code, canon_code, kept = task
-        return repair(code, canon_code, kept_names=kept, verify=verifier(contract), level=level,
-                      max_steps=contract.rescue.max_transformations, allowed=contract.rescue.transformers)
-
     keys = sorted(tasks, key=lambda k: (k[0], k[1], k[2], sorted(k[3])))
-    results: dict[tuple, RepairResult] = {}
+    repair_tasks = [
+        RepairTask(code=code, canon_code=canon_code, kept_names=kept, level=level,
+                   max_steps=contract.rescue.max_transformations, allowed=tuple(contract.rescue.transformers),
+                   group=contract.id)  # rewrites depend on no contract detail: group by the task, not its version
+        for key in keys for contract, code, canon_code, kept in [tasks[key]]
+    ]
+    verdict_cache: dict[tuple[str, str], bool] = {}
+    cache_lock = threading.Lock()
+
+    def verify(index: int, programs: Sequence[str]) -> list[bool]:
+        contract = tasks[keys[index]][0]
+        group = keys[index][0]
+        with cache_lock:
+            pending = [program for program in dict.fromkeys(programs) if (group, program) not in verdict_cache]
+        if pending:
+            found = oracle.check_many([(contract, program) for program in pending], dedupe=True)
+            with cache_lock:
+                verdict_cache.update(((group, program), v.passed) for program, v in zip(pending, found))
+        with cache_lock:
+            return [verdict_cache[(group, program)] for program in programs]
+
     report("repair", 0, len(keys))
-    with ThreadPoolExecutor(max_workers=max(2, oracle.workers * 2)) as pool:
-        for done, (key, result) in enumerate(zip(keys, pool.map(run_task, [tasks[k] for k in keys])), start=1):
-            results[key] = result
-            report("repair", done, len(keys))
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers > 1 and len(repair_tasks) >= PROCESS_REPAIR_MIN_TASKS:
+        found = repair_in_processes(repair_tasks, verify, workers=workers,
+                                    progress=lambda done: report("repair", done, len(keys)))
+    else:
+        found = _repair_in_threads(repair_tasks, verify, max(2, oracle.workers * 2),
+                                   lambda done: report("repair", done, len(keys)))
+    results = dict(zip(keys, found))
     return [{position: results[key] for position, key in positions.items()} for positions in wanted]
+
+
+def _repair_in_threads(tasks: list[RepairTask], verify, threads: int, progress: Callable[[int], None]) -> list[RepairResult]:
+    """Tasks on threads of this process; a group's tasks run in one thread and share its rewrite cache."""
+    groups: dict[Any, list[int]] = {}
+    for index, task in enumerate(tasks):
+        groups.setdefault(task.group, []).append(index)
+    results: list[RepairResult | None] = [None] * len(tasks)
+
+    def run_group(indexes: list[int]) -> int:
+        rewrites = RewriteCache()
+        for index in indexes:
+            results[index] = tasks[index].run(lambda programs: verify(index, programs), rewrites)
+        return len(indexes)
+
+    done = 0
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for count in pool.map(run_group, list(groups.values())):
+            done += count
+            progress(done)
+    return results  # type: ignore[return-value]
 
 
 def _finish(p: _Prepared, contract: Contract | None, verdicts: list[Verdict] | None, canon: CanonInfo,

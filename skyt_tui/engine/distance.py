@@ -48,6 +48,8 @@ def pairwise_matrix(texts: Sequence[str], workers: int = -1) -> np.ndarray:
     """Symmetric N×N float64 matrix of distances, computed on all cores by default."""
     if not texts:
         return np.zeros((0, 0), dtype=np.float64)
-    matrix = cdist(list(texts), list(texts), scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=workers)
+    texts = list(texts)
+    # the same list object as queries and choices: rapidfuzz then computes one triangle and mirrors it
+    matrix = cdist(texts, texts, scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=workers)
     np.fill_diagonal(matrix, 0.0)
     return matrix

@@ -302,10 +302,12 @@ def bootstrap_intervals(
         vectors, _ = behaviour_keys(samples)
         series["R_behavioral"] = modal(encode(vectors))
         series["pass_rate"] = np.array([bool(s.passed) for s in samples], dtype=np.float64)[index].mean(axis=1)
-    return {
-        name: (float(np.quantile(values, 0.025)), float(np.quantile(values, 0.975)))
-        for name, values in sorted(series.items())
-    }
+    return {name: _interval(values) for name, values in sorted(series.items())}
+
+
+def _interval(values: np.ndarray) -> tuple[float, float]:
+    low, high = np.quantile(values, (0.025, 0.975))  # one partition for both ends
+    return float(low), float(high)
 
 
 def check_invariants(metrics: RunMetrics, samples: Sequence[SampleAnalysis] = ()) -> list[str]:

@@ -92,6 +92,28 @@ def _normalize_cached(code: str, kept_names: frozenset[str]) -> Normalized:
     return Normalized(texts=texts, signatures=_sign(texts), parse_error=False)
 
 
+def normalize_text(code: str, level: str, kept_names: Iterable[str] = ()) -> tuple[str, bool]:
+    """(`normalize(code, kept_names).texts[level]`, `parse_error`) without the other levels' work.
+
+    For callers that measure many candidate programs at one level (repair):
+    `format` and `nodoc` skip the alpha renaming and the signatures.
+    """
+    return _normalize_text_cached(code, level, frozenset(kept_names))
+
+
+@functools.lru_cache(maxsize=16384)
+def _normalize_text_cached(code: str, level: str, kept_names: frozenset[str]) -> tuple[str, bool]:
+    if level in ("format", "nodoc"):
+        tree = _parse(raw_level(code))
+        formatted = _unparse(tree) if tree is not None else None
+        if formatted is not None:
+            if level == "format" or not _has_docstring(tree):
+                return formatted, False
+            return _unparse(strip_docstrings(tree)) or formatted, False
+    full = normalize(code, kept_names)
+    return full.texts[level], full.parse_error
+
+
 def _sign(texts: dict[str, str]) -> dict[str, str]:
     return {level: signature(texts[level]) for level in LEVELS}
 
@@ -173,6 +195,20 @@ def _is_docstring(node: ast.stmt) -> bool:
 
 
 _DOCSTRING_OWNERS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _has_docstring(tree: ast.Module) -> bool:
+    """Would `strip_docstrings` change `tree`? Definitions are statements, so only statement blocks are searched."""
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _DOCSTRING_OWNERS) and node.body and _is_docstring(node.body[0]):
+            return True
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                stack.extend(child for child in block if isinstance(child, ast.AST))
+    return False
 
 
 def strip_docstrings(tree: ast.Module) -> ast.Module:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from skyt_tui.engine.repair.base import Context, Decline, Transformer
-from skyt_tui.engine.repair.pipeline import RepairResult, RepairStep, Verifier, repair
+from skyt_tui.engine.repair.pipeline import RepairResult, RepairStep, RewriteCache, Verifier, repair
 from skyt_tui.engine.repair.aug_assign import AugAssign
 from skyt_tui.engine.repair.chained_assign import ChainedAssign
 from skyt_tui.engine.repair.compare_order import CompareOrder
@@ -51,6 +51,6 @@ _ORDERED: tuple[type[Transformer], ...] = (
 TRANSFORMERS: Mapping[str, type[Transformer]] = {cls.name: cls for cls in _ORDERED}
 
 __all__ = [
-    "REPAIR_VERSION", "TRANSFORMERS", "Context", "Decline", "RepairResult", "RepairStep", "Transformer",
+    "REPAIR_VERSION", "TRANSFORMERS", "Context", "Decline", "RepairResult", "RepairStep", "RewriteCache", "Transformer",
     "Verifier", "repair",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from skyt_tui.engine.repair.base import Transformer
-from skyt_tui.engine.repair.facts import numeric_names, sequence_names
+from skyt_tui.engine.repair.facts import Facts
 
 CONTAINERS = (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift,
@@ -30,7 +30,8 @@ class AugAssign(Transformer):
     summary = "`x = x + e` ↔ `x += e`"
 
     def prepare(self, tree: ast.Module) -> None:
-        self.numbers = numeric_names(tree) - sequence_names(tree)
+        facts = Facts.of(tree)
+        self.numbers = facts.numbers - facts.sequences
 
     def _safe(self, name: str, operand: ast.AST) -> bool:
         return _plain(operand) and (name in self.numbers or _scalar_constant(operand))

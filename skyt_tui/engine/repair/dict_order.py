@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import Transformer
+from skyt_tui.engine.repair.base import Transformer, walk
 
 
 def _items(node: ast.Dict) -> tuple[tuple[str, str], ...] | None:
@@ -22,7 +22,7 @@ def _items(node: ast.Dict) -> tuple[tuple[str, str], ...] | None:
 
 
 def _parents(tree: ast.AST) -> dict[int, ast.AST]:
-    return {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
+    return {id(child): parent for parent in walk(tree) for child in ast.iter_child_nodes(parent)}
 
 
 def _order_free_use(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
@@ -42,15 +42,16 @@ def _order_free_use(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
 class DictOrder(Transformer):
     name = "dict_order"
     summary = "order a constant dict literal's entries as the canon orders the same entries"
+    reads_canon = True
 
     def prepare(self, tree: ast.Module) -> None:
         self.canon_orders = {}
-        for node in ast.walk(self.context.canon):
+        for node in walk(self.context.canon):
             if isinstance(node, ast.Dict) and (items := _items(node)) is not None:
                 self.canon_orders.setdefault(frozenset(items), items)
         parents = _parents(tree)
         self.safe: set[int] = set()
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if not isinstance(node, ast.Dict) or _items(node) is None:
                 continue
             parent = parents.get(id(node))
@@ -58,7 +59,7 @@ class DictOrder(Transformer):
                 self.safe.add(id(node))
             elif isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
                 name = parent.targets[0].id
-                uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name]
+                uses = [n for n in walk(tree) if isinstance(n, ast.Name) and n.id == name]
                 stores = [n for n in uses if not isinstance(n.ctx, ast.Load)]
                 if len(stores) == 1 and all(_order_free_use(n, parents) for n in uses if isinstance(n.ctx, ast.Load)):
                     self.safe.add(id(node))

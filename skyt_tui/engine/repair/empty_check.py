@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import Transformer, boolean_context
-from skyt_tui.engine.repair.facts import list_names, sequence_names
+from skyt_tui.engine.repair.base import Transformer, boolean_context, walk
+from skyt_tui.engine.repair.facts import Facts
 from skyt_tui.engine.repair.scopes import bound_names
 
 EMPTY = ("not", "len==0", "==[]")
@@ -76,10 +76,11 @@ class EmptyCheck(Transformer):
     summary = "`not x` ↔ `len(x) == 0` ↔ `x == []` (and the non-empty forms) for containers"
 
     def prepare(self, tree: ast.Module) -> None:
-        negated = {id(n.operand) for n in ast.walk(tree) if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)}
+        negated = {id(n.operand) for n in walk(tree) if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)}
         self.truth_tested = boolean_context(tree) - negated
-        self.lists = list_names(tree)
-        self.sequences = sequence_names(tree) | self.lists
+        facts = Facts.of(tree)
+        self.lists = facts.lists
+        self.sequences = facts.sequences | facts.lists
         self.len_is_builtin = "len" not in bound_names(tree)
 
     def _alternatives(self, node: ast.AST) -> list[str]:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import Transformer
+from skyt_tui.engine.repair.base import Transformer, walk
 from skyt_tui.engine.repair.scopes import bound_names
 
 
 def _all_names(tree: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} | bound_names(tree)
+    return {n.id for n in walk(tree) if isinstance(n, ast.Name)} | bound_names(tree)
 
 
 class ImportForm(Transformer):
@@ -23,13 +23,13 @@ class ImportForm(Transformer):
     summary = "`import m` + `m.f` ↔ `from m import f` + `f`"
 
     def prepare(self, tree: ast.Module) -> None:
-        self.parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+        self.parents = {id(c): p for p in walk(tree) for c in ast.iter_child_nodes(p)}
         self.tree = tree
 
     def _attributes_of(self, module: str) -> list[str] | None:
         """Attributes read from `module`, in source order; None if `module` is used any other way."""
         uses: list[tuple[int, int, str]] = []
-        for node in ast.walk(self.tree):
+        for node in walk(self.tree):
             if isinstance(node, ast.Name) and node.id == module:
                 parent = self.parents.get(id(node))
                 if not (isinstance(node.ctx, ast.Load) and isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)):
@@ -43,7 +43,7 @@ class ImportForm(Transformer):
         to_from: dict[str, list[str]] = {}
         to_import: dict[str, str] = {}
         rewrites: list[tuple[ast.stmt, ast.stmt]] = []
-        for statement in [s for s in ast.walk(tree) if isinstance(s, ast.Import | ast.ImportFrom)]:
+        for statement in [s for s in walk(tree) if isinstance(s, ast.Import | ast.ImportFrom)]:
             if isinstance(statement, ast.Import):
                 alias = statement.names[0]
                 if len(statement.names) != 1 or alias.asname or "." in alias.name:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import BlockTransformer
+from skyt_tui.engine.repair.base import BlockTransformer, walk
 from skyt_tui.engine.repair.scopes import bound_names
 
 
@@ -64,9 +64,9 @@ class LoopForm(BlockTransformer):
     def prepare(self, tree: ast.Module) -> None:
         self.range_is_builtin = "range" not in bound_names(tree)
         self.loads: dict[int, dict[str, int]] = {}
-        for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]:
+        for function in [n for n in walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]:
             counts: dict[str, int] = {}
-            for node in ast.walk(function):
+            for node in walk(function):
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                     counts[node.id] = counts.get(node.id, 0) + 1
             self.loads[id(function)] = counts
@@ -75,7 +75,7 @@ class LoopForm(BlockTransformer):
         """Every read of `name` in the function is inside `loop`."""
         if self.function is None:
             return False
-        inside = sum(1 for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load))
+        inside = sum(1 for n in walk(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load))
         return self.loads[id(self.function)].get(name, 0) == inside
 
     def _while_shape(self, init: ast.stmt, loop: ast.stmt) -> tuple[str, ast.expr, ast.expr, int, bool] | None:

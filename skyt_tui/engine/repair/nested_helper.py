@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import Transformer, docstring_offset
+from skyt_tui.engine.repair.base import Transformer, docstring_offset, walk
 from skyt_tui.engine.repair.scopes import Resolution, resolve
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _inside(node: ast.AST) -> set[int]:
-    return {id(sub) for sub in ast.walk(node)}
+    return {id(sub) for sub in walk(node)}
 
 
 class NestedHelper(Transformer):

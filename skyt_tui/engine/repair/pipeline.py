@@ -19,11 +19,12 @@ no set or dict iteration order reaches a choice.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from skyt_tui.engine.distance import distance
-from skyt_tui.engine.normalize import LEVELS, normalize
+from skyt_tui.engine.normalize import LEVELS, normalize, normalize_text
 from skyt_tui.engine.repair.base import Context, Decline, Transformer
 
 Verifier = Callable[[Sequence[str]], Sequence[bool]]
@@ -90,12 +91,14 @@ class _Measure:
     def __call__(self, code: str) -> float | None:
         """Distance, or None when the code does not parse (never a valid candidate)."""
         if code not in self._memo:
-            normalized = normalize(code, self.kept_names)
-            self._memo[code] = None if normalized.parse_error else distance(normalized.texts[self.level], self.canon_text)
+            text, parse_error = normalize_text(code, self.level, self.kept_names)
+            self._memo[code] = None if parse_error else distance(text, self.canon_text)
         return self._memo[code]
 
 
+@functools.lru_cache(maxsize=8192)
 def _compiles(code: str) -> bool:
+    """Cached: the same candidates recur in repairs of one sample towards different canons."""
     try:
         compile(code, "<repair candidate>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
@@ -103,27 +106,71 @@ def _compiles(code: str) -> bool:
     return True
 
 
-def _apply(cls: type[Transformer], current: str, context: Context, selection: Mapping[int, int] | None) -> tuple[str | None, list[int]]:
-    """Run one transformer on a fresh parse of `current` (cheaper than copying a tree)."""
+def _apply(cls: type[Transformer], current: str, context: Context, selection: Mapping[int, int] | None,
+           counting_tree: Callable[[], ast.Module] | None = None) -> tuple[str | None, list[int]]:
+    """Run one transformer on a fresh parse of `current` (cheaper than copying a tree).
+
+    A counting pass (no selection) rewrites nothing, so all of a round's
+    counting passes may share one parse: `counting_tree()` gives it.
+    """
     transformer = cls(context, selection)
     try:
-        result = transformer.run(ast.parse(current))
+        tree = counting_tree() if counting_tree is not None and selection is None else ast.parse(current)
+        result = transformer.run(tree)
         code = ast.unparse(result) if selection is not None else None
     except (Decline, RecursionError, ValueError, TypeError, AttributeError):
         return None, transformer.options
     return code, transformer.options
 
 
-def _proposals(cls: type[Transformer], context: Context, current: str, d_current: float, measure: _Measure) -> list[tuple[float, str, int]]:
+class RewriteCache:
+    """Rewrites already computed, for repairs of one program towards several canons.
+
+    A rewrite (`_apply`) is a pure function of the transformer, the current code,
+    the selection and the kept names — and of the canon, for the transformers
+    that read it (`Transformer.reads_canon`). The same sample recurs in many runs,
+    each with its own canon, and its repairs re-derive the same rewrites: give
+    them one cache (the analysis does, per distinct program). One cache per
+    thread; `max_entries` bounds it (it is emptied when full).
+    """
+
+    def __init__(self, max_entries: int = 20_000) -> None:
+        self.max_entries = max_entries
+        self._rewrites: dict[tuple, tuple[str | None, tuple[int, ...]]] = {}
+        self.hits = 0
+        self.misses = 0
+
+    def apply(self, cls: type[Transformer], current: str, context: Context, selection: Mapping[int, int] | None,
+              canon_code: str, counting_tree: Callable[[], ast.Module] | None = None) -> tuple[str | None, tuple[int, ...]]:
+        key = (
+            cls, current, context.kept_names, canon_code if cls.reads_canon else None,
+            None if selection is None else tuple(sorted(selection.items())),
+        )
+        found = self._rewrites.get(key)
+        if found is not None:
+            self.hits += 1
+            return found
+        self.misses += 1
+        code, options = _apply(cls, current, context, selection, counting_tree)
+        if len(self._rewrites) >= self.max_entries:
+            self._rewrites.clear()
+        self._rewrites[key] = (code, tuple(options))
+        return code, tuple(options)
+
+
+Rewrite = Callable[[type[Transformer], str, Mapping[int, int] | None], tuple[str | None, Sequence[int]]]
+
+
+def _proposals(cls: type[Transformer], current: str, d_current: float, measure: _Measure, rewrite: Rewrite) -> list[tuple[float, str, int]]:
     """(distance, code, sites) of this transformer's improving candidates, in proposal order."""
-    _, options = _apply(cls, current, context, None)
+    _, options = rewrite(cls, current, None)
     if not options:
         return []
     proposals: list[tuple[float, str, int]] = []
     seen = {current}
 
     def consider(selection: dict[int, int]) -> float | None:
-        code, _ = _apply(cls, current, context, selection)
+        code, _ = rewrite(cls, current, selection)
         if code is None or code in seen:
             return None
         d = measure(code)
@@ -141,7 +188,7 @@ def _proposals(cls: type[Transformer], context: Context, current: str, d_current
     for site, count in enumerate(options):
         best_option = None
         for option in range(count):
-            code, _ = _apply(cls, current, context, {**chosen, site: option})
+            code, _ = rewrite(cls, current, {**chosen, site: option})
             d = measure(code) if code is not None else None
             if d is not None and d < best:
                 best, best_option = d, option
@@ -166,11 +213,14 @@ def repair(
     allowed: Sequence[str] = (),
     batch_size: int = 3,
     transformers: Mapping[str, type[Transformer]] | None = None,
+    rewrites: RewriteCache | None = None,
 ) -> RepairResult:
     """Repair `code` towards `canon_code`; see the module docstring for the rule.
 
     `verify(programs)` answers, for a batch of candidate programs, whether each
     passes the oracle. `allowed` restricts the transformers by name (empty: all).
+    `rewrites` shares work between repairs of the same program (see `RewriteCache`);
+    the result is the same with or without it.
     """
     from skyt_tui.engine.repair import TRANSFORMERS
 
@@ -194,6 +244,22 @@ def repair(
         d = d_pre if d_pre is not None else distance(normalize(code, kept_names).texts[level], measure.canon_text)
         return RepairResult(code=code, steps=(), d_pre=d, d_post=d, candidates_checked=0)
     context = Context(canon=canon_tree, kept_names=kept_names)
+    parsed: dict[str, ast.Module] = {}
+
+    def counting_tree_of(current: str) -> Callable[[], ast.Module]:
+        def counting_tree() -> ast.Module:
+            if current not in parsed:
+                parsed.clear()
+                parsed[current] = ast.parse(current)
+            return parsed[current]
+        return counting_tree
+
+    if rewrites is None:
+        def rewrite(cls, current, selection):
+            return _apply(cls, current, context, selection, counting_tree_of(current))
+    else:
+        def rewrite(cls, current, selection):
+            return rewrites.apply(cls, current, context, selection, canon_code, counting_tree_of(current))
     active = [(name, cls) for name, cls in registry.items() if not allowed or name in allowed]
     verdicts: dict[str, bool] = {}
     steps: list[RepairStep] = []
@@ -202,7 +268,7 @@ def repair(
     while len(steps) < max_steps and d_current > 0:
         candidates: list[_Candidate] = []
         for name, cls in active:
-            for order, (d, candidate_code, sites) in enumerate(_proposals(cls, context, current, d_current, measure)):
+            for order, (d, candidate_code, sites) in enumerate(_proposals(cls, current, d_current, measure, rewrite)):
                 candidates.append(_Candidate(d, name, order, candidate_code, sites))
         candidates.sort(key=lambda c: (c.d, c.transformer, c.order))
         unique: list[_Candidate] = []

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import difflib
 
-from skyt_tui.engine.repair.base import Decline, Transformer
+from skyt_tui.engine.repair.base import Context, Decline, Transformer, walk
 from skyt_tui.engine.repair.scopes import Resolution, resolve, same_binding_structure
 
 PLACEHOLDER = "\x00local"
@@ -86,15 +86,35 @@ def _tokens(tree: ast.Module, resolution: Resolution, renamable: dict[tuple[int,
     return tokens, keys
 
 
-def role_mapping(sample: ast.Module, canon: ast.Module, kept: frozenset[str]) -> list[tuple[tuple[int, str], str, int]]:
+class CanonRoles:
+    """The canon's side of the alignment, computed once per canon tree (a repair measures many samples against it)."""
+
+    def __init__(self, canon: ast.Module) -> None:
+        resolution = resolve(canon)
+        self.renamable = _bindings(resolution)
+        self.tokens, self.keys = _tokens(canon, resolution, self.renamable)
+        self.matcher = difflib.SequenceMatcher(None, autojunk=False)
+        self.matcher.set_seq2(self.tokens)  # difflib indexes the second sequence once
+
+    @classmethod
+    def of(cls, context: Context) -> "CanonRoles":
+        found = context.derived.get(cls)
+        if found is None:
+            found = context.derived[cls] = cls(context.canon)
+        return found
+
+
+def role_mapping(sample: ast.Module, canon: ast.Module | CanonRoles, kept: frozenset[str],
+                 sample_res: Resolution | None = None) -> list[tuple[tuple[int, str], str, int]]:
     """[(sample binding, canon name, votes)] for bindings whose canon role has another name, best first."""
-    sample_res, canon_res = resolve(sample), resolve(canon)
-    keyword_names = {kw.arg for kw in ast.walk(sample) if isinstance(kw, ast.keyword) and kw.arg}
+    roles = canon if isinstance(canon, CanonRoles) else CanonRoles(canon)
+    sample_res = sample_res or resolve(sample)
+    keyword_names = {kw.arg for kw in walk(sample) if isinstance(kw, ast.keyword) and kw.arg}
     sample_renamable = _bindings(sample_res)
-    canon_renamable = _bindings(canon_res)
+    canon_renamable, canon_keys = roles.renamable, roles.keys
     sample_tokens, sample_keys = _tokens(sample, sample_res, sample_renamable)
-    canon_tokens, canon_keys = _tokens(canon, canon_res, canon_renamable)
-    matcher = difflib.SequenceMatcher(None, sample_tokens, canon_tokens, autojunk=False)
+    matcher = roles.matcher
+    matcher.set_seq1(sample_tokens)
     votes: dict[tuple[tuple[int, str], tuple[int, str]], int] = {}
     for block in matcher.get_matching_blocks():
         for offset in range(block.size):
@@ -121,10 +141,11 @@ def role_mapping(sample: ast.Module, canon: ast.Module, kept: frozenset[str]) ->
 class RenameLocals(Transformer):
     name = "rename_locals"
     summary = "rename the sample's own variables, parameters and helpers to the canon's names for the same roles"
+    reads_canon = True
 
     def run(self, tree: ast.Module) -> ast.Module:
-        mapping = role_mapping(tree, self.context.canon, self.context.kept_names)
         before = resolve(tree)
+        mapping = role_mapping(tree, CanonRoles.of(self.context), self.context.kept_names, before)
         chosen: dict[tuple[int, str], str] = {}
         for key, new_name, _ in mapping:
             if self.offer() is not None:

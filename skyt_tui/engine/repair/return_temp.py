@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import BlockTransformer
+from skyt_tui.engine.repair.base import BlockTransformer, walk
 from skyt_tui.engine.repair.scopes import resolve
 
 
@@ -36,9 +36,9 @@ class ReturnTemp(BlockTransformer):
                 hidden = scope.declared_global | scope.declared_nonlocal | captured.get(id(scope.node), set())
                 self.private[id(scope.node)] = set(scope.bound) - hidden
         self.in_try = set()
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.Try | ast.TryStar):
-                for sub in ast.walk(node):
+                for sub in walk(node):
                     self.in_try.add(id(sub))
 
     def _local(self, name: str) -> bool:

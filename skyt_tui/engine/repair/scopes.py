@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from skyt_tui.engine.repair.base import walk
 from skyt_tui.engine.normalize import _Scope, _ScopeCollector
 
 
@@ -249,7 +250,7 @@ def same_binding_structure(before: Resolution, after: Resolution) -> bool:
 def bound_names(tree: ast.AST) -> set[str]:
     """Every name stored, deleted, defined or imported anywhere under `tree` (no scoping)."""
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             names.add(node.id)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -264,4 +265,4 @@ def bound_names(tree: ast.AST) -> set[str]:
 
 
 def loaded_names(tree: ast.AST) -> set[str]:
-    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    return {node.id for node in walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import Transformer
+from skyt_tui.engine.repair.base import Transformer, walk
 from skyt_tui.engine.repair.scopes import _all_args
 
 
@@ -39,9 +39,9 @@ class TypeHints(Transformer):
 
     def prepare(self, tree: ast.Module) -> None:
         self.function_nodes = set()
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                self.function_nodes.update(id(sub) for sub in ast.walk(node) if sub is not node)
+                self.function_nodes.update(id(sub) for sub in walk(node) if sub is not node)
         self._in_function = False
 
     def visit(self, node: ast.AST) -> ast.AST:

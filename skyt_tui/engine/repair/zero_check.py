@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import Transformer, boolean_context
-from skyt_tui.engine.repair.facts import numeric_names, sequence_names
+from skyt_tui.engine.repair.base import Transformer, boolean_context, walk
+from skyt_tui.engine.repair.facts import Facts
 
 
 def _zero(node: ast.AST) -> bool:
@@ -22,9 +22,10 @@ class ZeroCheck(Transformer):
     summary = "`x != 0` ↔ `x`, `x == 0` ↔ `not x` in tests, for numbers"
 
     def prepare(self, tree: ast.Module) -> None:
-        negated = {id(n.operand) for n in ast.walk(tree) if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)}
+        negated = {id(n.operand) for n in walk(tree) if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)}
         self.truth_tested = boolean_context(tree) - negated
-        self.numbers = numeric_names(tree) - sequence_names(tree)
+        facts = Facts.of(tree)
+        self.numbers = facts.numbers - facts.sequences
 
     def _rewrite(self, node: ast.AST) -> ast.expr | None:
         in_test = id(node) in self.truth_tested

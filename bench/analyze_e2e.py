@@ -1,0 +1,178 @@
+"""End-to-end analysis of the SKYT corpus (4,505 samples): wall time, samples/s, stage breakdown.
+
+    python bench/analyze_e2e.py [--corpus DIR] [--baseline-ref REF | --no-baseline] [--json]
+
+Figures, all in one run:
+- `skyt-tui analyze CORPUS --json --samples` as a user runs it (a fresh
+  interpreter; oracle, canon, repair, metrics, every sample sandboxed), and the
+  same with `--no-repair`;
+- the stage breakdown of the full pipeline, measured in-process (load,
+  normalize, oracle, canon, repair, re-check of repaired programs, metrics);
+- baseline: the same command from the code before the fast paths (git
+  `--baseline-ref`, default the commit this branch started from), unpacked
+  with `git archive` into a temporary directory. Its JSON must be
+  byte-identical to the new one: the fast paths may not change a result.
+Target: under 20 s wall for the full command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+BASELINE_REF = "8edae0c"
+"""main before issue #8's fast paths (analyze took 55-72 s on this machine)."""
+TARGET_S = 20.0
+
+
+def default_corpus() -> Path:
+    if os.environ.get("SKYT_CORPUS"):
+        return Path(os.environ["SKYT_CORPUS"]) / "skyt-msr2026" / "outputs"
+    shared = Path("/work/shared/corpus")
+    if not shared.is_dir():
+        shared = ROOT.parent / "shared" / "corpus"
+    return shared / "skyt-msr2026" / "outputs"
+
+
+def timed_cli(code_root: Path, corpus: Path, *extra: str) -> dict:
+    """Run the analyze command from `code_root` in a fresh interpreter; wall time and a digest of its JSON."""
+    with tempfile.TemporaryDirectory(prefix="skyt-bench-home-") as home:
+        env = {**os.environ, "PYTHONPATH": str(code_root), "SKYT_HOME": home}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        result = subprocess.run([sys.executable, "-m", "skyt_tui", "analyze", str(corpus), "--json", *extra],
+                                cwd=code_root, env=env, capture_output=True, check=True)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    report = json.loads(result.stdout)
+    samples = sum(len(run.get("samples", [])) or run["n"] for run in report["runs"])
+    return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            "samples": samples, "samples_per_s": samples / wall, "runs": len(report["runs"]),
+            "sha256": hashlib.sha256(result.stdout).hexdigest()}
+
+
+def stage_breakdown(corpus: Path) -> dict:
+    """The pipeline in this process, timed per stage through its progress callback and a few wrappers."""
+    from skyt_tui.engine import analysis
+    from skyt_tui.engine.sources import load_sources
+
+    marks: dict[str, list[float]] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        now = time.perf_counter()
+        marks.setdefault(stage, [now, now])[1] = now
+
+    spans: dict[str, float] = {}
+
+    def timing(name, function):
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spans[name] = spans.get(name, 0.0) + time.perf_counter() - start
+        return wrapper
+
+    originals = {name: getattr(analysis, name) for name in ("_prepare", "_canon_for", "_finish")}
+    for name, function in originals.items():
+        setattr(analysis, name, timing(name, function))
+    try:
+        with tempfile.TemporaryDirectory(prefix="skyt-bench-home-") as home:
+            os.environ["SKYT_HOME"] = home
+            start = time.perf_counter()
+            runs = load_sources([corpus])
+            loaded = time.perf_counter()
+            results = analysis.analyze_runs(runs, progress=progress)
+            done = time.perf_counter()
+    finally:
+        for name, function in originals.items():
+            setattr(analysis, name, function)
+    oracle = marks["oracle"][1] - marks["oracle"][0]
+    repair = marks["repair"][1] - marks["repair"][0]
+    stages = {
+        "load sources": loaded - start,
+        "normalize + signatures": spans["_prepare"],
+        "oracle (sandboxed, warm pool)": oracle,
+        "canon": spans["_canon_for"],
+        "repair (search + verifier)": repair,
+        "metrics (d_pre/d_post, pairwise, bootstrap)": spans["_finish"],
+    }
+    stages["other (oracle pool start, re-check of repaired programs)"] = (done - start) - sum(stages.values())
+    samples = sum(len(r.samples) for r in results)
+    repaired = sum(1 for r in results for d in r.details if d.repair is not None and d.repair.steps)
+    return {"total_s": done - start, "stages": stages, "samples": samples, "repaired_samples": repaired,
+            "repair_tasks": len({(d.code, r.canon.code) for r in results for d in r.details if d.repair is not None})}
+
+
+def baseline_tree(ref: str, into: Path) -> Path:
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=default_corpus())
+    parser.add_argument("--baseline-ref", default=BASELINE_REF, help=f"git ref of the code to compare (default {BASELINE_REF})")
+    parser.add_argument("--no-baseline", action="store_true", help="skip the baseline (it takes about a minute)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if not args.corpus.is_dir():
+        print(f"corpus not found: {args.corpus} (set SKYT_CORPUS)", file=sys.stderr)
+        return 2
+    figures: dict = {"corpus": str(args.corpus), "cores": os.cpu_count(), "load_average_at_start": os.getloadavg()[0],
+                     "target_s": TARGET_S}
+    figures["full"] = timed_cli(ROOT, args.corpus, "--samples")
+    figures["no_repair"] = timed_cli(ROOT, args.corpus, "--samples", "--no-repair")
+    figures["breakdown"] = stage_breakdown(args.corpus)
+    if not args.no_baseline:
+        with tempfile.TemporaryDirectory(prefix="skyt-bench-baseline-") as tmp:
+            old = timed_cli(baseline_tree(args.baseline_ref, Path(tmp)), args.corpus, "--samples")
+        old["ref"] = args.baseline_ref
+        old["identical_json"] = old["sha256"] == figures["full"]["sha256"]
+        figures["baseline"] = old
+    figures["load_average_at_end"] = os.getloadavg()[0]
+    if args.json:
+        print(json.dumps(figures, indent=2, sort_keys=True))
+        return 0
+    print(report(figures))
+    return 0
+
+
+def report(figures: dict) -> str:
+    full, bare = figures["full"], figures["no_repair"]
+    lines = [
+        f"skyt-tui analyze over {full['samples']} samples in {full['runs']} runs, {figures['cores']} cores, "
+        f"load average {figures['load_average_at_start']:.1f} at start, {figures['load_average_at_end']:.1f} at end",
+        f"  full pipeline (--samples):  {full['wall_s']:6.1f} s wall = {full['samples_per_s']:6.0f} samples/s "
+        f"(CPU {full['cpu_s']:.1f} s incl. workers)",
+        f"  without repair:             {bare['wall_s']:6.1f} s wall = {bare['samples_per_s']:6.0f} samples/s",
+    ]
+    if "baseline" in figures:
+        old = figures["baseline"]
+        lines.append(f"  baseline {old['ref']} (before fast paths): {old['wall_s']:6.1f} s wall = "
+                     f"{old['samples_per_s']:6.0f} samples/s -> speed-up {old['wall_s'] / full['wall_s']:.1f}x; "
+                     f"JSON {'byte-identical' if old['identical_json'] else 'DIFFERENT'}")
+    verdict = "met" if full["wall_s"] < figures["target_s"] else "NOT met"
+    lines.append(f"  target under {figures['target_s']:.0f} s wall: {verdict}")
+    breakdown = figures["breakdown"]
+    lines.append(f"stage breakdown (in-process, {breakdown['total_s']:.1f} s; {breakdown['repair_tasks']} distinct "
+                 f"(sample, canon) repairs, {breakdown['repaired_samples']} samples repaired):")
+    for name, seconds in breakdown["stages"].items():
+        lines.append(f"  {name:<58} {seconds:6.2f} s")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,237 @@
+"""Repair searches on worker processes, verdicts from the parent's oracle.
+
+The search is CPU-bound pure-Python AST work (parse, transform, unparse,
+measure), so threads of one process share one core. Here each worker process
+runs whole repair tasks; when a search needs verdicts it sends the candidate
+programs up its pipe and waits, and a thread of the parent answers with the
+caller's `verify` (the sandboxed oracle): generated code still runs only in
+the sandbox, never in a repair worker, which only parses it.
+
+Results do not depend on the number of workers or on which worker ran what:
+repair is a pure function of its task and the verdicts. Each worker keeps one
+`RewriteCache` per task group (the analysis groups by contract), and a group
+goes to one worker whole — largest first, to whichever worker is free — so
+that its repairs meet one cache; only a group larger than a worker's share is
+cut into consecutive blocks.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import traceback
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from skyt_tui.engine.repair.pipeline import RepairResult, RewriteCache, repair
+
+@dataclass(frozen=True)
+class RepairTask:
+    code: str
+    canon_code: str
+    kept_names: frozenset[str]
+    level: str = "nodoc"
+    max_steps: int = 5
+    allowed: tuple[str, ...] = ()
+    group: Hashable = None
+    """Tasks of one group share a rewrite cache (they must share the transformer registry and kept names' meaning)."""
+
+    def run(self, verify: Callable[[Sequence[str]], Sequence[bool]], rewrites: RewriteCache | None) -> RepairResult:
+        return repair(self.code, self.canon_code, kept_names=self.kept_names, verify=verify, level=self.level,
+                      max_steps=self.max_steps, allowed=self.allowed, rewrites=rewrites)
+
+
+class RepairWorkerError(RuntimeError):
+    """A repair worker process failed (its traceback is in the message) or died."""
+
+
+TaskVerifier = Callable[[int, Sequence[str]], Sequence[bool]]
+"""verify(task_index, programs) → one pass/fail per program."""
+
+
+def repair_in_processes(tasks: Sequence[RepairTask], verify: TaskVerifier, *, workers: int = 2,
+                        progress: Callable[[int], None] | None = None) -> list[RepairResult]:
+    """Run every task on `workers` worker processes; results in task order.
+
+    `verify` is called from helper threads of this process; `progress(done)`
+    from the calling thread, after each finished task.
+    """
+    if not tasks:
+        return []
+    results: list[RepairResult | None] = [None] * len(tasks)
+    chunks = work_units(tasks, workers)
+    lock = threading.Lock()
+    events: queue.SimpleQueue[BaseException | None] = queue.SimpleQueue()
+    """None per finished task, or the error that stopped a helper thread."""
+
+    def next_chunk() -> list[int] | None:
+        with lock:
+            return chunks.pop(0) if chunks else None
+
+    def serve(worker: _WorkerProcess) -> None:
+        try:
+            while (chunk := next_chunk()) is not None:
+                for index in chunk:
+                    results[index] = _run_remote(worker, index, tasks[index], verify)
+                    events.put(None)
+        except BaseException as error:  # handed to the calling thread, which raises it
+            events.put(error)
+
+    count = max(1, min(workers, len(chunks)))
+    workers_started = [_WorkerProcess() for _ in range(count)]
+    threads = [threading.Thread(target=serve, args=(worker,), name="skyt-repair", daemon=True)
+               for worker in workers_started]
+    finished = False
+    try:
+        for thread in threads:
+            thread.start()
+        for done in range(1, len(tasks) + 1):
+            event = events.get()
+            if event is not None:
+                raise event
+            if progress is not None:
+                progress(done)
+        finished = True
+    finally:
+        for worker in workers_started:
+            worker.stop(kill=not finished)
+        for thread in threads:
+            thread.join(timeout=5)
+    return results  # type: ignore[return-value]
+
+
+def work_units(tasks: Sequence[RepairTask], workers: int) -> list[list[int]]:
+    """Task indexes in the order workers take them: each group whole (blocks of at most a worker's share), largest first."""
+    share = max(1, -(-len(tasks) // max(1, workers)))
+    groups: dict[Hashable, list[int]] = {}
+    for index, task in enumerate(tasks):
+        groups.setdefault(task.group, []).append(index)
+    units = [indexes[start:start + share] for indexes in groups.values() for start in range(0, len(indexes), share)]
+    return sorted(units, key=len, reverse=True)
+
+
+def _run_remote(worker: _WorkerProcess, index: int, task: RepairTask, verify: TaskVerifier) -> RepairResult:
+    """Hand one task to a worker and answer its verdict requests until it is done."""
+    connection = worker.connection
+    try:
+        connection.send((index, task))
+    except OSError:
+        raise RepairWorkerError(f"a repair worker process died{worker.last_words()}") from None
+    while True:
+        try:
+            kind, payload = connection.recv()
+        except (EOFError, OSError):
+            raise RepairWorkerError(f"a repair worker process died{worker.last_words()}") from None
+        if kind == "verify":
+            connection.send([bool(answer) for answer in verify(index, payload)])
+        elif kind == "done":
+            return payload
+        else:
+            raise RepairWorkerError(f"repair worker failed:\n{payload}")
+
+
+class _WorkerProcess:
+    """One `python -m skyt_tui.engine.repair.parallel` child, talking pickles over two pipes.
+
+    A plain subprocess rather than multiprocessing's spawn: spawn re-imports the
+    caller's main script, which breaks callers whose script is not guarded by
+    `if __name__ == "__main__"`. The child imports this package from where the
+    parent found it.
+    """
+
+    def __init__(self) -> None:
+        to_child_read, to_child_write = os.pipe()
+        from_child_read, from_child_write = os.pipe()
+        package_root = str(Path(__file__).resolve().parents[3])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+        self.stderr = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "skyt_tui.engine.repair.parallel", str(to_child_read), str(from_child_write)],
+            pass_fds=(to_child_read, from_child_write), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=self.stderr, env=env, close_fds=True,
+        )
+        os.close(to_child_read)
+        os.close(from_child_write)
+        self.connection = _Duplex(Connection(from_child_read, writable=False), Connection(to_child_write, readable=False))
+
+    def last_words(self) -> str:
+        """The end of the child's stderr, for an error message."""
+        try:
+            self.process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            return ""
+        self.stderr.seek(0)
+        text = self.stderr.read().decode("utf-8", "replace").strip()
+        tail = text.splitlines()[-1] if text else ""
+        return f" (exit code {self.process.returncode}{': ' + tail if tail else ''})"
+
+    def stop(self, *, kill: bool = False) -> None:
+        """Ask the child to finish (or kill it, when a task may still be running) and reap it."""
+        if kill:
+            self.process.kill()
+        else:
+            try:
+                self.connection.send(None)
+            except (OSError, ValueError):
+                pass
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.connection.close()
+        self.stderr.close()
+
+
+class _Duplex:
+    """send/recv over a pair of one-way connections."""
+
+    def __init__(self, incoming: Connection, outgoing: Connection) -> None:
+        self.incoming = incoming
+        self.outgoing = outgoing
+
+    def send(self, message) -> None:
+        self.outgoing.send(message)
+
+    def recv(self):
+        return self.incoming.recv()
+
+    def close(self) -> None:
+        self.incoming.close()
+        self.outgoing.close()
+
+
+def _worker(connection) -> None:
+    """A repair worker: run tasks until told to stop, asking the parent for verdicts."""
+    caches: dict[Hashable, RewriteCache] = {}
+
+    def verify(programs: Sequence[str]) -> list[bool]:
+        connection.send(("verify", list(programs)))
+        return connection.recv()
+
+    while True:
+        try:
+            message = connection.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        _, task = message
+        try:
+            result = task.run(verify, caches.setdefault(task.group, RewriteCache()))
+        except Exception:  # reported to the parent, which raises it
+            connection.send(("error", traceback.format_exc()))
+            continue
+        connection.send(("done", result))
+
+
+if __name__ == "__main__":
+    from skyt_tui.engine.repair.parallel import _Duplex as Duplex, _worker as worker
+
+    worker(Duplex(Connection(int(sys.argv[1]), writable=False), Connection(int(sys.argv[2]), readable=False)))
