@@ -35,3 +35,16 @@ def test_matrix_matches_pairwise_function_exactly(texts):
 def test_empty_inputs():
     assert pairwise_matrix([]).shape == (0, 0)
     assert distances_to([], "x") == []
+
+
+def test_streamed_mean_equals_the_matrix_mean():
+    import math
+    import random
+
+    from skyt_tui.engine import distance as d
+    from skyt_tui.engine.metrics import mean_pairwise_distance
+
+    rng = random.Random(3)
+    texts = ["".join(rng.choice("ab c") for _ in range(rng.randint(0, 30))) for _ in range(700)]
+    assert math.isclose(d.mean_pairwise_streamed(texts), mean_pairwise_distance(pairwise_matrix(texts)), rel_tol=1e-12)
+    assert d.mean_pairwise_streamed(texts[:1]) == 0.0

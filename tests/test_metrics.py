@@ -149,3 +149,18 @@ def test_recomputation_is_bit_identical_across_hash_seeds(tmp_path):
         for seed in ("0", "1", "12345")
     }
     assert len(outputs) == 1
+
+
+def test_large_runs_get_r_pairwise_from_the_mean_and_a_bounded_interval():
+    samples = [sample(i, str(i % 3)) for i in range(40)]
+    m = compute_metrics(samples, pairwise_mean=0.25)
+    assert m.R_pairwise == 0.75 and "R_pairwise" not in m.ci
+    from skyt_tui.engine import metrics as metrics_module
+    pairwise = np.array([[0.0 if i % 3 == j % 3 else 0.5 for j in range(40)] for i in range(40)])
+    original = metrics_module.PAIRWISE_BOOTSTRAP_BUDGET
+    try:
+        metrics_module.PAIRWISE_BOOTSTRAP_BUDGET = 40 * 40 * 10  # 10 draws < 50: interval left out
+        assert "R_pairwise" not in compute_metrics(samples, pairwise=pairwise).ci
+    finally:
+        metrics_module.PAIRWISE_BOOTSTRAP_BUDGET = original
+    assert "R_pairwise" in compute_metrics(samples, pairwise=pairwise).ci

@@ -31,7 +31,9 @@ import numpy as np
 from skyt_tui.engine import canon as canon_store
 from skyt_tui.engine.catalog import find_contract
 from skyt_tui.engine.contract import Contract
-from skyt_tui.engine.distance import distance_version, distances_to, pairwise_matrix
+from skyt_tui.engine.distance import (
+    PAIRWISE_MATRIX_LIMIT, distance_version, distances_to, mean_pairwise_streamed, pairwise_matrix,
+)
 from skyt_tui.engine.errors import ContractError
 from skyt_tui.engine.metrics import (
     CANON_ESTABLISHED, CANON_NONE, CANON_NOT_COMPUTED, DEFAULT_TAU, RunMetrics, compute_metrics,
@@ -118,14 +120,13 @@ class RunAnalysis:
     level: str
     samples: tuple[SampleAnalysis, ...]
     normalized: tuple[Normalized, ...]
-    pairwise: np.ndarray
+    pairwise: np.ndarray | None
+    """N×N distances at the level; None above `distance.PAIRWISE_MATRIX_LIMIT` samples."""
     metrics: RunMetrics
     details: tuple[SampleDetail, ...] = ()
     canon: CanonInfo = CanonInfo(CANON_NOT_COMPUTED)
     contract: Contract | None = None
     oracle_info: dict[str, Any] = field(default_factory=dict)
-    pairwise_post: np.ndarray | None = None
-    """Pairwise distances after repair (samples that were not repaired keep their text)."""
 
     def summary(self) -> dict[str, Any]:
         """The run's entry in `analyze --json`."""
@@ -417,14 +418,12 @@ def _finish(p: _Prepared, contract: Contract | None, verdicts: list[Verdict] | N
     texts = [n.texts[level] for n in p.normalized]
     d_pre: list[float | None] = [None] * len(texts)
     d_post: list[float | None] = [None] * len(texts)
-    post_texts = list(texts)
     if canon.status == CANON_ESTABLISHED:
         d_pre = list(distances_to(texts, canon.texts[level]))
         d_post = list(d_pre)
         for position, result in (repairs or {}).items():
             if result.steps:
                 d_post[position] = result.d_post
-                post_texts[position] = normalize(result.code, p.kept).texts[level]
     samples = []
     details = []
     for position, (index, code, norm) in enumerate(zip(p.indexes, p.codes, p.normalized)):
@@ -443,21 +442,22 @@ def _finish(p: _Prepared, contract: Contract | None, verdicts: list[Verdict] | N
         ))
         details.append(SampleDetail(index=index, code=code, verdict=verdict, repair=result,
                                     verdict_after=after.get(position)))
-    pairwise = pairwise_matrix(texts)
-    pairwise_post = pairwise_matrix(post_texts) if post_texts != texts else pairwise
+    pairwise = pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
+    pairwise_mean = mean_pairwise_streamed(texts) if pairwise is None else None
     versions = {"distance": distance_version(level)}
     if verdicts is not None:
         versions["oracle"] = ORACLE_VERSION
     if repairs is not None:
         versions["repair"] = REPAIR_VERSION
     metrics = compute_metrics(
-        samples, level=level, tau=tau, pairwise=pairwise, n_failed=len(p.run.codes) - len(p.codes),
+        samples, level=level, tau=tau, pairwise=pairwise, pairwise_mean=pairwise_mean,
+        n_failed=len(p.run.codes) - len(p.codes),
         canon=canon.status if canon.status in (CANON_ESTABLISHED, CANON_NONE) else CANON_NOT_COMPUTED,
         versions=versions,
     )
     return RunAnalysis(run=p.run, level=level, samples=tuple(samples), normalized=p.normalized, pairwise=pairwise,
                        metrics=metrics, details=tuple(details), canon=canon, contract=contract,
-                       oracle_info=oracle_info, pairwise_post=pairwise_post)
+                       oracle_info=oracle_info)
 
 
 def output_keys(verdict: Verdict) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ whether computed pair by pair or as a matrix.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -42,6 +43,32 @@ def distances_to(texts: Sequence[str], anchor: str) -> list[float]:
         return []
     row = cdist([anchor], list(texts), scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=1)
     return [float(value) for value in row[0]]
+
+
+PAIRWISE_MATRIX_LIMIT = 2000
+"""Above this many samples the N×N matrix (8·N² bytes) is not kept; R_pairwise is streamed instead."""
+STREAM_BLOCK_ROWS = 256
+
+
+def mean_pairwise_streamed(texts: Sequence[str], workers: int = -1) -> float:
+    """Mean distance over all pairs i < j without holding the N×N matrix.
+
+    Rows are measured in fixed blocks against the samples after them; each
+    block's sum is exact to rounding and the block sums are added with
+    `math.fsum`, so the result is deterministic for a given list of texts.
+    """
+    texts = list(texts)
+    n = len(texts)
+    if n < 2:
+        return 0.0
+    partial = []
+    for start in range(0, n - 1, STREAM_BLOCK_ROWS):
+        stop = min(start + STREAM_BLOCK_ROWS, n - 1)
+        block = cdist(texts[start:stop], texts[start:], scorer=Levenshtein.normalized_distance,
+                      dtype=np.float64, workers=workers)
+        rows, cols = np.triu_indices(stop - start, k=1, m=n - start)
+        partial.append(float(block[rows, cols].sum()))
+    return math.fsum(partial) / (n * (n - 1) / 2)
 
 
 def pairwise_matrix(texts: Sequence[str], workers: int = -1) -> np.ndarray:

@@ -27,6 +27,8 @@ from skyt_tui.engine.records import SampleAnalysis
 DEFAULT_TAU = 0.10
 BOOTSTRAP_DRAWS = 1000
 BOOTSTRAP_SEED = 20260119
+PAIRWISE_BOOTSTRAP_BUDGET = 1_000_000_000
+"""Multiply-adds allowed for the R_pairwise interval (draws·N²): all draws up to N = 1,000."""
 CANON_NOT_COMPUTED = "not_computed"
 CANON_NONE = "none"
 CANON_ESTABLISHED = "established"
@@ -114,6 +116,7 @@ def compute_metrics(
     level: str = "nodoc",
     tau: float = DEFAULT_TAU,
     pairwise: np.ndarray | None = None,
+    pairwise_mean: float | None = None,
     canon: str = CANON_NOT_COMPUTED,
     n_failed: int = 0,
     versions: dict[str, str] | None = None,
@@ -122,7 +125,9 @@ def compute_metrics(
 ) -> RunMetrics:
     """All metrics computable from `samples` (ordered by index).
 
-    `pairwise` is the N×N distance matrix at `level` (for R_pairwise); `canon`
+    `pairwise` is the N×N distance matrix at `level` (for R_pairwise and its
+    interval); for large runs the caller may give only `pairwise_mean`, the mean
+    distance over all pairs, and R_pairwise then has no interval. `canon`
     says whether the canon stage ran and found a canon: with `none`, R_anchor is 0
     and every distance counts as 1.0, as the metrics note prescribes.
     """
@@ -148,6 +153,8 @@ def compute_metrics(
         if pairwise.shape != (n, n):
             raise ValueError(f"pairwise matrix is {pairwise.shape}, expected {(n, n)}")
         values["R_pairwise"] = (1.0 - mean_pairwise_distance(pairwise)) if n else 0.0
+    elif pairwise_mean is not None:
+        values["R_pairwise"] = (1.0 - pairwise_mean) if n else 0.0
 
     values.update(_anchor_metrics(samples, canon, tau))
     values.update(_behaviour_metrics(samples))
@@ -284,11 +291,13 @@ def bootstrap_intervals(
         "R_raw": modal(encode([s.signatures["raw"] for s in samples])),
         f"R_sig_{level}": modal(encode([s.signatures[level] for s in samples])),
     }
-    if pairwise is not None and pairwise.shape == (n, n):
+    # c·D·c costs draws·N² multiply-adds: above ~1e9 the draws are cut, and under 50 the interval is left out.
+    pair_draws = min(draws, PAIRWISE_BOOTSTRAP_BUDGET // (n * n))
+    if pairwise is not None and pairwise.shape == (n, n) and pair_draws >= 50:
         # Sum of D over all ordered pairs of a resample = c·D·c with c the per-sample counts.
         # einsum without `optimize` runs numpy's own loops (no BLAS threads), so the
         # summation order, and hence every bit of the result, is fixed.
-        counts = counts_per_draw(np.arange(n, dtype=np.int64), n).astype(np.float64)
+        counts = counts_per_draw(np.arange(n, dtype=np.int64), n)[:pair_draws].astype(np.float64)
         sums = np.einsum("ij,ij->i", np.einsum("ij,jk->ik", counts, pairwise), counts)
         series["R_pairwise"] = 1.0 - sums / (n * (n - 1))
     distances = _distances(samples, metrics.canon)
