@@ -1,8 +1,9 @@
 """Section 2, Runs: every stored run with its key metrics, filled in as the analyses arrive.
 
 The list appears at once from the run files; a worker then reads each cached
-analysis (or analyses the rest in one sandboxed batch) and posts it back, so
-metrics appear row by row and the screen never waits on the oracle.
+analysis (and has a child process analyse the rest in one sandboxed batch,
+see engine/analysis_child.py) and posts it back, so metrics appear row by row
+and the screen never waits on the analysis.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import ContentSwitcher, DataTable, Static
+from textual.worker import get_current_worker
 
+from skyt_tui.engine.analysis_child import AnalysisCancelled
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.runs import RunSummary
 from skyt_tui.ui import data
@@ -112,9 +115,12 @@ class RunsScreen(SectionScreen):
         def progress(stage: str, done: int, total: int) -> None:
             self.post_message(AnalysisProgress(f"analysing runs: {stage} {done}/{total}…"))
 
+        worker = get_current_worker()
         try:
-            data.analyze_runs(readable, progress=progress,
+            data.analyze_runs(readable, progress=progress, cancelled=lambda: worker.is_cancelled,
                               on_result=lambda run_id, analysis: self.post_message(RunAnalysed(run_id, analysis)))
+        except AnalysisCancelled:
+            return
         except SkytError as exc:
             self.post_message(AnalysisProgress(f"analysis failed: {exc}", done=True, error=True))
         else:
