@@ -23,13 +23,11 @@ from typing import Any
 from skyt_tui import locations
 from skyt_tui.engine import store
 from skyt_tui.engine.contract import Contract, contract_to_toml_dict
-from skyt_tui.engine.distance import DISTANCE_FUNCTION
 from skyt_tui.engine.errors import NotFoundError, SkytError, StoreError
 from skyt_tui.engine.normalize import LEVELS, NORMALIZATION_VERSION, normalize
+from skyt_tui.engine.versions import CANON_VERSION, DISTANCE_FUNCTION  # noqa: F401 (CANON_VERSION re-exported)
 
 CANON_KIND = "canon"
-CANON_VERSION = "1"
-"""Version of how a canon is chosen and stored; part of every cached analysis's key."""
 STATUS_OK = "ok"
 STATUS_STALE = "stale"
 STATUS_TAMPERED = "tampered"

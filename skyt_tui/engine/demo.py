@@ -22,14 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skyt_tui import locations
-from skyt_tui.engine import benchmark, catalog, runs
+from skyt_tui.engine import catalog, runs
 from skyt_tui.engine import canon as canon_store
-from skyt_tui.engine.analysis import shared_oracle
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.extract import extract_for_contract
-from skyt_tui.engine.oracle import ORACLE_VERSION
-from skyt_tui.engine.providers.replay import load_replay_source
 from skyt_tui.engine.runs import OK, RunMeta, SampleRecord
+from skyt_tui.engine.versions import ORACLE_VERSION
 
 DEMO_MODEL = "hand-written-examples"
 DEMO_LABEL = "hand-written examples (not model output)"
@@ -38,7 +35,7 @@ DEMO_NOTE = (
     "model output; no model produced them."
 )
 DEMO_BENCHMARK = "bundled-contracts"
-DEMO_SAMPLE = benchmark.SampleConfig(floor=8)
+DEMO_SAMPLE_FLOOR = 8
 """The default floor (50 items) would take all 20 bundled contracts; 8 keeps the anchor sample a sample."""
 
 
@@ -70,6 +67,9 @@ def create_demo(examples_dir: Path | None = None, *, now: dt.datetime | None = N
 
 def create_demo_runs(examples_dir: Path | None = None, *, analyze: bool = True, now: dt.datetime | None = None) -> DemoResult:
     """One run per example set whose contract is known; existing demo runs are kept, not duplicated."""
+    from skyt_tui.engine.extract import extract_for_contract
+    from skyt_tui.engine.providers.replay import load_replay_source
+
     now = now or dt.datetime.now(dt.UTC)
     examples_dir = Path(examples_dir) if examples_dir is not None else locations.bundled_examples_dir()
     sets = example_sets(examples_dir)
@@ -115,7 +115,7 @@ def _establish_canons(contract_ids: list[str], now: dt.datetime) -> None:
         contract = catalog.find_contract(contract_id)
         if contract is None or canon_store.canon_path(contract_id).exists():
             continue
-        found = runs.first_passing_stored_sample(contract, shared_oracle())
+        found = runs.first_passing_stored_sample(contract, runs.shared_oracle())
         if found is None:
             continue
         code, index, provenance = found
@@ -130,6 +130,8 @@ def _establish_canons(contract_ids: list[str], now: dt.datetime) -> None:
 
 def create_demo_benchmark(now: dt.datetime) -> tuple[str, ...]:
     """Import the bundled contracts as a benchmark, draw its anchor sample, rotate once; each only if not done."""
+    from skyt_tui.engine import benchmark
+
     stamp = now.astimezone(dt.UTC).isoformat(timespec="seconds")
     steps = []
     imported = benchmark.import_benchmark(DEMO_BENCHMARK, contracts_dir=locations.bundled_contracts_dir(), imported_at=stamp)
@@ -137,7 +139,7 @@ def create_demo_benchmark(now: dt.datetime) -> tuple[str, ...]:
         steps.append(imported.message)
     sample = benchmark.current_sample(DEMO_BENCHMARK)
     if sample is None or sample.benchmark_version != imported.version.version:
-        sample = benchmark.draw_sample(DEMO_BENCHMARK, DEMO_SAMPLE, recorded_at=stamp)
+        sample = benchmark.draw_sample(DEMO_BENCHMARK, benchmark.SampleConfig(floor=DEMO_SAMPLE_FLOOR), recorded_at=stamp)
         steps.append(f"{DEMO_BENCHMARK}: anchor sample of {sample.size} items drawn")
     if not benchmark.rotation_history(DEMO_BENCHMARK):
         plan = benchmark.apply_rotation(DEMO_BENCHMARK, now)

@@ -15,17 +15,8 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
-from skyt_tui.engine.normalize import LEVELS
+from skyt_tui.engine.versions import DEFAULT_LEVEL, DISTANCE_FUNCTION, distance_version  # noqa: F401 (re-exported)
 
-DISTANCE_FUNCTION = "levenshtein-normalized-v1"
-DEFAULT_LEVEL = "nodoc"
-
-
-def distance_version(level: str = DEFAULT_LEVEL) -> str:
-    """DISTANCE_VERSION names the level and the function, e.g. `nodoc/levenshtein-normalized-v1`."""
-    if level not in LEVELS:
-        raise ValueError(f"unknown distance level {level!r}; choose one of {', '.join(LEVELS)}")
-    return f"{level}/{DISTANCE_FUNCTION}"
 
 
 DISTANCE_VERSION = distance_version(DEFAULT_LEVEL)

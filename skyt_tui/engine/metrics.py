@@ -23,8 +23,8 @@ import numpy as np
 
 from skyt_tui.engine.normalize import LEVELS, NORMALIZATION_VERSION
 from skyt_tui.engine.records import SampleAnalysis
+from skyt_tui.engine.versions import DEFAULT_TAU  # noqa: F401 (re-exported)
 
-DEFAULT_TAU = 0.10
 BOOTSTRAP_DRAWS = 1000
 BOOTSTRAP_SEED = 20260119
 PAIRWISE_BOOTSTRAP_BUDGET = 1_000_000_000

@@ -25,8 +25,8 @@ import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-NORMALIZATION_VERSION = "1"
-LEVELS = ("raw", "format", "nodoc", "alpha")
+from skyt_tui.engine.versions import LEVELS, NORMALIZATION_VERSION  # re-exported
+
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
 

@@ -45,8 +45,8 @@ from skyt_tui.engine.contract import (
 from skyt_tui.engine.errors import ContractError
 from skyt_tui.engine.humaneval import Problem, safe_task_id
 from skyt_tui.engine.sandbox import Limits, RunResult, SandboxPool, isolation_available
+from skyt_tui.engine.versions import ORACLE_VERSION  # noqa: F401 (re-exported)
 
-ORACLE_VERSION = "1"
 MAX_PROGRAM_CHARS = 1_000_000
 ACTUAL_MAX_CHARS = 2000
 """Longer actual values are stored as a digest (equal values, equal digests: OER still works)."""

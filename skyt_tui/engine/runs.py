@@ -27,20 +27,26 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skyt_tui import __version__, locations
 from skyt_tui.engine import store
-from skyt_tui.engine.analysis import Progress, analyze_runs, shared_oracle
-from skyt_tui.engine.canon import CANON_VERSION
 from skyt_tui.engine.contract import CONTRACT_SCHEMA_VERSION, Contract, contract_from_dict, contract_to_toml_dict
-from skyt_tui.engine.distance import distance_version
 from skyt_tui.engine.errors import ContractError, InputError, NotFoundError, StoreError
-from skyt_tui.engine.metrics import DEFAULT_TAU
-from skyt_tui.engine.normalize import NORMALIZATION_VERSION, normalize
-from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle
-from skyt_tui.engine.repair import REPAIR_VERSION
+from skyt_tui.engine.normalize import normalize
+from skyt_tui.engine.versions import (
+    CANON_VERSION,
+    DEFAULT_TAU,
+    NORMALIZATION_VERSION,
+    ORACLE_VERSION,
+    REPAIR_VERSION,
+    distance_version,
+)
 from skyt_tui.engine.sources import RunInput
+
+if TYPE_CHECKING:
+    from skyt_tui.engine.analysis import Progress, RunAnalysis
+    from skyt_tui.engine.oracle import Oracle
 
 RUN_KIND = "run"
 SAMPLE_KIND = "sample"
@@ -508,6 +514,19 @@ def _use_run_indexes(analysis: dict[str, Any], indexes: tuple[int, ...]) -> None
         position = sample.get("index")
         if isinstance(position, int) and 0 <= position < len(indexes):
             sample["index"] = indexes[position]
+
+
+def analyze_runs(sources: Sequence[RunInput], **options: Any) -> list[RunAnalysis]:
+    """`analysis.analyze_runs`, imported when first needed: reading a store does not load the pipeline."""
+    from skyt_tui.engine.analysis import analyze_runs as analyze
+
+    return analyze(sources, **options)
+
+
+def shared_oracle() -> Oracle:
+    from skyt_tui.engine.analysis import shared_oracle as oracle
+
+    return oracle()
 
 
 def first_passing_stored_sample(contract: Contract, oracle: Oracle) -> tuple[str, int, dict[str, Any]] | None:

@@ -8,39 +8,49 @@ command starts.
 from __future__ import annotations
 
 import datetime as dt
+import importlib
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from skyt_tui.engine.analysis import RunAnalysis
 from skyt_tui.ui import data
 from skyt_tui.ui.commands import BindingCommands
 from skyt_tui.ui.help import HelpScreen, key_actions
-from skyt_tui.ui.screens.contracts import ContractsScreen
-from skyt_tui.ui.screens.benchmark import BenchmarkScreen
-from skyt_tui.ui.screens.canon import CanonScreen
-from skyt_tui.ui.screens.heatmap import HeatmapScreen
-from skyt_tui.ui.screens.runs import RunsScreen
-from skyt_tui.ui.screens.welcome import WelcomeScreen
 from skyt_tui.ui.widgets.section_bar import SECTIONS
 
+if TYPE_CHECKING:
+    from skyt_tui.engine.analysis import RunAnalysis
+
 LIGHT_THEME, DARK_THEME = "textual-light", "textual-dark"
+SECTION_SCREENS = {
+    "welcome": "welcome.WelcomeScreen",
+    "contracts": "contracts.ContractsScreen",
+    "runs": "runs.RunsScreen",
+    "canon": "canon.CanonScreen",
+    "heatmap": "heatmap.HeatmapScreen",
+    "benchmark": "benchmark.BenchmarkScreen",
+}
+"""Each section's screen class in `skyt_tui.ui.screens`, imported when the section is first opened: the
+heatmap and benchmark screens bring numpy, and the first screen should not wait for them."""
+
+
+def section_screen(mode: str) -> Callable[[], Screen]:
+    module, name = SECTION_SCREENS[mode].split(".")
+
+    def make() -> Screen:
+        return getattr(importlib.import_module(f"skyt_tui.ui.screens.{module}"), name)()
+
+    return make
 
 
 class SkytApp(App[int]):
     TITLE = "skyt-tui"
     CSS_PATH = "styles.tcss"
-    MODES = {
-        "welcome": WelcomeScreen,
-        "contracts": ContractsScreen,
-        "runs": RunsScreen,
-        "canon": CanonScreen,
-        "heatmap": HeatmapScreen,
-        "benchmark": BenchmarkScreen,
-    }
+    MODES = {mode: section_screen(mode) for mode in SECTION_SCREENS}
     COMMANDS = App.COMMANDS | {BindingCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     BINDINGS = [

@@ -13,21 +13,23 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skyt_tui import locations
-from skyt_tui.engine import benchmark, runs, store
+from skyt_tui.engine import runs, store
 from skyt_tui.engine import canon as canon_store
 from skyt_tui.engine.catalog import CatalogEntry, get_contract, scan_contracts
 from skyt_tui.engine.contract import Contract
 from skyt_tui.engine.demo import DEMO_LABEL, DemoResult, create_demo
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.matrices import RunTexts, stored_run_texts
-from skyt_tui.engine.metrics import DEFAULT_TAU
-from skyt_tui.engine.oracle import ORACLE_VERSION
 from skyt_tui.engine.report import metrics_line, report_json, sample_rows, samples_csv
-from skyt_tui.engine.runner import RetryEvent, RunSettings, run_sweep
+from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION
 from skyt_tui.ui.run_request import RunRequest
+
+if TYPE_CHECKING:  # the benchmark, matrix and provider modules load when first used (numpy, SDKs): a quick first screen
+    from skyt_tui.engine import benchmark
+    from skyt_tui.engine.matrices import RunTexts
+    from skyt_tui.engine.runner import RetryEvent
 
 Clock = Callable[[], dt.datetime]
 LEVEL = "nodoc"
@@ -93,7 +95,14 @@ def store_has_runs() -> bool:
 
 def store_is_empty() -> bool:
     """No runs and no benchmarks: the app opens on the welcome page."""
-    return not store_has_runs() and not benchmark.list_benchmarks()
+    if store_has_runs():
+        return False
+    directory = locations.benchmarks_dir()
+    if not directory.is_dir() or not any(directory.iterdir()):
+        return True
+    from skyt_tui.engine import benchmark
+
+    return not benchmark.list_benchmarks()
 
 
 def store_signature() -> tuple[tuple[str, int, int], ...]:
@@ -123,16 +132,25 @@ def load_run(run_id: str) -> runs.StoredRun:
 
 
 def analyze_runs(run_ids: Sequence[str], *, on_result: Callable[[str, dict[str, Any]], None] | None = None,
-                 progress: Callable[[str, int, int], None] | None = None) -> list[dict[str, Any]]:
-    """Analyses of stored runs (cached ones at once, the rest in one sandboxed batch); call from a worker."""
-    return runs.analyze_stored_runs(list(run_ids), level=LEVEL, tau=DEFAULT_TAU, on_result=on_result, progress=progress)
+                 progress: Callable[[str, int, int], None] | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
+    """Analyses of stored runs, in `run_ids` order: cached ones at once, the rest in one sandboxed batch
+    computed by a child process (so the event loop never waits for the analysis); call from a worker."""
+    from skyt_tui.engine.analysis_child import analyze_stored_runs_in_child
+
+    results = analyze_stored_runs_in_child(run_ids, level=LEVEL, tau=DEFAULT_TAU, on_result=on_result,
+                                           progress=progress, cancelled=cancelled)
+    return [results[run_id] for run_id in run_ids if run_id in results]
 
 
-def analyze_run(run: runs.StoredRun) -> dict[str, Any]:
-    return runs.analyze_stored_run(run, level=LEVEL, tau=DEFAULT_TAU)
+def analyze_run(run: runs.StoredRun, *, cancelled: Callable[[], bool] | None = None) -> dict[str, Any]:
+    [analysis] = analyze_runs([run.id], cancelled=cancelled)
+    return analysis
 
 
 def run_texts(run: runs.StoredRun, analysis: dict[str, Any]) -> RunTexts:
+    from skyt_tui.engine.matrices import stored_run_texts
+
     return stored_run_texts(run, analysis)
 
 
@@ -174,6 +192,8 @@ def export_run(run: runs.StoredRun, analysis: dict[str, Any], path: str, kind: s
 
 
 def list_benchmarks() -> tuple[benchmark.BenchmarkSummary, ...]:
+    from skyt_tui.engine import benchmark
+
     return benchmark.list_benchmarks()
 
 
@@ -189,6 +209,8 @@ class BenchmarkView:
 
 
 def benchmark_view(name: str, now: dt.datetime) -> BenchmarkView:
+    from skyt_tui.engine import benchmark
+
     bench = benchmark.load_benchmark(name, with_scores=False)
     return BenchmarkView(
         bench=bench, sample=benchmark.current_sample(name), status=benchmark.rotation_status(name, now),
@@ -198,16 +220,22 @@ def benchmark_view(name: str, now: dt.datetime) -> BenchmarkView:
 
 def validate_benchmark(name: str, sample: benchmark.AnchorSample | None) -> benchmark.ValidationReport:
     """Validate the current anchor sample's configuration and seed (about a second: call from a worker)."""
+    from skyt_tui.engine import benchmark
+
     if sample is None:
         return benchmark.validate_benchmark(name)
     return benchmark.validate_benchmark(name, sample.config, benchmark.ValidationConfig(seed=sample.seed))
 
 
 def preview_rotation(name: str, now: dt.datetime) -> benchmark.RotationPlan:
+    from skyt_tui.engine import benchmark
+
     return benchmark.preview_rotation(name, now, force=True)
 
 
 def apply_rotation(name: str, now: dt.datetime) -> benchmark.RotationPlan:
+    from skyt_tui.engine import benchmark
+
     return benchmark.apply_rotation(name, now, force=True)
 
 
@@ -266,6 +294,8 @@ def provider_settings(request: RunRequest) -> dict[str, Any]:
 
 def execute_run(request: RunRequest, report: Callable[[SampleProgress], None], cancel: threading.Event) -> RunOutcome:
     """Generate and store one run per temperature, reporting every sample, then analyse each finished run."""
+    from skyt_tui.engine.runner import RunSettings, run_sweep
+
     contract = get_contract(request.contract_id)
     total = request.n * len(request.temperatures)
     offset = {"value": -request.n}

@@ -38,8 +38,8 @@ from skyt_tui.engine.repair.ternary import Ternary
 from skyt_tui.engine.repair.tuple_assign import TupleAssign
 from skyt_tui.engine.repair.type_hints import TypeHints
 from skyt_tui.engine.repair.zero_check import ZeroCheck
+from skyt_tui.engine.versions import REPAIR_VERSION  # noqa: F401 (re-exported)
 
-REPAIR_VERSION = "1"
 
 _ORDERED: tuple[type[Transformer], ...] = (
     RenameLocals, Docstrings, TypeHints, DemoCode, ImportPlace, ImportForm, NestedHelper,

@@ -1,0 +1,28 @@
+"""The versions (and the default τ) that key every stored result, in one light module.
+
+Canons, cached analyses and run reports record these; a change to one marks
+what was stored under the old value as stale. They live here, apart from the
+code they version, so that reading a store (the terminal app's first screen,
+`runs list`) does not import the sandbox, the repair transformers or numpy.
+The modules that own them re-export them under the same names.
+"""
+
+from __future__ import annotations
+
+NORMALIZATION_VERSION = "1"
+LEVELS = ("raw", "format", "nodoc", "alpha")
+"""The normalization levels, weakest first (SPEC §3)."""
+DISTANCE_FUNCTION = "levenshtein-normalized-v1"
+ORACLE_VERSION = "1"
+REPAIR_VERSION = "1"
+CANON_VERSION = "1"
+"""Version of how a canon is chosen and stored; part of every cached analysis's key."""
+DEFAULT_TAU = 0.10
+DEFAULT_LEVEL = "nodoc"
+
+
+def distance_version(level: str = DEFAULT_LEVEL) -> str:
+    """DISTANCE_VERSION names the level and the function, e.g. `nodoc/levenshtein-normalized-v1`."""
+    if level not in LEVELS:
+        raise ValueError(f"unknown distance level {level!r}; choose one of {', '.join(LEVELS)}")
+    return f"{level}/{DISTANCE_FUNCTION}"
