@@ -1,6 +1,7 @@
 """Every benchmark of issue #8 in one run, and a summary table: figure, baseline, ratio, target.
 
     python bench/run_all.py [--quick] [--json FILE]
+    python bench/run_all.py --summary-from FILE
 
 Runs each bench script in its own interpreter (`--json`), one after another,
 and prints their own reports followed by the summary. --quick skips the
@@ -87,9 +88,15 @@ def rows(results: dict) -> list[tuple[str, str, str, str, str]]:
                         "", "", f"< 1 s: {'met' if app['terminal_first_screen_s'] < 1 else 'NOT met'}"))
         screen = app.get("runs_screen", {})
         if "max_rss_mb" in screen:
-            shown = "" if screen["rows"] and not screen["placeholder"] else " (Runs screen not listing runs yet)"
-            out.append((f"4 peak RSS, {app['stored_samples']} stored samples, Runs screen{shown}",
+            base = screen["baseline_move_s"]
+            out.append((f"4 peak RSS, {app['stored_samples']} stored samples ({screen['rows']} runs), Runs screen",
                         f"{screen['max_rss_mb']:.0f} MB", "", "", ""))
+            out.append(("4 Runs screen cursor move while analysing (Pilot key press)",
+                        f"{screen['move_during_analysis_s'] * 1000:.0f} ms",
+                        f"plain 100-row DataTable {base * 1000:.0f} ms",
+                        f"{screen['move_during_analysis_s'] / base:.1f}x", ""))
+            out.append(("4 Runs screen cursor move after the analysis", f"{screen['move_after_analysis_s'] * 1000:.0f} ms",
+                        "", f"{screen['move_after_analysis_s'] / base:.1f}x", ""))
     sampler = results.get("sampler_100k", {})
     if "engine" in sampler:
         big, tenth, naive = sampler["engine"], sampler["engine_tenth"], sampler["naive"]
@@ -111,7 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write every figure to FILE")
+    parser.add_argument("--summary-from", type=Path, metavar="FILE", help="print the summary of a saved --json FILE")
     args = parser.parse_args(argv)
+    if args.summary_from:
+        results = json.loads(args.summary_from.read_text())
+        print_summary(results)
+        return 0
     plan = [
         ("analyze_e2e", "analyze_e2e.py", ["--no-baseline"] if args.quick else []),
         ("pairwise", "pairwise.py", ["--sizes", "100,500"] if args.quick else []),
@@ -126,6 +138,15 @@ def main(argv: list[str] | None = None) -> int:
         results[name]["load_average_after"] = os.getloadavg()[0]
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, sort_keys=True))
+    print_summary(results)
+    failed = [name for name, _, _ in plan if "error" in results[name]]
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def print_summary(results: dict) -> None:
     table = rows(results)
     widths = [max(len(row[i]) for row in table) for i in range(5)] if table else [0] * 5
     header = ("figure", "value", "baseline (same run)", "ratio", "target")
@@ -135,11 +156,6 @@ def main(argv: list[str] | None = None) -> int:
     print("  ".join("-" * w for w in widths))
     for row in table:
         print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)))
-    failed = [name for name, _, _ in plan if "error" in results[name]]
-    if failed:
-        print(f"failed: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
 
 
 if __name__ == "__main__":
