@@ -234,39 +234,43 @@ class _Scope:
         self.params: list[str] = []
 
 
-class _ScopeCollector(ast.NodeVisitor):
-    """First pass: which names each scope binds, imports or declares global/nonlocal."""
+def _all_args(args: ast.arguments) -> list[ast.arg]:
+    return [a for a in [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg] if a is not None]
 
-    def __init__(self) -> None:
-        self.scopes: dict[int, _Scope] = {}
-        self.module: _Scope | None = None
-        self._stack: list[_Scope] = []
 
-    def _push(self, node: ast.AST, kind: str) -> _Scope:
-        scope = _Scope(node, kind, self._stack[-1] if self._stack else None)
-        self.scopes[id(node)] = scope
-        self._stack.append(scope)
-        return scope
+class _ScopeWalk(ast.NodeVisitor):
+    """Python's scoping as a walk, shared by the passes that must agree on it (`_ScopeCollector` here,
+    `repair.scopes` resolution): decorators, defaults, annotations, return annotations, class bases and a
+    comprehension's first iterable are visited in the enclosing scope; parameters and bodies in the new one.
+    Subclasses say what entering a scope (`_enter`, popped from `_stack` on leaving), defining a function or
+    class name (`_define`) and binding parameters (`_parameters`) mean; names, imports and declarations are
+    theirs to visit."""
 
-    @property
-    def current(self) -> _Scope:
-        return self._stack[-1]
+    _stack: list[_Scope]
+
+    def _enter(self, node: ast.AST, kind: str) -> None:
+        raise NotImplementedError
+
+    def _define(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
+        raise NotImplementedError
+
+    def _parameters(self, args: ast.arguments) -> None:
+        raise NotImplementedError
 
     def visit_Module(self, node: ast.Module) -> None:
-        self.module = self._push(node, "module")
+        self._enter(node, "module")
         self.generic_visit(node)
         self._stack.pop()
 
     def _visit_function(self, node) -> None:
-        self.current.bound.add(node.name)
-        self.current.functions[node.name] = node
+        self._define(node)
         for decorator in node.decorator_list:
             self.visit(decorator)
-        self._visit_arguments_defaults(node.args)
+        self._visit_defaults(node.args)
         if node.returns is not None:
             self.visit(node.returns)
-        self._push(node, "function")
-        self._bind_arguments(node.args)
+        self._enter(node, "function")
+        self._parameters(node.args)
         for statement in node.body:
             self.visit(statement)
         self._stack.pop()
@@ -275,30 +279,24 @@ class _ScopeCollector(ast.NodeVisitor):
     visit_AsyncFunctionDef = _visit_function
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
-        self._visit_arguments_defaults(node.args)
-        self._push(node, "function")
-        self._bind_arguments(node.args)
+        self._visit_defaults(node.args)
+        self._enter(node, "function")
+        self._parameters(node.args)
         self.visit(node.body)
         self._stack.pop()
 
-    def _visit_arguments_defaults(self, args: ast.arguments) -> None:
+    def _visit_defaults(self, args: ast.arguments) -> None:
         for default in [*args.defaults, *[d for d in args.kw_defaults if d is not None]]:
             self.visit(default)
-        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
-            if arg is not None and arg.annotation is not None:
+        for arg in _all_args(args):
+            if arg.annotation is not None:
                 self.visit(arg.annotation)
 
-    def _bind_arguments(self, args: ast.arguments) -> None:
-        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
-            if arg is not None:
-                self.current.bound.add(arg.arg)
-                self.current.params.append(arg.arg)
-
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.current.bound.add(node.name)
+        self._define(node)
         for item in [*node.decorator_list, *node.bases, *node.keywords]:
             self.visit(item)
-        self._push(node, "class")
+        self._enter(node, "class")
         for statement in node.body:
             self.visit(statement)
         self._stack.pop()
@@ -306,7 +304,7 @@ class _ScopeCollector(ast.NodeVisitor):
     def _visit_comprehension(self, node) -> None:
         # The first iterable is evaluated in the enclosing scope.
         self.visit(node.generators[0].iter)
-        self._push(node, "comprehension")
+        self._enter(node, "comprehension")
         for index, generator in enumerate(node.generators):
             self.visit(generator.target)
             if index:
@@ -324,6 +322,58 @@ class _ScopeCollector(ast.NodeVisitor):
     visit_SetComp = _visit_comprehension
     visit_GeneratorExp = _visit_comprehension
     visit_DictComp = _visit_comprehension
+
+
+class _ScopeCollector(_ScopeWalk):
+    """First pass: which names each scope binds, imports or declares global/nonlocal."""
+
+    def __init__(self) -> None:
+        self.scopes: dict[int, _Scope] = {}
+        self.module: _Scope | None = None
+        self._stack: list[_Scope] = []
+
+    def _enter(self, node: ast.AST, kind: str) -> None:
+        scope = _Scope(node, kind, self._stack[-1] if self._stack else None)
+        self.scopes[id(node)] = scope
+        self._stack.append(scope)
+        if kind == "module":
+            self.module = scope
+
+    @property
+    def current(self) -> _Scope:
+        return self._stack[-1]
+
+    def owner(self, name: str, scope: _Scope) -> _Scope | None:
+        """The scope whose binding `name` means inside `scope` (Python's LEGB, class bodies skipped);
+        None for builtin, imported or unbound names."""
+        if name in scope.declared_global:
+            module = self.module
+            return module if name in module.bound and name not in module.imported else None
+        if name not in scope.declared_nonlocal:
+            if name in scope.imported:
+                return None
+            if name in scope.bound:
+                return scope
+        candidate = scope.parent
+        while candidate is not None:
+            if candidate.kind != "class":  # class bodies are not visible to nested scopes
+                if name in candidate.imported:
+                    return None
+                if name in candidate.bound:
+                    return candidate
+            candidate = candidate.parent
+        return None
+
+    def _define(self, node) -> None:
+        self.current.bound.add(node.name)
+        if not isinstance(node, ast.ClassDef):
+            self.current.functions[node.name] = node
+
+    def _parameters(self, args: ast.arguments) -> None:
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None:
+                self.current.bound.add(arg.arg)
+                self.current.params.append(arg.arg)
 
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Store | ast.Del):
@@ -384,26 +434,6 @@ class _Renamer(ast.NodeTransformer):
         self._stack: list[_Scope] = []
         self._function_params: dict[str, list[tuple[str, _Scope]]] = {}
 
-    def _owner(self, name: str, scope: _Scope) -> _Scope | None:
-        """The scope whose binding `name` refers to from `scope`; None for builtin, imported or unbound."""
-        if name in scope.declared_global:
-            module = self.collector.module
-            return module if name in module.bound and name not in module.imported else None
-        if name not in scope.declared_nonlocal:
-            if name in scope.imported:
-                return None
-            if name in scope.bound:
-                return scope
-        candidate = scope.parent
-        while candidate is not None:
-            if candidate.kind != "class":  # class bodies are not visible to nested scopes
-                if name in candidate.imported:
-                    return None
-                if name in candidate.bound:
-                    return candidate
-            candidate = candidate.parent
-        return None
-
     def _alias(self, name: str, scope: _Scope | None) -> str:
         if scope is None or name in self.kept or keyword.iskeyword(name):
             return name
@@ -423,7 +453,7 @@ class _Renamer(ast.NodeTransformer):
 
     def _rename(self, name: str) -> str:
         scope = self._stack[-1]
-        return self._alias(name, self._owner(name, scope))
+        return self._alias(name, self.collector.owner(name, scope))
 
     def _enter(self, node: ast.AST) -> None:
         self._stack.append(self.collector.scopes[id(node)])
@@ -511,7 +541,7 @@ class _Renamer(ast.NodeTransformer):
         scope = self._stack[-1]
         while scope.kind == "comprehension" and scope.parent is not None:
             scope = scope.parent
-        node.target.id = self._alias(node.target.id, self._owner(node.target.id, scope))
+        node.target.id = self._alias(node.target.id, self.collector.owner(node.target.id, scope))
         return node
 
     def visit_Global(self, node: ast.Global) -> ast.Global:
@@ -553,7 +583,7 @@ class _Renamer(ast.NodeTransformer):
         """Keyword arguments to the program's own functions follow their renamed parameters."""
         function_scope = None
         if isinstance(node.func, ast.Name):
-            owner = self._owner(node.func.id, self._stack[-1])
+            owner = self.collector.owner(node.func.id, self._stack[-1])
             definition = owner.functions.get(node.func.id) if owner is not None else None
             function_scope = self.collector.scopes.get(id(definition)) if definition is not None else None
         self.generic_visit(node)

@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass
 
 from skyt_tui.engine.repair.base import walk
-from skyt_tui.engine.normalize import _Scope, _ScopeCollector
+from skyt_tui.engine.normalize import _all_args, _Scope, _ScopeCollector, _ScopeWalk
 
 
 @dataclass(frozen=True)
@@ -59,28 +59,7 @@ class Resolution:
         return [o for o in self.occurrences if o.owner is scope and o.name == name]
 
 
-def owner_of(collector: _ScopeCollector, name: str, scope: _Scope) -> _Scope | None:
-    """The scope whose binding `name` means inside `scope` (Python's LEGB, class bodies skipped)."""
-    if name in scope.declared_global:
-        module = collector.module
-        return module if name in module.bound and name not in module.imported else None
-    if name not in scope.declared_nonlocal:
-        if name in scope.imported:
-            return None
-        if name in scope.bound:
-            return scope
-    candidate = scope.parent
-    while candidate is not None:
-        if candidate.kind != "class":
-            if name in candidate.imported:
-                return None
-            if name in candidate.bound:
-                return candidate
-        candidate = candidate.parent
-    return None
-
-
-class _Resolver(ast.NodeVisitor):
+class _Resolver(_ScopeWalk):
     def __init__(self, collector: _ScopeCollector) -> None:
         self.collector = collector
         self.found: list[Occurrence] = []
@@ -89,81 +68,18 @@ class _Resolver(ast.NodeVisitor):
     def _record(self, node: ast.AST, field: str, name: str, index: int | None = None, scope: _Scope | None = None) -> None:
         where = self._stack[-1]
         scope = scope or where
-        self.found.append(Occurrence(node, field, index, name, owner_of(self.collector, name, scope), where))
+        self.found.append(Occurrence(node, field, index, name, self.collector.owner(name, scope), where))
 
-    def _enter(self, node: ast.AST) -> None:
+    def _enter(self, node: ast.AST, kind: str) -> None:
         self._stack.append(self.collector.scopes[id(node)])
 
-    def visit_Module(self, node: ast.Module) -> None:
-        self._enter(node)
-        self.generic_visit(node)
-        self._stack.pop()
-
-    def _visit_function(self, node) -> None:
-        if self._stack[-1].kind != "class":
+    def _define(self, node) -> None:
+        if self._stack[-1].kind != "class":  # methods and nested classes are attributes; never renamed
             self._record(node, "name", node.name)
-        for decorator in node.decorator_list:
-            self.visit(decorator)
-        self._visit_defaults(node.args)
-        if node.returns is not None:
-            self.visit(node.returns)
-        self._enter(node)
-        self._visit_parameters(node.args)
-        for statement in node.body:
-            self.visit(statement)
-        self._stack.pop()
 
-    visit_FunctionDef = _visit_function
-    visit_AsyncFunctionDef = _visit_function
-
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        self._visit_defaults(node.args)
-        self._enter(node)
-        self._visit_parameters(node.args)
-        self.visit(node.body)
-        self._stack.pop()
-
-    def _visit_defaults(self, args: ast.arguments) -> None:
-        for default in [*args.defaults, *[d for d in args.kw_defaults if d is not None]]:
-            self.visit(default)
-        for arg in _all_args(args):
-            if arg.annotation is not None:
-                self.visit(arg.annotation)
-
-    def _visit_parameters(self, args: ast.arguments) -> None:
+    def _parameters(self, args: ast.arguments) -> None:
         for arg in _all_args(args):
             self._record(arg, "arg", arg.arg)
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        if self._stack[-1].kind != "class":
-            self._record(node, "name", node.name)
-        for item in [*node.decorator_list, *node.bases, *node.keywords]:
-            self.visit(item)
-        self._enter(node)
-        for statement in node.body:
-            self.visit(statement)
-        self._stack.pop()
-
-    def _visit_comprehension(self, node) -> None:
-        self.visit(node.generators[0].iter)
-        self._enter(node)
-        for index, generator in enumerate(node.generators):
-            self.visit(generator.target)
-            if index:
-                self.visit(generator.iter)
-            for condition in generator.ifs:
-                self.visit(condition)
-        if isinstance(node, ast.DictComp):
-            self.visit(node.key)
-            self.visit(node.value)
-        else:
-            self.visit(node.elt)
-        self._stack.pop()
-
-    visit_ListComp = _visit_comprehension
-    visit_SetComp = _visit_comprehension
-    visit_GeneratorExp = _visit_comprehension
-    visit_DictComp = _visit_comprehension
 
     def visit_Name(self, node: ast.Name) -> None:
         if self._stack[-1].kind == "class":
@@ -207,10 +123,6 @@ class _Resolver(ast.NodeVisitor):
             self.visit(item)
         if node.rest:
             self._record(node, "rest", node.rest)
-
-
-def _all_args(args: ast.arguments) -> list[ast.arg]:
-    return [a for a in [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg] if a is not None]
 
 
 def resolve(tree: ast.Module) -> Resolution:
