@@ -1,22 +1,19 @@
 """The whole pipeline with the real sandboxed oracle: oracle → canon → d_pre → repair → d_post → metrics."""
 
-import ast
-import copy
 import json
 import os
 import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from skyt_tui.engine.analysis import analyze_runs, contract_for, shared_oracle
 from skyt_tui.engine.catalog import get_contract
-from skyt_tui.engine.repair import TRANSFORMERS, Context
-from skyt_tui.engine.repair.scopes import resolve, same_binding_structure
 from skyt_tui.engine.sources import RunInput, load_sources
 from tests.corpus import require
 from tests.test_layout import ROOT
+from tests.variants import draw_variant
 
 FIB = get_contract("fibonacci_iterative")
 CANON = "def fibonacci(n):\n    if n <= 0:\n        return 0\n    a, b = 0, 1\n    for _ in range(n - 1):\n        a, b = b, a + b\n    return b\n"
@@ -76,38 +73,12 @@ def test_store_mode_establishes_the_canon_once_and_reuses_it():
 # Correctness preservation with the real oracle, on generated variants of bundled references.
 
 CASES = {cid: get_contract(cid) for cid in ("fibonacci_iterative", "balanced_brackets", "binary_search")}
-FRESH = ["tmp", "value", "acc", "idx", "item", "x", "y", "k", "res", "cur"]
 
 
 @st.composite
 def variants(draw):
     contract = CASES[draw(st.sampled_from(sorted(CASES)))]
-    canon = contract.reference
-    tree = ast.parse(canon)
-    context = Context(canon=ast.parse(canon), kept_names=contract.kept_names)
-    for _ in range(draw(st.integers(1, 4))):
-        applicable = []
-        for name in sorted(TRANSFORMERS):
-            counter = TRANSFORMERS[name](context, None)
-            counter.run(copy.deepcopy(tree))
-            if counter.options:
-                applicable.append((name, counter.options))
-        if not applicable:
-            break
-        name, options = draw(st.sampled_from(applicable))
-        selection = {site: draw(st.integers(0, count - 1)) for site, count in enumerate(options) if draw(st.booleans())}
-        try:
-            tree = ast.parse(ast.unparse(TRANSFORMERS[name](context, selection).run(copy.deepcopy(tree))))
-        except Exception:
-            continue
-    resolution = resolve(tree)
-    for scope, old in [b for b in resolution.bindings() if b[1] not in contract.kept_names and b[0].kind != "class"]:
-        if draw(st.booleans()):
-            new = draw(st.sampled_from(FRESH))
-            for occurrence in resolution.occurrences_of(scope, old):
-                occurrence.set(new)
-    assume(same_binding_structure(resolution, resolve(tree)))
-    return contract, ast.unparse(tree)
+    return contract, draw_variant(draw, contract.reference, contract.kept_names, max_rewrites=4)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])

@@ -1,7 +1,5 @@
 """The repair loop: monotonic, bounded, vetoed by the verifier, deterministic, idempotent."""
 
-import ast
-import copy
 import json
 import os
 import re
@@ -14,9 +12,9 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from skyt_tui.engine.distance import distance
 from skyt_tui.engine.normalize import normalize
-from skyt_tui.engine.repair import REPAIR_VERSION, TRANSFORMERS, Context, repair
-from skyt_tui.engine.repair.scopes import resolve, same_binding_structure
+from skyt_tui.engine.repair import REPAIR_VERSION, repair
 from tests.repair_helpers import OutputVerifier
+from tests.variants import draw_variant
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -177,39 +175,13 @@ CANONS = {
 ENTRIES = {"fib": "fib", "brackets": "is_balanced", "search": "search", "merge": "sort"}
 VERIFIERS = {key: OutputVerifier(ENTRIES[key], inputs, [None] * len(inputs), timeout_s=1.0)
              for key, (_canon, _kept, inputs) in CANONS.items()}
-FRESH = ["tmp", "value", "acc", "idx", "item", "x", "y", "k", "res", "cur"]
 
 
 @st.composite
 def variants(draw):
     key = draw(st.sampled_from(sorted(CANONS)))
     canon, kept, _ = CANONS[key]
-    tree = ast.parse(canon)
-    context = Context(canon=ast.parse(canon), kept_names=kept)
-    for _ in range(draw(st.integers(1, 5))):
-        applicable = []
-        for name in sorted(TRANSFORMERS):
-            counter = TRANSFORMERS[name](context, None)
-            counter.run(copy.deepcopy(tree))
-            if counter.options:
-                applicable.append((name, counter.options))
-        if not applicable:
-            break
-        name, options = draw(st.sampled_from(applicable))
-        selection = {site: draw(st.integers(0, count - 1)) for site, count in enumerate(options) if draw(st.booleans())}
-        try:
-            tree = ast.parse(ast.unparse(TRANSFORMERS[name](context, selection).run(copy.deepcopy(tree))))
-        except Exception:
-            continue
-    resolution = resolve(tree)
-    bindings = [b for b in resolution.bindings() if b[1] not in kept and b[0].kind != "class"]
-    for scope, old in bindings:
-        if draw(st.booleans()):
-            new = draw(st.sampled_from(FRESH))
-            for occurrence in resolution.occurrences_of(scope, old):
-                occurrence.set(new)
-    assume(same_binding_structure(resolution, resolve(tree)))
-    return key, ast.unparse(tree)
+    return key, draw_variant(draw, canon, kept, max_rewrites=5)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
