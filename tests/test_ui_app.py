@@ -449,6 +449,28 @@ async def test_a_real_run_through_the_engine_is_stored_checked_and_shown(tmp_pat
 
 
 @pilot_test
+async def test_a_sweep_is_analysed_in_one_batch_and_every_run_reported(tmp_path, monkeypatch):
+    program = tmp_path / "answer.py"
+    program.write_text(f"import sys\nsys.stdin.read()\nprint({ANSWER!r})\n")
+    batches = []
+    real = data.analyze_runs
+    monkeypatch.setattr(data, "analyze_runs", lambda run_ids, **kw: batches.append(list(run_ids)) or real(run_ids, **kw))
+    app = SkytApp(start="contracts")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await start_run(pilot, provider="command", model="", target=f"{sys.executable} {program}", n="2",
+                        temperatures="0, 0.7", concurrency="2")
+        await settle(pilot)
+        assert app.screen.query_one(RunProgress).marks == ["passed"] * 4, screen_text(app)
+        run_ids = runs.run_ids()
+        assert len(run_ids) == 2 and batches == [[run.id for run in map(runs.load_run, run_ids)
+                                                   if run.meta.temperature == 0.0] +
+                                                  [run.id for run in map(runs.load_run, run_ids)
+                                                   if run.meta.temperature == 0.7]]
+        shown = screen_text(app)
+        assert all(f"{run_id}: N=2  R_raw=1.000" in shown for run_id in run_ids)
+
+
+@pilot_test
 async def test_every_section_fits_80_by_24(demo_home):
     app = SkytApp(clock=clock)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -316,15 +316,14 @@ def execute_run(request: RunRequest, report: Callable[[SampleProgress], None], c
                            provider_settings=provider_settings(request))
     outcomes = run_sweep(contract, settings, list(request.temperatures), concurrency=request.concurrency,
                          cancel=cancel, on_sample=sample_done, on_retry=retrying, on_run_start=started)
+    analysed = [(position, outcome.run_id) for position, outcome in enumerate(outcomes)
+                if runs.load_run(outcome.run_id).n_ok]
+    analyses = analyze_runs([run_id for _, run_id in analysed])  # one batch: one analysis process for the sweep
     metrics = []
-    for position, outcome in enumerate(outcomes):
-        run = runs.load_run(outcome.run_id)
-        if not run.n_ok:
-            continue
-        analysis = analyze_run(run)
+    for (position, run_id), analysis in zip(analysed, analyses):
         for sample in analysis.get("samples", []):
             report(SampleProgress(index=position * request.n + sample["index"], total=total, passed=sample.get("passed")))
-        metrics.append(f"{outcome.run_id}: {metrics_line(analysis)}")
+        metrics.append(f"{run_id}: {metrics_line(analysis)}")
     return RunOutcome(
         run_ids=tuple(outcome.run_id for outcome in outcomes),
         n_done=sum(outcome.finished for outcome in outcomes),
