@@ -84,6 +84,9 @@ def test_cli_gate_on_r_anchor_says_why_when_not_computed(isolated_home, stored_r
 
 def test_cli_gate_bad_input_exits_2(isolated_home, stored_run):
     for args, message in ((["--min", "R_raw"], "expected METRIC=VALUE"), ([], "give at least one threshold"),
-                          (["--min", "nope=1"], "unknown metric 'nope'")):
+                          (["--min", "nope=1"], "unknown metric 'nope'"),
+                          (["--min-r-anchor", "80"], "--min-r-anchor: a share between 0 and 1 (e.g. 0.8); got 80"),
+                          (["--min-pass-rate", "nan"], "--min-pass-rate: a share between 0 and 1"),
+                          (["--max-failed", "-1"], "--max-failed: a number of samples, 0 or more; got -1")):
         result = run_cli(isolated_home, "gate", stored_run, *args)
         assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1

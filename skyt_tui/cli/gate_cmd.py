@@ -7,6 +7,7 @@ import argparse
 from skyt_tui.cli.output import print_json
 from skyt_tui.cli.runs_cmd import _tau
 from skyt_tui.engine import runs
+from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.gate import Threshold, evaluate, parse_threshold
 from skyt_tui.engine.metrics import DEFAULT_TAU
 from skyt_tui.engine.normalize import LEVELS
@@ -39,10 +40,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def thresholds_from(args: argparse.Namespace) -> list[Threshold]:
     thresholds = []
-    for _, metric, kind, _ in SHORTCUTS:
+    for flag, metric, kind, _ in SHORTCUTS:
         value = getattr(args, f"shortcut_{metric}")
-        if value is not None:
-            thresholds.append(Threshold(metric=metric, bound=value, kind=kind))
+        if value is None:
+            continue
+        if metric == "n_failed":
+            if not value >= 0:
+                raise InputError(f"{flag}: a number of samples, 0 or more; got {value:g}")
+        elif not 0 <= value <= 1:  # also refuses nan
+            raise InputError(f"{flag}: a share between 0 and 1 (e.g. 0.8); got {value:g}")
+        thresholds.append(Threshold(metric=metric, bound=value, kind=kind))
     thresholds += [parse_threshold(text, "min") for text in args.min]
     thresholds += [parse_threshold(text, "max") for text in args.max]
     return thresholds
