@@ -110,12 +110,18 @@ def test_anthropic_provider_against_the_server(monkeypatch):
     assert caught.value.abort_run and SECRET not in str(caught.value)
 
 
-def test_anthropic_errors_are_one_line(monkeypatch):
+def test_anthropic_without_a_key_is_one_line(monkeypatch):
+    pytest.importorskip("anthropic")  # the optional extra; without it the next test's message comes first
     from skyt_tui.engine.providers import anthropic_provider
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(InputError, match=r"^ANTHROPIC_API_KEY is not set"):
         anthropic_provider.AnthropicProvider()
+
+
+def test_anthropic_without_its_sdk_says_how_to_install_it(monkeypatch):
+    from skyt_tui.engine.providers import anthropic_provider
+
     monkeypatch.setitem(sys.modules, "anthropic", None)
     with pytest.raises(InputError, match=r"pip install 'skyt-tui\[anthropic\]'"):
         anthropic_provider.AnthropicProvider()
