@@ -51,15 +51,25 @@ def timed_cli(code_root: Path, corpus: Path, *extra: str) -> dict:
         env = {**os.environ, "PYTHONPATH": str(code_root), "SKYT_HOME": home}
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        result = subprocess.run([sys.executable, "-m", "skyt_tui", "analyze", str(corpus), "--json", *extra],
-                                cwd=code_root, env=env, capture_output=True, check=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "skyt_tui", "analyze", str(corpus), "--json", *extra],
+            cwd=code_root,
+            env=env,
+            capture_output=True,
+            check=True,
+        )
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     report = json.loads(result.stdout)
     samples = sum(len(run.get("samples", [])) or run["n"] for run in report["runs"])
-    return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-            "samples": samples, "samples_per_s": samples / wall, "runs": len(report["runs"]),
-            "sha256": hashlib.sha256(result.stdout).hexdigest()}
+    return {
+        "wall_s": wall,
+        "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+        "samples": samples,
+        "samples_per_s": samples / wall,
+        "runs": len(report["runs"]),
+        "sha256": hashlib.sha256(result.stdout).hexdigest(),
+    }
 
 
 def stage_breakdown(corpus: Path) -> dict:
@@ -82,6 +92,7 @@ def stage_breakdown(corpus: Path) -> dict:
                 return function(*args, **kwargs)
             finally:
                 spans[name] = spans.get(name, 0.0) + time.perf_counter() - start
+
         return wrapper
 
     originals = {name: getattr(analysis, name) for name in ("_prepare", "_canon_for", "_finish")}
@@ -108,15 +119,26 @@ def stage_breakdown(corpus: Path) -> dict:
         "repair (search + verifier)": repair,
         "metrics (d_pre/d_post, pairwise, bootstrap)": spans["_finish"],
     }
-    stages["other (oracle pool start, re-check of repaired programs)"] = (done - start) - sum(stages.values())
+    stages["other (oracle pool start, re-check of repaired programs)"] = (done - start) - sum(
+        stages.values()
+    )
     samples = sum(len(r.samples) for r in results)
     repaired = sum(1 for r in results for d in r.details if d.repair is not None and d.repair.steps)
-    return {"total_s": done - start, "stages": stages, "samples": samples, "repaired_samples": repaired,
-            "repair_tasks": len({(d.code, r.canon.code) for r in results for d in r.details if d.repair is not None})}
+    return {
+        "total_s": done - start,
+        "stages": stages,
+        "samples": samples,
+        "repaired_samples": repaired,
+        "repair_tasks": len(
+            {(d.code, r.canon.code) for r in results for d in r.details if d.repair is not None}
+        ),
+    }
 
 
 def baseline_tree(ref: str, into: Path) -> Path:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
     return into
 
@@ -124,15 +146,25 @@ def baseline_tree(ref: str, into: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=default_corpus())
-    parser.add_argument("--baseline-ref", default=BASELINE_REF, help=f"git ref of the code to compare (default {BASELINE_REF})")
-    parser.add_argument("--no-baseline", action="store_true", help="skip the baseline (it takes about a minute)")
+    parser.add_argument(
+        "--baseline-ref",
+        default=BASELINE_REF,
+        help=f"git ref of the code to compare (default {BASELINE_REF})",
+    )
+    parser.add_argument(
+        "--no-baseline", action="store_true", help="skip the baseline (it takes about a minute)"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus} (set SKYT_CORPUS)", file=sys.stderr)
         return 2
-    figures: dict = {"corpus": str(args.corpus), "cores": os.cpu_count(), "load_average_at_start": os.getloadavg()[0],
-                     "target_s": TARGET_S}
+    figures: dict = {
+        "corpus": str(args.corpus),
+        "cores": os.cpu_count(),
+        "load_average_at_start": os.getloadavg()[0],
+        "target_s": TARGET_S,
+    }
     figures["full"] = timed_cli(ROOT, args.corpus, "--samples")
     figures["no_repair"] = timed_cli(ROOT, args.corpus, "--samples", "--no-repair")
     figures["breakdown"] = stage_breakdown(args.corpus)
@@ -161,14 +193,18 @@ def report(figures: dict) -> str:
     ]
     if "baseline" in figures:
         old = figures["baseline"]
-        lines.append(f"  baseline {old['ref']} (before fast paths): {old['wall_s']:6.1f} s wall = "
-                     f"{old['samples_per_s']:6.0f} samples/s -> speed-up {old['wall_s'] / full['wall_s']:.1f}x; "
-                     f"JSON {'byte-identical' if old['identical_json'] else 'DIFFERENT'}")
+        lines.append(
+            f"  baseline {old['ref']} (before fast paths): {old['wall_s']:6.1f} s wall = "
+            f"{old['samples_per_s']:6.0f} samples/s -> speed-up {old['wall_s'] / full['wall_s']:.1f}x; "
+            f"JSON {'byte-identical' if old['identical_json'] else 'DIFFERENT'}"
+        )
     verdict = "met" if full["wall_s"] < figures["target_s"] else "NOT met"
     lines.append(f"  target under {figures['target_s']:.0f} s wall: {verdict}")
     breakdown = figures["breakdown"]
-    lines.append(f"stage breakdown (in-process, {breakdown['total_s']:.1f} s; {breakdown['repair_tasks']} distinct "
-                 f"(sample, canon) repairs, {breakdown['repaired_samples']} samples repaired):")
+    lines.append(
+        f"stage breakdown (in-process, {breakdown['total_s']:.1f} s; {breakdown['repair_tasks']} distinct "
+        f"(sample, canon) repairs, {breakdown['repaired_samples']} samples repaired):"
+    )
     for name, seconds in breakdown["stages"].items():
         lines.append(f"  {name:<58} {seconds:6.2f} s")
     return "\n".join(lines)

@@ -123,8 +123,14 @@ PROGRAMS = [
 
 
 def child_env(home: str) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT), "SKYT_HOME": home, "TERM": "xterm-256color", "COLUMNS": "80",
-            "LINES": "24"}
+    return {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "SKYT_HOME": home,
+        "TERM": "xterm-256color",
+        "COLUMNS": "80",
+        "LINES": "24",
+    }
 
 
 def child_script(source: str, directory: str) -> str:
@@ -142,8 +148,9 @@ def interpreter_start(code: str, env: dict[str, str]) -> float:
 
 def headless_start(env: dict[str, str], script: str) -> tuple[float, str]:
     start = time.time()
-    result = subprocess.run([sys.executable, script], env=env, check=True, capture_output=True,
-                            text=True, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, script], env=env, check=True, capture_output=True, text=True, cwd=ROOT
+    )
     report = json.loads(result.stdout.strip().splitlines()[-1])
     return report["ready"] - start, report["screen"]
 
@@ -215,10 +222,18 @@ def make_store(home: str, samples: int, per_run: int = 100) -> int:
 
 
 def runs_screen(home: str, timeout: float = 300.0) -> dict:
-    result = subprocess.run([sys.executable, child_script(RUNS_CHILD, home)], env=child_env(home), capture_output=True, text=True,
-                            cwd=ROOT, timeout=timeout)
+    result = subprocess.run(
+        [sys.executable, child_script(RUNS_CHILD, home)],
+        env=child_env(home),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=timeout,
+    )
     if result.returncode != 0:
-        return {"error": result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "failed"}
+        return {
+            "error": result.stderr.strip().splitlines()[-1] if result.stderr.strip() else "failed"
+        }
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -228,21 +243,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
-    figures: dict = {"load_average_at_start": os.getloadavg()[0], "target_s": TARGET_S, "repeat": args.repeat}
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "-x", "/bundled/", str(ROOT / "skyt_tui")],
-                   check=True, capture_output=True)  # the bundled examples include unparseable samples on purpose
+    figures: dict = {
+        "load_average_at_start": os.getloadavg()[0],
+        "target_s": TARGET_S,
+        "repeat": args.repeat,
+    }
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "-x", "/bundled/", str(ROOT / "skyt_tui")],
+        check=True,
+        capture_output=True,
+    )  # the bundled examples include unparseable samples on purpose
     with tempfile.TemporaryDirectory(prefix="skyt-bench-home-") as home:
         env = child_env(home)
-        figures["python_pass_s"] = statistics.median(interpreter_start("pass", env) for _ in range(args.repeat))
+        figures["python_pass_s"] = statistics.median(
+            interpreter_start("pass", env) for _ in range(args.repeat)
+        )
         figures["import_textual_s"] = statistics.median(
-            interpreter_start("import textual.app", env) for _ in range(args.repeat))
+            interpreter_start("import textual.app", env) for _ in range(args.repeat)
+        )
         script = child_script(HEADLESS_CHILD, home)
         headless = [headless_start(env, script) for _ in range(args.repeat)]
         figures["headless_first_frame_s"] = statistics.median(seconds for seconds, _ in headless)
         figures["first_screen"] = headless[0][1]
         terminal = [terminal_start(env) for _ in range(args.repeat)]
-        figures["terminal_first_screen_s"] = (statistics.median(t for t in terminal if t is not None)
-                                              if any(t is not None for t in terminal) else None)
+        figures["terminal_first_screen_s"] = (
+            statistics.median(t for t in terminal if t is not None)
+            if any(t is not None for t in terminal)
+            else None
+        )
     with tempfile.TemporaryDirectory(prefix="skyt-bench-home-") as home:
         start = time.perf_counter()
         figures["stored_runs"] = make_store(home, args.samples)
@@ -270,12 +298,18 @@ def report(figures: dict) -> str:
         f"interpreter; first screen {figures['first_screen']})",
     ]
     if terminal is not None:
-        lines.append(f"  skyt-tui in an 80x24 pty, launch to first screen written: {terminal * 1000:6.0f} ms")
+        lines.append(
+            f"  skyt-tui in an 80x24 pty, launch to first screen written: {terminal * 1000:6.0f} ms"
+        )
     worst = max(headless, terminal or 0.0)
-    lines.append(f"  target under {figures['target_s']:.0f} s: {'met' if worst < figures['target_s'] else 'NOT met'}")
+    lines.append(
+        f"  target under {figures['target_s']:.0f} s: {'met' if worst < figures['target_s'] else 'NOT met'}"
+    )
     runs = figures["runs_screen"]
-    lines.append(f"Runs screen with {figures['stored_samples']} stored samples in {figures['stored_runs']} runs "
-                 f"(store built in {figures['store_build_s']:.1f} s):")
+    lines.append(
+        f"Runs screen with {figures['stored_samples']} stored samples in {figures['stored_runs']} runs "
+        f"(store built in {figures['store_build_s']:.1f} s):"
+    )
     if "error" in runs:
         lines.append(f"  app failed: {runs['error']}")
     else:

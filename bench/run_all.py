@@ -26,10 +26,16 @@ BENCH = Path(__file__).resolve().parent
 
 def run(script: str, *args: str) -> dict:
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, str(BENCH / script), *args, "--json"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(BENCH / script), *args, "--json"], capture_output=True, text=True
+    )
     seconds = time.perf_counter() - start
     if result.returncode != 0:
-        tail = result.stderr.strip().splitlines()[-1] if result.stderr.strip() else f"exit code {result.returncode}"
+        tail = (
+            result.stderr.strip().splitlines()[-1]
+            if result.stderr.strip()
+            else f"exit code {result.returncode}"
+        )
         print(f"{script}: FAILED ({tail})", file=sys.stderr)
         return {"error": tail, "bench_s": seconds}
     figures = json.loads(result.stdout)
@@ -44,59 +50,143 @@ def rows(results: dict) -> list[tuple[str, str, str, str, str]]:
     if "full" in e2e:
         full = e2e["full"]
         old = e2e.get("baseline")
-        out.append((f"1 analyze SKYT corpus ({full['samples']} samples), wall", f"{full['wall_s']:.1f} s",
-                    f"{old['wall_s']:.1f} s (before fast paths, {old['ref']})" if old else "-",
-                    f"{old['wall_s'] / full['wall_s']:.1f}x faster" if old else "-",
-                    f"< 20 s: {'met' if full['wall_s'] < 20 else 'NOT met'}"))
-        out.append(("1 analyze throughput", f"{full['samples_per_s']:.0f} samples/s",
-                    f"{old['samples_per_s']:.0f} samples/s" if old else "-", "", ""))
-        out.append(("1 analyze without repair, wall", f"{e2e['no_repair']['wall_s']:.1f} s", "", "", ""))
+        out.append(
+            (
+                f"1 analyze SKYT corpus ({full['samples']} samples), wall",
+                f"{full['wall_s']:.1f} s",
+                f"{old['wall_s']:.1f} s (before fast paths, {old['ref']})" if old else "-",
+                f"{old['wall_s'] / full['wall_s']:.1f}x faster" if old else "-",
+                f"< 20 s: {'met' if full['wall_s'] < 20 else 'NOT met'}",
+            )
+        )
+        out.append(
+            (
+                "1 analyze throughput",
+                f"{full['samples_per_s']:.0f} samples/s",
+                f"{old['samples_per_s']:.0f} samples/s" if old else "-",
+                "",
+                "",
+            )
+        )
+        out.append(
+            ("1 analyze without repair, wall", f"{e2e['no_repair']['wall_s']:.1f} s", "", "", "")
+        )
         if old:
-            out.append(("1 JSON before/after fast paths", "byte-identical" if old["identical_json"] else "DIFFERENT",
-                        "", "", ""))
+            out.append(
+                (
+                    "1 JSON before/after fast paths",
+                    "byte-identical" if old["identical_json"] else "DIFFERENT",
+                    "",
+                    "",
+                    "",
+                )
+            )
     pairwise = results.get("pairwise", {})
     for row in pairwise.get("sizes", []):
-        out.append((f"2 pairwise N={row['n']} cdist all cores", f"{row['cdist_all_cores_s']:.3f} s",
-                    f"pure Python {row['python_all_extrapolated_s']:.0f} s (extrap. from {row['python_pairs_timed']} pairs)",
-                    f"{row['speedup_all_cores_vs_python']:.0f}x", ""))
-        out.append((f"2 pairwise N={row['n']} cdist 1 core", f"{row['cdist_one_core_s']:.3f} s", "",
-                    f"all cores {row['speedup_all_vs_one_core']:.2f}x", ""))
+        out.append(
+            (
+                f"2 pairwise N={row['n']} cdist all cores",
+                f"{row['cdist_all_cores_s']:.3f} s",
+                f"pure Python {row['python_all_extrapolated_s']:.0f} s (extrap. from {row['python_pairs_timed']} pairs)",
+                f"{row['speedup_all_cores_vs_python']:.0f}x",
+                "",
+            )
+        )
+        out.append(
+            (
+                f"2 pairwise N={row['n']} cdist 1 core",
+                f"{row['cdist_one_core_s']:.3f} s",
+                "",
+                f"all cores {row['speedup_all_vs_one_core']:.2f}x",
+                "",
+            )
+        )
     if "heatmap_n200" in pairwise:
         cold = pairwise["heatmap_n200"]["cold"]
-        out.append(("2 heatmap N=200 full repaint (cold, p90)", f"{cold['p90_ms']:.1f} ms", "", "",
-                    f"< 50 ms: {'met' if cold['p90_ms'] < 50 else 'NOT met'}"))
+        out.append(
+            (
+                "2 heatmap N=200 full repaint (cold, p90)",
+                f"{cold['p90_ms']:.1f} ms",
+                "",
+                "",
+                f"< 50 ms: {'met' if cold['p90_ms'] < 50 else 'NOT met'}",
+            )
+        )
     oracle = results.get("oracle_throughput", {})
     for mode, data in oracle.get("modes", {}).items():
         if "skipped" in data:
             out.append((f"3 oracle {mode}", "skipped", data["skipped"], "", ""))
             continue
-        out.append((f"3 oracle {mode}, warm pool, {data['warm_all']['samples']} samples",
-                    f"{data['warm_all']['samples_per_s']:.0f} samples/s",
-                    f"fresh interpreter {data['fresh_slice']['samples_per_s']:.1f} samples/s",
-                    f"{data['warm_over_fresh']:.1f}x", ""))
+        out.append(
+            (
+                f"3 oracle {mode}, warm pool, {data['warm_all']['samples']} samples",
+                f"{data['warm_all']['samples_per_s']:.0f} samples/s",
+                f"fresh interpreter {data['fresh_slice']['samples_per_s']:.1f} samples/s",
+                f"{data['warm_over_fresh']:.1f}x",
+                "",
+            )
+        )
     if "bubblewrap_over_reduced_warm" in oracle:
-        out.append(("3 oracle bubblewrap / reduced isolation (warm)", f"{oracle['bubblewrap_over_reduced_warm']:.2f}x",
-                    "", "", ""))
+        out.append(
+            (
+                "3 oracle bubblewrap / reduced isolation (warm)",
+                f"{oracle['bubblewrap_over_reduced_warm']:.2f}x",
+                "",
+                "",
+                "",
+            )
+        )
     app = results.get("app_start", {})
     if "headless_first_frame_s" in app:
-        out.append(("4 app launch to first frame (headless)", f"{app['headless_first_frame_s'] * 1000:.0f} ms",
-                    f"python -c pass {app['python_pass_s'] * 1000:.0f} ms",
-                    f"{app['headless_first_frame_s'] / app['python_pass_s']:.1f}x",
-                    f"< 1 s: {'met' if app['headless_first_frame_s'] < 1 else 'NOT met'}"))
+        out.append(
+            (
+                "4 app launch to first frame (headless)",
+                f"{app['headless_first_frame_s'] * 1000:.0f} ms",
+                f"python -c pass {app['python_pass_s'] * 1000:.0f} ms",
+                f"{app['headless_first_frame_s'] / app['python_pass_s']:.1f}x",
+                f"< 1 s: {'met' if app['headless_first_frame_s'] < 1 else 'NOT met'}",
+            )
+        )
         if app.get("terminal_first_screen_s") is not None:
-            out.append(("4 app launch to first screen (80x24 pty)", f"{app['terminal_first_screen_s'] * 1000:.0f} ms",
-                        "", "", f"< 1 s: {'met' if app['terminal_first_screen_s'] < 1 else 'NOT met'}"))
+            out.append(
+                (
+                    "4 app launch to first screen (80x24 pty)",
+                    f"{app['terminal_first_screen_s'] * 1000:.0f} ms",
+                    "",
+                    "",
+                    f"< 1 s: {'met' if app['terminal_first_screen_s'] < 1 else 'NOT met'}",
+                )
+            )
         screen = app.get("runs_screen", {})
         if "max_rss_mb" in screen:
             base = screen["baseline_move_s"]
-            out.append((f"4 peak RSS, {app['stored_samples']} stored samples ({screen['rows']} runs), Runs screen",
-                        f"{screen['max_rss_mb']:.0f} MB", "", "", ""))
-            out.append(("4 Runs screen cursor move while analysing (Pilot key press)",
-                        f"{screen['move_during_analysis_s'] * 1000:.0f} ms",
-                        f"plain 100-row DataTable {base * 1000:.0f} ms",
-                        f"{screen['move_during_analysis_s'] / base:.1f}x", ""))
-            out.append(("4 Runs screen cursor move after the analysis", f"{screen['move_after_analysis_s'] * 1000:.0f} ms",
-                        "", f"{screen['move_after_analysis_s'] / base:.1f}x", ""))
+            out.append(
+                (
+                    f"4 peak RSS, {app['stored_samples']} stored samples ({screen['rows']} runs), Runs screen",
+                    f"{screen['max_rss_mb']:.0f} MB",
+                    "",
+                    "",
+                    "",
+                )
+            )
+            out.append(
+                (
+                    "4 Runs screen cursor move while analysing (Pilot key press)",
+                    f"{screen['move_during_analysis_s'] * 1000:.0f} ms",
+                    f"plain 100-row DataTable {base * 1000:.0f} ms",
+                    f"{screen['move_during_analysis_s'] / base:.1f}x",
+                    "",
+                )
+            )
+            out.append(
+                (
+                    "4 Runs screen cursor move after the analysis",
+                    f"{screen['move_after_analysis_s'] * 1000:.0f} ms",
+                    "",
+                    f"{screen['move_after_analysis_s'] / base:.1f}x",
+                    "",
+                )
+            )
     sampler = results.get("sampler_100k", {})
     if "engine" in sampler:
         big, tenth, naive = sampler["engine"], sampler["engine_tenth"], sampler["naive"]
@@ -105,8 +195,17 @@ def rows(results: dict) -> list[tuple[str, str, str, str, str]]:
             baseline = f"{tenth[key]:.3f} s at {tenth['items']:,} items"
             if key in naive:
                 baseline += f"; naive {naive[key]:.3f} s"
-            out.append((f"5 sampler {big['items']:,} items: {step}", f"{big[key]:.3f} s", baseline,
-                        f"naive/engine {_ratio(naive[key] / big[key])}" if key in naive and big[key] else "", ""))
+            out.append(
+                (
+                    f"5 sampler {big['items']:,} items: {step}",
+                    f"{big[key]:.3f} s",
+                    baseline,
+                    f"naive/engine {_ratio(naive[key] / big[key])}"
+                    if key in naive and big[key]
+                    else "",
+                    "",
+                )
+            )
     return out
 
 
@@ -118,7 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write every figure to FILE")
-    parser.add_argument("--summary-from", type=Path, metavar="FILE", help="print the summary of a saved --json FILE")
+    parser.add_argument(
+        "--summary-from", type=Path, metavar="FILE", help="print the summary of a saved --json FILE"
+    )
     args = parser.parse_args(argv)
     if args.summary_from:
         results = json.loads(args.summary_from.read_text())
@@ -127,7 +228,11 @@ def main(argv: list[str] | None = None) -> int:
     plan = [
         ("analyze_e2e", "analyze_e2e.py", ["--no-baseline"] if args.quick else []),
         ("pairwise", "pairwise.py", ["--sizes", "100,500"] if args.quick else []),
-        ("oracle_throughput", "oracle_throughput.py", ["--limit", "2000", "--fresh-slice", "100"] if args.quick else []),
+        (
+            "oracle_throughput",
+            "oracle_throughput.py",
+            ["--limit", "2000", "--fresh-slice", "100"] if args.quick else [],
+        ),
         ("app_start", "app_start.py", []),
         ("sampler_100k", "sampler_100k.py", []),
     ]
@@ -151,7 +256,9 @@ def print_summary(results: dict) -> None:
     widths = [max(len(row[i]) for row in table) for i in range(5)] if table else [0] * 5
     header = ("figure", "value", "baseline (same run)", "ratio", "target")
     widths = [max(w, len(h)) for w, h in zip(widths, header)]
-    print(f"issue #8 benchmarks, {results['cores']} cores, load average {results['started_load_average']:.1f} at start")
+    print(
+        f"issue #8 benchmarks, {results['cores']} cores, load average {results['started_load_average']:.1f} at start"
+    )
     print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
     print("  ".join("-" * w for w in widths))
     for row in table:

@@ -23,7 +23,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DEMO_NOW = "2026-01-15T09:00:00+00:00"
 TODAY = dt.datetime(2026, 1, 20, 12, 0, tzinfo=dt.UTC)
-RUN_DETAIL = ("2", "down", "down", "down", "enter", "down", "down", "down", "down", "down", "down", "down", "v")
+RUN_DETAIL = (
+    "2",
+    "down",
+    "down",
+    "down",
+    "enter",
+    "down",
+    "down",
+    "down",
+    "down",
+    "down",
+    "down",
+    "down",
+    "v",
+)
 """Runs → the fibonacci_iterative run → sample 7 → its diff against the canon."""
 
 SHOTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
@@ -45,7 +59,10 @@ async def settle(pilot) -> None:
 
     for _ in range(20):
         await pilot.pause()
-        if not any(worker.state in (WorkerState.PENDING, WorkerState.RUNNING) for worker in pilot.app.workers):
+        if not any(
+            worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for worker in pilot.app.workers
+        ):
             return
         await pilot.app.workers.wait_for_complete()
 
@@ -85,8 +102,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="skyt-screens-") as tmp:
         home = Path(tmp)
         env = {**os.environ, "SKYT_HOME": str(home / "demo"), "PYTHONPATH": str(ROOT)}
-        subprocess.run([sys.executable, "-m", "skyt_tui", "demo", "--now", DEMO_NOW], cwd=ROOT, env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "skyt_tui", "demo", "--now", DEMO_NOW],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         for path in asyncio.run(shoot_all(args.out, (width, height), home)):
             print(path)
     return 0

@@ -28,9 +28,13 @@ Step = tuple
 
 
 class FakeLLMServer:
-    def __init__(self, script: list[Step] | None = None, default: Callable[[int], Step] | None = None) -> None:
+    def __init__(
+        self, script: list[Step] | None = None, default: Callable[[int], Step] | None = None
+    ) -> None:
         self.script = list(script or [])
-        self.default = default or (lambda number: ("ok", f"```python\ndef f(x):\n    return x + {number % 2}\n```"))
+        self.default = default or (
+            lambda number: ("ok", f"```python\ndef f(x):\n    return x + {number % 2}\n```")
+        )
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
         self.served = 0
@@ -47,10 +51,15 @@ class FakeLLMServer:
                 body = json.loads(self.rfile.read(length) or b"{}")
                 with server.lock:
                     number = len(server.requests)
-                    server.requests.append({
-                        "time": time.monotonic(), "path": self.path, "body": body,
-                        "authorization": self.headers.get("Authorization"), "x-api-key": self.headers.get("x-api-key"),
-                    })
+                    server.requests.append(
+                        {
+                            "time": time.monotonic(),
+                            "path": self.path,
+                            "body": body,
+                            "authorization": self.headers.get("Authorization"),
+                            "x-api-key": self.headers.get("x-api-key"),
+                        }
+                    )
                     step = server.script.pop(0) if server.script else server.default(number)
                 server.respond(self, step, body)
 
@@ -62,7 +71,7 @@ class FakeLLMServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_port}"
 
-    def __enter__(self) -> "FakeLLMServer":
+    def __enter__(self) -> FakeLLMServer:
         self.thread.start()
         return self
 
@@ -75,13 +84,24 @@ class FakeLLMServer:
         anthropic = handler.path.endswith("/messages")
         if kind == "429":
             headers = {"Retry-After": str(step[1])} if step[1] is not None else {}
-            return self._send(handler, 429, {"error": {"message": "rate limited", "type": "rate_limit_error"}}, headers)
+            return self._send(
+                handler,
+                429,
+                {"error": {"message": "rate limited", "type": "rate_limit_error"}},
+                headers,
+            )
         if kind == "500":
-            return self._send(handler, 500, {"error": {"message": "internal error", "type": "api_error"}})
+            return self._send(
+                handler, 500, {"error": {"message": "internal error", "type": "api_error"}}
+            )
         if kind == "401":
             # echoes the credentials, as some servers do, so tests can check they are masked
             sent = handler.headers.get("Authorization") or handler.headers.get("x-api-key") or ""
-            return self._send(handler, 401, {"error": {"message": f"invalid api key {sent}", "type": "authentication_error"}})
+            return self._send(
+                handler,
+                401,
+                {"error": {"message": f"invalid api key {sent}", "type": "authentication_error"}},
+            )
         if kind == "malformed":
             return self._send_raw(handler, 200, b'{"choices": [ {"message": ', "application/json")
         if kind == "timeout":
@@ -97,24 +117,49 @@ class FakeLLMServer:
         finish = "length" if kind == "length" else "stop"
         if anthropic:
             payload = {
-                "id": "msg_test", "type": "message", "role": "assistant", "model": f"served-{body.get('model')}",
+                "id": "msg_test",
+                "type": "message",
+                "role": "assistant",
+                "model": f"served-{body.get('model')}",
                 "content": [{"type": "text", "text": text}] if text else [],
-                "stop_reason": "max_tokens" if finish == "length" else "end_turn", "stop_sequence": None,
+                "stop_reason": "max_tokens" if finish == "length" else "end_turn",
+                "stop_sequence": None,
                 "usage": {"input_tokens": 11, "output_tokens": 7},
             }
         else:
             payload = {
-                "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": f"served-{body.get('model')}",
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}],
+                "id": "chatcmpl-test",
+                "object": "chat.completion",
+                "created": 0,
+                "model": f"served-{body.get('model')}",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": finish,
+                    }
+                ],
                 "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
             }
         self._send(handler, 200, payload)
 
-    def _send(self, handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        handler: BaseHTTPRequestHandler,
+        status: int,
+        payload: dict[str, Any],
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self._send_raw(handler, status, json.dumps(payload).encode(), "application/json", headers)
 
-    def _send_raw(self, handler: BaseHTTPRequestHandler, status: int, data: bytes, content_type: str,
-                  headers: dict[str, str] | None = None) -> None:
+    def _send_raw(
+        self,
+        handler: BaseHTTPRequestHandler,
+        status: int,
+        data: bytes,
+        content_type: str,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         try:
             handler.send_response(status)
             handler.send_header("Content-Type", content_type)

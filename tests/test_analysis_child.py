@@ -17,7 +17,12 @@ from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.runs import SampleRecord
 from tests.run_helpers import CONTRACT_ID, ROOT, install_contract
 
-CODES = ["def f(x):\n    return x + 1", "def f(y):\n    return y + 1", "def f(x):\n    return 1 + x", "def f(x):\n    return x"]
+CODES = [
+    "def f(x):\n    return x + 1",
+    "def f(y):\n    return y + 1",
+    "def f(x):\n    return 1 + x",
+    "def f(x):\n    return x",
+]
 
 
 def ok(index, code):
@@ -30,9 +35,15 @@ def two_runs(isolated_home):
     contract = get_contract(CONTRACT_ID)
     ids = []
     for temperature, codes in ((0.0, CODES[:2]), (0.7, CODES)):
-        meta = runs.create_run(contract_id=CONTRACT_ID, contract=contract, provider="replay", model="m",
-                               temperature=temperature, n=len(codes),
-                               samples=[ok(i, code) for i, code in enumerate(codes)])
+        meta = runs.create_run(
+            contract_id=CONTRACT_ID,
+            contract=contract,
+            provider="replay",
+            model="m",
+            temperature=temperature,
+            n=len(codes),
+            samples=[ok(i, code) for i, code in enumerate(codes)],
+        )
         ids.append(meta.id)
     return isolated_home, ids
 
@@ -48,14 +59,24 @@ def test_the_child_gives_what_the_engine_gives_in_process(two_runs):
     in_process = {run_id: runs.analyze_stored_run(run_id, use_cache=False) for run_id in ids}
     uncached(home, ids)
     seen, stages = [], set()
-    results = analyze_stored_runs_in_child(ids, level="nodoc", tau=0.1, on_result=lambda run_id, a: seen.append(run_id),
-                                           progress=lambda stage, done, total: stages.add(stage))
+    results = analyze_stored_runs_in_child(
+        ids,
+        level="nodoc",
+        tau=0.1,
+        on_result=lambda run_id, a: seen.append(run_id),
+        progress=lambda stage, done, total: stages.add(stage),
+    )
     assert json.dumps(results, sort_keys=True) == json.dumps(in_process, sort_keys=True)
     assert sorted(seen) == sorted(ids) and stages, "results and progress are streamed"
     assert results[ids[1]]["metrics"]["pass_rate"] == 0.75
     again = []
-    analyze_stored_runs_in_child(ids, level="nodoc", tau=0.1, on_result=lambda run_id, a: again.append(run_id),
-                                 cancelled=lambda: pytest.fail("cached analyses need no child"))
+    analyze_stored_runs_in_child(
+        ids,
+        level="nodoc",
+        tau=0.1,
+        on_result=lambda run_id, a: again.append(run_id),
+        cancelled=lambda: pytest.fail("cached analyses need no child"),
+    )
     assert again == ids, "the child wrote the cache; the second call reads it in order"
 
 
@@ -79,7 +100,9 @@ def test_cancelling_stops_the_child_and_its_workers(two_runs):
     uncached(home, ids)
     started = time.monotonic()
     with pytest.raises(AnalysisCancelled):
-        analyze_stored_runs_in_child(ids, level="nodoc", tau=0.1, cancelled=lambda: time.monotonic() - started > 0.3)
+        analyze_stored_runs_in_child(
+            ids, level="nodoc", tau=0.1, cancelled=lambda: time.monotonic() - started > 0.3
+        )
     assert time.monotonic() - started < 5
     assert not _children_running(home), "the child's whole session was killed"
 
@@ -88,14 +111,27 @@ def test_the_child_exits_when_its_parent_closes_stdin(two_runs):
     home, ids = two_runs
     uncached(home, ids)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    child = subprocess.Popen([sys.executable, "-m", "skyt_tui.engine.analysis_child", "--level", "nodoc", "--tau", "0.1",
-                              *ids], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             env=env, start_new_session=True)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "skyt_tui.engine.analysis_child",
+            "--level",
+            "nodoc",
+            "--tau",
+            "0.1",
+            *ids,
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
     child.stdin.close()  # before the child could finish: it watches stdin from its first moment
     assert child.wait(timeout=10) == -signal.SIGKILL
     assert not _children_running(home)
     assert not (runs.run_path(ids[0]) / runs.ANALYSIS_FILE).exists(), "nothing half-written"
-
 
 
 def _children_running(home) -> list[str]:

@@ -16,7 +16,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def run_cli(*args, env_extra=None):
     env = {**os.environ, "PYTHONPATH": str(ROOT), **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "skyt_tui", *args], capture_output=True, text=True, cwd=ROOT, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "skyt_tui", *args], capture_output=True, text=True, cwd=ROOT, env=env
+    )
 
 
 def write_jsonl(path, rows):
@@ -28,7 +30,12 @@ def test_jsonl_source_groups_runs_and_reports_metrics(tmp_path, capsys):
     rows = [
         {"contract_id": "fib", "model": "m", "temperature": 0.7, "code": "def f(n):\n    return n"},
         {"contract_id": "fib", "model": "m", "temperature": 0.7, "code": "def f(n):\n    return n"},
-        {"contract_id": "fib", "model": "m", "temperature": 0.7, "code": "def f(n):  # same\n    return n"},
+        {
+            "contract_id": "fib",
+            "model": "m",
+            "temperature": 0.7,
+            "code": "def f(n):  # same\n    return n",
+        },
         {"contract_id": "fib", "model": "other", "code": "x = 1"},
         {"contract_id": "fib", "model": "m", "temperature": 0.7, "code": None},
     ]
@@ -36,7 +43,12 @@ def test_jsonl_source_groups_runs_and_reports_metrics(tmp_path, capsys):
     assert main(["analyze", str(source), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     first, second = report["runs"]
-    assert (first["id"], first["n"], first["model"], first["temperature"]) == ("fib_m_t0.7", 3, "m", 0.7)
+    assert (first["id"], first["n"], first["model"], first["temperature"]) == (
+        "fib_m_t0.7",
+        3,
+        "m",
+        0.7,
+    )
     assert first["metrics"]["R_raw"] == 2 / 3 and first["metrics"]["R_sig"]["format"] == 1.0
     assert first["metrics"]["n_failed"] == 1 and first["metrics"]["R_pairwise"] == 1.0
     assert second["n"] == 1 and second["metrics"]["R_raw"] == 1.0
@@ -44,8 +56,13 @@ def test_jsonl_source_groups_runs_and_reports_metrics(tmp_path, capsys):
 
 def test_samples_and_csv_output(tmp_path, capsys):
     code = "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n"
-    renamed = code.replace("a, b", "x, y").replace("b, a + b", "y, x + y").replace("return a", "return x")
-    source = write_jsonl(tmp_path / "s.jsonl", [{"contract_id": "fibonacci_iterative", "code": c} for c in (code, renamed)])
+    renamed = (
+        code.replace("a, b", "x, y").replace("b, a + b", "y, x + y").replace("return a", "return x")
+    )
+    source = write_jsonl(
+        tmp_path / "s.jsonl",
+        [{"contract_id": "fibonacci_iterative", "code": c} for c in (code, renamed)],
+    )
     csv_path = tmp_path / "out" / "samples.csv"
     assert main(["analyze", str(source), "--json", "--samples", "--csv", str(csv_path)]) == 0
     [run] = json.loads(capsys.readouterr().out)["runs"]
@@ -54,31 +71,50 @@ def test_samples_and_csv_output(tmp_path, capsys):
     assert run["samples"][1]["repair"]["steps"][0]["transformer"] == "rename_locals"
     assert run["metrics"]["R_anchor_post"] == 1.0 and run["canon"]["sample_index"] == 0
     rows = csv_path.read_text().splitlines()
-    assert rows[0].startswith("run_id,contract_id") and len(rows) == 3 and rows[2].endswith("rename_locals")
+    assert (
+        rows[0].startswith("run_id,contract_id")
+        and len(rows) == 3
+        and rows[2].endswith("rename_locals")
+    )
 
 
 def test_human_table_output(tmp_path, capsys):
-    source = write_jsonl(tmp_path / "s.jsonl", [{"run_id": "r1", "code": "x = 1"}, {"run_id": "r1", "code": "x = 2"}])
+    source = write_jsonl(
+        tmp_path / "s.jsonl", [{"run_id": "r1", "code": "x = 1"}, {"run_id": "r1", "code": "x = 2"}]
+    )
     assert main(["analyze", str(source)]) == 0
     out = capsys.readouterr().out
     assert "r1" in out and "0.500" in out
 
 
-@pytest.mark.parametrize("name, content, reason", [
-    ("bad.jsonl", '{"code": "x"}\n', "line 1: needs 'run_id' or 'contract_id'"),
-    ("bad.jsonl", '{"run_id": "r"}\n', "line 1: field 'code' must be a string"),
-    ("bad.jsonl", '{"run_id": "r", "code": "x"}\nnot json\n', "line 2: invalid JSON"),
-    ("bad.jsonl", '{"run_id": "r", "code": "x", "temperature": "hot"}\n', "temperature: must be a number"),
-    ("bad.jsonl", "", "no samples"),
-    ("exp.json", "{", "invalid JSON at line 1"),
-    ("exp.json", '{"experiment_id": "e", "contract_id": "c"}', "raw_outputs: missing"),
-    ("exp.json", '{"experiment_id": "e", "contract_id": "c", "raw_outputs": [1]}', "raw_outputs: must be a list of code strings"),
-    ("notes.txt", "hello", "unsupported source"),
-])
+@pytest.mark.parametrize(
+    "name, content, reason",
+    [
+        ("bad.jsonl", '{"code": "x"}\n', "line 1: needs 'run_id' or 'contract_id'"),
+        ("bad.jsonl", '{"run_id": "r"}\n', "line 1: field 'code' must be a string"),
+        ("bad.jsonl", '{"run_id": "r", "code": "x"}\nnot json\n', "line 2: invalid JSON"),
+        (
+            "bad.jsonl",
+            '{"run_id": "r", "code": "x", "temperature": "hot"}\n',
+            "temperature: must be a number",
+        ),
+        ("bad.jsonl", "", "no samples"),
+        ("exp.json", "{", "invalid JSON at line 1"),
+        ("exp.json", '{"experiment_id": "e", "contract_id": "c"}', "raw_outputs: missing"),
+        (
+            "exp.json",
+            '{"experiment_id": "e", "contract_id": "c", "raw_outputs": [1]}',
+            "raw_outputs: must be a list of code strings",
+        ),
+        ("notes.txt", "hello", "unsupported source"),
+    ],
+)
 def test_bad_sources_give_one_line_and_exit_2(tmp_path, name, content, reason):
     path = tmp_path / name
     path.write_text(content)
-    result = run_cli("analyze", str(path), "--json", env_extra={"SKYT_HOME": str(tmp_path / "home")})
+    result = run_cli(
+        "analyze", str(path), "--json", env_extra={"SKYT_HOME": str(tmp_path / "home")}
+    )
     assert result.returncode == 2
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
@@ -108,7 +144,9 @@ def test_skyt_corpus_r_raw_matches_skyt_exactly(capsys):
     for run in runs:
         recorded = json.loads(Path(run["source"]).read_text())
         assert run["metrics"]["R_raw"] == recorded["metrics"]["R_raw"], run["id"]
-        assert run["id"] == recorded["experiment_id"] and run["temperature"] == recorded["temperature"]
+        assert (
+            run["id"] == recorded["experiment_id"] and run["temperature"] == recorded["temperature"]
+        )
         assert run["metrics"]["invariant_violations"] == []
 
 
@@ -124,5 +162,8 @@ def test_humaneval_corpus_gives_80_runs_of_100(capsys):
 @pytest.mark.corpus
 def test_analyze_json_is_identical_under_different_hash_seeds():
     sample = require("skyt-msr2026", "outputs", "gcd_temp0.7_20260119_134348.json")
-    outs = {run_cli("analyze", str(sample), "--json", env_extra={"PYTHONHASHSEED": s}).stdout for s in ("1", "2")}
+    outs = {
+        run_cli("analyze", str(sample), "--json", env_extra={"PYTHONHASHSEED": s}).stdout
+        for s in ("1", "2")
+    }
     assert len(outs) == 1

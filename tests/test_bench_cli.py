@@ -22,11 +22,18 @@ def demo(tmp_path, monkeypatch):
     rng = np.random.default_rng(0)
     ids = [f"{difficulty}-{n:02d}" for difficulty in ("easy", "medium", "hard") for n in range(20)]
     issues = tmp_path / "issues.jsonl"
-    issues.write_text("".join(json.dumps({"id": item_id, "difficulty": item_id.split("-")[0]}) + "\n" for item_id in ids))
+    issues.write_text(
+        "".join(
+            json.dumps({"id": item_id, "difficulty": item_id.split("-")[0]}) + "\n"
+            for item_id in ids
+        )
+    )
     rows = ["system,issue_id,score"]
     for k in range(16):
         for item_id in ids:
-            rows.append(f"sys{k:02d},{item_id},{float(np.clip(k / 16 + rng.normal(0, 0.1), 0, 1)):.3f}")
+            rows.append(
+                f"sys{k:02d},{item_id},{float(np.clip(k / 16 + rng.normal(0, 0.1), 0, 1)):.3f}"
+            )
     results = tmp_path / "results.csv"
     results.write_text("\n".join(rows) + "\n")
     assert main(["bench", "import", "demo", str(issues), "--results", str(results)]) == 0
@@ -42,7 +49,11 @@ def run_json(capsys, *argv):
 def test_sample_is_stored_with_seed_config_and_ids(demo, capsys):
     sample = run_json(capsys, "bench", "sample", "demo", "--floor", "9", "--seed", "3")
     assert sample["size"] == 9 and sample["allocation"] == {"easy": 3, "hard": 3, "medium": 3}
-    assert sample["seed"] == 3 and sample["config"] == {"floor": 9, "mode": "stratified", "rate": 0.01}
+    assert sample["seed"] == 3 and sample["config"] == {
+        "floor": 9,
+        "mode": "stratified",
+        "rate": 0.01,
+    }
     assert sample["benchmark_version"] == 1
     again = run_json(capsys, "bench", "sample", "demo", "--floor", "9", "--seed", "3")
     assert again["ids"] == sample["ids"]
@@ -61,7 +72,11 @@ def test_random_sample_flag(demo, capsys):
 
 def test_validate_json_report(demo, capsys):
     report = run_json(capsys, "bench", "validate", "demo", "--floor", "30", "--draws", "40")
-    assert report["sample_size"] == 30 and report["n_held_out"] == 8 and len(report["draws_pearson"]) == 40
+    assert (
+        report["sample_size"] == 30
+        and report["n_held_out"] == 8
+        and len(report["draws_pearson"]) == 40
+    )
     assert report["pearson"]["median"] > 0.9 and 0 <= report["share_above"] <= 1
     assert any("only 8 held-out systems" in warning for warning in report["warnings"])
     assert len(report["sample_check"]["points"]) == 16
@@ -81,8 +96,22 @@ def test_validation_results_are_identical_across_processes(demo):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SKYT_HOME": str(demo / "home")}
     outputs = {
         subprocess.run(
-            [sys.executable, "-m", "skyt_tui", "bench", "validate", "demo", "--draws", "25", "--json"],
-            cwd=ROOT, env={**env, "PYTHONHASHSEED": seed}, capture_output=True, text=True, check=True,
+            [
+                sys.executable,
+                "-m",
+                "skyt_tui",
+                "bench",
+                "validate",
+                "demo",
+                "--draws",
+                "25",
+                "--json",
+            ],
+            cwd=ROOT,
+            env={**env, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         for seed in ("1", "2")
     }
@@ -103,8 +132,16 @@ def test_argument_errors_exit_2(demo, capsys):
 def test_livecodebench_through_the_cli(tmp_path, monkeypatch, capsys):
     folder = require("benchmarks", "livecodebench-2024-04")
     monkeypatch.setenv("SKYT_HOME", str(tmp_path))
-    argv = ["bench", "import", "lcb", str(folder / "issues.jsonl"), "--results", str(folder / "results.csv"),
-            "--systems", str(folder / "systems.jsonl")]
+    argv = [
+        "bench",
+        "import",
+        "lcb",
+        str(folder / "issues.jsonl"),
+        "--results",
+        str(folder / "results.csv"),
+        "--systems",
+        str(folder / "systems.jsonl"),
+    ]
     assert main(argv) == 0
     assert main(argv) == 0
     assert "unchanged" in capsys.readouterr().out

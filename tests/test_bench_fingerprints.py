@@ -7,11 +7,19 @@ import pytest
 
 from skyt_tui.cli import main
 from skyt_tui.engine import benchmark as bench
-from skyt_tui.engine.benchmark.fingerprints import check_contamination, fingerprint, fingerprints, item_ngrams, tokens
+from skyt_tui.engine.benchmark.fingerprints import (
+    check_contamination,
+    fingerprint,
+    fingerprints,
+    item_ngrams,
+    tokens,
+)
 from skyt_tui.engine.benchmark.items import Item
 from skyt_tui.engine.errors import InputError
 
-WORDS = "the quick brown fox jumps over the lazy dog while seven wizards quietly hex a jolly vexed king"
+WORDS = (
+    "the quick brown fox jumps over the lazy dog while seven wizards quietly hex a jolly vexed king"
+)
 
 
 def sha16(text: str) -> str:
@@ -19,12 +27,22 @@ def sha16(text: str) -> str:
 
 
 def test_fingerprint_uses_title_colons_body_and_solution_as_a_titleless_body():
-    item = Item(id="x", difficulty="easy", title="Two sum", body="Find two numbers.", solution="def f(): pass",
-                created_at="2023-05-08")
+    item = Item(
+        id="x",
+        difficulty="easy",
+        title="Two sum",
+        body="Find two numbers.",
+        solution="def f(): pass",
+        created_at="2023-05-08",
+    )
     fp = fingerprint(item, added_to_training="2024-05-20T00:00:00+00:00")
     assert fp.content_hash == sha16("Two sum::Find two numbers.")
     assert fp.solution_hash == sha16("::def f(): pass")
-    assert fp.created_at == "2023-05-08" and fp.added_to_training == "2024-05-20T00:00:00+00:00" and fp.has_text
+    assert (
+        fp.created_at == "2023-05-08"
+        and fp.added_to_training == "2024-05-20T00:00:00+00:00"
+        and fp.has_text
+    )
 
 
 def test_missing_fields_hash_as_empty_strings_and_no_solution_is_none():
@@ -48,7 +66,9 @@ def test_tokens_and_ngrams():
 
 
 def test_contamination_counts_shared_13grams_across_lines_and_case(tmp_path):
-    leaked = " ".join(WORDS.split()[:14]).upper().replace(" OVER ", "\nover ")  # 14 words → 2 of the item's 13-grams
+    leaked = (
+        " ".join(WORDS.split()[:14]).upper().replace(" OVER ", "\nover ")
+    )  # 14 words → 2 of the item's 13-grams
     dump = tmp_path / "dump.txt"
     dump.write_text(f"noise before\n{leaked}\nnoise after\n")
     items = (
@@ -59,7 +79,9 @@ def test_contamination_counts_shared_13grams_across_lines_and_case(tmp_path):
     )
     report = check_contamination(items, dump)
     by_id = {overlap.issue_id: overlap for overlap in report.items}
-    assert (by_id["leaky"].shared, by_id["leaky"].ngrams) == (2, 6) and by_id["leaky"].ratio == pytest.approx(2 / 6)
+    assert (by_id["leaky"].shared, by_id["leaky"].ngrams) == (2, 6) and by_id[
+        "leaky"
+    ].ratio == pytest.approx(2 / 6)
     assert by_id["clean"].shared == 0 and by_id["clean"].status == "checked"
     assert by_id["short"].status == "too short" and by_id["empty"].status == "no text"
     assert [overlap.issue_id for overlap in report.contaminated] == ["leaky"]
@@ -82,14 +104,30 @@ def test_cli_fingerprints_and_contamination(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("SKYT_HOME", str(tmp_path / "home"))
     issues = tmp_path / "issues.jsonl"
     issues.write_text(
-        json.dumps({"id": "a", "difficulty": "easy", "title": "T", "body": WORDS, "created_at": "2024-01-01"}) + "\n"
-        + json.dumps({"id": "b", "difficulty": "hard"}) + "\n"
+        json.dumps(
+            {
+                "id": "a",
+                "difficulty": "easy",
+                "title": "T",
+                "body": WORDS,
+                "created_at": "2024-01-01",
+            }
+        )
+        + "\n"
+        + json.dumps({"id": "b", "difficulty": "hard"})
+        + "\n"
     )
     bench.import_benchmark("demo", issues)
     assert main(["bench", "fingerprints", "demo", "--json"]) == 0
     prints = json.loads(capsys.readouterr().out)
-    assert prints[0] == {"issue_id": "a", "content_hash": sha16(f"T::{WORDS}"), "solution_hash": None,
-                         "created_at": "2024-01-01", "added_to_training": None, "has_text": True}
+    assert prints[0] == {
+        "issue_id": "a",
+        "content_hash": sha16(f"T::{WORDS}"),
+        "solution_hash": None,
+        "created_at": "2024-01-01",
+        "added_to_training": None,
+        "has_text": True,
+    }
     dump = tmp_path / "dump.txt"
     dump.write_text(WORDS)
     assert main(["bench", "contamination", "demo", str(dump), "--json"]) == 0
@@ -98,4 +136,7 @@ def test_cli_fingerprints_and_contamination(tmp_path, monkeypatch, capsys):
     assert report["no_text"] == 1 and report["checked"] == 1
     assert main(["bench", "contamination", "demo", str(dump)]) == 0
     out = capsys.readouterr().out
-    assert "1 of 1 checked item(s) share 13-grams" in out and "cannot check 1 item(s): 1 without text" in out
+    assert (
+        "1 of 1 checked item(s) share 13-grams" in out
+        and "cannot check 1 item(s): 1 without text" in out
+    )

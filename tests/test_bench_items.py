@@ -15,7 +15,13 @@ from skyt_tui.engine.errors import InputError
 ROOT = Path(__file__).resolve().parents[1]
 
 ISSUES = [
-    {"id": "a1", "difficulty": "easy", "title": "Add", "body": "add two numbers", "created_at": "2024-01-02"},
+    {
+        "id": "a1",
+        "difficulty": "easy",
+        "title": "Add",
+        "body": "add two numbers",
+        "created_at": "2024-01-02",
+    },
     {"id": "b2", "difficulty": "medium", "solution": "def f(): pass", "platform": "leetcode"},
     {"id": 3, "difficulty": "hard", "number": 17, "repo": "o/r"},
 ]
@@ -42,7 +48,10 @@ def files(tmp_path):
     return {
         "issues": write(tmp_path / "issues.jsonl", jsonl(ISSUES)),
         "results": write(tmp_path / "results.csv", RESULTS),
-        "systems": write(tmp_path / "systems.jsonl", jsonl([{"system": "m2"}, {"system": "m1", "release_date": "2024-01-01"}])),
+        "systems": write(
+            tmp_path / "systems.jsonl",
+            jsonl([{"system": "m2"}, {"system": "m1", "release_date": "2024-01-01"}]),
+        ),
     }
 
 
@@ -68,12 +77,27 @@ def test_results_become_a_matrix_with_nan_for_missing_scores(files):
     ("lines", "message"),
     [
         ([{"difficulty": "easy"}], r"issues.jsonl:1: id: missing required field"),
-        ([{"id": "x", "difficulty": "easy"}, {"id": "x", "difficulty": "hard"}], r"issues.jsonl:2: id: duplicate id 'x' \(first on line 1\)"),
-        ([{"id": "x", "difficulty": "extreme"}], r"issues.jsonl:1: difficulty: unknown difficulty 'extreme' \(expected easy, medium or hard\)"),
+        (
+            [{"id": "x", "difficulty": "easy"}, {"id": "x", "difficulty": "hard"}],
+            r"issues.jsonl:2: id: duplicate id 'x' \(first on line 1\)",
+        ),
+        (
+            [{"id": "x", "difficulty": "extreme"}],
+            r"issues.jsonl:1: difficulty: unknown difficulty 'extreme' \(expected easy, medium or hard\)",
+        ),
         ([{"id": "x"}], r"issues.jsonl:1: difficulty: missing required field"),
-        ([{"id": "x", "difficulty": "easy", "title": 5}], r"issues.jsonl:1: title: must be a string, got int"),
-        ([{"id": "x", "difficulty": "easy", "number": "7"}], r"issues.jsonl:1: number: must be an integer"),
-        ([{"id": ["x"], "difficulty": "easy"}], r"issues.jsonl:1: id: must be a string or an integer"),
+        (
+            [{"id": "x", "difficulty": "easy", "title": 5}],
+            r"issues.jsonl:1: title: must be a string, got int",
+        ),
+        (
+            [{"id": "x", "difficulty": "easy", "number": "7"}],
+            r"issues.jsonl:1: number: must be an integer",
+        ),
+        (
+            [{"id": ["x"], "difficulty": "easy"}],
+            r"issues.jsonl:1: id: must be a string or an integer",
+        ),
         ([{"id": " ", "difficulty": "easy"}], r"issues.jsonl:1: id: must not be empty"),
         ([{"id": "x", "difficulty": "easy"}, "{not json"], r"issues.jsonl:2: invalid JSON"),
         (["[1, 2]"], r"issues.jsonl:1: expected a JSON object, got list"),
@@ -94,7 +118,10 @@ def test_bad_issues_file_is_one_located_error(tmp_path, lines, message):
         ("system,issue_id,score\nm1,a1,nan\n", r"results.csv:2: score: nan is outside \[0, 1\]"),
         ("system,issue_id,score\nm1,a1,high\n", r"results.csv:2: score: not a number: 'high'"),
         ("system,issue_id,score\nm1,zz,1\n", r"results.csv:2: issue_id: unknown item 'zz'"),
-        ("system,issue_id,score\nm1,a1,1\nm2,b2,1\nm1,a1,0\n", r"results.csv:4: duplicate score for system 'm1' and item 'a1' \(first on line 2\)"),
+        (
+            "system,issue_id,score\nm1,a1,1\nm2,b2,1\nm1,a1,0\n",
+            r"results.csv:4: duplicate score for system 'm1' and item 'a1' \(first on line 2\)",
+        ),
         ("system,issue_id,score\n,a1,1\n", r"results.csv:2: system: missing value"),
         ("system,item,score\nm1,a1,1\n", r"results.csv:1: header lacks column\(s\) issue_id"),
         ("system,issue_id,score\nm1,a1\n", r"results.csv:2: expected at least 3 columns"),
@@ -159,7 +186,10 @@ def test_stored_version_reads_back_equal(home, files):
     for name in ("items.jsonl", "systems.jsonl"):
         for line in (home / "benchmarks/demo/versions/1" / name).read_text().splitlines():
             assert json.loads(line)["schema_version"] == 1
-    assert json.loads((home / "benchmarks/demo/versions/1/results.json").read_text())["schema_version"] == 1
+    assert (
+        json.loads((home / "benchmarks/demo/versions/1/results.json").read_text())["schema_version"]
+        == 1
+    )
 
 
 def test_contracts_folder_as_a_benchmark(home):
@@ -167,7 +197,11 @@ def test_contracts_folder_as_a_benchmark(home):
     items = bench.load_benchmark("contracts").items
     assert result.created and len(items) == result.version.n_items >= 1
     fib = next(item for item in items if item.id == "fibonacci_iterative")
-    assert fib.difficulty == "easy" and "Fibonacci" in fib.body and fib.solution.strip().startswith("def fibonacci")
+    assert (
+        fib.difficulty == "easy"
+        and "Fibonacci" in fib.body
+        and fib.solution.strip().startswith("def fibonacci")
+    )
 
 
 def test_contract_folder_with_a_bad_contract_is_refused(tmp_path, home):
@@ -183,14 +217,23 @@ def test_contract_folder_with_a_bad_contract_is_refused(tmp_path, home):
     ("issues", "results", "message"),
     [
         (jsonl([{"difficulty": "easy"}]), RESULTS, "id: missing required field"),
-        (jsonl([{"id": "a1", "difficulty": "easy"}, {"id": "a1", "difficulty": "easy"}]), None, "duplicate id 'a1'"),
+        (
+            jsonl([{"id": "a1", "difficulty": "easy"}, {"id": "a1", "difficulty": "easy"}]),
+            None,
+            "duplicate id 'a1'",
+        ),
         (jsonl([{"id": "a1", "difficulty": "trivial"}]), None, "unknown difficulty 'trivial'"),
         (jsonl(ISSUES), "system,issue_id,score\nm1,a1,2\n", "outside [0, 1]"),
         (jsonl(ISSUES), "system,issue_id,score\nm1,a1,1\nm1,ghost,1\n", "unknown item 'ghost'"),
     ],
 )
-def test_cli_bad_input_exits_2_with_one_line_and_changes_nothing(home, files, tmp_path, capsys, issues, results, message):
-    assert main(["bench", "import", "demo", str(files["issues"]), "--results", str(files["results"])]) == 0
+def test_cli_bad_input_exits_2_with_one_line_and_changes_nothing(
+    home, files, tmp_path, capsys, issues, results, message
+):
+    assert (
+        main(["bench", "import", "demo", str(files["issues"]), "--results", str(files["results"])])
+        == 0
+    )
     before = sorted(str(path.relative_to(home)) for path in home.rglob("*") if path.name != ".lock")
     capsys.readouterr()
     issues_path = write(tmp_path / "bad_issues.jsonl", issues)
@@ -216,7 +259,19 @@ def test_unknown_benchmark_is_a_clear_error(home, capsys):
 
 
 def test_issues_file_and_contracts_folder_exclude_each_other(home, files, capsys):
-    assert main(["bench", "import", "demo", str(files["issues"]), "--contracts", str(ROOT / "contracts")]) == 2
+    assert (
+        main(
+            [
+                "bench",
+                "import",
+                "demo",
+                str(files["issues"]),
+                "--contracts",
+                str(ROOT / "contracts"),
+            ]
+        )
+        == 2
+    )
     assert "either an ISSUES.jsonl file or a contracts directory" in capsys.readouterr().err
     assert main(["bench", "import", "demo"]) == 2
     assert not (home / "benchmarks").exists()

@@ -39,7 +39,11 @@ def at(text: str) -> dt.datetime:
         ("2024-03-01", D(2024, 3, 1), D(2024, 2, 26)),  # a week spanning the month end
         ("2024-12-31", D(2024, 12, 1), D(2024, 12, 30)),  # Tuesday; week started Monday 30th
         ("2025-01-01", D(2025, 1, 1), D(2024, 12, 30)),  # same week as above, across the year end
-        ("2024-06-02", D(2024, 6, 1), D(2024, 5, 27)),  # a Sunday belongs to the week that began Monday
+        (
+            "2024-06-02",
+            D(2024, 6, 1),
+            D(2024, 5, 27),
+        ),  # a Sunday belongs to the week that began Monday
         ("2024-06-03", D(2024, 6, 1), D(2024, 6, 3)),  # a Monday starts its own week
         ("2024-03-01T01:00:00+02:00", D(2024, 2, 1), D(2024, 2, 26)),  # still 29 Feb in UTC
         ("2024-02-29T23:30:00-05:00", D(2024, 3, 1), D(2024, 2, 26)),  # already 1 March in UTC
@@ -57,7 +61,9 @@ def test_next_period_start_and_labels():
     assert next_period_start(D(2024, 1, 1), "monthly") == D(2024, 2, 1)
     assert next_period_start(D(2024, 12, 30), "weekly") == D(2025, 1, 6)
     assert next_period_start(D(2024, 2, 26), "weekly") == D(2024, 3, 4)
-    assert period_label(D(2024, 12, 30), "weekly") == "2025-W01"  # ISO week of the year it mostly lies in
+    assert (
+        period_label(D(2024, 12, 30), "weekly") == "2025-W01"
+    )  # ISO week of the year it mostly lies in
     assert period_label(D(2024, 2, 1), "monthly") == "2024-02"
 
 
@@ -72,7 +78,16 @@ def test_parse_now_forms():
 
 
 def test_held_out_target_is_ten_percent_at_least_five_never_more_than_the_stratum():
-    assert [held_out_target(n) for n in (0, 3, 5, 49, 50, 51, 142, 1000)] == [0, 3, 5, 5, 5, 6, 15, 100]
+    assert [held_out_target(n) for n in (0, 3, 5, 49, 50, 51, 142, 1000)] == [
+        0,
+        3,
+        5,
+        5,
+        5,
+        6,
+        15,
+        100,
+    ]
 
 
 def items_of(easy: int, medium: int, hard: int) -> tuple[Item, ...]:
@@ -105,10 +120,15 @@ def test_second_rotation_in_the_same_month_is_refused_then_forced():
     state, _ = rotate(items, EMPTY, "2024-05-03")
     refused = plan_rotation(items, state, at("2024-05-31T23:59:59"))
     assert not refused.allowed and refused.next_due == "2024-06-01"
-    assert "already rotated in period 2024-05" in refused.refusal and "due on 2024-06-01" in refused.refusal
+    assert (
+        "already rotated in period 2024-05" in refused.refusal
+        and "due on 2024-06-01" in refused.refusal
+    )
     forced_state, forced = rotate(items, state, "2024-05-20", force=True)
     assert forced.record.forced and forced.record.moved_to_training == state.held_out
-    assert all(forced_state.training[item_id] == "2024-05-20T00:00:00+00:00" for item_id in state.held_out)
+    assert all(
+        forced_state.training[item_id] == "2024-05-20T00:00:00+00:00" for item_id in state.held_out
+    )
     _, june = rotate(items, forced_state, "2024-06-01")
     assert june.due and not june.record.forced
 
@@ -116,7 +136,9 @@ def test_second_rotation_in_the_same_month_is_refused_then_forced():
 def test_weekly_rotation_is_due_on_the_next_monday():
     items = items_of(30, 30, 30)
     state, _ = rotate(items, EMPTY, "2024-06-05", period="weekly")  # Wednesday
-    assert not plan_rotation(items, state, at("2024-06-09T23:59"), period="weekly").allowed  # Sunday
+    assert not plan_rotation(
+        items, state, at("2024-06-09T23:59"), period="weekly"
+    ).allowed  # Sunday
     assert plan_rotation(items, state, at("2024-06-10"), period="weekly").allowed  # Monday
 
 
@@ -131,12 +153,21 @@ def test_dry_pool_is_reported_and_leaves_an_empty_held_out():
     items = items_of(6, 5, 0)  # targets 5 and 5
     state, _ = rotate(items, EMPTY, "2024-01-01")
     state, second = rotate(items, state, "2024-02-01")
-    assert second.record.drawn == {"easy": 1, "medium": 0} and second.record.shortfall == {"easy": 4, "medium": 5}
-    assert any("pool ran dry in stratum easy: drew 1 of 5" in warning for warning in second.warnings)
+    assert second.record.drawn == {"easy": 1, "medium": 0} and second.record.shortfall == {
+        "easy": 4,
+        "medium": 5,
+    }
+    assert any(
+        "pool ran dry in stratum easy: drew 1 of 5" in warning for warning in second.warnings
+    )
     state, third = rotate(items, state, "2024-03-01")
-    assert third.record.held_out == () and any("the pool is empty" in warning for warning in third.warnings)
+    assert third.record.held_out == () and any(
+        "the pool is empty" in warning for warning in third.warnings
+    )
     assert set(state.training) == {item.id for item in items}
-    state, fourth = rotate(items, state, "2024-04-01")  # nothing left to move or draw: still no crash
+    state, fourth = rotate(
+        items, state, "2024-04-01"
+    )  # nothing left to move or draw: still no crash
     assert fourth.record.moved_to_training == () and state.held_out == ()
 
 
@@ -152,7 +183,10 @@ def test_replay_rejects_a_tampered_history():
 @settings(max_examples=60, deadline=None)
 @given(
     sizes=st.tuples(st.integers(0, 40), st.integers(0, 40), st.integers(0, 40)),
-    steps=st.lists(st.tuples(st.integers(0, 70), st.booleans(), st.sampled_from(["monthly", "weekly"])), max_size=12),
+    steps=st.lists(
+        st.tuples(st.integers(0, 70), st.booleans(), st.sampled_from(["monthly", "weekly"])),
+        max_size=12,
+    ),
     seed=st.integers(0, 1000),
 )
 def test_rotation_invariants(sizes, steps, seed):
@@ -175,20 +209,31 @@ def test_rotation_invariants(sizes, steps, seed):
         assert held | training | pool == all_ids  # nothing lost
         assert set(before.training) <= training  # training only grows
         assert held <= all_ids - set(before.held_out) - set(before.training)  # fresh items only
-        for item_id in training:  # added_to_training set exactly when an item moves, never changed later
+        for (
+            item_id
+        ) in training:  # added_to_training set exactly when an item moves, never changed later
             expected = before.training.get(item_id, plan.record.at)
             assert state.training[item_id] == expected
             assert (item_id in before.held_out) == (item_id not in before.training)
         for name, target in plan.record.target.items():
             members = [item for item in items if item.difficulty == name]
-            assert plan.record.drawn[name] + plan.record.shortfall[name] == target == held_out_target(len(members))
+            assert (
+                plan.record.drawn[name] + plan.record.shortfall[name]
+                == target
+                == held_out_target(len(members))
+            )
 
 
 @pytest.fixture
 def lcb_like(tmp_path, monkeypatch):
     monkeypatch.setenv("SKYT_HOME", str(tmp_path / "home"))
     issues = tmp_path / "issues.jsonl"
-    issues.write_text("".join(json.dumps({"id": item.id, "difficulty": item.difficulty}) + "\n" for item in items_of(40, 50, 30)))
+    issues.write_text(
+        "".join(
+            json.dumps({"id": item.id, "difficulty": item.difficulty}) + "\n"
+            for item in items_of(40, 50, 30)
+        )
+    )
     bench.import_benchmark("demo", issues)
     return tmp_path / "home" / "benchmarks" / "demo"
 
@@ -228,7 +273,9 @@ def test_preview_writes_nothing_and_matches_the_applied_rotation(lcb_like):
 def test_rotate_if_due_is_the_automatic_rotation(lcb_like):
     assert bench.rotate_if_due("demo", at("2024-05-03")).record.number == 1
     assert bench.rotate_if_due("demo", at("2024-05-31T23:59:59")) is None
-    assert bench.rotate_if_due("demo", at("2024-05-31T23:30:00-01:00")).record.number == 2  # 1 June in UTC
+    assert (
+        bench.rotate_if_due("demo", at("2024-05-31T23:30:00-01:00")).record.number == 2
+    )  # 1 June in UTC
     assert len(bench.rotation_history("demo")) == 2
 
 
@@ -244,7 +291,9 @@ def test_new_version_without_some_held_out_items_is_reported_as_stale(lcb_like, 
     held = bench.rotation_state("demo").held_out
     smaller = tmp_path / "smaller.jsonl"
     kept = [item for item in items_of(40, 50, 30) if item.id != held[0]]
-    smaller.write_text("".join(json.dumps({"id": item.id, "difficulty": item.difficulty}) + "\n" for item in kept))
+    smaller.write_text(
+        "".join(json.dumps({"id": item.id, "difficulty": item.difficulty}) + "\n" for item in kept)
+    )
     assert bench.import_benchmark("demo", smaller).version.version == 2
     status = bench.rotation_status("demo", at("2024-06-02"))
     assert status.stale == (held[0],) and status.benchmark_version == 2 and status.due

@@ -33,16 +33,28 @@ def test_livecodebench_shape_one_percent_is_four_items_one_per_stratum_at_least(
     # 400 items: easy 142, medium 168, hard 90. 1% = 4 → quotas 1.42, 1.68, 0.90:
     # floors 1, 1, 0 → hard is raised to 1 (≥ 1 per stratum); the 4th goes to the
     # largest remainder among the rest, medium (0.68 > 0.42).
-    assert allocate({"easy": 142, "medium": 168, "hard": 90}, 4) == {"easy": 1, "hard": 1, "medium": 2}
+    assert allocate({"easy": 142, "medium": 168, "hard": 90}, 4) == {
+        "easy": 1,
+        "hard": 1,
+        "medium": 2,
+    }
 
 
 def test_default_floor_of_fifty_on_livecodebench_shape():
     # 50 → quotas 17.75, 21.0, 11.25: floors 17, 21, 11 (49); the remaining one goes to easy (.75).
-    assert allocate({"easy": 142, "medium": 168, "hard": 90}, 50) == {"easy": 18, "hard": 11, "medium": 21}
+    assert allocate({"easy": 142, "medium": 168, "hard": 90}, 50) == {
+        "easy": 18,
+        "hard": 11,
+        "medium": 21,
+    }
 
 
 def test_total_below_number_of_strata_is_raised_and_total_above_items_is_clamped():
-    assert allocate({"easy": 10, "medium": 10, "hard": 10}, 1) == {"easy": 1, "hard": 1, "medium": 1}
+    assert allocate({"easy": 10, "medium": 10, "hard": 10}, 1) == {
+        "easy": 1,
+        "hard": 1,
+        "medium": 1,
+    }
     assert allocate({"easy": 2, "medium": 3}, 99) == {"easy": 2, "medium": 3}
     assert allocate({"easy": 0, "medium": 3}, 2) == {"medium": 2}
     assert allocate({}, 5) == {}
@@ -62,7 +74,9 @@ def test_sample_size_rate_floor_and_clamp():
     assert default_floor(100_000) == 1000
     assert SampleConfig().size_for(400) == 50
     assert SampleConfig(floor=0).size_for(400) == 4
-    assert SampleConfig(rate=0.07, floor=0).size_for(100) == 7  # not 8 from 0.07*100 = 7.000000000000001
+    assert (
+        SampleConfig(rate=0.07, floor=0).size_for(100) == 7
+    )  # not 8 from 0.07*100 = 7.000000000000001
     assert SampleConfig(floor=500).size_for(400) == 400
     assert SampleConfig(rate=0.0, floor=0).size_for(400) == 1
     assert SampleConfig().size_for(30) == 30
@@ -71,7 +85,12 @@ def test_sample_size_rate_floor_and_clamp():
 
 @pytest.mark.parametrize(
     ("kwargs", "key"),
-    [({"rate": 1.5}, "--rate"), ({"rate": -0.1}, "--rate"), ({"floor": -1}, "--floor"), ({"mode": "cluster"}, "mode")],
+    [
+        ({"rate": 1.5}, "--rate"),
+        ({"rate": -0.1}, "--rate"),
+        ({"floor": -1}, "--floor"),
+        ({"mode": "cluster"}, "mode"),
+    ],
 )
 def test_bad_sample_config_is_one_clear_error(kwargs, key):
     with pytest.raises(InputError, match=f"^{key}: "):
@@ -102,7 +121,9 @@ def test_stratified_never_misses_a_stratum_even_if_tiny():
 
 
 def test_sample_roundtrips_through_its_record():
-    sample = select_sample(make_items(20, 20, 20), SampleConfig(floor=6), seed=3, benchmark_version=2)
+    sample = select_sample(
+        make_items(20, 20, 20), SampleConfig(floor=6), seed=3, benchmark_version=2
+    )
     assert type(sample).from_dict(sample.to_dict()) == sample
 
 
@@ -114,12 +135,20 @@ def test_same_seed_same_ids_across_processes():
         "print(','.join(select_sample(items, SampleConfig(), seed=11).ids))\n"
     )
     runs = {
-        subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
-                       env={"PYTHONHASHSEED": str(hash_seed), "PATH": "/usr/bin:/bin"}).stdout
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": str(hash_seed), "PATH": "/usr/bin:/bin"},
+        ).stdout
         for hash_seed in (1, 2)
     }
     assert len(runs) == 1
-    items = [Item(id=f"i{n:05d}", difficulty=("easy", "medium", "hard")[n % 3]) for n in range(5000)]
+    items = [
+        Item(id=f"i{n:05d}", difficulty=("easy", "medium", "hard")[n % 3]) for n in range(5000)
+    ]
     assert runs.pop().strip() == ",".join(select_sample(items, SampleConfig(), seed=11).ids)
 
 
@@ -131,11 +160,16 @@ def test_different_seeds_give_different_samples():
 def test_input_order_does_not_matter_once_items_are_sorted():
     items = make_items(30, 40, 50)
     shuffled = sorted(items, key=lambda item: item.id[::-1])
-    assert select_sample(sorted(shuffled, key=lambda item: item.id), seed=5).ids == select_sample(items, seed=5).ids
+    assert (
+        select_sample(sorted(shuffled, key=lambda item: item.id), seed=5).ids
+        == select_sample(items, seed=5).ids
+    )
 
 
 strata_sizes = st.dictionaries(
-    st.sampled_from(["easy", "medium", "hard", "x", "y"]), st.integers(min_value=0, max_value=400), min_size=1
+    st.sampled_from(["easy", "medium", "hard", "x", "y"]),
+    st.integers(min_value=0, max_value=400),
+    min_size=1,
 )
 
 
@@ -154,7 +188,9 @@ def test_allocation_properties(sizes, total):
         quota = expected_total * size / n_items
         assert 1 <= alloc[name] <= size
         assert alloc[name] <= max(1, math.ceil(quota))
-    if all(expected_total * size >= n_items for size in nonempty.values()):  # every quota ≥ 1: no floor bumps
+    if all(
+        expected_total * size >= n_items for size in nonempty.values()
+    ):  # every quota ≥ 1: no floor bumps
         for name, size in nonempty.items():
             quota = expected_total * size / n_items
             assert math.floor(quota) <= alloc[name] <= math.ceil(quota)
@@ -162,9 +198,13 @@ def test_allocation_properties(sizes, total):
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.integers(0, 60), st.integers(0, 60), st.integers(0, 60),
-    st.floats(0.0, 1.0), st.one_of(st.none(), st.integers(0, 200)),
-    st.sampled_from(["stratified", "random"]), st.integers(0, 2**32),
+    st.integers(0, 60),
+    st.integers(0, 60),
+    st.integers(0, 60),
+    st.floats(0.0, 1.0),
+    st.one_of(st.none(), st.integers(0, 200)),
+    st.sampled_from(["stratified", "random"]),
+    st.integers(0, 2**32),
 )
 def test_sample_properties(easy, medium, hard, rate, floor, mode, seed):
     items = make_items(easy, medium, hard)

@@ -9,10 +9,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from skyt_tui.engine.benchmark.correlation import kendall_rows, mae_rows, pearson_rows, rank_rows, spearman_rows
+from skyt_tui.engine.benchmark.correlation import (
+    kendall_rows,
+    mae_rows,
+    pearson_rows,
+    rank_rows,
+    spearman_rows,
+)
 from skyt_tui.engine.benchmark.items import Item, ScoreMatrix, load_inputs
 from skyt_tui.engine.benchmark.sampler import SampleConfig
-from skyt_tui.engine.benchmark.validation import ValidationConfig, held_out_count, percent, validate_sample
+from skyt_tui.engine.benchmark.validation import (
+    ValidationConfig,
+    held_out_count,
+    percent,
+    validate_sample,
+)
 from skyt_tui.engine.errors import InputError
 from tests.corpus import require
 
@@ -49,12 +60,20 @@ def test_mae_literal():
 
 
 @settings(max_examples=80, deadline=None)
-@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(3, 12)), elements=st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.9, 1.0])),
-       st.integers(0, 2**31))
+@given(
+    hnp.arrays(
+        np.float64,
+        st.tuples(st.integers(1, 6), st.integers(3, 12)),
+        elements=st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.9, 1.0]),
+    ),
+    st.integers(0, 2**31),
+)
 def test_agree_with_scipy(x, seed):
     stats = pytest.importorskip("scipy.stats")
     y = np.round(np.clip(x + np.random.default_rng(seed).normal(0, 0.3, x.shape), 0, 1), 1)
-    for row, (p, s, k) in enumerate(zip(pearson_rows(x, y), spearman_rows(x, y), kendall_rows(x, y))):
+    for row, (p, s, k) in enumerate(
+        zip(pearson_rows(x, y), spearman_rows(x, y), kendall_rows(x, y))
+    ):
         constant = np.ptp(x[row]) == 0 or np.ptp(y[row]) == 0
         if constant:
             assert math.isnan(p) and math.isnan(s) and math.isnan(k)
@@ -67,10 +86,16 @@ def test_agree_with_scipy(x, seed):
 def synthetic(n_items=300, n_systems=30, noise=0.0, seed=0):
     """Systems with abilities 0..1; item score = ability (+ noise) so subset means track full means."""
     rng = np.random.default_rng(seed)
-    items = tuple(Item(id=f"i{n:04d}", difficulty=("easy", "medium", "hard")[n % 3]) for n in range(n_items))
+    items = tuple(
+        Item(id=f"i{n:04d}", difficulty=("easy", "medium", "hard")[n % 3]) for n in range(n_items)
+    )
     ability = np.linspace(0.05, 0.95, n_systems)
     scores = np.clip(ability[:, None] + rng.normal(0, noise, (n_systems, n_items)), 0, 1)
-    matrix = ScoreMatrix(systems=tuple(f"s{k:02d}" for k in range(n_systems)), item_ids=tuple(i.id for i in items), scores=scores)
+    matrix = ScoreMatrix(
+        systems=tuple(f"s{k:02d}" for k in range(n_systems)),
+        item_ids=tuple(i.id for i in items),
+        scores=scores,
+    )
     return items, matrix
 
 
@@ -82,7 +107,9 @@ def test_perfectly_consistent_benchmark_validates_with_r_one():
     assert report.share_above == 1.0 and report.trustworthy
     assert report.verdict == "trustworthy: r > 0.9 in 100% of draws"
     assert report.n_held_out == 15 and report.n_choose == 15
-    assert len(report.sample_check.points) == 30 and report.sample_check.pearson == pytest.approx(1.0)
+    assert len(report.sample_check.points) == 30 and report.sample_check.pearson == pytest.approx(
+        1.0
+    )
 
 
 def test_pure_noise_is_not_trustworthy():
@@ -109,8 +136,12 @@ def test_systems_with_missing_scores_are_excluded_and_named():
     items, matrix = synthetic(n_systems=25)
     scores = matrix.scores.copy()
     scores[3, 7] = np.nan
-    report = validate_sample(items, ScoreMatrix(matrix.systems, matrix.item_ids, scores), SampleConfig(floor=40),
-                             ValidationConfig(draws=5))
+    report = validate_sample(
+        items,
+        ScoreMatrix(matrix.systems, matrix.item_ids, scores),
+        SampleConfig(floor=40),
+        ValidationConfig(draws=5),
+    )
     assert report.systems_excluded == {"s03": 1} and "s03" not in report.systems_used
     assert any("left out: s03" in warning for warning in report.warnings)
 
@@ -128,7 +159,10 @@ def test_validation_is_deterministic_and_seed_dependent():
     config = SampleConfig(floor=10)
     first = validate_sample(items, matrix, config, ValidationConfig(draws=30, seed=4))
     assert validate_sample(items, matrix, config, ValidationConfig(draws=30, seed=4)) == first
-    assert validate_sample(items, matrix, config, ValidationConfig(draws=30, seed=5)).draws_pearson != first.draws_pearson
+    assert (
+        validate_sample(items, matrix, config, ValidationConfig(draws=30, seed=5)).draws_pearson
+        != first.draws_pearson
+    )
 
 
 def test_held_out_count_and_percent_format():
@@ -138,8 +172,15 @@ def test_held_out_count_and_percent_format():
     assert percent(0.955) == "95.5%" and percent(1.0) == "100%" and percent(0.005) == "0.5%"
 
 
-@pytest.mark.parametrize(("kwargs", "key"), [({"draws": 0}, "--draws"), ({"holdout": 0.0}, "--holdout-systems"),
-                                             ({"threshold": 1.5}, "--threshold"), ({"seed": -1}, "--seed")])
+@pytest.mark.parametrize(
+    ("kwargs", "key"),
+    [
+        ({"draws": 0}, "--draws"),
+        ({"holdout": 0.0}, "--holdout-systems"),
+        ({"threshold": 1.5}, "--threshold"),
+        ({"seed": -1}, "--seed"),
+    ],
+)
 def test_bad_validation_config(kwargs, key):
     with pytest.raises(InputError, match=f"^{key}: "):
         ValidationConfig(**kwargs)

@@ -55,18 +55,44 @@ def test_the_bundle_is_large_and_spans_every_difficulty_and_test_kind():
     assert difficulties.count("hard") >= 3
     kinds = {test.kind for c in CONTRACTS.values() for test in c.tests}
     assert kinds == {"call", "raises", "stateful", "check"}
-    assert any(isinstance(t, CallTest) and t.rel_tol is not None for c in CONTRACTS.values() for t in c.tests)
-    assert any(s.raises for c in CONTRACTS.values() for t in c.tests if isinstance(t, StatefulTest) for s in t.steps)
-    assert {c.out_of_domain.policy for c in CONTRACTS.values()} == {"ignore", "must_return", "must_raise"}
+    assert any(
+        isinstance(t, CallTest) and t.rel_tol is not None
+        for c in CONTRACTS.values()
+        for t in c.tests
+    )
+    assert any(
+        s.raises
+        for c in CONTRACTS.values()
+        for t in c.tests
+        if isinstance(t, StatefulTest)
+        for s in t.steps
+    )
+    assert {c.out_of_domain.policy for c in CONTRACTS.values()} == {
+        "ignore",
+        "must_return",
+        "must_raise",
+    }
     assert {c.prompt_style for c in CONTRACTS.values()} == {"instruction", "completion"}
     assert {c.constraints.style for c in CONTRACTS.values()} == {"any", "iterative", "recursive"}
 
 
 def test_the_contracts_the_issue_names_are_all_there():
     assert {
-        "fibonacci_iterative", "fibonacci_recursive", "factorial", "gcd", "is_prime", "is_palindrome",
-        "slugify", "balanced_brackets", "binary_search", "merge_sort", "quick_sort", "lru_cache",
-        "roman_numerals", "run_length_encoding", "flatten_nested",
+        "fibonacci_iterative",
+        "fibonacci_recursive",
+        "factorial",
+        "gcd",
+        "is_prime",
+        "is_palindrome",
+        "slugify",
+        "balanced_brackets",
+        "binary_search",
+        "merge_sort",
+        "quick_sort",
+        "lru_cache",
+        "roman_numerals",
+        "run_length_encoding",
+        "flatten_nested",
     } <= set(CONTRACTS)
 
 
@@ -76,8 +102,13 @@ def test_each_contract_is_well_formed(stem):
     assert contract.id == stem, "the file name is the contract id"
     assert 5 <= len(contract.tests) <= 12
     assert all(test.name for test in contract.tests), "every test has a name"
-    assert len({test.name for test in contract.tests}) == len(contract.tests), "test names are unique"
-    assert f"`{contract.entry.name}`" in contract.prompt or f"def {contract.entry.name}(" in contract.prompt
+    assert len({test.name for test in contract.tests}) == len(contract.tests), (
+        "test names are unique"
+    )
+    assert (
+        f"`{contract.entry.name}`" in contract.prompt
+        or f"def {contract.entry.name}(" in contract.prompt
+    )
     assert contract.rescue.max_transformations >= 1
     assert contract.constraints.fixed_names
 
@@ -119,8 +150,17 @@ def test_each_reference_keeps_its_own_constraints(stem):
             assert f"*.{method}" not in calls, forbidden
         else:
             assert forbidden not in calls, forbidden
-    imported = {alias.name.split(".")[0] for node in ast.walk(module) if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(module) if isinstance(node, ast.ImportFrom) and node.module}
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(module)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    imported |= {
+        node.module.split(".")[0]
+        for node in ast.walk(module)
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
     assert not imported & set(contract.constraints.forbidden_imports)
     node_names = {type(node).__name__ for node in ast.walk(module)}
     assert not node_names & set(contract.constraints.forbidden_nodes)
@@ -153,7 +193,13 @@ EXAMPLE_SETS = sorted(path.name for path in EXAMPLES.iterdir() if path.is_dir())
 
 
 def test_examples_cover_at_least_five_contracts_and_say_they_are_hand_written():
-    assert {"fibonacci_iterative", "is_palindrome", "binary_search", "balanced_brackets", "lru_cache"} <= set(EXAMPLE_SETS)
+    assert {
+        "fibonacci_iterative",
+        "is_palindrome",
+        "binary_search",
+        "balanced_brackets",
+        "lru_cache",
+    } <= set(EXAMPLE_SETS)
     readme = (EXAMPLES / "README.md").read_text(encoding="utf-8")
     assert "hand-written examples, not model output" in readme
 
@@ -166,7 +212,9 @@ def test_each_example_set_looks_like_a_run(stem):
     assert [f.name for f in files] == [f"{n:02d}.py" for n in range(1, len(files) + 1)]
     texts = [f.read_text(encoding="utf-8") for f in files]
     first = ast.parse(texts[0])
-    assert defines(first, contract.entry.name) is not None, "the first sample becomes the canon: it must parse"
+    assert defines(first, contract.entry.name) is not None, (
+        "the first sample becomes the canon: it must parse"
+    )
     assert len(set(texts)) < len(texts), "models repeat themselves: some samples are byte-identical"
     assert len(set(texts)) >= 5, "and some differ"
     parses = 0

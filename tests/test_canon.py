@@ -5,15 +5,27 @@ import json
 import pytest
 
 from skyt_tui.engine import canon as canon_store
-from skyt_tui.engine.canon import CanonExistsError, Provenance, build_canon, establish_canon, load_canon
+from skyt_tui.engine.canon import (
+    CanonExistsError,
+    Provenance,
+    build_canon,
+    establish_canon,
+    load_canon,
+)
 from skyt_tui.engine.contract import load_contract
 from skyt_tui.engine.errors import SkytError
 from tests.test_layout import ROOT
 
 CONTRACT = load_contract(ROOT / "contracts" / "fibonacci_iterative.toml")
 CODE = "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n"
-PROVENANCE = Provenance(run_id="run-1", sample_index=3, provider="replay", model="m", temperature=0.7,
-                        established_at="2026-11-22T10:00:00Z")
+PROVENANCE = Provenance(
+    run_id="run-1",
+    sample_index=3,
+    provider="replay",
+    model="m",
+    temperature=0.7,
+    established_at="2026-11-22T10:00:00Z",
+)
 
 
 def make(code=CODE, oracle_version="1"):
@@ -45,7 +57,11 @@ def test_tampered_canon_is_detected_and_not_usable():
     document["code"] = document["code"].replace("a + b", "a - b")
     path.write_text(json.dumps(document))
     state = load_canon(CONTRACT.id, contract=CONTRACT, oracle_version="1")
-    assert state.status == "tampered" and not state.usable and "does not match its stored hash" in state.reason
+    assert (
+        state.status == "tampered"
+        and not state.usable
+        and "does not match its stored hash" in state.reason
+    )
 
 
 def test_version_or_contract_change_makes_it_stale():
@@ -53,6 +69,7 @@ def test_version_or_contract_change_makes_it_stale():
     assert load_canon(CONTRACT.id, oracle_version="2").status == "stale"
     assert "oracle version 1 → 2" in load_canon(CONTRACT.id, oracle_version="2").reason
     from dataclasses import replace
+
     changed = replace(CONTRACT, version=2)
     state = load_canon(CONTRACT.id, contract=changed, oracle_version="1")
     assert state.status == "stale" and "contract changed" in state.reason
@@ -74,7 +91,10 @@ def test_reestablish_keeps_the_old_canon_in_history():
     assert state.canon == second
     history = canon_store.canon_history(CONTRACT.id)
     assert [event["event"] for event in history] == ["established", "reestablished"]
-    assert history[1]["previous"]["content_hash"] == first.content_hash and history[1]["reason"] == "oracle upgraded"
+    assert (
+        history[1]["previous"]["content_hash"] == first.content_hash
+        and history[1]["reason"] == "oracle upgraded"
+    )
 
 
 def test_unparseable_code_can_never_become_canon():

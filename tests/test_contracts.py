@@ -141,7 +141,12 @@ def test_function_contract_parses_every_function_test_kind(tmp_path):
     assert [i.args for i in contract.out_of_domain.inputs] == [(-1,), ()]
     assert contract.rescue.max_transformations == 3
     call, tolerant, literal, raises, check = contract.tests
-    assert isinstance(call, CallTest) and call.args == (2,) and call.kwargs == {"scale": 3} and call.expected == 6
+    assert (
+        isinstance(call, CallTest)
+        and call.args == (2,)
+        and call.kwargs == {"scale": 3}
+        and call.expected == 6
+    )
     assert (tolerant.rel_tol, tolerant.abs_tol) == (1e-9, 1e-12)
     assert literal.args == ((1, 2),) and literal.expected == {1, 2}
     assert isinstance(raises, RaisesTest) and raises.raises == "ValueError"
@@ -181,23 +186,39 @@ def test_content_hash_ignores_the_file_path(tmp_path):
 
 
 python_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(2**80), max_value=2**80)
-    | st.floats(allow_nan=False) | st.text(max_size=12) | st.binary(max_size=6),
-    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner)
-    | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    | st.sets(st.integers(-5, 5), max_size=3),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=12)
+    | st.binary(max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+        | st.sets(st.integers(-5, 5), max_size=3)
+    ),
     max_leaves=8,
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(value=python_values)
 def test_any_literal_expected_value_survives_a_file_round_trip(tmp_path, value):
-    base = contract_from_dict({
-        "id": "v", "difficulty": "easy", "prompt": "p", "entry": {"name": "f"},
-        "tests": [{"kind": "call", "args": [1], "expected": 0}],
-    })
-    contract = Contract(**{**base.__dict__, "tests": (CallTest(name="", args=(value,), kwargs={}, expected=value),)})
+    base = contract_from_dict(
+        {
+            "id": "v",
+            "difficulty": "easy",
+            "prompt": "p",
+            "entry": {"name": "f"},
+            "tests": [{"kind": "call", "args": [1], "expected": 0}],
+        }
+    )
+    contract = Contract(
+        **{**base.__dict__, "tests": (CallTest(name="", args=(value,), kwargs={}, expected=value),)}
+    )
     path = tmp_path / "v.toml"
     write_contract(contract, path)
     loaded = load_contract(path).tests[0]
@@ -205,45 +226,125 @@ def test_any_literal_expected_value_survives_a_file_round_trip(tmp_path, value):
     assert same_value(loaded.args[0], value)
 
 
-MINIMAL = '''
+MINIMAL = """
 id = "m"
 difficulty = "easy"
 prompt = "Write f."
 entry = { name = "f" }
-'''
+"""
 
-CALL_TEST = '''
+CALL_TEST = """
 [[tests]]
 kind = "call"
 args = [1]
 expected = 1
-'''
+"""
 
 BAD_FILES = {
     "missing id": (MINIMAL.replace('id = "m"\n', "") + CALL_TEST, "id", "missing required key"),
-    "bad difficulty": (MINIMAL.replace('"easy"', '"extreme"') + CALL_TEST, "difficulty", "must be one of easy, medium, hard; got 'extreme'"),
+    "bad difficulty": (
+        MINIMAL.replace('"easy"', '"extreme"') + CALL_TEST,
+        "difficulty",
+        "must be one of easy, medium, hard; got 'extreme'",
+    ),
     "unknown top-level key": (MINIMAL + 'promtp = "typo"\n' + CALL_TEST, "promtp", "unknown key"),
-    "unknown key in a test": (MINIMAL + CALL_TEST.replace("expected = 1", "expected = 1\nexpect = 2"), "tests[0].expect", "unknown key"),
-    "expected missing": (MINIMAL + CALL_TEST.replace("expected = 1\n", ""), "tests[0].expected", "missing required key"),
-    "bad _py literal": (MINIMAL + CALL_TEST.replace("expected = 1", 'expected_py = "open(1)"'), "tests[0].expected_py", "not a Python literal"),
-    "both value and _py": (MINIMAL + CALL_TEST.replace("expected = 1", 'expected = 1\nexpected_py = "1"'), "tests[0].expected", "not both"),
-    "stateful test on a function": (MINIMAL + '[[tests]]\nkind = "stateful"\nsteps = [{ call = "get" }]\n', "tests[0].kind", "stateful tests need [entry] kind"),
-    "call test on a class": (MINIMAL.replace('{ name = "f" }', '{ kind = "class", name = "F" }') + CALL_TEST, "tests[0].kind", "call tests need [entry] kind"),
-    "non-list args": (MINIMAL + CALL_TEST.replace("args = [1]", 'args = "1"'), "tests[0].args", "must be a list of positional arguments"),
-    "non-list args_py": (MINIMAL + CALL_TEST.replace("args = [1]", 'args_py = "5"'), "tests[0].args_py", "must be a list of positional arguments"),
+    "unknown key in a test": (
+        MINIMAL + CALL_TEST.replace("expected = 1", "expected = 1\nexpect = 2"),
+        "tests[0].expect",
+        "unknown key",
+    ),
+    "expected missing": (
+        MINIMAL + CALL_TEST.replace("expected = 1\n", ""),
+        "tests[0].expected",
+        "missing required key",
+    ),
+    "bad _py literal": (
+        MINIMAL + CALL_TEST.replace("expected = 1", 'expected_py = "open(1)"'),
+        "tests[0].expected_py",
+        "not a Python literal",
+    ),
+    "both value and _py": (
+        MINIMAL + CALL_TEST.replace("expected = 1", 'expected = 1\nexpected_py = "1"'),
+        "tests[0].expected",
+        "not both",
+    ),
+    "stateful test on a function": (
+        MINIMAL + '[[tests]]\nkind = "stateful"\nsteps = [{ call = "get" }]\n',
+        "tests[0].kind",
+        "stateful tests need [entry] kind",
+    ),
+    "call test on a class": (
+        MINIMAL.replace('{ name = "f" }', '{ kind = "class", name = "F" }') + CALL_TEST,
+        "tests[0].kind",
+        "call tests need [entry] kind",
+    ),
+    "non-list args": (
+        MINIMAL + CALL_TEST.replace("args = [1]", 'args = "1"'),
+        "tests[0].args",
+        "must be a list of positional arguments",
+    ),
+    "non-list args_py": (
+        MINIMAL + CALL_TEST.replace("args = [1]", 'args_py = "5"'),
+        "tests[0].args_py",
+        "must be a list of positional arguments",
+    ),
     "invalid TOML syntax": (MINIMAL + "[[tests]\n", "", "invalid TOML"),
     "empty tests": (MINIMAL + "tests = []\n", "tests", "at least one test"),
     "no tests at all": (MINIMAL, "tests", "at least one test"),
-    "unknown test kind": (MINIMAL + CALL_TEST.replace('"call"', '"fuzz"'), "tests[0].kind", "must be one of call, raises, stateful, check"),
-    "check without check()": (MINIMAL + '[[tests]]\nkind = "check"\ncode = "def test(candidate): pass  # def check"\n', "tests[0].code", "must define check(candidate)"),
-    "check code does not parse": (MINIMAL + '[[tests]]\nkind = "check"\ncode = "def check(candidate):\\n    assert ("\n', "tests[0].code", "is not valid Python"),
-    "reference does not parse": (MINIMAL + 'reference = "def f(:"\n' + CALL_TEST, "reference", "is not valid Python"),
-    "empty steps": (MINIMAL.replace('{ name = "f" }', '{ kind = "class", name = "F" }') + '[[tests]]\nkind = "stateful"\nsteps = []\n', "tests[0].steps", "non-empty array"),
-    "step with result and exception": (MINIMAL.replace('{ name = "f" }', '{ kind = "class", name = "F" }') + '[[tests]]\nkind = "stateful"\nsteps = [{ call = "pop", expected = 1, raises = "IndexError" }]\n', "tests[0].steps[0].raises", "not both"),
-    "must_return without a value": (MINIMAL + '[out_of_domain]\npolicy = "must_return"\ninputs = [{ args = [-1] }]\n' + CALL_TEST, "out_of_domain.return_value", "needs return_value"),
-    "pass threshold zero": (MINIMAL + "[oracle]\npass_threshold = 0.0\n" + CALL_TEST, "oracle.pass_threshold", "must be above 0"),
-    "entry name not a Python name": (MINIMAL.replace('name = "f"', 'name = "my-func"') + CALL_TEST, "entry.name", "is not a Python name"),
-    "newer schema": ("schema_version = 99\n" + MINIMAL + CALL_TEST, "schema_version", "newer than this skyt-tui"),
+    "unknown test kind": (
+        MINIMAL + CALL_TEST.replace('"call"', '"fuzz"'),
+        "tests[0].kind",
+        "must be one of call, raises, stateful, check",
+    ),
+    "check without check()": (
+        MINIMAL + '[[tests]]\nkind = "check"\ncode = "def test(candidate): pass  # def check"\n',
+        "tests[0].code",
+        "must define check(candidate)",
+    ),
+    "check code does not parse": (
+        MINIMAL + '[[tests]]\nkind = "check"\ncode = "def check(candidate):\\n    assert ("\n',
+        "tests[0].code",
+        "is not valid Python",
+    ),
+    "reference does not parse": (
+        MINIMAL + 'reference = "def f(:"\n' + CALL_TEST,
+        "reference",
+        "is not valid Python",
+    ),
+    "empty steps": (
+        MINIMAL.replace('{ name = "f" }', '{ kind = "class", name = "F" }')
+        + '[[tests]]\nkind = "stateful"\nsteps = []\n',
+        "tests[0].steps",
+        "non-empty array",
+    ),
+    "step with result and exception": (
+        MINIMAL.replace('{ name = "f" }', '{ kind = "class", name = "F" }')
+        + '[[tests]]\nkind = "stateful"\nsteps = [{ call = "pop", expected = 1, raises = "IndexError" }]\n',
+        "tests[0].steps[0].raises",
+        "not both",
+    ),
+    "must_return without a value": (
+        MINIMAL
+        + '[out_of_domain]\npolicy = "must_return"\ninputs = [{ args = [-1] }]\n'
+        + CALL_TEST,
+        "out_of_domain.return_value",
+        "needs return_value",
+    ),
+    "pass threshold zero": (
+        MINIMAL + "[oracle]\npass_threshold = 0.0\n" + CALL_TEST,
+        "oracle.pass_threshold",
+        "must be above 0",
+    ),
+    "entry name not a Python name": (
+        MINIMAL.replace('name = "f"', 'name = "my-func"') + CALL_TEST,
+        "entry.name",
+        "is not a Python name",
+    ),
+    "newer schema": (
+        "schema_version = 99\n" + MINIMAL + CALL_TEST,
+        "schema_version",
+        "newer than this skyt-tui",
+    ),
 }
 
 
@@ -301,7 +402,9 @@ def test_invalid_user_file_is_listed_with_its_error(tmp_path, monkeypatch):
     (tmp_path / "contracts").mkdir()
     path.rename(tmp_path / "contracts" / "broken.toml")
     entry = next(e for e in catalog.scan_contracts() if e.id == "broken")
-    assert entry.contract is None and entry.error.endswith("tests: a contract needs at least one test")
+    assert entry.contract is None and entry.error.endswith(
+        "tests: a contract needs at least one test"
+    )
     with pytest.raises(ContractError):
         catalog.get_contract("broken")
     assert catalog.find_contract("broken") is None
@@ -318,7 +421,9 @@ def test_equal_sets_give_equal_files_whatever_their_insertion_history(tmp_path):
     base = load_contract(write(tmp_path, MINIMAL + CALL_TEST))
     hashes = set()
     for value in (first, second):
-        contract = Contract(**{**base.__dict__, "tests": (CallTest(name="", args=(), kwargs={}, expected=value),)})
+        contract = Contract(
+            **{**base.__dict__, "tests": (CallTest(name="", args=(), kwargs={}, expected=value),)}
+        )
         hashes.add(contract.content_hash())
     assert len(hashes) == 1
 
@@ -326,7 +431,9 @@ def test_equal_sets_give_equal_files_whatever_their_insertion_history(tmp_path):
 def test_nan_and_infinity_survive_where_toml_or_a_literal_can_hold_them(tmp_path):
     base = load_contract(write(tmp_path, MINIMAL + CALL_TEST))
     for value in (float("nan"), float("inf"), (float("-inf"), 1.5)):
-        contract = Contract(**{**base.__dict__, "tests": (CallTest(name="", args=(), kwargs={}, expected=value),)})
+        contract = Contract(
+            **{**base.__dict__, "tests": (CallTest(name="", args=(), kwargs={}, expected=value),)}
+        )
         write_contract(contract, tmp_path / "n.toml")
         assert same_value(load_contract(tmp_path / "n.toml").tests[0].expected, value)
 
@@ -334,7 +441,12 @@ def test_nan_and_infinity_survive_where_toml_or_a_literal_can_hold_them(tmp_path
 def test_integers_beyond_64_bits_are_written_as_python_literals(tmp_path):
     base = load_contract(write(tmp_path, MINIMAL + CALL_TEST))
     big = 2**64 + 1
-    contract = Contract(**{**base.__dict__, "tests": (CallTest(name="", args=(2**63 - 1,), kwargs={}, expected=big),)})
+    contract = Contract(
+        **{
+            **base.__dict__,
+            "tests": (CallTest(name="", args=(2**63 - 1,), kwargs={}, expected=big),),
+        }
+    )
     write_contract(contract, tmp_path / "big.toml")
     text = (tmp_path / "big.toml").read_text()
     assert f'expected_py = "{big}"' in text and f"{2**63 - 1}" in text

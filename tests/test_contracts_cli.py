@@ -16,7 +16,7 @@ from tests.test_contracts import BAD_FILES
 
 ROOT = Path(__file__).resolve().parents[1]
 
-GOOD = '''
+GOOD = """
 id = "{id}"
 title = "{title}"
 difficulty = "easy"
@@ -28,7 +28,7 @@ kind = "call"
 name = "one"
 args = [1]
 expected = 1
-'''
+"""
 
 
 @pytest.fixture
@@ -54,8 +54,15 @@ def test_list_json_has_bundled_contracts_and_invalid_user_files(home, capsys):
     rows = {row["id"]: row for row in json.loads(out)}
     assert rows["lru_cache"]["entry"] == {"kind": "class", "name": "LRUCache"}
     assert rows["lru_cache"]["kinds"] == ["stateful"] and rows["lru_cache"]["origin"] == "bundled"
-    assert rows["mine"]["origin"] == "user" and rows["mine"]["tests"] == 1 and rows["mine"]["error"] is None
-    assert rows["broken"]["error"].endswith("broken.toml: difficulty: missing required key") or "missing required key" in rows["broken"]["error"]
+    assert (
+        rows["mine"]["origin"] == "user"
+        and rows["mine"]["tests"] == 1
+        and rows["mine"]["error"] is None
+    )
+    assert (
+        rows["broken"]["error"].endswith("broken.toml: difficulty: missing required key")
+        or "missing required key" in rows["broken"]["error"]
+    )
     assert "title" not in rows["broken"]
 
 
@@ -78,7 +85,11 @@ def test_show_prints_prompt_tests_and_reference_without_eating_brackets(home, ca
 
 def test_show_renders_each_test_kind_readably(home, capsys):
     _, out, _ = run(capsys, "contracts", "show", "lru_cache")
-    assert "obj = LRUCache(2)" in out and "obj.put(1, 1) → None" in out and "obj.put(2, 2)   (result not checked)" in out
+    assert (
+        "obj = LRUCache(2)" in out
+        and "obj.put(1, 1) → None" in out
+        and "obj.put(2, 2)   (result not checked)" in out
+    )
     assert "obj = LRUCache(capacity=2)" in out
     _, out, _ = run(capsys, "contracts", "show", "min_stack")
     assert "obj.pop() raises IndexError" in out
@@ -86,7 +97,9 @@ def test_show_renders_each_test_kind_readably(home, capsys):
     assert "newton_sqrt(2) ≈ 1.4142135623730951  (rel_tol=1e-09, abs_tol=0)" in out
     assert "raise ValueError for newton_sqrt(-4); newton_sqrt(-0.5)" in out
     _, out, _ = run(capsys, "contracts", "show", "roman_numerals")
-    assert "int_to_roman(0) raises ValueError" in out and "int_to_roman(number=2024) → 'MMXXIV'" in out
+    assert (
+        "int_to_roman(0) raises ValueError" in out and "int_to_roman(number=2024) → 'MMXXIV'" in out
+    )
     _, out, _ = run(capsys, "contracts", "show", "merge_sort")
     assert "check(merge_sort) with the code below" in out and "def check(candidate):" in out
 
@@ -106,17 +119,25 @@ def test_show_by_path_and_unknown_id(home, capsys, tmp_path):
     code, out, _ = run(capsys, "contracts", "show", str(path))
     assert code == 0 and "By path" in out
     code, _, err = run(capsys, "contracts", "show", "no_such_contract")
-    assert code == 2 and err == "skyt-tui: error: contract 'no_such_contract': not found (see `skyt-tui contracts list`)\n"
+    assert (
+        code == 2
+        and err
+        == "skyt-tui: error: contract 'no_such_contract': not found (see `skyt-tui contracts list`)\n"
+    )
 
 
 def test_validate_reports_each_file_and_exits_2_when_any_is_bad(home, capsys, tmp_path):
     good = tmp_path / "good.toml"
     good.write_text(GOOD.format(id="good", title="Good"))
     bad = tmp_path / "bad.toml"
-    bad.write_text(GOOD.format(id="bad", title="Bad").replace('difficulty = "easy"', 'difficulty = "trivial"'))
+    bad.write_text(
+        GOOD.format(id="bad", title="Bad").replace('difficulty = "easy"', 'difficulty = "trivial"')
+    )
     code, out, _ = run(capsys, "contracts", "validate", str(good))
     assert code == 0 and f"ok     {good} (good)" in out
-    code, out, err = run(capsys, "contracts", "validate", str(good), str(bad), str(tmp_path / "absent.toml"))
+    code, out, err = run(
+        capsys, "contracts", "validate", str(good), str(bad), str(tmp_path / "absent.toml")
+    )
     assert code == 2
     assert err.splitlines() == [
         f"skyt-tui: error: {bad}: difficulty: must be one of easy, medium, hard; got 'trivial'",
@@ -153,7 +174,16 @@ def test_import_skyt_into_the_store_then_again_is_skipped(home, capsys):
     assert code == 0 and "(identical content, skipped)" in out and "10 unchanged" in out
     code, _, err = run(capsys, "contracts", "import-skyt", str(templates), "--difficulty", "hard")
     assert code == 2 and "exists with different content; use --force to overwrite" in err
-    code, out, _ = run(capsys, "contracts", "import-skyt", str(templates), "--difficulty", "hard", "--force", "--json")
+    code, out, _ = run(
+        capsys,
+        "contracts",
+        "import-skyt",
+        str(templates),
+        "--difficulty",
+        "hard",
+        "--force",
+        "--json",
+    )
     assert code == 0
     assert {c["action"] for c in json.loads(out)["contracts"]} == {"overwritten"}
     _, out, _ = run(capsys, "contracts", "list", "--json")
@@ -165,7 +195,9 @@ def test_import_skyt_into_the_store_then_again_is_skipped(home, capsys):
 def test_import_humaneval_to_an_out_folder(home, capsys, tmp_path):
     problems = require("humaneval-codegen16b", "problems.jsonl")
     out_dir = tmp_path / "he"
-    code, out, _ = run(capsys, "contracts", "import-humaneval", str(problems), "--out", str(out_dir), "--json")
+    code, out, _ = run(
+        capsys, "contracts", "import-humaneval", str(problems), "--out", str(out_dir), "--json"
+    )
     assert code == 0
     report = json.loads(out)
     assert len(report["contracts"]) == 80 and report["out_dir"] == str(out_dir)
@@ -178,8 +210,13 @@ def test_exit_code_2_end_to_end_in_a_subprocess(tmp_path):
     bad = tmp_path / "bad.toml"
     bad.write_text("id = 3\n")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SKYT_HOME": str(tmp_path / "home")}
-    result = subprocess.run([sys.executable, "-m", "skyt_tui", "contracts", "validate", str(bad)],
-                            capture_output=True, text=True, cwd=ROOT, env=env)
+    result = subprocess.run(
+        [sys.executable, "-m", "skyt_tui", "contracts", "validate", str(bad)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+    )
     assert result.returncode == 2
     assert result.stderr == f"skyt-tui: error: {bad}: id: must be a string, not an integer\n"
 

@@ -35,12 +35,27 @@ def examples(tmp_path, isolated_home):
 def test_demo_runs_are_labelled_hand_written_and_analysed(examples):
     result = create_demo_runs(examples)
     [meta] = result.created
-    assert result.skipped == (f"{examples / 'no_such_contract'}: no valid contract 'no_such_contract' in the catalog",)
-    assert (meta.provider, meta.model, meta.temperature, meta.label) == ("replay", DEMO_MODEL, None, DEMO_LABEL)
-    assert "no model produced them" in meta.note and meta.origin["kind"] == "demo" and meta.status == runs.COMPLETE
+    assert result.skipped == (
+        f"{examples / 'no_such_contract'}: no valid contract 'no_such_contract' in the catalog",
+    )
+    assert (meta.provider, meta.model, meta.temperature, meta.label) == (
+        "replay",
+        DEMO_MODEL,
+        None,
+        DEMO_LABEL,
+    )
+    assert (
+        "no model produced them" in meta.note
+        and meta.origin["kind"] == "demo"
+        and meta.status == runs.COMPLETE
+    )
     run = runs.load_run(meta.id)
-    assert [s.response for s in run.samples] == list(VARIANTS.values()), "generation order is the file order"
-    assert [s.code for s in run.samples] == [text.strip("\n") if i == 3 else text for i, text in enumerate(VARIANTS.values())]
+    assert [s.response for s in run.samples] == list(VARIANTS.values()), (
+        "generation order is the file order"
+    )
+    assert [s.code for s in run.samples] == [
+        text.strip("\n") if i == 3 else text for i, text in enumerate(VARIANTS.values())
+    ]
     assert (run.directory / "analysis.json").exists()
     analysis = runs.analyze_stored_run(run)
     metrics = analysis["metrics"]
@@ -69,14 +84,22 @@ def test_demo_command_then_runs_list(examples, monkeypatch, capsys):
     assert "demo: 1 run(s) created" in out and "hand-written examples (not model output)" in out
     assert main(["runs", "list", "--json"]) == 0
     [entry] = json.loads(capsys.readouterr().out)["runs"]
-    assert entry["label"] == DEMO_LABEL and entry["model"] == DEMO_MODEL and entry["state"] == "complete"
+    assert (
+        entry["label"] == DEMO_LABEL
+        and entry["model"] == DEMO_MODEL
+        and entry["state"] == "complete"
+    )
 
 
 def test_bundled_demo_on_a_fresh_store_with_no_keys_and_no_network(tmp_path):
     if not any(locations.bundled_examples_dir().glob("*/*.py")):
         pytest.skip("no bundled example sets in this checkout")
     home = tmp_path / "fresh"
-    offline = {"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": ""}
+    offline = {
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "NO_PROXY": "",
+    }
     result = run_cli(home, "demo", "--json", **offline)
     assert result.returncode == 0, result.stderr
     created = json.loads(result.stdout)["created"]
@@ -88,7 +111,9 @@ def test_bundled_demo_on_a_fresh_store_with_no_keys_and_no_network(tmp_path):
     assert report.returncode == 0 and "samples (generation order)" in report.stdout
 
 
-def test_full_demo_is_reproducible_with_a_fixed_clock_and_adds_a_benchmark(isolated_home, tmp_path, monkeypatch):
+def test_full_demo_is_reproducible_with_a_fixed_clock_and_adds_a_benchmark(
+    isolated_home, tmp_path, monkeypatch
+):
     """Bundled examples + bundled contracts: ids and dates come from `now`, the benchmark has no invented scores."""
     import datetime as dt
 
@@ -100,18 +125,31 @@ def test_full_demo_is_reproducible_with_a_fixed_clock_and_adds_a_benchmark(isola
     now = dt.datetime(2026, 1, 15, 9, 0, tzinfo=dt.UTC)
     result = create_demo(now=now)
     ids = [meta.id for meta in result.created]
-    assert ids[0].startswith("20260115-090000-balanced_brackets-") and ids[1].startswith("20260115-090001-")
+    assert ids[0].startswith("20260115-090000-balanced_brackets-") and ids[1].startswith(
+        "20260115-090001-"
+    )
     for meta in result.created:
         state = canon.load_canon(meta.contract_id)
-        assert state.status == "ok" and state.canon.provenance["established_at"] == "2026-01-15T09:00:00Z"
+        assert (
+            state.status == "ok"
+            and state.canon.provenance["established_at"] == "2026-01-15T09:00:00Z"
+        )
         assert state.canon.provenance["run_id"] == meta.id
     info = benchmark.load_benchmark(DEMO_BENCHMARK)
-    assert len(info.items) == 20 and info.data.scores is None, "difficulties only, no per-system scores"
+    assert len(info.items) == 20 and info.data.scores is None, (
+        "difficulties only, no per-system scores"
+    )
     assert benchmark.current_sample(DEMO_BENCHMARK).size == 8
     [rotation] = benchmark.rotation_history(DEMO_BENCHMARK)
     assert rotation.at == "2026-01-15T09:00:00+00:00" and len(rotation.held_out) == 13
     again = create_demo(now=now + dt.timedelta(days=3))
-    assert again.created == () and sorted(again.existing) == sorted(ids) and again.benchmark_steps == ()
+    assert (
+        again.created == ()
+        and sorted(again.existing) == sorted(ids)
+        and again.benchmark_steps == ()
+    )
     monkeypatch.setenv("SKYT_HOME", str(tmp_path / "another-store"))
     elsewhere = create_demo_runs(analyze=False, now=now)
-    assert [meta.id for meta in elsewhere.created] == ids, "the id suffix is a digest of the content, not random"
+    assert [meta.id for meta in elsewhere.created] == ids, (
+        "the id suffix is a digest of the content, not random"
+    )

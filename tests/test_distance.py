@@ -1,9 +1,16 @@
 """Normalized Levenshtein distance and the pairwise matrix."""
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from skyt_tui.engine.distance import DISTANCE_VERSION, distance, distance_version, distances_to, pairwise_matrix
+from skyt_tui.engine.distance import (
+    DISTANCE_VERSION,
+    distance,
+    distance_version,
+    distances_to,
+    pairwise_matrix,
+)
 
 
 def test_worked_examples():
@@ -46,5 +53,9 @@ def test_streamed_mean_equals_the_matrix_mean():
 
     rng = random.Random(3)
     texts = ["".join(rng.choice("ab c") for _ in range(rng.randint(0, 30))) for _ in range(700)]
-    assert math.isclose(d.mean_pairwise_streamed(texts), mean_pairwise_distance(pairwise_matrix(texts)), rel_tol=1e-12)
+    assert math.isclose(
+        d.mean_pairwise_streamed(texts),
+        mean_pairwise_distance(pairwise_matrix(texts)),
+        rel_tol=1e-12,
+    )
     assert d.mean_pairwise_streamed(texts[:1]) == 0.0

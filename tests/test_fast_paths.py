@@ -3,13 +3,19 @@
 import ast
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skyt_tui.engine.normalize import LEVELS, normalize, normalize_text
 from skyt_tui.engine.repair import TRANSFORMERS, Context, Decline, RewriteCache, repair
 from skyt_tui.engine.repair.base import locate_statements, walk
 from skyt_tui.engine.repair.facts import Facts
-from skyt_tui.engine.repair.parallel import RepairTask, RepairWorkerError, repair_in_processes, work_units
+from skyt_tui.engine.repair.parallel import (
+    RepairTask,
+    RepairWorkerError,
+    repair_in_processes,
+    work_units,
+)
 
 CANONS = [
     """
@@ -73,8 +79,16 @@ def reject_rename(programs):
 def test_one_cache_shared_by_many_repairs_gives_the_same_results(verify):
     alone = [repair(s, c, kept_names=KEPT, verify=verify) for s in SAMPLES for c in CANONS]
     cache = RewriteCache()
-    shared = [repair(s, c, kept_names=KEPT, verify=verify, rewrites=cache) for s in SAMPLES for c in CANONS]
-    again = [repair(s, c, kept_names=KEPT, verify=verify, rewrites=cache) for s in SAMPLES for c in CANONS]
+    shared = [
+        repair(s, c, kept_names=KEPT, verify=verify, rewrites=cache)
+        for s in SAMPLES
+        for c in CANONS
+    ]
+    again = [
+        repair(s, c, kept_names=KEPT, verify=verify, rewrites=cache)
+        for s in SAMPLES
+        for c in CANONS
+    ]
     assert shared == alone == again
     assert any(result.steps for result in alone)
     assert cache.hits > 0
@@ -82,8 +96,14 @@ def test_one_cache_shared_by_many_repairs_gives_the_same_results(verify):
 
 def test_a_full_cache_is_emptied_and_results_stay_the_same():
     cache = RewriteCache(max_entries=3)
-    results = [repair(s, c, kept_names=KEPT, verify=accept_all, rewrites=cache) for s in SAMPLES for c in CANONS]
-    assert results == [repair(s, c, kept_names=KEPT, verify=accept_all) for s in SAMPLES for c in CANONS]
+    results = [
+        repair(s, c, kept_names=KEPT, verify=accept_all, rewrites=cache)
+        for s in SAMPLES
+        for c in CANONS
+    ]
+    assert results == [
+        repair(s, c, kept_names=KEPT, verify=accept_all) for s in SAMPLES for c in CANONS
+    ]
     assert len(cache._rewrites) <= 3
 
 
@@ -94,7 +114,9 @@ class _Untouchable:
         raise AssertionError(f"read context.canon.{name}")
 
 
-@pytest.mark.parametrize("name", sorted(name for name, cls in TRANSFORMERS.items() if not cls.reads_canon))
+@pytest.mark.parametrize(
+    "name", sorted(name for name, cls in TRANSFORMERS.items() if not cls.reads_canon)
+)
 def test_transformers_that_do_not_declare_reads_canon_never_read_it(name):
     """The rewrite cache leaves the canon out of their key, so they must not depend on it."""
     cls = TRANSFORMERS[name]
@@ -163,7 +185,11 @@ def test_facts_gathered_in_one_walk():
 
 
 def _tasks():
-    return [RepairTask(code=s, canon_code=c, kept_names=KEPT, group="mean_of") for s in SAMPLES for c in CANONS] * 3
+    return [
+        RepairTask(code=s, canon_code=c, kept_names=KEPT, group="mean_of")
+        for s in SAMPLES
+        for c in CANONS
+    ] * 3
 
 
 def test_repair_in_processes_gives_what_repair_gives_in_this_process():
@@ -183,15 +209,23 @@ def test_progress_counts_every_task_from_the_calling_thread():
     import threading
 
     seen = []
-    repair_in_processes(_tasks(), lambda index, programs: accept_all(programs), workers=2,
-                        progress=lambda done: seen.append((done, threading.current_thread() is threading.main_thread())))
+    repair_in_processes(
+        _tasks(),
+        lambda index, programs: accept_all(programs),
+        workers=2,
+        progress=lambda done: seen.append(
+            (done, threading.current_thread() is threading.main_thread())
+        ),
+    )
     assert seen == [(done, True) for done in range(1, len(_tasks()) + 1)]
 
 
 def test_a_failing_task_raises_with_the_worker_traceback():
     bad = RepairTask(code=SAMPLES[0], canon_code=CANONS[0], kept_names=KEPT, level="no-such-level")
     with pytest.raises(RepairWorkerError, match="unknown level"):
-        repair_in_processes([*_tasks()[:2], bad], lambda index, programs: accept_all(programs), workers=2)
+        repair_in_processes(
+            [*_tasks()[:2], bad], lambda index, programs: accept_all(programs), workers=2
+        )
 
 
 def test_a_failing_verifier_stops_the_workers_and_raises():
@@ -228,7 +262,9 @@ def test_a_counting_pass_leaves_the_tree_as_it_was(name):
 
 
 def test_work_units_hand_out_whole_groups_largest_first_and_cut_only_oversized_ones():
-    tasks = [RepairTask(code="", canon_code="", kept_names=KEPT, group=group) for group in "aabbbbbbbc"]
+    tasks = [
+        RepairTask(code="", canon_code="", kept_names=KEPT, group=group) for group in "aabbbbbbbc"
+    ]
     assert work_units(tasks, 2) == [[2, 3, 4, 5, 6], [0, 1], [7, 8], [9]]
     assert work_units(tasks, 1) == [[2, 3, 4, 5, 6, 7, 8], [0, 1], [9]]
 
@@ -236,16 +272,27 @@ def test_work_units_hand_out_whole_groups_largest_first_and_cut_only_oversized_o
 def test_locate_statements_gives_new_statements_a_line_so_unparse_works():
     tree = ast.parse("def f(x):\n    if x:\n        return 1\n    return 2\n")
     function = tree.body[0]
-    function.body[0].body.append(ast.Assign(targets=[ast.Name("y", ast.Store())], value=ast.Constant(3)))
-    function.body.insert(0, ast.For(target=ast.Name("i", ast.Store()), iter=ast.Name("x", ast.Load()),
-                                    body=[ast.Pass()], orelse=[]))
+    function.body[0].body.append(
+        ast.Assign(targets=[ast.Name("y", ast.Store())], value=ast.Constant(3))
+    )
+    function.body.insert(
+        0,
+        ast.For(
+            target=ast.Name("i", ast.Store()),
+            iter=ast.Name("x", ast.Load()),
+            body=[ast.Pass()],
+            orelse=[],
+        ),
+    )
     locate_statements(tree)
     assert function.body[0].lineno == 1 and function.body[0].body[0].lineno == 1
     assert function.body[1].body[-1].lineno == 2
     assert ast.unparse(tree) == ast.unparse(ast.fix_missing_locations(tree))
 
 
-@pytest.mark.parametrize("code", [*SAMPLES, *CANONS, "x = [i for i in range(3) if i]\nlambda a, *b, c=1: (a, b, c)\n"])
+@pytest.mark.parametrize(
+    "code", [*SAMPLES, *CANONS, "x = [i for i in range(3) if i]\nlambda a, *b, c=1: (a, b, c)\n"]
+)
 def test_walk_lists_what_ast_walk_yields_in_the_same_order(code):
     tree = ast.parse(code)
     assert walk(tree) == list(ast.walk(tree))

@@ -11,20 +11,47 @@ from skyt_tui.engine.gate import Threshold, evaluate, parse_threshold
 from skyt_tui.engine.runs import SampleRecord
 from tests.run_helpers import CONTRACT_ID, install_contract, run_cli
 
-ANALYSIS = {"metrics": {"R_anchor_post": 0.85, "R_anchor_pre": 0.5, "pass_rate": 0.95, "R_raw": 0.4,
-                        "n_failed": 1, "R_sig": {"alpha": 0.9}, "OER": None, "canon": "established"}}
+ANALYSIS = {
+    "metrics": {
+        "R_anchor_post": 0.85,
+        "R_anchor_pre": 0.5,
+        "pass_rate": 0.95,
+        "R_raw": 0.4,
+        "n_failed": 1,
+        "R_sig": {"alpha": 0.9},
+        "OER": None,
+        "canon": "established",
+    }
+}
 
 
 def test_all_thresholds_met():
-    result = evaluate("r1", ANALYSIS, [Threshold("R_anchor_post", 0.8, "min"), Threshold("pass_rate", 0.9, "min"),
-                                       Threshold("n_failed", 1, "max")])
+    result = evaluate(
+        "r1",
+        ANALYSIS,
+        [
+            Threshold("R_anchor_post", 0.8, "min"),
+            Threshold("pass_rate", 0.9, "min"),
+            Threshold("n_failed", 1, "max"),
+        ],
+    )
     assert result.passed
-    assert result.line() == "PASS r1: R_anchor_post 0.850 ≥ 0.800; pass_rate 0.950 ≥ 0.900; n_failed 1 ≤ 1"
+    assert (
+        result.line()
+        == "PASS r1: R_anchor_post 0.850 ≥ 0.800; pass_rate 0.950 ≥ 0.900; n_failed 1 ≤ 1"
+    )
 
 
 def test_failures_are_named_alone():
-    result = evaluate("r1", ANALYSIS, [Threshold("R_anchor_post", 0.9, "min"), Threshold("pass_rate", 0.9, "min"),
-                                       Threshold("R_sig.alpha", 0.95, "min")])
+    result = evaluate(
+        "r1",
+        ANALYSIS,
+        [
+            Threshold("R_anchor_post", 0.9, "min"),
+            Threshold("pass_rate", 0.9, "min"),
+            Threshold("R_sig.alpha", 0.95, "min"),
+        ],
+    )
     assert not result.passed
     assert result.line() == "FAIL r1: R_anchor_post 0.850 < 0.900; R_sig.alpha 0.900 < 0.950"
 
@@ -35,15 +62,25 @@ def test_values_that_look_equal_at_three_decimals_are_shown_in_full():
 
 
 def test_a_metric_not_computed_fails_and_an_incomplete_run_fails():
-    result = evaluate("r1", {"metrics": {"R_anchor_post": None, "canon": "not_computed"}}, [Threshold("R_anchor_post", 0.8, "min")])
+    result = evaluate(
+        "r1",
+        {"metrics": {"R_anchor_post": None, "canon": "not_computed"}},
+        [Threshold("R_anchor_post", 0.8, "min")],
+    )
     assert result.line() == "FAIL r1: R_anchor_post not computed (canon: not_computed)"
-    result = evaluate("r1", ANALYSIS, [Threshold("R_raw", 0.1, "min")], complete=False, progress=(3, 20))
+    result = evaluate(
+        "r1", ANALYSIS, [Threshold("R_raw", 0.1, "min")], complete=False, progress=(3, 20)
+    )
     assert result.line() == "FAIL r1: run is not complete (3 of 20 samples); resume it first"
 
 
 def test_bad_thresholds():
     assert parse_threshold("R_raw=0.5", "min") == Threshold("R_raw", 0.5, "min")
-    for text, message in (("R_raw", "expected METRIC=VALUE"), ("R_raw=high", "'high' is not a number"), ("=1", "expected")):
+    for text, message in (
+        ("R_raw", "expected METRIC=VALUE"),
+        ("R_raw=high", "'high' is not a number"),
+        ("=1", "expected"),
+    ):
         with pytest.raises(InputError, match=message):
             parse_threshold(text, "min")
     with pytest.raises(InputError, match="unknown metric 'R_magic'"):
@@ -57,36 +94,69 @@ def stored_run(isolated_home):
     install_contract(isolated_home)
     codes = ["def f(x):\n    return x + 1"] * 3 + ["def f(x):\n    return 1 + x"]
     samples = [SampleRecord(index=i, status="ok", response=c, code=c) for i, c in enumerate(codes)]
-    meta = runs.create_run(contract_id=CONTRACT_ID, contract=get_contract(CONTRACT_ID), provider="replay", model="m",
-                           temperature=0.0, n=4, samples=samples, status=runs.COMPLETE)
+    meta = runs.create_run(
+        contract_id=CONTRACT_ID,
+        contract=get_contract(CONTRACT_ID),
+        provider="replay",
+        model="m",
+        temperature=0.0,
+        n=4,
+        samples=samples,
+        status=runs.COMPLETE,
+    )
     return meta.id
 
 
 def test_cli_gate_exit_codes(isolated_home, stored_run):
     passing = run_cli(isolated_home, "gate", stored_run, "--min-r-raw", "0.75", "--max-failed", "0")
-    assert passing.returncode == 0 and passing.stdout == f"PASS {stored_run}: R_raw 0.750 ≥ 0.750; n_failed 0 ≤ 0\n"
+    assert (
+        passing.returncode == 0
+        and passing.stdout == f"PASS {stored_run}: R_raw 0.750 ≥ 0.750; n_failed 0 ≤ 0\n"
+    )
     failing = run_cli(isolated_home, "gate", stored_run, "--min-r-raw", "0.8")
     assert failing.returncode == 1 and failing.stdout == f"FAIL {stored_run}: R_raw 0.750 < 0.800\n"
-    generic = run_cli(isolated_home, "gate", "latest", "--min", "R_sig.format=0.75", "--max", "R_pairwise=1", "--json")
+    generic = run_cli(
+        isolated_home,
+        "gate",
+        "latest",
+        "--min",
+        "R_sig.format=0.75",
+        "--max",
+        "R_pairwise=1",
+        "--json",
+    )
     data = json.loads(generic.stdout)
-    assert generic.returncode == 0 and data["passed"] and [c["metric"] for c in data["runs"][0]["checks"]] == ["R_sig.format", "R_pairwise"]
+    assert (
+        generic.returncode == 0
+        and data["passed"]
+        and [c["metric"] for c in data["runs"][0]["checks"]] == ["R_sig.format", "R_pairwise"]
+    )
 
 
 def test_cli_gate_on_r_anchor_says_why_when_not_computed(isolated_home, stored_run):
     result = run_cli(isolated_home, "gate", stored_run, "--min-r-anchor", "0.8")
     analysis = runs.analyze_stored_run(stored_run)
     if analysis["metrics"]["R_anchor_post"] is None:
-        assert result.returncode == 1 and result.stdout.startswith(f"FAIL {stored_run}: R_anchor_post not computed")
+        assert result.returncode == 1 and result.stdout.startswith(
+            f"FAIL {stored_run}: R_anchor_post not computed"
+        )
     else:
         expected = 0 if analysis["metrics"]["R_anchor_post"] >= 0.8 else 1
         assert result.returncode == expected
 
 
 def test_cli_gate_bad_input_exits_2(isolated_home, stored_run):
-    for args, message in ((["--min", "R_raw"], "expected METRIC=VALUE"), ([], "give at least one threshold"),
-                          (["--min", "nope=1"], "unknown metric 'nope'"),
-                          (["--min-r-anchor", "80"], "--min-r-anchor: a share between 0 and 1 (e.g. 0.8); got 80"),
-                          (["--min-pass-rate", "nan"], "--min-pass-rate: a share between 0 and 1"),
-                          (["--max-failed", "-1"], "--max-failed: a number of samples, 0 or more; got -1")):
+    for args, message in (
+        (["--min", "R_raw"], "expected METRIC=VALUE"),
+        ([], "give at least one threshold"),
+        (["--min", "nope=1"], "unknown metric 'nope'"),
+        (["--min-r-anchor", "80"], "--min-r-anchor: a share between 0 and 1 (e.g. 0.8); got 80"),
+        (["--min-pass-rate", "nan"], "--min-pass-rate: a share between 0 and 1"),
+        (["--max-failed", "-1"], "--max-failed: a number of samples, 0 or more; got -1"),
+    ):
         result = run_cli(isolated_home, "gate", stored_run, *args)
-        assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+        assert (
+            result.returncode == 2
+            and message in result.stderr
+            and len(result.stderr.strip().splitlines()) == 1
+        )

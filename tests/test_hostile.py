@@ -26,8 +26,15 @@ SOLVE = "\ndef solve(x):\n    return x + 1\n"
 
 # kind: (contract, program, statuses it may end with, what its reason must mention)
 HOSTILE = {
-    "infinite_loop": ("hostile", "def solve(x):\n    while True:\n        pass\n", {"timeout"}, "timeout"),
-    "busy_thread": ("hostile", textwrap.dedent("""
+    "infinite_loop": (
+        "hostile",
+        "def solve(x):\n    while True:\n        pass\n",
+        {"timeout"},
+        "timeout",
+    ),
+    "busy_thread": (
+        "hostile",
+        textwrap.dedent("""
         import threading
         def spin():
             while True:
@@ -36,49 +43,98 @@ HOSTILE = {
             worker = threading.Thread(target=spin)
             worker.start()
             worker.join()
-        """), {"timeout", "cpu_limit"}, ""),
-    "fork_bomb": ("hostile", textwrap.dedent("""
+        """),
+        {"timeout", "cpu_limit"},
+        "",
+    ),
+    "fork_bomb": (
+        "hostile",
+        textwrap.dedent("""
         import os
         while True:
             try:
                 os.fork()
             except OSError:
                 pass
-        """) + SOLVE, {"timeout", "cpu_limit"}, ""),
-    "memory_bomb": ("hostile", "hoard = [bytearray(1 << 30) for _ in range(64)]\n" + SOLVE,
-                    {"load_error"}, "MemoryError"),
-    "memory_creep": ("hostile", textwrap.dedent("""
+        """)
+        + SOLVE,
+        {"timeout", "cpu_limit"},
+        "",
+    ),
+    "memory_bomb": (
+        "hostile",
+        "hoard = [bytearray(1 << 30) for _ in range(64)]\n" + SOLVE,
+        {"load_error"},
+        "MemoryError",
+    ),
+    "memory_creep": (
+        "hostile",
+        textwrap.dedent("""
         hoard = []
         while True:
             hoard.append(bytearray(64 * 1024 * 1024))
-        """) + SOLVE, {"load_error", "timeout"}, ""),
-    "disk_fill": ("hostile", textwrap.dedent("""
+        """)
+        + SOLVE,
+        {"load_error", "timeout"},
+        "",
+    ),
+    "disk_fill": (
+        "hostile",
+        textwrap.dedent("""
         chunk = b"x" * (1 << 20)
         index = 0
         while True:
             with open(f"fill-{index}", "wb") as handle:
                 handle.write(chunk)
             index += 1
-        """) + SOLVE, {"disk_limit", "load_error"}, ""),
-    "big_file": ("hostile", "open('big', 'wb').write(b'x' * (24 << 20))\n" + SOLVE, {"load_error"}, "File too large"),
-    "stdout_flood": ("hostile", "while True:\n    print('x' * 10000)\n" + SOLVE, {"output_limit"}, "output limit"),
-    "deep_recursion": ("hostile", textwrap.dedent("""
+        """)
+        + SOLVE,
+        {"disk_limit", "load_error"},
+        "",
+    ),
+    "big_file": (
+        "hostile",
+        "open('big', 'wb').write(b'x' * (24 << 20))\n" + SOLVE,
+        {"load_error"},
+        "File too large",
+    ),
+    "stdout_flood": (
+        "hostile",
+        "while True:\n    print('x' * 10000)\n" + SOLVE,
+        {"output_limit"},
+        "output limit",
+    ),
+    "deep_recursion": (
+        "hostile",
+        textwrap.dedent("""
         import sys
         sys.setrecursionlimit(10 ** 8)
         def down(n):
             return down(n + 1) + 1
         down(0)
-        """) + SOLVE, {"timeout", "load_error", "crashed"}, ""),
-    "c_stack_overflow": ("hostile", textwrap.dedent("""
+        """)
+        + SOLVE,
+        {"timeout", "load_error", "crashed"},
+        "",
+    ),
+    "c_stack_overflow": (
+        "hostile",
+        textwrap.dedent("""
         import json, sys
         sys.setrecursionlimit(10 ** 8)
         nested = []
         for _ in range(10 ** 5):
             nested = [nested]
         json.dumps(nested)
-        """) + SOLVE, {"crashed"}, "SIGSEGV"),
+        """)
+        + SOLVE,
+        {"crashed"},
+        "SIGSEGV",
+    ),
     "segfault": ("hostile", "import ctypes\nctypes.string_at(0)\n" + SOLVE, {"crashed"}, "SIGSEGV"),
-    "kill_parent": ("hostile", textwrap.dedent("""
+    "kill_parent": (
+        "hostile",
+        textwrap.dedent("""
         import os, signal
         for pid in (os.getppid(), @app_pid@, 1):
             try:
@@ -86,8 +142,14 @@ HOSTILE = {
             except OSError:
                 pass
         os.kill(-1, signal.SIGKILL)
-        """) + SOLVE, {"load_error"}, "PermissionError"),
-    "read_api_key": ("hostile", textwrap.dedent("""
+        """)
+        + SOLVE,
+        {"load_error"},
+        "PermissionError",
+    ),
+    "read_api_key": (
+        "hostile",
+        textwrap.dedent("""
         import os
         def solve(x):
             for path in ("/proc/@app_pid@/environ", "/proc/self/environ", f"/proc/{os.getppid()}/environ"):
@@ -96,8 +158,13 @@ HOSTILE = {
                 except OSError:
                     pass
             return os.environ["OPENAI_API_KEY"]
-        """), {"ok"}, "KeyError"),
-    "write_outside": ("hostile", textwrap.dedent("""
+        """),
+        {"ok"},
+        "KeyError",
+    ),
+    "write_outside": (
+        "hostile",
+        textwrap.dedent("""
         import os
         def solve(x):
             for path in (@outside@, @repo_file@, "/tmp/skyt-hostile-escape"):
@@ -107,12 +174,22 @@ HOSTILE = {
                     pass
             open(@outside@, "w").write("escaped")
             return x + 1
-        """), {"ok"}, "Error"),
-    "read_contracts": ("hostile", textwrap.dedent("""
+        """),
+        {"ok"},
+        "Error",
+    ),
+    "read_contracts": (
+        "hostile",
+        textwrap.dedent("""
         def solve(x):
             return open(@contract_file@).read()
-        """), {"ok"}, "Error"),
-    "network": ("hostile", textwrap.dedent("""
+        """),
+        {"ok"},
+        "Error",
+    ),
+    "network": (
+        "hostile",
+        textwrap.dedent("""
         import socket
         def solve(x):
             connection = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -120,16 +197,36 @@ HOSTILE = {
             connection.connect(("127.0.0.1", @port@))
             connection.sendall(b"exfiltrated")
             return x + 1
-        """), {"ok"}, "PermissionError"),
-    "subprocess": ("hostile", textwrap.dedent("""
+        """),
+        {"ok"},
+        "PermissionError",
+    ),
+    "subprocess": (
+        "hostile",
+        textwrap.dedent("""
         import subprocess
         def solve(x):
             return int(subprocess.run(["/bin/sh", "-c", "echo 2"], capture_output=True).stdout)
-        """), {"ok"}, "PermissionError"),
-    "sys_exit_early": ("hostile", "import sys\nsys.exit(0)\n" + SOLVE, {"load_error"}, "SystemExit"),
+        """),
+        {"ok"},
+        "PermissionError",
+    ),
+    "sys_exit_early": (
+        "hostile",
+        "import sys\nsys.exit(0)\n" + SOLVE,
+        {"load_error"},
+        "SystemExit",
+    ),
     "os_exit_early": ("hostile", "import os\nos._exit(0)\n" + SOLVE, {"exited"}, "exited"),
-    "exit_in_call": ("hostile", "import os\ndef solve(x):\n    os._exit(0)\n", {"exited"}, "exited"),
-    "always_equal": ("hostile", textwrap.dedent("""
+    "exit_in_call": (
+        "hostile",
+        "import os\ndef solve(x):\n    os._exit(0)\n",
+        {"exited"},
+        "exited",
+    ),
+    "always_equal": (
+        "hostile",
+        textwrap.dedent("""
         class Anything(int):
             pass
         class Equal:
@@ -138,8 +235,13 @@ HOSTILE = {
             __hash__ = object.__hash__
         def solve(x):
             return Equal()
-        """), {"ok"}, "unencodable"),
-    "prints_passed": ("hostile", textwrap.dedent("""
+        """),
+        {"ok"},
+        "unencodable",
+    ),
+    "prints_passed": (
+        "hostile",
+        textwrap.dedent("""
         import json, os, struct
         for fd in range(3, 40):
             for frame in ({"t": "tests_done"}, {"t": "check", "i": 0, "passed": True, "calls": []},
@@ -153,24 +255,41 @@ HOSTILE = {
         print("2 passed in 0.01s")
         def solve(x):
             return None
-        """), {"protocol_error"}, "unexpected 'tests_done' frame"),
-    "patch_builtins": ("hostile_check", textwrap.dedent("""
+        """),
+        {"protocol_error"},
+        "unexpected 'tests_done' frame",
+    ),
+    "patch_builtins": (
+        "hostile_check",
+        textwrap.dedent("""
         import builtins, math
         builtins.abs = lambda value: 0
         math.isclose = lambda *args, **kwargs: True
         builtins.AssertionError = type("AssertionError", (Exception,), {})
         def half(x):
             return 0.0 if x == 3 else x / 2
-        """), {"ok"}, "assertion failed at line 2"),
-    "sabotage_harness": ("hostile_check", textwrap.dedent("""
+        """),
+        {"ok"},
+        "assertion failed at line 2",
+    ),
+    "sabotage_harness": (
+        "hostile_check",
+        textwrap.dedent("""
         import builtins, json
         builtins.isinstance = lambda *args: True
         json.dumps = lambda *args, **kwargs: '{"t": "check", "i": 0, "passed": true}'
         def half(x):
             return "not a number"
-        """), {"exited", "protocol_error", "ok"}, ""),
-    "exit_before_check": ("hostile_check", "import os\nos._exit(0)\ndef half(x):\n    return x / 2\n",
-                          {"exited"}, "exited"),
+        """),
+        {"exited", "protocol_error", "ok"},
+        "",
+    ),
+    "exit_before_check": (
+        "hostile_check",
+        "import os\nos._exit(0)\ndef half(x):\n    return x / 2\n",
+        {"exited"},
+        "exited",
+    ),
 }
 
 
@@ -194,8 +313,12 @@ def fill_in(template, values):
 
 def isolation_modes():
     problem = sandbox._bwrap_probe()
-    return [pytest.param("bubblewrap", marks=pytest.mark.skipif(problem is not None, reason=str(problem))),
-            "reduced"]
+    return [
+        pytest.param(
+            "bubblewrap", marks=pytest.mark.skipif(problem is not None, reason=str(problem))
+        ),
+        "reduced",
+    ]
 
 
 class Host:
@@ -209,10 +332,16 @@ class Host:
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen(8)
         self.listener.setblocking(False)
-        self.fill = {"app_pid": str(os.getpid()), "outside": repr(str(self.outside)),
-                     "repo_file": repr(str(self.repo_file)), "port": str(self.listener.getsockname()[1]),
-                     "contract_file": repr(str(FIXTURES / "hostile.toml"))}
-        self.contracts = {name: load_contract(FIXTURES / f"{name}.toml") for name in ("hostile", "hostile_check")}
+        self.fill = {
+            "app_pid": str(os.getpid()),
+            "outside": repr(str(self.outside)),
+            "repo_file": repr(str(self.repo_file)),
+            "port": str(self.listener.getsockname()[1]),
+            "contract_file": repr(str(FIXTURES / "hostile.toml")),
+        }
+        self.contracts = {
+            name: load_contract(FIXTURES / f"{name}.toml") for name in ("hostile", "hostile_check")
+        }
         self.oracle = Oracle(workers=2, isolation=mode)
 
     def job(self, kind):
@@ -241,7 +370,9 @@ class Host:
             time.sleep(0.05)
 
     def leftover_bytes(self):
-        return sum(f.stat().st_size for f in Path(self.oracle._pool._base).rglob("*") if f.is_file())
+        return sum(
+            f.stat().st_size for f in Path(self.oracle._pool._base).rglob("*") if f.is_file()
+        )
 
     def close(self):
         self.oracle.close()
@@ -274,7 +405,9 @@ def host(request, tmp_path_factory):
 def test_hostile_sample_is_contained_and_fails_with_its_reason(host, kind):
     layers = {layer.split("-")[0] for layer in host.oracle.layers}
     if kind in NEEDS and not NEEDS[kind] & layers:
-        pytest.skip(f"{host.mode} isolation here ({', '.join(sorted(layers))}) cannot contain {kind}")
+        pytest.skip(
+            f"{host.mode} isolation here ({', '.join(sorted(layers))}) cannot contain {kind}"
+        )
     contract, program = host.job(kind)
     statuses, mention = HOSTILE[kind][2:]
     zygotes = host.zygotes()
@@ -286,7 +419,10 @@ def test_hostile_sample_is_contained_and_fails_with_its_reason(host, kind):
     assert verdict.status in statuses, (verdict.status, verdict.reason)
     text = verdict.reason + " ".join(o.error_message or "" for o in verdict.tests)
     assert verdict.reason and mention in text, (mention, text)
-    assert elapsed <= contract.oracle.timeout_s + 2.0 and verdict.duration_s <= contract.oracle.timeout_s + 2.0
+    assert (
+        elapsed <= contract.oracle.timeout_s + 2.0
+        and verdict.duration_s <= contract.oracle.timeout_s + 2.0
+    )
     assert verdict.isolation == host.mode
     assert SECRET not in str(verdict.to_dict())
 

@@ -16,23 +16,43 @@ HAS_IMPORTERS = importlib.util.find_spec("skyt_tui.engine.importers") is not Non
 
 
 def skyt_experiment(path: Path, experiment_id: str, outputs, **extra):
-    data = {"experiment_id": experiment_id, "contract_id": CONTRACT_ID, "model": "gpt-x", "temperature": 0.5,
-            "timestamp": "2026-01-19T13:16:09.121992", "raw_outputs": outputs, **extra}
+    data = {
+        "experiment_id": experiment_id,
+        "contract_id": CONTRACT_ID,
+        "model": "gpt-x",
+        "temperature": 0.5,
+        "timestamp": "2026-01-19T13:16:09.121992",
+        "raw_outputs": outputs,
+        **extra,
+    }
     path.write_text(json.dumps(data))
     return path
 
 
 def test_skyt_file_keeps_model_temperature_id_and_time(tmp_path, isolated_home):
     install_contract(isolated_home)
-    source = skyt_experiment(tmp_path / "e.json", "add_one_temp0.5_x", ["def f(x):\n    return x + 1", None])
+    source = skyt_experiment(
+        tmp_path / "e.json", "add_one_temp0.5_x", ["def f(x):\n    return x + 1", None]
+    )
     result = import_runs([source])
     [meta] = result.created
     assert meta.id.startswith("20260119-131609-add_one-t0.5-")
-    assert (meta.model, meta.temperature, meta.n, meta.status, meta.provider) == ("gpt-x", 0.5, 2, "complete", "replay")
+    assert (meta.model, meta.temperature, meta.n, meta.status, meta.provider) == (
+        "gpt-x",
+        0.5,
+        2,
+        "complete",
+        "replay",
+    )
     assert meta.origin["experiment_id"] == "add_one_temp0.5_x" and meta.origin["format"] == "skyt"
-    assert meta.contract_id == CONTRACT_ID and meta.contract_hash is not None, "contract taken from the catalog"
+    assert meta.contract_id == CONTRACT_ID and meta.contract_hash is not None, (
+        "contract taken from the catalog"
+    )
     run = runs.load_run(meta.id)
-    assert [(s.status, s.code) for s in run.samples] == [("ok", "def f(x):\n    return x + 1"), ("failed", None)]
+    assert [(s.status, s.code) for s in run.samples] == [
+        ("ok", "def f(x):\n    return x + 1"),
+        ("failed", None),
+    ]
     assert run.samples[1].error == "no output recorded in the source"
     assert runs.analyze_stored_run(run)["metrics"]["n_failed"] == 1
     again = import_runs([source])
@@ -41,13 +61,23 @@ def test_skyt_file_keeps_model_temperature_id_and_time(tmp_path, isolated_home):
 
 def test_jsonl_source_with_overrides_for_missing_model_and_temperature(tmp_path):
     source = tmp_path / "s.jsonl"
-    source.write_text('{"run_id": "r1", "contract_id": "unknown_c", "code": "x = 1"}\n{"run_id": "r1", "code": "x = 2"}\n')
+    source.write_text(
+        '{"run_id": "r1", "contract_id": "unknown_c", "code": "x = 1"}\n{"run_id": "r1", "code": "x = 2"}\n'
+    )
     result = import_runs([source], model="local-model", temperature=0.9)
     [meta] = result.created
-    assert (meta.model, meta.temperature, meta.contract_id, meta.contract) == ("local-model", 0.9, "unknown_c", None)
+    assert (meta.model, meta.temperature, meta.contract_id, meta.contract) == (
+        "local-model",
+        0.9,
+        "unknown_c",
+        None,
+    )
     [problem] = result.contract_problems
     if HAS_IMPORTERS:
-        assert problem == f"{source}: contract 'unknown_c' is not in the catalog and the source does not define it"
+        assert (
+            problem
+            == f"{source}: contract 'unknown_c' is not in the catalog and the source does not define it"
+        )
     else:
         assert "no contract importers" in problem
 
@@ -64,18 +94,38 @@ def test_bad_source_stores_nothing(tmp_path, isolated_home, capsys):
 def test_humaneval_folder_imports_runs_and_their_contracts(tmp_path, isolated_home):
     folder = tmp_path / "he"
     folder.mkdir()
-    problem = {"task_id": "HumanEval/0", "prompt": "def inc(x):\n    \"\"\"x + 1\"\"\"\n", "entry_point": "inc",
-               "canonical_solution": "    return x + 1\n", "test": "def check(candidate):\n    assert candidate(1) == 2\n"}
+    problem = {
+        "task_id": "HumanEval/0",
+        "prompt": 'def inc(x):\n    """x + 1"""\n',
+        "entry_point": "inc",
+        "canonical_solution": "    return x + 1\n",
+        "test": "def check(candidate):\n    assert candidate(1) == 2\n",
+    }
     (folder / "problems.jsonl").write_text(json.dumps(problem) + "\n")
-    (folder / "samples.jsonl").write_text("".join(json.dumps({"task_id": "HumanEval/0", "completion": c}) + "\n"
-                                                  for c in ("    return x + 1\n", "    return 1 + x\n\ndef extra():\n    pass\n")))
+    (folder / "samples.jsonl").write_text(
+        "".join(
+            json.dumps({"task_id": "HumanEval/0", "completion": c}) + "\n"
+            for c in ("    return x + 1\n", "    return 1 + x\n\ndef extra():\n    pass\n")
+        )
+    )
     result = import_runs([folder], model="codegen-16B", temperature=0.8)
     [meta] = result.created
-    assert (meta.contract_id, meta.model, meta.temperature, meta.origin["task_id"]) == ("HumanEval_0", "codegen-16B", 0.8, "HumanEval/0")
+    assert (meta.contract_id, meta.model, meta.temperature, meta.origin["task_id"]) == (
+        "HumanEval_0",
+        "codegen-16B",
+        0.8,
+        "HumanEval/0",
+    )
     codes = [s.code for s in runs.load_run(meta.id).samples]
-    assert codes == [problem["prompt"] + "    return x + 1\n", problem["prompt"] + "    return 1 + x\n"]
+    assert codes == [
+        problem["prompt"] + "    return x + 1\n",
+        problem["prompt"] + "    return 1 + x\n",
+    ]
     if HAS_IMPORTERS:
-        assert result.contracts_written == ("HumanEval_0",) and meta.contract["prompt_style"] == "completion"
+        assert (
+            result.contracts_written == ("HumanEval_0",)
+            and meta.contract["prompt_style"] == "completion"
+        )
         assert (isolated_home / "contracts" / "HumanEval_0.toml").exists()
     else:
         assert meta.contract is None and "no contract importers" in result.contract_problems[0]
@@ -105,7 +155,12 @@ def test_skyt_corpus_becomes_240_runs_and_reports_per_sample(isolated_home):
 
 
 def test_import_and_report_are_identical_across_processes_and_hash_seeds(tmp_path):
-    codes = ["def f(x):\n    return x + 1", "def f(x):\n    y = x\n    return y + 1", None, "def f(x):\n    return 1 + x"]
+    codes = [
+        "def f(x):\n    return x + 1",
+        "def f(x):\n    y = x\n    return y + 1",
+        None,
+        "def f(x):\n    return 1 + x",
+    ]
     source = skyt_experiment(tmp_path / "e.json", "add_one_temp0.5_x", codes)
     reports = []
     for seed in ("1", "2"):

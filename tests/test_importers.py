@@ -24,17 +24,19 @@ LRU_TEMPLATE = {
     "prompt": "Write a class LRUCache with get and put.",
     "constraints": {"class_name": "LRUCache", "variable_naming": {"fixed_variables": ["capacity"]}},
     "oracle_requirements": {
-        "test_cases": [{
-            "description": "evicts the least recently used",
-            "operations": [
-                {"op": "init", "args": [2]},
-                {"op": "put", "args": [1, 1], "expected": None},
-                {"op": "put", "args": [2, 2], "expected": None},
-                {"op": "get", "args": [1], "expected": 1},
-                {"op": "put", "args": [3, 3], "expected": None},
-                {"op": "get", "args": [2], "expected": -1},
-            ],
-        }],
+        "test_cases": [
+            {
+                "description": "evicts the least recently used",
+                "operations": [
+                    {"op": "init", "args": [2]},
+                    {"op": "put", "args": [1, 1], "expected": None},
+                    {"op": "put", "args": [2, 2], "expected": None},
+                    {"op": "get", "args": [1], "expected": 1},
+                    {"op": "put", "args": [3, 3], "expected": None},
+                    {"op": "get", "args": [2], "expected": -1},
+                ],
+            }
+        ],
         "correctness_threshold": 0.9,
     },
     "rescue_bounds": {"max_transformations": 7, "allow_print_removal": True},
@@ -59,8 +61,11 @@ def test_an_operations_test_becomes_a_stateful_test_on_the_class():
     assert isinstance(test, StatefulTest) and test.name == "evicts the least recently used"
     assert test.init_args == (2,)
     assert [(s.method, s.args, s.expected) for s in test.steps] == [
-        ("put", (1, 1), UNCHECKED), ("put", (2, 2), UNCHECKED), ("get", (1,), 1),
-        ("put", (3, 3), UNCHECKED), ("get", (2,), -1),
+        ("put", (1, 1), UNCHECKED),
+        ("put", (2, 2), UNCHECKED),
+        ("get", (1,), 1),
+        ("put", (3, 3), UNCHECKED),
+        ("get", (2,), -1),
     ]
     assert contract.difficulty == "hard"
     assert contract.oracle.pass_threshold == 0.9
@@ -70,13 +75,17 @@ def test_an_operations_test_becomes_a_stateful_test_on_the_class():
 
 
 def test_input_lists_spread_into_arguments_and_other_inputs_are_one_argument():
-    template = function_template(oracle_requirements={"test_cases": [
-        {"input": [3, 4], "expected": 7},
-        {"input": [[1, 2]], "expected": [2, 4]},
-        {"input": "ab", "expected": "abab"},
-        {"input": None, "expected": None},
-        {"input": {"k": 1}, "expected": 2},
-    ]})
+    template = function_template(
+        oracle_requirements={
+            "test_cases": [
+                {"input": [3, 4], "expected": 7},
+                {"input": [[1, 2]], "expected": [2, 4]},
+                {"input": "ab", "expected": "abab"},
+                {"input": None, "expected": None},
+                {"input": {"k": 1}, "expected": 2},
+            ]
+        }
+    )
     tests = skyt_template_to_contract(template, key="double").tests
     assert [t.args for t in tests] == [(3, 4), ([1, 2],), ("ab",), (None,), ({"k": 1},)]
     assert tests[3].expected is None
@@ -84,11 +93,18 @@ def test_input_lists_spread_into_arguments_and_other_inputs_are_one_argument():
 
 
 def test_out_of_domain_examples_are_keyword_inputs_capped_by_max_checks():
-    template = function_template(out_of_domain={
-        "policy": "must_return", "return_value": 0, "examples": [{"x": -1}, {"x": -2}, {"x": -3}], "max_checks": 2,
-    })
+    template = function_template(
+        out_of_domain={
+            "policy": "must_return",
+            "return_value": 0,
+            "examples": [{"x": -1}, {"x": -2}, {"x": -3}],
+            "max_checks": 2,
+        }
+    )
     contract = skyt_template_to_contract(template, key="double")
-    assert contract.out_of_domain.policy == "must_return" and contract.out_of_domain.return_value == 0
+    assert (
+        contract.out_of_domain.policy == "must_return" and contract.out_of_domain.return_value == 0
+    )
     assert [i.kwargs for i in contract.out_of_domain.inputs] == [{"x": -1}, {"x": -2}]
     assert contract.source["out_of_domain_max_checks"] == 2
 
@@ -108,27 +124,56 @@ def test_style_comes_from_implementation_style_or_requires_recursion():
 
 def test_difficulty_rule_and_override():
     assert skyt_template_to_contract(function_template(), key="double").difficulty == "easy"
-    listy = function_template(oracle_requirements={"test_cases": [{"input": [[1]], "expected": [2]}]})
+    listy = function_template(
+        oracle_requirements={"test_cases": [{"input": [[1]], "expected": [2]}]}
+    )
     assert skyt_template_to_contract(listy, key="double").difficulty == "medium"
-    assert skyt_template_to_contract(function_template(), key="double", difficulty="hard").difficulty == "hard"
+    assert (
+        skyt_template_to_contract(function_template(), key="double", difficulty="hard").difficulty
+        == "hard"
+    )
     with pytest.raises(InputError, match="--difficulty"):
         skyt_template_to_contract(function_template(), key="double", difficulty="extreme")
 
 
 BAD_TEMPLATES = {
-    "missing prompt": ({k: v for k, v in function_template().items() if k != "prompt"}, "double.prompt: missing required field"),
-    "unknown test shape": (function_template(oracle_requirements={"test_cases": [{"in": 1, "expected": 2}]}),
-                           "double.oracle_requirements.test_cases[0]: unknown test shape"),
-    "input without expected": (function_template(oracle_requirements={"test_cases": [{"input": 1}]}),
-                               "double.oracle_requirements.test_cases[0].expected: missing required field"),
-    "operations without class_name": (function_template(oracle_requirements={"test_cases": [{"operations": [{"op": "get"}]}]}),
-                                      "double.constraints.class_name: missing"),
-    "init not first": ({**LRU_TEMPLATE, "oracle_requirements": {"test_cases": [{"operations": [{"op": "get"}, {"op": "init"}]}]}},
-                       "double.oracle_requirements.test_cases[0].operations[1].op: init must be the first operation"),
-    "unknown operation field": ({**LRU_TEMPLATE, "oracle_requirements": {"test_cases": [{"operations": [{"op": "get", "expect": 1}]}]}},
-                                "operations[0].expect: unknown field"),
+    "missing prompt": (
+        {k: v for k, v in function_template().items() if k != "prompt"},
+        "double.prompt: missing required field",
+    ),
+    "unknown test shape": (
+        function_template(oracle_requirements={"test_cases": [{"in": 1, "expected": 2}]}),
+        "double.oracle_requirements.test_cases[0]: unknown test shape",
+    ),
+    "input without expected": (
+        function_template(oracle_requirements={"test_cases": [{"input": 1}]}),
+        "double.oracle_requirements.test_cases[0].expected: missing required field",
+    ),
+    "operations without class_name": (
+        function_template(oracle_requirements={"test_cases": [{"operations": [{"op": "get"}]}]}),
+        "double.constraints.class_name: missing",
+    ),
+    "init not first": (
+        {
+            **LRU_TEMPLATE,
+            "oracle_requirements": {
+                "test_cases": [{"operations": [{"op": "get"}, {"op": "init"}]}]
+            },
+        },
+        "double.oracle_requirements.test_cases[0].operations[1].op: init must be the first operation",
+    ),
+    "unknown operation field": (
+        {
+            **LRU_TEMPLATE,
+            "oracle_requirements": {"test_cases": [{"operations": [{"op": "get", "expect": 1}]}]},
+        },
+        "operations[0].expect: unknown field",
+    ),
     "no tests": (function_template(oracle_requirements={"test_cases": []}), "test_cases: is empty"),
-    "unknown ood policy": (function_template(out_of_domain={"policy": "clamp"}), "double.out_of_domain.policy: unknown policy 'clamp'"),
+    "unknown ood policy": (
+        function_template(out_of_domain={"policy": "clamp"}),
+        "double.out_of_domain.policy: unknown policy 'clamp'",
+    ),
 }
 
 
@@ -147,8 +192,16 @@ def test_skyt_corpus_templates_become_ten_valid_contracts(tmp_path):
     path = require("skyt-msr2026", "templates.json")
     contracts = import_skyt_templates(path)
     assert [c.id for c in contracts] == [
-        "fibonacci_basic", "fibonacci_recursive", "slugify", "balanced_brackets", "gcd",
-        "binary_search", "merge_sort", "factorial", "is_palindrome", "is_prime",
+        "fibonacci_basic",
+        "fibonacci_recursive",
+        "slugify",
+        "balanced_brackets",
+        "gcd",
+        "binary_search",
+        "merge_sort",
+        "factorial",
+        "is_palindrome",
+        "is_prime",
     ]
     written = write_contracts(contracts, tmp_path)
     assert [o.action for o in written] == ["written"] * 10
@@ -159,7 +212,9 @@ def test_skyt_corpus_templates_become_ten_valid_contracts(tmp_path):
     assert fib.entry.name == "fibonacci" and fib.constraints.style == "iterative"
     assert fib.constraints.fixed_names == ("n",)
     assert [i.kwargs for i in fib.out_of_domain.inputs] == [{"n": -1}, {"n": -5}]
-    assert fib.source["required_pass_rate"] == 0.8 and fib.source["original_id"] == "fibonacci_basic"
+    assert (
+        fib.source["required_pass_rate"] == 0.8 and fib.source["original_id"] == "fibonacci_basic"
+    )
     assert by_id["merge_sort"].constraints.style == "recursive"
     assert by_id["binary_search"].tests[0].args == ([1, 2, 3, 4, 5], 3)
     assert by_id["merge_sort"].tests[0].args == ([3, 1, 4, 1, 5, 9, 2, 6],)
@@ -167,9 +222,16 @@ def test_skyt_corpus_templates_become_ten_valid_contracts(tmp_path):
     slug = {t.args: t.expected for t in by_id["slugify"].tests}
     assert slug[("Python 3.9 Release",)] == "python-3-9-release"
     assert {c.id: c.difficulty for c in contracts} == {
-        "fibonacci_basic": "easy", "fibonacci_recursive": "medium", "slugify": "easy",
-        "balanced_brackets": "easy", "gcd": "easy", "binary_search": "medium", "merge_sort": "medium",
-        "factorial": "easy", "is_palindrome": "easy", "is_prime": "easy",
+        "fibonacci_basic": "easy",
+        "fibonacci_recursive": "medium",
+        "slugify": "easy",
+        "balanced_brackets": "easy",
+        "gcd": "easy",
+        "binary_search": "medium",
+        "merge_sort": "medium",
+        "factorial": "easy",
+        "is_palindrome": "easy",
+        "is_prime": "easy",
     }
 
 
@@ -208,8 +270,13 @@ def test_humaneval_corpus_problems_become_eighty_completion_contracts(tmp_path):
 
 
 def humaneval_line(**changes) -> str:
-    row = {"task_id": "T/1", "prompt": "def f(x):\n", "entry_point": "f", "canonical_solution": "    return x\n",
-           "test": "def check(candidate):\n    assert candidate(1) == 1\n"}
+    row = {
+        "task_id": "T/1",
+        "prompt": "def f(x):\n",
+        "entry_point": "f",
+        "canonical_solution": "    return x\n",
+        "test": "def check(candidate):\n    assert candidate(1) == 1\n",
+    }
     row.update(changes)
     return json.dumps({k: v for k, v in row.items() if v is not None})
 
@@ -231,7 +298,9 @@ def test_write_contracts_refuses_different_content_and_writes_nothing(tmp_path):
     before = (tmp_path / "double.toml").read_bytes()
     with pytest.raises(InputError, match="double.toml: exists with different content; use --force"):
         write_contracts([second, changed], tmp_path)
-    assert not (tmp_path / "triple.toml").exists(), "nothing is written when any contract is refused"
+    assert not (tmp_path / "triple.toml").exists(), (
+        "nothing is written when any contract is refused"
+    )
     assert (tmp_path / "double.toml").read_bytes() == before
     outcomes = write_contracts([second, changed], tmp_path, force=True)
     assert [o.action for o in outcomes] == ["written", "overwritten"]
@@ -250,26 +319,60 @@ def test_write_contracts_rejects_duplicate_ids_and_ids_taken_by_other_files(tmp_
 
 
 BAD_SOURCES = {
-    "skyt not JSON": ("import-skyt", "templates.json", "{not json", "templates.json: invalid JSON at line 1 column 2"),
-    "skyt missing prompt": ("import-skyt", "templates.json",
-                            json.dumps({"good": function_template(id="good"),
-                                        "bad": {k: v for k, v in function_template().items() if k != "prompt"}}),
-                            "templates.json: bad.prompt: missing required field"),
-    "skyt unknown test shape": ("import-skyt", "templates.json",
-                                json.dumps({"x": function_template(oracle_requirements={"test_cases": [{"args": [1]}]})}),
-                                "x.oracle_requirements.test_cases[0]: unknown test shape"),
-    "skyt not an object": ("import-skyt", "templates.json", "[1, 2]", "templates.json: [0]: must be a JSON object"),
-    "humaneval not JSON": ("import-humaneval", "problems.jsonl", humaneval_line() + "\n{oops\n",
-                           "problems.jsonl: line 2: invalid JSON"),
-    "humaneval missing prompt": ("import-humaneval", "problems.jsonl", humaneval_line(task_id="A/1") + "\n" + humaneval_line(prompt=None) + "\n",
-                                 "problems.jsonl: line 2: missing or non-string field 'prompt'"),
-    "humaneval test without check": ("import-humaneval", "problems.jsonl", humaneval_line(test="assert True\n") + "\n",
-                                     "problems.jsonl [T/1]: test does not define check(candidate)"),
+    "skyt not JSON": (
+        "import-skyt",
+        "templates.json",
+        "{not json",
+        "templates.json: invalid JSON at line 1 column 2",
+    ),
+    "skyt missing prompt": (
+        "import-skyt",
+        "templates.json",
+        json.dumps(
+            {
+                "good": function_template(id="good"),
+                "bad": {k: v for k, v in function_template().items() if k != "prompt"},
+            }
+        ),
+        "templates.json: bad.prompt: missing required field",
+    ),
+    "skyt unknown test shape": (
+        "import-skyt",
+        "templates.json",
+        json.dumps({"x": function_template(oracle_requirements={"test_cases": [{"args": [1]}]})}),
+        "x.oracle_requirements.test_cases[0]: unknown test shape",
+    ),
+    "skyt not an object": (
+        "import-skyt",
+        "templates.json",
+        "[1, 2]",
+        "templates.json: [0]: must be a JSON object",
+    ),
+    "humaneval not JSON": (
+        "import-humaneval",
+        "problems.jsonl",
+        humaneval_line() + "\n{oops\n",
+        "problems.jsonl: line 2: invalid JSON",
+    ),
+    "humaneval missing prompt": (
+        "import-humaneval",
+        "problems.jsonl",
+        humaneval_line(task_id="A/1") + "\n" + humaneval_line(prompt=None) + "\n",
+        "problems.jsonl: line 2: missing or non-string field 'prompt'",
+    ),
+    "humaneval test without check": (
+        "import-humaneval",
+        "problems.jsonl",
+        humaneval_line(test="assert True\n") + "\n",
+        "problems.jsonl [T/1]: test does not define check(candidate)",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(BAD_SOURCES))
-def test_bad_import_input_exits_2_with_one_line_and_writes_nothing(tmp_path, monkeypatch, capsys, case):
+def test_bad_import_input_exits_2_with_one_line_and_writes_nothing(
+    tmp_path, monkeypatch, capsys, case
+):
     command, name, text, expected = BAD_SOURCES[case]
     monkeypatch.setenv("SKYT_HOME", str(tmp_path / "home"))
     source = tmp_path / name
@@ -290,7 +393,9 @@ def test_a_missing_source_file_is_one_line(tmp_path, monkeypatch, capsys):
 
 
 def test_difficulty_rule_looks_at_arguments_not_at_how_they_are_written():
-    nothing = function_template(oracle_requirements={"test_cases": [{"input": None, "expected": None}]})
+    nothing = function_template(
+        oracle_requirements={"test_cases": [{"input": None, "expected": None}]}
+    )
     assert skyt_template_to_contract(nothing, key="double").difficulty == "easy"
     recursive = function_template()
     recursive["constraints"] = {**recursive["constraints"], "requires_recursion": True}

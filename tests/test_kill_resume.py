@@ -31,8 +31,13 @@ def answers(release):
 
 
 def start_cli(home, *args, key="sk-test-kill"):
-    return subprocess.Popen([sys.executable, "-m", "skyt_tui", *args], cwd=ROOT, env=cli_env(home, OPENAI_API_KEY=key),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "skyt_tui", *args],
+        cwd=ROOT,
+        env=cli_env(home, OPENAI_API_KEY=key),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def wait_for(predicate, timeout=30.0):
@@ -57,11 +62,34 @@ def test_sigkill_mid_run_then_resume_completes_with_earlier_samples_byte_identic
     runs_dir = isolated_home / "runs"
     release = threading.Event()
     with FakeLLMServer(default=answers(release)) as server:
-        process = start_cli(isolated_home, "run", CONTRACT_ID, "--provider", "openai", "--base-url", server.url + "/v1",
-                            "--model", "m1", "-n", str(N), "--concurrency", str(CONCURRENCY), "--temperature", "0.7")
-        run_dir = wait_for(lambda: next((p for p in runs_dir.iterdir() if not p.name.startswith(".")), None) if runs_dir.exists() else None)
+        process = start_cli(
+            isolated_home,
+            "run",
+            CONTRACT_ID,
+            "--provider",
+            "openai",
+            "--base-url",
+            server.url + "/v1",
+            "--model",
+            "m1",
+            "-n",
+            str(N),
+            "--concurrency",
+            str(CONCURRENCY),
+            "--temperature",
+            "0.7",
+        )
+        run_dir = wait_for(
+            lambda: (
+                next((p for p in runs_dir.iterdir() if not p.name.startswith(".")), None)
+                if runs_dir.exists()
+                else None
+            )
+        )
         samples = run_dir / "samples.jsonl"
-        wait_for(lambda: len(finished_lines(samples)) >= K and len(server.requests) == K + CONCURRENCY)
+        wait_for(
+            lambda: len(finished_lines(samples)) >= K and len(server.requests) == K + CONCURRENCY
+        )
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
         release.set()
@@ -74,7 +102,14 @@ def test_sigkill_mid_run_then_resume_completes_with_earlier_samples_byte_identic
         assert [(r["state"], r["ok"], r["n"]) for r in listing] == [("interrupted", k, N)]
 
         requests_before = len(server.requests)
-        resumed = run_cli(isolated_home, "resume", run_dir.name, "--retry-delay", "0.01", OPENAI_API_KEY="sk-test-kill")
+        resumed = run_cli(
+            isolated_home,
+            "resume",
+            run_dir.name,
+            "--retry-delay",
+            "0.01",
+            OPENAI_API_KEY="sk-test-kill",
+        )
         assert resumed.returncode == 0, resumed.stderr
         assert f"resuming, {N - k} of {N} samples to go" in resumed.stdout
         assert len(server.requests) - requests_before == N - k, "resume repeated a finished sample"
@@ -87,7 +122,13 @@ def test_sigkill_mid_run_then_resume_completes_with_earlier_samples_byte_identic
     assert sorted(r["index"] for r in records) == list(range(N))
     assert all(r["status"] == "ok" and r["code"].startswith("def f(x):") for r in records)
     report = json.loads(run_cli(isolated_home, "report", run_dir.name, "--json").stdout)
-    assert report["state"] == "complete" and report["counts"] == {"n": N, "ok": N, "failed": 0, "truncated": 0, "missing": 0}
+    assert report["state"] == "complete" and report["counts"] == {
+        "n": N,
+        "ok": N,
+        "failed": 0,
+        "truncated": 0,
+        "missing": 0,
+    }
     assert report["metrics"]["n"] == N
 
 
@@ -95,11 +136,32 @@ def test_two_processes_cannot_resume_the_same_run(isolated_home):
     install_contract(isolated_home)
     release = threading.Event()
     code = "def f(x):\n    return x + 1\n"
-    with FakeLLMServer(default=lambda number: ("ok", code) if number == 0 else ("hold", release, code)) as server:
-        first = start_cli(isolated_home, "run", CONTRACT_ID, "--provider", "openai", "--base-url", server.url + "/v1",
-                          "--model", "m1", "-n", "8", "--concurrency", "1")
+    with FakeLLMServer(
+        default=lambda number: ("ok", code) if number == 0 else ("hold", release, code)
+    ) as server:
+        first = start_cli(
+            isolated_home,
+            "run",
+            CONTRACT_ID,
+            "--provider",
+            "openai",
+            "--base-url",
+            server.url + "/v1",
+            "--model",
+            "m1",
+            "-n",
+            "8",
+            "--concurrency",
+            "1",
+        )
         runs_dir = isolated_home / "runs"
-        run_dir = wait_for(lambda: next((p for p in runs_dir.iterdir() if not p.name.startswith(".")), None) if runs_dir.exists() else None)
+        run_dir = wait_for(
+            lambda: (
+                next((p for p in runs_dir.iterdir() if not p.name.startswith(".")), None)
+                if runs_dir.exists()
+                else None
+            )
+        )
         wait_for(lambda: len(finished_lines(run_dir / "samples.jsonl")) >= 1)
         listing = json.loads(run_cli(isolated_home, "runs", "list", "--json").stdout)["runs"]
         second = run_cli(isolated_home, "resume", run_dir.name, OPENAI_API_KEY="sk-test-kill")
@@ -120,16 +182,42 @@ def test_ctrl_c_stops_promptly_and_says_how_to_resume(isolated_home):
     runs_dir = isolated_home / "runs"
     release = threading.Event()
     with FakeLLMServer(default=answers(release)) as server:
-        process = start_cli(isolated_home, "run", CONTRACT_ID, "--provider", "openai", "--base-url", server.url + "/v1",
-                            "--model", "m1", "-n", str(N), "--concurrency", str(CONCURRENCY))
-        run_dir = wait_for(lambda: next((p for p in runs_dir.iterdir() if not p.name.startswith(".")), None) if runs_dir.exists() else None)
-        wait_for(lambda: len(finished_lines(run_dir / "samples.jsonl")) >= K and len(server.requests) == K + CONCURRENCY)
+        process = start_cli(
+            isolated_home,
+            "run",
+            CONTRACT_ID,
+            "--provider",
+            "openai",
+            "--base-url",
+            server.url + "/v1",
+            "--model",
+            "m1",
+            "-n",
+            str(N),
+            "--concurrency",
+            str(CONCURRENCY),
+        )
+        run_dir = wait_for(
+            lambda: (
+                next((p for p in runs_dir.iterdir() if not p.name.startswith(".")), None)
+                if runs_dir.exists()
+                else None
+            )
+        )
+        wait_for(
+            lambda: (
+                len(finished_lines(run_dir / "samples.jsonl")) >= K
+                and len(server.requests) == K + CONCURRENCY
+            )
+        )
         interrupted_at = time.monotonic()
         process.send_signal(signal.SIGINT)
         _, stderr = process.communicate(timeout=30)
         elapsed = time.monotonic() - interrupted_at
         release.set()
-        assert process.returncode == 130 and elapsed < 20, "Ctrl-C must not wait for requests in flight"
+        assert process.returncode == 130 and elapsed < 20, (
+            "Ctrl-C must not wait for requests in flight"
+        )
         assert stderr.decode().strip().splitlines()[-1] == (
             f"skyt-tui: interrupted: run {run_dir.name} has {K} of {N} samples; "
             f"continue with `skyt-tui resume {run_dir.name}`"
@@ -137,4 +225,6 @@ def test_ctrl_c_stops_promptly_and_says_how_to_resume(isolated_home):
         assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"
         resumed = run_cli(isolated_home, "resume", "latest", OPENAI_API_KEY="sk-test-kill")
         assert resumed.returncode == 0, resumed.stderr
-    assert sorted(json.loads(line)["index"] for line in finished_lines(run_dir / "samples.jsonl")) == list(range(N))
+    assert sorted(
+        json.loads(line)["index"] for line in finished_lines(run_dir / "samples.jsonl")
+    ) == list(range(N))

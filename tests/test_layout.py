@@ -20,16 +20,31 @@ def test_engine_never_imports_textual():
 def test_the_app_starts_without_the_analysis_pipeline_or_numpy():
     """The first screen only reads the store; the pipeline, numpy and the other sections load when used
     (bench/app_start.py measures the start; this keeps a stray import from undoing it)."""
-    heavy = ("numpy", "skyt_tui.engine.analysis", "skyt_tui.engine.oracle", "skyt_tui.engine.repair",
-             "skyt_tui.engine.benchmark", "skyt_tui.engine.runner", "skyt_tui.ui.screens.heatmap")
-    code = ("import sys, skyt_tui.ui.app, skyt_tui.ui.screens.contracts, skyt_tui.ui.screens.welcome\n"
-            f"print(' '.join(m for m in {heavy!r} if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True)
+    heavy = (
+        "numpy",
+        "skyt_tui.engine.analysis",
+        "skyt_tui.engine.oracle",
+        "skyt_tui.engine.repair",
+        "skyt_tui.engine.benchmark",
+        "skyt_tui.engine.runner",
+        "skyt_tui.ui.screens.heatmap",
+    )
+    code = (
+        "import sys, skyt_tui.ui.app, skyt_tui.ui.screens.contracts, skyt_tui.ui.screens.welcome\n"
+        f"print(' '.join(m for m in {heavy!r} if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], check=True, cwd=ROOT, capture_output=True, text=True
+    )
     assert done.stdout.strip() == ""
 
 
 def test_version_and_module_entry_point():
     out = subprocess.run(
-        [sys.executable, "-m", "skyt_tui", "--version"], capture_output=True, text=True, cwd=ROOT, check=True
+        [sys.executable, "-m", "skyt_tui", "--version"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
     )
     assert out.stdout.startswith("skyt-tui ")

@@ -22,10 +22,22 @@ def ok(index, code):
 def stored(isolated_home):
     install_contract(isolated_home)
     contract = get_contract(CONTRACT_ID)
-    samples = [ok(0, CANON), ok(1, CANON + "  # same"), SampleRecord(index=2, status="failed", error="HTTP 500"),
-               ok(3, SWAPPED)]
-    meta = runs.create_run(contract_id=CONTRACT_ID, contract=contract, provider="openai", model="m", temperature=0.0,
-                           n=4, samples=samples, status=runs.COMPLETE)
+    samples = [
+        ok(0, CANON),
+        ok(1, CANON + "  # same"),
+        SampleRecord(index=2, status="failed", error="HTTP 500"),
+        ok(3, SWAPPED),
+    ]
+    meta = runs.create_run(
+        contract_id=CONTRACT_ID,
+        contract=contract,
+        provider="openai",
+        model="m",
+        temperature=0.0,
+        n=4,
+        samples=samples,
+        status=runs.COMPLETE,
+    )
     return runs.load_run(meta.id)
 
 
@@ -50,8 +62,15 @@ def test_stored_run_matrices_match_the_analysis(stored):
 
 
 def test_no_canon_means_no_after_repair_matrix(stored, isolated_home):
-    texts = stored_run_texts(stored, {"level": "nodoc", "canon": {"status": "none"}, "oracle": {},
-                                      "samples": [{"index": 0, "d_pre": None, "d_post": None}]})
+    texts = stored_run_texts(
+        stored,
+        {
+            "level": "nodoc",
+            "canon": {"status": "none"},
+            "oracle": {},
+            "samples": [{"index": 0, "d_pre": None, "d_post": None}],
+        },
+    )
     assert not texts.repair_ran and texts.matrix("nodoc", post=True) is None
     assert texts.order_by_canon() is None and texts.canon_text("nodoc") is None
     with pytest.raises(ValueError, match="unknown normalization level"):

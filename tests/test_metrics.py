@@ -7,18 +7,43 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skyt_tui.engine.metrics import (
-    CANON_ESTABLISHED, CANON_NONE, anchor_sensitivity, check_invariants, compute_metrics, entropy_bits, modal_share,
+    CANON_ESTABLISHED,
+    CANON_NONE,
+    anchor_sensitivity,
+    check_invariants,
+    compute_metrics,
+    entropy_bits,
+    modal_share,
 )
 from skyt_tui.engine.records import SampleAnalysis
 
 
-def sample(index, sig, *, d_pre=None, d_post=None, passed=None, vector=None, outputs=None, parse_error=False):
+def sample(
+    index,
+    sig,
+    *,
+    d_pre=None,
+    d_post=None,
+    passed=None,
+    vector=None,
+    outputs=None,
+    parse_error=False,
+):
     sigs = {level: sig for level in ("raw", "format", "nodoc", "alpha")}
-    return SampleAnalysis(index=index, signatures=sigs, parse_error=parse_error, passed=passed,
-                          pass_vector=vector, outputs=outputs, d_pre=d_pre, d_post=d_post)
+    return SampleAnalysis(
+        index=index,
+        signatures=sigs,
+        parse_error=parse_error,
+        passed=passed,
+        pass_vector=vector,
+        outputs=outputs,
+        d_pre=d_pre,
+        d_post=d_post,
+    )
 
 
 def test_three_samples_two_identical():
@@ -33,7 +58,11 @@ def test_signature_levels_are_separate():
     s0 = SampleAnalysis(0, {"raw": "x1", "format": "f", "nodoc": "n", "alpha": "a"})
     s1 = SampleAnalysis(1, {"raw": "x2", "format": "f", "nodoc": "n", "alpha": "a"})
     m = compute_metrics([s0, s1])
-    assert m.R_raw == 0.5 and m.R_sig["format"] == 1.0 and m.distinct == {"raw": 2, "format": 1, "nodoc": 1, "alpha": 1}
+    assert (
+        m.R_raw == 0.5
+        and m.R_sig["format"] == 1.0
+        and m.distinct == {"raw": 2, "format": 1, "nodoc": 1, "alpha": 1}
+    )
 
 
 def test_edge_cases_of_the_metrics_note():
@@ -46,7 +75,10 @@ def test_edge_cases_of_the_metrics_note():
 
 
 def test_no_canon_means_r_anchor_zero_and_every_distance_one():
-    samples = [sample(i, "a", d_pre=0.0, d_post=0.0, passed=False, vector=(False,), outputs=("1",)) for i in range(4)]
+    samples = [
+        sample(i, "a", d_pre=0.0, d_post=0.0, passed=False, vector=(False,), outputs=("1",))
+        for i in range(4)
+    ]
     m = compute_metrics(samples, canon=CANON_NONE, tau=0.1)
     assert m.R_anchor_pre == 0.0 and m.R_anchor_post == 0.0
     assert m.mu_pre == 1.0 and m.mu_post == 1.0 and m.P_tau_pre == 0.0 and m.rescue_rate == 0.0
@@ -72,7 +104,9 @@ def test_anchor_rescue_and_tau_worked_example():
 
 
 def test_all_canonical_means_zero_rescue():
-    m = compute_metrics([sample(i, "c", d_pre=0.0, d_post=0.0) for i in range(3)], canon=CANON_ESTABLISHED)
+    m = compute_metrics(
+        [sample(i, "c", d_pre=0.0, d_post=0.0) for i in range(3)], canon=CANON_ESTABLISHED
+    )
     assert m.rescue_rate == 0.0 and m.rescue_of_noncanonical == 0.0 and m.R_anchor_pre == 1.0
 
 
@@ -93,7 +127,9 @@ def test_behaviour_metrics():
 
 def test_anchor_sensitivity_uses_every_passing_sample():
     samples = [
-        sample(0, "a", passed=True), sample(1, "a", passed=True), sample(2, "b", passed=True),
+        sample(0, "a", passed=True),
+        sample(1, "a", passed=True),
+        sample(2, "b", passed=True),
         sample(3, "c", passed=False),
     ]
     result = anchor_sensitivity(samples, "nodoc")
@@ -101,8 +137,12 @@ def test_anchor_sensitivity_uses_every_passing_sample():
 
 
 def test_bootstrap_is_seeded_and_bounded():
-    samples = [sample(i, "ab"[i % 3 == 0], d_pre=0.0 if i % 3 == 0 else 0.3, d_post=0.0) for i in range(12)]
-    pairwise = np.array([[0.0 if (i % 3 == 0) == (j % 3 == 0) else 0.3 for j in range(12)] for i in range(12)])
+    samples = [
+        sample(i, "ab"[i % 3 == 0], d_pre=0.0 if i % 3 == 0 else 0.3, d_post=0.0) for i in range(12)
+    ]
+    pairwise = np.array(
+        [[0.0 if (i % 3 == 0) == (j % 3 == 0) else 0.3 for j in range(12)] for i in range(12)]
+    )
     a = compute_metrics(samples, pairwise=pairwise, canon=CANON_ESTABLISHED)
     b = compute_metrics(samples, pairwise=pairwise, canon=CANON_ESTABLISHED)
     assert a.ci == b.ci and set(a.ci) >= {"R_raw", "R_pairwise", "R_anchor_pre", "R_anchor_post"}
@@ -121,14 +161,20 @@ distances = st.floats(0.0, 1.0, allow_nan=False)
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from("abcd"), distances, distances, st.booleans()), max_size=25),
-       st.floats(0.0, 1.0))
+@given(
+    st.lists(st.tuples(st.sampled_from("abcd"), distances, distances, st.booleans()), max_size=25),
+    st.floats(0.0, 1.0),
+)
 def test_invariants_hold_for_monotone_repair(rows, tau):
-    samples = [sample(i, sig, d_pre=max(a, b), d_post=min(a, b), passed=ok, vector=(ok,), outputs=(sig,))
-               for i, (sig, a, b, ok) in enumerate(rows)]
+    samples = [
+        sample(i, sig, d_pre=max(a, b), d_post=min(a, b), passed=ok, vector=(ok,), outputs=(sig,))
+        for i, (sig, a, b, ok) in enumerate(rows)
+    ]
     m = compute_metrics(samples, canon=CANON_ESTABLISHED, tau=tau, bootstrap_draws=50)
     assert m.invariant_violations == ()
-    assert modal_share([s.signatures["raw"] for s in samples]) == (m.R_raw if len(samples) != 1 else 1.0)
+    assert modal_share([s.signatures["raw"] for s in samples]) == (
+        m.R_raw if len(samples) != 1 else 1.0
+    )
     assert entropy_bits(["x"] * 5) == 0.0
 
 
@@ -144,8 +190,14 @@ def test_recomputation_is_bit_identical_across_hash_seeds(tmp_path):
     )
     root = Path(__file__).resolve().parents[1]
     outputs = {
-        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=root,
-                       env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}).stdout
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=root,
+            env={**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)},
+        ).stdout
         for seed in ("0", "1", "12345")
     }
     assert len(outputs) == 1
@@ -156,6 +208,7 @@ def test_large_runs_get_r_pairwise_from_the_mean_and_a_bounded_interval():
     m = compute_metrics(samples, pairwise_mean=0.25)
     assert m.R_pairwise == 0.75 and "R_pairwise" not in m.ci
     from skyt_tui.engine import metrics as metrics_module
+
     pairwise = np.array([[0.0 if i % 3 == j % 3 else 0.5 for j in range(40)] for i in range(40)])
     original = metrics_module.PAIRWISE_BOOTSTRAP_BUDGET
     try:

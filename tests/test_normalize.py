@@ -4,7 +4,8 @@ import ast
 import hashlib
 import keyword
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skyt_tui.engine.normalize import LEVELS, NORMALIZATION_VERSION, normalize
 
@@ -56,7 +57,9 @@ def test_alpha_keeps_builtins_attributes_imports_entry_and_fixed_names():
 
 
 def test_alpha_keeps_method_and_class_attribute_names():
-    code = "class LRUCache:\n    size = 0\n    def get(self, key):\n        return self.size + key\n"
+    code = (
+        "class LRUCache:\n    size = 0\n    def get(self, key):\n        return self.size + key\n"
+    )
     alpha = normalize(code, kept_names=["LRUCache"]).texts["alpha"]
     assert "def get(v1, v2):" in alpha and "size = 0" in alpha and "v1.size + v2" in alpha
 
@@ -135,19 +138,33 @@ def test_whitespace_and_comments_never_change_format_and_above(data):
 def test_renaming_locals_never_changes_alpha(data):
     code = data.draw(programs())
     tree = ast.parse(code)
-    bound = sorted({node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id != "n"} - {"range"})
-    fresh = data.draw(st.lists(
-        st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True).filter(
-            lambda s: not keyword.iskeyword(s) and s not in {"n", "entry", "range"} and not s.startswith("v")
-        ),
-        min_size=len(bound), max_size=len(bound), unique=True,
-    ))
+    bound = sorted(
+        {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id != "n"}
+        - {"range"}
+    )
+    fresh = data.draw(
+        st.lists(
+            st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True).filter(
+                lambda s: (
+                    not keyword.iskeyword(s)
+                    and s not in {"n", "entry", "range"}
+                    and not s.startswith("v")
+                )
+            ),
+            min_size=len(bound),
+            max_size=len(bound),
+            unique=True,
+        )
+    )
     mapping = dict(zip(bound, fresh))
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id in mapping:
             node.id = mapping[node.id]
     renamed = ast.unparse(tree)
-    assert normalize(code, ["entry", "n"]).texts["alpha"] == normalize(renamed, ["entry", "n"]).texts["alpha"]
+    assert (
+        normalize(code, ["entry", "n"]).texts["alpha"]
+        == normalize(renamed, ["entry", "n"]).texts["alpha"]
+    )
 
 
 @settings(max_examples=60, deadline=None)
@@ -161,8 +178,14 @@ def test_every_level_is_idempotent(data):
 
 
 def test_idempotent_on_real_shapes():
-    samples = [FIB, "class A:\n    '''d'''\n    def m(self):\n        return [x for x in range(3)]\n", "x=1;y=2"]
+    samples = [
+        FIB,
+        "class A:\n    '''d'''\n    def m(self):\n        return [x for x in range(3)]\n",
+        "x=1;y=2",
+    ]
     for code in samples:
         first = normalize(code, ["fibonacci", "n"])
         for level in LEVELS:
-            assert normalize(first.texts[level], ["fibonacci", "n"]).texts[level] == first.texts[level]
+            assert (
+                normalize(first.texts[level], ["fibonacci", "n"]).texts[level] == first.texts[level]
+            )

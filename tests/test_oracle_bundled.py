@@ -59,7 +59,9 @@ def test_reference_passes_and_wrong_variants_fail(oracle, path):
     contract = load_contract(path)
     assert contract.reference, f"{path.name} has no reference solution"
     variants = wrong_variants(contract)
-    verdicts = oracle.check_many([(contract, contract.reference)] + [(contract, code) for _, code in variants])
+    verdicts = oracle.check_many(
+        [(contract, contract.reference)] + [(contract, code) for _, code in variants]
+    )
     reference, wrong = verdicts[0], verdicts[1:]
     assert reference.passed, f"{contract.id}: reference fails: {reference.reason}"
     assert reference.status == "ok"
@@ -69,4 +71,7 @@ def test_reference_passes_and_wrong_variants_fail(oracle, path):
 
 def test_mechanical_variant_replaces_only_the_entry():
     code = "def helper(x):\n    return x\n\ndef entry(x):\n    return helper(x) + 1\n"
-    assert gutted(code, "entry", "return None") == "def helper(x):\n    return x\n\ndef entry(x):\n    return None"
+    assert (
+        gutted(code, "entry", "return None")
+        == "def helper(x):\n    return x\n\ndef entry(x):\n    return None"
+    )

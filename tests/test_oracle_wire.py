@@ -20,17 +20,31 @@ from skyt_tui.engine.values import same_value
 ROOT = Path(__file__).resolve().parents[1]
 
 hashables = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text() | st.binary(),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text()
+    | st.binary(),
     lambda inner: st.tuples(inner, inner) | st.frozensets(inner, max_size=3),
     max_leaves=8,
 )
 values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(2 ** 200), max_value=2 ** 200) | st.floats()
-    | st.text() | st.binary() | st.complex_numbers(allow_nan=False),
-    lambda inner: (st.lists(inner, max_size=4) | st.tuples(inner, inner)
-                   | st.dictionaries(st.text(), inner, max_size=3)
-                   | st.dictionaries(hashables, inner, max_size=3)
-                   | st.sets(hashables, max_size=4) | st.frozensets(hashables, max_size=3)),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**200), max_value=2**200)
+    | st.floats()
+    | st.text()
+    | st.binary()
+    | st.complex_numbers(allow_nan=False),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(), inner, max_size=3)
+        | st.dictionaries(hashables, inner, max_size=3)
+        | st.sets(hashables, max_size=4)
+        | st.frozensets(hashables, max_size=3)
+    ),
     max_leaves=20,
 )
 
@@ -42,7 +56,9 @@ def same(a, b):
     if isinstance(a, set | frozenset):
         return wire.canonical(wire.encode(a)) == wire.canonical(wire.encode(b))
     if isinstance(a, dict):
-        return len(a) == len(b) and all(any(same(k, j) and same(v, b[j]) for j in b) for k, v in a.items())
+        return len(a) == len(b) and all(
+            any(same(k, j) and same(v, b[j]) for j in b) for k, v in a.items()
+        )
     if isinstance(a, list | tuple):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     return same_value(a, b)
@@ -71,35 +87,49 @@ def test_canonical_text_ignores_insertion_order(items, rng):
 
 
 def test_canonical_text_does_not_depend_on_the_hash_seed():
-    code = ("from skyt_tui.engine import wire\n"
-            "print(wire.dumps({'pear', 'apple', 'fig', ('a', 1), frozenset('xyz')}))")
-    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True,
-                              env={"PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}).stdout for seed in ("1", "2", "3")}
+    code = (
+        "from skyt_tui.engine import wire\n"
+        "print(wire.dumps({'pear', 'apple', 'fig', ('a', 1), frozenset('xyz')}))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+            env={"PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)},
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
     assert len(outputs) == 1
 
 
-@pytest.mark.parametrize("value, text", [
-    (None, "null"),
-    (True, "true"),
-    (2 ** 63 - 1, "9223372036854775807"),
-    (2 ** 70, '{"$int":"0x400000000000000000"}'),
-    (-(2 ** 70), '{"$int":"-0x400000000000000000"}'),
-    (2.0, "2.0"),
-    (-0.0, "-0.0"),
-    (float("nan"), '{"$float":"nan"}'),
-    (float("-inf"), '{"$float":"-inf"}'),
-    ((1, [2]), '{"$tuple":[1,[2]]}'),
-    ({3, 1, 2}, '{"$set":[1,2,3]}'),
-    (frozenset({"b", "a"}), '{"$frozenset":["a","b"]}'),
-    ({"b": 1, "a": 2}, '{"a":2,"b":1}'),
-    ({2: "x", 1: "y"}, '{"$dict":[[1,"y"],[2,"x"]]}'),
-    ({"$tuple": 1}, '{"$dict":[["$tuple",1]]}'),
-    (b"\x00\xff", '{"$bytes":"AP8="}'),
-    (1 + 2j, '{"$complex":[1.0,2.0]}'),
-    (Fraction(1, 3), '{"$fraction":[1,3]}'),
-    (Decimal("1.10"), '{"$decimal":"1.10"}'),
-    ("é\ud800", '"\\u00e9\\ud800"'),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (None, "null"),
+        (True, "true"),
+        (2**63 - 1, "9223372036854775807"),
+        (2**70, '{"$int":"0x400000000000000000"}'),
+        (-(2**70), '{"$int":"-0x400000000000000000"}'),
+        (2.0, "2.0"),
+        (-0.0, "-0.0"),
+        (float("nan"), '{"$float":"nan"}'),
+        (float("-inf"), '{"$float":"-inf"}'),
+        ((1, [2]), '{"$tuple":[1,[2]]}'),
+        ({3, 1, 2}, '{"$set":[1,2,3]}'),
+        (frozenset({"b", "a"}), '{"$frozenset":["a","b"]}'),
+        ({"b": 1, "a": 2}, '{"a":2,"b":1}'),
+        ({2: "x", 1: "y"}, '{"$dict":[[1,"y"],[2,"x"]]}'),
+        ({"$tuple": 1}, '{"$dict":[["$tuple",1]]}'),
+        (b"\x00\xff", '{"$bytes":"AP8="}'),
+        (1 + 2j, '{"$complex":[1.0,2.0]}'),
+        (Fraction(1, 3), '{"$fraction":[1,3]}'),
+        (Decimal("1.10"), '{"$decimal":"1.10"}'),
+        ("é\ud800", '"\\u00e9\\ud800"'),
+    ],
+)
 def test_encodings(value, text):
     assert wire.dumps(value) == text
     assert same(wire.loads(text), value)
@@ -145,18 +175,21 @@ def test_cycles_and_deep_nesting_are_refused():
     assert wire.dumps([shared, shared]) == "[[1],[1]]"
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{"$nope": 1}', "unknown tag"),
-    ('{"$x": 1, "y": 2}', "unknown tag"),
-    ("NaN", "not allowed"),
-    ('{"$int": "123"}', "hexadecimal"),
-    ('{"$float": "1.5"}', "nan, inf or -inf"),
-    ('{"$set": [[1]]}', "malformed $set"),
-    ('{"$dict": [[1]]}', "pairs"),
-    ('{"$bytes": "%%%"}', "malformed $bytes"),
-    ('{"$fraction": [1, 0]}', "denominator positive"),
-    ("[1, 2", "invalid JSON"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"$nope": 1}', "unknown tag"),
+        ('{"$x": 1, "y": 2}', "unknown tag"),
+        ("NaN", "not allowed"),
+        ('{"$int": "123"}', "hexadecimal"),
+        ('{"$float": "1.5"}', "nan, inf or -inf"),
+        ('{"$set": [[1]]}', "malformed $set"),
+        ('{"$dict": [[1]]}', "pairs"),
+        ('{"$bytes": "%%%"}', "malformed $bytes"),
+        ('{"$fraction": [1, 0]}', "denominator positive"),
+        ("[1, 2", "invalid JSON"),
+    ],
+)
 def test_malformed_input_is_rejected(text, message):
     with pytest.raises(wire.DecodeError, match=re.escape(message)):
         wire.loads(text)

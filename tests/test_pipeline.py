@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from skyt_tui.engine.analysis import analyze_runs, contract_for, shared_oracle
 from skyt_tui.engine.catalog import get_contract
@@ -17,14 +18,26 @@ from tests.variants import draw_variant
 
 FIB = get_contract("fibonacci_iterative")
 CANON = "def fibonacci(n):\n    if n <= 0:\n        return 0\n    a, b = 0, 1\n    for _ in range(n - 1):\n        a, b = b, a + b\n    return b\n"
-RENAMED = CANON.replace("a, b", "prev, cur").replace("b, a + b", "cur, prev + cur").replace("return b", "return cur")
+RENAMED = (
+    CANON.replace("a, b", "prev, cur")
+    .replace("b, a + b", "cur, prev + cur")
+    .replace("return b", "return cur")
+)
 WRONG = CANON.replace("range(n - 1)", "range(n)")
 BROKEN = "def fibonacci(n)\n    return n\n"
 
 
 def run_of(codes, contract_id="fibonacci_iterative", run_id="r1"):
-    return RunInput(id=run_id, contract_id=contract_id, model="m", temperature=0.7, codes=tuple(codes),
-                    kept_names=frozenset(), source="test", source_format="jsonl")
+    return RunInput(
+        id=run_id,
+        contract_id=contract_id,
+        model="m",
+        temperature=0.7,
+        codes=tuple(codes),
+        kept_names=frozenset(),
+        source="test",
+        source_format="jsonl",
+    )
 
 
 def test_wrong_first_sample_then_canon_then_rescue():
@@ -38,7 +51,9 @@ def test_wrong_first_sample_then_canon_then_rescue():
     renamed = analysis.samples[2]
     assert renamed.d_post == 0.0 and "rename_locals" in renamed.repair_steps
     assert analysis.samples[0].d_post == d_pre[0], "a failing sample is never repaired"
-    assert analysis.samples[4].parse_error and analysis.samples[4].d_post == analysis.samples[4].d_pre
+    assert (
+        analysis.samples[4].parse_error and analysis.samples[4].d_post == analysis.samples[4].d_pre
+    )
     assert m.R_anchor_pre == 2 / 5 and m.R_anchor_post == 3 / 5 and m.rescue_rate == 1 / 5
     detail = analysis.details[2]
     assert detail.verdict_after.passed and detail.repair.code != RENAMED
@@ -67,12 +82,16 @@ def test_store_mode_establishes_the_canon_once_and_reuses_it():
     assert first.canon.source == "store" and first.canon.sample_index == 1
     [second] = analyze_runs([run_of([CANON], run_id="r2")], canon_mode="store")
     assert second.canon.run_id == "r1" and second.samples[0].d_pre > 0
-    assert second.samples[0].d_post == 0.0, "repair brings the reference shape onto the stored canon"
+    assert second.samples[0].d_post == 0.0, (
+        "repair brings the reference shape onto the stored canon"
+    )
 
 
 # Correctness preservation with the real oracle, on generated variants of bundled references.
 
-CASES = {cid: get_contract(cid) for cid in ("fibonacci_iterative", "balanced_brackets", "binary_search")}
+CASES = {
+    cid: get_contract(cid) for cid in ("fibonacci_iterative", "balanced_brackets", "binary_search")
+}
 
 
 @st.composite
@@ -81,20 +100,39 @@ def variants(draw):
     return contract, draw_variant(draw, contract.reference, contract.kept_names, max_rewrites=4)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(variants())
 def test_pipeline_preserves_correctness_is_monotonic_and_idempotent(case):
     contract, variant = case
-    run = RunInput(id="p", contract_id=contract.id, model=None, temperature=None, codes=(contract.reference, variant),
-                   kept_names=frozenset(), source="test", source_format="jsonl")
+    run = RunInput(
+        id="p",
+        contract_id=contract.id,
+        model=None,
+        temperature=None,
+        codes=(contract.reference, variant),
+        kept_names=frozenset(),
+        source="test",
+        source_format="jsonl",
+    )
     [analysis] = analyze_runs([run])
     sample, detail = analysis.samples[1], analysis.details[1]
     assert sample.d_post <= sample.d_pre
     if sample.passed and detail.repair is not None and detail.repair.steps:
         assert detail.verdict_after.passed, "repair broke a passing sample"
-        again_run = RunInput(id="p2", contract_id=contract.id, model=None, temperature=None,
-                             codes=(contract.reference, detail.repair.code), kept_names=frozenset(),
-                             source="test", source_format="jsonl")
+        again_run = RunInput(
+            id="p2",
+            contract_id=contract.id,
+            model=None,
+            temperature=None,
+            codes=(contract.reference, detail.repair.code),
+            kept_names=frozenset(),
+            source="test",
+            source_format="jsonl",
+        )
         [again] = analyze_runs([again_run])
         assert again.samples[1].repair_steps == () and again.samples[1].d_pre == sample.d_post
 
@@ -120,7 +158,11 @@ def test_skyt_slice_is_monotonic_and_never_breaks_a_passing_sample():
 def test_skyt_contract_is_rebuilt_from_the_experiment_file():
     [run] = load_sources([sorted(require("skyt-msr2026", "outputs").glob("gcd_*.json"))[0]])
     contract = contract_for(run)
-    assert contract is not None and contract.entry.name == "gcd" and contract.oracle.pass_threshold == 1.0
+    assert (
+        contract is not None
+        and contract.entry.name == "gcd"
+        and contract.oracle.pass_threshold == 1.0
+    )
 
 
 @pytest.mark.corpus
@@ -129,8 +171,14 @@ def test_analyze_samples_json_is_byte_identical_under_different_hash_seeds():
     outputs = set()
     for seed in ("0", "7", "424242"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
-        result = subprocess.run([sys.executable, "-m", "skyt_tui", "analyze", str(source), "--json", "--samples"],
-                                capture_output=True, text=True, cwd=ROOT, env=env, check=True)
+        result = subprocess.run(
+            [sys.executable, "-m", "skyt_tui", "analyze", str(source), "--json", "--samples"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
         outputs.add(result.stdout)
     assert len(outputs) == 1
     report = json.loads(outputs.pop())["runs"][0]

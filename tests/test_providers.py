@@ -38,29 +38,45 @@ def test_openai_records_text_finish_usage_model_and_sends_seed(openai_key):
     with FakeLLMServer([("ok", "```python\ndef f(x):\n    return x + 1\n```")]) as server:
         provider = OpenAICompatProvider(base_url=server.url + "/v1", timeout_s=5)
         response = provider.complete(request(seed=42, max_tokens=300, system="Be terse."))
-    assert response.text.startswith("```python") and response.finish_reason == "stop" and not response.truncated
+    assert (
+        response.text.startswith("```python")
+        and response.finish_reason == "stop"
+        and not response.truncated
+    )
     assert response.usage == {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
     assert response.model == "served-m1" and response.seed == 42
     sent = server.requests[0]
     assert sent["path"] == "/v1/chat/completions" and sent["authorization"] == f"Bearer {SECRET}"
-    assert sent["body"]["seed"] == 42 and sent["body"]["temperature"] == 0.7 and sent["body"]["max_tokens"] == 300
-    assert sent["body"]["messages"] == [{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Write f."}]
+    assert (
+        sent["body"]["seed"] == 42
+        and sent["body"]["temperature"] == 0.7
+        and sent["body"]["max_tokens"] == 300
+    )
+    assert sent["body"]["messages"] == [
+        {"role": "system", "content": "Be terse."},
+        {"role": "user", "content": "Write f."},
+    ]
 
 
 def test_openai_omits_what_was_not_asked(openai_key):
     with FakeLLMServer([("length", "def f(x):\n    return (")]) as server:
-        response = OpenAICompatProvider(base_url=server.url + "/v1").complete(request(temperature=None))
+        response = OpenAICompatProvider(base_url=server.url + "/v1").complete(
+            request(temperature=None)
+        )
     assert response.truncated and response.finish_reason == "length" and response.seed is None
     assert {"seed", "temperature", "max_tokens"}.isdisjoint(server.requests[0]["body"])
 
 
-@pytest.mark.parametrize("step, retryable, abort, text", [
-    (("429", 3), True, False, "HTTP 429: rate limited"),
-    (("500",), True, False, "HTTP 500: internal error"),
-    (("malformed",), True, False, "malformed response"),
-    (("timeout", 1.5), True, False, "request timed out after 0.5s"),
-    (("401",), False, True, "HTTP 401: invalid api key"),
-])
+@pytest.mark.parametrize(
+    "step, retryable, abort, text",
+    [
+        (("429", 3), True, False, "HTTP 429: rate limited"),
+        (("500",), True, False, "HTTP 500: internal error"),
+        (("malformed",), True, False, "malformed response"),
+        (("timeout", 1.5), True, False, "request timed out after 0.5s"),
+        (("401",), False, True, "HTTP 401: invalid api key"),
+    ],
+)
 def test_openai_errors_are_typed(openai_key, step, retryable, abort, text):
     with FakeLLMServer([step]) as server:
         provider = OpenAICompatProvider(base_url=server.url + "/v1", timeout_s=0.5)
@@ -76,7 +92,9 @@ def test_openai_errors_are_typed(openai_key, step, retryable, abort, text):
 def test_openai_needs_a_key_unless_a_base_url_is_given(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    with pytest.raises(InputError, match=r"^OPENAI_API_KEY is not set \(needed by --provider openai"):
+    with pytest.raises(
+        InputError, match=r"^OPENAI_API_KEY is not set \(needed by --provider openai"
+    ):
         OpenAICompatProvider()
     with FakeLLMServer() as server:
         provider = OpenAICompatProvider(base_url=server.url + "/v1")
@@ -88,7 +106,9 @@ def test_openai_needs_a_key_unless_a_base_url_is_given(monkeypatch):
 
 def test_describe_never_holds_credentials(openai_key):
     provider = OpenAICompatProvider(base_url="http://user:pw@127.0.0.1:9/v1")
-    assert provider.describe()["base_url"] == "http://127.0.0.1:9/v1" and SECRET not in json.dumps(provider.describe())
+    assert provider.describe()["base_url"] == "http://127.0.0.1:9/v1" and SECRET not in json.dumps(
+        provider.describe()
+    )
 
 
 def test_anthropic_provider_against_the_server(monkeypatch):
@@ -101,17 +121,29 @@ def test_anthropic_provider_against_the_server(monkeypatch):
         response = provider.complete(request(seed=9, system="Only code."))
         with pytest.raises(ProviderError) as caught:
             provider.complete(request())
-    assert (response.text, response.finish_reason, response.truncated) == ("def f(x):", "max_tokens", True)
-    assert response.usage == {"input_tokens": 11, "output_tokens": 7} and response.model == "served-m1"
+    assert (response.text, response.finish_reason, response.truncated) == (
+        "def f(x):",
+        "max_tokens",
+        True,
+    )
+    assert (
+        response.usage == {"input_tokens": 11, "output_tokens": 7} and response.model == "served-m1"
+    )
     assert response.seed is None, "Anthropic takes no seed, so none is recorded"
     body = server.requests[0]["body"]
-    assert server.requests[0]["path"] == "/v1/messages" and body["temperature"] == 0.7 and body["system"] == "Only code."
+    assert (
+        server.requests[0]["path"] == "/v1/messages"
+        and body["temperature"] == 0.7
+        and body["system"] == "Only code."
+    )
     assert body["max_tokens"] == 4096 and "seed" not in body
     assert caught.value.abort_run and SECRET not in str(caught.value)
 
 
 def test_anthropic_without_a_key_is_one_line(monkeypatch):
-    pytest.importorskip("anthropic")  # the optional extra; without it the next test's message comes first
+    pytest.importorskip(
+        "anthropic"
+    )  # the optional extra; without it the next test's message comes first
     from skyt_tui.engine.providers import anthropic_provider
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
@@ -141,10 +173,13 @@ def test_command_gets_prompt_on_stdin_and_request_in_env():
     assert response.text == "'Write f.' m1 0.7 5 3 False\n" and response.seed == 5
 
 
-@pytest.mark.parametrize("code, retryable, text", [
-    ("import sys; print('busy', file=sys.stderr); sys.exit(75)", True, "status 75: busy"),
-    ("import sys; print('one\\ntwo', file=sys.stderr); sys.exit(3)", False, "status 3: two"),
-])
+@pytest.mark.parametrize(
+    "code, retryable, text",
+    [
+        ("import sys; print('busy', file=sys.stderr); sys.exit(75)", True, "status 75: busy"),
+        ("import sys; print('one\\ntwo', file=sys.stderr); sys.exit(3)", False, "status 3: two"),
+    ],
+)
 def test_command_exit_status(code, retryable, text):
     with pytest.raises(ProviderError) as caught:
         CommandProvider(command=python_command(code)).complete(request())
@@ -183,18 +218,30 @@ def test_replay_py_folder_in_natural_order(tmp_path):
 
 
 def test_replay_skyt_experiment_file_and_folder(tmp_path):
-    experiment = {"experiment_id": "e1", "contract_id": "add_one", "model": "gpt-x", "temperature": 0.3,
-                  "raw_outputs": ["def f(x):\n    return x + 1", None]}
+    experiment = {
+        "experiment_id": "e1",
+        "contract_id": "add_one",
+        "model": "gpt-x",
+        "temperature": 0.3,
+        "raw_outputs": ["def f(x):\n    return x + 1", None],
+    }
     (tmp_path / "e1.json").write_text(json.dumps(experiment))
     source = load_replay_source(tmp_path / "e1.json", CONTRACT)
-    assert (source.format, source.model, source.temperature, len(source.answers)) == ("skyt", "gpt-x", 0.3, 2)
+    assert (source.format, source.model, source.temperature, len(source.answers)) == (
+        "skyt",
+        "gpt-x",
+        0.3,
+        2,
+    )
     provider = ReplayProvider(source)
     assert provider.complete(request(0)).model == "gpt-x"
     with pytest.raises(ProviderError, match="recorded generation failed"):
         provider.complete(request(1))
     assert load_replay_source(tmp_path, CONTRACT).answers == source.answers
     (tmp_path / "e2.json").write_text(json.dumps({**experiment, "experiment_id": "e2"}))
-    with pytest.raises(InputError, match="holds 2 experiments for contract 'add_one'; give one experiment file"):
+    with pytest.raises(
+        InputError, match="holds 2 experiments for contract 'add_one'; give one experiment file"
+    ):
         load_replay_source(tmp_path, CONTRACT)
     (tmp_path / "other.json").write_text(json.dumps({**experiment, "contract_id": "gcd"}))
     with pytest.raises(InputError, match="is an experiment for contract 'gcd', not 'add_one'"):
@@ -203,18 +250,31 @@ def test_replay_skyt_experiment_file_and_folder(tmp_path):
 
 def test_replay_humaneval_samples_and_answer_jsonl(tmp_path):
     samples = tmp_path / "samples.jsonl"
-    samples.write_text("".join(json.dumps(row) + "\n" for row in [
-        {"task_id": "HumanEval/1", "completion": "    return 1\n"},
-        {"task_id": "add_one", "completion": "    return x + 1\n"},
-        {"task_id": "add_one", "completion": "    return 1 + x\n"},
-    ]))
-    assert [a.text for a in load_replay_source(samples, CONTRACT).answers] == ["    return x + 1\n", "    return 1 + x\n"]
+    samples.write_text(
+        "".join(
+            json.dumps(row) + "\n"
+            for row in [
+                {"task_id": "HumanEval/1", "completion": "    return 1\n"},
+                {"task_id": "add_one", "completion": "    return x + 1\n"},
+                {"task_id": "add_one", "completion": "    return 1 + x\n"},
+            ]
+        )
+    )
+    assert [a.text for a in load_replay_source(samples, CONTRACT).answers] == [
+        "    return x + 1\n",
+        "    return 1 + x\n",
+    ]
     answers = tmp_path / "answers.jsonl"
-    answers.write_text('{"response": "a"}\n{"text": null, "model": "m"}\n{"contract_id": "gcd", "code": "b"}\n\n{"code": "c"}\n')
+    answers.write_text(
+        '{"response": "a"}\n{"text": null, "model": "m"}\n{"contract_id": "gcd", "code": "b"}\n\n{"code": "c"}\n'
+    )
     source = load_replay_source(answers, CONTRACT)
     assert [(a.text, a.model) for a in source.answers] == [("a", None), (None, "m"), ("c", None)]
     (tmp_path / "bad.jsonl").write_text('{"answer": "x"}\n')
-    with pytest.raises(InputError, match=r"bad.jsonl: line 1: needs one of the fields response, text, completion, code"):
+    with pytest.raises(
+        InputError,
+        match=r"bad.jsonl: line 1: needs one of the fields response, text, completion, code",
+    ):
         load_replay_source(tmp_path / "bad.jsonl", CONTRACT)
 
 
@@ -238,8 +298,17 @@ def test_make_provider_requires_its_settings():
 
 
 def test_retry_after_and_secret_masking():
-    assert parse_retry_after("3") == 3.0 and parse_retry_after(" 0.25 ") == 0.25 and parse_retry_after("-1") == 0.0
+    assert (
+        parse_retry_after("3") == 3.0
+        and parse_retry_after(" 0.25 ") == 0.25
+        and parse_retry_after("-1") == 0.0
+    )
     assert parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0) == 10.0
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
-    assert one_line(f"bad key {SECRET}\nsecond line", secrets=(SECRET,)) == "bad key *** second line"
-    assert one_line("Incorrect API key provided: sk-proj-abc123def456") == "Incorrect API key provided: sk-***"
+    assert (
+        one_line(f"bad key {SECRET}\nsecond line", secrets=(SECRET,)) == "bad key *** second line"
+    )
+    assert (
+        one_line("Incorrect API key provided: sk-proj-abc123def456")
+        == "Incorrect API key provided: sk-***"
+    )

@@ -28,11 +28,15 @@ def test_repair_is_monotonic_and_keeps_behaviour_on_real_samples(name):
     for code, behaviour in zip(experiment.codes, behaviours):
         if not behaviour.passes_all or code in results or len(results) >= DISTINCT_PER_FILE:
             continue
-        results[code] = result = repair(code, canon, kept_names=experiment.kept_names, verify=verifier.same_as(code))
+        results[code] = result = repair(
+            code, canon, kept_names=experiment.kept_names, verify=verifier.same_as(code)
+        )
         assert result.d_post <= result.d_pre
         assert all(step.d_after < step.d_before for step in result.steps)
         assert len(result.steps) <= 5
         assert verifier.behaviours([result.code])[0] == behaviour
         for kept in experiment.kept_names:
             assert (kept in code) <= (kept in result.code)
-    assert any(r.steps for r in results.values()), "expected at least one sample to move towards the canon"
+    assert any(r.steps for r in results.values()), (
+        "expected at least one sample to move towards the canon"
+    )

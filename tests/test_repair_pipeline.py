@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from skyt_tui.engine.distance import distance
 from skyt_tui.engine.normalize import normalize
@@ -87,7 +88,9 @@ def test_max_steps_bounds_the_kept_steps():
 
 
 def test_allowed_restricts_transformers():
-    result = repair(SAMPLE, CANON, kept_names=KEPT, verify=accept_all, allowed=["empty_check", "type_hints"])
+    result = repair(
+        SAMPLE, CANON, kept_names=KEPT, verify=accept_all, allowed=["empty_check", "type_hints"]
+    )
     assert {step.transformer for step in result.steps} == {"empty_check", "type_hints"}
     with pytest.raises(ValueError, match="unknown repair transformer"):
         repair(SAMPLE, CANON, kept_names=KEPT, verify=accept_all, allowed=["no_such_idea"])
@@ -103,7 +106,9 @@ def test_kept_names_are_never_renamed():
 
 def test_partial_veto_keeps_only_passing_steps():
     def no_renames(programs):
-        return [re.search(r"\bst\b", program) is not None for program in programs]  # renaming `st` away fails
+        return [
+            re.search(r"\bst\b", program) is not None for program in programs
+        ]  # renaming `st` away fails
 
     result = repair(SAMPLE, CANON, kept_names=KEPT, verify=no_renames, max_steps=10)
     assert "st = []" in result.code
@@ -117,7 +122,11 @@ def test_identical_canon_needs_nothing_and_asks_nothing():
         raise AssertionError("verifier must not be called")
 
     result = repair(CANON, CANON, kept_names=KEPT, verify=fail)
-    assert result.d_pre == result.d_post == 0.0 and result.steps == () and result.candidates_checked == 0
+    assert (
+        result.d_pre == result.d_post == 0.0
+        and result.steps == ()
+        and result.candidates_checked == 0
+    )
 
 
 def test_unparseable_sample_is_left_alone():
@@ -148,7 +157,14 @@ def test_same_result_under_different_hash_seeds():
     outputs = set()
     for seed in ("0", "1", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
-        done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         outputs.add(done.stdout)
     assert len(outputs) == 1
     assert json.loads(outputs.pop())["steps"]
@@ -157,24 +173,35 @@ def test_same_result_under_different_hash_seeds():
 # Property tests: variants of a few canons made by random rewrites and renames.
 
 CANONS = {
-    "fib": ("def fib(n):\n    if n <= 0:\n        return 0\n    a, b = 0, 1\n    for _ in range(n - 1):\n        a, b = b, a + b\n    return b\n",
-            frozenset({"fib", "n"}), [(0,), (1,), (2,), (7,), (-3,)]),
+    "fib": (
+        "def fib(n):\n    if n <= 0:\n        return 0\n    a, b = 0, 1\n    for _ in range(n - 1):\n        a, b = b, a + b\n    return b\n",
+        frozenset({"fib", "n"}),
+        [(0,), (1,), (2,), (7,), (-3,)],
+    ),
     "brackets": (CANON, KEPT, [("()",), ("([)]",), ("",), ("{[]}",), ("((",), (")",)]),
-    "search": ("def search(arr, target):\n    low, high = 0, len(arr) - 1\n    while low <= high:\n"
-               "        mid = (low + high) // 2\n        if arr[mid] == target:\n            return mid\n"
-               "        elif arr[mid] < target:\n            low = mid + 1\n        else:\n            high = mid - 1\n    return -1\n",
-               frozenset({"search", "arr", "target"}), [([1, 3, 5], 3), ([1, 3, 5], 4), ([], 1), ([2], 2), ([1, 2, 3, 4], 4)]),
-    "merge": ("def sort(xs):\n    if len(xs) <= 1:\n        return xs\n    mid = len(xs) // 2\n"
-              "    return merge(sort(xs[:mid]), sort(xs[mid:]))\n\n"
-              "def merge(left, right):\n    out = []\n    i = j = 0\n    while i < len(left) and j < len(right):\n"
-              "        if left[i] <= right[j]:\n            out.append(left[i])\n            i += 1\n"
-              "        else:\n            out.append(right[j])\n            j += 1\n"
-              "    out.extend(left[i:])\n    out.extend(right[j:])\n    return out\n",
-              frozenset({"sort", "xs"}), [([3, 1, 2],), ([],), ([5, 5, 1],), ([2, 1],)]),
+    "search": (
+        "def search(arr, target):\n    low, high = 0, len(arr) - 1\n    while low <= high:\n"
+        "        mid = (low + high) // 2\n        if arr[mid] == target:\n            return mid\n"
+        "        elif arr[mid] < target:\n            low = mid + 1\n        else:\n            high = mid - 1\n    return -1\n",
+        frozenset({"search", "arr", "target"}),
+        [([1, 3, 5], 3), ([1, 3, 5], 4), ([], 1), ([2], 2), ([1, 2, 3, 4], 4)],
+    ),
+    "merge": (
+        "def sort(xs):\n    if len(xs) <= 1:\n        return xs\n    mid = len(xs) // 2\n"
+        "    return merge(sort(xs[:mid]), sort(xs[mid:]))\n\n"
+        "def merge(left, right):\n    out = []\n    i = j = 0\n    while i < len(left) and j < len(right):\n"
+        "        if left[i] <= right[j]:\n            out.append(left[i])\n            i += 1\n"
+        "        else:\n            out.append(right[j])\n            j += 1\n"
+        "    out.extend(left[i:])\n    out.extend(right[j:])\n    return out\n",
+        frozenset({"sort", "xs"}),
+        [([3, 1, 2],), ([],), ([5, 5, 1],), ([2, 1],)],
+    ),
 }
 ENTRIES = {"fib": "fib", "brackets": "is_balanced", "search": "search", "merge": "sort"}
-VERIFIERS = {key: OutputVerifier(ENTRIES[key], inputs, [None] * len(inputs), timeout_s=1.0)
-             for key, (_canon, _kept, inputs) in CANONS.items()}
+VERIFIERS = {
+    key: OutputVerifier(ENTRIES[key], inputs, [None] * len(inputs), timeout_s=1.0)
+    for key, (_canon, _kept, inputs) in CANONS.items()
+}
 
 
 @st.composite
@@ -184,7 +211,11 @@ def variants(draw):
     return key, draw_variant(draw, canon, kept, max_rewrites=5)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(variants())
 def test_repair_of_generated_variants_is_monotonic_correct_and_idempotent(case):
     key, variant = case
@@ -194,11 +225,15 @@ def test_repair_of_generated_variants_is_monotonic_correct_and_idempotent(case):
     result = repair(variant, canon, kept_names=kept, verify=verifier.same_as(variant), max_steps=8)
     assert result.d_post <= result.d_pre
     assert all(step.d_after < step.d_before for step in result.steps)
-    assert result.d_pre == distance(normalize(variant, kept).texts["nodoc"], normalize(canon, kept).texts["nodoc"])
+    assert result.d_pre == distance(
+        normalize(variant, kept).texts["nodoc"], normalize(canon, kept).texts["nodoc"]
+    )
     assert verifier.behaviours([result.code])[0] == verifier.behaviours([variant])[0]
     for name in sorted(kept):
         if name in variant:
             assert name in result.code
     if len(result.steps) < 8:
-        again = repair(result.code, canon, kept_names=kept, verify=verifier.same_as(result.code), max_steps=8)
+        again = repair(
+            result.code, canon, kept_names=kept, verify=verifier.same_as(result.code), max_steps=8
+        )
         assert again.steps == () and again.code == result.code

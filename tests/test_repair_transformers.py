@@ -42,7 +42,7 @@ class TestRenameLocals:
         sample = "def f(s):\n    return len(s)\n"
         canon = "def f(len):\n    return 0\n"
         assert sites("rename_locals", sample, canon) == [1]
-        with pytest.raises(Exception):
+        with pytest.raises(Exception):  # noqa: B017 - any refusal is the behaviour under test
             rewrite("rename_locals", sample, canon)
 
     def test_parameter_passed_by_keyword_keeps_its_name(self):
@@ -53,7 +53,10 @@ class TestRenameLocals:
 
 class TestDocstrings:
     def test_removes_docstrings(self):
-        assert rewrite("docstrings", '"""m"""\ndef f():\n    """d"""\n    return 1\n') == "def f():\n    return 1"
+        assert (
+            rewrite("docstrings", '"""m"""\ndef f():\n    """d"""\n    return 1\n')
+            == "def f():\n    return 1"
+        )
 
     def test_only_docstring_becomes_pass(self):
         assert rewrite("docstrings", 'def f():\n    """d"""\n') == "def f():\n    pass"
@@ -68,7 +71,9 @@ class TestTypeHints:
         assert rewrite("type_hints", code) == "def f(a, *b, c=None):\n    x = a\n    return x"
 
     def test_keeps_bare_declaration_and_module_annotations(self):
-        assert sites("type_hints", "x: int = 1\ndef f():\n    y: int\n    y = 2\n    return y\n") == []
+        assert (
+            sites("type_hints", "x: int = 1\ndef f():\n    y: int\n    y = 2\n    return y\n") == []
+        )
 
 
 class TestDemoCode:
@@ -84,21 +89,33 @@ class TestDemoCode:
 class TestImportPlace:
     def test_moves_module_import_into_its_only_user(self):
         code = "import re\n\ndef slug(t):\n    return re.sub('a', 'b', t)\n"
-        assert rewrite("import_place", code) == "def slug(t):\n    import re\n    return re.sub('a', 'b', t)"
+        assert (
+            rewrite("import_place", code)
+            == "def slug(t):\n    import re\n    return re.sub('a', 'b', t)"
+        )
 
     def test_moves_function_import_to_module(self):
         code = "def slug(t):\n    import re\n    return re.sub('a', 'b', t)\n"
-        assert rewrite("import_place", code) == "import re\n\ndef slug(t):\n    return re.sub('a', 'b', t)"
+        assert (
+            rewrite("import_place", code)
+            == "import re\n\ndef slug(t):\n    return re.sub('a', 'b', t)"
+        )
 
     def test_not_when_two_functions_use_it_or_a_default_needs_it(self):
-        assert sites("import_place", "import re\ndef f():\n    return re\ndef g():\n    return re\n") == []
+        assert (
+            sites("import_place", "import re\ndef f():\n    return re\ndef g():\n    return re\n")
+            == []
+        )
         assert sites("import_place", "import math\ndef f(x=math.pi):\n    return x\n") == []
 
 
 class TestImportForm:
     def test_import_to_from(self):
         code = "import math\ndef f(x):\n    return math.sqrt(x) + math.pi\n"
-        assert rewrite("import_form", code) == "from math import sqrt, pi\n\ndef f(x):\n    return sqrt(x) + pi"
+        assert (
+            rewrite("import_form", code)
+            == "from math import sqrt, pi\n\ndef f(x):\n    return sqrt(x) + pi"
+        )
 
     def test_from_to_import(self):
         code = "from math import sqrt\ndef f(x):\n    return sqrt(x)\n"
@@ -154,7 +171,10 @@ class TestNegatedCompare:
 
 class TestNoneCompare:
     def test_equality_with_none_becomes_identity(self):
-        assert rewrite("none_compare", "x = a == None\ny = a != None\n") == "x = a is None\ny = a is not None"
+        assert (
+            rewrite("none_compare", "x = a == None\ny = a != None\n")
+            == "x = a is None\ny = a is not None"
+        )
 
     def test_not_for_other_constants_nor_back_to_equality(self):
         assert sites("none_compare", "x = a == 0\ny = a is None\n") == []
@@ -184,7 +204,9 @@ class TestZeroCheck:
         assert "while b:" in rewrite("zero_check", code)
 
     def test_not_for_containers(self):
-        assert sites("zero_check", "def f(s):\n    xs = []\n    if xs != 0:\n        return 1\n") == []
+        assert (
+            sites("zero_check", "def f(s):\n    xs = []\n    if xs != 0:\n        return 1\n") == []
+        )
 
 
 class TestDictKeys:
@@ -216,7 +238,10 @@ class TestDictOrder:
 class TestElseAfterExit:
     def test_flatten(self):
         code = "def f(n):\n    if n < 0:\n        return 0\n    else:\n        return n\n"
-        assert rewrite("else_after_exit", code) == "def f(n):\n    if n < 0:\n        return 0\n    return n"
+        assert (
+            rewrite("else_after_exit", code)
+            == "def f(n):\n    if n < 0:\n        return 0\n    return n"
+        )
 
     def test_wrap_takes_the_rest_and_makes_elif(self):
         code = "def f(n):\n    if n < 0:\n        return 0\n    if n == 1:\n        return 1\n    return n\n"
@@ -229,20 +254,34 @@ class TestElseAfterExit:
         )
 
     def test_not_when_body_falls_through(self):
-        assert sites("else_after_exit", "def f(n):\n    if n:\n        n += 1\n    else:\n        n -= 1\n    return n\n") == []
+        assert (
+            sites(
+                "else_after_exit",
+                "def f(n):\n    if n:\n        n += 1\n    else:\n        n -= 1\n    return n\n",
+            )
+            == []
+        )
 
 
 class TestRedundantJump:
     def test_trailing_continue_and_else_continue(self):
         code = "for c in s:\n    if c:\n        x = 1\n    else:\n        continue\n"
         assert rewrite("redundant_jump", code) == "for c in s:\n    if c:\n        x = 1"
-        assert rewrite("redundant_jump", "for c in s:\n    x = c\n    continue\n") == "for c in s:\n    x = c"
+        assert (
+            rewrite("redundant_jump", "for c in s:\n    x = c\n    continue\n")
+            == "for c in s:\n    x = c"
+        )
 
     def test_final_bare_return_and_pass(self):
-        assert rewrite("redundant_jump", "def f():\n    x = 1\n    pass\n    return\n") == "def f():\n    x = 1"
+        assert (
+            rewrite("redundant_jump", "def f():\n    x = 1\n    pass\n    return\n")
+            == "def f():\n    x = 1"
+        )
 
     def test_not_a_continue_in_the_middle(self):
-        assert sites("redundant_jump", "for c in s:\n    if c:\n        continue\n    x = c\n") == []
+        assert (
+            sites("redundant_jump", "for c in s:\n    if c:\n        continue\n    x = c\n") == []
+        )
 
 
 class TestReturnBool:
@@ -258,7 +297,10 @@ class TestReturnBool:
         )
 
     def test_not_for_non_bool_condition(self):
-        assert sites("return_bool", "def f(n):\n    if n:\n        return True\n    return False\n") == []
+        assert (
+            sites("return_bool", "def f(n):\n    if n:\n        return True\n    return False\n")
+            == []
+        )
 
 
 class TestReturnTemp:
@@ -268,10 +310,15 @@ class TestReturnTemp:
 
     def test_extract_into_an_existing_local(self):
         code = "def f(text):\n    return text.strip('-')\n"
-        assert rewrite("return_temp", code) == "def f(text):\n    text = text.strip('-')\n    return text"
+        assert (
+            rewrite("return_temp", code)
+            == "def f(text):\n    text = text.strip('-')\n    return text"
+        )
 
     def test_not_for_globals_or_captured_names(self):
-        assert sites("return_temp", "x = 0\ndef f():\n    global x\n    x = 1\n    return x\n") == []
+        assert (
+            sites("return_temp", "x = 0\ndef f():\n    global x\n    x = 1\n    return x\n") == []
+        )
         code = "def f():\n    y = 1\n    g = lambda: y\n    y = 2\n    return y\n"
         assert sites("return_temp", code) == []
 
@@ -299,10 +346,16 @@ class TestAugAssign:
 
 class TestTupleAssign:
     def test_split(self):
-        assert rewrite("tuple_assign", "left, right = 0, len(a) - 1\n") == "left = 0\nright = len(a) - 1"
+        assert (
+            rewrite("tuple_assign", "left, right = 0, len(a) - 1\n")
+            == "left = 0\nright = len(a) - 1"
+        )
 
     def test_join(self):
-        assert rewrite("tuple_assign", "left = 0\nright = len(a) - 1\n") == "left, right = (0, len(a) - 1)"
+        assert (
+            rewrite("tuple_assign", "left = 0\nright = len(a) - 1\n")
+            == "left, right = (0, len(a) - 1)"
+        )
 
     def test_not_swaps_or_dependent_values(self):
         assert sites("tuple_assign", "a, b = b, a\n") == []
@@ -321,8 +374,14 @@ class TestChainedAssign:
 
 class TestRangeStart:
     def test_both_ways(self):
-        assert rewrite("range_start", "for i in range(0, n):\n    pass\n") == "for i in range(n):\n    pass"
-        assert rewrite("range_start", "for i in range(n):\n    pass\n") == "for i in range(0, n):\n    pass"
+        assert (
+            rewrite("range_start", "for i in range(0, n):\n    pass\n")
+            == "for i in range(n):\n    pass"
+        )
+        assert (
+            rewrite("range_start", "for i in range(n):\n    pass\n")
+            == "for i in range(0, n):\n    pass"
+        )
 
     def test_not_with_step_or_shadowed_range(self):
         assert sites("range_start", "for i in range(0, n, 2):\n    pass\n") == []
@@ -351,8 +410,20 @@ class TestMergeIfs:
         )
 
     def test_not_different_bodies_or_with_else(self):
-        assert sites("merge_ifs", "def f(a, b):\n    if a:\n        return 0\n    if b:\n        return 1\n") == []
-        assert sites("merge_ifs", "def f(a, b):\n    if a:\n        return 0\n    else:\n        pass\n    if b:\n        return 0\n") == []
+        assert (
+            sites(
+                "merge_ifs",
+                "def f(a, b):\n    if a:\n        return 0\n    if b:\n        return 1\n",
+            )
+            == []
+        )
+        assert (
+            sites(
+                "merge_ifs",
+                "def f(a, b):\n    if a:\n        return 0\n    else:\n        pass\n    if b:\n        return 0\n",
+            )
+            == []
+        )
 
 
 def test_else_after_exit_drops_only_the_final_else_of_an_elif_chain():
@@ -365,7 +436,10 @@ def test_else_after_exit_drops_only_the_final_else_of_an_elif_chain():
 
 def test_redundant_jump_adds_else_continue_ending_a_loop():
     code = "for c in s:\n    if c:\n        x = 1\n"
-    assert rewrite("redundant_jump", code) == "for c in s:\n    if c:\n        x = 1\n    else:\n        continue"
+    assert (
+        rewrite("redundant_jump", code)
+        == "for c in s:\n    if c:\n        x = 1\n    else:\n        continue"
+    )
 
 
 def test_empty_check_not_for_a_name_that_may_hold_none():
@@ -388,5 +462,17 @@ class TestLoopForm:
 
     def test_not_when_counter_is_read_after_or_continue_or_bound_changes(self):
         assert sites("loop_form", self.WHILE.replace("return total", "return total + i")) == []
-        assert sites("loop_form", "def f(n):\n    for i in range(n):\n        if i:\n            continue\n        n = 1\n") == []
-        assert sites("loop_form", "def f(xs):\n    i = 0\n    while i < len(xs):\n        xs.append(1)\n        i += 1\n") == []
+        assert (
+            sites(
+                "loop_form",
+                "def f(n):\n    for i in range(n):\n        if i:\n            continue\n        n = 1\n",
+            )
+            == []
+        )
+        assert (
+            sites(
+                "loop_form",
+                "def f(xs):\n    i = 0\n    while i < len(xs):\n        xs.append(1)\n        i += 1\n",
+            )
+            == []
+        )

@@ -29,27 +29,58 @@ def contract(isolated_home, monkeypatch):
 
 def start(contract, server, n, *, timeout_s=5.0, **settings):
     provider = OpenAICompatProvider(base_url=server.url + "/v1", timeout_s=timeout_s)
-    meta, _ = start_run(contract, RunSettings(provider="openai", model="m1", temperature=0.7, n=n, **settings), provider)
+    meta, _ = start_run(
+        contract,
+        RunSettings(provider="openai", model="m1", temperature=0.7, n=n, **settings),
+        provider,
+    )
     return meta, provider
 
 
 def test_every_fault_is_retried_and_every_sample_accounted_for(contract):
-    faults = [("429", 0), ("500",), ("timeout", 1.2), ("malformed",), ("length", "```python\ndef f(x):\n    return (x"), ("empty",)]
+    faults = [
+        ("429", 0),
+        ("500",),
+        ("timeout", 1.2),
+        ("malformed",),
+        ("length", "```python\ndef f(x):\n    return (x"),
+        ("empty",),
+    ]
     with FakeLLMServer(faults) as server:
         meta, provider = start(contract, server, 8, timeout_s=0.5, seed=7)
         seen = []
-        outcome = execute(meta.id, provider, contract, concurrency=3, policy=FAST, on_sample=seen.append)
+        outcome = execute(
+            meta.id, provider, contract, concurrency=3, policy=FAST, on_sample=seen.append
+        )
     run = runs.load_run(meta.id)
-    assert outcome.complete and outcome.finished == 8 and outcome.failed == 0 and outcome.new_samples == 8
-    assert [s.index for s in run.samples] == list(range(8)) and sorted(r.index for r in seen) == list(range(8))
+    assert (
+        outcome.complete
+        and outcome.finished == 8
+        and outcome.failed == 0
+        and outcome.new_samples == 8
+    )
+    assert [s.index for s in run.samples] == list(range(8)) and sorted(
+        r.index for r in seen
+    ) == list(range(8))
     assert all(s.status == "ok" for s in run.samples)
     # one request per sample plus one retry for each retryable fault (429, 500, timeout, malformed, empty)
     assert len(server.requests) == 8 + 5 and sum(s.attempts for s in run.samples) == 13
     truncated = [s for s in run.samples if s.truncated]
-    assert len(truncated) == 1 and truncated[0].finish_reason == "length" and truncated[0].code == "def f(x):\n    return (x"
+    assert (
+        len(truncated) == 1
+        and truncated[0].finish_reason == "length"
+        and truncated[0].code == "def f(x):\n    return (x"
+    )
     ok = [s for s in run.samples if not s.truncated]
-    assert all(s.model == "served-m1" and s.seed == 7 and s.usage["total_tokens"] == 18 for s in run.samples)
-    assert all(s.code in ("def f(x):\n    return x + 0", "def f(x):\n    return x + 1") and s.extraction == "fenced" for s in ok)
+    assert all(
+        s.model == "served-m1" and s.seed == 7 and s.usage["total_tokens"] == 18
+        for s in run.samples
+    )
+    assert all(
+        s.code in ("def f(x):\n    return x + 0", "def f(x):\n    return x + 1")
+        and s.extraction == "fenced"
+        for s in ok
+    )
     assert all(s.response.startswith("```python") and s.latency_s >= 0 for s in run.samples)
     assert all(r["body"]["seed"] == 7 and r["body"]["temperature"] == 0.7 for r in server.requests)
     assert run.meta.status == runs.COMPLETE
@@ -72,7 +103,13 @@ def test_a_sample_that_keeps_failing_is_recorded_not_dropped(contract):
 
     with FakeLLMServer(default=default) as server:
         meta, provider = start(contract, server, 3)
-        outcome = execute(meta.id, provider, contract, concurrency=1, policy=RetryPolicy(max_attempts=3, base_delay_s=0.01))
+        outcome = execute(
+            meta.id,
+            provider,
+            contract,
+            concurrency=1,
+            policy=RetryPolicy(max_attempts=3, base_delay_s=0.01),
+        )
     run = runs.load_run(meta.id)
     assert outcome.complete and outcome.failed == 1 and len(run.samples) == 3
     failed = run.samples[0]
@@ -96,7 +133,10 @@ def test_the_retry_budget_bounds_a_sample(contract):
         meta, provider = start(contract, server, 1)
         execute(meta.id, provider, contract, policy=RetryPolicy(max_attempts=10, max_total_s=1.0))
     sample = runs.load_run(meta.id).samples[0]
-    assert sample.attempts == 1 and sample.error == "HTTP 429: rate limited (retry budget of 1s used up)"
+    assert (
+        sample.attempts == 1
+        and sample.error == "HTTP 429: rate limited (retry budget of 1s used up)"
+    )
 
 
 def test_a_bad_key_stops_the_run_and_never_reaches_the_store(contract, isolated_home):
@@ -105,7 +145,11 @@ def test_a_bad_key_stops_the_run_and_never_reaches_the_store(contract, isolated_
         outcome = execute(meta.id, provider, contract, concurrency=1, policy=FAST)
     run = runs.load_run(meta.id)
     assert outcome.status == runs.ABORTED and len(server.requests) == 1
-    assert len(run.samples) == 1 and run.samples[0].status == "failed" and run.missing_indexes == [1, 2, 3, 4]
+    assert (
+        len(run.samples) == 1
+        and run.samples[0].status == "failed"
+        and run.missing_indexes == [1, 2, 3, 4]
+    )
     assert outcome.abort_reason.startswith("HTTP 401: invalid api key")
     stored = b"".join(p.read_bytes() for p in isolated_home.rglob("*") if p.is_file())
     assert SECRET.encode() not in stored and b"SECRET" not in stored
@@ -118,10 +162,20 @@ def test_cancel_leaves_a_resumable_run(contract):
         if len(runs.load_run(record_run[0]).samples) >= 2:
             cancel.set()
 
-    with FakeLLMServer(default=lambda number: ("slow", 0.1, "def f(x):\n    return x + 1")) as server:
+    with FakeLLMServer(
+        default=lambda number: ("slow", 0.1, "def f(x):\n    return x + 1")
+    ) as server:
         meta, provider = start(contract, server, 6)
         record_run = [meta.id]
-        outcome = execute(meta.id, provider, contract, concurrency=1, policy=FAST, cancel=cancel, on_sample=stop_after_two)
+        outcome = execute(
+            meta.id,
+            provider,
+            contract,
+            concurrency=1,
+            policy=FAST,
+            cancel=cancel,
+            on_sample=stop_after_two,
+        )
         assert outcome.status == runs.INTERRUPTED and outcome.finished == 2
         assert runs.run_state(runs.load_meta(meta.id)) == runs.INTERRUPTED
         before = (runs.run_path(meta.id) / "samples.jsonl").read_bytes()
@@ -147,20 +201,36 @@ class FlakyProvider:
 
 
 def test_backoff_jitter_is_reproducible(contract):
-    meta = runs.RunMeta(id="r-fixed", contract_id=CONTRACT_ID, provider="flaky", model="m", temperature=0.0, n=3, created="")
+    meta = runs.RunMeta(
+        id="r-fixed",
+        contract_id=CONTRACT_ID,
+        provider="flaky",
+        model="m",
+        temperature=0.0,
+        n=3,
+        created="",
+    )
     policy = RetryPolicy(max_attempts=5, base_delay_s=1.0, max_delay_s=8.0)
 
     def delays(index):
         events = []
-        record = sample_once(FlakyProvider(3), contract, meta, index, policy=policy, cancel=threading.Event(),
-                             on_retry=events.append, sleep=lambda seconds: False)
+        record = sample_once(
+            FlakyProvider(3),
+            contract,
+            meta,
+            index,
+            policy=policy,
+            cancel=threading.Event(),
+            on_retry=events.append,
+            sleep=lambda seconds: False,
+        )
         assert record.status == "ok" and record.attempts == 4
         return [e.delay_s for e in events]
 
     first = delays(1)
     assert first == delays(1) and first != delays(2)
     # equal jitter on a doubling delay: retry k waits within [2^(k-1)/2, 2^(k-1)] seconds
-    assert all(2 ** k / 2 <= d <= 2 ** k for k, d in enumerate(first))
+    assert all(2**k / 2 <= d <= 2**k for k, d in enumerate(first))
     rng = random.Random("r-fixed/1")
     assert first[0] == 0.5 + rng.uniform(0.0, 0.5)
 
@@ -168,23 +238,51 @@ def test_backoff_jitter_is_reproducible(contract):
 def test_cli_run_with_faults_sweep_and_report(isolated_home):
     install_contract(isolated_home)
     with FakeLLMServer([("500",), ("429", 0)]) as server:
-        result = run_cli(isolated_home, "run", CONTRACT_ID, "--provider", "openai", "--base-url", server.url + "/v1",
-                         "--model", "m1", "-n", "3", "--sweep", "0,1", "--concurrency", "2", "--retry-delay", "0.01",
-                         "--seed", "3", "--json", OPENAI_API_KEY=SECRET)
+        result = run_cli(
+            isolated_home,
+            "run",
+            CONTRACT_ID,
+            "--provider",
+            "openai",
+            "--base-url",
+            server.url + "/v1",
+            "--model",
+            "m1",
+            "-n",
+            "3",
+            "--sweep",
+            "0,1",
+            "--concurrency",
+            "2",
+            "--retry-delay",
+            "0.01",
+            "--seed",
+            "3",
+            "--json",
+            OPENAI_API_KEY=SECRET,
+        )
         assert result.returncode == 0, result.stderr
         outcome = json.loads(result.stdout)
-        assert [r["status"] for r in outcome["runs"]] == ["complete", "complete"] and outcome["sweep"].startswith("sweep-")
+        assert [r["status"] for r in outcome["runs"]] == ["complete", "complete"] and outcome[
+            "sweep"
+        ].startswith("sweep-")
         assert sorted(r["body"]["temperature"] for r in server.requests) == [0, 0, 0, 0, 0, 1, 1, 1]
     ids = [r["run_id"] for r in outcome["runs"]]
     assert "-t0-" in ids[0] and "-t1-" in ids[1]
     metas = [runs.load_meta(i) for i in ids]
-    assert {m.sweep for m in metas} == {outcome["sweep"]} and [m.temperature for m in metas] == [0.0, 1.0]
+    assert {m.sweep for m in metas} == {outcome["sweep"]} and [m.temperature for m in metas] == [
+        0.0,
+        1.0,
+    ]
     assert metas[0].provider_settings == {"base_url": server.url + "/v1", "timeout_s": 120.0}
     report = run_cli(isolated_home, "report", ids[0], "--json")
     assert report.returncode == 0, report.stderr
     data = json.loads(report.stdout)
     assert [row["index"] for row in data["samples"]] == [0, 1, 2] and data["counts"]["ok"] == 3
-    assert all({"d_pre", "d_post", "passed", "latency_s", "truncated"} <= set(row) for row in data["samples"])
+    assert all(
+        {"d_pre", "d_post", "passed", "latency_s", "truncated"} <= set(row)
+        for row in data["samples"]
+    )
     listing = run_cli(isolated_home, "runs", "list")
     assert ids[0] in listing.stdout and ids[1] in listing.stdout
     stored = b"".join(p.read_bytes() for p in isolated_home.rglob("*") if p.is_file())
@@ -194,26 +292,80 @@ def test_cli_run_with_faults_sweep_and_report(isolated_home):
 def test_cli_run_exit_1_and_failures_shown_when_samples_fail(isolated_home):
     install_contract(isolated_home)
     with FakeLLMServer(default=lambda number: ("500",)) as server:
-        result = run_cli(isolated_home, "run", CONTRACT_ID, "--provider", "openai", "--base-url", server.url + "/v1",
-                         "--model", "m1", "-n", "2", "--max-attempts", "2", "--retry-delay", "0")
+        result = run_cli(
+            isolated_home,
+            "run",
+            CONTRACT_ID,
+            "--provider",
+            "openai",
+            "--base-url",
+            server.url + "/v1",
+            "--model",
+            "m1",
+            "-n",
+            "2",
+            "--max-attempts",
+            "2",
+            "--retry-delay",
+            "0",
+        )
     assert result.returncode == 1
     assert "0 ok, 2 failed of 2" in result.stdout
-    assert "sample 0 failed after 2 attempt(s): HTTP 500: internal error (gave up after 2 attempts)" in result.stdout
+    assert (
+        "sample 0 failed after 2 attempt(s): HTTP 500: internal error (gave up after 2 attempts)"
+        in result.stdout
+    )
     report = run_cli(isolated_home, "report", only_run_id(isolated_home))
     assert report.returncode == 0 and "sample 1 failed after 2 attempt(s)" in report.stdout
     assert len(sample_lines(isolated_home, only_run_id(isolated_home))) == 2
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--provider", "openai", "--model", "m"], "OPENAI_API_KEY is not set (needed by --provider openai"),
-    (["--provider", "openai"], "--model is required with --provider openai"),
-    (["--provider", "openai", "--model", "m", "--base-url", "http://x/v1", "--sweep", "0,hot"], "--sweep: 'hot' is not a number"),
-    (["--provider", "openai", "--model", "m", "--base-url", "http://x/v1", "--sweep", "0,3"], "--sweep: temperature 3 is outside [0, 2]"),
-    (["--provider", "command"], "--command is required with --provider command"),
-    (["--provider", "replay"], "--replay SOURCE is required with --provider replay"),
-    (["--provider", "openai", "--model", "m", "--base-url", "http://x/v1", "--concurrency", "0"], "--concurrency must be at least 1"),
-    (["--provider", "openai", "--model", "m", "--base-url", "http://x/v1", "-n", "0"], "-n must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ["--provider", "openai", "--model", "m"],
+            "OPENAI_API_KEY is not set (needed by --provider openai",
+        ),
+        (["--provider", "openai"], "--model is required with --provider openai"),
+        (
+            [
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+                "--base-url",
+                "http://x/v1",
+                "--sweep",
+                "0,hot",
+            ],
+            "--sweep: 'hot' is not a number",
+        ),
+        (
+            ["--provider", "openai", "--model", "m", "--base-url", "http://x/v1", "--sweep", "0,3"],
+            "--sweep: temperature 3 is outside [0, 2]",
+        ),
+        (["--provider", "command"], "--command is required with --provider command"),
+        (["--provider", "replay"], "--replay SOURCE is required with --provider replay"),
+        (
+            [
+                "--provider",
+                "openai",
+                "--model",
+                "m",
+                "--base-url",
+                "http://x/v1",
+                "--concurrency",
+                "0",
+            ],
+            "--concurrency must be at least 1",
+        ),
+        (
+            ["--provider", "openai", "--model", "m", "--base-url", "http://x/v1", "-n", "0"],
+            "-n must be at least 1",
+        ),
+    ],
+)
 def test_cli_bad_input_is_one_line_exit_2_and_stores_nothing(isolated_home, args, message):
     install_contract(isolated_home)
     result = run_cli(isolated_home, "run", CONTRACT_ID, *args)
@@ -224,26 +376,46 @@ def test_cli_bad_input_is_one_line_exit_2_and_stores_nothing(isolated_home, args
 
 
 def test_cli_unknown_contract_and_run(isolated_home):
-    result = run_cli(isolated_home, "run", "no_such_contract", "--provider", "openai", "--model", "m")
+    result = run_cli(
+        isolated_home, "run", "no_such_contract", "--provider", "openai", "--model", "m"
+    )
     assert result.returncode == 2 and "contract 'no_such_contract': not found" in result.stderr
     for command in (["resume", "nope"], ["report", "nope"], ["gate", "nope", "--min-r-raw", "0.5"]):
         result = run_cli(isolated_home, *command)
-        assert result.returncode == 2 and result.stderr.strip() == "skyt-tui: error: run 'nope': not found (see `skyt-tui runs list`)"
+        assert (
+            result.returncode == 2
+            and result.stderr.strip()
+            == "skyt-tui: error: run 'nope': not found (see `skyt-tui runs list`)"
+        )
 
 
 def test_resume_retry_failed_appends_a_superseding_record(contract, isolated_home):
-    with FakeLLMServer(default=lambda number: ("500",) if number < 2 else ("ok", "def f(x):\n    return x + 1")) as server:
+    with FakeLLMServer(
+        default=lambda number: ("500",) if number < 2 else ("ok", "def f(x):\n    return x + 1")
+    ) as server:
         meta, provider = start(contract, server, 2)
         execute(meta.id, provider, contract, concurrency=1, policy=RetryPolicy(max_attempts=1))
         assert runs.load_run(meta.id).n_failed == 2
-        result = run_cli(isolated_home, "resume", meta.id, "--retry-failed", "--concurrency", "1", "--json",
-                         OPENAI_API_KEY=SECRET)
+        result = run_cli(
+            isolated_home,
+            "resume",
+            meta.id,
+            "--retry-failed",
+            "--concurrency",
+            "1",
+            "--json",
+            OPENAI_API_KEY=SECRET,
+        )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["runs"][0]["new_samples"] == 2
     run = runs.load_run(meta.id)
     assert run.n_failed == 0 and run.n_ok == 2
     assert [(line["index"], line["status"]) for line in sample_lines(isolated_home, meta.id)] == [
-        (0, "failed"), (1, "failed"), (0, "ok"), (1, "ok")]
+        (0, "failed"),
+        (1, "failed"),
+        (0, "ok"),
+        (1, "ok"),
+    ]
     nothing = run_cli(isolated_home, "resume", meta.id)
     assert nothing.returncode == 0 and "nothing to resume (2 of 2 samples stored)" in nothing.stdout
 
@@ -252,17 +424,31 @@ def test_run_sweep_in_the_engine_with_replay(contract, tmp_path):
     from skyt_tui.engine.providers.replay import ReplayProvider
     from skyt_tui.engine.runner import run_sweep
 
-    for i, text in enumerate(["def f(x):\n    return x + 1\n", "```python\ndef f(x):\n    return 1 + x\n```"], start=1):
+    for i, text in enumerate(
+        ["def f(x):\n    return x + 1\n", "```python\ndef f(x):\n    return 1 + x\n```"], start=1
+    ):
         (tmp_path / f"{i:02}.py").write_text(text)
     provider = ReplayProvider.from_path(tmp_path, contract)
     events = []
-    outcomes = run_sweep(contract, RunSettings(provider="replay", model=None, temperature=None, n=2,
-                                               provider_settings={"source": str(tmp_path)}),
-                         [0.0, 0.5], provider=provider, on_run_start=lambda m: events.append(("start", m.temperature)),
-                         on_run_end=lambda o: events.append(("end", o.status)))
+    outcomes = run_sweep(
+        contract,
+        RunSettings(
+            provider="replay",
+            model=None,
+            temperature=None,
+            n=2,
+            provider_settings={"source": str(tmp_path)},
+        ),
+        [0.0, 0.5],
+        provider=provider,
+        on_run_start=lambda m: events.append(("start", m.temperature)),
+        on_run_end=lambda o: events.append(("end", o.status)),
+    )
     assert events == [("start", 0.0), ("end", "complete"), ("start", 0.5), ("end", "complete")]
     assert len({o.sweep for o in outcomes}) == 1 and outcomes[0].sweep.startswith("sweep-")
     codes = [s.code for s in runs.load_run(outcomes[1].run_id).samples]
     assert codes == ["def f(x):\n    return x + 1\n", "def f(x):\n    return 1 + x"]
     with pytest.raises(InputError, match="has 2 recorded answers; ask for -n 2 or fewer"):
-        start_run(contract, RunSettings(provider="replay", model=None, temperature=None, n=3), provider)
+        start_run(
+            contract, RunSettings(provider="replay", model=None, temperature=None, n=3), provider
+        )

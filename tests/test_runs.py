@@ -3,7 +3,7 @@
 import csv
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -14,7 +14,7 @@ from skyt_tui.engine.errors import InputError, NotFoundError, StoreError
 from skyt_tui.engine.runs import SampleRecord
 from tests.run_helpers import CONTRACT_ID, install_contract
 
-WHEN = datetime(2026, 11, 22, 10, 15, 0, tzinfo=timezone.utc)
+WHEN = datetime(2026, 11, 22, 10, 15, 0, tzinfo=UTC)
 
 
 def ok(index, code):
@@ -22,7 +22,12 @@ def ok(index, code):
 
 
 def failed(index):
-    return SampleRecord(index=index, status="failed", attempts=3, error="HTTP 500: internal error (gave up after 3 attempts)")
+    return SampleRecord(
+        index=index,
+        status="failed",
+        attempts=3,
+        error="HTTP 500: internal error (gave up after 3 attempts)",
+    )
 
 
 @pytest.fixture
@@ -32,7 +37,14 @@ def contract(isolated_home):
 
 
 def make(contract, samples=(), n=4, **kw):
-    values = {"contract_id": CONTRACT_ID, "contract": contract, "provider": "openai", "model": "m1", "temperature": 0.7, "n": n}
+    values = {
+        "contract_id": CONTRACT_ID,
+        "contract": contract,
+        "provider": "openai",
+        "model": "m1",
+        "temperature": 0.7,
+        "n": n,
+    }
     values.update(kw)
     return runs.create_run(samples=samples, **values)
 
@@ -45,8 +57,15 @@ def test_run_ids_sort_by_time_and_name_contract_and_temperature():
 
 
 def test_create_and_load_round_trip(contract):
-    meta = make(contract, [ok(0, "def f(x):\n    return x + 1"), failed(1)], seed=5, label="L", note="N",
-                request={"max_tokens": 100}, created=WHEN)
+    meta = make(
+        contract,
+        [ok(0, "def f(x):\n    return x + 1"), failed(1)],
+        seed=5,
+        label="L",
+        note="N",
+        request={"max_tokens": 100},
+        created=WHEN,
+    )
     assert meta.id.startswith("20261122-101500-add_one-t0.7-")
     run = runs.load_run(meta.id)
     assert run.meta == meta and run.meta.contract_hash == contract.content_hash()
@@ -54,7 +73,9 @@ def test_create_and_load_round_trip(contract):
     assert (run.n_ok, run.n_failed, run.missing_indexes) == (1, 1, [2, 3])
     document = json.loads((run.directory / "run.json").read_text())
     assert document["schema_version"] == store.SCHEMA_VERSION and document["kind"] == "run"
-    assert [p.name for p in run.directory.parent.iterdir()] == [meta.id], "staging directory left behind"
+    assert [p.name for p in run.directory.parent.iterdir()] == [meta.id], (
+        "staging directory left behind"
+    )
 
 
 def test_ids_are_unique_even_in_the_same_second(contract):
@@ -71,7 +92,10 @@ def test_the_log_is_append_only_and_a_later_record_supersedes(contract):
     runs.append_sample(meta.id, ok(1, "b = 2"))
     assert path.read_bytes().startswith(first)
     run = runs.load_run(meta.id)
-    assert [(s.index, s.status, s.code) for s in run.samples] == [(0, "ok", "a = 1"), (1, "ok", "b = 2")]
+    assert [(s.index, s.status, s.code) for s in run.samples] == [
+        (0, "ok", "a = 1"),
+        (1, "ok", "b = 2"),
+    ]
     line = path.read_text().splitlines()[0]
     assert line == runs._sample_line(failed(1)), "bulk and appended lines must be the same bytes"
 
@@ -87,13 +111,34 @@ def test_a_torn_last_line_is_skipped_and_repaired(contract):
     assert [s.index for s in runs.load_run(meta.id).samples] == [0, 1]
 
 
-@pytest.mark.parametrize("damage, message", [
-    (lambda d: (d / "run.json").write_text("{"), "run.json: corrupt JSON at line 1"),
-    (lambda d: (d / "run.json").write_text('{"schema_version": 1, "kind": "run", "id": "x"}'), "corrupt run file: contract_id"),
-    (lambda d: (d / "samples.jsonl").write_text('{"kind": "sample", "index": 9, "status": "ok", "code": ""}\n'), "index 9 is beyond the run's n = 4"),
-    (lambda d: (d / "samples.jsonl").write_text('{"kind": "sample", "index": 0, "status": "done"}\n'), "unknown status 'done'"),
-    (lambda d: (d / "samples.jsonl").write_text('not json\n{"kind": "sample"}\n'), "samples.jsonl: corrupt record at line 1"),
-])
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda d: (d / "run.json").write_text("{"), "run.json: corrupt JSON at line 1"),
+        (
+            lambda d: (d / "run.json").write_text(
+                '{"schema_version": 1, "kind": "run", "id": "x"}'
+            ),
+            "corrupt run file: contract_id",
+        ),
+        (
+            lambda d: (d / "samples.jsonl").write_text(
+                '{"kind": "sample", "index": 9, "status": "ok", "code": ""}\n'
+            ),
+            "index 9 is beyond the run's n = 4",
+        ),
+        (
+            lambda d: (d / "samples.jsonl").write_text(
+                '{"kind": "sample", "index": 0, "status": "done"}\n'
+            ),
+            "unknown status 'done'",
+        ),
+        (
+            lambda d: (d / "samples.jsonl").write_text('not json\n{"kind": "sample"}\n'),
+            "samples.jsonl: corrupt record at line 1",
+        ),
+    ],
+)
 def test_damage_is_reported_by_file_and_listed_not_hidden(contract, damage, message):
     meta = make(contract)
     directory = runs.run_path(meta.id)
@@ -102,12 +147,14 @@ def test_damage_is_reported_by_file_and_listed_not_hidden(contract, damage, mess
         runs.load_run(meta.id)
     assert str(directory) in str(caught.value)
     listed = runs.list_runs()
-    assert [(s.id, s.state) for s in listed] == [(meta.id, "damaged")] and message in listed[0].error
+    assert [(s.id, s.state) for s in listed] == [(meta.id, "damaged")] and message in listed[
+        0
+    ].error
 
 
 def test_resolve_run_id_exact_prefix_latest_and_errors(contract):
-    a = make(contract, created=datetime(2026, 1, 1, tzinfo=timezone.utc), id_suffix="aaaa")
-    b = make(contract, created=datetime(2026, 1, 2, tzinfo=timezone.utc), id_suffix="bbbb")
+    a = make(contract, created=datetime(2026, 1, 1, tzinfo=UTC), id_suffix="aaaa")
+    b = make(contract, created=datetime(2026, 1, 2, tzinfo=UTC), id_suffix="bbbb")
     assert runs.resolve_run_id(a.id) == a.id and runs.resolve_run_id("20260102") == b.id
     assert runs.resolve_run_id("latest") == b.id
     with pytest.raises(InputError, match="ambiguous, matches 2 runs"):
@@ -120,17 +167,26 @@ def test_resolve_run_id_exact_prefix_latest_and_errors(contract):
 
 def test_states_and_the_per_run_lock(contract):
     meta = make(contract, n=2)
-    assert runs.run_state(meta) == runs.INTERRUPTED, "status running with nobody holding the lock = killed"
+    assert runs.run_state(meta) == runs.INTERRUPTED, (
+        "status running with nobody holding the lock = killed"
+    )
     with runs.run_lock(meta.id):
         assert runs.run_state(meta) == runs.RUNNING
-        with pytest.raises(StoreError, match=rf"run {meta.id}: another skyt-tui process is adding samples to it \(pid \d+\)"):
+        with pytest.raises(
+            StoreError,
+            match=rf"run {meta.id}: another skyt-tui process is adding samples to it \(pid \d+\)",
+        ):
             with runs.run_lock(meta.id):
                 pass
     assert runs.run_state(runs.set_status(meta.id, runs.ABORTED)) == runs.ABORTED
     assert runs.run_state(runs.set_status(meta.id, runs.COMPLETE)) == runs.COMPLETE
 
 
-CODES = ["def f(x):\n    return x + 1", "def f(x):\n    return x + 1", "def f(x):\n    # one more\n    return x + 1"]
+CODES = [
+    "def f(x):\n    return x + 1",
+    "def f(x):\n    return x + 1",
+    "def f(x):\n    # one more\n    return x + 1",
+]
 
 
 def test_analysis_counts_failed_samples_apart(contract):
@@ -139,7 +195,9 @@ def test_analysis_counts_failed_samples_apart(contract):
     metrics = analysis["metrics"]
     assert (metrics["n"], metrics["n_failed"]) == (3, 1)
     assert metrics["R_raw"] == 2 / 3 and metrics["R_sig"]["nodoc"] == 1.0
-    assert [s["index"] for s in analysis["samples"]] == [0, 2, 3], "analysis speaks the run's sample indexes"
+    assert [s["index"] for s in analysis["samples"]] == [0, 2, 3], (
+        "analysis speaks the run's sample indexes"
+    )
 
 
 def test_analysis_cache_is_reused_and_invalidated(contract, monkeypatch):
@@ -174,19 +232,33 @@ def test_report_json_csv_and_table(contract, capsys, tmp_path):
     report = json.loads(capsys.readouterr().out)
     assert report["counts"] == {"n": 3, "ok": 2, "failed": 1, "truncated": 0, "missing": 0}
     assert report["run"]["id"] == meta.id and "contract" not in report["run"]
-    assert [(r["index"], r["status"]) for r in report["samples"]] == [(0, "ok"), (1, "failed"), (2, "ok")]
-    assert report["samples"][0]["code"] == CODES[0] and report["samples"][1]["error"].startswith("HTTP 500")
+    assert [(r["index"], r["status"]) for r in report["samples"]] == [
+        (0, "ok"),
+        (1, "failed"),
+        (2, "ok"),
+    ]
+    assert report["samples"][0]["code"] == CODES[0] and report["samples"][1]["error"].startswith(
+        "HTTP 500"
+    )
     assert report["samples"][0]["d_pre"] == 0.0 and report["metrics"]["n_failed"] == 1
     assert report["canon"]["status"] == "established" and report["canon"]["sample_index"] == 0
     out = tmp_path / "samples.csv"
     assert main(["report", meta.id, "--csv", str(out)]) == 0
     rows = list(csv.DictReader(out.open()))
-    assert [r["index"] for r in rows] == ["0", "1", "2"] and rows[1]["status"] == "failed" and rows[0]["d_pre"] == "0.0"
+    assert (
+        [r["index"] for r in rows] == ["0", "1", "2"]
+        and rows[1]["status"] == "failed"
+        and rows[0]["d_pre"] == "0.0"
+    )
     assert {"d_pre", "d_post", "passed", "error"} <= set(rows[0])
     capsys.readouterr()
     assert main(["report", meta.id]) == 0
     text = capsys.readouterr().out
-    assert "R_sig[nodoc]" in text and "sample 1 failed after 3 attempt(s)" in text and "R_anchor_post" in text
+    assert (
+        "R_sig[nodoc]" in text
+        and "sample 1 failed after 3 attempt(s)" in text
+        and "R_anchor_post" in text
+    )
 
 
 def test_runs_list_json_and_empty(contract, capsys):
@@ -195,7 +267,13 @@ def test_runs_list_json_and_empty(contract, capsys):
     meta = make(contract, [ok(0, CODES[0])], n=2, label="first try")
     assert main(["runs", "list", "--json"]) == 0
     [entry] = json.loads(capsys.readouterr().out)["runs"]
-    assert (entry["id"], entry["state"], entry["ok"], entry["n"], entry["label"]) == (meta.id, "interrupted", 1, 2, "first try")
+    assert (entry["id"], entry["state"], entry["ok"], entry["n"], entry["label"]) == (
+        meta.id,
+        "interrupted",
+        1,
+        2,
+        "first try",
+    )
 
 
 def test_bad_report_options(contract, capsys):

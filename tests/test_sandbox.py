@@ -22,7 +22,12 @@ SECRET_NAME = "SKYT_TEST_SECRET_TOKEN"
 
 def modes():
     problem = sandbox._bwrap_probe()
-    return [pytest.param("bubblewrap", marks=pytest.mark.skipif(problem is not None, reason=str(problem))), "reduced"]
+    return [
+        pytest.param(
+            "bubblewrap", marks=pytest.mark.skipif(problem is not None, reason=str(problem))
+        ),
+        "reduced",
+    ]
 
 
 @pytest.fixture(scope="module", params=modes())
@@ -37,8 +42,13 @@ def pool(request):
 
 def probe(pool, program, timeout=2.0, **limits):
     """Run `probe()` of `program` in the sandbox and return its decoded result (or the raised type name)."""
-    payload = {"program": textwrap.dedent(program), "entry": "probe", "entry_kind": "function",
-               "tests": [{"i": 0, "op": "call", "args": [], "kwargs": {}}], "checks": []}
+    payload = {
+        "program": textwrap.dedent(program),
+        "entry": "probe",
+        "entry_kind": "function",
+        "tests": [{"i": 0, "op": "call", "args": [], "kwargs": {}}],
+        "checks": [],
+    }
     result = pool.run([(payload, timeout)])[0]
     frames, _ = _frames(result.sample_stream)
     call = next(f for f in frames if f.get("t") == "call")
@@ -48,7 +58,15 @@ def probe(pool, program, timeout=2.0, **limits):
 def test_environment_is_empty_and_stdin_closed(pool):
     keys = probe(pool, "import os\ndef probe():\n    return sorted(os.environ)")
     assert SECRET_NAME not in keys
-    assert set(keys) <= {"PYTHONHASHSEED", "PYTHONUTF8", "PYTHONDONTWRITEBYTECODE", "LC_CTYPE", "TMPDIR", "HOME", "PWD"}
+    assert set(keys) <= {
+        "PYTHONHASHSEED",
+        "PYTHONUTF8",
+        "PYTHONDONTWRITEBYTECODE",
+        "LC_CTYPE",
+        "TMPDIR",
+        "HOME",
+        "PWD",
+    }
     assert probe(pool, "def probe():\n    return input()") == ("raised", "EOFError")
 
 
@@ -72,7 +90,9 @@ def test_workers_do_not_hold_the_apps_environment(pool):
 
 
 def test_samples_run_unprivileged_when_the_app_is_root(pool):
-    uid = probe(pool, "import os\ndef probe():\n    return os.getuid(), os.getgid(), os.getgroups()")
+    uid = probe(
+        pool, "import os\ndef probe():\n    return os.getuid(), os.getgid(), os.getgroups()"
+    )
     if os.geteuid() == 0:
         assert uid[0] != 0 and uid[0] >= sandbox.SAMPLE_UID_BASE and uid[2] == []
         assert "uid" in pool.layers
@@ -80,8 +100,13 @@ def test_samples_run_unprivileged_when_the_app_is_root(pool):
 
 
 def test_jobs_run_in_parallel(pool):
-    payload = {"program": "import time\ndef probe():\n    time.sleep(0.4)\n", "entry": "probe",
-               "entry_kind": "function", "tests": [{"i": 0, "op": "call", "args": [], "kwargs": {}}], "checks": []}
+    payload = {
+        "program": "import time\ndef probe():\n    time.sleep(0.4)\n",
+        "entry": "probe",
+        "entry_kind": "function",
+        "tests": [{"i": 0, "op": "call", "args": [], "kwargs": {}}],
+        "checks": [],
+    }
     start = time.monotonic()
     results = pool.run([(payload, 2.0)] * 4)
     assert time.monotonic() - start < 1.4  # 2 workers: ~0.8 s; one after another would take 1.6 s
@@ -90,8 +115,13 @@ def test_jobs_run_in_parallel(pool):
 
 def test_output_keeps_only_the_head():
     with SandboxPool(workers=1, isolation="reduced", limits=Limits(output_keep=10)) as small:
-        payload = {"program": "print('0123456789abcdef')\ndef probe():\n    return 1\n", "entry": "probe",
-                   "entry_kind": "function", "tests": [], "checks": []}
+        payload = {
+            "program": "print('0123456789abcdef')\ndef probe():\n    return 1\n",
+            "entry": "probe",
+            "entry_kind": "function",
+            "tests": [],
+            "checks": [],
+        }
         result = small.run([(payload, 2.0)])[0]
     assert result.output == b"0123456789" and result.output_total == 17
 
@@ -102,8 +132,13 @@ def test_a_dead_worker_loses_only_its_job_and_is_replaced(mode):
     with Oracle(workers=1, isolation=mode) as oracle:
         slot = oracle._pool._slots[0]
         first_pid = slot.proc.pid
-        future = oracle._pool.submit({**oracle._plan(contract).payload,
-                                      "program": "import time\ntime.sleep(5)\ndef solve(x):\n    return x + 1\n"}, 10.0)
+        future = oracle._pool.submit(
+            {
+                **oracle._plan(contract).payload,
+                "program": "import time\ntime.sleep(5)\ndef solve(x):\n    return x + 1\n",
+            },
+            10.0,
+        )
         deadline = time.monotonic() + 5
         while not slot.pgids and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -120,8 +155,13 @@ def test_an_unresponsive_worker_is_killed_after_timeout_and_grace():
     contract = load_contract(FIXTURES / "hostile.toml")
     with SandboxPool(workers=1, isolation="reduced", limits=Limits(grace_s=0.2)) as pool:
         os.kill(pool._slots[0].proc.pid, signal.SIGSTOP)
-        payload = {"program": contract.reference, "entry": "solve", "entry_kind": "function",
-                   "tests": [], "checks": []}
+        payload = {
+            "program": contract.reference,
+            "entry": "solve",
+            "entry_kind": "function",
+            "tests": [],
+            "checks": [],
+        }
         start = time.monotonic()
         result = pool.run([(payload, 0.5)])[0]
         assert result.lost == "the sandbox worker stopped answering and was restarted"
@@ -138,8 +178,13 @@ def test_workers_die_with_the_app(mode):
         print(" ".join(str(s.proc.pid) for s in oracle._pool._slots), flush=True)
         time.sleep(60)
         """)
-    app = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=ROOT,
-                           env={**os.environ, "PYTHONPATH": str(ROOT)})
+    app = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     pids = [int(p) for p in app.stdout.readline().split()]
     assert len(pids) == 2
     app.kill()
@@ -160,7 +205,14 @@ def _alive(pid):
 
 def test_landlock_alone_still_blocks_network_and_signals():
     with SandboxPool(workers=1, isolation="reduced", without=("seccomp",)) as pool:
-        abi = next((int(layer.removeprefix("landlock-abi")) for layer in pool.layers if layer.startswith("landlock")), 0)
+        abi = next(
+            (
+                int(layer.removeprefix("landlock-abi"))
+                for layer in pool.layers
+                if layer.startswith("landlock")
+            ),
+            0,
+        )
         if abi < 6:
             pytest.skip("needs Landlock ABI 6 (TCP and signal scoping)")
         assert "seccomp" not in pool.layers

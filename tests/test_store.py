@@ -15,7 +15,9 @@ def test_write_and_read_json_round_trip(tmp_path):
     path = tmp_path / "run.json"
     store.write_json(path, {"id": "r1", "metrics": {"R_raw": 0.5}}, kind="run")
     document = store.read_json(path, kind="run")
-    assert document["schema_version"] == store.SCHEMA_VERSION and document["metrics"] == {"R_raw": 0.5}
+    assert document["schema_version"] == store.SCHEMA_VERSION and document["metrics"] == {
+        "R_raw": 0.5
+    }
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "temp file left behind"
 
 
@@ -28,13 +30,16 @@ def test_failed_write_leaves_old_file_intact(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["run.json"]
 
 
-@pytest.mark.parametrize("content, reason", [
-    ("{not json", "corrupt JSON at line 1"),
-    ("[1, 2]", "expected a JSON object"),
-    ('{"kind": "run"}', "missing or invalid schema_version"),
-    ('{"schema_version": 99, "kind": "run"}', "newer skyt-tui"),
-    ('{"schema_version": 1, "kind": "canon"}', "expected 'run'"),
-])
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        ("{not json", "corrupt JSON at line 1"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"kind": "run"}', "missing or invalid schema_version"),
+        ('{"schema_version": 99, "kind": "run"}', "newer skyt-tui"),
+        ('{"schema_version": 1, "kind": "canon"}', "expected 'run'"),
+    ],
+)
 def test_corrupt_json_names_the_file_and_is_not_overwritten(tmp_path, content, reason):
     path = tmp_path / "run.json"
     path.write_text(content)

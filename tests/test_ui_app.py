@@ -34,7 +34,7 @@ DEMO_TEXT = {
     "5": ("benchmark", "anchor sample"),
 }
 
-BROKEN = '''id = "broken"
+BROKEN = """id = "broken"
 version = 1
 prompt = "Write f."
 difficulty = "extreme"
@@ -44,7 +44,7 @@ name = "f"
 kind = "call"
 args = [1]
 expected = 1
-'''
+"""
 
 
 async def select_contract(pilot, contract_id):
@@ -151,10 +151,19 @@ async def test_question_mark_lists_every_active_key():
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         listed = {(action.keys, action.description) for action in app.screen.actions}
-        for expected in {("r", "Run…"), ("^r", "Reload"), ("?", "Help"), ("1", "Contracts"), ("5", "Benchmark"),
-                         ("t", "Light/dark theme")}:
+        for expected in {
+            ("r", "Run…"),
+            ("^r", "Reload"),
+            ("?", "Help"),
+            ("1", "Contracts"),
+            ("5", "Benchmark"),
+            ("t", "Light/dark theme"),
+        }:
             assert expected in listed
-        assert any(action.description == "Quit" and "q" in action.keys.split(" / ") for action in app.screen.actions)
+        assert any(
+            action.description == "Quit" and "q" in action.keys.split(" / ")
+            for action in app.screen.actions
+        )
         shown = screen_text(app)
         assert "Run…" in shown and "Everywhere" in shown
         await pilot.press("escape")
@@ -191,8 +200,18 @@ async def test_palette_offers_every_footer_action_and_the_sections():
         assert "Theme" in system and "Quit" not in system  # quit comes once, from the bindings
         provider = BindingCommands(app.screen)
         names = [hit.text async for hit in provider.discover()]
-        for expected in ("Contracts: Run…", "Contracts: Reload", "Help", "Quit", "Light/dark theme",
-                         "Contracts", "Runs", "Canon", "Heatmap", "Benchmark"):
+        for expected in (
+            "Contracts: Run…",
+            "Contracts: Reload",
+            "Help",
+            "Quit",
+            "Light/dark theme",
+            "Contracts",
+            "Runs",
+            "Canon",
+            "Heatmap",
+            "Benchmark",
+        ):
             assert expected in names, names
         hits = [hit async for hit in provider.search("heatmap")]
         assert hits and hits[0].text == "Heatmap"
@@ -288,8 +307,10 @@ async def test_run_dialog_shows_every_bad_field_and_stays_open():
         shown = screen_text(app)
         assert "must be between 1 and 1000" in shown
         assert "'hot' is not a number" in shown
-        errors = {field: str(dialog.query_one(f"#error-{field}").render()) for field in
-                  ("provider", "model", "n", "temperatures", "concurrency")}
+        errors = {
+            field: str(dialog.query_one(f"#error-{field}").render())
+            for field in ("provider", "model", "n", "temperatures", "concurrency")
+        }
         assert errors["provider"] == ""
         assert errors["model"].startswith("↑ required")
         assert "must be a whole number" in errors["concurrency"]
@@ -312,13 +333,26 @@ async def test_run_dialog_returns_a_request_and_remembers_it():
         await select_contract(pilot, "fibonacci_iterative")
         await pilot.press("r")
         await pilot.pause()
-        await fill_dialog(pilot, provider="anthropic", model="claude-x", n="5", temperatures="0, 0.7", concurrency="2")
+        await fill_dialog(
+            pilot,
+            provider="anthropic",
+            model="claude-x",
+            n="5",
+            temperatures="0, 0.7",
+            concurrency="2",
+        )
         await pilot.click("#run-start")
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, ContractsScreen)
-        expected = RunRequest(contract_id="fibonacci_iterative", provider="anthropic", model="claude-x", n=5,
-                              temperatures=(0.0, 0.7), concurrency=2)
+        expected = RunRequest(
+            contract_id="fibonacci_iterative",
+            provider="anthropic",
+            model="claude-x",
+            n=5,
+            temperatures=(0.0, 0.7),
+            concurrency=2,
+        )
         assert screen.last_request == expected and seen == [expected]
         # the dialog remembers the last request
         await pilot.press("r")
@@ -350,10 +384,20 @@ async def test_a_run_shows_live_progress_and_failures():
         seen.append(request)
         total = request.n * len(request.temperatures)
         report(data.SampleProgress(index=0, total=total, passed=True))
-        report(data.SampleProgress(index=1, total=total, failed=True, message="HTTP 429 [rate limited]"))
-        report(data.SampleProgress(index=1, total=total, retry=True, message="sample 1: HTTP 429; retry 1 in 2.0 s"))
+        report(
+            data.SampleProgress(
+                index=1, total=total, failed=True, message="HTTP 429 [rate limited]"
+            )
+        )
+        report(
+            data.SampleProgress(
+                index=1, total=total, retry=True, message="sample 1: HTTP 429; retry 1 in 2.0 s"
+            )
+        )
         report(data.SampleProgress(index=2, total=total, passed=False))
-        return data.RunOutcome(run_ids=("fib-run-1",), n_done=2, n_failed=1, metrics=("fib-run-1: N=2  R_raw=0.500",))
+        return data.RunOutcome(
+            run_ids=("fib-run-1",), n_done=2, n_failed=1, metrics=("fib-run-1: N=2  R_raw=0.500",)
+        )
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -366,7 +410,9 @@ async def test_a_run_shows_live_progress_and_failures():
         assert (progress.done, progress.total) == (3, 3)
         shown = screen_text(app)
         assert "✓!✗" in shown
-        assert "sample 1: HTTP 429 [rate limited]" in shown  # provider text shown as is, not as markup
+        assert (
+            "sample 1: HTTP 429 [rate limited]" in shown
+        )  # provider text shown as is, not as markup
         assert "Finished: 2 samples, 1 failed — fib-run-1" in shown
         assert "fib-run-1: N=2  R_raw=0.500" in shown
 
@@ -431,8 +477,15 @@ async def test_a_real_run_through_the_engine_is_stored_checked_and_shown(tmp_pat
     program.write_text(f"import sys\nsys.stdin.read()\nprint({ANSWER!r})\n")
     app = SkytApp(start="contracts")
     async with app.run_test(size=(120, 36)) as pilot:
-        await start_run(pilot, provider="command", model="", target=f"{sys.executable} {program}", n="3",
-                        temperatures="0", concurrency="2")
+        await start_run(
+            pilot,
+            provider="command",
+            model="",
+            target=f"{sys.executable} {program}",
+            n="3",
+            temperatures="0",
+            concurrency="2",
+        )
         await settle(pilot)
         progress = app.screen.query_one(RunProgress)
         assert progress.marks == ["passed"] * 3, screen_text(app)
@@ -454,18 +507,29 @@ async def test_a_sweep_is_analysed_in_one_batch_and_every_run_reported(tmp_path,
     program.write_text(f"import sys\nsys.stdin.read()\nprint({ANSWER!r})\n")
     batches = []
     real = data.analyze_runs
-    monkeypatch.setattr(data, "analyze_runs", lambda run_ids, **kw: batches.append(list(run_ids)) or real(run_ids, **kw))
+    monkeypatch.setattr(
+        data,
+        "analyze_runs",
+        lambda run_ids, **kw: batches.append(list(run_ids)) or real(run_ids, **kw),
+    )
     app = SkytApp(start="contracts")
     async with app.run_test(size=(120, 36)) as pilot:
-        await start_run(pilot, provider="command", model="", target=f"{sys.executable} {program}", n="2",
-                        temperatures="0, 0.7", concurrency="2")
+        await start_run(
+            pilot,
+            provider="command",
+            model="",
+            target=f"{sys.executable} {program}",
+            n="2",
+            temperatures="0, 0.7",
+            concurrency="2",
+        )
         await settle(pilot)
         assert app.screen.query_one(RunProgress).marks == ["passed"] * 4, screen_text(app)
         run_ids = runs.run_ids()
-        assert len(run_ids) == 2 and batches == [[run.id for run in map(runs.load_run, run_ids)
-                                                   if run.meta.temperature == 0.0] +
-                                                  [run.id for run in map(runs.load_run, run_ids)
-                                                   if run.meta.temperature == 0.7]]
+        assert len(run_ids) == 2 and batches == [
+            [run.id for run in map(runs.load_run, run_ids) if run.meta.temperature == 0.0]
+            + [run.id for run in map(runs.load_run, run_ids) if run.meta.temperature == 0.7]
+        ]
         shown = screen_text(app)
         assert all(f"{run_id}: N=2  R_raw=1.000" in shown for run_id in run_ids)
 

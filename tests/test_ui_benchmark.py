@@ -57,36 +57,61 @@ async def test_rotate_now_confirms_what_moves_and_records_it(demo_home):
         await pilot.pause()
         assert isinstance(app.screen, ConfirmScreen)
         said = app.screen.body.plain
-        assert "Rotation 2 of bundled-contracts" in said and "early" in said and "2026-02-01" in said
+        assert (
+            "Rotation 2 of bundled-contracts" in said and "early" in said and "2026-02-01" in said
+        )
         assert f"{len(plan.record.moved_to_training)} held-out item(s) move to training" in said
-        assert f"a new held-out set of {len(plan.record.held_out)} item(s) is drawn from the pool of 7" in said
+        assert (
+            f"a new held-out set of {len(plan.record.held_out)} item(s) is drawn from the pool of 7"
+            in said
+        )
         assert "the pool ran dry in stratum hard: drew 0 of 3" in said
         await pilot.press("n")
         await pilot.pause()
-        assert isinstance(app.screen, BenchmarkScreen) and len(benchmark.rotation_history(NAME)) == 1
+        assert (
+            isinstance(app.screen, BenchmarkScreen) and len(benchmark.rotation_history(NAME)) == 1
+        )
         await pilot.press("r")
         await pilot.pause()
         await pilot.press("y")
         await settle(pilot)
         history = benchmark.rotation_history(NAME)
         assert len(history) == 2 and history[1] == plan.record and history[1].forced
-        assert f"Rotation 2 of {NAME}: 13 item(s) moved to training, 7 held out." in notifications(app)
+        assert f"Rotation 2 of {NAME}: 13 item(s) moved to training, 7 held out." in notifications(
+            app
+        )
         assert "training (13):" in screen_text(app)
 
 
 def write_benchmark(tmp_path, n_items=30, n_systems=12):
     """Items in three strata and per-system scores that differ by system and item (a fixture, not real data)."""
     items = tmp_path / "items.jsonl"
-    items.write_text("".join(json.dumps({"id": f"item-{i:02d}", "difficulty": ("easy", "medium", "hard")[i % 3],
-                                         "title": f"Item {i}", "body": f"Do thing {i}."}) + "\n" for i in range(n_items)))
+    items.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"item-{i:02d}",
+                    "difficulty": ("easy", "medium", "hard")[i % 3],
+                    "title": f"Item {i}",
+                    "body": f"Do thing {i}.",
+                }
+            )
+            + "\n"
+            for i in range(n_items)
+        )
+    )
     results = tmp_path / "results.csv"
     lines = ["system,issue_id,score"]
     for s in range(n_systems):
         for i in range(n_items):
             lines.append(f"sys-{s:02d},item-{i:02d},{((s * 7 + i * 3) % 11 + s) / 21:.4f}")
     results.write_text("\n".join(lines) + "\n")
-    benchmark.import_benchmark("scored", issues=items, results=results, imported_at="2026-01-01T00:00:00+00:00")
-    benchmark.draw_sample("scored", benchmark.SampleConfig(floor=12), recorded_at="2026-01-01T00:00:00+00:00")
+    benchmark.import_benchmark(
+        "scored", issues=items, results=results, imported_at="2026-01-01T00:00:00+00:00"
+    )
+    benchmark.draw_sample(
+        "scored", benchmark.SampleConfig(floor=12), recorded_at="2026-01-01T00:00:00+00:00"
+    )
 
 
 @pilot_test
@@ -100,9 +125,14 @@ async def test_validation_plots_sample_against_full_score_per_system(isolated_ho
         report = data.validate_benchmark("scored", benchmark.current_sample("scored"))
         shown = screen_text(app)
         assert report.verdict in shown
-        assert f"this sample (12 items) on 12 systems: Pearson r {report.sample_check.pearson:.3f}" in shown
+        assert (
+            f"this sample (12 items) on 12 systems: Pearson r {report.sample_check.pearson:.3f}"
+            in shown
+        )
         plot = app.screen.query_one(ScatterPlot)
-        assert plot.points == tuple((p.full_mean, p.subset_mean) for p in report.sample_check.points)
+        assert plot.points == tuple(
+            (p.full_mean, p.subset_mean) for p in report.sample_check.points
+        )
         assert "●" in shown
         best = max(report.sample_check.points, key=lambda p: p.full_mean)
         assert re.search(rf"{best.system} +{best.subset_mean:.3f} +{best.full_mean:.3f}", shown)

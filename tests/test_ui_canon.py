@@ -11,7 +11,12 @@ from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.canon import CanonScreen, ChooseRunScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen
 from tests.ui_support import (
-    clock, demo_run_id, notifications, pilot_test, screen_text, settle,
+    clock,
+    demo_run_id,
+    notifications,
+    pilot_test,
+    screen_text,
+    settle,
 )
 
 
@@ -27,15 +32,27 @@ async def test_each_canon_with_its_provenance_versions_code_and_history(demo_hom
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         table = app.screen.query_one("#canon-table", DataTable)
-        states = {str(table.get_row_at(row)[0]): str(table.get_row_at(row)[1]) for row in range(table.row_count)}
+        states = {
+            str(table.get_row_at(row)[0]): str(table.get_row_at(row)[1])
+            for row in range(table.row_count)
+        }
         assert [cid for cid, state in states.items() if state == "ok"] == [
-            "balanced_brackets", "binary_search", "fibonacci_iterative", "is_palindrome", "lru_cache", "slugify"]
+            "balanced_brackets",
+            "binary_search",
+            "fibonacci_iterative",
+            "is_palindrome",
+            "lru_cache",
+            "slugify",
+        ]
         assert states["gcd"] == "none"
         await select(pilot, "slugify")
         shown = screen_text(app)
         run_id = demo_run_id("slugify")
         assert "canon of slugify · ok" in shown
-        assert f"run {run_id}, sample 0" in shown and "hand-written examples (not model output)" in shown
+        assert (
+            f"run {run_id}, sample 0" in shown
+            and "hand-written examples (not model output)" in shown
+        )
         assert "established  2026-01-15T09:00:00Z" in shown
         assert "normalization 1" in shown and "def slugify(text):" in shown
         assert "1  established  2026-01-15T09:00:00Z" in shown
@@ -54,11 +71,18 @@ async def test_a_tampered_canon_is_reported(demo_home):
         await pilot.pause()
         await select(pilot, "gcd")
         shown = screen_text(app)
-        assert "canon of gcd · tampered" in shown and "content does not match its stored hash" in shown
+        assert (
+            "canon of gcd · tampered" in shown and "content does not match its stored hash" in shown
+        )
         await pilot.press("1")
         await pilot.pause()
         table = app.screen.query_one("#contracts-table", DataTable)
-        row = [str(cell) for cell in table.get_row_at([str(table.get_row_at(r)[0]) for r in range(table.row_count)].index("gcd"))]
+        row = [
+            str(cell)
+            for cell in table.get_row_at(
+                [str(table.get_row_at(r)[0]) for r in range(table.row_count)].index("gcd")
+            )
+        ]
         assert row[3] == "tampered"
 
 
@@ -68,8 +92,14 @@ async def test_reestablishing_says_what_happens_then_keeps_the_old_canon(demo_ho
     first = demo_run_id("is_palindrome")
     # a second run of the contract whose first sample differs from the demo's canon
     second = runs.create_run(
-        contract_id=contract.id, contract=contract, provider="replay", model="other", temperature=0.2, n=1,
-        samples=[runs.SampleRecord(index=0, status="ok", response="x", code=contract.reference)], status=runs.COMPLETE,
+        contract_id=contract.id,
+        contract=contract,
+        provider="replay",
+        model="other",
+        temperature=0.2,
+        n=1,
+        samples=[runs.SampleRecord(index=0, status="ok", response="x", code=contract.reference)],
+        status=runs.COMPLETE,
     ).id
     old = canon_store.load_canon("is_palindrome").canon
     app = SkytApp(start="canon", clock=clock)
@@ -89,7 +119,10 @@ async def test_reestablishing_says_what_happens_then_keeps_the_old_canon(demo_ho
         assert f"from run {first}, sample 0" in said and "kept in the canon history" in said
         await pilot.press("n")
         await pilot.pause()
-        assert isinstance(app.screen, CanonScreen) and canon_store.load_canon("is_palindrome").canon == old
+        assert (
+            isinstance(app.screen, CanonScreen)
+            and canon_store.load_canon("is_palindrome").canon == old
+        )
         await pilot.press("r", "enter")
         await pilot.pause()
         await pilot.press("y")

@@ -5,17 +5,30 @@ import pytest
 from rich.color import Color
 from textual.app import App, ComposeResult
 
-from tests.ui_support import pilot_test
 from skyt_tui.ui.widgets.heatmap import (
-    CURSOR_COLOUR, GLYPHS, GUTTER, HALF_BLOCK, N_BINS, RAMP, RULER, Heatmap, HeatmapLegend, colour_bin, glyph_for,
-    order_by_distance, pair_status,
+    CURSOR_COLOUR,
+    GLYPHS,
+    GUTTER,
+    HALF_BLOCK,
+    N_BINS,
+    RAMP,
+    RULER,
+    Heatmap,
+    HeatmapLegend,
+    colour_bin,
+    glyph_for,
+    order_by_distance,
+    pair_status,
 )
+from tests.ui_support import pilot_test
 
-THREE = np.array([
-    [0.0, 0.5, 1.0],
-    [0.5, 0.0, 0.25],
-    [1.0, 0.25, 0.0],
-])
+THREE = np.array(
+    [
+        [0.0, 0.5, 1.0],
+        [0.5, 0.0, 0.25],
+        [1.0, 0.25, 0.0],
+    ]
+)
 
 
 class HeatmapApp(App):
@@ -48,7 +61,7 @@ def cells(strip):
 
 def matrix_cells(heatmap: Heatmap, line: int):
     """The cells of matrix line `line` (0 = first terminal row of the matrix), gutter cut off."""
-    return cells(heatmap.render_line(RULER + line))[GUTTER:GUTTER + heatmap.n * heatmap.zoom]
+    return cells(heatmap.render_line(RULER + line))[GUTTER : GUTTER + heatmap.n * heatmap.zoom]
 
 
 def test_ramp_is_a_fixed_viridis_scale():
@@ -59,12 +72,18 @@ def test_ramp_is_a_fixed_viridis_scale():
     assert brightness == sorted(brightness), "a sequential ramp gets lighter with distance"
 
 
-@pytest.mark.parametrize(("d", "expected"), [(0.0, 0), (1 / 32 - 1e-9, 0), (1 / 32, 1), (0.5, 16), (0.999, 31), (1.0, 31)])
+@pytest.mark.parametrize(
+    ("d", "expected"),
+    [(0.0, 0), (1 / 32 - 1e-9, 0), (1 / 32, 1), (0.5, 16), (0.999, 31), (1.0, 31)],
+)
 def test_colour_bins_split_zero_to_one_into_32(d, expected):
     assert colour_bin(d) == expected
 
 
-@pytest.mark.parametrize(("d", "glyph"), [(0.0, " "), (0.19, " "), (0.2, "░"), (0.5, "▒"), (0.7, "▓"), (0.8, "█"), (1.0, "█")])
+@pytest.mark.parametrize(
+    ("d", "glyph"),
+    [(0.0, " "), (0.19, " "), (0.2, "░"), (0.5, "▒"), (0.7, "▓"), (0.8, "█"), (1.0, "█")],
+)
 def test_glyph_ramp(d, glyph):
     assert glyph_for(d) == glyph
 
@@ -218,12 +237,17 @@ async def test_two_hundred_samples_render_in_100_lines():
         lines = [heatmap._matrix_line(line, False) for line in range(100)]
         assert all(line.cell_length == 200 for line in lines)
         cell = cells(lines[99])[150]
-        assert (cell[1], cell[2]) == (RAMP[colour_bin(matrix[198, 150])], RAMP[colour_bin(matrix[199, 150])])
+        assert (cell[1], cell[2]) == (
+            RAMP[colour_bin(matrix[198, 150])],
+            RAMP[colour_bin(matrix[199, 150])],
+        )
         heatmap.focus()
         await pilot.press("end")
         await pilot.pause()
         assert heatmap.cursor_pair == (199, 199)
-        assert heatmap.scroll_offset.x > 0 and heatmap.scroll_offset.y > 0  # scrolled to keep the cursor in view
+        assert (
+            heatmap.scroll_offset.x > 0 and heatmap.scroll_offset.y > 0
+        )  # scrolled to keep the cursor in view
 
 
 @pilot_test

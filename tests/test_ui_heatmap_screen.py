@@ -9,7 +9,15 @@ from skyt_tui.engine.matrices import run_matrices
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.pair_diff import PairDiffScreen
 from skyt_tui.ui.widgets.heatmap import Heatmap
-from tests.ui_support import clock, demo_run_id, notifications, pilot_test, sample_analyses, screen_text, settle
+from tests.ui_support import (
+    clock,
+    demo_run_id,
+    notifications,
+    pilot_test,
+    sample_analyses,
+    screen_text,
+    settle,
+)
 
 
 def shown_matrix(heatmap: Heatmap) -> np.ndarray:
@@ -28,7 +36,9 @@ async def test_a_stored_run_drawn_as_the_engine_measures_it(demo_home):
         slugify = demo_run_id("slugify")
         expected = run_matrices(slugify, "nodoc")
         shown = screen_text(app)
-        assert f"run 1/6 ▶  {slugify}" in shown and "hand-written examples (not model output)" in shown
+        assert (
+            f"run 1/6 ▶  {slugify}" in shown and "hand-written examples (not model output)" in shown
+        )
         assert "level nodoc (v) · before repair (p) · order: distance to canon (o)" in shown
         assert heatmap.n == 12 and heatmap.order == expected.order
         assert np.array_equal(shown_matrix(heatmap), expected.pre)
@@ -49,7 +59,11 @@ async def test_a_stored_run_drawn_as_the_engine_measures_it(demo_home):
         await pilot.pause()
         assert isinstance(app.screen, PairDiffScreen)
         diff = screen_text(app)
-        assert f"--- sample {far}" in diff and "+++ sample 0" in diff and "level alpha · before repair" in diff
+        assert (
+            f"--- sample {far}" in diff
+            and "+++ sample 0" in diff
+            and "level alpha · before repair" in diff
+        )
         await pilot.press("escape", "right_square_bracket")
         await settle(pilot)
         assert f"run 2/6 ▶  {demo_run_id('lru_cache')}" in screen_text(app)
@@ -92,7 +106,9 @@ async def test_in_memory_runs_without_a_canon_say_what_is_missing():
         await pilot.pause()
         assert "sample 18 × sample 0: d = 0.000" in screen_text(app)
         await pilot.press("right_square_bracket")
-        assert heatmap.n == 10 and screen.level == "alpha", "the chosen level stays when the run changes"
+        assert heatmap.n == 10 and screen.level == "alpha", (
+            "the chosen level stays when the run changes"
+        )
 
 
 @pilot_test
@@ -101,7 +117,9 @@ async def test_a_run_without_samples_says_so(tmp_path):
     from skyt_tui.engine.sources import load_samples_jsonl
 
     source = tmp_path / "failed.jsonl"
-    source.write_text('{"run_id": "all-failed", "code": null}\n{"run_id": "all-failed", "code": null}\n')
+    source.write_text(
+        '{"run_id": "all-failed", "code": null}\n{"run_id": "all-failed", "code": null}\n'
+    )
     analyses = [analyze_run(run, oracle=False) for run in load_samples_jsonl(source)]
     app = SkytApp(analyses=analyses, start="heatmap")
     async with app.run_test(size=(120, 36)) as pilot:

@@ -14,7 +14,12 @@ from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.export import ExportDialog
 from skyt_tui.ui.screens.run_detail import PAGE, RunDetailScreen
 from tests.ui_support import (
-    clock, demo_run_id, notifications, pilot_test, screen_text, settle,
+    clock,
+    demo_run_id,
+    notifications,
+    pilot_test,
+    screen_text,
+    settle,
 )
 
 
@@ -39,10 +44,16 @@ async def test_the_list_shows_each_runs_metrics_as_the_engine_computed_them(demo
         fib = demo_run_id("fibonacci_iterative")
         metrics = runs.analyze_stored_run(fib)["metrics"]
         row = [str(cell) for cell in table.get_row(fib)]
-        assert row[1:] == ["–", "14", fmt3(metrics["R_raw"]),
-                           f"{fmt3(metrics['R_anchor_pre'])}→{fmt3(metrics['R_anchor_post'])}",
-                           fmt3(metrics["rescue_rate"]), f"{fmt3(metrics['mu_pre'])}→{fmt3(metrics['mu_post'])}",
-                           f"{fmt3(metrics['P_tau_pre'])}→{fmt3(metrics['P_tau_post'])}", fmt3(metrics["pass_rate"])]
+        assert row[1:] == [
+            "–",
+            "14",
+            fmt3(metrics["R_raw"]),
+            f"{fmt3(metrics['R_anchor_pre'])}→{fmt3(metrics['R_anchor_post'])}",
+            fmt3(metrics["rescue_rate"]),
+            f"{fmt3(metrics['mu_pre'])}→{fmt3(metrics['mu_post'])}",
+            f"{fmt3(metrics['P_tau_pre'])}→{fmt3(metrics['P_tau_post'])}",
+            fmt3(metrics["pass_rate"]),
+        ]
         shown = screen_text(app)
         assert "6 demo run(s): hand-written examples (not model output)" in shown
         # the demo store was analysed with reduced isolation: the status line says so (SPEC §7)
@@ -61,13 +72,21 @@ async def test_a_run_in_detail_shows_samples_bars_code_and_diffs_to_the_canon(de
         table = screen.query_one("#samples-table", DataTable)
         assert table.row_count == len(rows) == 14
         shown = screen_text(app)
-        assert "hand-written examples (not model output)" in shown and "⚠ reduced isolation" in shown
+        assert (
+            "hand-written examples (not model output)" in shown and "⚠ reduced isolation" in shown
+        )
         assert "canon: sample 0 of this run" in shown
         # sample 7 is the while-loop variant: repair brings it closer without reaching the canon
         seven = rows[7]
         assert 0 < seven["d_post"] < seven["d_pre"]
         cells = [str(cell) for cell in table.get_row_at(7)]
-        assert cells[:5] == ["7", "✓ pass", seven["signature_level"][:8], fmt3(seven["d_pre"]), fmt3(seven["d_post"])]
+        assert cells[:5] == [
+            "7",
+            "✓ pass",
+            seven["signature_level"][:8],
+            fmt3(seven["d_pre"]),
+            fmt3(seven["d_post"]),
+        ]
         pre_cells, post_cells = round(seven["d_pre"] * 10), round(seven["d_post"] * 10)
         assert cells[5].rstrip() == "█" * post_cells + "░" * (pre_cells - post_cells)
         table.move_cursor(row=7)
@@ -117,19 +136,31 @@ async def test_export_writes_what_the_cli_writes(demo_home, tmp_path):
         app.screen.query_one("#export-kind", Select).value = "json"
         await pilot.pause()
         path = app.screen.query_one("#export-path", Input).value
-        assert path == str(tmp_path / f"{slugify}.json"), "the last directory is kept, the extension follows the format"
+        assert path == str(tmp_path / f"{slugify}.json"), (
+            "the last directory is kept, the extension follows the format"
+        )
         await pilot.press("enter")
         await pilot.pause()
-        assert json.loads((tmp_path / f"{slugify}.json").read_text()) == json.loads(json.dumps(report_dict(run, analysis)))
+        assert json.loads((tmp_path / f"{slugify}.json").read_text()) == json.loads(
+            json.dumps(report_dict(run, analysis))
+        )
         await pilot.press("e")
         await pilot.pause()
-        app.screen.query_one("#export-path", Input).value = str(tmp_path / "no" / "such" / "dir.csv")
+        app.screen.query_one("#export-path", Input).value = str(
+            tmp_path / "no" / "such" / "dir.csv"
+        )
         await pilot.press("enter")
         await pilot.pause()
-        assert any(m.startswith("Export failed:") and "no such directory" in m for m in notifications(app))
+        assert any(
+            m.startswith("Export failed:") and "no such directory" in m for m in notifications(app)
+        )
 
 
-CODES = ("def f(x):\n    return x + 1", "def f(x):\n    return 1 + x", "def f(y):\n    return y + 1")
+CODES = (
+    "def f(x):\n    return x + 1",
+    "def f(x):\n    return 1 + x",
+    "def f(y):\n    return y + 1",
+)
 
 
 @pilot_test
@@ -140,9 +171,20 @@ async def test_a_large_run_is_paged(isolated_home):
     from skyt_tui.engine.catalog import get_contract
 
     n = PAGE + 30
-    samples = [SampleRecord(index=i, status="ok", response=CODES[i % 3], code=CODES[i % 3]) for i in range(n)]
-    meta = runs.create_run(contract_id=CONTRACT_ID, contract=get_contract(CONTRACT_ID), provider="openai", model="m",
-                           temperature=0.5, n=n, samples=samples, status=runs.COMPLETE)
+    samples = [
+        SampleRecord(index=i, status="ok", response=CODES[i % 3], code=CODES[i % 3])
+        for i in range(n)
+    ]
+    meta = runs.create_run(
+        contract_id=CONTRACT_ID,
+        contract=get_contract(CONTRACT_ID),
+        provider="openai",
+        model="m",
+        temperature=0.5,
+        n=n,
+        samples=samples,
+        status=runs.COMPLETE,
+    )
     runs.analyze_stored_run(meta.id)
     app = SkytApp(start="runs", clock=clock)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -17,6 +17,7 @@ SMALL = (80, 24)
 
 def keys(*pressed):
     """A `run_before` that waits for the workers, presses the keys one by one and waits again."""
+
     async def run_before(pilot):
         await settle(pilot)
         for key in pressed:
@@ -26,7 +27,21 @@ def keys(*pressed):
     return run_before
 
 
-RUN_DETAIL = ("2", "down", "down", "down", "enter", "down", "down", "down", "down", "down", "down", "down", "v")
+RUN_DETAIL = (
+    "2",
+    "down",
+    "down",
+    "down",
+    "enter",
+    "down",
+    "down",
+    "down",
+    "down",
+    "down",
+    "down",
+    "down",
+    "v",
+)
 """Runs → the fibonacci run (fourth newest) → sample 7 → its diff to the canon."""
 
 
@@ -40,28 +55,42 @@ def test_welcome_on_an_empty_store(snap_compare):
 
 
 def test_run_detail_with_a_sample_diff(snap_compare, demo_home):
-    assert snap_compare(SkytApp(start="contracts", clock=clock), terminal_size=WIDE, run_before=keys(*RUN_DETAIL))
+    assert snap_compare(
+        SkytApp(start="contracts", clock=clock), terminal_size=WIDE, run_before=keys(*RUN_DETAIL)
+    )
 
 
 def test_heatmap_pair_diff(snap_compare, demo_home):
     app = SkytApp(start="heatmap", clock=clock)
-    assert snap_compare(app, terminal_size=WIDE, run_before=keys("down", "down", "down", "right", "enter"))
+    assert snap_compare(
+        app, terminal_size=WIDE, run_before=keys("down", "down", "down", "right", "enter")
+    )
 
 
 def test_rotation_confirmation(snap_compare, demo_home):
-    assert snap_compare(SkytApp(start="benchmark", clock=clock), terminal_size=WIDE, run_before=keys("r"))
+    assert snap_compare(
+        SkytApp(start="benchmark", clock=clock), terminal_size=WIDE, run_before=keys("r")
+    )
 
 
 def test_run_dialog(snap_compare, demo_home):
-    assert snap_compare(SkytApp(start="contracts", clock=clock), terminal_size=WIDE, run_before=keys("r"))
+    assert snap_compare(
+        SkytApp(start="contracts", clock=clock), terminal_size=WIDE, run_before=keys("r")
+    )
 
 
 def test_help(snap_compare):
-    assert snap_compare(SkytApp(start="contracts", clock=clock), terminal_size=WIDE, run_before=keys("question_mark"))
+    assert snap_compare(
+        SkytApp(start="contracts", clock=clock),
+        terminal_size=WIDE,
+        run_before=keys("question_mark"),
+    )
 
 
 def test_light_theme(snap_compare, demo_home):
-    assert snap_compare(SkytApp(start="runs", clock=clock), terminal_size=WIDE, run_before=keys("t"))
+    assert snap_compare(
+        SkytApp(start="runs", clock=clock), terminal_size=WIDE, run_before=keys("t")
+    )
 
 
 def test_small_terminal_runs(snap_compare, demo_home):
@@ -69,7 +98,9 @@ def test_small_terminal_runs(snap_compare, demo_home):
 
 
 def test_small_terminal_run_detail(snap_compare, demo_home):
-    assert snap_compare(SkytApp(start="contracts", clock=clock), terminal_size=SMALL, run_before=keys(*RUN_DETAIL))
+    assert snap_compare(
+        SkytApp(start="contracts", clock=clock), terminal_size=SMALL, run_before=keys(*RUN_DETAIL)
+    )
 
 
 def test_heatmap_no_color_glyphs(snap_compare, monkeypatch):

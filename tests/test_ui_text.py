@@ -9,27 +9,38 @@ from skyt_tui.ui.contract_text import describe_constraints, describe_tests, refl
 from skyt_tui.ui.diff_text import unified_diff_text
 from skyt_tui.ui.run_request import RunFormError, RunRequest, parse_run_form
 
-GOOD = dict(contract_id="c", provider="openai", model="gpt-4o-mini", n="20", temperatures="0, 0.5 ,1",
-            concurrency="4")
+GOOD = dict(
+    contract_id="c",
+    provider="openai",
+    model="gpt-4o-mini",
+    n="20",
+    temperatures="0, 0.5 ,1",
+    concurrency="4",
+)
 
 
 def test_run_form_parses_a_temperature_sweep():
-    assert parse_run_form(**GOOD) == RunRequest("c", "openai", "gpt-4o-mini", 20, (0.0, 0.5, 1.0), 4)
+    assert parse_run_form(**GOOD) == RunRequest(
+        "c", "openai", "gpt-4o-mini", 20, (0.0, 0.5, 1.0), 4
+    )
 
 
-@pytest.mark.parametrize(("field", "value", "reason"), [
-    ("provider", "gemini", "choose one of openai, anthropic, command, replay"),
-    ("model", "   ", "required with openai"),
-    ("target", "localhost:11434", "a base URL starts with http:// or https://"),
-    ("n", "0", "must be between 1 and 1000"),
-    ("n", "2.5", "must be a whole number, not '2.5'"),
-    ("n", "", "required"),
-    ("temperatures", "", "required"),
-    ("temperatures", "0,,1", "empty value between commas"),
-    ("temperatures", "3", "3 is outside [0, 2]"),
-    ("temperatures", "0.5, 0.5", "0.5 is given twice"),
-    ("concurrency", "65", "must be between 1 and 64"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("provider", "gemini", "choose one of openai, anthropic, command, replay"),
+        ("model", "   ", "required with openai"),
+        ("target", "localhost:11434", "a base URL starts with http:// or https://"),
+        ("n", "0", "must be between 1 and 1000"),
+        ("n", "2.5", "must be a whole number, not '2.5'"),
+        ("n", "", "required"),
+        ("temperatures", "", "required"),
+        ("temperatures", "0,,1", "empty value between commas"),
+        ("temperatures", "3", "3 is outside [0, 2]"),
+        ("temperatures", "0.5, 0.5", "0.5 is given twice"),
+        ("concurrency", "65", "must be between 1 and 64"),
+    ],
+)
 def test_run_form_names_the_bad_field(field, value, reason):
     with pytest.raises(RunFormError) as caught:
         parse_run_form(**{**GOOD, field: value})
@@ -37,11 +48,14 @@ def test_run_form_names_the_bad_field(field, value, reason):
     assert caught.value.errors[field].startswith(reason)
 
 
-@pytest.mark.parametrize(("provider", "target", "reason"), [
-    ("command", "", "required: the program that answers"),
-    ("replay", "", "required: the file or folder of recorded answers"),
-    ("replay", "/no/such/recording.jsonl", "no such file or folder: /no/such/recording.jsonl"),
-])
+@pytest.mark.parametrize(
+    ("provider", "target", "reason"),
+    [
+        ("command", "", "required: the program that answers"),
+        ("replay", "", "required: the file or folder of recorded answers"),
+        ("replay", "/no/such/recording.jsonl", "no such file or folder: /no/such/recording.jsonl"),
+    ],
+)
 def test_command_and_replay_need_a_target(provider, target, reason):
     with pytest.raises(RunFormError) as caught:
         parse_run_form(**{**GOOD, "provider": provider, "model": "", "target": target})
@@ -49,10 +63,14 @@ def test_command_and_replay_need_a_target(provider, target, reason):
 
 
 def test_command_and_replay_take_no_model(tmp_path):
-    request = parse_run_form(**{**GOOD, "provider": "replay", "model": " ", "target": str(tmp_path)})
+    request = parse_run_form(
+        **{**GOOD, "provider": "replay", "model": " ", "target": str(tmp_path)}
+    )
     assert (request.model, request.target) == ("", str(tmp_path))
     assert data.provider_settings(request) == {"source": str(tmp_path), "model": None}
-    command = parse_run_form(**{**GOOD, "provider": "command", "model": "", "target": "python3 answer.py"})
+    command = parse_run_form(
+        **{**GOOD, "provider": "command", "model": "", "target": "python3 answer.py"}
+    )
     assert data.provider_settings(command) == {"command": "python3 answer.py"}
     assert data.provider_settings(parse_run_form(**GOOD)) == {}
     local = parse_run_form(**{**GOOD, "target": "http://localhost:11434/v1"})
@@ -66,18 +84,30 @@ def test_run_form_reports_all_bad_fields_at_once():
 
 
 LRU = {
-    "id": "lru", "prompt": "Write an LRU cache.", "difficulty": "medium",
+    "id": "lru",
+    "prompt": "Write an LRU cache.",
+    "difficulty": "medium",
     "entry": {"kind": "class", "name": "LRUCache"},
-    "tests": [{"kind": "stateful", "name": "evicts", "init": {"args": [2]}, "steps": [
-        {"call": "put", "args": [1, 1]},
-        {"call": "get", "args": [1], "expected": 1},
-        {"call": "get", "args": [9], "expected": -1},
-        {"call": "boom", "raises": "KeyError"},
-    ]}],
+    "tests": [
+        {
+            "kind": "stateful",
+            "name": "evicts",
+            "init": {"args": [2]},
+            "steps": [
+                {"call": "put", "args": [1, 1]},
+                {"call": "get", "args": [1], "expected": 1},
+                {"call": "get", "args": [9], "expected": -1},
+                {"call": "boom", "raises": "KeyError"},
+            ],
+        }
+    ],
 }
 
 DIVIDE = {
-    "id": "divide", "prompt": "Divide.", "difficulty": "easy", "entry": {"name": "divide"},
+    "id": "divide",
+    "prompt": "Divide.",
+    "difficulty": "easy",
+    "entry": {"name": "divide"},
     "constraints": {"forbidden_calls": ["eval"], "style": "recursive"},
     "out_of_domain": {"policy": "must_raise", "raises": "ValueError", "inputs": [{"args": [1, 0]}]},
     "rescue": {"max_transformations": 2, "transformers": ["rename_locals"]},
@@ -138,10 +168,16 @@ def test_diff_marks_changed_lines_and_never_parses_markup():
     diff = unified_diff_text(before, after, "sample 0", "sample 1")
     assert isinstance(diff, Text)
     assert diff.plain.splitlines() == [
-        "--- sample 0", "+++ sample 1", "@@ -1,2 +1,2 @@", " def f(x):", "-    return x[0]",
+        "--- sample 0",
+        "+++ sample 1",
+        "@@ -1,2 +1,2 @@",
+        " def f(x):",
+        "-    return x[0]",
         "+    return x[1]  # [bold]not markup[/bold]",
     ]
-    styles = {diff.plain[span.start:span.end].rstrip("\n"): str(span.style) for span in diff.spans}
+    styles = {
+        diff.plain[span.start : span.end].rstrip("\n"): str(span.style) for span in diff.spans
+    }
     assert styles["-    return x[0]"] == "red"
     assert styles["+    return x[1]  # [bold]not markup[/bold]"] == "green"
 
@@ -174,9 +210,25 @@ def test_distance_bar_shows_what_repair_removed():
 def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
     from skyt_tui.ui.run_text import metric_cells
 
-    metrics = {"R_raw": 2 / 3, "R_anchor_pre": 0.25, "R_anchor_post": 0.5, "rescue_rate": 0.25, "mu_pre": 0.1234,
-               "mu_post": 0.1, "P_tau_pre": None, "P_tau_post": None, "pass_rate": 1.0}
-    assert metric_cells({"metrics": metrics}) == ("0.667", "0.250→0.500", "0.250", "0.123→0.100", "–→–", "1.000")
+    metrics = {
+        "R_raw": 2 / 3,
+        "R_anchor_pre": 0.25,
+        "R_anchor_post": 0.5,
+        "rescue_rate": 0.25,
+        "mu_pre": 0.1234,
+        "mu_post": 0.1,
+        "P_tau_pre": None,
+        "P_tau_post": None,
+        "pass_rate": 1.0,
+    }
+    assert metric_cells({"metrics": metrics}) == (
+        "0.667",
+        "0.250→0.500",
+        "0.250",
+        "0.123→0.100",
+        "–→–",
+        "1.000",
+    )
     assert metric_cells(None) == ("…",) * 6
 
 
@@ -184,14 +236,20 @@ def test_scatter_puts_points_on_a_shared_range_with_the_diagonal():
     from skyt_tui.ui.widgets.scatter import Y_AXIS, plot_range, scatter_text
 
     assert plot_range([0.2, 0.6]) == (pytest.approx(0.18), pytest.approx(0.62))
-    lines = scatter_text([(0.2, 0.2), (0.6, 0.6), (0.6, 0.2)], width=Y_AXIS + 1 + 21, height=13).plain.splitlines()
+    lines = scatter_text(
+        [(0.2, 0.2), (0.6, 0.6), (0.6, 0.2)], width=Y_AXIS + 1 + 21, height=13
+    ).plain.splitlines()
     plot = [line[Y_AXIS:] for line in lines[:11]]
     # 21 columns × 11 rows over [0.18, 0.62]: x 0.6 → column round(0.42 / 0.44 × 20) = 19, y 0.6 → row
     # 10 − round(0.42 / 0.44 × 10) = 0; 0.2 → column round(0.9) = 1, row 10 − round(0.45) = 10;
     # the diagonal crosses the middle at row 5, column 10
     assert (plot[0][19], plot[10][1], plot[10][19], plot[5][10]) == ("●", "●", "●", "·")
     assert sum(line.count("●") for line in plot) == 3
-    assert lines[0].startswith(" 0.62 ┤") and lines[10].startswith(" 0.18 ┤") and lines[12].endswith("0.62")
+    assert (
+        lines[0].startswith(" 0.62 ┤")
+        and lines[10].startswith(" 0.18 ┤")
+        and lines[12].endswith("0.62")
+    )
 
 
 def test_ui_modules_keep_the_engine_free_of_textual():
@@ -199,6 +257,10 @@ def test_ui_modules_keep_the_engine_free_of_textual():
     import sys
     from pathlib import Path
 
-    code = ("import sys, skyt_tui.engine.matrices, skyt_tui.engine.report, skyt_tui.engine.demo; "
-            "assert 'textual' not in sys.modules")
-    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
+    code = (
+        "import sys, skyt_tui.engine.matrices, skyt_tui.engine.report, skyt_tui.engine.demo; "
+        "assert 'textual' not in sys.modules"
+    )
+    subprocess.run(
+        [sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1]
+    )

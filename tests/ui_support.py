@@ -42,6 +42,7 @@ def clock() -> dt.datetime:
 
 def pilot_test(test):
     """Run an `async def` test in a fresh event loop (pytest sees the wrapped signature for fixtures)."""
+
     @functools.wraps(test)
     def run(*args, **kwargs):
         return asyncio.run(test(*args, **kwargs))
@@ -52,8 +53,14 @@ def pilot_test(test):
 def build_demo_store(home: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     env.update({"SKYT_HOME": str(home), "PYTHONPATH": str(ROOT), "SKYT_SANDBOX": "reduced"})
-    done = subprocess.run([sys.executable, "-m", "skyt_tui", "demo", "--now", DEMO_NOW], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "skyt_tui", "demo", "--now", DEMO_NOW],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -86,7 +93,10 @@ async def settle(pilot) -> None:
 
     for _ in range(20):
         await pilot.pause()
-        if not any(worker.state in (WorkerState.PENDING, WorkerState.RUNNING) for worker in pilot.app.workers):
+        if not any(
+            worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for worker in pilot.app.workers
+        ):
             return
         await pilot.app.workers.wait_for_complete()
     raise AssertionError("workers still running after 20 rounds")

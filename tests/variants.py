@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 import copy
 
-from hypothesis import assume, strategies as st
+from hypothesis import assume
+from hypothesis import strategies as st
 
 from skyt_tui.engine.repair import TRANSFORMERS, Context
 from skyt_tui.engine.repair.scopes import resolve, same_binding_structure
@@ -33,13 +34,21 @@ def draw_variant(draw, canon: str, kept: frozenset[str], max_rewrites: int) -> s
         if not applicable:
             break
         name, options = draw(st.sampled_from(applicable))
-        selection = {site: draw(st.integers(0, count - 1)) for site, count in enumerate(options) if draw(st.booleans())}
+        selection = {
+            site: draw(st.integers(0, count - 1))
+            for site, count in enumerate(options)
+            if draw(st.booleans())
+        }
         try:
-            tree = ast.parse(ast.unparse(TRANSFORMERS[name](context, selection).run(copy.deepcopy(tree))))
+            tree = ast.parse(
+                ast.unparse(TRANSFORMERS[name](context, selection).run(copy.deepcopy(tree)))
+            )
         except Exception:
             continue
     resolution = resolve(tree)
-    for scope, old in [b for b in resolution.bindings() if b[1] not in kept and b[0].kind != "class"]:
+    for scope, old in [
+        b for b in resolution.bindings() if b[1] not in kept and b[0].kind != "class"
+    ]:
         if draw(st.booleans()):
             new = draw(st.sampled_from(FRESH))
             for occurrence in resolution.occurrences_of(scope, old):

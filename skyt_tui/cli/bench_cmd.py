@@ -26,7 +26,8 @@ from skyt_tui.engine.benchmark.validation import ValidationConfig, percent
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "bench", help="benchmark: anchor sample, validation, rotation, fingerprints",
+        "bench",
+        help="benchmark: anchor sample, validation, rotation, fingerprints",
         description="Import a benchmark, draw and validate its anchor sample, rotate its held-out set, "
         "fingerprint its items and check a file for contamination.",
     )
@@ -37,16 +38,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub.set_defaults(handler=cmd_list)
 
     sub = commands.add_parser(
-        "import", help="import items and scores (a changed file makes a new version)",
+        "import",
+        help="import items and scores (a changed file makes a new version)",
         description="Import ISSUES.jsonl (or a folder of contracts) with optional per-system results. "
         "Re-importing identical content is a no-op; changed content becomes the next version.",
     )
     sub.add_argument("name", metavar="NAME")
     sub.add_argument("issues", metavar="ISSUES.jsonl", nargs="?")
-    sub.add_argument("--results", metavar="RESULTS.csv", help="long CSV: system,issue_id,score (score in [0, 1])")
-    sub.add_argument("--systems", metavar="SYSTEMS.jsonl", help="one system a line: system, release_date")
     sub.add_argument(
-        "--contracts", metavar="DIR", nargs="?", const=str(locations.bundled_contracts_dir()),
+        "--results", metavar="RESULTS.csv", help="long CSV: system,issue_id,score (score in [0, 1])"
+    )
+    sub.add_argument(
+        "--systems", metavar="SYSTEMS.jsonl", help="one system a line: system, release_date"
+    )
+    sub.add_argument(
+        "--contracts",
+        metavar="DIR",
+        nargs="?",
+        const=str(locations.bundled_contracts_dir()),
         help="use the contracts in DIR as items (difficulty from each contract); without DIR the bundled ones",
     )
     _json_flag(sub)
@@ -55,51 +64,80 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = commands.add_parser("sample", help="draw and store the anchor sample")
     sub.add_argument("name", metavar="NAME")
     _sample_options(sub)
-    sub.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})")
+    sub.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})"
+    )
     _json_flag(sub)
     sub.set_defaults(handler=cmd_sample)
 
     sub = commands.add_parser(
-        "validate", help="does the sample track the full benchmark? (repeated draws, held-out systems)",
+        "validate",
+        help="does the sample track the full benchmark? (repeated draws, held-out systems)",
     )
     sub.add_argument("name", metavar="NAME")
     _sample_options(sub)
-    sub.add_argument("--threshold", type=float, default=0.9, help="Pearson r a draw must exceed (default 0.9)")
+    sub.add_argument(
+        "--threshold", type=float, default=0.9, help="Pearson r a draw must exceed (default 0.9)"
+    )
     sub.add_argument("--draws", type=int, default=200, help="number of draws (default 200)")
     sub.add_argument(
-        "--holdout-systems", type=float, default=0.5, dest="holdout",
+        "--holdout-systems",
+        type=float,
+        default=0.5,
+        dest="holdout",
         help="share of systems held out per draw and used for the correlation (default 0.5)",
     )
     sub.add_argument(
-        "--confidence", type=float, default=0.95,
+        "--confidence",
+        type=float,
+        default=0.95,
         help="share of draws that must exceed the threshold to call the sample trustworthy (default 0.95)",
     )
-    sub.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})")
+    sub.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})"
+    )
     _json_flag(sub)
     sub.set_defaults(handler=cmd_validate)
 
     sub = commands.add_parser(
-        "rotate", help="move held-out → training and draw a fresh held-out set",
+        "rotate",
+        help="move held-out → training and draw a fresh held-out set",
         description="Rotates when the period (monthly/weekly, UTC) has advanced since the last rotation; "
         "--force rotates anyway. --dry-run shows what would move without changing anything.",
     )
     sub.add_argument("name", metavar="NAME")
-    sub.add_argument("--period", choices=PERIODS, help="rotation period (default: the last rotation's, else monthly)")
-    sub.add_argument("--force", action="store_true", help="rotate even though this period already had a rotation")
+    sub.add_argument(
+        "--period",
+        choices=PERIODS,
+        help="rotation period (default: the last rotation's, else monthly)",
+    )
+    sub.add_argument(
+        "--force", action="store_true", help="rotate even though this period already had a rotation"
+    )
     sub.add_argument("--dry-run", action="store_true", help="preview the rotation; write nothing")
     _now_option(sub)
-    sub.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})")
+    sub.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})"
+    )
     _json_flag(sub)
     sub.set_defaults(handler=cmd_rotate)
 
-    sub = commands.add_parser("status", help="versions, anchor sample, held-out/training sets, rotation history")
+    sub = commands.add_parser(
+        "status", help="versions, anchor sample, held-out/training sets, rotation history"
+    )
     sub.add_argument("name", metavar="NAME")
-    sub.add_argument("--period", choices=PERIODS, help="period for 'next rotation' (default: the last rotation's)")
+    sub.add_argument(
+        "--period",
+        choices=PERIODS,
+        help="period for 'next rotation' (default: the last rotation's)",
+    )
     _now_option(sub)
     _json_flag(sub)
     sub.set_defaults(handler=cmd_status)
 
-    sub = commands.add_parser("fingerprints", help="content/solution hashes, created_at, added_to_training per item")
+    sub = commands.add_parser(
+        "fingerprints", help="content/solution hashes, created_at, added_to_training per item"
+    )
     sub.add_argument("name", metavar="NAME")
     _limit_option(sub)
     _json_flag(sub)
@@ -108,7 +146,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = commands.add_parser("contamination", help="items whose text shares 13-grams with FILE")
     sub.add_argument("name", metavar="NAME")
     sub.add_argument("file", metavar="FILE")
-    sub.add_argument("--all", action="store_true", help="list every item, not only the flagged ones")
+    sub.add_argument(
+        "--all", action="store_true", help="list every item, not only the flagged ones"
+    )
     _limit_option(sub)
     _json_flag(sub)
     sub.set_defaults(handler=cmd_contamination)
@@ -119,7 +159,12 @@ def _json_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def _limit_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--limit", type=int, default=50, help="rows shown in the table (default 50; --json lists all)")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=50,
+        help="rows shown in the table (default 50; --json lists all)",
+    )
 
 
 def _shown(rows: Any, limit: int) -> tuple[Any, str | None]:
@@ -132,22 +177,32 @@ def _shown(rows: Any, limit: int) -> tuple[Any, str | None]:
 
 def _now_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--now", metavar="DATE", help="treat this as the current time: YYYY-MM-DD or ISO datetime with offset "
+        "--now",
+        metavar="DATE",
+        help="treat this as the current time: YYYY-MM-DD or ISO datetime with offset "
         "(naive = UTC); periods follow the UTC calendar",
     )
 
 
 def _sample_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--rate", type=float, default=0.01, help="share of items to sample (default 0.01)")
     parser.add_argument(
-        "--floor", type=int, default=None,
+        "--rate", type=float, default=0.01, help="share of items to sample (default 0.01)"
+    )
+    parser.add_argument(
+        "--floor",
+        type=int,
+        default=None,
         help="minimum sample size (default max(ceil(1%% of items), 50)); --floor 0 gives a pure --rate sample",
     )
-    parser.add_argument("--random", action="store_true", help="simple random sample instead of stratified")
+    parser.add_argument(
+        "--random", action="store_true", help="simple random sample instead of stratified"
+    )
 
 
 def _sample_config(args: argparse.Namespace) -> SampleConfig:
-    return SampleConfig(rate=args.rate, floor=args.floor, mode="random" if args.random else "stratified")
+    return SampleConfig(
+        rate=args.rate, floor=args.floor, mode="random" if args.random else "stratified"
+    )
 
 
 def _now(args: argparse.Namespace) -> dt.datetime:
@@ -170,16 +225,18 @@ def _jsonable(obj: Any) -> Any:
 def cmd_list(args: argparse.Namespace) -> int:
     summaries = bench.list_benchmarks()
     if args.json:
-        print_json([
-            {
-                "name": summary.name,
-                "version": summary.version.to_dict(),
-                "versions": summary.n_versions,
-                "sample": summary.sample.to_dict() if summary.sample else None,
-                "rotations": summary.rotations,
-            }
-            for summary in summaries
-        ])
+        print_json(
+            [
+                {
+                    "name": summary.name,
+                    "version": summary.version.to_dict(),
+                    "versions": summary.n_versions,
+                    "sample": summary.sample.to_dict() if summary.sample else None,
+                    "rotations": summary.rotations,
+                }
+                for summary in summaries
+            ]
+        )
         return 0
     if not summaries:
         _say("no benchmarks yet: skyt-tui bench import NAME ISSUES.jsonl --results RESULTS.csv")
@@ -187,11 +244,20 @@ def cmd_list(args: argparse.Namespace) -> int:
     table = Table("benchmark", "version", "items", "strata", "systems", "sample", "rotations")
     for summary in summaries:
         info = summary.version
-        sample = f"{summary.sample.size} (v{summary.sample.benchmark_version})" if summary.sample else "–"
+        sample = (
+            f"{summary.sample.size} (v{summary.sample.benchmark_version})"
+            if summary.sample
+            else "–"
+        )
         strata = ", ".join(f"{name} {count}" for name, count in info.strata.items())
         table.add_row(
-            _plain(summary.name), f"{info.version} of {summary.n_versions}", str(info.n_items), strata,
-            str(info.n_systems), sample, str(summary.rotations),
+            _plain(summary.name),
+            f"{info.version} of {summary.n_versions}",
+            str(info.n_items),
+            strata,
+            str(info.n_systems),
+            sample,
+            str(summary.rotations),
         )
     console().print(table)
     return 0
@@ -199,12 +265,23 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     result = bench.import_benchmark(
-        args.name, issues=args.issues, results=args.results, systems=args.systems,
-        contracts_dir=args.contracts, imported_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        args.name,
+        issues=args.issues,
+        results=args.results,
+        systems=args.systems,
+        contracts_dir=args.contracts,
+        imported_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
     if args.json:
-        print_json({"name": result.name, "created": result.created, "previous_version": result.previous_version,
-                    "version": result.version.to_dict(), "message": result.message})
+        print_json(
+            {
+                "name": result.name,
+                "created": result.created,
+                "previous_version": result.previous_version,
+                "version": result.version.to_dict(),
+                "message": result.message,
+            }
+        )
         return 0
     _say(result.message)
     if result.created:
@@ -215,27 +292,45 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_sample(args: argparse.Namespace) -> int:
     sample = bench.draw_sample(
-        args.name, _sample_config(args), args.seed, recorded_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        args.name,
+        _sample_config(args),
+        args.seed,
+        recorded_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
     if args.json:
         print_json(sample.to_dict())
         return 0
     mode = sample.config.mode
-    table = Table("stratum", "items", "sampled", title=f"{args.name} v{sample.benchmark_version}: {mode} anchor sample")
+    table = Table(
+        "stratum",
+        "items",
+        "sampled",
+        title=f"{args.name} v{sample.benchmark_version}: {mode} anchor sample",
+    )
     for name, count in sample.strata.items():
         table.add_row(_plain(name), str(count), str(sample.allocation.get(name, 0)))
     table.add_row("total", str(sample.n_items), str(sample.size), style="bold")
     console().print(table)
     floor = "default" if sample.config.floor is None else str(sample.config.floor)
-    _say(f"rate {sample.config.rate:g}, floor {floor}, seed {sample.seed} → {sample.size} items"
-         + (f" (raised from {sample.requested_size}: at least one per stratum)" if sample.size > sample.requested_size else ""))
+    _say(
+        f"rate {sample.config.rate:g}, floor {floor}, seed {sample.seed} → {sample.size} items"
+        + (
+            f" (raised from {sample.requested_size}: at least one per stratum)"
+            if sample.size > sample.requested_size
+            else ""
+        )
+    )
     _say("ids: " + " ".join(sample.ids))
     return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
     config = ValidationConfig(
-        threshold=args.threshold, draws=args.draws, holdout=args.holdout, seed=args.seed, confidence=args.confidence
+        threshold=args.threshold,
+        draws=args.draws,
+        holdout=args.holdout,
+        seed=args.seed,
+        confidence=args.confidence,
     )
     started = time.perf_counter()
     report = bench.validate_benchmark(args.name, _sample_config(args), config)
@@ -250,14 +345,22 @@ def cmd_validate(args: argparse.Namespace) -> int:
         f"{report.n_held_out} of {len(report.systems_used)} systems held out per draw"
     )
     table = Table("statistic", "median", "p5", "p95", "mean", title=title)
-    for label, spread in (("Pearson r", report.pearson), ("Spearman ρ", report.spearman),
-                          ("Kendall τ", report.kendall), ("MAE", report.mae)):
-        table.add_row(label, fmt3(spread.median), fmt3(spread.p5), fmt3(spread.p95), fmt3(spread.mean))
+    for label, spread in (
+        ("Pearson r", report.pearson),
+        ("Spearman ρ", report.spearman),
+        ("Kendall τ", report.kendall),
+        ("MAE", report.mae),
+    ):
+        table.add_row(
+            label, fmt3(spread.median), fmt3(spread.p5), fmt3(spread.p95), fmt3(spread.mean)
+        )
     console().print(table)
     check = report.sample_check
     _say(f"share of draws with r > {config.threshold:g}: {percent(report.share_above)}")
-    _say(f"the sample `bench sample --seed {config.seed}` draws, on all {len(report.systems_used)} systems: "
-         f"r {fmt3(check.pearson)}, ρ {fmt3(check.spearman)}, τ {fmt3(check.kendall)}, MAE {fmt3(check.mae)}")
+    _say(
+        f"the sample `bench sample --seed {config.seed}` draws, on all {len(report.systems_used)} systems: "
+        f"r {fmt3(check.pearson)}, ρ {fmt3(check.spearman)}, τ {fmt3(check.kendall)}, MAE {fmt3(check.mae)}"
+    )
     for warning in report.warnings:
         _say(f"warning: {warning}", "yellow")
     _say(report.verdict, "bold green" if report.trustworthy else "bold red")
@@ -267,8 +370,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def _plan_dict(plan: bench.RotationPlan) -> dict[str, Any]:
     return {
-        "allowed": plan.allowed, "due": plan.due, "refusal": plan.refusal, "next_due": plan.next_due,
-        "pool_before": plan.pool_before, "warnings": list(plan.warnings), "rotation": plan.record.to_dict(),
+        "allowed": plan.allowed,
+        "due": plan.due,
+        "refusal": plan.refusal,
+        "next_due": plan.next_due,
+        "pool_before": plan.pool_before,
+        "warnings": list(plan.warnings),
+        "rotation": plan.record.to_dict(),
     }
 
 
@@ -303,10 +411,17 @@ def _print_plan(plan: bench.RotationPlan, preview: bool) -> None:
     if preview:
         head = f"preview of {head}: " + ("allowed" if plan.allowed else f"refused — {plan.refusal}")
     _say(head, "bold")
-    _say(f"{verb} {len(record.moved_to_training)} held-out item(s) to training, stamped added_to_training={record.at}")
+    _say(
+        f"{verb} {len(record.moved_to_training)} held-out item(s) to training, stamped added_to_training={record.at}"
+    )
     table = Table("stratum", "target", "drawn", "shortfall", title="new held-out set")
     for name in record.target:
-        table.add_row(_plain(name), str(record.target[name]), str(record.drawn[name]), str(record.shortfall[name]))
+        table.add_row(
+            _plain(name),
+            str(record.target[name]),
+            str(record.drawn[name]),
+            str(record.shortfall[name]),
+        )
     console().print(table)
     _say(f"pool: {plan.pool_before} unexposed item(s) before, {record.pool_after} after")
     for warning in plan.warnings:
@@ -318,45 +433,84 @@ def cmd_status(args: argparse.Namespace) -> int:
     status = bench.rotation_status(args.name, _now(args), args.period)
     sample = bench.current_sample(args.name)
     if args.json:
-        print_json({
-            "name": args.name,
-            "version": status.benchmark_version,
-            "versions": [info.to_dict() for info in versions],
-            "strata": status.strata,
-            "sample": sample.to_dict() if sample else None,
-            "rotation": {
-                "period": status.period, "now": status.now, "current_period": status.current_period,
-                "due": status.due, "next_rotation": status.next_rotation,
-                "held_out": list(status.held_out), "training": status.training, "pool": status.pool,
-                "held_out_by_stratum": status.held_out_by_stratum, "training_by_stratum": status.training_by_stratum,
-                "stale": list(status.stale), "history": [record.to_dict() for record in status.history],
-            },
-        })
+        print_json(
+            {
+                "name": args.name,
+                "version": status.benchmark_version,
+                "versions": [info.to_dict() for info in versions],
+                "strata": status.strata,
+                "sample": sample.to_dict() if sample else None,
+                "rotation": {
+                    "period": status.period,
+                    "now": status.now,
+                    "current_period": status.current_period,
+                    "due": status.due,
+                    "next_rotation": status.next_rotation,
+                    "held_out": list(status.held_out),
+                    "training": status.training,
+                    "pool": status.pool,
+                    "held_out_by_stratum": status.held_out_by_stratum,
+                    "training_by_stratum": status.training_by_stratum,
+                    "stale": list(status.stale),
+                    "history": [record.to_dict() for record in status.history],
+                },
+            }
+        )
         return 0
     info = versions[-1]
-    _say(f"{args.name}: version {info.version} of {len(versions)}, {info.n_items} items, "
-         f"{info.n_systems} systems, {info.n_results} scores", "bold")
+    _say(
+        f"{args.name}: version {info.version} of {len(versions)}, {info.n_items} items, "
+        f"{info.n_systems} systems, {info.n_results} scores",
+        "bold",
+    )
     if sample is None:
         _say(f"anchor sample: none (skyt-tui bench sample {args.name})")
     else:
-        note = "" if sample.benchmark_version == info.version else f" — drawn on version {sample.benchmark_version}, not the current one"
+        note = (
+            ""
+            if sample.benchmark_version == info.version
+            else f" — drawn on version {sample.benchmark_version}, not the current one"
+        )
         _say(f"anchor sample: {sample.size} items, {sample.config.mode}, seed {sample.seed}{note}")
     table = Table("stratum", "items", "pool", "held-out", "training")
     for name, count in status.strata.items():
-        table.add_row(_plain(name), str(count), str(status.pool[name]), str(status.held_out_by_stratum[name]),
-                      str(status.training_by_stratum[name]))
+        table.add_row(
+            _plain(name),
+            str(count),
+            str(status.pool[name]),
+            str(status.held_out_by_stratum[name]),
+            str(status.training_by_stratum[name]),
+        )
     console().print(table)
     if status.stale:
-        _say(f"{len(status.stale)} id(s) in held-out/training are not in version {info.version}: "
-             + " ".join(status.stale[:10]), "yellow")
+        _say(
+            f"{len(status.stale)} id(s) in held-out/training are not in version {info.version}: "
+            + " ".join(status.stale[:10]),
+            "yellow",
+        )
     when = "due now" if status.due else f"next due on {status.next_rotation}"
     _say(f"rotation: {status.period}, current period {status.current_period}, {when}")
     if status.history:
-        history = Table("#", "at (UTC)", "period", "forced", "moved", "held-out", "short", "version", title="rotation history")
+        history = Table(
+            "#",
+            "at (UTC)",
+            "period",
+            "forced",
+            "moved",
+            "held-out",
+            "short",
+            "version",
+            title="rotation history",
+        )
         for record in status.history:
             history.add_row(
-                str(record.number), record.moment.strftime("%Y-%m-%d %H:%M"), record.period, "yes" if record.forced else "",
-                str(len(record.moved_to_training)), str(len(record.held_out)), str(sum(record.shortfall.values())),
+                str(record.number),
+                record.moment.strftime("%Y-%m-%d %H:%M"),
+                record.period,
+                "yes" if record.forced else "",
+                str(len(record.moved_to_training)),
+                str(len(record.held_out)),
+                str(sum(record.shortfall.values())),
                 str(record.benchmark_version),
             )
         console().print(history)
@@ -364,8 +518,14 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def _fingerprint_dict(fp: bench.Fingerprint) -> dict[str, Any]:
-    return {"issue_id": fp.issue_id, "content_hash": fp.content_hash, "solution_hash": fp.solution_hash,
-            "created_at": fp.created_at, "added_to_training": fp.added_to_training, "has_text": fp.has_text}
+    return {
+        "issue_id": fp.issue_id,
+        "content_hash": fp.content_hash,
+        "solution_hash": fp.solution_hash,
+        "created_at": fp.created_at,
+        "added_to_training": fp.added_to_training,
+        "has_text": fp.has_text,
+    }
 
 
 def cmd_fingerprints(args: argparse.Namespace) -> int:
@@ -376,15 +536,23 @@ def cmd_fingerprints(args: argparse.Namespace) -> int:
     table = Table("id", "content_hash", "solution_hash", "created_at", "training since")
     shown, more = _shown(prints, args.limit)
     for fp in shown:
-        table.add_row(_plain(fp.issue_id), fp.content_hash, _plain(fp.solution_hash), _plain(fp.created_at),
-                      _plain(fp.added_to_training[:10] if fp.added_to_training else None))
+        table.add_row(
+            _plain(fp.issue_id),
+            fp.content_hash,
+            _plain(fp.solution_hash),
+            _plain(fp.created_at),
+            _plain(fp.added_to_training[:10] if fp.added_to_training else None),
+        )
     console().print(table)
     if more:
         _say(more, "dim")
     without = sum(1 for fp in prints if not fp.has_text)
     if without:
-        _say(f"{without} of {len(prints)} item(s) have no title or body: their content_hash is the hash of '::' "
-             f"and says nothing about the item", "yellow")
+        _say(
+            f"{without} of {len(prints)} item(s) have no title or body: their content_hash is the hash of '::' "
+            f"and says nothing about the item",
+            "yellow",
+        )
     return 0
 
 
@@ -393,28 +561,62 @@ def cmd_contamination(args: argparse.Namespace) -> int:
     contaminated = report.contaminated
     rows, more = _shown(report.items if args.all else contaminated, args.limit)
     if args.json:
-        print_json({
-            "file": report.file, "file_tokens": report.file_tokens, "ngram": 13,
-            "checked": report.count("checked"), "no_text": report.count("no text"), "too_short": report.count("too short"),
-            "contaminated": [
-                {"issue_id": o.issue_id, "shared": o.shared, "ngrams": o.ngrams, "ratio": o.ratio} for o in contaminated
-            ],
-            "items": [
-                {"issue_id": o.issue_id, "status": o.status, "shared": o.shared, "ngrams": o.ngrams, "ratio": o.ratio}
-                for o in report.items
-            ],
-        })
+        print_json(
+            {
+                "file": report.file,
+                "file_tokens": report.file_tokens,
+                "ngram": 13,
+                "checked": report.count("checked"),
+                "no_text": report.count("no text"),
+                "too_short": report.count("too short"),
+                "contaminated": [
+                    {
+                        "issue_id": o.issue_id,
+                        "shared": o.shared,
+                        "ngrams": o.ngrams,
+                        "ratio": o.ratio,
+                    }
+                    for o in contaminated
+                ],
+                "items": [
+                    {
+                        "issue_id": o.issue_id,
+                        "status": o.status,
+                        "shared": o.shared,
+                        "ngrams": o.ngrams,
+                        "ratio": o.ratio,
+                    }
+                    for o in report.items
+                ],
+            }
+        )
         return 0
     if rows:
         table = Table("id", "status", "shared 13-grams", "of", "ratio")
         for overlap in rows:
-            table.add_row(_plain(overlap.issue_id), overlap.status, str(overlap.shared), str(overlap.ngrams), fmt3(overlap.ratio))
+            table.add_row(
+                _plain(overlap.issue_id),
+                overlap.status,
+                str(overlap.shared),
+                str(overlap.ngrams),
+                fmt3(overlap.ratio),
+            )
         console().print(table)
         if more:
             _say(more, "dim")
-    checked, no_text, short = report.count("checked"), report.count("no text"), report.count("too short")
-    _say(f"{len(contaminated)} of {checked} checked item(s) share 13-grams with {report.file} "
-         f"({report.file_tokens} tokens)", "bold")
+    checked, no_text, short = (
+        report.count("checked"),
+        report.count("no text"),
+        report.count("too short"),
+    )
+    _say(
+        f"{len(contaminated)} of {checked} checked item(s) share 13-grams with {report.file} "
+        f"({report.file_tokens} tokens)",
+        "bold",
+    )
     if no_text or short:
-        _say(f"cannot check {no_text + short} item(s): {no_text} without text, {short} under 13 words", "yellow")
+        _say(
+            f"cannot check {no_text + short} item(s): {no_text} without text, {short} under 13 words",
+            "yellow",
+        )
     return 0

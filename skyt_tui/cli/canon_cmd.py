@@ -11,14 +11,17 @@ from rich.text import Text
 
 from skyt_tui.cli.output import console, print_json
 from skyt_tui.engine import canon as canon_store
-from skyt_tui.engine.catalog import find_contract
 from skyt_tui.engine.canon_actions import reestablish_from_run
+from skyt_tui.engine.catalog import find_contract
 from skyt_tui.engine.oracle import ORACLE_VERSION
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("canon", help="the canon of each contract: show, list, history, reestablish",
-                                   description="One immutable canon per contract (SPEC §4).")
+    parser = subparsers.add_parser(
+        "canon",
+        help="the canon of each contract: show, list, history, reestablish",
+        description="One immutable canon per contract (SPEC §4).",
+    )
     commands = parser.add_subparsers(dest="canon_command", metavar="SUBCOMMAND", required=True)
 
     listing = commands.add_parser("list", help="every stored canon with its integrity state")
@@ -30,32 +33,49 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(handler=cmd_show)
 
-    history = commands.add_parser("history", help="every establish/reestablish event of a contract's canon")
+    history = commands.add_parser(
+        "history", help="every establish/reestablish event of a contract's canon"
+    )
     history.add_argument("contract", metavar="CONTRACT")
     history.add_argument("--json", action="store_true", help="machine-readable output")
     history.set_defaults(handler=cmd_history)
 
     again = commands.add_parser(
-        "reestablish", help="replace a canon with the first passing sample of RUN (logged; old kept in history)")
+        "reestablish",
+        help="replace a canon with the first passing sample of RUN (logged; old kept in history)",
+    )
     again.add_argument("contract", metavar="CONTRACT")
-    again.add_argument("--from", dest="run", metavar="RUN", required=True, help="run id, unique prefix or 'latest'")
+    again.add_argument(
+        "--from", dest="run", metavar="RUN", required=True, help="run id, unique prefix or 'latest'"
+    )
     again.add_argument("--json", action="store_true", help="machine-readable output")
     again.set_defaults(handler=cmd_reestablish)
 
 
 def canon_state(contract_id: str) -> canon_store.CanonState:
     """The canon with its integrity judged against the current contract and versions."""
-    return canon_store.load_canon(contract_id, contract=find_contract(contract_id), oracle_version=ORACLE_VERSION)
+    return canon_store.load_canon(
+        contract_id, contract=find_contract(contract_id), oracle_version=ORACLE_VERSION
+    )
 
 
 def _state_dict(state: canon_store.CanonState) -> dict[str, Any]:
-    out: dict[str, Any] = {"contract_id": state.contract_id, "status": state.status, "reasons": list(state.reasons)}
+    out: dict[str, Any] = {
+        "contract_id": state.contract_id,
+        "status": state.status,
+        "reasons": list(state.reasons),
+    }
     if state.canon is not None:
-        out.update({
-            "code": state.canon.code, "signatures": state.canon.signatures, "versions": state.canon.versions,
-            "provenance": state.canon.provenance, "contract_hash": state.canon.contract_hash,
-            "content_hash": state.canon.content_hash,
-        })
+        out.update(
+            {
+                "code": state.canon.code,
+                "signatures": state.canon.signatures,
+                "versions": state.canon.versions,
+                "provenance": state.canon.provenance,
+                "contract_hash": state.canon.contract_hash,
+                "content_hash": state.canon.content_hash,
+            }
+        )
     return out
 
 
@@ -65,7 +85,9 @@ def cmd_list(args: argparse.Namespace) -> int:
         print_json({"canons": [_state_dict(state) for state in states]})
         return 0
     if not states:
-        console().print("No canons yet. A canon is fixed by the first oracle-passing sample of a contract's first run.")
+        console().print(
+            "No canons yet. A canon is fixed by the first oracle-passing sample of a contract's first run."
+        )
         return 0
     table = Table(title=f"{len(states)} canon(s)")
     for column in ("contract", "state", "run", "sample", "model", "T", "established"):
@@ -74,9 +96,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         provenance = state.canon.provenance if state.canon else {}
         temperature = provenance.get("temperature")
         table.add_row(
-            state.contract_id, Text(state.status, style="green" if state.status == "ok" else "bold red"),
-            str(provenance.get("run_id", "–")), str(provenance.get("sample_index", "–")),
-            str(provenance.get("model") or "–"), "–" if temperature is None else f"{temperature:g}",
+            state.contract_id,
+            Text(state.status, style="green" if state.status == "ok" else "bold red"),
+            str(provenance.get("run_id", "–")),
+            str(provenance.get("sample_index", "–")),
+            str(provenance.get("model") or "–"),
+            "–" if temperature is None else f"{temperature:g}",
             str(provenance.get("established_at", "–")),
         )
     console().print(table)
@@ -91,7 +116,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         return 0
     out = console()
     style = "green" if state.status == "ok" else "bold red"
-    out.print(Text.assemble(("canon of ", ""), (state.contract_id, "bold"), (" · ", ""), (state.status, style)))
+    out.print(
+        Text.assemble(
+            ("canon of ", ""), (state.contract_id, "bold"), (" · ", ""), (state.status, style)
+        )
+    )
     for reason in state.reasons:
         out.print(Text(f"  {reason}", style="red"))
     if state.canon is None:
@@ -120,9 +149,15 @@ def cmd_history(args: argparse.Namespace) -> int:
         table.add_column(column)
     for number, event in enumerate(events, start=1):
         provenance = event.get("canon", {}).get("provenance", {})
-        table.add_row(str(number), event.get("event", "?"), str(event.get("at", "")), str(provenance.get("run_id", "–")),
-                      str(provenance.get("sample_index", "–")), Text(event.get("reason", "")),
-                      str(event.get("canon", {}).get("content_hash", ""))[:16])
+        table.add_row(
+            str(number),
+            event.get("event", "?"),
+            str(event.get("at", "")),
+            str(provenance.get("run_id", "–")),
+            str(provenance.get("sample_index", "–")),
+            Text(event.get("reason", "")),
+            str(event.get("canon", {}).get("content_hash", ""))[:16],
+        )
     console().print(table)
     return 0
 
@@ -133,8 +168,10 @@ def cmd_reestablish(args: argparse.Namespace) -> int:
         print_json(_state_dict(canon_state(canon.contract_id)))
         return 0
     provenance = canon.provenance
-    console().print(Text(
-        f"canon of {canon.contract_id} re-established from run {provenance['run_id']}, "
-        f"sample {provenance['sample_index']}; the previous canon is kept in `skyt-tui canon history {canon.contract_id}`"
-    ))
+    console().print(
+        Text(
+            f"canon of {canon.contract_id} re-established from run {provenance['run_id']}, "
+            f"sample {provenance['sample_index']}; the previous canon is kept in `skyt-tui canon history {canon.contract_id}`"
+        )
+    )
     return 0

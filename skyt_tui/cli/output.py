@@ -8,7 +8,8 @@ from typing import Any
 
 from rich.console import Console
 
-from skyt_tui.engine.report import fmt3, json_safe as _json_safe
+from skyt_tui.engine.report import fmt3
+from skyt_tui.engine.report import json_safe as _json_safe
 
 __all__ = ["console", "error_console", "fmt3", "print_json", "_json_safe"]
 
@@ -22,4 +23,6 @@ def error_console() -> Console:
 
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(_json_safe(obj), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    sys.stdout.write(
+        json.dumps(_json_safe(obj), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    )

@@ -15,7 +15,15 @@ from skyt_tui.engine.catalog import get_contract
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.providers import PROVIDERS, make_provider
 from skyt_tui.engine.report import metrics_line
-from skyt_tui.engine.runner import RetryEvent, RetryPolicy, RunOutcome, RunSettings, execute, provider_for, run_sweep
+from skyt_tui.engine.runner import (
+    RetryEvent,
+    RetryPolicy,
+    RunOutcome,
+    RunSettings,
+    execute,
+    provider_for,
+    run_sweep,
+)
 from skyt_tui.engine.runs import FAILED, SampleRecord
 
 DEFAULT_N = 20
@@ -23,34 +31,82 @@ DEFAULT_TEMPERATURE = 0.7
 
 
 def _add_execution_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--concurrency", type=int, default=4, help="requests in flight at once (default: 4)")
-    parser.add_argument("--max-attempts", type=int, default=6, help="tries per sample on 429/5xx/timeouts (default: 6)")
-    parser.add_argument("--retry-delay", type=float, default=1.0, metavar="S",
-                        help="first backoff wait in seconds; doubles per retry, with jitter (default: 1)")
-    parser.add_argument("--retry-budget", type=float, default=600.0, metavar="S",
-                        help="most seconds one sample may take, waits included (default: 600)")
+    parser.add_argument(
+        "--concurrency", type=int, default=4, help="requests in flight at once (default: 4)"
+    )
+    parser.add_argument(
+        "--max-attempts",
+        type=int,
+        default=6,
+        help="tries per sample on 429/5xx/timeouts (default: 6)",
+    )
+    parser.add_argument(
+        "--retry-delay",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="first backoff wait in seconds; doubles per retry, with jitter (default: 1)",
+    )
+    parser.add_argument(
+        "--retry-budget",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="most seconds one sample may take, waits included (default: 600)",
+    )
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     run = subparsers.add_parser(
-        "run", help="ask a model for a contract's code N times and store the run",
+        "run",
+        help="ask a model for a contract's code N times and store the run",
         description="Sample a provider N times for one contract (one run per temperature with --sweep); "
         "every finished sample is stored at once, so an interrupted run can be resumed.",
     )
     run.add_argument("contract", metavar="CONTRACT", help="contract id or path to a contract .toml")
-    run.add_argument("--provider", required=True, choices=PROVIDERS, help="where the answers come from")
+    run.add_argument(
+        "--provider", required=True, choices=PROVIDERS, help="where the answers come from"
+    )
     run.add_argument("--model", help="model name (required for openai and anthropic)")
-    run.add_argument("-n", "--samples", dest="n", type=int, help=f"samples per run (default: {DEFAULT_N}; replay: all recorded)")
-    run.add_argument("--temperature", type=float, help=f"sampling temperature (default: {DEFAULT_TEMPERATURE}; replay: as recorded)")
-    run.add_argument("--sweep", metavar="T,T,...", help="one run per temperature, e.g. 0,0.3,0.7,1.0")
-    run.add_argument("--seed", type=int, help="seed sent with every request where the provider takes one")
-    run.add_argument("--base-url", help="OpenAI-compatible or Anthropic endpoint (default: $OPENAI_BASE_URL / the provider's)")
-    run.add_argument("--command", dest="command_line", metavar="CMD", help="with --provider command: the program to run (prompt on stdin, answer on stdout)")
-    run.add_argument("--replay", metavar="SOURCE", help="with --provider replay: recorded answers (SKYT .json, .jsonl, human-eval folder, folder of .py)")
+    run.add_argument(
+        "-n",
+        "--samples",
+        dest="n",
+        type=int,
+        help=f"samples per run (default: {DEFAULT_N}; replay: all recorded)",
+    )
+    run.add_argument(
+        "--temperature",
+        type=float,
+        help=f"sampling temperature (default: {DEFAULT_TEMPERATURE}; replay: as recorded)",
+    )
+    run.add_argument(
+        "--sweep", metavar="T,T,...", help="one run per temperature, e.g. 0,0.3,0.7,1.0"
+    )
+    run.add_argument(
+        "--seed", type=int, help="seed sent with every request where the provider takes one"
+    )
+    run.add_argument(
+        "--base-url",
+        help="OpenAI-compatible or Anthropic endpoint (default: $OPENAI_BASE_URL / the provider's)",
+    )
+    run.add_argument(
+        "--command",
+        dest="command_line",
+        metavar="CMD",
+        help="with --provider command: the program to run (prompt on stdin, answer on stdout)",
+    )
+    run.add_argument(
+        "--replay",
+        metavar="SOURCE",
+        help="with --provider replay: recorded answers (SKYT .json, .jsonl, human-eval folder, folder of .py)",
+    )
     run.add_argument("--max-tokens", type=int, help="answer length limit sent with each request")
     run.add_argument("--system", help="system prompt sent with each request")
-    run.add_argument("--timeout", type=float, help="seconds per request (default: 120; command: 300)")
+    run.add_argument(
+        "--timeout", type=float, help="seconds per request (default: 120; command: 300)"
+    )
     run.add_argument("--label", default="", help="short label shown with the run")
     run.add_argument("--note", default="", help="free-text note stored with the run")
     run.add_argument("--no-analyze", action="store_true", help="do not print metrics after the run")
@@ -58,12 +114,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.set_defaults(handler=run_command)
 
     resume = subparsers.add_parser(
-        "resume", help="finish an interrupted run without repeating finished samples",
+        "resume",
+        help="finish an interrupted run without repeating finished samples",
         description="Request the samples a run is missing, with the provider settings it was started with "
         "(API keys are read from the environment again).",
     )
     resume.add_argument("run", metavar="RUN", help="run id (or a unique prefix, or 'latest')")
-    resume.add_argument("--retry-failed", action="store_true", help="also request again the samples recorded as failed")
+    resume.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="also request again the samples recorded as failed",
+    )
     _add_execution_options(resume)
     resume.set_defaults(handler=resume_command)
 
@@ -75,7 +136,9 @@ def parse_sweep(text: str) -> list[float]:
         try:
             value = float(part)
         except ValueError:
-            raise InputError(f"--sweep: {part!r} is not a number (expected e.g. 0,0.3,0.7,1.0)") from None
+            raise InputError(
+                f"--sweep: {part!r} is not a number (expected e.g. 0,0.3,0.7,1.0)"
+            ) from None
         if not math.isfinite(value) or not 0.0 <= value <= 2.0:
             raise InputError(f"--sweep: temperature {part} is outside [0, 2]")
         if value in values:
@@ -91,8 +154,12 @@ def _policy(args: argparse.Namespace) -> RetryPolicy:
         raise InputError(f"--concurrency must be at least 1, not {args.concurrency}")
     if not args.retry_delay >= 0 or not args.retry_budget > 0:
         raise InputError("--retry-delay must be ≥ 0 and --retry-budget > 0")
-    return RetryPolicy(max_attempts=args.max_attempts, base_delay_s=args.retry_delay,
-                       max_delay_s=max(60.0, args.retry_delay), max_total_s=args.retry_budget)
+    return RetryPolicy(
+        max_attempts=args.max_attempts,
+        base_delay_s=args.retry_delay,
+        max_delay_s=max(60.0, args.retry_delay),
+        max_total_s=args.retry_budget,
+    )
 
 
 def _provider_settings(args: argparse.Namespace) -> dict:
@@ -107,16 +174,22 @@ def _provider_settings(args: argparse.Namespace) -> dict:
         if args.base_url:
             settings["base_url"] = args.base_url
     elif args.base_url:
-        raise InputError(f"--base-url applies to --provider openai or anthropic, not {args.provider}")
+        raise InputError(
+            f"--base-url applies to --provider openai or anthropic, not {args.provider}"
+        )
     if args.provider == "command":
         if not args.command_line:
-            raise InputError("--command is required with --provider command (the program that answers)")
+            raise InputError(
+                "--command is required with --provider command (the program that answers)"
+            )
         settings["command"] = args.command_line
     elif args.command_line:
         raise InputError("--command applies to --provider command only")
     if args.provider == "replay":
         if not args.replay:
-            raise InputError("--replay SOURCE is required with --provider replay (recorded answers)")
+            raise InputError(
+                "--replay SOURCE is required with --provider replay (recorded answers)"
+            )
         settings["source"] = args.replay
         settings["model"] = args.model
     elif args.replay:
@@ -131,8 +204,13 @@ class _Progress:
         self._lock = threading.Lock()
         self._failed = 0
         self._progress = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[status]}"),
-            TimeElapsedColumn(), console=error_console(), disable=not enabled,
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[status]}"),
+            TimeElapsedColumn(),
+            console=error_console(),
+            disable=not enabled,
         )
         self._task = None
 
@@ -144,11 +222,16 @@ class _Progress:
     def sample(self, record: SampleRecord) -> None:
         with self._lock:
             self._failed += record.status == FAILED
-            self._progress.update(self._task, advance=1, status=f"{self._failed} failed" if self._failed else "")
+            self._progress.update(
+                self._task, advance=1, status=f"{self._failed} failed" if self._failed else ""
+            )
 
     def retry(self, event: RetryEvent) -> None:
         with self._lock:
-            self._progress.update(self._task, status=f"sample {event.index}: {event.error[:40]}; retry in {event.delay_s:.1f}s")
+            self._progress.update(
+                self._task,
+                status=f"sample {event.index}: {event.error[:40]}; retry in {event.delay_s:.1f}s",
+            )
 
     def stop(self) -> None:
         self._progress.stop()
@@ -159,8 +242,13 @@ class _Progress:
 
 def _outcome_dict(outcome: RunOutcome) -> dict:
     return {
-        "run_id": outcome.run_id, "status": outcome.status, "n": outcome.n, "finished": outcome.finished,
-        "failed": outcome.failed, "new_samples": outcome.new_samples, "abort_reason": outcome.abort_reason,
+        "run_id": outcome.run_id,
+        "status": outcome.status,
+        "n": outcome.n,
+        "finished": outcome.finished,
+        "failed": outcome.failed,
+        "new_samples": outcome.new_samples,
+        "abort_reason": outcome.abort_reason,
     }
 
 
@@ -168,13 +256,19 @@ def _report_outcome(outcome: RunOutcome, analyze: bool) -> None:
     out = console()
     run = runs.load_run(outcome.run_id)
     ok = outcome.finished - outcome.failed
-    line = f"run {outcome.run_id}: {outcome.status}, {ok} ok, {outcome.failed} failed of {outcome.n}"
+    line = (
+        f"run {outcome.run_id}: {outcome.status}, {ok} ok, {outcome.failed} failed of {outcome.n}"
+    )
     if run.n_truncated:
         line += f", {run.n_truncated} truncated"
     out.print(line, markup=False, soft_wrap=True)
     for record in run.samples:
         if record.status == FAILED:
-            out.print(f"  sample {record.index} failed after {record.attempts} attempt(s): {record.error}", markup=False, soft_wrap=True)
+            out.print(
+                f"  sample {record.index} failed after {record.attempts} attempt(s): {record.error}",
+                markup=False,
+                soft_wrap=True,
+            )
     if outcome.abort_reason:
         out.print(f"  stopped: {outcome.abort_reason}", markup=False, soft_wrap=True)
     if analyze and ok:
@@ -187,8 +281,11 @@ def _exit_code(outcomes: list[RunOutcome]) -> int:
 
 def _interrupted(run_id: str) -> int:
     run = runs.load_run(run_id)
-    print(f"skyt-tui: interrupted: run {run_id} has {len(run.samples)} of {run.meta.n} samples; "
-          f"continue with `skyt-tui resume {run_id}`", file=sys.stderr)
+    print(
+        f"skyt-tui: interrupted: run {run_id} has {len(run.samples)} of {run.meta.n} samples; "
+        f"continue with `skyt-tui resume {run_id}`",
+        file=sys.stderr,
+    )
     return 130
 
 
@@ -210,10 +307,21 @@ def run_command(args: argparse.Namespace) -> int:
     if n < 1:
         raise InputError(f"-n must be at least 1, not {n}")
     if args.seed is not None and not provider.sends_seed and not args.json:
-        error_console().print(f"note: --provider {args.provider} takes no seed; it is not sent or recorded", markup=False)
+        error_console().print(
+            f"note: --provider {args.provider} takes no seed; it is not sent or recorded",
+            markup=False,
+        )
     run_settings = RunSettings(
-        provider=args.provider, model=args.model, temperature=None, n=n, provider_settings=settings,
-        seed=args.seed, max_tokens=args.max_tokens, system=args.system, label=args.label, note=args.note,
+        provider=args.provider,
+        model=args.model,
+        temperature=None,
+        n=n,
+        provider_settings=settings,
+        seed=args.seed,
+        max_tokens=args.max_tokens,
+        system=args.system,
+        label=args.label,
+        note=args.note,
     )
     progress = _Progress(enabled=not args.json and sys.stderr.isatty())
     current: list[str] = []
@@ -223,7 +331,11 @@ def run_command(args: argparse.Namespace) -> int:
         if not args.json:
             where = args.provider + (f"/{args.model}" if args.model else "")
             t = "–" if meta.temperature is None else f"{meta.temperature:g}"
-            console().print(f"run {meta.id}: {contract.id} × {meta.n} via {where} at T={t}", markup=False, soft_wrap=True)
+            console().print(
+                f"run {meta.id}: {contract.id} × {meta.n} via {where} at T={t}",
+                markup=False,
+                soft_wrap=True,
+            )
         progress.start(meta.id, meta.n, 0)
 
     def ended(outcome: RunOutcome) -> None:
@@ -233,8 +345,16 @@ def run_command(args: argparse.Namespace) -> int:
 
     try:
         outcomes = run_sweep(
-            contract, run_settings, temperatures, provider=provider, concurrency=args.concurrency, policy=policy,
-            on_sample=progress.sample, on_retry=progress.retry, on_run_start=started, on_run_end=ended,
+            contract,
+            run_settings,
+            temperatures,
+            provider=provider,
+            concurrency=args.concurrency,
+            policy=policy,
+            on_sample=progress.sample,
+            on_retry=progress.retry,
+            on_run_start=started,
+            on_run_end=ended,
         )
     except KeyboardInterrupt:
         progress.stop()
@@ -242,7 +362,12 @@ def run_command(args: argparse.Namespace) -> int:
             raise
         return _interrupted(current[-1])
     if args.json:
-        print_json({"runs": [_outcome_dict(o) for o in outcomes], "sweep": outcomes[0].sweep if outcomes else None})
+        print_json(
+            {
+                "runs": [_outcome_dict(o) for o in outcomes],
+                "sweep": outcomes[0].sweep if outcomes else None,
+            }
+        )
     return _exit_code(outcomes)
 
 
@@ -257,8 +382,11 @@ def resume_command(args: argparse.Namespace) -> int:
         if args.json:
             print_json({"runs": [{"run_id": run_id, "status": runs.COMPLETE, "new_samples": 0}]})
         else:
-            console().print(f"run {run_id}: nothing to resume ({len(run.samples)} of {run.meta.n} samples stored)",
-                            markup=False, soft_wrap=True)
+            console().print(
+                f"run {run_id}: nothing to resume ({len(run.samples)} of {run.meta.n} samples stored)",
+                markup=False,
+                soft_wrap=True,
+            )
         return 0
     contract = run.contract_object()
     if contract is None:
@@ -266,12 +394,24 @@ def resume_command(args: argparse.Namespace) -> int:
     policy = _policy(args)
     provider = provider_for(run, contract)
     if not args.json:
-        console().print(f"run {run_id}: resuming, {pending} of {run.meta.n} samples to go", markup=False, soft_wrap=True)
+        console().print(
+            f"run {run_id}: resuming, {pending} of {run.meta.n} samples to go",
+            markup=False,
+            soft_wrap=True,
+        )
     progress = _Progress(enabled=not args.json and sys.stderr.isatty())
     progress.start(run_id, run.meta.n, run.meta.n - pending)
     try:
-        outcome = execute(run_id, provider, contract, concurrency=args.concurrency, policy=policy,
-                          on_sample=progress.sample, on_retry=progress.retry, retry_failed=args.retry_failed)
+        outcome = execute(
+            run_id,
+            provider,
+            contract,
+            concurrency=args.concurrency,
+            policy=policy,
+            on_sample=progress.sample,
+            on_retry=progress.retry,
+            retry_failed=args.retry_failed,
+        )
     except KeyboardInterrupt:
         progress.stop()
         return _interrupted(run_id)

@@ -32,25 +32,38 @@ def _tau(text: str) -> float:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    runs_parser = subparsers.add_parser("runs", help="stored runs", description="List the runs in the store.")
+    runs_parser = subparsers.add_parser(
+        "runs", help="stored runs", description="List the runs in the store."
+    )
     runs_sub = runs_parser.add_subparsers(dest="runs_command", metavar="SUBCOMMAND", required=True)
     listing = runs_sub.add_parser("list", help="every stored run with its state and sample counts")
     listing.add_argument("--json", action="store_true", help="print JSON for machines")
     listing.set_defaults(handler=list_command)
 
     report = subparsers.add_parser(
-        "report", help="metrics and per-sample d_pre/d_post of a stored run",
+        "report",
+        help="metrics and per-sample d_pre/d_post of a stored run",
         description="Analyse a stored run (cached until its samples or the pipeline versions change) "
         "and print its metrics and every sample.",
     )
     report.add_argument("run", metavar="RUN", help="run id (or a unique prefix, or 'latest')")
     output = report.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print the whole report as JSON")
-    output.add_argument("--csv", metavar="FILE", help="write one row per sample to FILE ('-' for stdout)")
+    output.add_argument(
+        "--csv", metavar="FILE", help="write one row per sample to FILE ('-' for stdout)"
+    )
     report.add_argument("--brief", action="store_true", help="metrics only, no per-sample table")
-    report.add_argument("--samples", action="store_true", help="with --json: include each sample's response and code")
-    report.add_argument("--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)")
-    report.add_argument("--tau", default=str(DEFAULT_TAU), help="threshold for P_tau (default: 0.1)")
+    report.add_argument(
+        "--samples",
+        action="store_true",
+        help="with --json: include each sample's response and code",
+    )
+    report.add_argument(
+        "--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)"
+    )
+    report.add_argument(
+        "--tau", default=str(DEFAULT_TAU), help="threshold for P_tau (default: 0.1)"
+    )
     report.set_defaults(handler=report_command)
 
 
@@ -64,7 +77,10 @@ def list_command(args: argparse.Namespace) -> int:
         print_json({"runs": [_summary_dict(s) for s in summaries]})
         return 0
     if not summaries:
-        console().print("no runs stored yet; try `skyt-tui demo`, `skyt-tui import SOURCE` or `skyt-tui run`", markup=False)
+        console().print(
+            "no runs stored yet; try `skyt-tui demo`, `skyt-tui import SOURCE` or `skyt-tui run`",
+            markup=False,
+        )
         return 0
     out = console()
     id_width = max(len(s.id) for s in summaries)
@@ -90,7 +106,14 @@ def _list_row(s: runs.RunSummary) -> tuple[str, str, str, str, str, str]:
     if s.meta is None:
         return s.id, "–", "–", "damaged", "–", s.error or ""
     m = s.meta
-    return s.id, f"{s.n_ok + s.n_failed}/{m.n}", str(s.n_failed), s.state, f"{m.provider}/{m.model or '–'}", m.label
+    return (
+        s.id,
+        f"{s.n_ok + s.n_failed}/{m.n}",
+        str(s.n_failed),
+        s.state,
+        f"{m.provider}/{m.model or '–'}",
+        m.label,
+    )
 
 
 def _print_two_line_list(out: Any, title: str, rows: list[tuple[str, ...]], id_width: int) -> None:
@@ -109,10 +132,24 @@ def _summary_dict(s: runs.RunSummary) -> dict[str, Any]:
         return {"id": s.id, "state": s.state, "error": s.error}
     m = s.meta
     return {
-        "id": s.id, "contract_id": m.contract_id, "contract_hash": m.contract_hash, "provider": m.provider,
-        "model": m.model, "temperature": m.temperature, "n": m.n, "seed": m.seed, "created": m.created,
-        "status": m.status, "state": s.state, "ok": s.n_ok, "failed": s.n_failed, "truncated": s.n_truncated,
-        "label": m.label, "note": m.note, "origin": m.origin, "sweep": m.sweep,
+        "id": s.id,
+        "contract_id": m.contract_id,
+        "contract_hash": m.contract_hash,
+        "provider": m.provider,
+        "model": m.model,
+        "temperature": m.temperature,
+        "n": m.n,
+        "seed": m.seed,
+        "created": m.created,
+        "status": m.status,
+        "state": s.state,
+        "ok": s.n_ok,
+        "failed": s.n_failed,
+        "truncated": s.n_truncated,
+        "label": m.label,
+        "note": m.note,
+        "origin": m.origin,
+        "sweep": m.sweep,
     }
 
 
@@ -142,7 +179,8 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
     out.print(
         f"contract {meta.contract_id} · {meta.provider}/{meta.model or '–'} · T={_t(meta.temperature)} · "
         f"{run.n_ok} ok, {run.n_failed} failed, {len(run.missing_indexes)} missing of {meta.n} · "
-        f"{runs.run_state(meta, run.samples)}", markup=False,
+        f"{runs.run_state(meta, run.samples)}",
+        markup=False,
     )
     if meta.label:
         out.print(f"label: {meta.label}", markup=False)
@@ -158,38 +196,78 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
     for name in SUMMARY_METRICS:
         value = m.get(name)
         interval = ci.get(name)
-        table.add_row(Text(name), fmt3(value) if value is not None else NOT_COMPUTED,
-                      f"[{fmt3(interval[0])}, {fmt3(interval[1])}]" if interval else "")
+        table.add_row(
+            Text(name),
+            fmt3(value) if value is not None else NOT_COMPUTED,
+            f"[{fmt3(interval[0])}, {fmt3(interval[1])}]" if interval else "",
+        )
     for level in LEVELS:
         table.add_row(Text(f"R_sig[{level}]"), fmt3(m["R_sig"][level]), "")
     for level in LEVELS:
-        table.add_row(Text(f"distinct / entropy [{level}]"), f"{m['distinct'][level]} / {m['entropy_bits'][level]:.2f} bits", "")
+        table.add_row(
+            Text(f"distinct / entropy [{level}]"),
+            f"{m['distinct'][level]} / {m['entropy_bits'][level]:.2f} bits",
+            "",
+        )
     out.print(table)
     canon = analysis.get("canon") or {}
     if canon.get("status") not in (None, "established"):
-        out.print(f"canon: {canon['status']} — {canon.get('reason', '')}", style="yellow", markup=False)
+        out.print(
+            f"canon: {canon['status']} — {canon.get('reason', '')}", style="yellow", markup=False
+        )
     if (analysis.get("oracle") or {}).get("isolation") == "reduced":
-        out.print("oracle ran with reduced isolation (bubblewrap not available); see README 'Oracle and sandbox'",
-                  style="yellow", markup=False)
+        out.print(
+            "oracle ran with reduced isolation (bubblewrap not available); see docs/oracle.md",
+            style="yellow",
+            markup=False,
+        )
     if m.get("invariant_violations"):
-        out.print("invariant violations: " + "; ".join(m["invariant_violations"]), style="red", markup=False)
+        out.print(
+            "invariant violations: " + "; ".join(m["invariant_violations"]),
+            style="red",
+            markup=False,
+        )
     rows = sample_rows(run, analysis)
     failed = [r for r in rows if r["status"] == runs.FAILED]
     for row in failed:
-        out.print(f"sample {row['index']} failed after {row['attempts']} attempt(s): {row['error']}", markup=False)
+        out.print(
+            f"sample {row['index']} failed after {row['attempts']} attempt(s): {row['error']}",
+            markup=False,
+        )
     if run.missing_indexes:
-        out.print(f"missing samples: {len(run.missing_indexes)} (continue with `skyt-tui resume {meta.id}`)", markup=False)
+        out.print(
+            f"missing samples: {len(run.missing_indexes)} (continue with `skyt-tui resume {meta.id}`)",
+            markup=False,
+        )
     if brief:
         return
     samples = Table(title="samples (generation order)")
-    for column in ("#", "status", "d_pre", "d_post", "passed", "parses", "finish", "latency s", "signature"):
-        samples.add_column(column, justify="right" if column in ("#", "d_pre", "d_post", "latency s") else "left")
+    for column in (
+        "#",
+        "status",
+        "d_pre",
+        "d_post",
+        "passed",
+        "parses",
+        "finish",
+        "latency s",
+        "signature",
+    ):
+        samples.add_column(
+            column, justify="right" if column in ("#", "d_pre", "d_post", "latency s") else "left"
+        )
     for row in rows:
         finish = (row["finish_reason"] or "–") + (" (truncated)" if row["truncated"] else "")
         samples.add_row(
-            str(row["index"]), row["status"], _shown(row["d_pre"]), _shown(row["d_post"]), _shown(row["passed"]),
-            "–" if row["parse_error"] is None else ("no" if row["parse_error"] else "yes"), Text(finish),
-            _shown(row["latency_s"]), row["signature_level"] or "–",
+            str(row["index"]),
+            row["status"],
+            _shown(row["d_pre"]),
+            _shown(row["d_post"]),
+            _shown(row["passed"]),
+            "–" if row["parse_error"] is None else ("no" if row["parse_error"] else "yes"),
+            Text(finish),
+            _shown(row["latency_s"]),
+            row["signature_level"] or "–",
         )
     out.print(samples)
     if rows and all(r["d_pre"] is None for r in rows if r["status"] == runs.OK):

@@ -32,11 +32,20 @@ from skyt_tui.engine import canon as canon_store
 from skyt_tui.engine.catalog import find_contract
 from skyt_tui.engine.contract import Contract
 from skyt_tui.engine.distance import (
-    PAIRWISE_MATRIX_LIMIT, distance_version, distances_to, mean_pairwise_streamed, pairwise_matrix,
+    PAIRWISE_MATRIX_LIMIT,
+    distance_version,
+    distances_to,
+    mean_pairwise_streamed,
+    pairwise_matrix,
 )
 from skyt_tui.engine.errors import ContractError
 from skyt_tui.engine.metrics import (
-    CANON_ESTABLISHED, CANON_NONE, CANON_NOT_COMPUTED, DEFAULT_TAU, RunMetrics, compute_metrics,
+    CANON_ESTABLISHED,
+    CANON_NONE,
+    CANON_NOT_COMPUTED,
+    DEFAULT_TAU,
+    RunMetrics,
+    compute_metrics,
 )
 from skyt_tui.engine.normalize import Normalized, normalize
 from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle, Verdict, problem_contract
@@ -67,7 +76,12 @@ class SampleDetail:
         if self.repair is not None:
             out["repair"] = {
                 "steps": [
-                    {"transformer": s.transformer, "d_before": s.d_before, "d_after": s.d_after, "sites": s.sites}
+                    {
+                        "transformer": s.transformer,
+                        "d_before": s.d_before,
+                        "d_after": s.d_after,
+                        "sites": s.sites,
+                    }
                     for s in self.repair.steps
                 ],
                 "candidates_checked": self.repair.candidates_checked,
@@ -85,8 +99,14 @@ def _verdict_summary(verdict: Verdict) -> dict[str, Any]:
         "reason": verdict.reason,
         "pass_fraction": verdict.pass_fraction,
         "tests": [
-            {"name": t.name, "kind": t.kind, "passed": t.passed, "actual": t.actual,
-             "error_type": t.error_type, "error_message": t.error_message}
+            {
+                "name": t.name,
+                "kind": t.kind,
+                "passed": t.passed,
+                "actual": t.actual,
+                "error_type": t.error_type,
+                "error_message": t.error_message,
+            }
             for t in verdict.tests
         ],
     }
@@ -109,8 +129,12 @@ class CanonInfo:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "status": self.status, "source": self.source, "sample_index": self.sample_index,
-            "run_id": self.run_id, "code": self.code, "reason": self.reason,
+            "status": self.status,
+            "source": self.source,
+            "sample_index": self.sample_index,
+            "run_id": self.run_id,
+            "code": self.code,
+            "reason": self.reason,
         }
 
 
@@ -148,7 +172,10 @@ class RunAnalysis:
         if with_samples:
             details = {d.index: d for d in self.details}
             out["samples"] = [
-                {**sample.to_dict(), **(details[sample.index].to_dict() if sample.index in details else {})}
+                {
+                    **sample.to_dict(),
+                    **(details[sample.index].to_dict() if sample.index in details else {}),
+                }
                 for sample in self.samples
             ]
         return out
@@ -173,11 +200,17 @@ def contract_for(run: RunInput) -> Contract | None:
     given = run.extra.get("contract")
     if isinstance(given, Contract):
         return given
-    if run.source_format == "skyt" and isinstance(run.extra.get("skyt_contract"), dict) and run.extra["skyt_contract"]:
+    if (
+        run.source_format == "skyt"
+        and isinstance(run.extra.get("skyt_contract"), dict)
+        and run.extra["skyt_contract"]
+    ):
         from skyt_tui.engine.importers import skyt_template_to_contract
 
         try:
-            return skyt_template_to_contract(run.extra["skyt_contract"], key=run.contract_id, file=run.source)
+            return skyt_template_to_contract(
+                run.extra["skyt_contract"], key=run.contract_id, file=run.source
+            )
         except ContractError:
             return None
     if run.source_format == "humaneval" and run.extra.get("problem") is not None:
@@ -197,7 +230,8 @@ def analyze_runs(
     oracle: Oracle | None | bool = True,
     repair_samples: bool = True,
     canon_mode: str = "run",
-    store_canon_provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None] | None = None,
+    store_canon_provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None]
+    | None = None,
     progress: Progress | None = None,
     repair_workers: int | None = None,
 ) -> list[RunAnalysis]:
@@ -220,14 +254,19 @@ def analyze_runs(
 
     verdicts: list[list[Verdict] | None] = [None] * len(runs)
     if the_oracle is not None:
-        jobs = [(contract, code) for p, contract in zip(prepared, contracts) if contract for code in p.codes]
+        jobs = [
+            (contract, code)
+            for p, contract in zip(prepared, contracts)
+            if contract
+            for code in p.codes
+        ]
         report("oracle", 0, len(jobs))
         flat = the_oracle.check_many(jobs, dedupe=True) if jobs else []
         report("oracle", len(jobs), len(jobs))
         position = 0
         for i, (p, contract) in enumerate(zip(prepared, contracts)):
             if contract:
-                verdicts[i] = flat[position:position + len(p.codes)]
+                verdicts[i] = flat[position : position + len(p.codes)]
                 position += len(p.codes)
 
     canons = [
@@ -237,12 +276,19 @@ def analyze_runs(
 
     repairs = [None] * len(runs)
     if the_oracle is not None and repair_samples:
-        repairs = _repair_all(prepared, contracts, verdicts, canons, level, the_oracle, report, repair_workers)
+        repairs = _repair_all(
+            prepared, contracts, verdicts, canons, level, the_oracle, report, repair_workers
+        )
 
     after: list[dict[int, Verdict]] = [{} for _ in runs]
     if the_oracle is not None:
-        jobs = [(contract, result.code) for p, contract, rs in zip(prepared, contracts, repairs)
-                if contract and rs for result in rs.values() if result.steps]
+        jobs = [
+            (contract, result.code)
+            for p, contract, rs in zip(prepared, contracts, repairs)
+            if contract and rs
+            for result in rs.values()
+            if result.steps
+        ]
         flat = the_oracle.check_many(jobs, dedupe=True) if jobs else []
         lookup = {(id(job[0]), job[1]): verdict for job, verdict in zip(jobs, flat)}
         for i, (contract, rs) in enumerate(zip(contracts, repairs)):
@@ -252,11 +298,26 @@ def analyze_runs(
 
     oracle_info = {}
     if the_oracle is not None:
-        oracle_info = {"version": ORACLE_VERSION, "isolation": the_oracle.isolation, "layers": list(the_oracle.layers)}
+        oracle_info = {
+            "version": ORACLE_VERSION,
+            "isolation": the_oracle.isolation,
+            "layers": list(the_oracle.layers),
+        }
     results = []
-    for i, run in enumerate(runs):
-        results.append(_finish(prepared[i], contracts[i], verdicts[i], canons[i], repairs[i], after[i],
-                               level, tau, oracle_info))
+    for i in range(len(runs)):
+        results.append(
+            _finish(
+                prepared[i],
+                contracts[i],
+                verdicts[i],
+                canons[i],
+                repairs[i],
+                after[i],
+                level,
+                tau,
+                oracle_info,
+            )
+        )
     return results
 
 
@@ -293,52 +354,104 @@ def _prepare(run: RunInput, contract: Contract | None) -> _Prepared:
     )
 
 
-def _canon_for(p: _Prepared, contract: Contract | None, verdicts: list[Verdict] | None, mode: str,
-               provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None] | None) -> CanonInfo:
+def _canon_for(
+    p: _Prepared,
+    contract: Contract | None,
+    verdicts: list[Verdict] | None,
+    mode: str,
+    provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None] | None,
+) -> CanonInfo:
     if contract is None or verdicts is None:
-        return CanonInfo(CANON_NOT_COMPUTED, reason="no contract for these samples, so no oracle verdicts")
+        return CanonInfo(
+            CANON_NOT_COMPUTED, reason="no contract for these samples, so no oracle verdicts"
+        )
     if mode == "run":
-        position = canon_store.first_canon_candidate([v.passed for v in verdicts], [n.parse_error for n in p.normalized])
+        position = canon_store.first_canon_candidate(
+            [v.passed for v in verdicts], [n.parse_error for n in p.normalized]
+        )
         if position is None:
-            return CanonInfo(CANON_NONE, source="run", reason="no sample parses and passes the oracle")
-        return CanonInfo(CANON_ESTABLISHED, source="run", sample_index=p.indexes[position], run_id=p.run.id,
-                         code=p.codes[position], texts=dict(p.normalized[position].texts))
+            return CanonInfo(
+                CANON_NONE, source="run", reason="no sample parses and passes the oracle"
+            )
+        return CanonInfo(
+            CANON_ESTABLISHED,
+            source="run",
+            sample_index=p.indexes[position],
+            run_id=p.run.id,
+            code=p.codes[position],
+            texts=dict(p.normalized[position].texts),
+        )
     state = canon_store.load_canon(contract.id, contract=contract, oracle_version=ORACLE_VERSION)
     if state.status == canon_store.STATUS_MISSING:
         found = provider(contract) if provider is not None else _first_passing_here(p, verdicts)
         if found is None:
-            return CanonInfo(CANON_NONE, source="store", reason="no stored sample of this contract passes the oracle yet")
+            return CanonInfo(
+                CANON_NONE,
+                source="store",
+                reason="no stored sample of this contract passes the oracle yet",
+            )
         code, index, provenance = found
-        built = canon_store.build_canon(contract, code, canon_store.Provenance(sample_index=index, **provenance), ORACLE_VERSION)
+        built = canon_store.build_canon(
+            contract, code, canon_store.Provenance(sample_index=index, **provenance), ORACLE_VERSION
+        )
         try:
             canon_store.establish_canon(built)
         except canon_store.CanonExistsError:
             pass  # another process established it first; use what is stored
-        state = canon_store.load_canon(contract.id, contract=contract, oracle_version=ORACLE_VERSION)
+        state = canon_store.load_canon(
+            contract.id, contract=contract, oracle_version=ORACLE_VERSION
+        )
     if not state.usable:
-        return CanonInfo(state.status, source="store", reason=state.reason or f"canon is {state.status}")
+        return CanonInfo(
+            state.status, source="store", reason=state.reason or f"canon is {state.status}"
+        )
     canon = state.canon
-    return CanonInfo(CANON_ESTABLISHED, source="store", sample_index=canon.provenance.get("sample_index"),
-                     run_id=canon.provenance.get("run_id"), code=canon.code, texts=dict(canon.texts),
-                     content_hash=canon.content_hash)
+    return CanonInfo(
+        CANON_ESTABLISHED,
+        source="store",
+        sample_index=canon.provenance.get("sample_index"),
+        run_id=canon.provenance.get("run_id"),
+        code=canon.code,
+        texts=dict(canon.texts),
+        content_hash=canon.content_hash,
+    )
 
 
-def _first_passing_here(p: _Prepared, verdicts: list[Verdict]) -> tuple[str, int, dict[str, Any]] | None:
-    position = canon_store.first_canon_candidate([v.passed for v in verdicts], [n.parse_error for n in p.normalized])
+def _first_passing_here(
+    p: _Prepared, verdicts: list[Verdict]
+) -> tuple[str, int, dict[str, Any]] | None:
+    position = canon_store.first_canon_candidate(
+        [v.passed for v in verdicts], [n.parse_error for n in p.normalized]
+    )
     if position is None:
         return None
     run = p.run
-    return p.codes[position], p.indexes[position], {
-        "run_id": run.id, "provider": run.extra.get("provider"), "model": run.model, "temperature": run.temperature,
-    }
+    return (
+        p.codes[position],
+        p.indexes[position],
+        {
+            "run_id": run.id,
+            "provider": run.extra.get("provider"),
+            "model": run.model,
+            "temperature": run.temperature,
+        },
+    )
 
 
 PROCESS_REPAIR_MIN_TASKS = 24
 """Fewer repair tasks than this run in threads of this process: starting worker processes costs ~0.5 s."""
 
 
-def _repair_all(prepared, contracts, verdicts, canons, level, oracle: Oracle, report: Progress,
-                workers: int | None = None):
+def _repair_all(
+    prepared,
+    contracts,
+    verdicts,
+    canons,
+    level,
+    oracle: Oracle,
+    report: Progress,
+    workers: int | None = None,
+):
     """Repair every oracle-passing, non-canonical sample; identical samples share one repair.
 
     Many tasks run on worker processes (`repair.parallel`), a few on threads
@@ -351,7 +464,11 @@ def _repair_all(prepared, contracts, verdicts, canons, level, oracle: Oracle, re
         positions: dict[int, tuple] = {}
         if contract is not None and vs is not None and canon.status == CANON_ESTABLISHED:
             for position, (code, verdict, norm) in enumerate(zip(p.codes, vs, p.normalized)):
-                if verdict.passed and not norm.parse_error and norm.texts[level] != canon.texts[level]:
+                if (
+                    verdict.passed
+                    and not norm.parse_error
+                    and norm.texts[level] != canon.texts[level]
+                ):
                     key = (contract.content_hash(), code, canon.code, p.kept)
                     tasks.setdefault(key, (contract, code, canon.code, p.kept))
                     positions[position] = key
@@ -359,10 +476,17 @@ def _repair_all(prepared, contracts, verdicts, canons, level, oracle: Oracle, re
 
     keys = sorted(tasks, key=lambda k: (k[0], k[1], k[2], sorted(k[3])))
     repair_tasks = [
-        RepairTask(code=code, canon_code=canon_code, kept_names=kept, level=level,
-                   max_steps=contract.rescue.max_transformations, allowed=tuple(contract.rescue.transformers),
-                   group=contract.id)  # rewrites depend on no contract detail: group by the task, not its version
-        for key in keys for contract, code, canon_code, kept in [tasks[key]]
+        RepairTask(
+            code=code,
+            canon_code=canon_code,
+            kept_names=kept,
+            level=level,
+            max_steps=contract.rescue.max_transformations,
+            allowed=tuple(contract.rescue.transformers),
+            group=contract.id,
+        )  # rewrites depend on no contract detail: group by the task, not its version
+        for key in keys
+        for contract, code, canon_code, kept in [tasks[key]]
     ]
     verdict_cache: dict[tuple[str, str], bool] = {}
     cache_lock = threading.Lock()
@@ -371,27 +495,43 @@ def _repair_all(prepared, contracts, verdicts, canons, level, oracle: Oracle, re
         contract = tasks[keys[index]][0]
         group = keys[index][0]
         with cache_lock:
-            pending = [program for program in dict.fromkeys(programs) if (group, program) not in verdict_cache]
+            pending = [
+                program
+                for program in dict.fromkeys(programs)
+                if (group, program) not in verdict_cache
+            ]
         if pending:
             found = oracle.check_many([(contract, program) for program in pending], dedupe=True)
             with cache_lock:
-                verdict_cache.update(((group, program), v.passed) for program, v in zip(pending, found))
+                verdict_cache.update(
+                    ((group, program), v.passed) for program, v in zip(pending, found)
+                )
         with cache_lock:
             return [verdict_cache[(group, program)] for program in programs]
 
     report("repair", 0, len(keys))
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers > 1 and len(repair_tasks) >= PROCESS_REPAIR_MIN_TASKS:
-        found = repair_in_processes(repair_tasks, verify, workers=workers,
-                                    progress=lambda done: report("repair", done, len(keys)))
+        found = repair_in_processes(
+            repair_tasks,
+            verify,
+            workers=workers,
+            progress=lambda done: report("repair", done, len(keys)),
+        )
     else:
-        found = _repair_in_threads(repair_tasks, verify, max(2, oracle.workers * 2),
-                                   lambda done: report("repair", done, len(keys)))
+        found = _repair_in_threads(
+            repair_tasks,
+            verify,
+            max(2, oracle.workers * 2),
+            lambda done: report("repair", done, len(keys)),
+        )
     results = dict(zip(keys, found))
     return [{position: results[key] for position, key in positions.items()} for positions in wanted]
 
 
-def _repair_in_threads(tasks: list[RepairTask], verify, threads: int, progress: Callable[[int], None]) -> list[RepairResult]:
+def _repair_in_threads(
+    tasks: list[RepairTask], verify, threads: int, progress: Callable[[int], None]
+) -> list[RepairResult]:
     """Tasks on threads of this process; a group's tasks run in one thread and share its rewrite cache."""
     groups: dict[Any, list[int]] = {}
     for index, task in enumerate(tasks):
@@ -401,7 +541,9 @@ def _repair_in_threads(tasks: list[RepairTask], verify, threads: int, progress: 
     def run_group(indexes: list[int]) -> int:
         rewrites = RewriteCache()
         for index in indexes:
-            results[index] = tasks[index].run(lambda programs: verify(index, programs), rewrites)
+            results[index] = tasks[index].run(
+                lambda programs, index=index: verify(index, programs), rewrites
+            )
         return len(indexes)
 
     done = 0
@@ -412,9 +554,17 @@ def _repair_in_threads(tasks: list[RepairTask], verify, threads: int, progress: 
     return results  # type: ignore[return-value]
 
 
-def _finish(p: _Prepared, contract: Contract | None, verdicts: list[Verdict] | None, canon: CanonInfo,
-            repairs: dict[int, RepairResult] | None, after: dict[int, Verdict], level: str, tau: float,
-            oracle_info: dict[str, Any]) -> RunAnalysis:
+def _finish(
+    p: _Prepared,
+    contract: Contract | None,
+    verdicts: list[Verdict] | None,
+    canon: CanonInfo,
+    repairs: dict[int, RepairResult] | None,
+    after: dict[int, Verdict],
+    level: str,
+    tau: float,
+    oracle_info: dict[str, Any],
+) -> RunAnalysis:
     texts = [n.texts[level] for n in p.normalized]
     d_pre: list[float | None] = [None] * len(texts)
     d_post: list[float | None] = [None] * len(texts)
@@ -429,19 +579,30 @@ def _finish(p: _Prepared, contract: Contract | None, verdicts: list[Verdict] | N
     for position, (index, code, norm) in enumerate(zip(p.indexes, p.codes, p.normalized)):
         verdict = verdicts[position] if verdicts is not None else None
         result = (repairs or {}).get(position)
-        samples.append(SampleAnalysis(
-            index=index,
-            signatures=norm.signatures,
-            parse_error=norm.parse_error,
-            passed=verdict.passed if verdict is not None else None,
-            pass_vector=verdict.pass_vector() if verdict is not None else None,
-            outputs=output_keys(verdict) if verdict is not None else None,
-            d_pre=d_pre[position],
-            d_post=d_post[position],
-            repair_steps=tuple(step.transformer for step in result.steps) if result is not None else (),
-        ))
-        details.append(SampleDetail(index=index, code=code, verdict=verdict, repair=result,
-                                    verdict_after=after.get(position)))
+        samples.append(
+            SampleAnalysis(
+                index=index,
+                signatures=norm.signatures,
+                parse_error=norm.parse_error,
+                passed=verdict.passed if verdict is not None else None,
+                pass_vector=verdict.pass_vector() if verdict is not None else None,
+                outputs=output_keys(verdict) if verdict is not None else None,
+                d_pre=d_pre[position],
+                d_post=d_post[position],
+                repair_steps=tuple(step.transformer for step in result.steps)
+                if result is not None
+                else (),
+            )
+        )
+        details.append(
+            SampleDetail(
+                index=index,
+                code=code,
+                verdict=verdict,
+                repair=result,
+                verdict_after=after.get(position),
+            )
+        )
     pairwise = pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
     pairwise_mean = mean_pairwise_streamed(texts) if pairwise is None else None
     versions = {"distance": distance_version(level)}
@@ -450,14 +611,29 @@ def _finish(p: _Prepared, contract: Contract | None, verdicts: list[Verdict] | N
     if repairs is not None:
         versions["repair"] = REPAIR_VERSION
     metrics = compute_metrics(
-        samples, level=level, tau=tau, pairwise=pairwise, pairwise_mean=pairwise_mean,
+        samples,
+        level=level,
+        tau=tau,
+        pairwise=pairwise,
+        pairwise_mean=pairwise_mean,
         n_failed=len(p.run.codes) - len(p.codes),
-        canon=canon.status if canon.status in (CANON_ESTABLISHED, CANON_NONE) else CANON_NOT_COMPUTED,
+        canon=canon.status
+        if canon.status in (CANON_ESTABLISHED, CANON_NONE)
+        else CANON_NOT_COMPUTED,
         versions=versions,
     )
-    return RunAnalysis(run=p.run, level=level, samples=tuple(samples), normalized=p.normalized, pairwise=pairwise,
-                       metrics=metrics, details=tuple(details), canon=canon, contract=contract,
-                       oracle_info=oracle_info)
+    return RunAnalysis(
+        run=p.run,
+        level=level,
+        samples=tuple(samples),
+        normalized=p.normalized,
+        pairwise=pairwise,
+        metrics=metrics,
+        details=tuple(details),
+        canon=canon,
+        contract=contract,
+        oracle_info=oracle_info,
+    )
 
 
 def output_keys(verdict: Verdict) -> tuple[str, ...]:
@@ -467,5 +643,6 @@ def output_keys(verdict: Verdict) -> tuple[str, ...]:
     """
     return tuple(
         t.actual if t.actual is not None else f"!{t.error_type or 'none'}"
-        for t in verdict.tests if t.kind != "constraint"
+        for t in verdict.tests
+        if t.kind != "constraint"
     )

@@ -91,14 +91,23 @@ def analyze_stored_runs_in_child(
     return results
 
 
-def _run_child(args: list[str], handle: Callable[[dict[str, Any]], None],
-               cancelled: Callable[[], bool] | None) -> None:
+def _run_child(
+    args: list[str], handle: Callable[[dict[str, Any]], None], cancelled: Callable[[], bool] | None
+) -> None:
     package_root = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")])),
+    }
     with tempfile.TemporaryFile() as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "skyt_tui.engine.analysis_child", *args],
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, env=env,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "skyt_tui.engine.analysis_child", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            env=env,
+            start_new_session=True,
+        )
         finished = False
         try:
             buffer = b""
@@ -123,7 +132,10 @@ def _run_child(args: list[str], handle: Callable[[dict[str, Any]], None],
             if not finished or code != 0:
                 stderr.seek(0)
                 tail = stderr.read().decode("utf-8", "replace").strip().splitlines()
-                raise SkytError(f"the analysis process exited with code {code}" + (f": {tail[-1]}" if tail else ""))
+                raise SkytError(
+                    f"the analysis process exited with code {code}"
+                    + (f": {tail[-1]}" if tail else "")
+                )
         finally:
             if process.poll() is None:
                 with contextlib.suppress(ProcessLookupError):
@@ -136,7 +148,9 @@ def _run_child(args: list[str], handle: Callable[[dict[str, Any]], None],
 
 def _exit_when_parent_goes() -> None:
     """Stdin reaches end of file when the parent closes it or dies: stop the whole session then."""
-    with contextlib.suppress(OSError):  # the raw descriptor: a buffered read would hold a lock at shutdown
+    with contextlib.suppress(
+        OSError
+    ):  # the raw descriptor: a buffered read would hold a lock at shutdown
         while os.read(0, 4096):
             pass
     os.killpg(os.getpgrp(), signal.SIGKILL)
@@ -154,7 +168,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     threading.Thread(target=_exit_when_parent_goes, daemon=True).start()
     with contextlib.suppress(OSError):
-        os.nice(NICENESS)  # background work: the app's own process keeps the CPU it needs to answer keys
+        os.nice(
+            NICENESS
+        )  # background work: the app's own process keeps the CPU it needs to answer keys
     out = sys.stdout
     lock = threading.Lock()
 
@@ -166,9 +182,15 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         runs.analyze_stored_runs(
-            args.runs, level=args.level, tau=args.tau,
-            progress=lambda stage, done, total: emit({"event": "progress", "stage": stage, "done": done, "total": total}),
-            on_result=lambda run_id, analysis: emit({"event": "result", "run": run_id, "analysis": analysis}),
+            args.runs,
+            level=args.level,
+            tau=args.tau,
+            progress=lambda stage, done, total: emit(
+                {"event": "progress", "stage": stage, "done": done, "total": total}
+            ),
+            on_result=lambda run_id, analysis: emit(
+                {"event": "result", "run": run_id, "analysis": analysis}
+            ),
         )
     except SkytError as exc:
         emit({"event": "error", "message": str(exc)})

@@ -40,7 +40,11 @@ class CanonExistsError(SkytError):
 
 
 def current_versions(oracle_version: str) -> dict[str, str]:
-    return {"normalization": NORMALIZATION_VERSION, "oracle": oracle_version, "distance": DISTANCE_FUNCTION}
+    return {
+        "normalization": NORMALIZATION_VERSION,
+        "oracle": oracle_version,
+        "distance": DISTANCE_FUNCTION,
+    }
 
 
 @dataclass(frozen=True)
@@ -54,8 +58,12 @@ class Provenance:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "run_id": self.run_id, "sample_index": self.sample_index, "provider": self.provider,
-            "model": self.model, "temperature": self.temperature, "established_at": self.established_at,
+            "run_id": self.run_id,
+            "sample_index": self.sample_index,
+            "provider": self.provider,
+            "model": self.model,
+            "temperature": self.temperature,
+            "established_at": self.established_at,
         }
 
 
@@ -74,9 +82,13 @@ class Canon:
     def body(self) -> dict[str, Any]:
         """Everything the content hash covers."""
         return {
-            "contract_id": self.contract_id, "code": self.code, "texts": dict(sorted(self.texts.items())),
-            "signatures": dict(sorted(self.signatures.items())), "contract": self.contract_snapshot,
-            "contract_hash": self.contract_hash, "versions": dict(sorted(self.versions.items())),
+            "contract_id": self.contract_id,
+            "code": self.code,
+            "texts": dict(sorted(self.texts.items())),
+            "signatures": dict(sorted(self.signatures.items())),
+            "contract": self.contract_snapshot,
+            "contract_hash": self.contract_hash,
+            "versions": dict(sorted(self.versions.items())),
             "provenance": self.provenance,
         }
 
@@ -118,11 +130,15 @@ def history_path(contract_id: str) -> Path:
     return locations.canon_dir() / f"{contract_id}.history.jsonl"
 
 
-def build_canon(contract: Contract, code: str, provenance: Provenance, oracle_version: str) -> Canon:
+def build_canon(
+    contract: Contract, code: str, provenance: Provenance, oracle_version: str
+) -> Canon:
     """A canon document for `code` (the caller guarantees it parsed and passed the oracle)."""
     normalized = normalize(code, contract.kept_names)
     if normalized.parse_error:
-        raise SkytError(f"contract {contract.id}: a sample that does not parse can never become canon")
+        raise SkytError(
+            f"contract {contract.id}: a sample that does not parse can never become canon"
+        )
     if not provenance.established_at:
         provenance = replace(provenance, established_at=_now())
     canon = Canon(
@@ -145,16 +161,23 @@ def _now() -> str:
 def _from_document(document: dict[str, Any], path: Path) -> Canon:
     try:
         return Canon(
-            contract_id=document["contract_id"], code=document["code"], texts=document["texts"],
-            signatures=document["signatures"], contract_snapshot=document["contract"],
-            contract_hash=document["contract_hash"], versions=document["versions"],
-            provenance=document["provenance"], content_hash=document["content_hash"],
+            contract_id=document["contract_id"],
+            code=document["code"],
+            texts=document["texts"],
+            signatures=document["signatures"],
+            contract_snapshot=document["contract"],
+            contract_hash=document["contract_hash"],
+            versions=document["versions"],
+            provenance=document["provenance"],
+            content_hash=document["content_hash"],
         )
     except (KeyError, TypeError) as exc:
         raise StoreError(f"{path}: corrupt canon: missing field {exc}") from None
 
 
-def load_canon(contract_id: str, *, contract: Contract | None = None, oracle_version: str | None = None) -> CanonState:
+def load_canon(
+    contract_id: str, *, contract: Contract | None = None, oracle_version: str | None = None
+) -> CanonState:
     """The stored canon and its integrity: ok, stale (versions/contract changed), tampered, corrupt, missing."""
     path = canon_path(contract_id)
     try:
@@ -165,8 +188,13 @@ def load_canon(contract_id: str, *, contract: Contract | None = None, oracle_ver
     except StoreError as exc:
         return CanonState(contract_id, STATUS_CORRUPT, reasons=(str(exc),), path=path)
     if canon.compute_hash() != canon.content_hash:
-        return CanonState(contract_id, STATUS_TAMPERED, canon,
-                          (f"{path}: content does not match its stored hash; not used",), path)
+        return CanonState(
+            contract_id,
+            STATUS_TAMPERED,
+            canon,
+            (f"{path}: content does not match its stored hash; not used",),
+            path,
+        )
     reasons = []
     if oracle_version is not None:
         for name, value in current_versions(oracle_version).items():
@@ -192,9 +220,14 @@ def establish_canon(canon: Canon) -> Canon:
                 f"(use `skyt-tui canon reestablish {canon.contract_id} --from RUN` to replace it)"
             )
         store.write_json(path, canon.to_document(), kind=CANON_KIND)
-        store.append_jsonl(history_path(canon.contract_id), {
-            "event": "established", "at": canon.provenance.get("established_at", ""), "canon": canon.to_document(),
-        })
+        store.append_jsonl(
+            history_path(canon.contract_id),
+            {
+                "event": "established",
+                "at": canon.provenance.get("established_at", ""),
+                "canon": canon.to_document(),
+            },
+        )
     return canon
 
 
@@ -208,10 +241,16 @@ def reestablish_canon(canon: Canon, *, reason: str) -> Canon:
                 old = json.loads(path.read_text(encoding="utf-8"))
             except (ValueError, UnicodeDecodeError):
                 old = {"unreadable": path.read_bytes().decode("utf-8", "replace")}
-        store.append_jsonl(history_path(canon.contract_id), {
-            "event": "reestablished", "at": canon.provenance.get("established_at", ""), "reason": reason,
-            "previous": old, "canon": canon.to_document(),
-        })
+        store.append_jsonl(
+            history_path(canon.contract_id),
+            {
+                "event": "reestablished",
+                "at": canon.provenance.get("established_at", ""),
+                "reason": reason,
+                "previous": old,
+                "canon": canon.to_document(),
+            },
+        )
         store.write_json(path, canon.to_document(), kind=CANON_KIND)
     return canon
 
@@ -234,11 +273,15 @@ def list_canons() -> list[str]:
 def require_canon(contract_id: str) -> CanonState:
     state = load_canon(contract_id)
     if state.status == STATUS_MISSING:
-        raise NotFoundError(f"contract {contract_id!r} has no canon yet (run or import samples for it first)")
+        raise NotFoundError(
+            f"contract {contract_id!r} has no canon yet (run or import samples for it first)"
+        )
     return state
 
 
-def first_canon_candidate(verdicts_passed: list[bool | None], parse_errors: list[bool]) -> int | None:
+def first_canon_candidate(
+    verdicts_passed: list[bool | None], parse_errors: list[bool]
+) -> int | None:
     """Position of the first sample (generation order) that parses and passed the oracle."""
     for position, (passed, parse_error) in enumerate(zip(verdicts_passed, parse_errors)):
         if passed and not parse_error:

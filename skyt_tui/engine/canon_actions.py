@@ -11,7 +11,9 @@ from skyt_tui.engine.normalize import normalize
 from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle
 
 
-def reestablish_from_run(contract_id: str, run_id: str, *, oracle: Oracle | None = None) -> canon_store.Canon:
+def reestablish_from_run(
+    contract_id: str, run_id: str, *, oracle: Oracle | None = None
+) -> canon_store.Canon:
     """Replace a contract's canon with the first passing sample of RUN (the only way to replace it).
 
     The samples are judged by the contract as it is now, under the current
@@ -20,18 +22,29 @@ def reestablish_from_run(contract_id: str, run_id: str, *, oracle: Oracle | None
     contract = get_contract(contract_id)
     run = runs.load_run(runs.resolve_run_id(run_id))
     if run.meta.contract_id != contract.id:
-        raise InputError(f"run {run.id} is for contract {run.meta.contract_id!r}, not {contract.id!r}")
+        raise InputError(
+            f"run {run.id} is for contract {run.meta.contract_id!r}, not {contract.id!r}"
+        )
     oracle = oracle or shared_oracle()
     finished = [s for s in run.samples if s.status == runs.OK and s.code is not None]
     verdicts = oracle.check_many([(contract, s.code) for s in finished], dedupe=True)
     for sample, verdict in zip(finished, verdicts):
         if verdict.passed and not normalize(sample.code, contract.kept_names).parse_error:
             provenance = canon_store.Provenance(
-                run_id=run.id, sample_index=sample.index, provider=run.meta.provider, model=run.meta.model,
+                run_id=run.id,
+                sample_index=sample.index,
+                provider=run.meta.provider,
+                model=run.meta.model,
                 temperature=run.meta.temperature,
             )
             new = canon_store.build_canon(contract, sample.code, provenance, ORACLE_VERSION)
-            previous = canon_store.load_canon(contract.id, contract=contract, oracle_version=ORACLE_VERSION)
-            reason = f"re-established by the user from run {run.id} (previous canon: {previous.status})"
+            previous = canon_store.load_canon(
+                contract.id, contract=contract, oracle_version=ORACLE_VERSION
+            )
+            reason = (
+                f"re-established by the user from run {run.id} (previous canon: {previous.status})"
+            )
             return canon_store.reestablish_canon(new, reason=reason)
-    raise InputError(f"run {run.id}: no sample parses and passes the oracle of {contract.id}; the canon is unchanged")
+    raise InputError(
+        f"run {run.id}: no sample parses and passes the oracle of {contract.id}; the canon is unchanged"
+    )

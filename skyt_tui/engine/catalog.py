@@ -28,7 +28,10 @@ class CatalogEntry:
 
 
 def contract_dirs() -> list[tuple[str, Path]]:
-    return [("user", locations.user_contracts_dir()), ("bundled", locations.bundled_contracts_dir())]
+    return [
+        ("user", locations.user_contracts_dir()),
+        ("bundled", locations.bundled_contracts_dir()),
+    ]
 
 
 def scan_contracts() -> list[CatalogEntry]:
@@ -46,7 +49,8 @@ def scan_contracts() -> list[CatalogEntry]:
             if key in entries:
                 if entries[key].origin == origin:
                     entries[f"{key}@{path.name}"] = CatalogEntry(
-                        path=path, origin=origin,
+                        path=path,
+                        origin=origin,
                         error=f"{path}: id: {key!r} is already used by {entries[key].path.name}",
                     )
                 continue

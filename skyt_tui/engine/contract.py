@@ -1,6 +1,6 @@
 """Contracts: what a prompt must produce, and how the oracle decides it did (SPEC §2).
 
-A contract is a TOML file (format documented in README.md, "Contract format").
+A contract is a TOML file (format documented in docs/contracts.md).
 `load_contract` validates the whole file before returning anything, and every
 rejection is one `ContractError` line naming file, key and reason. The parsed
 form is a tree of frozen dataclasses; `contract_to_toml_dict` is its inverse, so
@@ -204,14 +204,22 @@ class _Reader:
             raise self.fail(name, f"must be one of {', '.join(choices)}; got {value!r}")
         return value
 
-    def number(self, name: str, default: Any = ..., *, low: float | None = None, high: float | None = None) -> float:
+    def number(
+        self, name: str, default: Any = ..., *, low: float | None = None, high: float | None = None
+    ) -> float:
         value = self.value(name, default)
         if value is default and default is not ...:
             return value
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(name, f"must be a number, not {_toml_type(value)}")
-        if value != value or (low is not None and value < low) or (high is not None and value > high):
-            bounds = f"[{low if low is not None else '-inf'}, {high if high is not None else 'inf'}]"
+        if (
+            value != value
+            or (low is not None and value < low)
+            or (high is not None and value > high)
+        ):
+            bounds = (
+                f"[{low if low is not None else '-inf'}, {high if high is not None else 'inf'}]"
+            )
             raise self.fail(name, f"must be within {bounds}; got {value}")
         return float(value)
 
@@ -242,13 +250,19 @@ class _Reader:
     def args(self, name: str = "args") -> tuple[Any, ...]:
         value = self.value(name, [], allow_py=True)
         if not isinstance(value, list | tuple):
-            raise self.fail(self.given(name), f"must be a list of positional arguments, not {_toml_type(value)}")
+            raise self.fail(
+                self.given(name), f"must be a list of positional arguments, not {_toml_type(value)}"
+            )
         return tuple(value)
 
     def kwargs(self, name: str = "kwargs") -> dict[str, Any]:
         value = self.value(name, {}, allow_py=True)
-        if not isinstance(value, dict) or not all(isinstance(k, str) and IDENTIFIER.match(k) for k in value):
-            raise self.fail(self.given(name), "must be a table of keyword arguments with Python-name keys")
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and IDENTIFIER.match(k) for k in value
+        ):
+            raise self.fail(
+                self.given(name), "must be a table of keyword arguments with Python-name keys"
+            )
         return dict(value)
 
     def tolerance(self) -> tuple[float | None, float | None]:
@@ -256,7 +270,7 @@ class _Reader:
         abs_ = self.number("abs_tol", None, low=0.0)
         return rel, abs_
 
-    def sub(self, name: str, *, required: bool = False) -> "_Reader":
+    def sub(self, name: str, *, required: bool = False) -> _Reader:
         value = self.value(name, ... if required else {})
         if not isinstance(value, dict):
             raise self.fail(name, f"must be a table, not {_toml_type(value)}")
@@ -265,7 +279,10 @@ class _Reader:
     def finish(self) -> None:
         unknown = sorted(set(self.table) - self.used)
         if unknown:
-            raise self.fail(unknown[0], "unknown key (check the spelling; see README 'Contract format')")
+            raise self.fail(
+                unknown[0],
+                "unknown key (check the spelling; see docs/contracts.md, 'Contract format')",
+            )
 
 
 def _require_parse(reader: _Reader, name: str, code: str) -> ast.Module:
@@ -280,8 +297,12 @@ def _require_parse(reader: _Reader, name: str, code: str) -> ast.Module:
 
 def _toml_type(value: Any) -> str:
     return {
-        bool: "a boolean", int: "an integer", float: "a float", str: "a string",
-        list: "an array", dict: "a table",
+        bool: "a boolean",
+        int: "an integer",
+        float: "a float",
+        str: "a string",
+        list: "an array",
+        dict: "a table",
     }.get(type(value), type(value).__name__)
 
 
@@ -303,10 +324,16 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
     top = _Reader(path, data)
     version = top.integer("schema_version", CONTRACT_SCHEMA_VERSION, low=1)
     if version > CONTRACT_SCHEMA_VERSION:
-        raise top.fail("schema_version", f"{version} is newer than this skyt-tui understands ({CONTRACT_SCHEMA_VERSION})")
+        raise top.fail(
+            "schema_version",
+            f"{version} is newer than this skyt-tui understands ({CONTRACT_SCHEMA_VERSION})",
+        )
     contract_id = top.str("id")
     if not ID_PATTERN.match(contract_id):
-        raise top.fail("id", f"{contract_id!r} must start with a letter or digit and use only letters, digits, _ . -")
+        raise top.fail(
+            "id",
+            f"{contract_id!r} must start with a letter or digit and use only letters, digits, _ . -",
+        )
     language = top.str("language", "python", choices=("python",))
     prompt = top.str("prompt")
     if not prompt.strip():
@@ -353,7 +380,10 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
         raise top.fail("tests", "must be an array of tables ([[tests]])")
     if not tests_value:
         raise top.fail("tests", "a contract needs at least one test")
-    tests = tuple(_read_test(_Reader(path, table, prefix=f"tests[{i}]."), entry) for i, table in enumerate(tests_value))
+    tests = tuple(
+        _read_test(_Reader(path, table, prefix=f"tests[{i}]."), entry)
+        for i, table in enumerate(tests_value)
+    )
 
     reference = top.value("reference", None)
     if reference is not None and not isinstance(reference, str):
@@ -388,11 +418,17 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
     top.finish()
     for i, test in enumerate(tests):
         if entry.kind == "function" and isinstance(test, StatefulTest):
-            raise top.fail(f"tests[{i}].kind", "stateful tests need [entry] kind = \"class\"")
+            raise top.fail(f"tests[{i}].kind", 'stateful tests need [entry] kind = "class"')
         if entry.kind == "class" and isinstance(test, CallTest | RaisesTest):
-            raise top.fail(f"tests[{i}].kind", f"{test.kind} tests need [entry] kind = \"function\"; use stateful tests for a class")
+            raise top.fail(
+                f"tests[{i}].kind",
+                f'{test.kind} tests need [entry] kind = "function"; use stateful tests for a class',
+            )
     if entry.kind == "class" and ood.policy != "ignore":
-        raise top.fail("out_of_domain.policy", "out-of-domain inputs apply to functions; use stateful tests for a class")
+        raise top.fail(
+            "out_of_domain.policy",
+            "out-of-domain inputs apply to functions; use stateful tests for a class",
+        )
     return contract
 
 
@@ -401,7 +437,9 @@ def _read_ood(reader: _Reader) -> OutOfDomain:
     return_value = reader.value("return_value", None, allow_py=True)
     raises = reader.str("raises", None)
     inputs_value = reader.value("inputs", [])
-    if not isinstance(inputs_value, list) or not all(isinstance(item, dict) for item in inputs_value):
+    if not isinstance(inputs_value, list) or not all(
+        isinstance(item, dict) for item in inputs_value
+    ):
         raise reader.fail("inputs", "must be an array of tables like { args = [-1] }")
     inputs = []
     for i, table in enumerate(inputs_value):
@@ -409,13 +447,17 @@ def _read_ood(reader: _Reader) -> OutOfDomain:
         inputs.append(OodInput(args=item.args(), kwargs=item.kwargs()))
         item.finish()
     if policy == "must_return" and not reader.has("return_value"):
-        raise reader.fail("return_value", "policy must_return needs return_value (or return_value_py)")
+        raise reader.fail(
+            "return_value", "policy must_return needs return_value (or return_value_py)"
+        )
     if policy != "ignore" and not inputs:
         raise reader.fail("inputs", f"policy {policy} needs at least one input")
     if raises is not None and not IDENTIFIER.match(raises):
         raise reader.fail("raises", f"{raises!r} is not an exception type name")
     reader.finish()
-    return OutOfDomain(policy=policy, return_value=return_value, raises=raises, inputs=tuple(inputs))
+    return OutOfDomain(
+        policy=policy, return_value=return_value, raises=raises, inputs=tuple(inputs)
+    )
 
 
 def _read_test(reader: _Reader, entry: Entry) -> Test:
@@ -424,8 +466,12 @@ def _read_test(reader: _Reader, entry: Entry) -> Test:
     if kind == "call":
         rel, abs_ = reader.tolerance()
         test: Test = CallTest(
-            name=name, args=reader.args(), kwargs=reader.kwargs(),
-            expected=reader.value("expected", allow_py=True), rel_tol=rel, abs_tol=abs_,
+            name=name,
+            args=reader.args(),
+            kwargs=reader.kwargs(),
+            expected=reader.value("expected", allow_py=True),
+            rel_tol=rel,
+            abs_tol=abs_,
         )
     elif kind == "raises":
         raises = reader.str("raises")
@@ -437,8 +483,15 @@ def _read_test(reader: _Reader, entry: Entry) -> Test:
         init_args, init_kwargs = init.args(), init.kwargs()
         init.finish()
         steps_value = reader.value("steps")
-        if not isinstance(steps_value, list) or not steps_value or not all(isinstance(s, dict) for s in steps_value):
-            raise reader.fail("steps", "must be a non-empty array of tables like { call = \"get\", args = [1], expected = 1 }")
+        if (
+            not isinstance(steps_value, list)
+            or not steps_value
+            or not all(isinstance(s, dict) for s in steps_value)
+        ):
+            raise reader.fail(
+                "steps",
+                'must be a non-empty array of tables like { call = "get", args = [1], expected = 1 }',
+            )
         steps = tuple(
             _read_step(_Reader(reader.path, table, prefix=f"{reader.key('steps')}[{j}]."))
             for j, table in enumerate(steps_value)
@@ -447,7 +500,9 @@ def _read_test(reader: _Reader, entry: Entry) -> Test:
     else:
         code = reader.str("code")
         module = _require_parse(reader, "code", code)
-        if not any(isinstance(node, ast.FunctionDef) and node.name == "check" for node in module.body):
+        if not any(
+            isinstance(node, ast.FunctionDef) and node.name == "check" for node in module.body
+        ):
             raise reader.fail("code", "must define check(candidate) at the top level")
         test = CheckTest(name=name, code=code)
     reader.finish()
@@ -461,10 +516,19 @@ def _read_step(reader: _Reader) -> Step:
     expected = reader.value("expected", UNCHECKED, allow_py=True)
     raises = reader.str("raises", None)
     if raises is not None and expected is not UNCHECKED:
-        raise reader.fail("raises", "a step expects either a return value or an exception, not both")
+        raise reader.fail(
+            "raises", "a step expects either a return value or an exception, not both"
+        )
     rel, abs_ = reader.tolerance()
-    step = Step(method=method, args=reader.args(), kwargs=reader.kwargs(), expected=expected,
-                raises=raises, rel_tol=rel, abs_tol=abs_)
+    step = Step(
+        method=method,
+        args=reader.args(),
+        kwargs=reader.kwargs(),
+        expected=expected,
+        raises=raises,
+        rel_tol=rel,
+        abs_tol=abs_,
+    )
     reader.finish()
     return step
 
@@ -535,11 +599,16 @@ def contract_to_toml_dict(contract: Contract) -> dict[str, Any]:
     doc["entry"] = {"kind": contract.entry.kind, "name": contract.entry.name}
     c = contract.constraints
     doc["constraints"] = {
-        "fixed_names": list(c.fixed_names), "style": c.style,
-        "forbidden_calls": list(c.forbidden_calls), "forbidden_imports": list(c.forbidden_imports),
+        "fixed_names": list(c.fixed_names),
+        "style": c.style,
+        "forbidden_calls": list(c.forbidden_calls),
+        "forbidden_imports": list(c.forbidden_imports),
         "forbidden_nodes": list(c.forbidden_nodes),
     }
-    doc["oracle"] = {"pass_threshold": contract.oracle.pass_threshold, "timeout_s": contract.oracle.timeout_s}
+    doc["oracle"] = {
+        "pass_threshold": contract.oracle.pass_threshold,
+        "timeout_s": contract.oracle.timeout_s,
+    }
     ood = contract.out_of_domain
     ood_doc: dict[str, Any] = {"policy": ood.policy}
     if ood.policy == "must_return":

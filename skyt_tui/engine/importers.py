@@ -48,12 +48,19 @@ HUMANEVAL_DIFFICULTY_RULE = (
 )
 
 _SKYT_OPERATION_KEYS = {"op", "args", "kwargs", "expected", "description"}
-_SKYT_POLICIES = {"must_return": "must_return", "must_raise": "must_raise", "ignore": "ignore", "none": "ignore"}
+_SKYT_POLICIES = {
+    "must_return": "must_return",
+    "must_raise": "must_raise",
+    "ignore": "ignore",
+    "none": "ignore",
+}
 
 
 def _check_difficulty(difficulty: str | None) -> None:
     if difficulty is not None and difficulty not in DIFFICULTIES:
-        raise InputError(f"--difficulty: must be one of {', '.join(DIFFICULTIES)}; got {difficulty!r}")
+        raise InputError(
+            f"--difficulty: must be one of {', '.join(DIFFICULTIES)}; got {difficulty!r}"
+        )
 
 
 def _toml_safe(value: Any) -> Any:
@@ -89,7 +96,9 @@ def _read_json(path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError.at(path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        raise InputError.at(
+            path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
 
 
 def _skyt_templates(path: Path, data: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -99,9 +108,14 @@ def _skyt_templates(path: Path, data: Any) -> list[tuple[str, dict[str, Any]]]:
     if isinstance(data, dict):
         pairs = list(data.items())
     elif isinstance(data, list):
-        pairs = [(item.get("id", f"[{i}]") if isinstance(item, dict) else f"[{i}]", item) for i, item in enumerate(data)]
+        pairs = [
+            (item.get("id", f"[{i}]") if isinstance(item, dict) else f"[{i}]", item)
+            for i, item in enumerate(data)
+        ]
     else:
-        raise InputError.at(path, "expected a JSON object of SKYT templates keyed by id (or a list of templates)")
+        raise InputError.at(
+            path, "expected a JSON object of SKYT templates keyed by id (or a list of templates)"
+        )
     if not pairs:
         raise InputError.at(path, "contains no templates")
     for key, template in pairs:
@@ -121,7 +135,11 @@ def import_skyt_templates(path: Path | str, *, difficulty: str | None = None) ->
 
 
 def skyt_template_to_contract(
-    template: dict[str, Any], *, key: str, file: Path | str = "<templates>", difficulty: str | None = None
+    template: dict[str, Any],
+    *,
+    key: str,
+    file: Path | str = "<templates>",
+    difficulty: str | None = None,
 ) -> Contract:
     """One SKYT template as a contract; errors name the file and `key.field`."""
     _check_difficulty(difficulty)
@@ -130,7 +148,13 @@ def skyt_template_to_contract(
     def fail(field: str, reason: str) -> InputError:
         return InputError.at(file, reason, key=f"{key}.{field}" if field else key)
 
-    def get(table: dict[str, Any], field: str, kind: type | tuple[type, ...], where: str, default: Any = ...) -> Any:
+    def get(
+        table: dict[str, Any],
+        field: str,
+        kind: type | tuple[type, ...],
+        where: str,
+        default: Any = ...,
+    ) -> Any:
         if field not in table or table[field] is None:
             if default is ...:
                 raise fail(f"{where}{field}", "missing required field")
@@ -146,7 +170,9 @@ def skyt_template_to_contract(
     function_name = get(constraints, "function_name", str, "constraints.", None)
     class_name = get(constraints, "class_name", str, "constraints.", None)
     if class_name is None and function_name is None:
-        raise fail("constraints.function_name", "missing required field (or constraints.class_name)")
+        raise fail(
+            "constraints.function_name", "missing required field (or constraints.class_name)"
+        )
     naming = get(constraints, "variable_naming", dict, "constraints.", {})
     fixed = get(naming, "fixed_variables", list, "constraints.variable_naming.", [])
 
@@ -164,7 +190,9 @@ def skyt_template_to_contract(
     if not is_class and function_name is None:
         raise fail("constraints.function_name", "missing: input/expected tests call a function")
     if is_class and any(test["kind"] != "stateful" for test in tests):
-        raise fail("oracle_requirements.test_cases", "mixes operations tests with input/expected tests")
+        raise fail(
+            "oracle_requirements.test_cases", "mixes operations tests with input/expected tests"
+        )
 
     ood, max_checks = _skyt_out_of_domain(get(template, "out_of_domain", dict, "", {}), fail)
     rescue = get(template, "rescue_bounds", dict, "", {})
@@ -200,12 +228,19 @@ def skyt_template_to_contract(
         "schema_version": CONTRACT_SCHEMA_VERSION,
         "id": contract_id,
         "version": 1,
-        "title": template.get("task_intent") if isinstance(template.get("task_intent"), str) else contract_id,
-        "description": template.get("description") if isinstance(template.get("description"), str) else "",
+        "title": template.get("task_intent")
+        if isinstance(template.get("task_intent"), str)
+        else contract_id,
+        "description": template.get("description")
+        if isinstance(template.get("description"), str)
+        else "",
         "difficulty": chosen,
         "prompt": prompt,
         "prompt_style": "instruction",
-        "entry": {"kind": "class" if is_class else "function", "name": class_name if is_class else function_name},
+        "entry": {
+            "kind": "class" if is_class else "function",
+            "name": class_name if is_class else function_name,
+        },
         "constraints": {"fixed_names": fixed, "style": style},
         "oracle": {"pass_threshold": threshold},
         "out_of_domain": ood,
@@ -222,7 +257,10 @@ def _skyt_style(constraints: dict[str, Any], fail: Any) -> str:
     style = constraints.get("implementation_style")
     if style is not None:
         if style not in STYLES:
-            raise fail("constraints.implementation_style", f"must be one of {', '.join(STYLES)}; got {style!r}")
+            raise fail(
+                "constraints.implementation_style",
+                f"must be one of {', '.join(STYLES)}; got {style!r}",
+            )
         return style
     if constraints.get("requires_recursion") is True:
         return "recursive"
@@ -245,10 +283,21 @@ def _skyt_test(case: Any, index: int, fail: Any) -> dict[str, Any]:
         if "expected" not in case:
             raise fail(f"{where}.expected", "missing required field")
         test = {"kind": "call", "name": name}
-        test.update(_value_fields("args", _spread(case["input"]), lambda reason: fail(f"{where}.input", reason)))
-        test.update(_value_fields("expected", case["expected"], lambda reason: fail(f"{where}.expected", reason)))
+        test.update(
+            _value_fields(
+                "args", _spread(case["input"]), lambda reason: fail(f"{where}.input", reason)
+            )
+        )
+        test.update(
+            _value_fields(
+                "expected", case["expected"], lambda reason: fail(f"{where}.expected", reason)
+            )
+        )
         return test
-    raise fail(where, f"unknown test shape (keys {', '.join(sorted(case)) or 'none'}); expected input/expected or operations")
+    raise fail(
+        where,
+        f"unknown test shape (keys {', '.join(sorted(case)) or 'none'}); expected input/expected or operations",
+    )
 
 
 def _skyt_operations_test(operations: Any, name: str, where: str, fail: Any) -> dict[str, Any]:
@@ -262,7 +311,10 @@ def _skyt_operations_test(operations: Any, name: str, where: str, fail: Any) -> 
             raise fail(at, "must be an object with a string op")
         unknown = sorted(set(operation) - _SKYT_OPERATION_KEYS)
         if unknown:
-            raise fail(f"{at}.{unknown[0]}", "unknown field in an operation (expected op, args, kwargs, expected)")
+            raise fail(
+                f"{at}.{unknown[0]}",
+                "unknown field in an operation (expected op, args, kwargs, expected)",
+            )
         args = operation.get("args", [])
         if args is None:
             args = []
@@ -273,9 +325,13 @@ def _skyt_operations_test(operations: Any, name: str, where: str, fail: Any) -> 
             raise fail(f"{at}.kwargs", "must be an object of keyword arguments")
         call: dict[str, Any] = {}
         if args:
-            call.update(_value_fields("args", args, lambda reason: fail(f"{at}.args", reason)))
+            call.update(
+                _value_fields("args", args, lambda reason, at=at: fail(f"{at}.args", reason))
+            )
         if kwargs:
-            call.update(_value_fields("kwargs", kwargs, lambda reason: fail(f"{at}.kwargs", reason)))
+            call.update(
+                _value_fields("kwargs", kwargs, lambda reason, at=at: fail(f"{at}.kwargs", reason))
+            )
         if operation["op"] == "init":
             if j != 0:
                 raise fail(f"{at}.op", "init must be the first operation")
@@ -285,7 +341,13 @@ def _skyt_operations_test(operations: Any, name: str, where: str, fail: Any) -> 
             raise fail(f"{at}.op", f"{operation['op']!r} is not a method name")
         step = {"call": operation["op"], **call}
         if operation.get("expected") is not None:
-            step.update(_value_fields("expected", operation["expected"], lambda reason: fail(f"{at}.expected", reason)))
+            step.update(
+                _value_fields(
+                    "expected",
+                    operation["expected"],
+                    lambda reason, at=at: fail(f"{at}.expected", reason),
+                )
+            )
         steps.append(step)
     if not steps:
         raise fail(where, "has no operation after init")
@@ -298,7 +360,10 @@ def _skyt_out_of_domain(ood: dict[str, Any], fail: Any) -> tuple[dict[str, Any],
         return {"policy": "ignore"}, None
     policy_name = ood.get("policy", "ignore")
     if policy_name not in _SKYT_POLICIES:
-        raise fail("out_of_domain.policy", f"unknown policy {policy_name!r} (known: {', '.join(sorted(_SKYT_POLICIES))})")
+        raise fail(
+            "out_of_domain.policy",
+            f"unknown policy {policy_name!r} (known: {', '.join(sorted(_SKYT_POLICIES))})",
+        )
     policy = _SKYT_POLICIES[policy_name]
     examples = ood.get("examples", [])
     if not isinstance(examples, list) or not all(isinstance(example, dict) for example in examples):
@@ -314,13 +379,23 @@ def _skyt_out_of_domain(ood: dict[str, Any], fail: Any) -> tuple[dict[str, Any],
         bad = [name for name in example if not IDENTIFIER.match(str(name))]
         if bad:
             raise fail(f"out_of_domain.examples[{i}]", f"{bad[0]!r} is not a parameter name")
-        inputs.append(_value_fields("kwargs", example, lambda reason, i=i: fail(f"out_of_domain.examples[{i}]", reason)))
+        inputs.append(
+            _value_fields(
+                "kwargs", example, lambda reason, i=i: fail(f"out_of_domain.examples[{i}]", reason)
+            )
+        )
     if policy != "ignore":
         result["inputs"] = inputs
     if policy == "must_return":
         if "return_value" not in ood:
             raise fail("out_of_domain.return_value", "missing: policy must_return needs it")
-        result.update(_value_fields("return_value", ood["return_value"], lambda reason: fail("out_of_domain.return_value", reason)))
+        result.update(
+            _value_fields(
+                "return_value",
+                ood["return_value"],
+                lambda reason: fail("out_of_domain.return_value", reason),
+            )
+        )
     if policy == "must_raise" and isinstance(ood.get("exception"), str):
         result["raises"] = ood["exception"]
     return result, max_checks
@@ -346,7 +421,10 @@ def import_humaneval_problems(path: Path | str, *, difficulty: str | None = None
     problems = humaneval.load_problems(path)
     if not problems:
         raise InputError.at(path, "contains no problems")
-    return [humaneval_problem_to_contract(problem, file=path, difficulty=difficulty) for problem in problems.values()]
+    return [
+        humaneval_problem_to_contract(problem, file=path, difficulty=difficulty)
+        for problem in problems.values()
+    ]
 
 
 def humaneval_problem_to_contract(
@@ -359,7 +437,9 @@ def humaneval_problem_to_contract(
         raise InputError.at(label, "prompt is empty")
     if "def check" not in problem.test:
         raise InputError.at(label, "test does not define check(candidate)")
-    reference = problem.prompt + problem.canonical_solution if problem.canonical_solution.strip() else None
+    reference = (
+        problem.prompt + problem.canonical_solution if problem.canonical_solution.strip() else None
+    )
     doc: dict[str, Any] = {
         "schema_version": CONTRACT_SCHEMA_VERSION,
         "id": humaneval.safe_task_id(problem.task_id),
@@ -376,7 +456,9 @@ def humaneval_problem_to_contract(
             "format": "human-eval",
             "file": file.name,
             "task_id": problem.task_id,
-            "difficulty_rule": "given with --difficulty" if difficulty else HUMANEVAL_DIFFICULTY_RULE,
+            "difficulty_rule": "given with --difficulty"
+            if difficulty
+            else HUMANEVAL_DIFFICULTY_RULE,
         },
     }
     if reference is not None:
@@ -401,9 +483,14 @@ def _parameter_names(problem: humaneval.Problem) -> list[str]:
         except SyntaxError:
             continue
         for node in module.body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == problem.entry_point:
+            if (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                and node.name == problem.entry_point
+            ):
                 arguments = node.args
-                names = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+                names = [
+                    a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+                ]
                 names += [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
                 return names
     return []
@@ -433,29 +520,41 @@ def _same_content(path: Path, contract: Contract) -> bool:
     return existing.content_hash() == contract.content_hash()
 
 
-def plan_writes(contracts: Sequence[Contract], out_dir: Path | str, *, force: bool = False) -> list[WriteOutcome]:
+def plan_writes(
+    contracts: Sequence[Contract], out_dir: Path | str, *, force: bool = False
+) -> list[WriteOutcome]:
     """Validate every contract and decide each file's fate; raise (one line) before any write."""
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise InputError.at(out_dir, "is not a directory")
     seen: dict[str, str] = {}
     for contract in contracts:
-        origin = str(contract.source.get("original_id") or contract.source.get("task_id") or contract.id)
+        origin = str(
+            contract.source.get("original_id") or contract.source.get("task_id") or contract.id
+        )
         if contract.id in seen:
-            raise ContractError(f"id {contract.id!r}: produced twice (from {seen[contract.id]!r} and {origin!r})")
+            raise ContractError(
+                f"id {contract.id!r}: produced twice (from {seen[contract.id]!r} and {origin!r})"
+            )
         seen[contract.id] = origin
         doc = contract_to_toml_dict(contract)
         label = out_dir / contract_file_name(contract)
         check = contract_from_dict({"schema_version": CONTRACT_SCHEMA_VERSION, **doc}, label)
         if check.content_hash() != contract.content_hash():
-            raise ContractError.at(label, "internal error: contract does not survive a TOML round trip")
+            raise ContractError.at(
+                label, "internal error: contract does not survive a TOML round trip"
+            )
     others = _ids_in(out_dir)
     plan = []
     for contract in contracts:
         path = out_dir / contract_file_name(contract)
         other = others.get(contract.id)
         if other is not None and other != path:
-            raise ContractError.at(other, f"already defines id {contract.id!r}; remove it or import elsewhere", key="id")
+            raise ContractError.at(
+                other,
+                f"already defines id {contract.id!r}; remove it or import elsewhere",
+                key="id",
+            )
         if not path.exists():
             plan.append(WriteOutcome(contract.id, path, "written"))
         elif _same_content(path, contract):
@@ -479,7 +578,9 @@ def _ids_in(directory: Path) -> dict[str, Path]:
     return ids
 
 
-def write_contracts(contracts: Iterable[Contract], out_dir: Path | str, *, force: bool = False) -> list[WriteOutcome]:
+def write_contracts(
+    contracts: Iterable[Contract], out_dir: Path | str, *, force: bool = False
+) -> list[WriteOutcome]:
     """Write each contract to `out_dir/<id>.toml`; nothing is written unless all are valid.
 
     A file with the same content is left alone ("unchanged"); a file with

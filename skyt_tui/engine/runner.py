@@ -149,27 +149,45 @@ def sample_once(
         try:
             response = provider.complete(request)
             if not response.text.strip():
-                raise ProviderError("empty answer", retryable=not provider.deterministic, response=response)
+                raise ProviderError(
+                    "empty answer", retryable=not provider.deterministic, response=response
+                )
         except ProviderError as exc:
             error = exc
         except Exception as exc:  # a provider bug must not kill the run silently
             error = ProviderError(f"{type(exc).__name__}: {exc}")
         else:
             extraction = extract_for_contract(
-                response.text, prompt=contract.prompt, entry=contract.entry.name, prompt_style=contract.prompt_style,
+                response.text,
+                prompt=contract.prompt,
+                entry=contract.entry.name,
+                prompt_style=contract.prompt_style,
             )
             return SampleRecord(
-                index=index, status=OK, response=response.text, code=extraction.code, extraction=extraction.method,
-                finish_reason=response.finish_reason, truncated=response.truncated, usage=response.usage,
-                latency_s=round(time.monotonic() - began, 6), model=response.model, seed=response.seed,
-                attempts=attempts, finished=runs.utc_now(),
+                index=index,
+                status=OK,
+                response=response.text,
+                code=extraction.code,
+                extraction=extraction.method,
+                finish_reason=response.finish_reason,
+                truncated=response.truncated,
+                usage=response.usage,
+                latency_s=round(time.monotonic() - began, 6),
+                model=response.model,
+                seed=response.seed,
+                attempts=attempts,
+                finished=runs.utc_now(),
             )
         delay = None
         reason = error.args[0] if error.args else "failed"
         if error.abort_run and abort is not None:
             abort.abort(reason)
         if error.retryable and not error.abort_run and attempts < policy.max_attempts:
-            delay = error.retry_after_s if error.retry_after_s is not None else policy.backoff(attempts, rng)
+            delay = (
+                error.retry_after_s
+                if error.retry_after_s is not None
+                else policy.backoff(attempts, rng)
+            )
             if time.monotonic() - started + delay > policy.max_total_s:
                 reason = f"{reason} (retry budget of {policy.max_total_s:g}s used up)"
                 delay = None
@@ -178,9 +196,16 @@ def sample_once(
         if delay is None:
             last = error.response
             return SampleRecord(
-                index=index, status=FAILED, response=last.text if last else None,
-                finish_reason=last.finish_reason if last else None, usage=last.usage if last else None,
-                model=last.model if last else None, seed=request.seed, attempts=attempts, error=reason, finished=runs.utc_now(),
+                index=index,
+                status=FAILED,
+                response=last.text if last else None,
+                finish_reason=last.finish_reason if last else None,
+                usage=last.usage if last else None,
+                model=last.model if last else None,
+                seed=request.seed,
+                attempts=attempts,
+                error=reason,
+                finished=runs.utc_now(),
             )
         if on_retry is not None:
             on_retry(RetryEvent(index=index, attempt=attempts, delay_s=delay, error=reason))
@@ -227,7 +252,16 @@ def execute(
                     index = work.get_nowait()
                 except queue.Empty:
                     return
-                record = sample_once(provider, contract, meta, index, policy=policy, cancel=cancel, abort=abort, on_retry=on_retry)
+                record = sample_once(
+                    provider,
+                    contract,
+                    meta,
+                    index,
+                    policy=policy,
+                    cancel=cancel,
+                    abort=abort,
+                    on_retry=on_retry,
+                )
                 if record is None:
                     continue
                 with append_lock:
@@ -238,7 +272,10 @@ def execute(
                 if on_sample is not None:
                     on_sample(record)
 
-        threads = [threading.Thread(target=worker, name=f"skyt-run-{i}", daemon=True) for i in range(min(concurrency, len(pending)))]
+        threads = [
+            threading.Thread(target=worker, name=f"skyt-run-{i}", daemon=True)
+            for i in range(min(concurrency, len(pending)))
+        ]
         for thread in threads:
             thread.start()
         try:
@@ -276,25 +313,51 @@ def _finish(run_id: str, abort_reason: str | None, new_samples: int) -> RunOutco
     if run.meta.status != status:
         runs.set_status(run_id, status)
     return RunOutcome(
-        run_id=run_id, status=status, n=run.meta.n, finished=len(run.samples), failed=run.n_failed,
-        new_samples=new_samples, abort_reason=abort_reason,
+        run_id=run_id,
+        status=status,
+        n=run.meta.n,
+        finished=len(run.samples),
+        failed=run.n_failed,
+        new_samples=new_samples,
+        abort_reason=abort_reason,
     )
 
 
-def start_run(contract: Contract, settings: RunSettings, provider: Provider | None = None, *, sweep: str | None = None) -> tuple[RunMeta, Provider]:
+def start_run(
+    contract: Contract,
+    settings: RunSettings,
+    provider: Provider | None = None,
+    *,
+    sweep: str | None = None,
+) -> tuple[RunMeta, Provider]:
     """Build the provider (failing early on a missing key) and create the stored run."""
     if settings.n < 1:
         raise InputError(f"-n must be at least 1, not {settings.n}")
     provider = provider or make_provider(settings.provider, settings.provider_settings, contract)
     recorded = len(provider) if hasattr(provider, "__len__") else None
     if recorded is not None and settings.n > recorded:
-        raise InputError(f"the replay source has {recorded} recorded answers; ask for -n {recorded} or fewer")
-    request = {key: value for key, value in (("max_tokens", settings.max_tokens), ("system", settings.system)) if value is not None}
+        raise InputError(
+            f"the replay source has {recorded} recorded answers; ask for -n {recorded} or fewer"
+        )
+    request = {
+        key: value
+        for key, value in (("max_tokens", settings.max_tokens), ("system", settings.system))
+        if value is not None
+    }
     meta = runs.create_run(
-        contract_id=contract.id, contract=contract, provider=settings.provider, model=settings.model,
-        temperature=settings.temperature, n=settings.n, seed=settings.seed,
-        provider_settings=provider.describe(), request=request, label=settings.label, note=settings.note,
-        origin={"kind": "live"}, sweep=sweep,
+        contract_id=contract.id,
+        contract=contract,
+        provider=settings.provider,
+        model=settings.model,
+        temperature=settings.temperature,
+        n=settings.n,
+        seed=settings.seed,
+        provider_settings=provider.describe(),
+        request=request,
+        label=settings.label,
+        note=settings.note,
+        origin={"kind": "live"},
+        sweep=sweep,
     )
     return meta, provider
 
@@ -326,11 +389,21 @@ def run_sweep(
     for temperature in temperatures:
         if cancel is not None and cancel.is_set():
             break
-        meta, _ = start_run(contract, replace(settings, temperature=temperature), provider, sweep=sweep)
+        meta, _ = start_run(
+            contract, replace(settings, temperature=temperature), provider, sweep=sweep
+        )
         if on_run_start is not None:
             on_run_start(meta)
-        outcome = execute(meta.id, provider, contract, concurrency=concurrency, policy=policy, cancel=cancel,
-                          on_sample=on_sample, on_retry=on_retry)
+        outcome = execute(
+            meta.id,
+            provider,
+            contract,
+            concurrency=concurrency,
+            policy=policy,
+            cancel=cancel,
+            on_sample=on_sample,
+            on_retry=on_retry,
+        )
         outcomes.append(replace(outcome, sweep=sweep))
         if on_run_end is not None:
             on_run_end(outcomes[-1])

@@ -25,15 +25,21 @@ import secrets
 import shutil
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, fields, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skyt_tui import __version__, locations
 from skyt_tui.engine import store
-from skyt_tui.engine.contract import CONTRACT_SCHEMA_VERSION, Contract, contract_from_dict, contract_to_toml_dict
+from skyt_tui.engine.contract import (
+    CONTRACT_SCHEMA_VERSION,
+    Contract,
+    contract_from_dict,
+    contract_to_toml_dict,
+)
 from skyt_tui.engine.errors import ContractError, InputError, NotFoundError, StoreError
 from skyt_tui.engine.normalize import normalize
+from skyt_tui.engine.sources import RunInput
 from skyt_tui.engine.versions import (
     CANON_VERSION,
     DEFAULT_TAU,
@@ -42,7 +48,6 @@ from skyt_tui.engine.versions import (
     REPAIR_VERSION,
     distance_version,
 )
-from skyt_tui.engine.sources import RunInput
 
 if TYPE_CHECKING:
     from skyt_tui.engine.analysis import Progress, RunAnalysis
@@ -60,8 +65,9 @@ RUNNING, COMPLETE, INTERRUPTED, ABORTED = "running", "complete", "interrupted", 
 STATUSES = (RUNNING, COMPLETE, INTERRUPTED, ABORTED)
 OK, FAILED = "ok", "failed"
 
+
 def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 @dataclass(frozen=True)
@@ -91,7 +97,7 @@ class RunMeta:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], path: Path) -> "RunMeta":
+    def from_dict(cls, data: dict[str, Any], path: Path) -> RunMeta:
         def bad(key: str, reason: str) -> StoreError:
             return StoreError(f"{path}: corrupt run file: {key}: {reason}")
 
@@ -103,7 +109,9 @@ class RunMeta:
         if not isinstance(data.get("n"), int) or isinstance(data["n"], bool) or data["n"] < 0:
             raise bad("n", "missing or not a non-negative integer")
         temperature = data.get("temperature")
-        if temperature is not None and (isinstance(temperature, bool) or not isinstance(temperature, int | float)):
+        if temperature is not None and (
+            isinstance(temperature, bool) or not isinstance(temperature, int | float)
+        ):
             raise bad("temperature", "not a number")
         for key in ("contract", "provider_settings", "request", "origin"):
             if data.get(key) is not None and not isinstance(data[key], dict):
@@ -142,12 +150,16 @@ class SampleRecord:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], path: Path) -> "SampleRecord":
+    def from_dict(cls, data: dict[str, Any], path: Path) -> SampleRecord:
         index = data.get("index")
         if not isinstance(index, int) or isinstance(index, bool) or index < 0:
-            raise StoreError(f"{path}: corrupt sample record: index {index!r} is not a non-negative integer")
+            raise StoreError(
+                f"{path}: corrupt sample record: index {index!r} is not a non-negative integer"
+            )
         if data.get("status") not in (OK, FAILED):
-            raise StoreError(f"{path}: corrupt sample record {index}: unknown status {data.get('status')!r}")
+            raise StoreError(
+                f"{path}: corrupt sample record {index}: unknown status {data.get('status')!r}"
+            )
         if data["status"] == OK and not isinstance(data.get("code"), str):
             raise StoreError(f"{path}: corrupt sample record {index}: status ok without code")
         known = {f.name for f in fields(cls)}
@@ -191,9 +203,14 @@ class StoredRun:
         if self.meta.contract is None:
             return None
         try:
-            return contract_from_dict({"schema_version": CONTRACT_SCHEMA_VERSION, **self.meta.contract}, self.directory / RUN_FILE)
+            return contract_from_dict(
+                {"schema_version": CONTRACT_SCHEMA_VERSION, **self.meta.contract},
+                self.directory / RUN_FILE,
+            )
         except ContractError as exc:
-            raise StoreError(f"{self.directory / RUN_FILE}: corrupt contract snapshot: {exc}") from None
+            raise StoreError(
+                f"{self.directory / RUN_FILE}: corrupt contract snapshot: {exc}"
+            ) from None
 
 
 @dataclass(frozen=True)
@@ -214,9 +231,14 @@ def _temperature_label(temperature: float | None) -> str:
     return "" if temperature is None else f"-t{temperature:g}"
 
 
-def new_run_id(contract_id: str, temperature: float | None, when: datetime | None = None, suffix: str | None = None) -> str:
+def new_run_id(
+    contract_id: str,
+    temperature: float | None,
+    when: datetime | None = None,
+    suffix: str | None = None,
+) -> str:
     """`20261122-101500-fibonacci_iterative-t0.7-ab12`: sorts by creation time, unique by suffix."""
-    when = when or datetime.now(timezone.utc)
+    when = when or datetime.now(UTC)
     suffix = suffix or secrets.token_hex(2)
     return f"{when:%Y%m%d-%H%M%S}-{contract_id}{_temperature_label(temperature)}-{suffix}"
 
@@ -250,17 +272,28 @@ def create_run(
     """Create a run directory whole (metadata and any given samples) and return its metadata."""
     if n < 0:
         raise InputError(f"-n must be at least 0, not {n}")
-    created_at = created or datetime.now(timezone.utc)
+    created_at = created or datetime.now(UTC)
     records = sorted(samples, key=lambda s: s.index)
     if any(not 0 <= s.index < n for s in records):
         raise InputError(f"sample indexes must lie in [0, {n})")
     meta = RunMeta(
-        id="", contract_id=contract_id, provider=provider, model=model, temperature=temperature, n=n,
-        created=created_at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"), status=status, seed=seed,
+        id="",
+        contract_id=contract_id,
+        provider=provider,
+        model=model,
+        temperature=temperature,
+        n=n,
+        created=created_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        status=status,
+        seed=seed,
         contract_hash=contract.content_hash() if contract else None,
         contract=contract_to_toml_dict(contract) if contract else None,
-        provider_settings=dict(provider_settings or {}), request=dict(request or {}),
-        label=label, note=note, origin=dict(origin or {}), sweep=sweep,
+        provider_settings=dict(provider_settings or {}),
+        request=dict(request or {}),
+        label=label,
+        note=note,
+        origin=dict(origin or {}),
+        sweep=sweep,
     )
     runs_dir = locations.runs_dir()
     runs_dir.mkdir(parents=True, exist_ok=True)
@@ -269,7 +302,11 @@ def create_run(
             if id_suffix is None:
                 suffix = secrets.token_hex(2)
             else:
-                suffix = id_suffix if attempt == 0 else hashlib.sha256(f"{id_suffix}:{attempt}".encode()).hexdigest()[:4]
+                suffix = (
+                    id_suffix
+                    if attempt == 0
+                    else hashlib.sha256(f"{id_suffix}:{attempt}".encode()).hexdigest()[:4]
+                )
             run_id = new_run_id(contract_id, temperature, created_at, suffix)
             if not (runs_dir / run_id).exists():
                 break
@@ -318,10 +355,14 @@ def load_samples(run_id: str, n: int | None = None) -> tuple[SampleRecord, ...]:
     current: dict[int, SampleRecord] = {}
     for row in rows:
         if row.get("kind") != SAMPLE_KIND:
-            raise StoreError(f"{path}: corrupt record: kind is {row.get('kind')!r}, expected 'sample'")
+            raise StoreError(
+                f"{path}: corrupt record: kind is {row.get('kind')!r}, expected 'sample'"
+            )
         record = SampleRecord.from_dict(row, path)
         if n is not None and record.index >= n:
-            raise StoreError(f"{path}: corrupt sample record: index {record.index} is beyond the run's n = {n}")
+            raise StoreError(
+                f"{path}: corrupt sample record: index {record.index} is beyond the run's n = {n}"
+            )
         current[record.index] = record
     return tuple(current[i] for i in sorted(current))
 
@@ -335,7 +376,11 @@ def run_ids() -> list[str]:
     directory = locations.runs_dir()
     if not directory.is_dir():
         return []
-    return sorted(p.name for p in directory.iterdir() if p.is_dir() and not p.name.startswith(".") and (p / RUN_FILE).exists())
+    return sorted(
+        p.name
+        for p in directory.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and (p / RUN_FILE).exists()
+    )
 
 
 def resolve_run_id(text: str) -> str:
@@ -345,7 +390,9 @@ def resolve_run_id(text: str) -> str:
         return text
     if text in ("latest", "last"):
         if not ids:
-            raise NotFoundError("no runs stored yet (see `skyt-tui run`, `skyt-tui import`, `skyt-tui demo`)")
+            raise NotFoundError(
+                "no runs stored yet (see `skyt-tui run`, `skyt-tui import`, `skyt-tui demo`)"
+            )
         return max(ids, key=lambda i: (load_meta(i).created, i))
     matches = [i for i in ids if i.startswith(text)]
     if len(matches) == 1:
@@ -353,7 +400,9 @@ def resolve_run_id(text: str) -> str:
     if not matches:
         raise NotFoundError(f"run {text!r}: not found (see `skyt-tui runs list`)")
     shown = ", ".join(matches[:3]) + (" …" if len(matches) > 3 else "")
-    raise InputError(f"run {text!r}: ambiguous, matches {len(matches)} runs ({shown}); give more of the id")
+    raise InputError(
+        f"run {text!r}: ambiguous, matches {len(matches)} runs ({shown}); give more of the id"
+    )
 
 
 def run_state(meta: RunMeta, samples: tuple[SampleRecord, ...] | None = None) -> str:
@@ -378,10 +427,16 @@ def list_runs() -> list[RunSummary]:
         except StoreError as exc:
             summaries.append(RunSummary(id=run_id, meta=None, state="damaged", error=str(exc)))
             continue
-        summaries.append(RunSummary(
-            id=run_id, meta=run.meta, n_ok=run.n_ok, n_failed=run.n_failed, n_truncated=run.n_truncated,
-            state=run_state(run.meta, run.samples),
-        ))
+        summaries.append(
+            RunSummary(
+                id=run_id,
+                meta=run.meta,
+                n_ok=run.n_ok,
+                n_failed=run.n_failed,
+                n_truncated=run.n_truncated,
+                state=run_state(run.meta, run.samples),
+            )
+        )
     return summaries
 
 
@@ -431,10 +486,14 @@ def run_lock(run_id: str) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                raise StoreError(f"{directory / LOCK_FILE}: cannot lock the run: {exc.strerror}") from None
+                raise StoreError(
+                    f"{directory / LOCK_FILE}: cannot lock the run: {exc.strerror}"
+                ) from None
             holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
             pid = f" (pid {holder})" if holder.isdigit() else ""
-            raise StoreError(f"run {run_id}: another skyt-tui process is adding samples to it{pid}; wait for it to finish") from None
+            raise StoreError(
+                f"run {run_id}: another skyt-tui process is adding samples to it{pid}; wait for it to finish"
+            ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         yield
@@ -464,15 +523,22 @@ def set_status(run_id: str, status: str) -> RunMeta:
 def analysis_versions(level: str) -> dict[str, str]:
     """The versions of every pipeline stage (a cached analysis is valid for these only)."""
     return {
-        "normalization": NORMALIZATION_VERSION, "distance": distance_version(level), "oracle": ORACLE_VERSION,
-        "canon": CANON_VERSION, "repair": REPAIR_VERSION, "skyt-tui": __version__,
+        "normalization": NORMALIZATION_VERSION,
+        "distance": distance_version(level),
+        "oracle": ORACLE_VERSION,
+        "canon": CANON_VERSION,
+        "repair": REPAIR_VERSION,
+        "skyt-tui": __version__,
     }
 
 
 def run_input(run: StoredRun) -> RunInput:
     """The run as analysis input: code per index in generation order, None for failed samples."""
     by_index = {s.index: s for s in run.samples}
-    codes = tuple(by_index[i].code if i in by_index and by_index[i].status == OK else None for i in sorted(by_index))
+    codes = tuple(
+        by_index[i].code if i in by_index and by_index[i].status == OK else None
+        for i in sorted(by_index)
+    )
     contract = run.contract_object()
     return RunInput(
         id=run.id,
@@ -529,37 +595,55 @@ def shared_oracle() -> Oracle:
     return oracle()
 
 
-def first_passing_stored_sample(contract: Contract, oracle: Oracle) -> tuple[str, int, dict[str, Any]] | None:
+def first_passing_stored_sample(
+    contract: Contract, oracle: Oracle
+) -> tuple[str, int, dict[str, Any]] | None:
     """The sample that becomes a contract's canon: the first (in generation order) that parses
     and passes the oracle, in the contract's earliest stored run that has one (SPEC §4)."""
-    candidates = [s for s in list_runs() if s.meta is not None and s.meta.contract_id == contract.id]
+    candidates = [
+        s for s in list_runs() if s.meta is not None and s.meta.contract_id == contract.id
+    ]
     candidates.sort(key=lambda summary: (summary.meta.created, summary.id))
     for summary in candidates:
         run = load_run(summary.id)
-        finished = [sample for sample in run.samples if sample.status == OK and sample.code is not None]
+        finished = [
+            sample for sample in run.samples if sample.status == OK and sample.code is not None
+        ]
         verdicts = oracle.check_many([(contract, sample.code) for sample in finished], dedupe=True)
         for sample, verdict in zip(finished, verdicts):
             if verdict.passed and not normalize(sample.code, contract.kept_names).parse_error:
-                return sample.code, sample.index, {
-                    "run_id": run.id, "provider": run.meta.provider, "model": run.meta.model,
-                    "temperature": run.meta.temperature,
-                }
+                return (
+                    sample.code,
+                    sample.index,
+                    {
+                        "run_id": run.id,
+                        "provider": run.meta.provider,
+                        "model": run.meta.model,
+                        "temperature": run.meta.temperature,
+                    },
+                )
     return None
 
 
-def cached_analysis(run: StoredRun, *, level: str = "nodoc", tau: float = DEFAULT_TAU) -> dict[str, Any] | None:
+def cached_analysis(
+    run: StoredRun, *, level: str = "nodoc", tau: float = DEFAULT_TAU
+) -> dict[str, Any] | None:
     """The cached analysis when its key still holds (samples, level, τ, versions, contract, canon), else None."""
     key = _analysis_key(run, level, tau)
     try:
         cached = store.read_json(run.directory / ANALYSIS_FILE, kind=ANALYSIS_KIND)
     except (FileNotFoundError, StoreError):
         return None
-    if cached.get("key") == json.loads(json.dumps(key)) and isinstance(cached.get("analysis"), dict):
+    if cached.get("key") == json.loads(json.dumps(key)) and isinstance(
+        cached.get("analysis"), dict
+    ):
         return cached["analysis"]
     return None
 
 
-def analyze_stored_run(run: StoredRun | str, *, level: str = "nodoc", tau: float = DEFAULT_TAU, use_cache: bool = True) -> dict[str, Any]:
+def analyze_stored_run(
+    run: StoredRun | str, *, level: str = "nodoc", tau: float = DEFAULT_TAU, use_cache: bool = True
+) -> dict[str, Any]:
     """The run's analysis (`RunAnalysis.to_dict()`), from the cache when its key still holds."""
     return analyze_stored_runs([run], level=level, tau=tau, use_cache=use_cache)[0]
 
@@ -585,15 +669,26 @@ def analyze_stored_runs(
     missing = [position for position, result in enumerate(results) if result is None]
     if missing:
         sources = [run_input(loaded[position]) for position in missing]
-        analysed = analyze_runs(sources, level=level, tau=tau, canon_mode="store", progress=progress,
-                                store_canon_provider=lambda contract: first_passing_stored_sample(contract, shared_oracle()))
+        analysed = analyze_runs(
+            sources,
+            level=level,
+            tau=tau,
+            canon_mode="store",
+            progress=progress,
+            store_canon_provider=lambda contract: first_passing_stored_sample(
+                contract, shared_oracle()
+            ),
+        )
         for position, source, result in zip(missing, sources, analysed):
             run = loaded[position]
             analysis = json.loads(json.dumps(result.to_dict(), allow_nan=True))
             _use_run_indexes(analysis, source.extra["indexes"])
             with contextlib.suppress(OSError):
-                store.write_json(run.directory / ANALYSIS_FILE, {"key": _analysis_key(run, level, tau), "analysis": analysis},
-                                 kind=ANALYSIS_KIND)
+                store.write_json(
+                    run.directory / ANALYSIS_FILE,
+                    {"key": _analysis_key(run, level, tau), "analysis": analysis},
+                    kind=ANALYSIS_KIND,
+                )
             results[position] = analysis
             if on_result is not None:
                 on_result(run.id, analysis)

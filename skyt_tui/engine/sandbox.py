@@ -110,12 +110,22 @@ def default_workers() -> int:
 
 # ---- isolation ------------------------------------------------------------------------------
 
+
 def python_dirs() -> list[str]:
     """Directories the interpreter needs to start and import from (realpaths, no duplicates)."""
     paths = sysconfig.get_paths()
-    candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-                  os.path.dirname(sys.executable), os.path.dirname(os.path.realpath(sys.executable)),
-                  paths.get("stdlib"), paths.get("platstdlib"), paths.get("purelib"), paths.get("platlib")]
+    candidates = [
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        sys.base_exec_prefix,
+        os.path.dirname(sys.executable),
+        os.path.dirname(os.path.realpath(sys.executable)),
+        paths.get("stdlib"),
+        paths.get("platstdlib"),
+        paths.get("purelib"),
+        paths.get("platlib"),
+    ]
     return _outermost(os.path.realpath(p) for p in candidates if p and os.path.isdir(p))
 
 
@@ -141,7 +151,14 @@ def _outermost(paths: Any) -> list[str]:
 
 def bwrap_command(*, tmp_size: int) -> list[str]:
     """The command starting a worker inside bubblewrap."""
-    return [*bwrap_prefix(tmp_size=tmp_size), sys.executable, "-s", "-P", "-B", f"{SANDBOX_MOUNT}/sandbox_worker.py"]
+    return [
+        *bwrap_prefix(tmp_size=tmp_size),
+        sys.executable,
+        "-s",
+        "-P",
+        "-B",
+        f"{SANDBOX_MOUNT}/sandbox_worker.py",
+    ]
 
 
 def bwrap_prefix(*, tmp_size: int) -> list[str]:
@@ -149,11 +166,26 @@ def bwrap_prefix(*, tmp_size: int) -> list[str]:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxError("bubblewrap (bwrap) is not installed")
-    args = [bwrap, "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-            "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+    args = [
+        bwrap,
+        "--unshare-ipc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+    ]
     if os.geteuid() == 0:
         args += ["--cap-drop", "ALL"]
-        for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER"):
+        for cap in (
+            "CAP_SETUID",
+            "CAP_SETGID",
+            "CAP_KILL",
+            "CAP_CHOWN",
+            "CAP_DAC_OVERRIDE",
+            "CAP_FOWNER",
+        ):
             args += ["--cap-add", cap]
     bound: list[str] = []
     for path in SYSTEM_DIRS:
@@ -175,10 +207,25 @@ def bwrap_prefix(*, tmp_size: int) -> list[str]:
     for path in hidden_paths():
         if any(path.startswith(b + "/") for b in bound) and os.path.isdir(path):
             args += ["--tmpfs", path]
-    args += ["--ro-bind", str(WORKER_PATH), f"{SANDBOX_MOUNT}/sandbox_worker.py",
-             "--ro-bind", str(WIRE_PATH), f"{SANDBOX_MOUNT}/wire.py",
-             "--proc", "/proc", "--dev", "/dev", "--size", str(tmp_size), "--tmpfs", "/tmp",
-             "--chdir", "/tmp", "--clearenv"]
+    args += [
+        "--ro-bind",
+        str(WORKER_PATH),
+        f"{SANDBOX_MOUNT}/sandbox_worker.py",
+        "--ro-bind",
+        str(WIRE_PATH),
+        f"{SANDBOX_MOUNT}/wire.py",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(tmp_size),
+        "--tmpfs",
+        "/tmp",
+        "--chdir",
+        "/tmp",
+        "--clearenv",
+    ]
     for key, value in WORKER_ENV.items():
         args += ["--setenv", key, value]
     return [*args, "--"]
@@ -191,7 +238,9 @@ def _bwrap_probe() -> str | None:
         return "bubblewrap (bwrap) is not installed"
     command = [*bwrap_prefix(tmp_size=1 << 20), sys.executable, "-s", "-P", "-c", "pass"]
     try:
-        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=20, env={})
+        done = subprocess.run(
+            command, stdin=subprocess.DEVNULL, capture_output=True, timeout=20, env={}
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return f"bubblewrap failed to start: {exc}"
     if done.returncode != 0:
@@ -211,7 +260,9 @@ def resolve_isolation(requested: str = "auto") -> str:
     if requested == "auto":
         requested = os.environ.get(ENV_VAR, "auto").strip().lower() or "auto"
         if requested not in ISOLATIONS:
-            raise SandboxError(f"{ENV_VAR} must be one of {', '.join(ISOLATIONS)}; got {requested!r}")
+            raise SandboxError(
+                f"{ENV_VAR} must be one of {', '.join(ISOLATIONS)}; got {requested!r}"
+            )
     if requested == "reduced":
         return "reduced"
     problem = _bwrap_probe()
@@ -223,6 +274,7 @@ def resolve_isolation(requested: str = "auto") -> str:
 
 
 # ---- the pool -------------------------------------------------------------------------------
+
 
 @dataclass
 class _Job:
@@ -253,8 +305,14 @@ class _Slot:
 class SandboxPool:
     """Warm zygotes, one per worker; `run` sends jobs to whichever is idle."""
 
-    def __init__(self, *, workers: int | None = None, isolation: str = "auto", limits: Limits = Limits(),
-                 without: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        *,
+        workers: int | None = None,
+        isolation: str = "auto",
+        limits: Limits = Limits(),
+        without: tuple[str, ...] = (),
+    ) -> None:
         """`without` ("seccomp", "landlock") switches a layer off, to test that the others still hold."""
         self.isolation = resolve_isolation(isolation)
         self._without = frozenset(without)
@@ -272,7 +330,10 @@ class SandboxPool:
         os.chmod(self._base, 0o711)
         uid_offset = ((os.getpid() % 16384) * 4 + next(_pool_counter) % 4) * MAX_WORKERS
         root = os.geteuid() == 0
-        self._slots = [_Slot(i, SAMPLE_UID_BASE + uid_offset + i if root else None) for i in range(self.workers)]
+        self._slots = [
+            _Slot(i, SAMPLE_UID_BASE + uid_offset + i if root else None)
+            for i in range(self.workers)
+        ]
         self._selector = selectors.DefaultSelector()
         self._ready = threading.Event()
         self._startup_error: str | None = None
@@ -302,8 +363,12 @@ class SandboxPool:
         return tuple(layers)
 
     def submit(self, payload: dict[str, Any], timeout_s: float) -> Future:
-        body = json.dumps(dict(payload, timeout_s=timeout_s), separators=(",", ":"), ensure_ascii=True,
-                          allow_nan=False).encode("ascii")
+        body = json.dumps(
+            dict(payload, timeout_s=timeout_s),
+            separators=(",", ":"),
+            ensure_ascii=True,
+            allow_nan=False,
+        ).encode("ascii")
         job = _Job(_FRAME.pack(len(body)) + body, float(timeout_s), Future())
         with self._lock:
             if self._closing:
@@ -325,7 +390,7 @@ class SandboxPool:
             self._thread.join(timeout=10)
         shutil.rmtree(self._base, ignore_errors=True)
 
-    def __enter__(self) -> "SandboxPool":
+    def __enter__(self) -> SandboxPool:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -377,7 +442,9 @@ class SandboxPool:
         now = time.monotonic()
         for slot in self._slots:
             if slot.state == "starting" and now >= slot.deadline:
-                self._fail_slot(slot, f"the sandbox worker did not start within {STARTUP_TIMEOUT_S:.0f} s")
+                self._fail_slot(
+                    slot, f"the sandbox worker did not start within {STARTUP_TIMEOUT_S:.0f} s"
+                )
             elif slot.state == "busy" and now >= slot.deadline:
                 self._fail_slot(slot, "the sandbox worker stopped answering and was restarted")
         self._assign()
@@ -412,22 +479,40 @@ class SandboxPool:
             self._flush(slot)
 
     def _spawn(self, slot: _Slot) -> None:
-        workdir = "/tmp/w" if self.isolation == "bubblewrap" else os.path.join(self._base, f"w{slot.index}")
+        workdir = (
+            "/tmp/w"
+            if self.isolation == "bubblewrap"
+            else os.path.join(self._base, f"w{slot.index}")
+        )
         if self.isolation == "bubblewrap":
             command = bwrap_command(tmp_size=self.limits.disk_bytes + (4 << 20))
         else:
             command = [sys.executable, "-s", "-P", "-B", str(WORKER_PATH)]
-        proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=dict(WORKER_ENV), cwd=self._base, close_fds=True, start_new_session=True)
+        proc = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(WORKER_ENV),
+            cwd=self._base,
+            close_fds=True,
+            start_new_session=True,
+        )
         slot.proc = proc
         slot.state = "starting"
         slot.deadline = time.monotonic() + STARTUP_TIMEOUT_S
         slot.inbuf.clear()
         slot.outbuf.clear()
         slot.stderr_tail = b""
-        config = {"sample_uid": slot.uid, "workdir": workdir, "read_paths": read_paths(),
-                  "hidden_paths": hidden_paths(), "limits": asdict(self.limits),
-                  "seccomp": "seccomp" not in self._without, "landlock": "landlock" not in self._without}
+        config = {
+            "sample_uid": slot.uid,
+            "workdir": workdir,
+            "read_paths": read_paths(),
+            "hidden_paths": hidden_paths(),
+            "limits": asdict(self.limits),
+            "seccomp": "seccomp" not in self._without,
+            "landlock": "landlock" not in self._without,
+        }
         body = json.dumps(config).encode("utf-8")
         slot.outbuf += _FRAME.pack(len(body)) + body
         for stream, role in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
@@ -494,14 +579,14 @@ class SandboxPool:
         (length,) = _FRAME.unpack_from(buf)
         if len(buf) < _FRAME.size + length:
             return None
-        header = json.loads(bytes(buf[_FRAME.size:_FRAME.size + length]))
+        header = json.loads(bytes(buf[_FRAME.size : _FRAME.size + length]))
         lens = header.get("lens", [])
         total = _FRAME.size + length + sum(lens)
         if len(buf) < total:
             return None
         blobs, offset = [], _FRAME.size + length
         for size in lens:
-            blobs.append(bytes(buf[offset:offset + size]))
+            blobs.append(bytes(buf[offset : offset + size]))
             offset += size
         del buf[:total]
         return header, blobs
@@ -521,15 +606,26 @@ class SandboxPool:
             slot.state = "idle"
 
             def exit_of(item: Any) -> ProcessExit | None:
-                return ProcessExit(item.get("code"), item.get("signal")) if isinstance(item, dict) else None
+                return (
+                    ProcessExit(item.get("code"), item.get("signal"))
+                    if isinstance(item, dict)
+                    else None
+                )
 
-            job.future.set_result(RunResult(
-                sample_stream=blobs[0], checker_stream=blobs[1], output=blobs[2],
-                output_total=int(header.get("output_total", 0)),
-                sample_exit=exit_of(header.get("sample_exit")), checker_exit=exit_of(header.get("checker_exit")),
-                timed_out=bool(header.get("timed_out")), limit=header.get("limit"), lost=None,
-                elapsed_s=float(header.get("elapsed", 0.0)),
-            ))
+            job.future.set_result(
+                RunResult(
+                    sample_stream=blobs[0],
+                    checker_stream=blobs[1],
+                    output=blobs[2],
+                    output_total=int(header.get("output_total", 0)),
+                    sample_exit=exit_of(header.get("sample_exit")),
+                    checker_exit=exit_of(header.get("checker_exit")),
+                    timed_out=bool(header.get("timed_out")),
+                    limit=header.get("limit"),
+                    lost=None,
+                    elapsed_s=float(header.get("elapsed", 0.0)),
+                )
+            )
 
     def _fail_slot(self, slot: _Slot, reason: str) -> None:
         """Kill the zygote (and its sandbox and job), report the job lost, start a fresh one."""

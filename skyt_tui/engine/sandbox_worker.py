@@ -80,13 +80,60 @@ PR_SET_NO_NEW_PRIVS = 38
 SECCOMP_MODE_FILTER = 2
 
 PRELOADED_MODULES = (
-    "abc", "array", "base64", "binascii", "bisect", "calendar", "cmath", "collections",
-    "collections.abc", "contextlib", "copy", "ctypes", "dataclasses", "datetime", "decimal", "difflib",
-    "encodings.idna", "enum", "fnmatch", "fractions", "functools", "glob", "hashlib", "heapq", "inspect", "io",
-    "itertools", "json", "locale", "math", "numbers", "operator", "pathlib", "pprint", "queue",
-    "random", "re", "secrets", "shutil", "signal", "socket", "statistics", "string", "struct",
-    "subprocess", "tempfile", "textwrap", "threading", "time", "types", "typing", "unicodedata",
-    "weakref", "zlib",
+    "abc",
+    "array",
+    "base64",
+    "binascii",
+    "bisect",
+    "calendar",
+    "cmath",
+    "collections",
+    "collections.abc",
+    "contextlib",
+    "copy",
+    "ctypes",
+    "dataclasses",
+    "datetime",
+    "decimal",
+    "difflib",
+    "encodings.idna",
+    "enum",
+    "fnmatch",
+    "fractions",
+    "functools",
+    "glob",
+    "hashlib",
+    "heapq",
+    "inspect",
+    "io",
+    "itertools",
+    "json",
+    "locale",
+    "math",
+    "numbers",
+    "operator",
+    "pathlib",
+    "pprint",
+    "queue",
+    "random",
+    "re",
+    "secrets",
+    "shutil",
+    "signal",
+    "socket",
+    "statistics",
+    "string",
+    "struct",
+    "subprocess",
+    "tempfile",
+    "textwrap",
+    "threading",
+    "time",
+    "types",
+    "typing",
+    "unicodedata",
+    "weakref",
+    "zlib",
 )
 """Imported once in the zygote, so a sample's `import` of them costs nothing (and works even
 where the unprivileged sample uid cannot read the interpreter's directory)."""
@@ -97,8 +144,13 @@ class ProtocolError(Exception):
 
 
 def encode_frame(payload: Any) -> bytes:
-    body = payload if isinstance(payload, bytes) else json.dumps(
-        payload, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode("ascii")
+    body = (
+        payload
+        if isinstance(payload, bytes)
+        else json.dumps(payload, separators=(",", ":"), ensure_ascii=True, allow_nan=False).encode(
+            "ascii"
+        )
+    )
     return FRAME_HEADER.pack(len(body)) + body
 
 
@@ -143,22 +195,63 @@ def read_frame(fd: int) -> bytes | None:
 
 # ---- kernel interfaces (ctypes) -------------------------------------------------------------
 
+
 class Kernel:
     """prctl, seccomp and Landlock through libc, each reporting whether it is available."""
 
     X86_64 = {
-        "arch": 0xC000003E, "socket": 41, "execve": 59, "execveat": 322, "ptrace": 101,
-        "process_vm_readv": 310, "process_vm_writev": 311, "pidfd_send_signal": 424,
-        "pidfd_getfd": 438, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "keyctl": 250, "add_key": 248,
-        "request_key": 249, "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161,
-        "unshare": 272, "setns": 308, "setsid": 112, "setpgid": 109, "kexec_load": 246,
-        "kexec_file_load": 320, "init_module": 175, "finit_module": 313, "delete_module": 176,
-        "reboot": 169, "swapon": 167, "swapoff": 168, "acct": 163, "open_by_handle_at": 304,
-        "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432,
-        "fspick": 433, "mount_setattr": 442, "process_madvise": 440, "kcmp": 312,
-        "kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297,
-        "clone": 56, "clone3": 435,
+        "arch": 0xC000003E,
+        "socket": 41,
+        "execve": 59,
+        "execveat": 322,
+        "ptrace": 101,
+        "process_vm_readv": 310,
+        "process_vm_writev": 311,
+        "pidfd_send_signal": 424,
+        "pidfd_getfd": 438,
+        "io_uring_setup": 425,
+        "io_uring_enter": 426,
+        "io_uring_register": 427,
+        "bpf": 321,
+        "perf_event_open": 298,
+        "userfaultfd": 323,
+        "keyctl": 250,
+        "add_key": 248,
+        "request_key": 249,
+        "mount": 165,
+        "umount2": 166,
+        "pivot_root": 155,
+        "chroot": 161,
+        "unshare": 272,
+        "setns": 308,
+        "setsid": 112,
+        "setpgid": 109,
+        "kexec_load": 246,
+        "kexec_file_load": 320,
+        "init_module": 175,
+        "finit_module": 313,
+        "delete_module": 176,
+        "reboot": 169,
+        "swapon": 167,
+        "swapoff": 168,
+        "acct": 163,
+        "open_by_handle_at": 304,
+        "open_tree": 428,
+        "move_mount": 429,
+        "fsopen": 430,
+        "fsconfig": 431,
+        "fsmount": 432,
+        "fspick": 433,
+        "mount_setattr": 442,
+        "process_madvise": 440,
+        "kcmp": 312,
+        "kill": 62,
+        "tkill": 200,
+        "tgkill": 234,
+        "rt_sigqueueinfo": 129,
+        "rt_tgsigqueueinfo": 297,
+        "clone": 56,
+        "clone3": 435,
     }
     CLONE_NEW_NAMESPACES = 0x7E020000
     EPERM, EACCES, ENOSYS = 1, 13, 38
@@ -167,7 +260,13 @@ class Kernel:
         self.libc = ctypes.CDLL(None, use_errno=True)
         self.libc.syscall.restype = ctypes.c_long
         self.libc.prctl.restype = ctypes.c_int
-        self.libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+        self.libc.prctl.argtypes = [
+            ctypes.c_int,
+            ctypes.c_ulong,
+            ctypes.c_ulong,
+            ctypes.c_ulong,
+            ctypes.c_ulong,
+        ]
         self.syscalls = self.X86_64 if platform.machine() == "x86_64" else None
 
     def prctl(self, option: int, arg: int = 0, arg3: int = 0) -> None:
@@ -205,18 +304,62 @@ class Kernel:
             return 0x00050000 | code
 
         prog: list[tuple[int, int, int, int]] = [
-            (ld, 0, 0, 4), (jeq, 1, 0, nr["arch"]), (ret, 0, 0, kill_process),
-            (ld, 0, 0, 0), (jge, 0, 1, 0x40000000), (ret, 0, 0, errno(self.EPERM)),
+            (ld, 0, 0, 4),
+            (jeq, 1, 0, nr["arch"]),
+            (ret, 0, 0, kill_process),
+            (ld, 0, 0, 0),
+            (jge, 0, 1, 0x40000000),
+            (ret, 0, 0, errno(self.EPERM)),
         ]
-        denied = {name: self.EPERM for name in (
-            "execve", "execveat", "ptrace", "process_vm_readv", "process_vm_writev",
-            "pidfd_send_signal", "pidfd_getfd", "io_uring_setup", "io_uring_enter",
-            "io_uring_register", "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key",
-            "request_key", "mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
-            "setsid", "setpgid", "kexec_load", "kexec_file_load", "init_module", "finit_module",
-            "delete_module", "reboot", "swapon", "swapoff", "acct", "open_by_handle_at",
-            "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
-            "process_madvise", "kcmp", "tkill")}
+        denied = {
+            name: self.EPERM
+            for name in (
+                "execve",
+                "execveat",
+                "ptrace",
+                "process_vm_readv",
+                "process_vm_writev",
+                "pidfd_send_signal",
+                "pidfd_getfd",
+                "io_uring_setup",
+                "io_uring_enter",
+                "io_uring_register",
+                "bpf",
+                "perf_event_open",
+                "userfaultfd",
+                "keyctl",
+                "add_key",
+                "request_key",
+                "mount",
+                "umount2",
+                "pivot_root",
+                "chroot",
+                "unshare",
+                "setns",
+                "setsid",
+                "setpgid",
+                "kexec_load",
+                "kexec_file_load",
+                "init_module",
+                "finit_module",
+                "delete_module",
+                "reboot",
+                "swapon",
+                "swapoff",
+                "acct",
+                "open_by_handle_at",
+                "open_tree",
+                "move_mount",
+                "fsopen",
+                "fsconfig",
+                "fsmount",
+                "fspick",
+                "mount_setattr",
+                "process_madvise",
+                "kcmp",
+                "tkill",
+            )
+        }
         denied["socket"] = self.EACCES
         denied["clone3"] = self.ENOSYS  # libc falls back to clone(), whose flags we can inspect
         for name in sorted(denied):
@@ -225,25 +368,40 @@ class Kernel:
         for name in ("kill", "rt_sigqueueinfo"):
             base = len(prog)
             prog += [
-                (jeq, 0, 6, nr[name]), (ld, 0, 0, 16),
-                (jeq, 3, 0, 0), (jeq, 2, 0, 0), (jeq, 1, 0, 0),
-                (ret, 0, 0, errno(self.EPERM)), (ret, 0, 0, allow),
+                (jeq, 0, 6, nr[name]),
+                (ld, 0, 0, 16),
+                (jeq, 3, 0, 0),
+                (jeq, 2, 0, 0),
+                (jeq, 1, 0, 0),
+                (ret, 0, 0, errno(self.EPERM)),
+                (ret, 0, 0, allow),
             ]
             own_slots.append(base + 2)
             group_slots.append(base + 4)
         for name in ("tgkill", "rt_tgsigqueueinfo"):
             base = len(prog)
-            prog += [(jeq, 0, 4, nr[name]), (ld, 0, 0, 16), (jeq, 1, 0, 0),
-                     (ret, 0, 0, errno(self.EPERM)), (ret, 0, 0, allow)]
+            prog += [
+                (jeq, 0, 4, nr[name]),
+                (ld, 0, 0, 16),
+                (jeq, 1, 0, 0),
+                (ret, 0, 0, errno(self.EPERM)),
+                (ret, 0, 0, allow),
+            ]
             own_slots.append(base + 2)
-        prog += [(jeq, 0, 4, nr["clone"]), (ld, 0, 0, 16), (jset, 0, 1, self.CLONE_NEW_NAMESPACES),
-                 (ret, 0, 0, errno(self.EPERM)), (ret, 0, 0, allow)]
+        prog += [
+            (jeq, 0, 4, nr["clone"]),
+            (ld, 0, 0, 16),
+            (jset, 0, 1, self.CLONE_NEW_NAMESPACES),
+            (ret, 0, 0, errno(self.EPERM)),
+            (ret, 0, 0, allow),
+        ]
         prog.append((ret, 0, 0, allow))
         program = b"".join(struct.pack("<HBBI", code, jt, jf, k) for code, jt, jf, k in prog)
         return program, own_slots, group_slots
 
     def prepare_seccomp(self) -> None:
         """Build the filter once in the zygote; a child only patches in its pid."""
+
         class SockFprog(ctypes.Structure):
             _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
@@ -271,8 +429,9 @@ class Kernel:
         except OSError:
             return 0
 
-    def landlock_ruleset(self, abi: int, read_fds: list[int], dev_fds: dict[int, bool],
-                         write_fd: int | None) -> int:
+    def landlock_ruleset(
+        self, abi: int, read_fds: list[int], dev_fds: dict[int, bool], write_fd: int | None
+    ) -> int:
         """A ruleset fd: read (and map) beneath `read_fds`, everything beneath `write_fd`."""
         handled = (1 << 13) - 1
         if abi >= 2:
@@ -281,11 +440,20 @@ class Kernel:
             handled |= self.FS_TRUNCATE
         if abi >= 5:
             handled |= self.FS_IOCTL_DEV
-        file_rights = handled & (self.FS_EXECUTE | self.FS_WRITE_FILE | self.FS_READ_FILE
-                                 | self.FS_TRUNCATE | self.FS_IOCTL_DEV)
+        file_rights = handled & (
+            self.FS_EXECUTE
+            | self.FS_WRITE_FILE
+            | self.FS_READ_FILE
+            | self.FS_TRUNCATE
+            | self.FS_IOCTL_DEV
+        )
 
         class RulesetAttr(ctypes.Structure):
-            _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+            _fields_ = [
+                ("fs", ctypes.c_uint64),
+                ("net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64),
+            ]
 
         class PathBeneath(ctypes.Structure):
             _pack_ = 1
@@ -301,9 +469,16 @@ class Kernel:
 
         read_dir = self.FS_EXECUTE | self.FS_READ_FILE | self.FS_READ_DIR
         for fd in read_fds:
-            add(fd, read_dir if stat.S_ISDIR(os.fstat(fd).st_mode) else self.FS_EXECUTE | self.FS_READ_FILE)
+            add(
+                fd,
+                read_dir
+                if stat.S_ISDIR(os.fstat(fd).st_mode)
+                else self.FS_EXECUTE | self.FS_READ_FILE,
+            )
         for fd, writable in dev_fds.items():
-            rights = self.FS_READ_FILE | (self.FS_WRITE_FILE | self.FS_TRUNCATE | self.FS_IOCTL_DEV if writable else 0)
+            rights = self.FS_READ_FILE | (
+                self.FS_WRITE_FILE | self.FS_TRUNCATE | self.FS_IOCTL_DEV if writable else 0
+            )
             add(fd, rights & file_rights)
         if write_fd is not None:
             add(write_fd, handled)
@@ -314,6 +489,7 @@ class Kernel:
 
 
 # ---- sample side ----------------------------------------------------------------------------
+
 
 def describe_exception(exc: BaseException, filename: str = SAMPLE_FILENAME) -> dict[str, Any]:
     """Type name, MRO names, message and the innermost line in `filename`; never raises."""
@@ -327,7 +503,11 @@ def describe_exception(exc: BaseException, filename: str = SAMPLE_FILENAME) -> d
         message = exc.msg if type(exc) in (SyntaxError, IndentationError, TabError) else str(exc)
     except BaseException:
         message = "<str() of the exception failed>"
-    info: dict[str, Any] = {"type": name[:120], "mro": [m[:120] for m in mro], "msg": str(message)[:500]}
+    info: dict[str, Any] = {
+        "type": name[:120],
+        "mro": [m[:120] for m in mro],
+        "msg": str(message)[:500],
+    }
     if type(exc) in (SyntaxError, IndentationError, TabError) and isinstance(exc.lineno, int):
         info["line"] = exc.lineno
         return info
@@ -373,7 +553,12 @@ class SampleHarness:
 
     def load(self) -> Any:
         program = self.job["program"]
-        linecache.cache[SAMPLE_FILENAME] = (len(program), None, program.splitlines(True), SAMPLE_FILENAME)
+        linecache.cache[SAMPLE_FILENAME] = (
+            len(program),
+            None,
+            program.splitlines(True),
+            SAMPLE_FILENAME,
+        )
         module = types.ModuleType("sample")
         sys.modules["sample"] = module
         self.module = module
@@ -401,7 +586,11 @@ class SampleHarness:
         for test in self.job["tests"]:
             start = time.perf_counter()
             if test["op"] == "call":
-                frame = {"t": "call", "i": test["i"], **self.call(entry, test["args"], test["kwargs"])}
+                frame = {
+                    "t": "call",
+                    "i": test["i"],
+                    **self.call(entry, test["args"], test["kwargs"]),
+                }
             else:
                 frame = {"t": "stateful", "i": test["i"], **self.stateful(entry, test)}
             frame["s"] = time.perf_counter() - start
@@ -410,7 +599,9 @@ class SampleHarness:
         self.emit({"t": "tests_done"})
 
     @staticmethod
-    def call(function: Any, args: Any, kwargs: Any, report_arguments: bool = False) -> dict[str, Any]:
+    def call(
+        function: Any, args: Any, kwargs: Any, report_arguments: bool = False
+    ) -> dict[str, Any]:
         """Call with fresh copies of the arguments; with `report_arguments`, also send back their
         state afterwards, so the checker can mirror in-place changes into its own objects."""
         call_args, call_kwargs = wire.decode(args), wire.decode(kwargs)
@@ -475,8 +666,13 @@ class SampleHarness:
             return {"names": found}
         target = namespace.get(request["name"])
         if target is None:
-            return {"x": {"type": "NameError", "mro": ["NameError", "Exception", "BaseException", "object"],
-                          "msg": f"name {request['name']!r} is not defined"}}
+            return {
+                "x": {
+                    "type": "NameError",
+                    "mro": ["NameError", "Exception", "BaseException", "object"],
+                    "msg": f"name {request['name']!r} is not defined",
+                }
+            }
         return self.call(target, request["args"], request["kwargs"], report_arguments=True)
 
 
@@ -489,6 +685,7 @@ def flush_stdio() -> None:
 
 
 # ---- checker side ---------------------------------------------------------------------------
+
 
 class SandboxBoundaryError(Exception):
     """A value could not cross between the check and the sample, or the sample went away."""
@@ -548,8 +745,11 @@ def rebuild_exception(info: Any) -> BaseException:
             pass
     key = (name, base)
     if key not in _exception_classes:
-        _exception_classes[key] = type(name if name.isidentifier() else "SampleError", (base,),
-                                       {"__init__": BaseException.__init__, "__module__": "sample"})
+        _exception_classes[key] = type(
+            name if name.isidentifier() else "SampleError",
+            (base,),
+            {"__init__": BaseException.__init__, "__module__": "sample"},
+        )
     return _exception_classes[key](message)
 
 
@@ -567,8 +767,9 @@ class RemoteCallable:
             encoded_kwargs = wire.encode(kwargs, strict=True)
         except wire.EncodeError as exc:
             raise SandboxBoundaryError(f"cannot pass an argument to {self._name}: {exc}") from None
-        reply = self._client.request({"op": "call", "name": self._name, "args": encoded_args,
-                                      "kwargs": encoded_kwargs})
+        reply = self._client.request(
+            {"op": "call", "name": self._name, "args": encoded_args, "kwargs": encoded_kwargs}
+        )
         mirror_arguments(args, kwargs, encoded_args, encoded_kwargs, reply.get("after"))
         if "x" in reply:
             error = rebuild_exception(reply["x"])
@@ -582,7 +783,8 @@ class RemoteCallable:
         opaque = _first_unencodable(value)
         if opaque is not None:
             raise SandboxBoundaryError(
-                f"{self._name} returned a {opaque.type_name}, which cannot leave the sample process")
+                f"{self._name} returned a {opaque.type_name}, which cannot leave the sample process"
+            )
         self._record(wire.encode(value))
         return value
 
@@ -594,8 +796,9 @@ class RemoteCallable:
         return f"<sample function {self._name}>"
 
 
-def mirror_arguments(args: tuple[Any, ...], kwargs: dict[str, Any], sent_args: Any, sent_kwargs: Any,
-                     after: Any) -> None:
+def mirror_arguments(
+    args: tuple[Any, ...], kwargs: dict[str, Any], sent_args: Any, sent_kwargs: Any, after: Any
+) -> None:
     """Apply the sample's in-place changes to the check's own arguments.
 
     Arguments cross by value, so a check asserting that `candidate(data)`
@@ -603,13 +806,22 @@ def mirror_arguments(args: tuple[Any, ...], kwargs: dict[str, Any], sent_args: A
     lists, dicts, sets and bytearrays are updated in place; nested objects are
     replaced, and immutable arguments cannot change anyway.
     """
-    if not (isinstance(after, list) and len(after) == 2 and isinstance(after[0], list)
-            and isinstance(after[1], dict) and len(after[0]) == len(args)):
+    if not (
+        isinstance(after, list)
+        and len(after) == 2
+        and isinstance(after[0], list)
+        and isinstance(after[1], dict)
+        and len(after[0]) == len(args)
+    ):
         return
     pairs = list(zip(args, sent_args, after[0]))
-    pairs += [(kwargs[key], sent_kwargs.get(key), after[1].get(key)) for key in kwargs if key in after[1]]
+    pairs += [
+        (kwargs[key], sent_kwargs.get(key), after[1].get(key)) for key in kwargs if key in after[1]
+    ]
     for target, before, now in pairs:
-        if type(target) not in (list, dict, set, bytearray) or wire.canonical(before) == wire.canonical(now):
+        if type(target) not in (list, dict, set, bytearray) or wire.canonical(
+            before
+        ) == wire.canonical(now):
             continue
         try:
             value = wire.decode(now)
@@ -692,7 +904,12 @@ class CheckHarness:
         write_frame(self.results_fd, {"t": "checks_done"})
 
     def run_one(self, code_text: str, calls: list[Any]) -> None:
-        linecache.cache[CHECK_FILENAME] = (len(code_text), None, code_text.splitlines(True), CHECK_FILENAME)
+        linecache.cache[CHECK_FILENAME] = (
+            len(code_text),
+            None,
+            code_text.splitlines(True),
+            CHECK_FILENAME,
+        )
         code, wanted = compile_check(code_text)
         namespace: dict[str, Any] = {"__name__": "__check__", "__builtins__": builtins}
         entry = self.job["entry"]
@@ -701,7 +918,9 @@ class CheckHarness:
             if not isinstance(found, dict):
                 raise SandboxBoundaryError("the sample process sent a malformed name list")
             for name in wanted:
-                namespace.update(self.proxy(name, found.get(name), calls if name == entry else None))
+                namespace.update(
+                    self.proxy(name, found.get(name), calls if name == entry else None)
+                )
         exec(code, namespace)
         check = namespace.get("check")
         if not callable(check):
@@ -729,6 +948,7 @@ class CheckHarness:
 
 # ---- zygote ---------------------------------------------------------------------------------
 
+
 class ZygoteBroken(Exception):
     """The zygote cannot safely run another job; it exits and the parent starts a new one."""
 
@@ -755,9 +975,14 @@ class Zygote:
         self.seccomp = self.kernel.seccomp_available and config.get("seccomp", True)
         if self.seccomp:
             self.kernel.prepare_seccomp()
-        self.imports = "all" if self.uid is None or self.stdlib_readable_as_sample() else "preloaded"
-        for option, value in ((PR_SET_CHILD_SUBREAPER, 1), (PR_SET_DUMPABLE, 0),
-                              (PR_SET_PDEATHSIG, signal.SIGKILL)):
+        self.imports = (
+            "all" if self.uid is None or self.stdlib_readable_as_sample() else "preloaded"
+        )
+        for option, value in (
+            (PR_SET_CHILD_SUBREAPER, 1),
+            (PR_SET_DUMPABLE, 0),
+            (PR_SET_PDEATHSIG, signal.SIGKILL),
+        ):
             try:
                 self.kernel.prctl(option, value)
             except OSError:
@@ -771,9 +996,15 @@ class Zygote:
         gc.freeze()  # children share these pages instead of copying them on their first GC
 
     def hello(self) -> dict[str, Any]:
-        return {"t": "hello", "pid": self.pid, "uid_drop": self.uid is not None,
-                "landlock": self.landlock_abi if self.rulesets else 0, "seccomp": bool(self.seccomp),
-                "imports": self.imports, "python": platform.python_version()}
+        return {
+            "t": "hello",
+            "pid": self.pid,
+            "uid_drop": self.uid is not None,
+            "landlock": self.landlock_abi if self.rulesets else 0,
+            "seccomp": bool(self.seccomp),
+            "imports": self.imports,
+            "python": platform.python_version(),
+        }
 
     def stdlib_readable_as_sample(self) -> bool:
         """Can the sample uid read the standard library (pyenv under /root, for one, it cannot)?"""
@@ -798,8 +1029,12 @@ class Zygote:
             except OSError:
                 continue
         dev_fds = {}
-        for path, writable in (("/dev/null", True), ("/dev/zero", False), ("/dev/urandom", False),
-                               ("/dev/random", False)):
+        for path, writable in (
+            ("/dev/null", True),
+            ("/dev/zero", False),
+            ("/dev/urandom", False),
+            ("/dev/random", False),
+        ):
             try:
                 dev_fds[os.open(path, os.O_PATH | os.O_CLOEXEC)] = writable
             except OSError:
@@ -843,35 +1078,76 @@ class Zygote:
         checker_results = os.pipe() if checks else None
         sample_pid = os.fork()
         if sample_pid == 0:
-            self.child("sample", job, results_fd=sample_results[1], output_fd=output[1],
-                       peer_in=requests[0] if checks else None, peer_out=replies[1] if checks else None)
+            self.child(
+                "sample",
+                job,
+                results_fd=sample_results[1],
+                output_fd=output[1],
+                peer_in=requests[0] if checks else None,
+                peer_out=replies[1] if checks else None,
+            )
         checker_pid = None
         if checks:
             checker_pid = os.fork()
             if checker_pid == 0:
-                self.child("checker", job, results_fd=checker_results[1], output_fd=None,
-                           peer_in=replies[0], peer_out=requests[1])
-        for fd in (sample_results[1], output[1], *(requests or ()), *(replies or ()),
-                   *((checker_results[1],) if checks else ())):
+                self.child(
+                    "checker",
+                    job,
+                    results_fd=checker_results[1],
+                    output_fd=None,
+                    peer_in=replies[0],
+                    peer_out=requests[1],
+                )
+        for fd in (
+            sample_results[1],
+            output[1],
+            *(requests or ()),
+            *(replies or ()),
+            *((checker_results[1],) if checks else ()),
+        ):
             os.close(fd)
         self.send({"t": "started", "pgids": [pid for pid in (sample_pid, checker_pid) if pid]})
-        watch = Watch(self, job, deadline, sample_pid, checker_pid, sample_results[0], output[0],
-                      checker_results[0] if checks else None)
+        watch = Watch(
+            self,
+            job,
+            deadline,
+            sample_pid,
+            checker_pid,
+            sample_results[0],
+            output[0],
+            checker_results[0] if checks else None,
+        )
         try:
             watch.run()
         finally:
             watch.stop_everything()
         header = {
-            "t": "result", "timed_out": watch.timed_out, "limit": watch.limit,
-            "sample_exit": watch.exits.get(sample_pid), "checker_exit": watch.exits.get(checker_pid),
-            "elapsed": time.monotonic() - start, "output_total": watch.output_total,
+            "t": "result",
+            "timed_out": watch.timed_out,
+            "limit": watch.limit,
+            "sample_exit": watch.exits.get(sample_pid),
+            "checker_exit": watch.exits.get(checker_pid),
+            "elapsed": time.monotonic() - start,
+            "output_total": watch.output_total,
         }
-        blobs = [bytes(watch.streams["sample"]), bytes(watch.streams["checker"]), bytes(watch.output)]
+        blobs = [
+            bytes(watch.streams["sample"]),
+            bytes(watch.streams["checker"]),
+            bytes(watch.output),
+        ]
         self.reset_workdir()
         return header, blobs
 
-    def child(self, role: str, job: dict[str, Any], *, results_fd: int, output_fd: int | None,
-              peer_in: int | None, peer_out: int | None) -> None:
+    def child(
+        self,
+        role: str,
+        job: dict[str, Any],
+        *,
+        results_fd: int,
+        output_fd: int | None,
+        peer_in: int | None,
+        peer_out: int | None,
+    ) -> None:
         """The forked S or C process: confine, then run its harness; never returns."""
         code = 0
         try:
@@ -879,7 +1155,10 @@ class Zygote:
             try:
                 self.confine(role, job, output_fd, keep)
             except Exception as exc:
-                write_frame(results_fd, {"t": "sandbox_error", "error": f"{type(exc).__name__}: {exc}"[:300]})
+                write_frame(
+                    results_fd,
+                    {"t": "sandbox_error", "error": f"{type(exc).__name__}: {exc}"[:300]},
+                )
                 os._exit(71)
             if role == "sample":
                 harness = SampleHarness(job, results_fd)
@@ -896,7 +1175,9 @@ class Zygote:
         finally:
             os._exit(code)
 
-    def confine(self, role: str, job: dict[str, Any], output_fd: int | None, keep: list[int]) -> None:
+    def confine(
+        self, role: str, job: dict[str, Any], output_fd: int | None, keep: list[int]
+    ) -> None:
         os.setsid()
         self.kernel.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != self.pid:
@@ -913,15 +1194,19 @@ class Zygote:
                 os.closerange(low, fd)
                 low = fd + 1
         os.closerange(low, max(resource.getrlimit(resource.RLIMIT_NOFILE)[0], low))
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past RLIMIT_FSIZE fails with EFBIG instead
+        signal.signal(
+            signal.SIGXFSZ, signal.SIG_IGN
+        )  # a write past RLIMIT_FSIZE fails with EFBIG instead
         limits = self.limits
         cpu = int(float(job["timeout_s"])) + 2
-        for which, value in ((resource.RLIMIT_CPU, (cpu, cpu + 1)),
-                             (resource.RLIMIT_AS, (limits["memory_bytes"],) * 2),
-                             (resource.RLIMIT_FSIZE, (limits["file_size_bytes"],) * 2),
-                             (resource.RLIMIT_NPROC, (limits["processes"] + self.nproc_base,) * 2),
-                             (resource.RLIMIT_NOFILE, (limits["open_files"],) * 2),
-                             (resource.RLIMIT_CORE, (0, 0))):
+        for which, value in (
+            (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+            (resource.RLIMIT_AS, (limits["memory_bytes"],) * 2),
+            (resource.RLIMIT_FSIZE, (limits["file_size_bytes"],) * 2),
+            (resource.RLIMIT_NPROC, (limits["processes"] + self.nproc_base,) * 2),
+            (resource.RLIMIT_NOFILE, (limits["open_files"],) * 2),
+            (resource.RLIMIT_CORE, (0, 0)),
+        ):
             resource.setrlimit(which, value)
         os.chdir(self.workdir)
         if self.uid is not None:
@@ -962,8 +1247,8 @@ class Zygote:
             if len(self.pending) >= FRAME_HEADER.size:
                 (length,) = FRAME_HEADER.unpack_from(self.pending)
                 if len(self.pending) >= FRAME_HEADER.size + length:
-                    body = self.pending[FRAME_HEADER.size:FRAME_HEADER.size + length]
-                    self.pending = self.pending[FRAME_HEADER.size + length:]
+                    body = self.pending[FRAME_HEADER.size : FRAME_HEADER.size + length]
+                    self.pending = self.pending[FRAME_HEADER.size + length :]
                     return json.loads(body)
             chunk = os.read(self.jobs_fd, 1 << 20)
             if not chunk:
@@ -986,8 +1271,17 @@ class Watch:
     TICK_S = 0.05
     """How often a running job's disk use is measured (and the longest wait without a pidfd)."""
 
-    def __init__(self, zygote: Zygote, job: dict[str, Any], deadline: float, sample_pid: int,
-                 checker_pid: int | None, sample_fd: int, output_fd: int, checker_fd: int | None) -> None:
+    def __init__(
+        self,
+        zygote: Zygote,
+        job: dict[str, Any],
+        deadline: float,
+        sample_pid: int,
+        checker_pid: int | None,
+        sample_fd: int,
+        output_fd: int,
+        checker_fd: int | None,
+    ) -> None:
         self.zygote = zygote
         self.limits = zygote.limits
         self.deadline = deadline
@@ -999,8 +1293,11 @@ class Watch:
         self.timed_out = False
         self.limit: str | None = None
         self.selector = selectors.DefaultSelector()
-        self.pipes = {fd: role for fd, role in ((sample_fd, "sample"), (output_fd, "output"),
-                                                (checker_fd, "checker")) if fd is not None}
+        self.pipes = {
+            fd: role
+            for fd, role in ((sample_fd, "sample"), (output_fd, "output"), (checker_fd, "checker"))
+            if fd is not None
+        }
         for fd, role in self.pipes.items():
             os.set_blocking(fd, False)
             self.selector.register(fd, selectors.EVENT_READ, role)
@@ -1026,7 +1323,9 @@ class Watch:
             if now >= self.deadline:
                 self.timed_out = True
                 return
-            wait = min(self.deadline - now, self.TICK_S if len(self.pidfds) == len(self.pids) else 0.005)
+            wait = min(
+                self.deadline - now, self.TICK_S if len(self.pidfds) == len(self.pids) else 0.005
+            )
             for key, _ in self.selector.select(wait):
                 if key.data == "parent":
                     if self.zygote.parent_gone():
@@ -1233,6 +1532,7 @@ def remove_path(path: str) -> None:
 
 def expand_allowed(allowed: list[str], hidden: list[str]) -> list[str]:
     """`allowed` with every `hidden` path carved out (Landlock rules can only add access)."""
+
     def within(path: str, root: str) -> bool:
         return path == root or path.startswith(root.rstrip("/") + "/")
 
@@ -1267,7 +1567,9 @@ def main() -> int:
     try:
         zygote = Zygote(json.loads(body), jobs_fd, reply_fd)
     except Exception as exc:
-        write_frame(reply_fd, {"t": "fatal", "error": f"{type(exc).__name__}: {exc}"[:500], "lens": []})
+        write_frame(
+            reply_fd, {"t": "fatal", "error": f"{type(exc).__name__}: {exc}"[:500], "lens": []}
+        )
         return 1
     try:
         zygote.serve()

@@ -91,7 +91,9 @@ def _check_version(path: Path, document: Any, kind: str | None) -> None:
             f"(this one reads up to {SCHEMA_VERSION}); upgrade skyt-tui"
         )
     if kind is not None and document.get("kind") != kind:
-        raise StoreError(f"{path}: corrupt file: kind is {document.get('kind')!r}, expected {kind!r}")
+        raise StoreError(
+            f"{path}: corrupt file: kind is {document.get('kind')!r}, expected {kind!r}"
+        )
 
 
 def read_json(path: Path, kind: str | None = None) -> dict[str, Any]:
@@ -102,13 +104,17 @@ def read_json(path: Path, kind: str | None = None) -> dict[str, Any]:
     except FileNotFoundError:
         raise
     except UnicodeDecodeError as exc:
-        raise StoreError(f"{path}: corrupt file: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        raise StoreError(
+            f"{path}: corrupt file: not UTF-8 ({exc.reason} at byte {exc.start})"
+        ) from None
     except OSError as exc:
         raise StoreError(f"{path}: cannot read: {exc.strerror}") from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise StoreError(f"{path}: corrupt JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        raise StoreError(
+            f"{path}: corrupt JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
     _check_version(path, document, kind)
     return document
 
@@ -129,7 +135,9 @@ def read_toml(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise StoreError(f"{path}: corrupt file: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+        raise StoreError(
+            f"{path}: corrupt file: not UTF-8 ({exc.reason} at byte {exc.start})"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
         raise StoreError(f"{path}: invalid TOML: {exc}") from None
 
@@ -138,9 +146,13 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
     """Append one record as one line and fsync it before returning."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps({"schema_version": SCHEMA_VERSION, **record}, sort_keys=True, ensure_ascii=False)
+    line = json.dumps(
+        {"schema_version": SCHEMA_VERSION, **record}, sort_keys=True, ensure_ascii=False
+    )
     if "\n" in line:
-        raise StoreError(f"{path}: refusing to append a record that serialises to more than one line")
+        raise StoreError(
+            f"{path}: refusing to append a record that serialises to more than one line"
+        )
     data = (line + "\n").encode("utf-8")
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -228,7 +240,9 @@ def store_lock(timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
                 break
             except OSError as exc:
                 if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise StoreError(f"{lock_path}: cannot lock the store: {exc.strerror}") from None
+                    raise StoreError(
+                        f"{lock_path}: cannot lock the store: {exc.strerror}"
+                    ) from None
                 if time.monotonic() >= deadline:
                     holder = _read_holder(lock_path)
                     raise StoreError(

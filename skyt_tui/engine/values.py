@@ -31,7 +31,9 @@ def is_toml_faithful(value: Any) -> bool:
     if isinstance(value, bool | str):
         return True
     if isinstance(value, int):
-        return -(2**63) <= value < 2**63  # TOML integers are 64-bit; larger ones go to a _py literal
+        return (
+            -(2**63) <= value < 2**63
+        )  # TOML integers are 64-bit; larger ones go to a _py literal
     if isinstance(value, float):
         return True
     if isinstance(value, list):
@@ -52,7 +54,11 @@ def literal_text(value: Any) -> str:
     if isinstance(value, float) and math.isinf(value):
         return "1e999" if value > 0 else "-1e999"
     if type(value) is set:
-        return "{" + ", ".join(sorted(literal_text(item) for item in value)) + "}" if value else "set()"
+        return (
+            "{" + ", ".join(sorted(literal_text(item) for item in value)) + "}"
+            if value
+            else "set()"
+        )
     if type(value) is list:
         return "[" + ", ".join(literal_text(item) for item in value) + "]"
     if type(value) is tuple:
@@ -90,5 +96,7 @@ def to_toml_fields(name: str, value: Any) -> dict[str, Any]:
     if is_toml_faithful(value):
         return {name: value}
     if not literal_round_trips(value):
-        raise LiteralError(f"{name}: value {value!r:.60} cannot be written as TOML or as a Python literal")
+        raise LiteralError(
+            f"{name}: value {value!r:.60} cannot be written as TOML or as a Python literal"
+        )
     return {f"{name}_py": literal_text(value)}

@@ -36,10 +36,22 @@ from typing import Any
 
 MAX_DEPTH = 100
 INT_LIMIT = 1 << 63
-_TAGS = frozenset({
-    "$int", "$float", "$tuple", "$set", "$frozenset", "$dict", "$bytes", "$bytearray",
-    "$complex", "$fraction", "$decimal", "$unencodable",
-})
+_TAGS = frozenset(
+    {
+        "$int",
+        "$float",
+        "$tuple",
+        "$set",
+        "$frozenset",
+        "$dict",
+        "$bytes",
+        "$bytearray",
+        "$complex",
+        "$fraction",
+        "$decimal",
+        "$unencodable",
+    }
+)
 
 
 class EncodeError(TypeError):
@@ -107,8 +119,12 @@ def _encode(value: Any, strict: bool, depth: int, active: set[int]) -> Any:
     if kind is complex:
         return {"$complex": [_encode_float(value.real), _encode_float(value.imag)]}
     if kind is fractions.Fraction:
-        return {"$fraction": [_encode(value.numerator, strict, depth + 1, active),
-                              _encode(value.denominator, strict, depth + 1, active)]}
+        return {
+            "$fraction": [
+                _encode(value.numerator, strict, depth + 1, active),
+                _encode(value.denominator, strict, depth + 1, active),
+            ]
+        }
     if kind is decimal.Decimal:
         return {"$decimal": str(value)}
     if kind is Unencodable and not strict:
@@ -139,8 +155,10 @@ def _encode_container(value: Any, kind: type, strict: bool, depth: int, active: 
             return {"$" + kind.__name__: items}
         if all(type(key) is str and not key.startswith("$") for key in value):
             return {key: _encode(item, strict, depth + 1, active) for key, item in value.items()}
-        pairs = [[_encode(key, strict, depth + 1, active), _encode(item, strict, depth + 1, active)]
-                 for key, item in value.items()]
+        pairs = [
+            [_encode(key, strict, depth + 1, active), _encode(item, strict, depth + 1, active)]
+            for key, item in value.items()
+        ]
         pairs.sort(key=lambda pair: canonical(pair[0]))
         return {"$dict": pairs}
     finally:
@@ -149,7 +167,20 @@ def _encode_container(value: Any, kind: type, strict: bool, depth: int, active: 
 
 def _encode_foreign(value: Any, strict: bool, depth: int, active: set[int]) -> Any:
     """Subclasses of builtin types and numeric types from other libraries."""
-    for base in (bool, int, float, str, bytes, bytearray, complex, list, tuple, set, frozenset, dict):
+    for base in (
+        bool,
+        int,
+        float,
+        str,
+        bytes,
+        bytearray,
+        complex,
+        list,
+        tuple,
+        set,
+        frozenset,
+        dict,
+    ):
         if isinstance(value, base):
             if base in (list, tuple, set, frozenset, dict):
                 plain = base(value.items()) if base is dict else base(value)
@@ -168,7 +199,9 @@ def _encode_foreign(value: Any, strict: bool, depth: int, active: set[int]) -> A
 
 def canonical(encoded: Any) -> str:
     """The one text of an encoded value: sorted keys, no spaces, ASCII only."""
-    return json.dumps(encoded, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False)
+    return json.dumps(
+        encoded, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    )
 
 
 def canonical_value(value: Any) -> str:
@@ -216,7 +249,7 @@ def _decode(obj: Any, depth: int) -> Any:
     if kind is not dict:
         raise DecodeError(f"unexpected JSON type {kind.__name__}")
     if len(obj) == 1:
-        (key, payload), = obj.items()
+        ((key, payload),) = obj.items()
         if key in _TAGS:
             return _decode_tagged(key, payload, depth)
     for key in obj:

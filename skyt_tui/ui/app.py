@@ -55,15 +55,23 @@ class SkytApp(App[int]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     BINDINGS = [
         # The section keys are shown on the top line (SectionBar), so the footer keeps its room for the section's own keys.
-        *(Binding(str(number), f"section('{name}')", title, show=False, id=f"section-{name}")
-          for number, (name, title) in enumerate(SECTIONS, start=1)),
+        *(
+            Binding(str(number), f"section('{name}')", title, show=False, id=f"section-{name}")
+            for number, (name, title) in enumerate(SECTIONS, start=1)
+        ),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("t", "toggle_theme", "Light/dark theme", show=False),
         Binding("q", "quit", "Quit"),
     ]
 
-    def __init__(self, *, analyses: Sequence[RunAnalysis] = (), run_executor: data.RunExecutor | None = None,
-                 start: str | None = None, clock: Callable[[], dt.datetime] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        analyses: Sequence[RunAnalysis] = (),
+        run_executor: data.RunExecutor | None = None,
+        start: str | None = None,
+        clock: Callable[[], dt.datetime] | None = None,
+    ) -> None:
         """`analyses` are drawn in the heatmap besides stored runs (development path); `run_executor` replaces the
         run engine and `clock` the wall clock (tests, screenshots)."""
         super().__init__()

@@ -18,7 +18,11 @@ class BindingCommands(Provider):
         app = self.app
         actions: list[KeyAction] = [a for a in key_actions(self.screen) if a.shown or a.node is app]
         for action in actions:
-            name = action.description if action.scope == "Everywhere" else f"{action.scope}: {action.description}"
+            name = (
+                action.description
+                if action.scope == "Everywhere"
+                else f"{action.scope}: {action.description}"
+            )
             run = partial(self.app.run_action, action.action, action.node)
             commands.append((name, f"key {action.keys}", run))
         return commands

@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from skyt_tui.engine.contract import (
-    UNCHECKED, CallTest, CheckTest, Contract, RaisesTest, StatefulTest, Step,
+    UNCHECKED,
+    CallTest,
+    CheckTest,
+    Contract,
+    RaisesTest,
+    StatefulTest,
+    Step,
 )
 
 MAX_VALUE_CHARS = 60
@@ -19,7 +25,12 @@ def reflow(text: str) -> str:
     out: list[str] = []
     for line in text.strip("\n").splitlines():
         stripped = line.strip()
-        starts_block = not stripped or line[:1].isspace() or stripped[:1] in "-*`#" or stripped[:2].rstrip(".").isdigit()
+        starts_block = (
+            not stripped
+            or line[:1].isspace()
+            or stripped[:1] in "-*`#"
+            or stripped[:2].rstrip(".").isdigit()
+        )
         if out and out[-1] and not starts_block and not out[-1][:1].isspace():
             out[-1] = f"{out[-1]} {stripped}"
         else:
@@ -29,16 +40,21 @@ def reflow(text: str) -> str:
 
 def short_repr(value: Any) -> str:
     text = repr(value)
-    return text if len(text) <= MAX_VALUE_CHARS else text[:MAX_VALUE_CHARS - 1] + "…"
+    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
 
 
 def call_text(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
-    parts = [short_repr(arg) for arg in args] + [f"{key}={short_repr(value)}" for key, value in kwargs.items()]
+    parts = [short_repr(arg) for arg in args] + [
+        f"{key}={short_repr(value)}" for key, value in kwargs.items()
+    ]
     return f"{name}({', '.join(parts)})"
 
 
 def _tolerance(rel_tol: float | None, abs_tol: float | None) -> str:
-    bits = [f"rel_tol={rel_tol:g}" if rel_tol is not None else "", f"abs_tol={abs_tol:g}" if abs_tol is not None else ""]
+    bits = [
+        f"rel_tol={rel_tol:g}" if rel_tol is not None else "",
+        f"abs_tol={abs_tol:g}" if abs_tol is not None else "",
+    ]
     bits = [bit for bit in bits if bit]
     return f"  ({', '.join(bits)})" if bits else ""
 
@@ -59,8 +75,10 @@ def describe_tests(contract: Contract) -> list[str]:
     for number, test in enumerate(contract.tests, start=1):
         label = f"{number}. " + (f"[{test.name}] " if test.name else "")
         if isinstance(test, CallTest):
-            lines.append(f"{label}{call_text(entry, test.args, test.kwargs)} == {short_repr(test.expected)}"
-                         f"{_tolerance(test.rel_tol, test.abs_tol)}")
+            lines.append(
+                f"{label}{call_text(entry, test.args, test.kwargs)} == {short_repr(test.expected)}"
+                f"{_tolerance(test.rel_tol, test.abs_tol)}"
+            )
         elif isinstance(test, RaisesTest):
             lines.append(f"{label}{call_text(entry, test.args, test.kwargs)} raises {test.raises}")
         elif isinstance(test, StatefulTest):
@@ -78,16 +96,27 @@ def describe_constraints(contract: Contract) -> list[str]:
     lines = [f"entry: {contract.entry.kind} {contract.entry.name}", f"style: {c.style}"]
     if c.fixed_names:
         lines.append(f"fixed names: {', '.join(c.fixed_names)}")
-    for label, names in (("forbidden calls", c.forbidden_calls), ("forbidden imports", c.forbidden_imports),
-                         ("forbidden constructs", c.forbidden_nodes)):
+    for label, names in (
+        ("forbidden calls", c.forbidden_calls),
+        ("forbidden imports", c.forbidden_imports),
+        ("forbidden constructs", c.forbidden_nodes),
+    ):
         if names:
             lines.append(f"{label}: {', '.join(names)}")
-    lines.append(f"oracle: pass threshold {contract.oracle.pass_threshold:g}, timeout {contract.oracle.timeout_s:g} s")
+    lines.append(
+        f"oracle: pass threshold {contract.oracle.pass_threshold:g}, timeout {contract.oracle.timeout_s:g} s"
+    )
     ood = contract.out_of_domain
     if ood.policy != "ignore":
         inputs = "; ".join(call_text(contract.entry.name, i.args, i.kwargs) for i in ood.inputs)
-        outcome = f"return {short_repr(ood.return_value)}" if ood.policy == "must_return" else f"raise {ood.raises or 'an exception'}"
+        outcome = (
+            f"return {short_repr(ood.return_value)}"
+            if ood.policy == "must_return"
+            else f"raise {ood.raises or 'an exception'}"
+        )
         lines.append(f"out of domain: {inputs} must {outcome}")
     transformers = ", ".join(contract.rescue.transformers) or "all"
-    lines.append(f"repair: at most {contract.rescue.max_transformations} steps, transformers: {transformers}")
+    lines.append(
+        f"repair: at most {contract.rescue.max_transformations} steps, transformers: {transformers}"
+    )
     return lines

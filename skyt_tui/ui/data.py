@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skyt_tui import locations
-from skyt_tui.engine import runs, store
 from skyt_tui.engine import canon as canon_store
+from skyt_tui.engine import runs, store
 from skyt_tui.engine.catalog import CatalogEntry, get_contract, scan_contracts
 from skyt_tui.engine.contract import Contract
 from skyt_tui.engine.demo import DEMO_LABEL, DemoResult, create_demo
@@ -66,7 +66,11 @@ def canon_history(contract_id: str) -> list[dict[str, Any]]:
 
 def canon_states() -> dict[str, canon_store.CanonState]:
     """The canon state of every contract in the catalog and of every stored canon (one catalog scan)."""
-    contracts = {entry.contract.id: entry.contract for entry in scan_contracts() if entry.contract is not None}
+    contracts = {
+        entry.contract.id: entry.contract
+        for entry in scan_contracts()
+        if entry.contract is not None
+    }
     ids = sorted(set(contracts) | set(canon_store.list_canons()))
     return {contract_id: load_canon(contract_id, contracts.get(contract_id)) for contract_id in ids}
 
@@ -108,7 +112,10 @@ def store_is_empty() -> bool:
 def store_signature() -> tuple[tuple[str, int, int], ...]:
     """A cheap fingerprint of the stored runs and canons (names, sizes, mtimes): changed means reload."""
     entries = []
-    for directory, patterns in ((locations.runs_dir(), ("*/run.json", "*/samples.jsonl")), (locations.canon_dir(), ("*",))):
+    for directory, patterns in (
+        (locations.runs_dir(), ("*/run.json", "*/samples.jsonl")),
+        (locations.canon_dir(), ("*",)),
+    ):
         if not directory.is_dir():
             continue
         for pattern in patterns:
@@ -131,19 +138,31 @@ def load_run(run_id: str) -> runs.StoredRun:
     return runs.load_run(run_id)
 
 
-def analyze_runs(run_ids: Sequence[str], *, on_result: Callable[[str, dict[str, Any]], None] | None = None,
-                 progress: Callable[[str, int, int], None] | None = None,
-                 cancelled: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
+def analyze_runs(
+    run_ids: Sequence[str],
+    *,
+    on_result: Callable[[str, dict[str, Any]], None] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> list[dict[str, Any]]:
     """Analyses of stored runs, in `run_ids` order: cached ones at once, the rest in one sandboxed batch
     computed by a child process (so the event loop never waits for the analysis); call from a worker."""
     from skyt_tui.engine.analysis_child import analyze_stored_runs_in_child
 
-    results = analyze_stored_runs_in_child(run_ids, level=LEVEL, tau=DEFAULT_TAU, on_result=on_result,
-                                           progress=progress, cancelled=cancelled)
+    results = analyze_stored_runs_in_child(
+        run_ids,
+        level=LEVEL,
+        tau=DEFAULT_TAU,
+        on_result=on_result,
+        progress=progress,
+        cancelled=cancelled,
+    )
     return [results[run_id] for run_id in run_ids if run_id in results]
 
 
-def analyze_run(run: runs.StoredRun, *, cancelled: Callable[[], bool] | None = None) -> dict[str, Any]:
+def analyze_run(
+    run: runs.StoredRun, *, cancelled: Callable[[], bool] | None = None
+) -> dict[str, Any]:
     [analysis] = analyze_runs([run.id], cancelled=cancelled)
     return analysis
 
@@ -213,18 +232,25 @@ def benchmark_view(name: str, now: dt.datetime) -> BenchmarkView:
 
     bench = benchmark.load_benchmark(name, with_scores=False)
     return BenchmarkView(
-        bench=bench, sample=benchmark.current_sample(name), status=benchmark.rotation_status(name, now),
-        fingerprints=benchmark.benchmark_fingerprints(name), has_scores=bench.versions[-1].n_results > 0,
+        bench=bench,
+        sample=benchmark.current_sample(name),
+        status=benchmark.rotation_status(name, now),
+        fingerprints=benchmark.benchmark_fingerprints(name),
+        has_scores=bench.versions[-1].n_results > 0,
     )
 
 
-def validate_benchmark(name: str, sample: benchmark.AnchorSample | None) -> benchmark.ValidationReport:
+def validate_benchmark(
+    name: str, sample: benchmark.AnchorSample | None
+) -> benchmark.ValidationReport:
     """Validate the current anchor sample's configuration and seed (about a second: call from a worker)."""
     from skyt_tui.engine import benchmark
 
     if sample is None:
         return benchmark.validate_benchmark(name)
-    return benchmark.validate_benchmark(name, sample.config, benchmark.ValidationConfig(seed=sample.seed))
+    return benchmark.validate_benchmark(
+        name, sample.config, benchmark.ValidationConfig(seed=sample.seed)
+    )
 
 
 def preview_rotation(name: str, now: dt.datetime) -> benchmark.RotationPlan:
@@ -292,7 +318,9 @@ def provider_settings(request: RunRequest) -> dict[str, Any]:
     return {"source": target, "model": request.model or None}
 
 
-def execute_run(request: RunRequest, report: Callable[[SampleProgress], None], cancel: threading.Event) -> RunOutcome:
+def execute_run(
+    request: RunRequest, report: Callable[[SampleProgress], None], cancel: threading.Event
+) -> RunOutcome:
     """Generate and store one run per temperature, reporting every sample, then analyse each finished run."""
     from skyt_tui.engine.runner import RunSettings, run_sweep
 
@@ -305,24 +333,60 @@ def execute_run(request: RunRequest, report: Callable[[SampleProgress], None], c
 
     def sample_done(record: runs.SampleRecord) -> None:
         failed = record.status == runs.FAILED
-        report(SampleProgress(index=offset["value"] + record.index, total=total, failed=failed,
-                              message=record.error or "" if failed else ""))
+        report(
+            SampleProgress(
+                index=offset["value"] + record.index,
+                total=total,
+                failed=failed,
+                message=record.error or "" if failed else "",
+            )
+        )
 
     def retrying(event: RetryEvent) -> None:
-        report(SampleProgress(index=offset["value"] + event.index, total=total, retry=True,
-                              message=f"sample {event.index}: {event.error}; retry {event.attempt} in {event.delay_s:.1f} s"))
+        report(
+            SampleProgress(
+                index=offset["value"] + event.index,
+                total=total,
+                retry=True,
+                message=f"sample {event.index}: {event.error}; retry {event.attempt} in {event.delay_s:.1f} s",
+            )
+        )
 
-    settings = RunSettings(provider=request.provider, model=request.model or None, temperature=None, n=request.n,
-                           provider_settings=provider_settings(request))
-    outcomes = run_sweep(contract, settings, list(request.temperatures), concurrency=request.concurrency,
-                         cancel=cancel, on_sample=sample_done, on_retry=retrying, on_run_start=started)
-    analysed = [(position, outcome.run_id) for position, outcome in enumerate(outcomes)
-                if runs.load_run(outcome.run_id).n_ok]
-    analyses = analyze_runs([run_id for _, run_id in analysed])  # one batch: one analysis process for the sweep
+    settings = RunSettings(
+        provider=request.provider,
+        model=request.model or None,
+        temperature=None,
+        n=request.n,
+        provider_settings=provider_settings(request),
+    )
+    outcomes = run_sweep(
+        contract,
+        settings,
+        list(request.temperatures),
+        concurrency=request.concurrency,
+        cancel=cancel,
+        on_sample=sample_done,
+        on_retry=retrying,
+        on_run_start=started,
+    )
+    analysed = [
+        (position, outcome.run_id)
+        for position, outcome in enumerate(outcomes)
+        if runs.load_run(outcome.run_id).n_ok
+    ]
+    analyses = analyze_runs(
+        [run_id for _, run_id in analysed]
+    )  # one batch: one analysis process for the sweep
     metrics = []
     for (position, run_id), analysis in zip(analysed, analyses):
         for sample in analysis.get("samples", []):
-            report(SampleProgress(index=position * request.n + sample["index"], total=total, passed=sample.get("passed")))
+            report(
+                SampleProgress(
+                    index=position * request.n + sample["index"],
+                    total=total,
+                    passed=sample.get("passed"),
+                )
+            )
         metrics.append(f"{run_id}: {metrics_line(analysis)}")
     return RunOutcome(
         run_ids=tuple(outcome.run_id for outcome in outcomes),

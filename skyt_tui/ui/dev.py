@@ -18,7 +18,9 @@ from skyt_tui.engine.sources import load_sources
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m skyt_tui.ui.dev", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m skyt_tui.ui.dev", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("sources", nargs="+", metavar="SOURCE")
     parser.add_argument("--level", choices=LEVELS, default="nodoc")
     parser.add_argument("--section", default="heatmap")

@@ -31,7 +31,11 @@ def _scope(node: DOMNode, screen: Screen) -> str:
     if node is screen.app:
         return "Everywhere"
     if isinstance(node, Screen):
-        return section_title(getattr(node, "SECTION", "")) if getattr(node, "SECTION", "") else "This dialog"
+        return (
+            section_title(getattr(node, "SECTION", ""))
+            if getattr(node, "SECTION", "")
+            else "This dialog"
+        )
     return type(node).__name__
 
 
@@ -43,16 +47,32 @@ def key_actions(screen: Screen) -> list[KeyAction]:
         binding, node = active.binding, active.node
         if binding.system:
             continue
-        entry = grouped.setdefault((id(node), binding.action), {
-            "scope": _scope(node, screen), "keys": [], "description": binding.description or binding.action,
-            "action": binding.action, "node": node, "shown": binding.show,
-        })
+        entry = grouped.setdefault(
+            (id(node), binding.action),
+            {
+                "scope": _scope(node, screen),
+                "keys": [],
+                "description": binding.description or binding.action,
+                "action": binding.action,
+                "node": node,
+                "shown": binding.show,
+            },
+        )
         key = app.get_key_display(binding)
         if key not in entry["keys"]:
             entry["keys"].append(key)
         entry["shown"] = entry["shown"] or binding.show
-    actions = [KeyAction(scope=e["scope"], keys=" / ".join(e["keys"]), description=e["description"],
-                         action=e["action"], node=e["node"], shown=e["shown"]) for e in grouped.values()]
+    actions = [
+        KeyAction(
+            scope=e["scope"],
+            keys=" / ".join(e["keys"]),
+            description=e["description"],
+            action=e["action"],
+            node=e["node"],
+            shown=e["shown"],
+        )
+        for e in grouped.values()
+    ]
 
     def rank(action: KeyAction) -> int:
         return 2 if action.node is app else 0 if isinstance(action.node, Screen) else 1
@@ -82,10 +102,14 @@ class HelpScreen(ModalScreen[None]):
             yield Static(Text("Keys", style="bold"), id="help-title")
             with VerticalScroll(id="help-body"):
                 yield Static(help_table(self.actions), id="help-table")
-                yield Static(Text(
-                    "ctrl+p opens the command palette: every action above is there too. "
-                    "With a mouse, click a section name on the top line or a key in the footer.", style="dim"),
-                    id="help-note")
+                yield Static(
+                    Text(
+                        "ctrl+p opens the command palette: every action above is there too. "
+                        "With a mouse, click a section name on the top line or a key in the footer.",
+                        style="dim",
+                    ),
+                    id="help-note",
+                )
         yield Footer()
 
     def on_mount(self) -> None:

@@ -14,7 +14,12 @@ from pathlib import Path
 
 from skyt_tui.engine.providers import PROVIDERS
 
-TARGET_LABELS = {"openai": "Base URL", "anthropic": "Base URL", "command": "Command", "replay": "Recording"}
+TARGET_LABELS = {
+    "openai": "Base URL",
+    "anthropic": "Base URL",
+    "command": "Command",
+    "replay": "Recording",
+}
 TARGET_HINTS = {
     "openai": "optional: http://localhost:11434/v1 for Ollama; key in OPENAI_API_KEY",
     "anthropic": "optional; key in ANTHROPIC_API_KEY",
@@ -89,8 +94,15 @@ def _target(provider: str, text: str) -> str | None:
     return None
 
 
-def parse_run_form(contract_id: str, provider: str, model: str, n: str, temperatures: str,
-                   concurrency: str, target: str = "") -> RunRequest:
+def parse_run_form(
+    contract_id: str,
+    provider: str,
+    model: str,
+    n: str,
+    temperatures: str,
+    concurrency: str,
+    target: str = "",
+) -> RunRequest:
     errors: dict[str, str] = {}
     if provider not in PROVIDERS:
         errors["provider"] = f"choose one of {', '.join(PROVIDERS)}"
@@ -112,5 +124,12 @@ def parse_run_form(contract_id: str, provider: str, model: str, n: str, temperat
     if errors:
         raise RunFormError(errors)
     assert n_value is not None and temps is not None and workers is not None
-    return RunRequest(contract_id=contract_id, provider=provider, model=model, n=n_value,
-                      temperatures=temps, concurrency=workers, target=target)
+    return RunRequest(
+        contract_id=contract_id,
+        provider=provider,
+        model=model,
+        n=n_value,
+        temperatures=temps,
+        concurrency=workers,
+        target=target,
+    )

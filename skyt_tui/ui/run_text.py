@@ -32,8 +32,14 @@ def metric_cells(analysis: dict[str, Any] | None) -> tuple[str, ...]:
     if analysis is None:
         return (PENDING,) * 6
     m = analysis["metrics"]
-    return (fmt3(m.get("R_raw")), pre_post(m, "R_anchor_pre", "R_anchor_post"), fmt3(m.get("rescue_rate")),
-            pre_post(m, "mu_pre", "mu_post"), pre_post(m, "P_tau_pre", "P_tau_post"), fmt3(m.get("pass_rate")))
+    return (
+        fmt3(m.get("R_raw")),
+        pre_post(m, "R_anchor_pre", "R_anchor_post"),
+        fmt3(m.get("rescue_rate")),
+        pre_post(m, "mu_pre", "mu_post"),
+        pre_post(m, "P_tau_pre", "P_tau_post"),
+        fmt3(m.get("pass_rate")),
+    )
 
 
 def metrics_text(analysis: dict[str, Any]) -> Text:
@@ -102,4 +108,6 @@ def canon_text(analysis: dict[str, Any], run_id: str | None = None) -> Text:
         where = "this run" if canon.get("run_id") == run_id else f"run {canon.get('run_id')}"
         return Text(f"canon: sample {canon.get('sample_index')} of {where}", style="dim")
     reason = canon.get("reason") or ""
-    return Text(f"canon: {status or 'not computed'}" + (f" — {reason}" if reason else ""), style="yellow")
+    return Text(
+        f"canon: {status or 'not computed'}" + (f" — {reason}" if reason else ""), style="yellow"
+    )

@@ -29,9 +29,21 @@ from skyt_tui.engine.benchmark.api import (
 )
 from skyt_tui.engine.benchmark.fingerprints import ContaminationReport, Fingerprint, ItemOverlap
 from skyt_tui.engine.benchmark.items import BenchmarkData, Item, ScoreMatrix, SystemInfo
-from skyt_tui.engine.benchmark.rotation import RotationPlan, RotationRecord, RotationRefused, RotationState, parse_now
+from skyt_tui.engine.benchmark.rotation import (
+    RotationPlan,
+    RotationRecord,
+    RotationRefused,
+    RotationState,
+    parse_now,
+)
 from skyt_tui.engine.benchmark.sampler import AnchorSample, SampleConfig, select_sample
-from skyt_tui.engine.benchmark.validation import SampleCheck, Spread, SystemPoint, ValidationConfig, ValidationReport
+from skyt_tui.engine.benchmark.validation import (
+    SampleCheck,
+    Spread,
+    SystemPoint,
+    ValidationConfig,
+    ValidationReport,
+)
 
 __all__ = [
     "AnchorSample",

@@ -16,7 +16,12 @@ from typing import Any
 from skyt_tui.engine import store
 from skyt_tui.engine.benchmark import bench_store
 from skyt_tui.engine.benchmark.bench_store import VersionInfo
-from skyt_tui.engine.benchmark.fingerprints import ContaminationReport, Fingerprint, check_contamination, fingerprints
+from skyt_tui.engine.benchmark.fingerprints import (
+    ContaminationReport,
+    Fingerprint,
+    check_contamination,
+    fingerprints,
+)
 from skyt_tui.engine.benchmark.items import BenchmarkData, Item, load_inputs
 from skyt_tui.engine.benchmark.items import option_error as _error
 from skyt_tui.engine.benchmark.rotation import (
@@ -33,7 +38,12 @@ from skyt_tui.engine.benchmark.rotation import (
     plan_rotation,
     replay,
 )
-from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, AnchorSample, SampleConfig, select_sample
+from skyt_tui.engine.benchmark.sampler import (
+    DEFAULT_SEED,
+    AnchorSample,
+    SampleConfig,
+    select_sample,
+)
 from skyt_tui.engine.benchmark.validation import ValidationConfig, ValidationReport, validate_sample
 from skyt_tui.engine.errors import StoreError
 
@@ -131,17 +141,27 @@ def import_benchmark(
     content_hash = data.content_hash()
     sources = {
         key: str(Path(value).resolve())
-        for key, value in (("issues", issues), ("results", results), ("systems", systems), ("contracts", contracts_dir))
+        for key, value in (
+            ("issues", issues),
+            ("results", results),
+            ("systems", systems),
+            ("contracts", contracts_dir),
+        )
         if value is not None
     }
     with store.store_lock():
         versions = bench_store.list_versions(name)
         previous = versions[-1] if versions else None
         if previous is not None and previous.content_hash == content_hash:
-            return ImportResult(name=name, version=previous, created=False, previous_version=previous.version)
+            return ImportResult(
+                name=name, version=previous, created=False, previous_version=previous.version
+            )
         info = bench_store.write_version(name, data, sources, imported_at)
     return ImportResult(
-        name=name, version=info, created=True, previous_version=previous.version if previous else None
+        name=name,
+        version=info,
+        created=True,
+        previous_version=previous.version if previous else None,
     )
 
 
@@ -176,7 +196,10 @@ def list_benchmarks() -> tuple[BenchmarkSummary, ...]:
 
 
 def draw_sample(
-    name: str, config: SampleConfig = SampleConfig(), seed: int = DEFAULT_SEED, recorded_at: str | None = None
+    name: str,
+    config: SampleConfig = SampleConfig(),
+    seed: int = DEFAULT_SEED,
+    recorded_at: str | None = None,
 ) -> AnchorSample:
     """Draw the anchor sample of the current version and append it to `samples.jsonl` (it becomes current)."""
     benchmark = load_benchmark(name, with_scores=False)
@@ -189,7 +212,10 @@ def draw_sample(
 
 def sample_history(name: str) -> tuple[AnchorSample, ...]:
     path = bench_store.samples_log(name)
-    return tuple(_parse(path, AnchorSample.from_dict, record) for record in bench_store.read_log(path, SAMPLE_KIND))
+    return tuple(
+        _parse(path, AnchorSample.from_dict, record)
+        for record in bench_store.read_log(path, SAMPLE_KIND)
+    )
 
 
 def current_sample(name: str) -> AnchorSample | None:
@@ -205,7 +231,9 @@ def _parse(path: Path, parser: Any, record: dict[str, Any]) -> Any:
 
 
 def validate_benchmark(
-    name: str, sample_config: SampleConfig = SampleConfig(), config: ValidationConfig = ValidationConfig()
+    name: str,
+    sample_config: SampleConfig = SampleConfig(),
+    config: ValidationConfig = ValidationConfig(),
 ) -> ValidationReport:
     benchmark = load_benchmark(name)
     if benchmark.data.scores is None:
@@ -219,7 +247,10 @@ def validate_benchmark(
 
 def rotation_history(name: str) -> tuple[RotationRecord, ...]:
     path = bench_store.rotations_log(name)
-    return tuple(_parse(path, RotationRecord.from_dict, record) for record in bench_store.read_log(path, ROTATION_KIND))
+    return tuple(
+        _parse(path, RotationRecord.from_dict, record)
+        for record in bench_store.read_log(path, ROTATION_KIND)
+    )
 
 
 def rotation_state(name: str) -> RotationState:
@@ -247,7 +278,9 @@ def rotation_status(name: str, now: dt.datetime, period: str | None = None) -> R
     for item in benchmark.items:
         place = held_by if item.id in held else training_by if item.id in state.training else pool
         place[item.difficulty] += 1
-    stale = tuple(sorted(item_id for item_id in (*state.held_out, *state.training) if item_id not in known))
+    stale = tuple(
+        sorted(item_id for item_id in (*state.held_out, *state.training) if item_id not in known)
+    )
     return RotationStatus(
         name=name,
         benchmark_version=benchmark.version,
@@ -268,29 +301,45 @@ def rotation_status(name: str, now: dt.datetime, period: str | None = None) -> R
 
 
 def preview_rotation(
-    name: str, now: dt.datetime, period: str | None = None, force: bool = False, seed: int = DEFAULT_SEED
+    name: str,
+    now: dt.datetime,
+    period: str | None = None,
+    force: bool = False,
+    seed: int = DEFAULT_SEED,
 ) -> RotationPlan:
     """What `apply_rotation` would do with the same arguments; writes nothing."""
     benchmark = load_benchmark(name, with_scores=False)
     state = rotation_state(name)
-    return plan_rotation(benchmark.items, state, now, _period(state, period), force, seed, benchmark.version)
+    return plan_rotation(
+        benchmark.items, state, now, _period(state, period), force, seed, benchmark.version
+    )
 
 
 def apply_rotation(
-    name: str, now: dt.datetime, period: str | None = None, force: bool = False, seed: int = DEFAULT_SEED
+    name: str,
+    now: dt.datetime,
+    period: str | None = None,
+    force: bool = False,
+    seed: int = DEFAULT_SEED,
 ) -> RotationPlan:
     """Rotate and append the record to the history; `RotationRefused` (nothing written) if not allowed."""
     with store.store_lock():
         benchmark = load_benchmark(name, with_scores=False)
         state = rotation_state(name)
-        plan = plan_rotation(benchmark.items, state, now, _period(state, period), force, seed, benchmark.version)
+        plan = plan_rotation(
+            benchmark.items, state, now, _period(state, period), force, seed, benchmark.version
+        )
         if not plan.allowed:
             raise RotationRefused(f"{name}: rotation refused: {plan.refusal}")
-        bench_store.append_log(bench_store.rotations_log(name), ROTATION_KIND, plan.record.to_dict())
+        bench_store.append_log(
+            bench_store.rotations_log(name), ROTATION_KIND, plan.record.to_dict()
+        )
     return plan
 
 
-def rotate_if_due(name: str, now: dt.datetime, period: str | None = None, seed: int = DEFAULT_SEED) -> RotationPlan | None:
+def rotate_if_due(
+    name: str, now: dt.datetime, period: str | None = None, seed: int = DEFAULT_SEED
+) -> RotationPlan | None:
     """The automatic rotation: apply it when the period has advanced, else do nothing and return None."""
     try:
         return apply_rotation(name, now, period, force=False, seed=seed)

@@ -59,7 +59,10 @@ class VersionInfo:
 
 def check_name(name: str) -> str:
     if not NAME_PATTERN.match(name or ""):
-        raise _error(f"{name!r} must start with a letter or digit and use only letters, digits, _ . -", key="benchmark name")
+        raise _error(
+            f"{name!r} must start with a letter or digit and use only letters, digits, _ . -",
+            key="benchmark name",
+        )
     return name
 
 
@@ -83,14 +86,22 @@ def benchmark_names() -> tuple[str, ...]:
     root = locations.benchmarks_dir()
     if not root.is_dir():
         return ()
-    return tuple(sorted(path.name for path in root.iterdir() if (path / "versions").is_dir() and NAME_PATTERN.match(path.name)))
+    return tuple(
+        sorted(
+            path.name
+            for path in root.iterdir()
+            if (path / "versions").is_dir() and NAME_PATTERN.match(path.name)
+        )
+    )
 
 
 def _version_dirs(name: str) -> list[tuple[int, Path]]:
     root = versions_dir(name)
     if not root.is_dir():
         return []
-    return sorted((int(path.name), path) for path in root.iterdir() if path.name.isdigit() and path.is_dir())
+    return sorted(
+        (int(path.name), path) for path in root.iterdir() if path.name.isdigit() and path.is_dir()
+    )
 
 
 def list_versions(name: str) -> tuple[VersionInfo, ...]:
@@ -99,7 +110,9 @@ def list_versions(name: str) -> tuple[VersionInfo, ...]:
         try:
             manifest = store.read_json(path / "version.json", kind="bench_version")
         except FileNotFoundError:
-            raise StoreError(f"{path}: corrupt benchmark version: version.json is missing") from None
+            raise StoreError(
+                f"{path}: corrupt benchmark version: version.json is missing"
+            ) from None
         infos.append(_version_info(path / "version.json", manifest, number))
     return tuple(infos)
 
@@ -119,18 +132,24 @@ def _version_info(path: Path, manifest: dict[str, Any], number: int) -> VersionI
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise StoreError(f"{path}: corrupt benchmark manifest: {exc!r}") from None
     if info.version != number:
-        raise StoreError(f"{path}: corrupt benchmark manifest: says version {info.version}, lives in folder {number}")
+        raise StoreError(
+            f"{path}: corrupt benchmark manifest: says version {info.version}, lives in folder {number}"
+        )
     return info
 
 
 def require_versions(name: str) -> tuple[VersionInfo, ...]:
     versions = list_versions(name)
     if not versions:
-        raise NotFoundError(f"benchmark {name!r}: not found (import it with `skyt-tui bench import {name} ISSUES.jsonl`)")
+        raise NotFoundError(
+            f"benchmark {name!r}: not found (import it with `skyt-tui bench import {name} ISSUES.jsonl`)"
+        )
     return versions
 
 
-def write_version(name: str, data: BenchmarkData, sources: dict[str, str], imported_at: str | None) -> VersionInfo:
+def write_version(
+    name: str, data: BenchmarkData, sources: dict[str, str], imported_at: str | None
+) -> VersionInfo:
     """Write `data` as the next version; the caller holds `store.store_lock()`."""
     root = versions_dir(name)
     root.mkdir(parents=True, exist_ok=True)
@@ -161,7 +180,9 @@ def write_version(name: str, data: BenchmarkData, sources: dict[str, str], impor
 
 def _write_jsonl(path: Path, records: Any) -> None:
     lines = [
-        json.dumps({"schema_version": store.SCHEMA_VERSION, **record}, sort_keys=True, ensure_ascii=False)
+        json.dumps(
+            {"schema_version": store.SCHEMA_VERSION, **record}, sort_keys=True, ensure_ascii=False
+        )
         for record in records
     ]
     store.atomic_write_text(path, "\n".join(lines) + "\n")
@@ -178,7 +199,9 @@ def _write_scores(path: Path, matrix: ScoreMatrix) -> None:
         "item_ids": list(matrix.item_ids),
         "scores": rows,
     }
-    store.atomic_write_text(path, json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n")
+    store.atomic_write_text(
+        path, json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n"
+    )
 
 
 def read_version(name: str, number: int, with_scores: bool = True) -> BenchmarkData:
@@ -189,8 +212,14 @@ def read_version(name: str, number: int, with_scores: bool = True) -> BenchmarkD
     items = tuple(Item.from_dict(_strip(record)) for record in _read_records(path / "items.jsonl"))
     systems = ()
     if (path / "systems.jsonl").is_file():
-        systems = tuple(SystemInfo.from_dict(_strip(record)) for record in _read_records(path / "systems.jsonl"))
-    scores = _read_scores(path / "results.json", items) if with_scores and (path / "results.json").is_file() else None
+        systems = tuple(
+            SystemInfo.from_dict(_strip(record)) for record in _read_records(path / "systems.jsonl")
+        )
+    scores = (
+        _read_scores(path / "results.json", items)
+        if with_scores and (path / "results.json").is_file()
+        else None
+    )
     return BenchmarkData(items=items, scores=scores, systems=systems)
 
 
@@ -230,7 +259,9 @@ def read_log(path: Path, kind: str) -> list[dict[str, Any]]:
         return []
     for number, record in enumerate(records, start=1):
         if record.get("kind") != kind:
-            raise StoreError(f"{path}: corrupt record {number}: kind is {record.get('kind')!r}, expected {kind!r}")
+            raise StoreError(
+                f"{path}: corrupt record {number}: kind is {record.get('kind')!r}, expected {kind!r}"
+            )
     return records
 
 

@@ -81,7 +81,9 @@ def kendall_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         sign_x = np.sign(x[rows, first] - x[rows, second])
         sign_y = np.sign(y[rows, first] - y[rows, second])
         numerator = (sign_x * sign_y).sum(axis=1)
-        denominator = np.sqrt(np.count_nonzero(sign_x, axis=1).astype(np.float64) * np.count_nonzero(sign_y, axis=1))
+        denominator = np.sqrt(
+            np.count_nonzero(sign_x, axis=1).astype(np.float64) * np.count_nonzero(sign_y, axis=1)
+        )
         defined = denominator > 0
         tau[rows] = np.where(defined, numerator / np.where(defined, denominator, 1.0), np.nan)
     return tau

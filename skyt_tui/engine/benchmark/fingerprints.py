@@ -64,7 +64,7 @@ def tokens(text: str) -> list[str]:
 
 
 def ngrams(words: Sequence[str], n: int = NGRAM) -> set[str]:
-    return {" ".join(words[start:start + n]) for start in range(len(words) - n + 1)}
+    return {" ".join(words[start : start + n]) for start in range(len(words) - n + 1)}
 
 
 def item_ngrams(item: Item, n: int = NGRAM) -> set[str]:
@@ -117,7 +117,9 @@ def _file_lines(path: Path) -> Iterable[str]:
         yield from handle
 
 
-def check_contamination(items: Sequence[Item], path: Path | str, n: int = NGRAM) -> ContaminationReport:
+def check_contamination(
+    items: Sequence[Item], path: Path | str, n: int = NGRAM
+) -> ContaminationReport:
     """Stream `path` once and count, per item, its n-grams that occur in the file.
 
     Memory is bounded by the items' n-grams, not by the file, so large dumps work.

@@ -62,7 +62,7 @@ class Item:
         return record
 
     @classmethod
-    def from_dict(cls, record: dict[str, Any]) -> "Item":
+    def from_dict(cls, record: dict[str, Any]) -> Item:
         return cls(
             id=record["id"],
             difficulty=record["difficulty"],
@@ -93,8 +93,12 @@ class SystemInfo:
         return record
 
     @classmethod
-    def from_dict(cls, record: dict[str, Any]) -> "SystemInfo":
-        return cls(name=record["system"], release_date=record.get("release_date"), extra=dict(record.get("extra") or {}))
+    def from_dict(cls, record: dict[str, Any]) -> SystemInfo:
+        return cls(
+            name=record["system"],
+            release_date=record.get("release_date"),
+            extra=dict(record.get("extra") or {}),
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,13 +163,17 @@ class BenchmarkData:
         """Identity of the content, independent of line order and formatting of the input files."""
         hasher = hashlib.sha256()
         for item in self.items:
-            hasher.update(json.dumps(item.to_dict(), sort_keys=True, ensure_ascii=False).encode("utf-8"))
+            hasher.update(
+                json.dumps(item.to_dict(), sort_keys=True, ensure_ascii=False).encode("utf-8")
+            )
             hasher.update(b"\n")
         hasher.update(b"\x00scores\x00")
         hasher.update((self.scores.digest() if self.scores is not None else "none").encode("ascii"))
         hasher.update(b"\x00systems\x00")
         for system in self.systems:
-            hasher.update(json.dumps(system.to_dict(), sort_keys=True, ensure_ascii=False).encode("utf-8"))
+            hasher.update(
+                json.dumps(system.to_dict(), sort_keys=True, ensure_ascii=False).encode("utf-8")
+            )
             hasher.update(b"\n")
         return hasher.hexdigest()
 
@@ -189,7 +197,9 @@ def _jsonl_records(path: Path) -> Iterator[tuple[int, Any]]:
                 try:
                     yield number, json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise InputError.at(f"{path}:{number}", f"invalid JSON: {exc.msg} (column {exc.colno})") from None
+                    raise InputError.at(
+                        f"{path}:{number}", f"invalid JSON: {exc.msg} (column {exc.colno})"
+                    ) from None
         except UnicodeDecodeError as exc:
             raise InputError.at(f"{path}:{number + 1}", f"not UTF-8 ({exc.reason})") from None
 
@@ -207,7 +217,9 @@ def _item_id(where: str, value: Any, key: str) -> str:
     if value is None:
         raise InputError.at(where, "missing required field", key=key)
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise InputError.at(where, f"must be a string or an integer, got {type(value).__name__}", key=key)
+        raise InputError.at(
+            where, f"must be a string or an integer, got {type(value).__name__}", key=key
+        )
     text = str(value)
     if not text.strip():
         raise InputError.at(where, "must not be empty", key=key)
@@ -216,9 +228,13 @@ def _item_id(where: str, value: Any, key: str) -> str:
 
 def _difficulty(where: str, value: Any) -> str:
     if value is None:
-        raise InputError.at(where, "missing required field (easy, medium or hard)", key="difficulty")
+        raise InputError.at(
+            where, "missing required field (easy, medium or hard)", key="difficulty"
+        )
     if value not in DIFFICULTIES:
-        raise InputError.at(where, f"unknown difficulty {value!r} (expected easy, medium or hard)", key="difficulty")
+        raise InputError.at(
+            where, f"unknown difficulty {value!r} (expected easy, medium or hard)", key="difficulty"
+        )
     return value
 
 
@@ -234,16 +250,24 @@ def read_items_jsonl(path: Path | str) -> tuple[Item, ...]:
             raise InputError.at(where, f"expected a JSON object, got {type(record).__name__}")
         item_id = _item_id(where, record.get("id"), "id")
         if item_id in items:
-            raise InputError.at(where, f"duplicate id {item_id!r} (first on line {first_line[item_id]})", key="id")
+            raise InputError.at(
+                where, f"duplicate id {item_id!r} (first on line {first_line[item_id]})", key="id"
+            )
         issue_number = record.get("number")
-        if issue_number is not None and (isinstance(issue_number, bool) or not isinstance(issue_number, int)):
-            raise InputError.at(where, f"must be an integer, got {type(issue_number).__name__}", key="number")
+        if issue_number is not None and (
+            isinstance(issue_number, bool) or not isinstance(issue_number, int)
+        ):
+            raise InputError.at(
+                where, f"must be an integer, got {type(issue_number).__name__}", key="number"
+            )
         texts = {name: _optional_str(where, record, name) for name in ITEM_TEXT_FIELDS}
         items[item_id] = Item(
             id=item_id,
             difficulty=_difficulty(where, record.get("difficulty")),
             number=issue_number,
-            extra={key: value for key, value in sorted(record.items()) if key not in _KNOWN_ITEM_FIELDS},
+            extra={
+                key: value for key, value in sorted(record.items()) if key not in _KNOWN_ITEM_FIELDS
+            },
             **texts,
         )
         first_line[item_id] = number
@@ -267,11 +291,17 @@ def read_systems_jsonl(path: Path | str) -> tuple[SystemInfo, ...]:
         if not isinstance(name, str) or not name.strip():
             raise InputError.at(where, "must be a non-empty string", key="system")
         if name in systems:
-            raise InputError.at(where, f"duplicate system {name!r} (first on line {first_line[name]})", key="system")
+            raise InputError.at(
+                where, f"duplicate system {name!r} (first on line {first_line[name]})", key="system"
+            )
         systems[name] = SystemInfo(
             name=name,
             release_date=_optional_str(where, record, "release_date"),
-            extra={key: value for key, value in sorted(record.items()) if key not in ("system", "release_date")},
+            extra={
+                key: value
+                for key, value in sorted(record.items())
+                if key not in ("system", "release_date")
+            },
         )
         first_line[name] = number
     if not systems:
@@ -294,7 +324,9 @@ def _csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
             for row in reader:
                 yield reader.line_num, row
         except UnicodeDecodeError as exc:
-            raise InputError.at(f"{path}:{reader.line_num + 1}", f"not UTF-8 ({exc.reason})") from None
+            raise InputError.at(
+                f"{path}:{reader.line_num + 1}", f"not UTF-8 ({exc.reason})"
+            ) from None
         except csv.Error as exc:
             raise InputError.at(f"{path}:{reader.line_num}", f"malformed CSV: {exc}") from None
 
@@ -317,8 +349,13 @@ def read_results_csv(
     names = [cell.strip() for cell in header]
     missing = [column for column in ("system", "issue_id", "score") if column not in names]
     if missing:
-        raise InputError.at(f"{path}:1", f"header lacks column(s) {', '.join(missing)} (expected system,issue_id,score)")
-    system_col, item_col, score_col = (names.index(column) for column in ("system", "issue_id", "score"))
+        raise InputError.at(
+            f"{path}:1",
+            f"header lacks column(s) {', '.join(missing)} (expected system,issue_id,score)",
+        )
+    system_col, item_col, score_col = (
+        names.index(column) for column in ("system", "issue_id", "score")
+    )
     width = max(system_col, item_col, score_col) + 1
 
     system_rows: dict[str, int] = {}
@@ -341,7 +378,9 @@ def read_results_csv(
             or not system
             or (known_systems is not None and system not in known_systems)
         ):
-            problem = _row_problem(row, width, system_col, item_col, score_col, columns, known_systems)
+            problem = _row_problem(
+                row, width, system_col, item_col, score_col, columns, known_systems
+            )
             if problem is None:
                 continue
             reason, key = problem
@@ -361,22 +400,37 @@ def read_results_csv(
     remap = np.array([rank[name] for name in system_rows], dtype=np.int64)
     system_index = remap[np.frombuffer(row_of, dtype=np.int64)]
     column_index = np.frombuffer(column_of, dtype=np.int64)
-    _refuse_duplicates(path, system_index * len(columns) + column_index, np.frombuffer(line_of, dtype=np.int64), ordered, list(columns))
+    _refuse_duplicates(
+        path,
+        system_index * len(columns) + column_index,
+        np.frombuffer(line_of, dtype=np.int64),
+        ordered,
+        list(columns),
+    )
     matrix = np.full((len(ordered), len(columns)), np.nan)
     matrix[system_index, column_index] = np.frombuffer(score_of, dtype=np.float64)
     return ScoreMatrix(systems=tuple(ordered), item_ids=tuple(columns), scores=matrix)
 
 
 def _row_problem(
-    row: list[str], width: int, system_col: int, item_col: int, score_col: int,
-    columns: dict[str, int], known_systems: set[str] | None,
+    row: list[str],
+    width: int,
+    system_col: int,
+    item_col: int,
+    score_col: int,
+    columns: dict[str, int],
+    known_systems: set[str] | None,
 ) -> tuple[str, str | None] | None:
     """What is wrong with a results row, as (reason, field); None for a blank row to skip."""
     if not any(cell.strip() for cell in row):
         return None
     if len(row) < width:
         return f"expected at least {width} columns, got {len(row)}", None
-    system, item_id, raw_score = row[system_col].strip(), row[item_col].strip(), row[score_col].strip()
+    system, item_id, raw_score = (
+        row[system_col].strip(),
+        row[item_col].strip(),
+        row[score_col].strip(),
+    )
     if not system:
         return "missing value", "system"
     if not item_id:
@@ -394,7 +448,9 @@ def _row_problem(
     raise AssertionError(f"results row {row!r} has no problem")
 
 
-def _refuse_duplicates(path: Path, cell: np.ndarray, lines: np.ndarray, systems: list[str], item_ids: list[str]) -> None:
+def _refuse_duplicates(
+    path: Path, cell: np.ndarray, lines: np.ndarray, systems: list[str], item_ids: list[str]
+) -> None:
     """Raise on the first row (in file order) that repeats an earlier (system, issue_id) pair."""
     order = np.argsort(cell, kind="stable")
     repeated = np.nonzero(cell[order][1:] == cell[order][:-1])[0]
@@ -423,14 +479,21 @@ def items_from_contracts(directory: Path | str) -> tuple[Item, ...]:
     for path in sorted(directory.glob("*.toml")):
         contract = load_contract(path)
         if contract.id in items:
-            raise InputError.at(path, f"duplicate contract id {contract.id!r} (also in {origin[contract.id].name})", key="id")
+            raise InputError.at(
+                path,
+                f"duplicate contract id {contract.id!r} (also in {origin[contract.id].name})",
+                key="id",
+            )
         items[contract.id] = Item(
             id=contract.id,
             difficulty=contract.difficulty,
             title=contract.title,
             body=contract.prompt,
             solution=contract.reference,
-            extra={"contract_version": contract.version, "contract_hash": contract.content_hash()[:16]},
+            extra={
+                "contract_version": contract.version,
+                "contract_hash": contract.content_hash()[:16],
+            },
         )
         origin[contract.id] = path
     if not items:
@@ -446,10 +509,14 @@ def load_inputs(
 ) -> BenchmarkData:
     """Read and cross-check all input files; nothing is written here."""
     if (issues is None) == (contracts_dir is None):
-        raise option_error("give either an ISSUES.jsonl file or a contracts directory, not both or neither")
+        raise option_error(
+            "give either an ISSUES.jsonl file or a contracts directory, not both or neither"
+        )
     items = read_items_jsonl(issues) if issues is not None else items_from_contracts(contracts_dir)  # type: ignore[arg-type]
     system_infos = read_systems_jsonl(systems) if systems is not None else ()
     matrix = None
     if results is not None:
-        matrix = read_results_csv(results, (item.id for item in items), system_infos if systems is not None else None)
+        matrix = read_results_csv(
+            results, (item.id for item in items), system_infos if systems is not None else None
+        )
     return BenchmarkData(items=items, scores=matrix, systems=system_infos)

@@ -48,7 +48,9 @@ def parse_now(text: str) -> dt.datetime:
             return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
         return as_utc(dt.datetime.fromisoformat(text.strip()))
     except ValueError:
-        raise _error(f"{text!r} is not a date (YYYY-MM-DD) or ISO datetime (YYYY-MM-DDTHH:MM[:SS][+HH:MM])", key="--now"
+        raise _error(
+            f"{text!r} is not a date (YYYY-MM-DD) or ISO datetime (YYYY-MM-DDTHH:MM[:SS][+HH:MM])",
+            key="--now",
         ) from None
 
 
@@ -129,7 +131,7 @@ class RotationRecord:
         }
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> "RotationRecord":
+    def from_dict(cls, record: Mapping[str, Any]) -> RotationRecord:
         return cls(
             number=int(record["number"]),
             at=str(record["at"]),
@@ -176,7 +178,9 @@ def replay(history: Sequence[RotationRecord], source: str = "rotation history") 
             training[item_id] = record.at
         overlap = [item_id for item_id in record.held_out if item_id in training]
         if overlap or len(set(record.held_out)) != len(record.held_out):
-            raise StoreError(f"{where}: corrupt: held-out set repeats or overlaps training ({overlap[:3]})")
+            raise StoreError(
+                f"{where}: corrupt: held-out set repeats or overlaps training ({overlap[:3]})"
+            )
         held_out = record.held_out
         previous = record
     return RotationState(held_out=held_out, training=training, history=tuple(history))
@@ -198,7 +202,9 @@ class RotationPlan:
         return self.refusal is None
 
 
-def due_info(state: RotationState, now: dt.datetime, period: str) -> tuple[bool, str | None, str | None]:
+def due_info(
+    state: RotationState, now: dt.datetime, period: str
+) -> tuple[bool, str | None, str | None]:
     """(due, refusal reason if not due, date of the next due rotation)."""
     last = state.last
     if last is None:
@@ -284,7 +290,9 @@ def plan_rotation(
 def _warnings(record: RotationRecord, items: Sequence[Item]) -> tuple[str, ...]:
     notes = []
     if not record.held_out:
-        notes.append("the pool is empty: the new held-out set is empty; import new items (a new version) to refill it")
+        notes.append(
+            "the pool is empty: the new held-out set is empty; import new items (a new version) to refill it"
+        )
     else:
         for name, missing in record.shortfall.items():
             if missing:

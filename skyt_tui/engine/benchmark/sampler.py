@@ -55,7 +55,9 @@ class SampleConfig:
     def __post_init__(self) -> None:
         if not (isinstance(self.rate, int | float) and 0.0 <= float(self.rate) <= 1.0):
             raise _error(f"{self.rate!r} must be a number in [0, 1]", key="--rate")
-        if self.floor is not None and (isinstance(self.floor, bool) or not isinstance(self.floor, int) or self.floor < 0):
+        if self.floor is not None and (
+            isinstance(self.floor, bool) or not isinstance(self.floor, int) or self.floor < 0
+        ):
             raise _error(f"{self.floor!r} must be a non-negative integer", key="--floor")
         if self.mode not in MODES:
             raise _error(f"{self.mode!r} must be one of {', '.join(MODES)}", key="mode")
@@ -69,7 +71,7 @@ class SampleConfig:
         return {"rate": self.rate, "floor": self.floor, "mode": self.mode}
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> "SampleConfig":
+    def from_dict(cls, record: Mapping[str, Any]) -> SampleConfig:
         return cls(rate=record["rate"], floor=record.get("floor"), mode=record["mode"])
 
 
@@ -173,7 +175,7 @@ class AnchorSample:
         }
 
     @classmethod
-    def from_dict(cls, record: Mapping[str, Any]) -> "AnchorSample":
+    def from_dict(cls, record: Mapping[str, Any]) -> AnchorSample:
         return cls(
             ids=tuple(record["ids"]),
             seed=int(record["seed"]),

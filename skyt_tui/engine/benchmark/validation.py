@@ -21,10 +21,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from skyt_tui.engine.benchmark.correlation import kendall_rows, mae_rows, pearson_rows, spearman_rows
+from skyt_tui.engine.benchmark.correlation import (
+    kendall_rows,
+    mae_rows,
+    pearson_rows,
+    spearman_rows,
+)
 from skyt_tui.engine.benchmark.items import Item, ScoreMatrix
 from skyt_tui.engine.benchmark.items import option_error as _error
-from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, SampleConfig, check_seed, plan_sample, select_sample
+from skyt_tui.engine.benchmark.sampler import (
+    DEFAULT_SEED,
+    SampleConfig,
+    check_seed,
+    plan_sample,
+    select_sample,
+)
 
 MIN_TRUSTED_SAMPLE = 30
 MIN_TRUSTED_SYSTEMS = 10
@@ -43,7 +54,11 @@ class ValidationConfig:
     def __post_init__(self) -> None:
         if not -1.0 <= self.threshold <= 1.0:
             raise _error(f"{self.threshold!r} must be in [-1, 1]", key="--threshold")
-        if isinstance(self.draws, bool) or not isinstance(self.draws, int) or not 1 <= self.draws <= 100_000:
+        if (
+            isinstance(self.draws, bool)
+            or not isinstance(self.draws, int)
+            or not 1 <= self.draws <= 100_000
+        ):
             raise _error(f"{self.draws!r} must be an integer from 1 to 100000", key="--draws")
         if not 0.0 < self.holdout <= 1.0:
             raise _error(f"{self.holdout!r} must be in (0, 1]", key="--holdout-systems")
@@ -63,12 +78,18 @@ class Spread:
     undefined: int
 
     @classmethod
-    def of(cls, values: np.ndarray) -> "Spread":
+    def of(cls, values: np.ndarray) -> Spread:
         defined = values[~np.isnan(values)]
         if defined.size == 0:
             return cls(math.nan, math.nan, math.nan, math.nan, int(values.size))
         p5, median, p95 = np.percentile(defined, [5, 50, 95])
-        return cls(float(median), float(p5), float(p95), float(defined.mean()), int(values.size - defined.size))
+        return cls(
+            float(median),
+            float(p5),
+            float(p95),
+            float(defined.mean()),
+            int(values.size - defined.size),
+        )
 
 
 @dataclass(frozen=True)
@@ -184,11 +205,18 @@ def validate_sample(
 
 
 def _check_one(
-    items: Sequence[Item], matrix: np.ndarray, full: np.ndarray, used: tuple[str, ...], sample_config: SampleConfig, seed: int
+    items: Sequence[Item],
+    matrix: np.ndarray,
+    full: np.ndarray,
+    used: tuple[str, ...],
+    sample_config: SampleConfig,
+    seed: int,
 ) -> SampleCheck:
     sample = select_sample(items, sample_config, seed)
     chosen = set(sample.ids)
-    columns = np.array([index for index, item in enumerate(items) if item.id in chosen], dtype=np.int64)
+    columns = np.array(
+        [index for index, item in enumerate(items) if item.id in chosen], dtype=np.int64
+    )
     subset = matrix[:, columns].mean(axis=1)
     return SampleCheck(
         ids=sample.ids,
@@ -196,11 +224,15 @@ def _check_one(
         spearman=float(spearman_rows(subset, full)[0]),
         kendall=float(kendall_rows(subset, full)[0]),
         mae=float(mae_rows(subset, full)[0]),
-        points=tuple(SystemPoint(name, float(s), float(f)) for name, s, f in zip(used, subset, full)),
+        points=tuple(
+            SystemPoint(name, float(s), float(f)) for name, s, f in zip(used, subset, full)
+        ),
     )
 
 
-def _warnings(size: int, n_items: int, n_held: int, excluded: dict[str, int], pearson: np.ndarray) -> tuple[str, ...]:
+def _warnings(
+    size: int, n_items: int, n_held: int, excluded: dict[str, int], pearson: np.ndarray
+) -> tuple[str, ...]:
     notes = []
     if size < MIN_TRUSTED_SAMPLE:
         notes.append(
@@ -216,7 +248,9 @@ def _warnings(size: int, n_items: int, n_held: int, excluded: dict[str, int], pe
         notes.append(f"the sample is the whole benchmark ({n_items} items), so r is trivially 1")
     if excluded:
         names = ", ".join(sorted(excluded)[:5]) + (" …" if len(excluded) > 5 else "")
-        notes.append(f"{len(excluded)} system(s) lack scores for some items and were left out: {names}")
+        notes.append(
+            f"{len(excluded)} system(s) lack scores for some items and were left out: {names}"
+        )
     undefined = int(np.isnan(pearson).sum())
     if undefined:
         notes.append(
@@ -226,7 +260,9 @@ def _warnings(size: int, n_items: int, n_held: int, excluded: dict[str, int], pe
     return tuple(notes)
 
 
-def _verdict(share: float, config: ValidationConfig, size: int, n_held: int, trustworthy: bool) -> str:
+def _verdict(
+    share: float, config: ValidationConfig, size: int, n_held: int, trustworthy: bool
+) -> str:
     reach = f"r > {config.threshold:g} in {percent(share)} of draws"
     if trustworthy:
         return f"trustworthy: {reach}"

@@ -34,13 +34,17 @@ def make_provider(name: str, settings: dict[str, Any], contract: Contract) -> Pr
 
         command = settings.get("command")
         if not isinstance(command, str) or not command.strip():
-            raise InputError("--command is required with --provider command (the program that answers)")
+            raise InputError(
+                "--command is required with --provider command (the program that answers)"
+            )
         return CommandProvider(command=command, **timeout_kw)
     if name == "replay":
         from skyt_tui.engine.providers.replay import ReplayProvider
 
         source = settings.get("source")
         if not isinstance(source, str) or not source:
-            raise InputError("--replay SOURCE is required with --provider replay (recorded answers)")
+            raise InputError(
+                "--replay SOURCE is required with --provider replay (recorded answers)"
+            )
         return ReplayProvider.from_path(source, contract, default_model=settings.get("model"))
     raise InputError(f"--provider: unknown provider {name!r}; choose one of {', '.join(PROVIDERS)}")

@@ -46,7 +46,9 @@ class AnthropicProvider:
     sends_seed = False
     deterministic = False
 
-    def __init__(self, *, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self, *, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> None:
         anthropic = _import_sdk()
         api_key = os.environ.get(KEY_ENV) or None
         if api_key is None:
@@ -56,11 +58,17 @@ class AnthropicProvider:
         self._secret = api_key
         self._anthropic = anthropic
         self._client = anthropic.Anthropic(
-            api_key=api_key, base_url=self.base_url, max_retries=0, timeout=self.timeout_s,
+            api_key=api_key,
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=self.timeout_s,
         )
 
     def describe(self) -> dict[str, Any]:
-        return {"base_url": strip_userinfo(self.base_url) if self.base_url else None, "timeout_s": self.timeout_s}
+        return {
+            "base_url": strip_userinfo(self.base_url) if self.base_url else None,
+            "timeout_s": self.timeout_s,
+        }
 
     def _line(self, text: Any) -> str:
         return one_line(str(text), secrets=(self._secret,))
@@ -79,29 +87,45 @@ class AnthropicProvider:
         try:
             message = self._client.messages.create(**kwargs)
         except anthropic.APITimeoutError:
-            raise ProviderError(f"request timed out after {self.timeout_s:g}s", retryable=True) from None
+            raise ProviderError(
+                f"request timed out after {self.timeout_s:g}s", retryable=True
+            ) from None
         except anthropic.APIConnectionError as exc:
-            raise ProviderError(f"connection failed: {self._line(exc.__cause__ or exc)}", retryable=True) from None
+            raise ProviderError(
+                f"connection failed: {self._line(exc.__cause__ or exc)}", retryable=True
+            ) from None
         except anthropic.APIStatusError as exc:
-            retry_after = parse_retry_after(exc.response.headers.get("retry-after")) if exc.response is not None else None
-            raise status_error(exc.status_code, self._line(_status_detail(exc)), retry_after_s=retry_after) from None
+            retry_after = (
+                parse_retry_after(exc.response.headers.get("retry-after"))
+                if exc.response is not None
+                else None
+            )
+            raise status_error(
+                exc.status_code, self._line(_status_detail(exc)), retry_after_s=retry_after
+            ) from None
         except anthropic.APIResponseValidationError as exc:
             raise ProviderError(f"malformed response: {self._line(exc)}", retryable=True) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ProviderError(f"malformed response: not JSON ({self._line(exc)})", retryable=True) from None
+            raise ProviderError(
+                f"malformed response: not JSON ({self._line(exc)})", retryable=True
+            ) from None
         except anthropic.AnthropicError as exc:
             raise ProviderError(self._line(exc)) from None
         blocks = getattr(message, "content", None)
         if not isinstance(blocks, list):
             raise ProviderError("malformed response: no content", retryable=True)
         text = "".join(
-            block.text for block in blocks if getattr(block, "type", None) == "text" and isinstance(getattr(block, "text", None), str)
+            block.text
+            for block in blocks
+            if getattr(block, "type", None) == "text"
+            and isinstance(getattr(block, "text", None), str)
         )
         usage = None
         raw_usage = getattr(message, "usage", None)
         if raw_usage is not None:
             usage = {
-                key: value for key in ("input_tokens", "output_tokens")
+                key: value
+                for key in ("input_tokens", "output_tokens")
                 if isinstance(value := getattr(raw_usage, key, None), int)
             }
         model = getattr(message, "model", None)

@@ -63,19 +63,27 @@ class CommandProvider:
     def complete(self, request: Request) -> Response:
         try:
             process = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=self._env(request), start_new_session=True,
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self._env(request),
+                start_new_session=True,
             )
         except FileNotFoundError:
             raise ProviderError(f"command not found: {self.argv[0]}", abort_run=True) from None
         except PermissionError:
             raise ProviderError(f"command not executable: {self.argv[0]}", abort_run=True) from None
         try:
-            stdout, stderr = process.communicate(request.prompt.encode("utf-8"), timeout=self.timeout_s)
+            stdout, stderr = process.communicate(
+                request.prompt.encode("utf-8"), timeout=self.timeout_s
+            )
         except subprocess.TimeoutExpired:
             _kill_group(process)
             process.communicate()
-            raise ProviderError(f"command timed out after {self.timeout_s:g}s", retryable=True) from None
+            raise ProviderError(
+                f"command timed out after {self.timeout_s:g}s", retryable=True
+            ) from None
         except BaseException:
             _kill_group(process)
             process.communicate()

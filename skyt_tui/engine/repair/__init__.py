@@ -4,16 +4,15 @@
 transformers, one idea each (registry `TRANSFORMERS`, in a fixed order), and
 keeps a step only when the result compiles, the verifier (the sandboxed oracle,
 wired in by the pipeline) passes it, and it is strictly closer to the canon at
-the run's level. See `pipeline.py` for the search and README "Repair".
+the run's level. See `pipeline.py` for the search and docs/repair.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from skyt_tui.engine.repair.base import Context, Decline, Transformer
-from skyt_tui.engine.repair.pipeline import RepairResult, RepairStep, RewriteCache, Verifier, repair
 from skyt_tui.engine.repair.aug_assign import AugAssign
+from skyt_tui.engine.repair.base import Context, Decline, Transformer
 from skyt_tui.engine.repair.chained_assign import ChainedAssign
 from skyt_tui.engine.repair.compare_order import CompareOrder
 from skyt_tui.engine.repair.demo_code import DemoCode
@@ -29,6 +28,7 @@ from skyt_tui.engine.repair.merge_ifs import MergeIfs
 from skyt_tui.engine.repair.negated_compare import NegatedCompare
 from skyt_tui.engine.repair.nested_helper import NestedHelper
 from skyt_tui.engine.repair.none_compare import NoneCompare
+from skyt_tui.engine.repair.pipeline import RepairResult, RepairStep, RewriteCache, Verifier, repair
 from skyt_tui.engine.repair.range_start import RangeStart
 from skyt_tui.engine.repair.redundant_jump import RedundantJump
 from skyt_tui.engine.repair.rename_locals import RenameLocals
@@ -40,17 +40,45 @@ from skyt_tui.engine.repair.type_hints import TypeHints
 from skyt_tui.engine.repair.zero_check import ZeroCheck
 from skyt_tui.engine.versions import REPAIR_VERSION  # noqa: F401 (re-exported)
 
-
 _ORDERED: tuple[type[Transformer], ...] = (
-    RenameLocals, Docstrings, TypeHints, DemoCode, ImportPlace, ImportForm, NestedHelper,
-    CompareOrder, NegatedCompare, NoneCompare, EmptyCheck, ZeroCheck, DictKeys, DictOrder,
-    ElseAfterExit, MergeIfs, RedundantJump, ReturnBool, ReturnTemp, Ternary,
-    AugAssign, TupleAssign, ChainedAssign, RangeStart, LoopForm,
+    RenameLocals,
+    Docstrings,
+    TypeHints,
+    DemoCode,
+    ImportPlace,
+    ImportForm,
+    NestedHelper,
+    CompareOrder,
+    NegatedCompare,
+    NoneCompare,
+    EmptyCheck,
+    ZeroCheck,
+    DictKeys,
+    DictOrder,
+    ElseAfterExit,
+    MergeIfs,
+    RedundantJump,
+    ReturnBool,
+    ReturnTemp,
+    Ternary,
+    AugAssign,
+    TupleAssign,
+    ChainedAssign,
+    RangeStart,
+    LoopForm,
 )
 
 TRANSFORMERS: Mapping[str, type[Transformer]] = {cls.name: cls for cls in _ORDERED}
 
 __all__ = [
-    "REPAIR_VERSION", "TRANSFORMERS", "Context", "Decline", "RepairResult", "RepairStep", "RewriteCache", "Transformer",
-    "Verifier", "repair",
+    "REPAIR_VERSION",
+    "TRANSFORMERS",
+    "Context",
+    "Decline",
+    "RepairResult",
+    "RepairStep",
+    "RewriteCache",
+    "Transformer",
+    "Verifier",
+    "repair",
 ]

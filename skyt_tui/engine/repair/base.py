@@ -17,8 +17,9 @@ written in); a transformer never inserts canon statements into a sample.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Mapping
+from typing import Any, ClassVar
 
 
 class Decline(Exception):
@@ -197,7 +198,11 @@ def is_boolean_valued(expr: ast.expr) -> bool:
         return True
     if isinstance(expr, ast.BoolOp):
         return all(is_boolean_valued(value) for value in expr.values)
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("isinstance", "bool", "callable", "hasattr", "all", "any"):
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id in ("isinstance", "bool", "callable", "hasattr", "all", "any")
+    ):
         return True
     return False
 
@@ -220,7 +225,11 @@ def functions(tree: ast.AST) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
 
 def docstring_offset(body: list[ast.stmt]) -> int:
     first = body[0] if body else None
-    is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    is_doc = (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
     return 1 if is_doc else 0
 
 
@@ -243,17 +252,28 @@ class BlockTransformer(Transformer):
         saved = (self.loop_body, self.function)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             self.function = node
-        for field in node._fields:
+        for name in node._fields:
             try:
-                value = getattr(node, field)
+                value = getattr(node, name)
             except AttributeError:
                 continue
-            if field in STATEMENT_LISTS and isinstance(value, list) and value and isinstance(value[0], ast.stmt):
-                self.loop_body = isinstance(node, ast.For | ast.AsyncFor | ast.While) and field == "body"
-                setattr(node, field, self.block(value) or [ast.Pass()])
+            if (
+                name in STATEMENT_LISTS
+                and isinstance(value, list)
+                and value
+                and isinstance(value[0], ast.stmt)
+            ):
+                self.loop_body = (
+                    isinstance(node, ast.For | ast.AsyncFor | ast.While) and name == "body"
+                )
+                setattr(node, name, self.block(value) or [ast.Pass()])
             elif isinstance(value, list):
-                setattr(node, field, [self.visit(item) if isinstance(item, ast.AST) else item for item in value])
+                setattr(
+                    node,
+                    name,
+                    [self.visit(item) if isinstance(item, ast.AST) else item for item in value],
+                )
             elif isinstance(value, ast.AST):
-                setattr(node, field, self.visit(value))
+                setattr(node, name, self.visit(value))
         self.loop_body, self.function = saved
         return node

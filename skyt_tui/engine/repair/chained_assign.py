@@ -46,12 +46,31 @@ class ChainedAssign(BlockTransformer):
             elif chained:
                 names, value = _names(statement.targets), statement.value
                 if choice == 0:
-                    out.append(ast.Assign(
-                        targets=[ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Store()) for n in names], ctx=ast.Store())],
-                        value=ast.Tuple(elts=[ast.Constant(value.value) for _ in names], ctx=ast.Load()),
-                    ))
+                    out.append(
+                        ast.Assign(
+                            targets=[
+                                ast.Tuple(
+                                    elts=[ast.Name(id=n, ctx=ast.Store()) for n in names],
+                                    ctx=ast.Store(),
+                                )
+                            ],
+                            value=ast.Tuple(
+                                elts=[ast.Constant(value.value) for _ in names], ctx=ast.Load()
+                            ),
+                        )
+                    )
                 else:
-                    out.extend(ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=ast.Constant(value.value)) for n in names)
+                    out.extend(
+                        ast.Assign(
+                            targets=[ast.Name(id=n, ctx=ast.Store())],
+                            value=ast.Constant(value.value),
+                        )
+                        for n in names
+                    )
             else:
-                out.append(ast.Assign(targets=list(statement.targets[0].elts), value=statement.value.elts[0]))
+                out.append(
+                    ast.Assign(
+                        targets=list(statement.targets[0].elts), value=statement.value.elts[0]
+                    )
+                )
         return out

@@ -11,8 +11,16 @@ import ast
 
 from skyt_tui.engine.repair.base import Transformer, has_side_effects
 
-MIRROR = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE,
-          ast.Eq: ast.Eq, ast.NotEq: ast.NotEq, ast.Is: ast.Is, ast.IsNot: ast.IsNot}
+MIRROR = {
+    ast.Lt: ast.Gt,
+    ast.Gt: ast.Lt,
+    ast.LtE: ast.GtE,
+    ast.GtE: ast.LtE,
+    ast.Eq: ast.Eq,
+    ast.NotEq: ast.NotEq,
+    ast.Is: ast.Is,
+    ast.IsNot: ast.IsNot,
+}
 
 
 class CompareOrder(Transformer):
@@ -29,4 +37,6 @@ class CompareOrder(Transformer):
         self.generic_visit(node)
         if choice is None:
             return node
-        return ast.Compare(left=node.comparators[0], ops=[MIRROR[type(node.ops[0])]()], comparators=[node.left])
+        return ast.Compare(
+            left=node.comparators[0], ops=[MIRROR[type(node.ops[0])]()], comparators=[node.left]
+        )

@@ -26,12 +26,18 @@ def _print(statement: ast.stmt) -> bool:
     if not isinstance(statement, ast.Expr):
         return False
     value = statement.value
-    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("print", "pprint")
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id in ("print", "pprint")
+    )
 
 
 class DemoCode(Transformer):
     name = "demo_code"
-    summary = "remove module-level `print(...)`-style statements and `if __name__ == '__main__':` blocks"
+    summary = (
+        "remove module-level `print(...)`-style statements and `if __name__ == '__main__':` blocks"
+    )
 
     def visit_Module(self, node: ast.Module) -> ast.AST:
         keep: list[ast.stmt] = []

@@ -14,8 +14,11 @@ from skyt_tui.engine.repair.facts import dict_names
 
 def _keys_call(node: ast.AST) -> str | None:
     if (
-        isinstance(node, ast.Call) and not node.args and not node.keywords
-        and isinstance(node.func, ast.Attribute) and node.func.attr == "keys"
+        isinstance(node, ast.Call)
+        and not node.args
+        and not node.keywords
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "keys"
         and isinstance(node.func.value, ast.Name)
     ):
         return node.func.value.id
@@ -23,7 +26,11 @@ def _keys_call(node: ast.AST) -> str | None:
 
 
 def _keys_of(name: str) -> ast.Call:
-    return ast.Call(func=ast.Attribute(value=ast.Name(id=name, ctx=ast.Load()), attr="keys", ctx=ast.Load()), args=[], keywords=[])
+    return ast.Call(
+        func=ast.Attribute(value=ast.Name(id=name, ctx=ast.Load()), attr="keys", ctx=ast.Load()),
+        args=[],
+        keywords=[],
+    )
 
 
 class DictKeys(Transformer):
@@ -41,7 +48,9 @@ class DictKeys(Transformer):
         choice = self.offer() if drop or add else None
         self.generic_visit(node)
         if choice is not None:
-            node.comparators = [ast.Name(id=_keys_call(right), ctx=ast.Load()) if drop else _keys_of(right.id)]
+            node.comparators = [
+                ast.Name(id=_keys_call(right), ctx=ast.Load()) if drop else _keys_of(right.id)
+            ]
         return node
 
     def _loop(self, node):

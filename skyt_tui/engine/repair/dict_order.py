@@ -15,7 +15,10 @@ from skyt_tui.engine.repair.base import Transformer, walk
 
 
 def _items(node: ast.Dict) -> tuple[tuple[str, str], ...] | None:
-    if not all(isinstance(k, ast.Constant) and isinstance(v, ast.Constant) for k, v in zip(node.keys, node.values)):
+    if not all(
+        isinstance(k, ast.Constant) and isinstance(v, ast.Constant)
+        for k, v in zip(node.keys, node.values)
+    ):
         return None
     items = tuple((repr(k.value), repr(v.value)) for k, v in zip(node.keys, node.values))
     return items if len({k for k, _ in items}) == len(items) else None
@@ -57,11 +60,17 @@ class DictOrder(Transformer):
             parent = parents.get(id(node))
             if _order_free_use(node, parents):
                 self.safe.add(id(node))
-            elif isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
+            elif (
+                isinstance(parent, ast.Assign)
+                and len(parent.targets) == 1
+                and isinstance(parent.targets[0], ast.Name)
+            ):
                 name = parent.targets[0].id
                 uses = [n for n in walk(tree) if isinstance(n, ast.Name) and n.id == name]
                 stores = [n for n in uses if not isinstance(n.ctx, ast.Load)]
-                if len(stores) == 1 and all(_order_free_use(n, parents) for n in uses if isinstance(n.ctx, ast.Load)):
+                if len(stores) == 1 and all(
+                    _order_free_use(n, parents) for n in uses if isinstance(n.ctx, ast.Load)
+                ):
                     self.safe.add(id(node))
 
     def visit_Dict(self, node: ast.Dict) -> ast.AST:

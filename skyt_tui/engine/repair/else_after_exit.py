@@ -19,14 +19,21 @@ def _chain_end(statement: ast.If) -> ast.If | None:
     node, length = statement, 1
     while len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) and exits(node.body):
         node, length = node.orelse[0], length + 1
-    if length >= 2 and exits(node.body) and node.orelse and not (len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If)):
+    if (
+        length >= 2
+        and exits(node.body)
+        and node.orelse
+        and not (len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If))
+    ):
         return node
     return None
 
 
 class ElseAfterExit(BlockTransformer):
     name = "else_after_exit"
-    summary = "drop the `else`/`elif` after a branch that returns/raises/breaks/continues, or add it"
+    summary = (
+        "drop the `else`/`elif` after a branch that returns/raises/breaks/continues, or add it"
+    )
 
     def block(self, statements: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
@@ -49,7 +56,7 @@ class ElseAfterExit(BlockTransformer):
                 out.append(statement)
                 out.extend(rest)
             elif choice is not None and wrap:
-                statement.orelse = self.block(statements[index + 1:])
+                statement.orelse = self.block(statements[index + 1 :])
                 out.append(statement)
                 return out
             else:

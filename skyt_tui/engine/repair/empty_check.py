@@ -19,13 +19,23 @@ NONEMPTY = ("truth", "len>0", "len!=0", "!=[]")
 
 
 def _len_of(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords:
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and len(node.args) == 1
+        and not node.keywords
+    ):
         return node.args[0].id if isinstance(node.args[0], ast.Name) else None
     return None
 
 
 def _is(node: ast.AST, kind: type, value=None) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) is kind and (value is None or node.value == value)
+    return (
+        isinstance(node, ast.Constant)
+        and type(node.value) is kind
+        and (value is None or node.value == value)
+    )
 
 
 def _empty_list(node: ast.AST) -> bool:
@@ -34,7 +44,11 @@ def _empty_list(node: ast.AST) -> bool:
 
 def classify(node: ast.AST, in_boolean_context: bool) -> tuple[str, str] | None:
     """(form, name) when `node` is one of the spellings, else None."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Name):
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.Not)
+        and isinstance(node.operand, ast.Name)
+    ):
         return "not", node.operand.id
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and in_boolean_context:
         return "truth", node.id
@@ -42,13 +56,21 @@ def classify(node: ast.AST, in_boolean_context: bool) -> tuple[str, str] | None:
         return None
     op, left, right = node.ops[0], node.left, node.comparators[0]
     if isinstance(left, ast.Constant | ast.List) and not isinstance(right, ast.Constant | ast.List):
-        mirrored = {ast.Eq: ast.Eq, ast.NotEq: ast.NotEq, ast.Lt: ast.Gt, ast.LtE: ast.GtE}.get(type(op))
+        mirrored = {ast.Eq: ast.Eq, ast.NotEq: ast.NotEq, ast.Lt: ast.Gt, ast.LtE: ast.GtE}.get(
+            type(op)
+        )
         if mirrored is None:
             return None
-        op, left, right = mirrored(), right, left  # `0 == len(x)`, `[] != x`, `0 < len(x)`, `1 <= len(x)`
+        op, left, right = (
+            mirrored(),
+            right,
+            left,
+        )  # `0 == len(x)`, `[] != x`, `0 < len(x)`, `1 <= len(x)`
     name = _len_of(left)
     if name is not None and _is(right, int, 0):
-        return {ast.Eq: ("len==0", name), ast.Gt: ("len>0", name), ast.NotEq: ("len!=0", name)}.get(type(op))
+        return {ast.Eq: ("len==0", name), ast.Gt: ("len>0", name), ast.NotEq: ("len!=0", name)}.get(
+            type(op)
+        )
     if name is not None and _is(right, int, 1) and isinstance(op, ast.GtE):
         return "len>0", name
     if isinstance(left, ast.Name) and _empty_list(right):
@@ -66,8 +88,12 @@ def build(form: str, name: str) -> ast.expr:
         "len==0": lambda: ast.Compare(left=length, ops=[ast.Eq()], comparators=[zero]),
         "len>0": lambda: ast.Compare(left=length, ops=[ast.Gt()], comparators=[zero]),
         "len!=0": lambda: ast.Compare(left=length, ops=[ast.NotEq()], comparators=[zero]),
-        "==[]": lambda: ast.Compare(left=x, ops=[ast.Eq()], comparators=[ast.List(elts=[], ctx=ast.Load())]),
-        "!=[]": lambda: ast.Compare(left=x, ops=[ast.NotEq()], comparators=[ast.List(elts=[], ctx=ast.Load())]),
+        "==[]": lambda: ast.Compare(
+            left=x, ops=[ast.Eq()], comparators=[ast.List(elts=[], ctx=ast.Load())]
+        ),
+        "!=[]": lambda: ast.Compare(
+            left=x, ops=[ast.NotEq()], comparators=[ast.List(elts=[], ctx=ast.Load())]
+        ),
     }[form]()
 
 
@@ -76,7 +102,11 @@ class EmptyCheck(Transformer):
     summary = "`not x` ↔ `len(x) == 0` ↔ `x == []` (and the non-empty forms) for containers"
 
     def prepare(self, tree: ast.Module) -> None:
-        negated = {id(n.operand) for n in walk(tree) if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)}
+        negated = {
+            id(n.operand)
+            for n in walk(tree)
+            if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)
+        }
         self.truth_tested = boolean_context(tree) - negated
         facts = Facts.of(tree)
         self.lists = facts.lists

@@ -8,9 +8,9 @@ after every step is what guarantees correctness.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from skyt_tui.engine.repair.base import walk
-from dataclasses import dataclass
 
 LIST_CALLS = ("list", "sorted")
 SEQUENCE_CALLS = ("list", "sorted", "tuple", "str", "dict", "set", "frozenset")
@@ -25,10 +25,22 @@ def _assignment_pairs(node: ast.AST) -> list[tuple[str, ast.expr]]:
         for target in node.targets:
             if isinstance(target, ast.Name):
                 pairs.append((target.id, node.value))
-            elif isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts):
-                pairs.extend((t.id, v) for t, v in zip(target.elts, node.value.elts) if isinstance(t, ast.Name))
+            elif (
+                isinstance(target, ast.Tuple)
+                and isinstance(node.value, ast.Tuple)
+                and len(target.elts) == len(node.value.elts)
+            ):
+                pairs.extend(
+                    (t.id, v)
+                    for t, v in zip(target.elts, node.value.elts)
+                    if isinstance(t, ast.Name)
+                )
         return pairs
-    if isinstance(node, ast.AnnAssign | ast.AugAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+    if (
+        isinstance(node, ast.AnnAssign | ast.AugAssign)
+        and isinstance(node.target, ast.Name)
+        and node.value is not None
+    ):
         return [(node.target.id, node.value)]
     return []
 
@@ -51,7 +63,7 @@ class Facts:
     """Names with evidence of holding a number: arithmetic operands, numeric constants, `len(...)` results."""
 
     @classmethod
-    def of(cls, tree: ast.AST) -> "Facts":
+    def of(cls, tree: ast.AST) -> Facts:
         lists: set[str] = set()
         sequences: set[str] = set()
         numbers: set[str] = set()
@@ -64,7 +76,10 @@ class Facts:
                 if isinstance(value, ast.List | ast.ListComp) or _call_to(value, LIST_CALLS):
                     lists.add(name)
                 if (
-                    isinstance(value, ast.Tuple | ast.Dict | ast.Set | ast.DictComp | ast.SetComp | ast.JoinedStr)
+                    isinstance(
+                        value,
+                        ast.Tuple | ast.Dict | ast.Set | ast.DictComp | ast.SetComp | ast.JoinedStr,
+                    )
                     or _call_to(value, SEQUENCE_CALLS)
                     or (isinstance(value, ast.Constant) and isinstance(value.value, str))
                 ):
@@ -73,21 +88,40 @@ class Facts:
                 all_dict[name] = all_dict.get(name, True) and is_dict
                 if isinstance(value, ast.Constant) and type(value.value) in (int, float):
                     numbers.add(name)
-                elif isinstance(value, ast.BinOp) and isinstance(value.op, NUMERIC_OPERATORS) and not isinstance(value.left, ast.Constant | ast.JoinedStr):
+                elif (
+                    isinstance(value, ast.BinOp)
+                    and isinstance(value.op, NUMERIC_OPERATORS)
+                    and not isinstance(value.left, ast.Constant | ast.JoinedStr)
+                ):
                     numbers.add(name)
                 elif _call_to(value, ("len", "int", "abs", "round")):
                     numbers.add(name)
             if isinstance(node, ast.Call):
-                if isinstance(node.func, ast.Attribute) and node.func.attr in LIST_METHODS and isinstance(node.func.value, ast.Name):
+                if (
+                    isinstance(node.func, ast.Attribute)
+                    and node.func.attr in LIST_METHODS
+                    and isinstance(node.func.value, ast.Name)
+                ):
                     lists.add(node.func.value.id)
-                if _call_to(node, ("len",)) and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+                if (
+                    _call_to(node, ("len",))
+                    and len(node.args) == 1
+                    and isinstance(node.args[0], ast.Name)
+                ):
                     sequences.add(node.args[0].id)
             elif isinstance(node, ast.BinOp) and isinstance(node.op, NUMERIC_OPERATORS):
                 operands = [node.right] if isinstance(node.op, ast.Mod) else [node.left, node.right]
                 numbers.update(operand.id for operand in operands if isinstance(operand, ast.Name))
-            elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Lt | ast.Gt | ast.LtE | ast.GtE):
+            elif (
+                isinstance(node, ast.Compare)
+                and len(node.ops) == 1
+                and isinstance(node.ops[0], ast.Lt | ast.Gt | ast.LtE | ast.GtE)
+            ):
                 sides = [node.left, node.comparators[0]]
-                if any(isinstance(side, ast.Constant) and type(side.value) in (int, float) for side in sides):
+                if any(
+                    isinstance(side, ast.Constant) and type(side.value) in (int, float)
+                    for side in sides
+                ):
                     numbers.update(side.id for side in sides if isinstance(side, ast.Name))
         return cls(
             lists=frozenset(lists - contradicted),

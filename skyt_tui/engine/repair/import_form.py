@@ -32,7 +32,11 @@ class ImportForm(Transformer):
         for node in walk(self.tree):
             if isinstance(node, ast.Name) and node.id == module:
                 parent = self.parents.get(id(node))
-                if not (isinstance(node.ctx, ast.Load) and isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)):
+                if not (
+                    isinstance(node.ctx, ast.Load)
+                    and isinstance(parent, ast.Attribute)
+                    and isinstance(parent.ctx, ast.Load)
+                ):
                     return None
                 uses.append((node.lineno, node.col_offset, parent.attr))
         return list(dict.fromkeys(attr for _, _, attr in sorted(uses)))
@@ -54,13 +58,27 @@ class ImportForm(Transformer):
                     continue
                 if self.offer() is not None:
                     to_from[alias.name] = attrs
-                    rewrites.append((statement, ast.ImportFrom(module=alias.name, names=[ast.alias(name=a) for a in attrs], level=0)))
+                    rewrites.append(
+                        (
+                            statement,
+                            ast.ImportFrom(
+                                module=alias.name, names=[ast.alias(name=a) for a in attrs], level=0
+                            ),
+                        )
+                    )
             else:
                 module = statement.module
-                if statement.level or not module or "." in module or any(a.asname or a.name == "*" for a in statement.names):
+                if (
+                    statement.level
+                    or not module
+                    or "." in module
+                    or any(a.asname or a.name == "*" for a in statement.names)
+                ):
                     continue
                 imported = [a.name for a in statement.names]
-                others = bound_names(ast.Module(body=[s for s in tree.body if s is not statement], type_ignores=[]))
+                others = bound_names(
+                    ast.Module(body=[s for s in tree.body if s is not statement], type_ignores=[])
+                )
                 if module in names or any(name in others for name in imported):
                     continue
                 if self.offer() is not None:
@@ -83,12 +101,20 @@ class _Rewriter(ast.NodeTransformer):
         self.to_import = to_import
 
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        if isinstance(node.value, ast.Name) and node.value.id in self.to_from and isinstance(node.ctx, ast.Load):
+        if (
+            isinstance(node.value, ast.Name)
+            and node.value.id in self.to_from
+            and isinstance(node.ctx, ast.Load)
+        ):
             return ast.Name(id=node.attr, ctx=ast.Load())
         self.generic_visit(node)
         return node
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
         if node.id in self.to_import and isinstance(node.ctx, ast.Load):
-            return ast.Attribute(value=ast.Name(id=self.to_import[node.id], ctx=ast.Load()), attr=node.id, ctx=ast.Load())
+            return ast.Attribute(
+                value=ast.Name(id=self.to_import[node.id], ctx=ast.Load()),
+                attr=node.id,
+                ctx=ast.Load(),
+            )
         return node

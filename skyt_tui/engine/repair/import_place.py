@@ -38,14 +38,20 @@ class ImportPlace(Transformer):
         moves_down: list[tuple[ast.stmt, ast.AST]] = []
         moves_up: list[tuple[ast.stmt, ast.AST]] = []
         for statement in node.body:
-            if not isinstance(statement, ast.Import | ast.ImportFrom) or any(a.name == "*" for a in statement.names):
+            if not isinstance(statement, ast.Import | ast.ImportFrom) or any(
+                a.name == "*" for a in statement.names
+            ):
                 continue
             if isinstance(statement, ast.ImportFrom) and statement.module == "__future__":
                 continue
             names = set(_imported(statement))
             users = [f for f in functions if _uses(f, names)]
             others = [s for s in node.body if s is not statement and not any(s is f for f in users)]
-            if len(users) != 1 or any(_uses(s, names) for s in others) or bound_names(users[0]) & names:
+            if (
+                len(users) != 1
+                or any(_uses(s, names) for s in others)
+                or bound_names(users[0]) & names
+            ):
                 continue
             header = [*users[0].decorator_list, users[0].args]
             if users[0].returns is not None:
@@ -55,12 +61,21 @@ class ImportPlace(Transformer):
                     moves_down.append((statement, users[0]))
         for function in functions:
             for statement in function.body:
-                if not isinstance(statement, ast.Import | ast.ImportFrom) or any(a.name == "*" for a in statement.names):
+                if not isinstance(statement, ast.Import | ast.ImportFrom) or any(
+                    a.name == "*" for a in statement.names
+                ):
                     continue
                 names = set(_imported(statement))
                 outside = [s for s in node.body if s is not function]
                 rebound = bound_names(ast.Module(body=outside, type_ignores=[])) & names
-                inside = bound_names(ast.Module(body=[s for s in function.body if s is not statement], type_ignores=[])) & names
+                inside = (
+                    bound_names(
+                        ast.Module(
+                            body=[s for s in function.body if s is not statement], type_ignores=[]
+                        )
+                    )
+                    & names
+                )
                 if not rebound and not inside and self.offer() is not None:
                     moves_up.append((statement, function))
         for statement, function in moves_down:

@@ -17,7 +17,12 @@ LEAVING = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 def _exit_only(statement: ast.stmt) -> str | None:
     """The dumped body of an else-less `if` whose body is one leaving statement."""
-    if isinstance(statement, ast.If) and not statement.orelse and len(statement.body) == 1 and isinstance(statement.body[0], LEAVING):
+    if (
+        isinstance(statement, ast.If)
+        and not statement.orelse
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], LEAVING)
+    ):
         return ast.dump(statement.body[0])
     return None
 
@@ -37,7 +42,9 @@ class MergeIfs(BlockTransformer):
                 following = statements[index + 1]
                 if kinds[index + 1]:
                     self.offer()  # the absorbed statement's own site keeps its number, unused
-                test = ast.BoolOp(op=ast.Or(), values=[*_or_values(statement.test), *_or_values(following.test)])
+                test = ast.BoolOp(
+                    op=ast.Or(), values=[*_or_values(statement.test), *_or_values(following.test)]
+                )
                 out.append(ast.If(test=test, body=statement.body, orelse=[]))
                 index += 2
                 continue
@@ -66,4 +73,8 @@ class MergeIfs(BlockTransformer):
 
 
 def _or_values(test: ast.expr) -> list[ast.expr]:
-    return list(test.values) if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+    return (
+        list(test.values)
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or)
+        else [test]
+    )

@@ -11,7 +11,14 @@ import ast
 
 from skyt_tui.engine.repair.base import Transformer
 
-COMPLEMENT = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+COMPLEMENT = {
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+}
 UNFOLD_FROM = (ast.NotEq, ast.NotIn, ast.IsNot)
 
 
@@ -30,7 +37,9 @@ class NegatedCompare(Transformer):
         if choice is None:
             return node
         inner = node.operand
-        return ast.Compare(left=inner.left, ops=[COMPLEMENT[type(inner.ops[0])]()], comparators=inner.comparators)
+        return ast.Compare(
+            left=inner.left, ops=[COMPLEMENT[type(inner.ops[0])]()], comparators=inner.comparators
+        )
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         unfold = len(node.ops) == 1 and isinstance(node.ops[0], UNFOLD_FROM)
@@ -38,5 +47,7 @@ class NegatedCompare(Transformer):
         self.generic_visit(node)
         if choice is None:
             return node
-        positive = ast.Compare(left=node.left, ops=[COMPLEMENT[type(node.ops[0])]()], comparators=node.comparators)
+        positive = ast.Compare(
+            left=node.left, ops=[COMPLEMENT[type(node.ops[0])]()], comparators=node.comparators
+        )
         return ast.UnaryOp(op=ast.Not(), operand=positive)

@@ -33,7 +33,9 @@ class NestedHelper(Transformer):
         nests: list[tuple[ast.AST, ast.AST, int]] = []
         for outer in outers:
             for helper in outer.body:
-                if isinstance(helper, FUNCTION_TYPES) and self._hoistable(tree, resolution, outer, helper):
+                if isinstance(helper, FUNCTION_TYPES) and self._hoistable(
+                    tree, resolution, outer, helper
+                ):
                     choice = self.offer(2)
                     if choice is not None:
                         hoists.append((outer, helper, choice))
@@ -60,25 +62,41 @@ class NestedHelper(Transformer):
         if helper.decorator_list or helper.name in self.context.kept_names:
             return False
         outer_scope = resolution.scope_of(outer)
-        if helper.name in outer_scope.declared_global | outer_scope.declared_nonlocal or helper.name in resolution.module.bound:
+        if (
+            helper.name in outer_scope.declared_global | outer_scope.declared_nonlocal
+            or helper.name in resolution.module.bound
+        ):
             return False
         inside = _inside(helper)
         for occurrence in resolution.occurrences:
             if occurrence.owner is outer_scope and occurrence.name == helper.name:
-                if occurrence.node is not helper and not (isinstance(occurrence.node, ast.Name) and isinstance(occurrence.node.ctx, ast.Load)):
+                if occurrence.node is not helper and not (
+                    isinstance(occurrence.node, ast.Name)
+                    and isinstance(occurrence.node.ctx, ast.Load)
+                ):
                     return False  # the helper's name is rebound in the outer function
             elif occurrence.owner is outer_scope and id(occurrence.node) in inside:
                 return False  # the helper reads a local of the outer function
         return not any(isinstance(n, ast.Nonlocal) for n in ast.walk(helper))
 
-    def _nest_target(self, tree: ast.Module, resolution: Resolution, helper, outers) -> tuple[ast.AST, int] | None:
+    def _nest_target(
+        self, tree: ast.Module, resolution: Resolution, helper, outers
+    ) -> tuple[ast.AST, int] | None:
         if helper.decorator_list or helper.name in self.context.kept_names:
             return None
         module = resolution.module
-        uses = [o for o in resolution.occurrences if o.owner is module and o.name == helper.name and o.node is not helper]
-        if not uses or any(not (isinstance(o.node, ast.Name) and isinstance(o.node.ctx, ast.Load)) for o in uses):
+        uses = [
+            o
+            for o in resolution.occurrences
+            if o.owner is module and o.name == helper.name and o.node is not helper
+        ]
+        if not uses or any(
+            not (isinstance(o.node, ast.Name) and isinstance(o.node.ctx, ast.Load)) for o in uses
+        ):
             return None
-        users = [f for f in outers if f is not helper and any(id(o.node) in _inside(f) for o in uses)]
+        users = [
+            f for f in outers if f is not helper and any(id(o.node) in _inside(f) for o in uses)
+        ]
         if len(users) != 1:
             return None
         outer = users[0]
@@ -90,10 +108,19 @@ class NestedHelper(Transformer):
             return None
         inside = _inside(helper)
         for occurrence in resolution.occurrences:
-            if id(occurrence.node) in inside and occurrence.owner in (module, None) and occurrence.node is not helper:
-                if occurrence.name in outer_scope.bound or occurrence.name in outer_scope.declared_global:
+            if (
+                id(occurrence.node) in inside
+                and occurrence.owner in (module, None)
+                and occurrence.node is not helper
+            ):
+                if (
+                    occurrence.name in outer_scope.bound
+                    or occurrence.name in outer_scope.declared_global
+                ):
                     return None  # would be captured by the outer function's local
         if any(isinstance(n, ast.Global) for n in ast.walk(helper)):
             return None
-        first_use = next(i for i, s in enumerate(outer.body) if any(id(o.node) in _inside(s) for o in uses))
+        first_use = next(
+            i for i, s in enumerate(outer.body) if any(id(o.node) in _inside(s) for o in uses)
+        )
         return outer, first_use

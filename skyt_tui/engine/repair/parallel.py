@@ -31,6 +31,7 @@ from pathlib import Path
 
 from skyt_tui.engine.repair.pipeline import RepairResult, RewriteCache, repair
 
+
 @dataclass(frozen=True)
 class RepairTask:
     code: str
@@ -42,9 +43,19 @@ class RepairTask:
     group: Hashable = None
     """Tasks of one group share a rewrite cache (they must share the transformer registry and kept names' meaning)."""
 
-    def run(self, verify: Callable[[Sequence[str]], Sequence[bool]], rewrites: RewriteCache | None) -> RepairResult:
-        return repair(self.code, self.canon_code, kept_names=self.kept_names, verify=verify, level=self.level,
-                      max_steps=self.max_steps, allowed=self.allowed, rewrites=rewrites)
+    def run(
+        self, verify: Callable[[Sequence[str]], Sequence[bool]], rewrites: RewriteCache | None
+    ) -> RepairResult:
+        return repair(
+            self.code,
+            self.canon_code,
+            kept_names=self.kept_names,
+            verify=verify,
+            level=self.level,
+            max_steps=self.max_steps,
+            allowed=self.allowed,
+            rewrites=rewrites,
+        )
 
 
 class RepairWorkerError(RuntimeError):
@@ -55,8 +66,13 @@ TaskVerifier = Callable[[int, Sequence[str]], Sequence[bool]]
 """verify(task_index, programs) → one pass/fail per program."""
 
 
-def repair_in_processes(tasks: Sequence[RepairTask], verify: TaskVerifier, *, workers: int = 2,
-                        progress: Callable[[int], None] | None = None) -> list[RepairResult]:
+def repair_in_processes(
+    tasks: Sequence[RepairTask],
+    verify: TaskVerifier,
+    *,
+    workers: int = 2,
+    progress: Callable[[int], None] | None = None,
+) -> list[RepairResult]:
     """Run every task on `workers` worker processes; results in task order.
 
     `verify` is called from helper threads of this process; `progress(done)`
@@ -85,8 +101,10 @@ def repair_in_processes(tasks: Sequence[RepairTask], verify: TaskVerifier, *, wo
 
     count = max(1, min(workers, len(chunks)))
     workers_started = [_WorkerProcess() for _ in range(count)]
-    threads = [threading.Thread(target=serve, args=(worker,), name="skyt-repair", daemon=True)
-               for worker in workers_started]
+    threads = [
+        threading.Thread(target=serve, args=(worker,), name="skyt-repair", daemon=True)
+        for worker in workers_started
+    ]
     finished = False
     try:
         for thread in threads:
@@ -112,11 +130,17 @@ def work_units(tasks: Sequence[RepairTask], workers: int) -> list[list[int]]:
     groups: dict[Hashable, list[int]] = {}
     for index, task in enumerate(tasks):
         groups.setdefault(task.group, []).append(index)
-    units = [indexes[start:start + share] for indexes in groups.values() for start in range(0, len(indexes), share)]
+    units = [
+        indexes[start : start + share]
+        for indexes in groups.values()
+        for start in range(0, len(indexes), share)
+    ]
     return sorted(units, key=len, reverse=True)
 
 
-def _run_remote(worker: _WorkerProcess, index: int, task: RepairTask, verify: TaskVerifier) -> RepairResult:
+def _run_remote(
+    worker: _WorkerProcess, index: int, task: RepairTask, verify: TaskVerifier
+) -> RepairResult:
     """Hand one task to a worker and answer its verdict requests until it is done."""
     connection = worker.connection
     try:
@@ -149,16 +173,33 @@ class _WorkerProcess:
         to_child_read, to_child_write = os.pipe()
         from_child_read, from_child_write = os.pipe()
         package_root = str(Path(__file__).resolve().parents[3])
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                filter(None, [package_root, os.environ.get("PYTHONPATH")])
+            ),
+        }
         self.stderr = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "skyt_tui.engine.repair.parallel", str(to_child_read), str(from_child_write)],
-            pass_fds=(to_child_read, from_child_write), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=self.stderr, env=env, close_fds=True,
+            [
+                sys.executable,
+                "-m",
+                "skyt_tui.engine.repair.parallel",
+                str(to_child_read),
+                str(from_child_write),
+            ],
+            pass_fds=(to_child_read, from_child_write),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self.stderr,
+            env=env,
+            close_fds=True,
         )
         os.close(to_child_read)
         os.close(from_child_write)
-        self.connection = _Duplex(Connection(from_child_read, writable=False), Connection(to_child_write, readable=False))
+        self.connection = _Duplex(
+            Connection(from_child_read, writable=False), Connection(to_child_write, readable=False)
+        )
 
     def last_words(self) -> str:
         """The end of the child's stderr, for an error message."""
@@ -232,6 +273,12 @@ def _worker(connection) -> None:
 
 
 if __name__ == "__main__":
-    from skyt_tui.engine.repair.parallel import _Duplex as Duplex, _worker as worker
+    from skyt_tui.engine.repair.parallel import _Duplex as Duplex
+    from skyt_tui.engine.repair.parallel import _worker as worker
 
-    worker(Duplex(Connection(int(sys.argv[1]), writable=False), Connection(int(sys.argv[2]), readable=False)))
+    worker(
+        Duplex(
+            Connection(int(sys.argv[1]), writable=False),
+            Connection(int(sys.argv[2]), readable=False),
+        )
+    )

@@ -61,7 +61,12 @@ class RepairResult:
         return {
             "code": self.code,
             "steps": [
-                {"transformer": s.transformer, "d_before": s.d_before, "d_after": s.d_after, "sites": s.sites}
+                {
+                    "transformer": s.transformer,
+                    "d_before": s.d_before,
+                    "d_after": s.d_after,
+                    "sites": s.sites,
+                }
                 for s in self.steps
             ],
             "d_pre": self.d_pre,
@@ -106,8 +111,13 @@ def _compiles(code: str) -> bool:
     return True
 
 
-def _apply(cls: type[Transformer], current: str, context: Context, selection: Mapping[int, int] | None,
-           counting_tree: Callable[[], ast.Module] | None = None) -> tuple[str | None, list[int]]:
+def _apply(
+    cls: type[Transformer],
+    current: str,
+    context: Context,
+    selection: Mapping[int, int] | None,
+    counting_tree: Callable[[], ast.Module] | None = None,
+) -> tuple[str | None, list[int]]:
     """Run one transformer on a fresh parse of `current` (cheaper than copying a tree).
 
     A counting pass (no selection) rewrites nothing, so all of a round's
@@ -115,7 +125,11 @@ def _apply(cls: type[Transformer], current: str, context: Context, selection: Ma
     """
     transformer = cls(context, selection)
     try:
-        tree = counting_tree() if counting_tree is not None and selection is None else ast.parse(current)
+        tree = (
+            counting_tree()
+            if counting_tree is not None and selection is None
+            else ast.parse(current)
+        )
         result = transformer.run(tree)
         code = ast.unparse(result) if selection is not None else None
     except (Decline, RecursionError, ValueError, TypeError, AttributeError):
@@ -140,10 +154,20 @@ class RewriteCache:
         self.hits = 0
         self.misses = 0
 
-    def apply(self, cls: type[Transformer], current: str, context: Context, selection: Mapping[int, int] | None,
-              canon_code: str, counting_tree: Callable[[], ast.Module] | None = None) -> tuple[str | None, tuple[int, ...]]:
+    def apply(
+        self,
+        cls: type[Transformer],
+        current: str,
+        context: Context,
+        selection: Mapping[int, int] | None,
+        canon_code: str,
+        counting_tree: Callable[[], ast.Module] | None = None,
+    ) -> tuple[str | None, tuple[int, ...]]:
         key = (
-            cls, current, context.kept_names, canon_code if cls.reads_canon else None,
+            cls,
+            current,
+            context.kept_names,
+            canon_code if cls.reads_canon else None,
             None if selection is None else tuple(sorted(selection.items())),
         )
         found = self._rewrites.get(key)
@@ -158,10 +182,14 @@ class RewriteCache:
         return code, tuple(options)
 
 
-Rewrite = Callable[[type[Transformer], str, Mapping[int, int] | None], tuple[str | None, Sequence[int]]]
+Rewrite = Callable[
+    [type[Transformer], str, Mapping[int, int] | None], tuple[str | None, Sequence[int]]
+]
 
 
-def _proposals(cls: type[Transformer], current: str, d_current: float, measure: _Measure, rewrite: Rewrite) -> list[tuple[float, str, int]]:
+def _proposals(
+    cls: type[Transformer], current: str, d_current: float, measure: _Measure, rewrite: Rewrite
+) -> list[tuple[float, str, int]]:
     """(distance, code, sites) of this transformer's improving candidates, in proposal order."""
     _, options = rewrite(cls, current, None)
     if not options:
@@ -229,7 +257,9 @@ def repair(
         raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}")
     unknown = sorted(set(allowed) - set(registry))
     if unknown:
-        raise ValueError(f"unknown repair transformer(s): {', '.join(unknown)}; known: {', '.join(registry)}")
+        raise ValueError(
+            f"unknown repair transformer(s): {', '.join(unknown)}; known: {', '.join(registry)}"
+        )
     if max_steps < 0 or batch_size < 1:
         raise ValueError("max_steps must be >= 0 and batch_size >= 1")
     kept_names = frozenset(kept_names)
@@ -241,7 +271,11 @@ def repair(
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         canon_tree = None
     if d_pre is None or canon_tree is None or normalize(canon_code, kept_names).parse_error:
-        d = d_pre if d_pre is not None else distance(normalize(code, kept_names).texts[level], measure.canon_text)
+        d = (
+            d_pre
+            if d_pre is not None
+            else distance(normalize(code, kept_names).texts[level], measure.canon_text)
+        )
         return RepairResult(code=code, steps=(), d_pre=d, d_post=d, candidates_checked=0)
     context = Context(canon=canon_tree, kept_names=kept_names)
     parsed: dict[str, ast.Module] = {}
@@ -252,14 +286,20 @@ def repair(
                 parsed.clear()
                 parsed[current] = ast.parse(current)
             return parsed[current]
+
         return counting_tree
 
     if rewrites is None:
+
         def rewrite(cls, current, selection):
             return _apply(cls, current, context, selection, counting_tree_of(current))
     else:
+
         def rewrite(cls, current, selection):
-            return rewrites.apply(cls, current, context, selection, canon_code, counting_tree_of(current))
+            return rewrites.apply(
+                cls, current, context, selection, canon_code, counting_tree_of(current)
+            )
+
     active = [(name, cls) for name, cls in registry.items() if not allowed or name in allowed]
     verdicts: dict[str, bool] = {}
     steps: list[RepairStep] = []
@@ -268,7 +308,9 @@ def repair(
     while len(steps) < max_steps and d_current > 0:
         candidates: list[_Candidate] = []
         for name, cls in active:
-            for order, (d, candidate_code, sites) in enumerate(_proposals(cls, current, d_current, measure, rewrite)):
+            for order, (d, candidate_code, sites) in enumerate(
+                _proposals(cls, current, d_current, measure, rewrite)
+            ):
                 candidates.append(_Candidate(d, name, order, candidate_code, sites))
         candidates.sort(key=lambda c: (c.d, c.transformer, c.order))
         unique: list[_Candidate] = []
@@ -279,12 +321,14 @@ def repair(
                 unique.append(candidate)
         accepted = None
         for start in range(0, len(unique), batch_size):
-            batch = unique[start:start + batch_size]
+            batch = unique[start : start + batch_size]
             pending = [c.code for c in batch if c.code not in verdicts]
             if pending:
                 answers = list(verify(pending))
                 if len(answers) != len(pending):
-                    raise ValueError(f"verifier answered {len(answers)} verdicts for {len(pending)} programs")
+                    raise ValueError(
+                        f"verifier answered {len(answers)} verdicts for {len(pending)} programs"
+                    )
                 checked += len(pending)
                 for program, answer in zip(pending, answers):
                     verdicts[program] = bool(answer)
@@ -295,4 +339,6 @@ def repair(
             break
         steps.append(RepairStep(accepted.transformer, d_current, accepted.d, accepted.sites))
         current, d_current = accepted.code, accepted.d
-    return RepairResult(code=current, steps=tuple(steps), d_pre=d_pre, d_post=d_current, candidates_checked=checked)
+    return RepairResult(
+        code=current, steps=tuple(steps), d_pre=d_pre, d_post=d_current, candidates_checked=checked
+    )

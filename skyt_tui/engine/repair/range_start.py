@@ -20,7 +20,12 @@ class RangeStart(Transformer):
         self.shadowed = "range" in bound_names(tree)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
-        is_range = isinstance(node.func, ast.Name) and node.func.id == "range" and not node.keywords and not self.shadowed
+        is_range = (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "range"
+            and not node.keywords
+            and not self.shadowed
+        )
         plain = is_range and not any(isinstance(a, ast.Starred) for a in node.args)
         eligible = plain and (len(node.args) == 1 or (len(node.args) == 2 and _zero(node.args[0])))
         choice = self.offer() if eligible else None

@@ -23,10 +23,20 @@ class RedundantJump(BlockTransformer):
             drop = (
                 (isinstance(statement, ast.Pass) and len(statements) > 1)
                 or (in_loop and index == last and index > 0 and isinstance(statement, ast.Continue))
-                or (function_body and index == last and index > 0 and isinstance(statement, ast.Return) and statement.value is None)
+                or (
+                    function_body
+                    and index == last
+                    and index > 0
+                    and isinstance(statement, ast.Return)
+                    and statement.value is None
+                )
             )
             ends_loop = in_loop and index == last and isinstance(statement, ast.If)
-            trim_else = ends_loop and len(statement.orelse) == 1 and isinstance(statement.orelse[0], ast.Continue)
+            trim_else = (
+                ends_loop
+                and len(statement.orelse) == 1
+                and isinstance(statement.orelse[0], ast.Continue)
+            )
             add_else = ends_loop and not statement.orelse
             choice = self.offer() if drop or trim_else or add_else else None
             if choice is not None and drop:

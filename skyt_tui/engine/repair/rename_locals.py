@@ -32,18 +32,24 @@ def _bindings(resolution: Resolution) -> dict[tuple[int, str], int]:
     return result
 
 
-def _may_rename(resolution: Resolution, key: tuple[int, str], kept: frozenset[str], keyword_names: set[str]) -> bool:
+def _may_rename(
+    resolution: Resolution, key: tuple[int, str], kept: frozenset[str], keyword_names: set[str]
+) -> bool:
     name = key[1]
     if name in kept or (name.startswith("__") and name.endswith("__")):
         return False
     if name in keyword_names:  # a parameter passed by keyword somewhere keeps its name
-        scope = next((s for s in resolution.collector.scopes.values() if id(s.node) == key[0]), None)
+        scope = next(
+            (s for s in resolution.collector.scopes.values() if id(s.node) == key[0]), None
+        )
         if scope is not None and name in scope.params:
             return False
     return True
 
 
-def _tokens(tree: ast.Module, resolution: Resolution, renamable: dict[tuple[int, str], int]) -> tuple[list[str], list[tuple[int, str] | None]]:
+def _tokens(
+    tree: ast.Module, resolution: Resolution, renamable: dict[tuple[int, str], int]
+) -> tuple[list[str], list[tuple[int, str] | None]]:
     """Pre-order token stream of `tree`, renamable names replaced by a placeholder, with their bindings."""
     by_node: dict[tuple[int, str], tuple[int, str]] = {}
     for occurrence in resolution.occurrences:
@@ -97,15 +103,19 @@ class CanonRoles:
         self.matcher.set_seq2(self.tokens)  # difflib indexes the second sequence once
 
     @classmethod
-    def of(cls, context: Context) -> "CanonRoles":
+    def of(cls, context: Context) -> CanonRoles:
         found = context.derived.get(cls)
         if found is None:
             found = context.derived[cls] = cls(context.canon)
         return found
 
 
-def role_mapping(sample: ast.Module, canon: ast.Module | CanonRoles, kept: frozenset[str],
-                 sample_res: Resolution | None = None) -> list[tuple[tuple[int, str], str, int]]:
+def role_mapping(
+    sample: ast.Module,
+    canon: ast.Module | CanonRoles,
+    kept: frozenset[str],
+    sample_res: Resolution | None = None,
+) -> list[tuple[tuple[int, str], str, int]]:
     """[(sample binding, canon name, votes)] for bindings whose canon role has another name, best first."""
     roles = canon if isinstance(canon, CanonRoles) else CanonRoles(canon)
     sample_res = sample_res or resolve(sample)

@@ -35,7 +35,7 @@ class ReturnBool(BlockTransformer):
         index = 0
         while index < len(statements):
             statement = statements[index]
-            following = statements[index + 1:index + 2]
+            following = statements[index + 1 : index + 2]
             fold = self._foldable(statement, following)
             unfold = (
                 isinstance(statement, ast.Return)
@@ -50,14 +50,25 @@ class ReturnBool(BlockTransformer):
                 index += 1
             elif fold:
                 when_true = _returns_bool(statement.body)
-                test = statement.test if when_true else ast.UnaryOp(op=ast.Not(), operand=statement.test)
+                test = (
+                    statement.test
+                    if when_true
+                    else ast.UnaryOp(op=ast.Not(), operand=statement.test)
+                )
                 out.append(ast.Return(value=test))
                 index += 1 if statement.orelse else 2
             else:
                 if choice == 0:
-                    out.append(ast.If(test=statement.value, body=[_return(True)], orelse=[_return(False)]))
+                    out.append(
+                        ast.If(test=statement.value, body=[_return(True)], orelse=[_return(False)])
+                    )
                 else:
-                    out.extend([ast.If(test=statement.value, body=[_return(True)], orelse=[]), _return(False)])
+                    out.extend(
+                        [
+                            ast.If(test=statement.value, body=[_return(True)], orelse=[]),
+                            _return(False),
+                        ]
+                    )
                 index += 1
         return out
 
@@ -66,7 +77,9 @@ class ReturnBool(BlockTransformer):
         if not isinstance(statement, ast.If):
             return False
         when_true = _returns_bool(statement.body)
-        otherwise = _returns_bool(statement.orelse) if statement.orelse else _returns_bool(following)
+        otherwise = (
+            _returns_bool(statement.orelse) if statement.orelse else _returns_bool(following)
+        )
         if when_true is None or otherwise is None or when_true == otherwise:
             return False
         return is_boolean_valued(statement.test) or not when_true

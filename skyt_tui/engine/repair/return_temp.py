@@ -33,7 +33,11 @@ class ReturnTemp(BlockTransformer):
                 captured.setdefault(id(owner.node), set()).add(occurrence.name)
         for scope in resolution.collector.scopes.values():
             if isinstance(scope.node, ast.FunctionDef | ast.AsyncFunctionDef):
-                hidden = scope.declared_global | scope.declared_nonlocal | captured.get(id(scope.node), set())
+                hidden = (
+                    scope.declared_global
+                    | scope.declared_nonlocal
+                    | captured.get(id(scope.node), set())
+                )
                 self.private[id(scope.node)] = set(scope.bound) - hidden
         self.in_try = set()
         for node in walk(tree):
@@ -67,7 +71,9 @@ class ReturnTemp(BlockTransformer):
                 out.append(statement)
             else:
                 name = names[choice]
-                out.append(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=statement.value))
+                out.append(
+                    ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=statement.value)
+                )
                 out.append(ast.Return(value=ast.Name(id=name, ctx=ast.Load())))
             index += 1
         return out
@@ -85,12 +91,21 @@ class ReturnTemp(BlockTransformer):
         )
 
     def _temporaries(self, statement: ast.stmt) -> list[str]:
-        if not isinstance(statement, ast.Return) or statement.value is None or isinstance(statement.value, ast.Name):
+        if (
+            not isinstance(statement, ast.Return)
+            or statement.value is None
+            or isinstance(statement.value, ast.Name)
+        ):
             return []
         if id(statement) in self.in_try:
             return []
         names: list[str] = []
         for node in ast.walk(statement.value):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and self._local(node.id) and node.id not in names:
+            if (
+                isinstance(node, ast.Name)
+                and isinstance(node.ctx, ast.Load)
+                and self._local(node.id)
+                and node.id not in names
+            ):
                 names.append(node.id)
         return names

@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from skyt_tui.engine.repair.base import walk
 from skyt_tui.engine.normalize import _all_args, _Scope, _ScopeCollector, _ScopeWalk
+from skyt_tui.engine.repair.base import walk
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,10 @@ class Resolution:
         seen: dict[tuple[int, str], tuple[_Scope, str]] = {}
         for occurrence in self.occurrences:
             if occurrence.owner is not None:
-                seen.setdefault((id(occurrence.owner.node), occurrence.name), (occurrence.owner, occurrence.name))
+                seen.setdefault(
+                    (id(occurrence.owner.node), occurrence.name),
+                    (occurrence.owner, occurrence.name),
+                )
         return list(seen.values())
 
     def occurrences_of(self, scope: _Scope, name: str) -> list[Occurrence]:
@@ -65,16 +68,27 @@ class _Resolver(_ScopeWalk):
         self.found: list[Occurrence] = []
         self._stack: list[_Scope] = []
 
-    def _record(self, node: ast.AST, field: str, name: str, index: int | None = None, scope: _Scope | None = None) -> None:
+    def _record(
+        self,
+        node: ast.AST,
+        field: str,
+        name: str,
+        index: int | None = None,
+        scope: _Scope | None = None,
+    ) -> None:
         where = self._stack[-1]
         scope = scope or where
-        self.found.append(Occurrence(node, field, index, name, self.collector.owner(name, scope), where))
+        self.found.append(
+            Occurrence(node, field, index, name, self.collector.owner(name, scope), where)
+        )
 
     def _enter(self, node: ast.AST, kind: str) -> None:
         self._stack.append(self.collector.scopes[id(node)])
 
     def _define(self, node) -> None:
-        if self._stack[-1].kind != "class":  # methods and nested classes are attributes; never renamed
+        if (
+            self._stack[-1].kind != "class"
+        ):  # methods and nested classes are attributes; never renamed
             self._record(node, "name", node.name)
 
     def _parameters(self, args: ast.arguments) -> None:
@@ -177,4 +191,8 @@ def bound_names(tree: ast.AST) -> set[str]:
 
 
 def loaded_names(tree: ast.AST) -> set[str]:
-    return {node.id for node in walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    return {
+        node.id
+        for node in walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }

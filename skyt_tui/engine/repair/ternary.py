@@ -8,7 +8,11 @@ from skyt_tui.engine.repair.base import BlockTransformer
 
 
 def _target(statement: ast.stmt) -> str | None:
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+    if (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
         return statement.targets[0].id
     return None
 
@@ -43,14 +47,20 @@ class Ternary(BlockTransformer):
             elif fold:
                 yes, no = statement.body[0], statement.orelse[0]
                 value = ast.IfExp(test=statement.test, body=yes.value, orelse=no.value)
-                out.append(ast.Return(value=value) if isinstance(yes, ast.Return) else ast.Assign(targets=yes.targets, value=value))
+                out.append(
+                    ast.Return(value=value)
+                    if isinstance(yes, ast.Return)
+                    else ast.Assign(targets=yes.targets, value=value)
+                )
             else:
                 expr = statement.value
                 if isinstance(statement, ast.Return):
                     branches = ast.Return(value=expr.body), ast.Return(value=expr.orelse)
                 else:
                     name = statement.targets[0].id
-                    branches = (ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=expr.body),
-                                ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=expr.orelse))
+                    branches = (
+                        ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=expr.body),
+                        ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=expr.orelse),
+                    )
                 out.append(ast.If(test=expr.test, body=[branches[0]], orelse=[branches[1]]))
         return out

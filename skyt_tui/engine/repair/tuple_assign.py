@@ -15,7 +15,11 @@ from skyt_tui.engine.repair.scopes import loaded_names
 
 
 def _simple(statement: ast.stmt) -> str | None:
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+    if (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
         if not isinstance(statement.value, ast.Starred):
             return statement.targets[0].id
     return None
@@ -25,7 +29,11 @@ def _splittable(statement: ast.stmt) -> bool:
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
         return False
     target, value = statement.targets[0], statement.value
-    if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts) >= 2):
+    if not (
+        isinstance(target, ast.Tuple)
+        and isinstance(value, ast.Tuple)
+        and len(target.elts) == len(value.elts) >= 2
+    ):
         return False
     names = [element.id for element in target.elts if isinstance(element, ast.Name)]
     if len(names) != len(target.elts) or len(set(names)) != len(names):
@@ -78,10 +86,12 @@ class TupleAssign(BlockTransformer):
                 out.append(self.visit(statement))
                 index += 1
                 continue
-            joined = [self.visit(s) for s in statements[index:index + choice + 2]]
-            out.append(ast.Assign(
-                targets=[ast.Tuple(elts=[s.targets[0] for s in joined], ctx=ast.Store())],
-                value=ast.Tuple(elts=[s.value for s in joined], ctx=ast.Load()),
-            ))
+            joined = [self.visit(s) for s in statements[index : index + choice + 2]]
+            out.append(
+                ast.Assign(
+                    targets=[ast.Tuple(elts=[s.targets[0] for s in joined], ctx=ast.Store())],
+                    value=ast.Tuple(elts=[s.value for s in joined], ctx=ast.Load()),
+                )
+            )
             index += choice + 2
         return out

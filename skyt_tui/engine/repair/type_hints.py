@@ -17,7 +17,9 @@ class TypeHints(Transformer):
     summary = "remove parameter/return annotations and annotated assignments in functions"
 
     def _function(self, node):
-        annotated = node.returns is not None or any(a.annotation is not None for a in _all_args(node.args))
+        annotated = node.returns is not None or any(
+            a.annotation is not None for a in _all_args(node.args)
+        )
         choice = self.offer() if annotated else None
         self.generic_visit(node)
         if choice is not None:
@@ -30,7 +32,12 @@ class TypeHints(Transformer):
     visit_AsyncFunctionDef = _function
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> ast.AST:
-        eligible = node.value is not None and node.simple and isinstance(node.target, ast.Name) and self._in_function
+        eligible = (
+            node.value is not None
+            and node.simple
+            and isinstance(node.target, ast.Name)
+            and self._in_function
+        )
         choice = self.offer() if eligible else None
         self.generic_visit(node)
         if choice is None:

@@ -22,7 +22,11 @@ class ZeroCheck(Transformer):
     summary = "`x != 0` ↔ `x`, `x == 0` ↔ `not x` in tests, for numbers"
 
     def prepare(self, tree: ast.Module) -> None:
-        negated = {id(n.operand) for n in walk(tree) if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)}
+        negated = {
+            id(n.operand)
+            for n in walk(tree)
+            if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)
+        }
         self.truth_tested = boolean_context(tree) - negated
         facts = Facts.of(tree)
         self.numbers = facts.numbers - facts.sequences
@@ -37,10 +41,28 @@ class ZeroCheck(Transformer):
                 if isinstance(node.ops[0], ast.Eq):
                     return ast.UnaryOp(op=ast.Not(), operand=ast.Name(id=left.id, ctx=ast.Load()))
             return None
-        if in_test and isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.numbers:
-            return ast.Compare(left=ast.Name(id=node.id, ctx=ast.Load()), ops=[ast.NotEq()], comparators=[ast.Constant(0)])
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and isinstance(node.operand, ast.Name) and node.operand.id in self.numbers:
-            return ast.Compare(left=ast.Name(id=node.operand.id, ctx=ast.Load()), ops=[ast.Eq()], comparators=[ast.Constant(0)])
+        if (
+            in_test
+            and isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and node.id in self.numbers
+        ):
+            return ast.Compare(
+                left=ast.Name(id=node.id, ctx=ast.Load()),
+                ops=[ast.NotEq()],
+                comparators=[ast.Constant(0)],
+            )
+        if (
+            isinstance(node, ast.UnaryOp)
+            and isinstance(node.op, ast.Not)
+            and isinstance(node.operand, ast.Name)
+            and node.operand.id in self.numbers
+        ):
+            return ast.Compare(
+                left=ast.Name(id=node.operand.id, ctx=ast.Load()),
+                ops=[ast.Eq()],
+                comparators=[ast.Constant(0)],
+            )
         return None
 
     def visit(self, node: ast.AST) -> ast.AST:

@@ -46,15 +46,19 @@ class ChooseRunScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="choose-run", classes="dialog"):
-            yield Static(Text(f"Re-establish the canon of {self.contract_id} from which run?", style="bold"),
-                         classes="dialog-title")
+            yield Static(
+                Text(f"Re-establish the canon of {self.contract_id} from which run?", style="bold"),
+                classes="dialog-title",
+            )
             options = []
             for summary in self.summaries:
                 meta = summary.meta
                 assert meta is not None
                 line = Text(summary.id, style="bold")
-                line.append(f"  {meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)} · "
-                            f"{summary.n_ok} ok")
+                line.append(
+                    f"  {meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)} · "
+                    f"{summary.n_ok} ok"
+                )
                 label = data.run_label(meta)
                 if label:
                     line.append(f" · {label}", style="dim")
@@ -77,17 +81,25 @@ def reestablish_text(contract_id: str, run_id: str, state: canon_store.CanonStat
     text.append(contract_id, style="bold")
     text.append(" will be replaced by the first sample of run ")
     text.append(run_id, style="bold")
-    text.append(" that parses and passes the oracle, judged now under the current contract and versions.\n\n")
+    text.append(
+        " that parses and passes the oracle, judged now under the current contract and versions.\n\n"
+    )
     if state.canon is not None:
         provenance = state.canon.provenance
-        text.append(f"The current canon ({state.status}, from run {provenance.get('run_id')}, sample "
-                    f"{provenance.get('sample_index')}, established {provenance.get('established_at')}) ")
+        text.append(
+            f"The current canon ({state.status}, from run {provenance.get('run_id')}, sample "
+            f"{provenance.get('sample_index')}, established {provenance.get('established_at')}) "
+        )
         text.append("is kept in the canon history", style="bold")
         text.append(", and the replacement is logged there.\n\n")
     else:
-        text.append(f"There is no readable canon now ({state.status}); the replacement is logged in the history.\n\n")
-    text.append("Every run of this contract is then measured against the new canon (their cached analyses are "
-                "recomputed). If no sample of the run passes, nothing changes.")
+        text.append(
+            f"There is no readable canon now ({state.status}); the replacement is logged in the history.\n\n"
+        )
+    text.append(
+        "Every run of this contract is then measured against the new canon (their cached analyses are "
+        "recomputed). If no sample of the run passes, nothing changes."
+    )
     return text
 
 
@@ -134,7 +146,9 @@ class CanonScreen(SectionScreen):
         self.states = data.canon_states()
         self.contract_ids = list(self.states)
         # contracts with a canon first, so a fresh store with one run does not hide it among twenty "none"s
-        self.contract_ids.sort(key=lambda cid: (self.states[cid].status == canon_store.STATUS_MISSING, cid))
+        self.contract_ids.sort(
+            key=lambda cid: (self.states[cid].status == canon_store.STATUS_MISSING, cid)
+        )
         table.clear()
         for cid in self.contract_ids:
             table.add_row(Text(cid), canon_cell(self._state_name(cid)), key=cid)
@@ -162,7 +176,11 @@ class CanonScreen(SectionScreen):
         history = self.query_one("#canon-history", Static)
         contract_id = self.selected_id()
         if contract_id is None:
-            head.update(empty_state_text("No contracts", ["Canon shows each contract's canon; there are no contracts."]))
+            head.update(
+                empty_state_text(
+                    "No contracts", ["Canon shows each contract's canon; there are no contracts."]
+                )
+            )
             code.update("")
             history.update("")
             return
@@ -176,15 +194,22 @@ class CanonScreen(SectionScreen):
             title.append(f"  {reason}\n", style="red")
         if state.canon is None:
             if state.status == canon_store.STATUS_MISSING:
-                title.append("\nRun this contract (section 1, r) or load the demo: the first sample that parses and "
-                             "passes the oracle becomes its canon, and is never changed except by re-establishing.",
-                             style="dim")
+                title.append(
+                    "\nRun this contract (section 1, r) or load the demo: the first sample that parses and "
+                    "passes the oracle becomes its canon, and is never changed except by re-establishing.",
+                    style="dim",
+                )
             head.update(title)
             code.update("")
             history.update(self._history(contract_id))
             return
         head.update(Group(title, self._facts(state.canon)))
-        code.update(Group(Text("code", style="bold underline"), code_syntax(state.canon.code, self.app.current_theme.dark)))
+        code.update(
+            Group(
+                Text("code", style="bold underline"),
+                code_syntax(state.canon.code, self.app.current_theme.dark),
+            )
+        )
         history.update(self._history(contract_id))
 
     def _facts(self, canon: canon_store.Canon) -> Table:
@@ -197,18 +222,28 @@ class CanonScreen(SectionScreen):
         run_label = self._run_label(run_id)
         if run_label:
             table.add_row("", Text(run_label, style="bold yellow"))
-        table.add_row("model", Text(f"{provenance.get('provider') or '–'}/{provenance.get('model') or '–'} · "
-                                    f"T {temperature(provenance.get('temperature'))}"))
+        table.add_row(
+            "model",
+            Text(
+                f"{provenance.get('provider') or '–'}/{provenance.get('model') or '–'} · "
+                f"T {temperature(provenance.get('temperature'))}"
+            ),
+        )
         table.add_row("established", Text(str(provenance.get("established_at") or "–")))
         current = canon_store.current_versions(data.ORACLE_VERSION)
         versions = Text()
         for position, (name, value) in enumerate(sorted(canon.versions.items())):
             versions.append(", " if position else "")
-            versions.append(f"{name} {value}", style="" if current.get(name) == value else "bold red")
+            versions.append(
+                f"{name} {value}", style="" if current.get(name) == value else "bold red"
+            )
             if current.get(name) != value:
                 versions.append(f" (now {current.get(name)})", style="red")
         table.add_row("versions", versions)
-        table.add_row("content", Text(f"sha256 {canon.content_hash[:16]}… · contract {canon.contract_hash[:16]}…"))
+        table.add_row(
+            "content",
+            Text(f"sha256 {canon.content_hash[:16]}… · contract {canon.contract_hash[:16]}…"),
+        )
         return table
 
     @staticmethod
@@ -225,15 +260,25 @@ class CanonScreen(SectionScreen):
             return Text(f"history unreadable: {exc}", style="red")
         if not events:
             return Text("\nno history yet", style="dim")
-        table = Table(title="history", title_justify="left", title_style="bold underline", box=None,
-                      header_style="dim", pad_edge=False)
+        table = Table(
+            title="history",
+            title_justify="left",
+            title_style="bold underline",
+            box=None,
+            header_style="dim",
+            pad_edge=False,
+        )
         for column in ("#", "event", "at", "run / sample", "reason"):
             table.add_column(column, overflow="fold")
         for number, event in enumerate(events, start=1):
             provenance = (event.get("canon") or {}).get("provenance") or {}
-            table.add_row(str(number), Text(str(event.get("event", "?"))), Text(str(event.get("at", ""))),
-                          Text(f"{provenance.get('run_id', '–')} / {provenance.get('sample_index', '–')}"),
-                          Text(str(event.get("reason", ""))))
+            table.add_row(
+                str(number),
+                Text(str(event.get("event", "?"))),
+                Text(str(event.get("at", ""))),
+                Text(f"{provenance.get('run_id', '–')} / {provenance.get('sample_index', '–')}"),
+                Text(str(event.get("reason", ""))),
+            )
         return Group(Text(""), table)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -257,18 +302,27 @@ class CanonScreen(SectionScreen):
         contract_id = self.selected_id()
         if contract_id is None or self.busy:
             return
-        candidates = [s for s in data.list_runs() if s.meta is not None and s.meta.contract_id == contract_id and s.n_ok]
+        candidates = [
+            s
+            for s in data.list_runs()
+            if s.meta is not None and s.meta.contract_id == contract_id and s.n_ok
+        ]
         if not candidates:
-            self.notify(f"No stored run of {contract_id} has samples to take a canon from; run it first (section 1, r).",
-                        severity="warning", markup=False)
+            self.notify(
+                f"No stored run of {contract_id} has samples to take a canon from; run it first (section 1, r).",
+                severity="warning",
+                markup=False,
+            )
             return
 
         def confirm(run_id: str | None) -> None:
             if run_id is None:
                 return
             body = reestablish_text(contract_id, run_id, self.states[contract_id])
-            self.app.push_screen(ConfirmScreen(f"Re-establish the canon of {contract_id}?", body, "Re-establish"),
-                                 lambda yes: self._reestablish(contract_id, run_id) if yes else None)
+            self.app.push_screen(
+                ConfirmScreen(f"Re-establish the canon of {contract_id}?", body, "Re-establish"),
+                lambda yes: self._reestablish(contract_id, run_id) if yes else None,
+            )
 
         if len(candidates) == 1:
             confirm(candidates[0].id)
@@ -278,8 +332,11 @@ class CanonScreen(SectionScreen):
     def _reestablish(self, contract_id: str, run_id: str) -> None:
         self.busy = True
         self.refresh_bindings()
-        self.notify(f"Re-establishing the canon of {contract_id} from {run_id}: checking its samples…", timeout=3,
-                    markup=False)
+        self.notify(
+            f"Re-establishing the canon of {contract_id} from {run_id}: checking its samples…",
+            timeout=3,
+            markup=False,
+        )
         self._run_reestablish(contract_id, run_id)
 
     @work(thread=True, exclusive=True, group="canon", exit_on_error=False)
@@ -297,7 +354,10 @@ class CanonScreen(SectionScreen):
             self.notify(f"Canon unchanged: {message.error}", severity="error", markup=False)
         else:
             provenance = message.canon.provenance
-            self.notify(f"Canon of {message.contract_id} re-established from run {provenance['run_id']}, sample "
-                        f"{provenance['sample_index']}; the previous one is in its history.", markup=False)
+            self.notify(
+                f"Canon of {message.contract_id} re-established from run {provenance['run_id']}, sample "
+                f"{provenance['sample_index']}; the previous one is in its history.",
+                markup=False,
+            )
         self.load()
         self.refresh_bindings()

@@ -32,7 +32,13 @@ def display_error(entry: CatalogEntry) -> str:
     return error.replace(str(entry.path), entry.path.name)
 
 
-CANON_STYLES = {"ok": "green", "stale": "bold yellow", "tampered": "bold red", "corrupt": "bold red", "none": "dim"}
+CANON_STYLES = {
+    "ok": "green",
+    "stale": "bold yellow",
+    "tampered": "bold red",
+    "corrupt": "bold red",
+    "none": "dim",
+}
 CANON_MEANING = {
     "ok": "fixed by the first passing sample of the contract's first run",
     "stale": "made under other versions or an older contract; not used until re-established",
@@ -47,8 +53,14 @@ def canon_cell(state: str) -> Text:
 
 
 def code_syntax(code: str, dark: bool) -> Syntax:
-    return Syntax(code.strip("\n"), "python", theme="ansi_dark" if dark else "ansi_light",
-                  line_numbers=True, word_wrap=False, background_color="default")
+    return Syntax(
+        code.strip("\n"),
+        "python",
+        theme="ansi_dark" if dark else "ansi_light",
+        line_numbers=True,
+        word_wrap=False,
+        background_color="default",
+    )
 
 
 class RunProgressed(Message):
@@ -109,17 +121,30 @@ class ContractsScreen(SectionScreen):
         selected = self.selected_entry()
         self.signature = data.store_signature()
         self.entries = data.list_contracts()
-        self.canon_states = {entry.contract.id: data.canon_state(entry.contract)
-                             for entry in self.entries if entry.contract is not None}
+        self.canon_states = {
+            entry.contract.id: data.canon_state(entry.contract)
+            for entry in self.entries
+            if entry.contract is not None
+        }
         table.clear()
         for position, entry in enumerate(self.entries):
             if entry.contract is not None:
                 contract = entry.contract
-                table.add_row(Text(contract.id), contract.difficulty, str(len(contract.tests)),
-                              canon_cell(self.canon_states[contract.id]), key=str(position))
+                table.add_row(
+                    Text(contract.id),
+                    contract.difficulty,
+                    str(len(contract.tests)),
+                    canon_cell(self.canon_states[contract.id]),
+                    key=str(position),
+                )
             else:
-                table.add_row(Text(entry.path.name, style="red"), Text("invalid", style="bold red"), "–", "–",
-                              key=str(position))
+                table.add_row(
+                    Text(entry.path.name, style="red"),
+                    Text("invalid", style="bold red"),
+                    "–",
+                    "–",
+                    key=str(position),
+                )
         errors = [entry for entry in self.entries if entry.contract is None]
         error_text = Text()
         for entry in errors:
@@ -149,24 +174,41 @@ class ContractsScreen(SectionScreen):
         body = self.query_one("#detail-body", Static)
         entry = self.selected_entry()
         if entry is None:
-            head.update(empty_state_text(
-                "No contracts found",
-                ["A contract pins a prompt, its entry point and the oracle tests a sample must pass.",
-                 f"Put your own in {locations.user_contracts_dir()} (TOML, see README 'Contract format')."],
-            ))
+            head.update(
+                empty_state_text(
+                    "No contracts found",
+                    [
+                        "A contract pins a prompt, its entry point and the oracle tests a sample must pass.",
+                        f"Put your own in {locations.user_contracts_dir()} (TOML, see docs/contracts.md, 'Contract format').",
+                    ],
+                )
+            )
             body.update("")
             return
         if entry.contract is None:
-            head.update(Text.assemble((f"✗ {entry.path.name}", "bold red"), f"  ({entry.origin}) — not loaded"))
-            body.update(Text.assemble(
-                (display_error(entry), "red"), "\n\nFix the file and press ctrl+r to reload.",
-            ))
+            head.update(
+                Text.assemble(
+                    (f"✗ {entry.path.name}", "bold red"), f"  ({entry.origin}) — not loaded"
+                )
+            )
+            body.update(
+                Text.assemble(
+                    (display_error(entry), "red"),
+                    "\n\nFix the file and press ctrl+r to reload.",
+                )
+            )
             return
         contract = entry.contract
-        head.update(Text.assemble(
-            (contract.title, "bold"), "\n",
-            (f"{contract.id} · v{contract.version} · {contract.difficulty} · {entry.origin}: {entry.path.name}", "dim"),
-        ))
+        head.update(
+            Text.assemble(
+                (contract.title, "bold"),
+                "\n",
+                (
+                    f"{contract.id} · v{contract.version} · {contract.difficulty} · {entry.origin}: {entry.path.name}",
+                    "dim",
+                ),
+            )
+        )
         body.update(self._detail(entry))
         self.query_one("#contract-detail", VerticalScroll).scroll_home(animate=False)
 
@@ -183,7 +225,9 @@ class ContractsScreen(SectionScreen):
         text.append("Canon: ", style="bold")
         state = self.canon_states.get(contract.id, data.CANON_NONE)
         text.append_text(canon_cell(state))
-        text.append(f" — {CANON_MEANING[state]}" + (" (section 3)\n" if state != data.CANON_NONE else "\n"))
+        text.append(
+            f" — {CANON_MEANING[state]}" + (" (section 3)\n" if state != data.CANON_NONE else "\n")
+        )
         parts: list = [text]
         if contract.reference:
             parts.append(Text("Reference solution", style="bold underline"))
@@ -211,7 +255,11 @@ class ContractsScreen(SectionScreen):
             self.notify("No contract selected.", severity="warning")
             return
         if entry.contract is None:
-            self.notify(f"Cannot run an invalid contract: {display_error(entry)}", severity="error", markup=False)
+            self.notify(
+                f"Cannot run an invalid contract: {display_error(entry)}",
+                severity="error",
+                markup=False,
+            )
             return
         self.app.push_screen(RunDialog(entry.contract, self.last_request), self._run_requested)
 
@@ -227,10 +275,14 @@ class ContractsScreen(SectionScreen):
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
     def _execute(self, request: RunRequest, cancel: threading.Event) -> None:
         try:
-            outcome = self.app.run_executor(request, lambda progress: self.post_message(RunProgressed(progress)), cancel)
+            outcome = self.app.run_executor(
+                request, lambda progress: self.post_message(RunProgressed(progress)), cancel
+            )
         except SkytError as exc:
             self.post_message(RunEnded(error=str(exc)))
-        except Exception as exc:  # an engine bug must end in a visible failure, not a silent dead worker
+        except (
+            Exception
+        ) as exc:  # an engine bug must end in a visible failure, not a silent dead worker
             self.post_message(RunEnded(error=f"{type(exc).__name__}: {exc}"))
         else:
             self.post_message(RunEnded(outcome=outcome))
@@ -243,10 +295,16 @@ class ContractsScreen(SectionScreen):
         if message.outcome is not None:
             progress.finish(message.outcome)
             outcome = message.outcome
-            verb = "cancelled" if outcome.cancelled else "stopped" if outcome.stopped else "finished"
-            self.notify(f"Run {verb}: {outcome.n_done} samples, {outcome.n_failed} failed"
-                        + (f" — {outcome.stopped}" if outcome.stopped else "") + "; press 2 to see it in Runs",
-                        severity="warning" if outcome.stopped else "information", markup=False)
+            verb = (
+                "cancelled" if outcome.cancelled else "stopped" if outcome.stopped else "finished"
+            )
+            self.notify(
+                f"Run {verb}: {outcome.n_done} samples, {outcome.n_failed} failed"
+                + (f" — {outcome.stopped}" if outcome.stopped else "")
+                + "; press 2 to see it in Runs",
+                severity="warning" if outcome.stopped else "information",
+                markup=False,
+            )
             self.load_contracts()
         else:
             progress.fail(message.error or "unknown error")

@@ -44,11 +44,18 @@ class ExportDialog(ModalScreen[tuple[str, str] | None]):
             yield Static(Text(f"Export run {self.run_id}", style="bold"), classes="dialog-title")
             with Horizontal(classes="form-row"):
                 yield Label("Format", classes="form-label")
-                yield Select([(label, kind) for kind, label, _ in KINDS], value="csv", allow_blank=False, compact=True,
-                             id="export-kind")
+                yield Select(
+                    [(label, kind) for kind, label, _ in KINDS],
+                    value="csv",
+                    allow_blank=False,
+                    compact=True,
+                    id="export-kind",
+                )
             with Horizontal(classes="form-row"):
                 yield Label("File", classes="form-label")
-                yield Input(default_path(self.run_id, "csv", self.directory), id="export-path", compact=True)
+                yield Input(
+                    default_path(self.run_id, "csv", self.directory), id="export-path", compact=True
+                )
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Export", variant="primary", id="export-ok")
                 yield Button("Cancel", id="export-cancel")

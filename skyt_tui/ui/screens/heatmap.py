@@ -103,11 +103,18 @@ class HeatmapScreen(SectionScreen):
             with VerticalScroll(id="heatmap-empty", classes="section-body"):
                 yield EmptyState(
                     "No run to draw yet",
-                    ["The heatmap shows how far apart every pair of a run's samples is (normalized Levenshtein "
-                     "distance, 0 = identical, on a fixed 0–1 scale), ordered by distance to the canon; Enter on a "
-                     "cell shows the two samples' diff. Toggle the normalization level and before/after repair."],
-                    [("skyt-tui demo", "loads example runs"),
-                     ("skyt-tui run CONTRACT --provider openai --model gpt-4o-mini", "generates and stores a run")],
+                    [
+                        "The heatmap shows how far apart every pair of a run's samples is (normalized Levenshtein "
+                        "distance, 0 = identical, on a fixed 0–1 scale), ordered by distance to the canon; Enter on a "
+                        "cell shows the two samples' diff. Toggle the normalization level and before/after repair."
+                    ],
+                    [
+                        ("skyt-tui demo", "loads example runs"),
+                        (
+                            "skyt-tui run CONTRACT --provider openai --model gpt-4o-mini",
+                            "generates and stores a run",
+                        ),
+                    ],
                 )
             with Vertical(id="heatmap-view"):
                 yield Static(id="heatmap-head")
@@ -128,9 +135,17 @@ class HeatmapScreen(SectionScreen):
     @staticmethod
     def _from_analysis(analysis) -> HeatmapRun:
         texts = analysis_run_texts(analysis)
-        return HeatmapRun(run_id=analysis.run.id, contract_id=analysis.run.contract_id, model=analysis.run.model,
-                          temperature=analysis.run.temperature, label="", n_failed=analysis.metrics.n_failed,
-                          texts=texts.head(MAX_SAMPLES), total=len(texts), stored=False)
+        return HeatmapRun(
+            run_id=analysis.run.id,
+            contract_id=analysis.run.contract_id,
+            model=analysis.run.model,
+            temperature=analysis.run.temperature,
+            label="",
+            n_failed=analysis.metrics.n_failed,
+            texts=texts.head(MAX_SAMPLES),
+            total=len(texts),
+            stored=False,
+        )
 
     def on_screen_resume(self) -> None:
         if self.signature and data.store_signature() != self.signature:
@@ -146,8 +161,16 @@ class HeatmapScreen(SectionScreen):
             meta = summary.meta
             if meta is None:
                 continue
-            found.append(HeatmapRun(run_id=meta.id, contract_id=meta.contract_id, model=meta.model,
-                                    temperature=meta.temperature, label=data.run_label(meta), n_failed=summary.n_failed))
+            found.append(
+                HeatmapRun(
+                    run_id=meta.id,
+                    contract_id=meta.contract_id,
+                    model=meta.model,
+                    temperature=meta.temperature,
+                    label=data.run_label(meta),
+                    n_failed=summary.n_failed,
+                )
+            )
         self.post_message(RunsFound(found, signature))
 
     def on_runs_found(self, message: RunsFound) -> None:
@@ -188,7 +211,9 @@ class HeatmapScreen(SectionScreen):
         self.post_repair = False
         if self.texts is None:
             self._update_head()
-            self.query_one("#heatmap-status", Static).update(Text("loading the run's samples…", style="dim"))
+            self.query_one("#heatmap-status", Static).update(
+                Text("loading the run's samples…", style="dim")
+            )
             self.query_one(Heatmap).set_matrix(np.zeros((0, 0)))
             self._load_texts(self.current)
             return
@@ -211,10 +236,14 @@ class HeatmapScreen(SectionScreen):
             return
         position = ids.index(message.run.run_id)
         if message.run.error:
-            self.notify(f"run {message.run.run_id}: {message.run.error}", severity="error", markup=False)
+            self.notify(
+                f"run {message.run.run_id}: {message.run.error}", severity="error", markup=False
+            )
             self.runs[position] = replace(message.run, texts=None)
             if position == self.run_index:
-                self.query_one("#heatmap-status", Static).update(Text(message.run.error, style="red"))
+                self.query_one("#heatmap-status", Static).update(
+                    Text(message.run.error, style="red")
+                )
             return
         self.runs[position] = message.run
         if position == self.run_index:
@@ -240,20 +269,30 @@ class HeatmapScreen(SectionScreen):
         if texts is None:
             return
         if len(texts) > SYNC_SAMPLES and not texts.matrix_ready(self.level, self.post_repair):
-            self.query_one("#heatmap-status", Static).update(Text(f"measuring {len(texts)} × {len(texts)} distances…",
-                                                                  style="dim"))
+            self.query_one("#heatmap-status", Static).update(
+                Text(f"measuring {len(texts)} × {len(texts)} distances…", style="dim")
+            )
             self._measure(texts, self.level, self.post_repair)
             return
         matrix = self.matrix()
         if matrix is None:
             return
         distances = texts.order_by_canon()
-        order = order_by_distance(list(texts.d_pre)) if self.order_mode == "canon" and distances is not None else None
+        order = (
+            order_by_distance(list(texts.d_pre))
+            if self.order_mode == "canon" and distances is not None
+            else None
+        )
         heatmap.set_matrix(matrix, list(texts.labels), order)
         if not heatmap.n:
             failed = self.current.n_failed
             self.query_one("#heatmap-status", Static).update(
-                Content(f"no samples to compare: {failed} generation(s) failed" if failed else "no samples in this run"))
+                Content(
+                    f"no samples to compare: {failed} generation(s) failed"
+                    if failed
+                    else "no samples in this run"
+                )
+            )
         self._update_head()
         self.refresh_bindings()
 
@@ -264,8 +303,11 @@ class HeatmapScreen(SectionScreen):
             "[@click=screen.prev_run]◀[/] run $position [@click=screen.next_run]▶[/]  "
             "[b]$run_id[/b] · $model · T $temperature · N $n",
             position=f"{self.run_index + 1}/{len(self.runs)}",
-            run_id=run.run_id if run.contract_id in run.run_id else f"{run.run_id} ({run.contract_id})",
-            model=run.model or "model unknown", temperature=temperature(run.temperature),
+            run_id=run.run_id
+            if run.contract_id in run.run_id
+            else f"{run.run_id} ({run.contract_id})",
+            model=run.model or "model unknown",
+            temperature=temperature(run.temperature),
             n=str(run.total if texts is not None else "…"),
         )
         if texts is None:
@@ -279,13 +321,18 @@ class HeatmapScreen(SectionScreen):
             repair = f"after repair ({texts.n_repaired} changed, made at {texts.level})"
         line2 = Content.from_markup(
             "[dim]level[/] $level [dim](v)[/] · $repair [dim](p)[/] · [dim]order:[/] $order [dim](o)[/]",
-            level=self.level, repair=repair, order=order,
+            level=self.level,
+            repair=repair,
+            order=order,
         )
         if run.label:
             line2 += Content.from_markup(" · [b $warning]$label[/]", label=run.label)
         if len(texts) < run.total:
-            line2 += Content.from_markup(" · [b $warning]first $shown of $total samples[/]", shown=str(len(texts)),
-                                         total=str(run.total))
+            line2 += Content.from_markup(
+                " · [b $warning]first $shown of $total samples[/]",
+                shown=str(len(texts)),
+                total=str(run.total),
+            )
         self.query_one("#heatmap-head", Static).update(line1 + "\n" + line2)
 
     @on(Heatmap.CursorMoved)
@@ -304,9 +351,15 @@ class HeatmapScreen(SectionScreen):
         labels = texts.labels
         state = "after repair" if self.post_repair else "before repair"
         title = f"{pair_status(labels[event.i], labels[event.j], event.distance)} · level {self.level} · {state}"
-        self.app.push_screen(PairDiffScreen(
-            title, texts.text(event.i, self.level, self.post_repair), texts.text(event.j, self.level, self.post_repair),
-            f"sample {labels[event.i]}", f"sample {labels[event.j]}"))
+        self.app.push_screen(
+            PairDiffScreen(
+                title,
+                texts.text(event.i, self.level, self.post_repair),
+                texts.text(event.j, self.level, self.post_repair),
+                f"sample {labels[event.i]}",
+                f"sample {labels[event.j]}",
+            )
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("toggle_repair", "next_level", "toggle_order") and self.texts is None:
@@ -320,8 +373,11 @@ class HeatmapScreen(SectionScreen):
         if texts is None:
             return
         if not texts.repair_ran:
-            self.notify("This run has no canon, so nothing was repaired: there is no after-repair matrix.",
-                        severity="warning", markup=False)
+            self.notify(
+                "This run has no canon, so nothing was repaired: there is no after-repair matrix.",
+                severity="warning",
+                markup=False,
+            )
             return
         self.post_repair = not self.post_repair
         self.redraw()
@@ -334,8 +390,11 @@ class HeatmapScreen(SectionScreen):
         if self.texts is None:
             return
         if self.order_mode == "generation" and self.texts.order_by_canon() is None:
-            self.notify("This run has no canon distances, so it can only be shown in generation order.",
-                        severity="warning", markup=False)
+            self.notify(
+                "This run has no canon distances, so it can only be shown in generation order.",
+                severity="warning",
+                markup=False,
+            )
             return
         self.order_mode = "generation" if self.order_mode == "canon" else "canon"
         self.redraw()

@@ -18,7 +18,9 @@ class PairDiffScreen(ModalScreen[None]):
         Binding("c", "copy", "Copy diff"),
     ]
 
-    def __init__(self, title: str, before: str, after: str, before_label: str, after_label: str) -> None:
+    def __init__(
+        self, title: str, before: str, after: str, before_label: str, after_label: str
+    ) -> None:
         super().__init__(id="pair-diff-screen")
         self.title_line = title
         self.diff = unified_diff_text(before, after, before_label, after_label)

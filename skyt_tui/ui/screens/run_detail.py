@@ -25,7 +25,13 @@ from skyt_tui.engine.runs import FAILED, StoredRun
 from skyt_tui.ui import data
 from skyt_tui.ui.diff_text import unified_diff_text
 from skyt_tui.ui.run_text import (
-    canon_text, distance_bar, isolation_text, label_text, metrics_text, run_line, temperature,
+    canon_text,
+    distance_bar,
+    isolation_text,
+    label_text,
+    metrics_text,
+    run_line,
+    temperature,
 )
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.contracts import code_syntax
@@ -36,7 +42,9 @@ PAGE_KEYS = Binding.Group("Page", compact=True)
 
 
 class RunLoaded(Message):
-    def __init__(self, run: StoredRun | None, analysis: dict[str, Any] | None, error: str = "") -> None:
+    def __init__(
+        self, run: StoredRun | None, analysis: dict[str, Any] | None, error: str = ""
+    ) -> None:
         super().__init__()
         self.run, self.analysis, self.error = run, analysis, error
 
@@ -65,7 +73,9 @@ class RunDetailScreen(SectionScreen):
         Binding("c", "copy", "Copy"),
         Binding("e", "export", "Export…"),
         Binding("h", "heatmap", "Heatmap"),
-        Binding("left_square_bracket", "page(-1)", "Previous page", key_display="[", group=PAGE_KEYS),
+        Binding(
+            "left_square_bracket", "page(-1)", "Previous page", key_display="[", group=PAGE_KEYS
+        ),
         Binding("right_square_bracket", "page(1)", "Next page", key_display="]", group=PAGE_KEYS),
     ]
 
@@ -113,7 +123,9 @@ class RunDetailScreen(SectionScreen):
 
     def on_run_loaded(self, message: RunLoaded) -> None:
         if message.run is None or message.analysis is None:
-            self.query_one("#run-head", Static).update(Text(f"run {self.run_id}: {message.error}", style="bold red"))
+            self.query_one("#run-head", Static).update(
+                Text(f"run {self.run_id}: {message.error}", style="bold red")
+            )
             self.notify(message.error, severity="error", markup=False)
             return
         self.run, self.analysis = message.run, message.analysis
@@ -150,8 +162,12 @@ class RunDetailScreen(SectionScreen):
         if not narrow:
             head.append_text(canon_text(self.analysis, meta.id))
             tau = self.analysis["metrics"].get("tau")
-            head.append(f" · level {self.analysis.get('level')}" + (f", τ {tau:g}" if tau is not None else "") + " · ",
-                        style="dim")
+            head.append(
+                f" · level {self.analysis.get('level')}"
+                + (f", τ {tau:g}" if tau is not None else "")
+                + " · ",
+                style="dim",
+            )
         head.append_text(isolation_text(data.isolation(self.analysis)))
         self.query_one("#run-head", Static).update(head)
 
@@ -167,10 +183,16 @@ class RunDetailScreen(SectionScreen):
         table = self.query_one("#samples-table", DataTable)
         table.clear()
         table.add_rows(
-            (str(row["index"]), verdict_cell(row), row["signature_level"][:8] if row["signature_level"] else "–",
-             fmt3(row["d_pre"]), fmt3(row["d_post"]), distance_bar(row["d_pre"], row["d_post"]),
-             steps_cell(row["repair_steps"]))
-            for row in self.rows[self.page * PAGE:(self.page + 1) * PAGE]
+            (
+                str(row["index"]),
+                verdict_cell(row),
+                row["signature_level"][:8] if row["signature_level"] else "–",
+                fmt3(row["d_pre"]),
+                fmt3(row["d_post"]),
+                distance_bar(row["d_pre"], row["d_post"]),
+                steps_cell(row["repair_steps"]),
+            )
+            for row in self.rows[self.page * PAGE : (self.page + 1) * PAGE]
         )
         first = self.page * PAGE
         shown = min(len(self.rows), first + PAGE)
@@ -212,7 +234,10 @@ class RunDetailScreen(SectionScreen):
             if view != "view-code":
                 return Text("no code to compare", style="dim")
             record = next(r for r in self.run.samples if r.index == index)
-            failed = Text(f"sample {index}: generation failed after {record.attempts} attempt(s)\n", style="bold red")
+            failed = Text(
+                f"sample {index}: generation failed after {record.attempts} attempt(s)\n",
+                style="bold red",
+            )
             failed.append(record.error or "", style="red")
             if record.response:
                 failed.append("\n\nlast response:\n", style="bold")
@@ -223,25 +248,49 @@ class RunDetailScreen(SectionScreen):
         level = self.texts.level
         canon = self.texts.canon_text(level)
         if canon is None:
-            return Text("No canon for this run, so there is nothing to compare with and repair did not run.", style="dim")
+            return Text(
+                "No canon for this run, so there is nothing to compare with and repair did not run.",
+                style="dim",
+            )
         position = self.positions[index]
         if view == "view-before":
             return Group(
-                Text(f"canon → sample {index} at level {level}: d_pre = {fmt3(row['d_pre'])}", style="bold"),
-                unified_diff_text(canon, self.texts.text(position, level), "canon", f"sample {index}"),
+                Text(
+                    f"canon → sample {index} at level {level}: d_pre = {fmt3(row['d_pre'])}",
+                    style="bold",
+                ),
+                unified_diff_text(
+                    canon, self.texts.text(position, level), "canon", f"sample {index}"
+                ),
             )
         steps = (self.facts.get(index, {}).get("repair") or {}).get("steps") or []
         if self.texts.repaired[position] is None:
-            reason = ("identical to the canon already" if not row["d_pre"]
-                      else "not repaired: only samples that pass the oracle are" if not row["passed"]
-                      else "no repair step brought it closer to the canon")
+            reason = (
+                "identical to the canon already"
+                if not row["d_pre"]
+                else "not repaired: only samples that pass the oracle are"
+                if not row["passed"]
+                else "no repair step brought it closer to the canon"
+            )
             return Text(f"sample {index}: {reason}; d_post = {fmt3(row['d_post'])}", style="dim")
-        head = Text(f"canon → sample {index} after {len(steps)} repair step(s) at level {level}: "
-                    f"d {fmt3(row['d_pre'])} → {fmt3(row['d_post'])}\n", style="bold")
+        head = Text(
+            f"canon → sample {index} after {len(steps)} repair step(s) at level {level}: "
+            f"d {fmt3(row['d_pre'])} → {fmt3(row['d_post'])}\n",
+            style="bold",
+        )
         for number, step in enumerate(steps, start=1):
-            head.append(f"  {number}. {step['transformer']}: {fmt3(step['d_before'])} → {fmt3(step['d_after'])}\n")
-        return Group(head, unified_diff_text(canon, self.texts.text(position, level, post=True), "canon",
-                                             f"sample {index} repaired"))
+            head.append(
+                f"  {number}. {step['transformer']}: {fmt3(step['d_before'])} → {fmt3(step['d_after'])}\n"
+            )
+        return Group(
+            head,
+            unified_diff_text(
+                canon,
+                self.texts.text(position, level, post=True),
+                "canon",
+                f"sample {index} repaired",
+            ),
+        )
 
     def _code_view(self, row: dict[str, Any]) -> Group:
         assert self.texts is not None
@@ -252,12 +301,20 @@ class RunDetailScreen(SectionScreen):
         for test in (facts.get("oracle") or {}).get("tests", []):
             if not test.get("passed"):
                 head.append(f"  ✗ {test.get('name') or test.get('kind')}: ", style="red")
-                head.append(f"{test.get('error_type') or 'wrong result'} {test.get('error_message') or ''}".strip()
-                            + (f" (got {test['actual']})" if test.get("actual") is not None else "") + "\n")
+                head.append(
+                    f"{test.get('error_type') or 'wrong result'} {test.get('error_message') or ''}".strip()
+                    + (f" (got {test['actual']})" if test.get("actual") is not None else "")
+                    + "\n"
+                )
         reason = (facts.get("oracle") or {}).get("reason")
         if reason and not row["passed"]:
             head.append(f"  {reason}\n", style="red")
-        return Group(head, code_syntax(self.texts.codes[self.positions[row["index"]]], self.app.current_theme.dark))
+        return Group(
+            head,
+            code_syntax(
+                self.texts.codes[self.positions[row["index"]]], self.app.current_theme.dark
+            ),
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("copy", "export", "heatmap", "next_view") and self.run is None:
@@ -271,7 +328,9 @@ class RunDetailScreen(SectionScreen):
 
     def action_next_view(self) -> None:
         tabs = self.query_one(TabbedContent)
-        tabs.active = VIEWS[(VIEWS.index(tabs.active) + 1) % len(VIEWS)] if tabs.active in VIEWS else VIEWS[0]
+        tabs.active = (
+            VIEWS[(VIEWS.index(tabs.active) + 1) % len(VIEWS)] if tabs.active in VIEWS else VIEWS[0]
+        )
 
     def action_page(self, step: int) -> None:
         if 0 <= self.page + step < self.pages:
@@ -288,8 +347,10 @@ class RunDetailScreen(SectionScreen):
         else:
             plain = _plain(content)
         self.app.copy_to_clipboard(plain)
-        self.notify(f"Copied {'the code' if tabs.active == 'view-code' else 'the diff'} of sample {row['index']}.",
-                    timeout=2)
+        self.notify(
+            f"Copied {'the code' if tabs.active == 'view-code' else 'the diff'} of sample {row['index']}.",
+            timeout=2,
+        )
 
     def action_export(self) -> None:
         if self.run is not None and self.analysis is not None:

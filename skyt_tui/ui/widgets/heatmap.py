@@ -42,14 +42,22 @@ MAX_ZOOM = 8
 ZOOM_KEYS = Binding.Group("Zoom", compact=True)
 
 _VIRIDIS_ANCHORS = (
-    "#440154", "#482878", "#3e4a89", "#31688e", "#26828e",
-    "#1f9e89", "#35b779", "#6dcd59", "#b4de2c", "#fde725",
+    "#440154",
+    "#482878",
+    "#3e4a89",
+    "#31688e",
+    "#26828e",
+    "#1f9e89",
+    "#35b779",
+    "#6dcd59",
+    "#b4de2c",
+    "#fde725",
 )
 CURSOR_COLOUR = "#ffffff"
 
 
 def _lerp_ramp(anchors: Sequence[str], steps: int) -> tuple[str, ...]:
-    rgb = [tuple(int(a[k:k + 2], 16) for k in (1, 3, 5)) for a in anchors]
+    rgb = [tuple(int(a[k : k + 2], 16) for k in (1, 3, 5)) for a in anchors]
     out = []
     for step in range(steps):
         t = step / (steps - 1) * (len(rgb) - 1)
@@ -95,6 +103,7 @@ def _bins(values: np.ndarray, count: int) -> list[list[int]]:
 
 def order_by_distance(distances: Sequence[float | None]) -> list[int]:
     """Matrix positions sorted by distance to the canon, ties (and missing distances, last) by position."""
+
     def key(position: int) -> tuple[int, float, int]:
         d = distances[position]
         missing = d is None or math.isnan(d)
@@ -142,12 +151,12 @@ class Heatmap(ScrollView, can_focus=True):
     class _PairMessage(Message):
         """About the pair (i, j) of matrix positions — indices into the matrix as given, not the display order."""
 
-        def __init__(self, heatmap: "Heatmap", i: int, j: int, distance: float) -> None:
+        def __init__(self, heatmap: Heatmap, i: int, j: int, distance: float) -> None:
             super().__init__()
             self.heatmap, self.i, self.j, self.distance = heatmap, i, j, distance
 
         @property
-        def control(self) -> "Heatmap":
+        def control(self) -> Heatmap:
             return self.heatmap
 
     class CursorMoved(_PairMessage):
@@ -204,7 +213,12 @@ class Heatmap(ScrollView, can_focus=True):
     def order(self) -> tuple[int, ...]:
         return tuple(self._order)
 
-    def set_matrix(self, matrix: np.ndarray, labels: Sequence[str] | None = None, order: Sequence[int] | None = None) -> None:
+    def set_matrix(
+        self,
+        matrix: np.ndarray,
+        labels: Sequence[str] | None = None,
+        order: Sequence[int] | None = None,
+    ) -> None:
         """Show `matrix` (square, values in [0, 1]) with rows/columns in `order` (display position → matrix position)."""
         matrix = np.asarray(matrix, dtype=np.float64)
         if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
@@ -314,7 +328,11 @@ class Heatmap(ScrollView, can_focus=True):
         That filter rebuilds every segment on every repaint; at N=200 (20,000 cells) it was
         two thirds of a full repaint. NO_COLOR's monochrome filter and the others still apply.
         """
-        return [line_filter for line_filter in super().get_line_filters() if not isinstance(line_filter, ANSIToTruecolor)]
+        return [
+            line_filter
+            for line_filter in super().get_line_filters()
+            if not isinstance(line_filter, ANSIToTruecolor)
+        ]
 
     def _base_styles(self) -> tuple[Style, Style, Style]:
         """(base, ruler, marker) rich styles, computed once per style change rather than per line."""
@@ -350,14 +368,20 @@ class Heatmap(ScrollView, can_focus=True):
         table = self._upper_only_cache.get(key)
         if table is None:
             block = HALF_BLOCK * zoom
-            table = self._upper_only_cache[key] = [Segment(block, Style(color=c, bgcolor=background)) for c in RAMP]
+            table = self._upper_only_cache[key] = [
+                Segment(block, Style(color=c, bgcolor=background)) for c in RAMP
+            ]
         return table
 
     def _matrix_line(self, line: int, has_cursor: bool) -> Strip:
         """Strip of one terminal line of the whole matrix width, with the cursor drawn in when it is there."""
         if not has_cursor and line in self._row_cache:
             return self._row_cache[line]
-        strip = self._glyph_line(line, has_cursor) if self.glyphs else self._colour_line(line, has_cursor)
+        strip = (
+            self._glyph_line(line, has_cursor)
+            if self.glyphs
+            else self._colour_line(line, has_cursor)
+        )
         if not has_cursor:
             self._row_cache[line] = strip
         return strip
@@ -395,11 +419,14 @@ class Heatmap(ScrollView, can_focus=True):
         if not has_cursor:
             return Strip([Segment(text, base)], len(text))
         start = self.cursor_col * zoom
-        return Strip([
-            Segment(text[:start], base),
-            Segment(text[start:start + zoom], base + Style(reverse=True)),
-            Segment(text[start + zoom:], base),
-        ], len(text))
+        return Strip(
+            [
+                Segment(text[:start], base),
+                Segment(text[start : start + zoom], base + Style(reverse=True)),
+                Segment(text[start + zoom :], base),
+            ],
+            len(text),
+        )
 
     def _ruler(self, scroll_x: int, width: int) -> Strip:
         base, ruler_style, marker_style = self._base_styles()
@@ -421,8 +448,11 @@ class Heatmap(ScrollView, can_focus=True):
         if marker_at < 0:
             segments.append(Segment(text, ruler_style))
         else:
-            segments += [Segment(text[:marker_at], ruler_style), Segment("▼" * text.count("▼"), marker_style),
-                         Segment(text[marker_at + text.count("▼"):], ruler_style)]
+            segments += [
+                Segment(text[:marker_at], ruler_style),
+                Segment("▼" * text.count("▼"), marker_style),
+                Segment(text[marker_at + text.count("▼") :], ruler_style),
+            ]
         return Strip(segments).adjust_cell_length(width, base)
 
     def render_line(self, y: int) -> Strip:
@@ -442,7 +472,9 @@ class Heatmap(ScrollView, can_focus=True):
             return self._line_cache[key]
         matrix = self._matrix_line(line, has_cursor).crop(scroll_x, scroll_x + width - GUTTER)
         gutter = Segment("▶ ", marker_style) if has_cursor else Segment(" " * GUTTER, base)
-        strip = Strip([gutter, *matrix], GUTTER + matrix.cell_length).adjust_cell_length(width, base)
+        strip = Strip([gutter, *matrix], GUTTER + matrix.cell_length).adjust_cell_length(
+            width, base
+        )
         if not has_cursor:
             self._line_cache[key] = strip
         return strip
@@ -463,7 +495,9 @@ class Heatmap(ScrollView, can_focus=True):
         if not self.n:
             return
         lines = self._cursor_lines()
-        region = Region(GUTTER + self.cursor_col * self.zoom, RULER + lines.start, self.zoom, len(lines))
+        region = Region(
+            GUTTER + self.cursor_col * self.zoom, RULER + lines.start, self.zoom, len(lines)
+        )
         self.scroll_to_region(region, spacing=None, animate=False, force=True, immediate=True)
 
     def _announce_cursor(self) -> None:
@@ -492,13 +526,22 @@ class Heatmap(ScrollView, can_focus=True):
             return
         scroll_x, scroll_y = self.scroll_offset
         x, y = offset.x - GUTTER + scroll_x, offset.y - RULER + scroll_y
-        if offset.x < GUTTER or offset.y < RULER or x >= self.n * self.zoom or y >= self.content_rows:
+        if (
+            offset.x < GUTTER
+            or offset.y < RULER
+            or x >= self.n * self.zoom
+            or y >= self.content_rows
+        ):
             return
         col = x // self.zoom
         upper, lower = self._rows_of(y)
         row = upper
         # A terminal cell shows two matrix rows; clicking the cell the cursor is already in picks the lower one.
-        if lower is not None and lower != upper and (self.cursor_row, self.cursor_col) == (upper, col):
+        if (
+            lower is not None
+            and lower != upper
+            and (self.cursor_row, self.cursor_col) == (upper, col)
+        ):
             row = lower
         self.focus()
         self.move_cursor(row, col)
@@ -513,8 +556,14 @@ class HeatmapLegend(Widget):
     HeatmapLegend { height: 2; width: 1fr; }
     """
 
-    def __init__(self, *, glyphs: bool | None = None, name: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        glyphs: bool | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._glyphs_override = glyphs
 
@@ -539,6 +588,6 @@ class HeatmapLegend(Widget):
             text.append("█", Style(color=colour))
         ticks = [" "] * (3 + N_BINS)
         for position, label in ((3, "0.0"), (3 + N_BINS // 2 - 1, "0.5"), (N_BINS, "1.0")):
-            ticks[position:position + len(label)] = label
+            ticks[position : position + len(label)] = label
         text.append("\n" + "".join(ticks) + "   fixed scale; yellow = farther apart")
         return text

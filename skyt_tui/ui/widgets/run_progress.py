@@ -64,8 +64,10 @@ class RunProgress(Vertical):
         self.total = len(self.marks)
         self.done = 0
         temps = ", ".join(f"{t:g}" for t in request.temperatures)
-        self._title(f"Running {request.contract_id}: {request.provider} / {request.model or request.target}, "
-                    f"N {request.n} × T [{temps}], {request.concurrency} at a time — c cancels")
+        self._title(
+            f"Running {request.contract_id}: {request.provider} / {request.model or request.target}, "
+            f"N {request.n} × T [{temps}], {request.concurrency} at a time — c cancels"
+        )
         self.add_class("-active")
         self._render_marks()
 
@@ -74,7 +76,11 @@ class RunProgress(Vertical):
             self.query_one("#run-progress-note", Static).update(Text(progress.message))
             return
         if 0 <= progress.index < len(self.marks):
-            mark = "failed" if progress.failed else {True: "passed", False: "wrong", None: "done"}[progress.passed]
+            mark = (
+                "failed"
+                if progress.failed
+                else {True: "passed", False: "wrong", None: "done"}[progress.passed]
+            )
             self.marks[progress.index] = mark
         if progress.failed:
             self.failures.append(f"sample {progress.index}: {progress.message or 'failed'}")
@@ -104,5 +110,7 @@ class RunProgress(Vertical):
         self.query_one(ProgressBar).update(total=self.total or None, progress=self.done)
 
     def _render_marks(self) -> None:
-        self.query_one("#run-progress-samples", Static).update(Text("".join(MARKS[m] for m in self.marks)))
+        self.query_one("#run-progress-samples", Static).update(
+            Text("".join(MARKS[m] for m in self.marks))
+        )
         self.query_one("#run-progress-failures", Static).update(Text("\n".join(self.failures[-5:])))

@@ -61,7 +61,7 @@ def scatter_text(points: Sequence[tuple[float, float]], width: int, height: int)
     for value, at in ((low, 0), (low + span / 2, plot_w // 2), (high, plot_w - 4)):
         label = f"{value:.2f}"
         start = Y_AXIS + at
-        axis[start:start + len(label)] = label
+        axis[start : start + len(label)] = label
     text.append("".join(axis).rstrip(), style="dim")
     return text
 

@@ -38,7 +38,10 @@ class SectionBar(Static):
         for number, (name, title) in enumerate(SECTIONS, start=1):
             style = "reverse b" if name == self.current else ""
             label = f" {number} {title} "
-            parts.append(f"[@click=app.section('{name}')][{style}]{label}[/][/]" if style
-                         else f"[@click=app.section('{name}')]{label}[/]")
+            parts.append(
+                f"[@click=app.section('{name}')][{style}]{label}[/][/]"
+                if style
+                else f"[@click=app.section('{name}')]{label}[/]"
+            )
         parts.append("  [@click=app.help][dim]? help[/][/]")
         return Content.from_markup("".join(parts))
