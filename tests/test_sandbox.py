@@ -50,7 +50,7 @@ def probe(pool, program, timeout=2.0, **limits):
         "checks": [],
     }
     result = pool.run([(payload, timeout)])[0]
-    frames, _ = _frames(result.sample_stream)
+    frames, _, _ = _frames(result.sample_stream)
     call = next(f for f in frames if f.get("t") == "call")
     return wire.decode(call["r"]) if "r" in call else ("raised", call["x"]["type"])
 
