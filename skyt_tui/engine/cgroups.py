@@ -22,6 +22,8 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import signal
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -214,8 +216,8 @@ def owner_alive(namespace: int, pid: int, start_time: int) -> bool:
 
 
 def sweep_stale(parent: Path) -> None:
-    """Remove pool cgroups under `parent` whose skyt-tui is gone (empty ones only: the kernel
-    refuses to remove a cgroup that still holds a process)."""
+    """Remove pool cgroups under `parent` whose skyt-tui is gone, killing what is left in them
+    (its zygotes die with the app, but may not have finished dying)."""
     try:
         entries = list(os.scandir(parent))
     except OSError:
@@ -227,12 +229,31 @@ def sweep_stale(parent: Path) -> None:
         if owner_alive(*(int(group) for group in match.groups())):
             continue
         try:
-            slots = [child.path for child in os.scandir(entry.path) if child.is_dir()]
+            slots = [Path(child.path) for child in os.scandir(entry.path) if child.is_dir()]
         except OSError:
             continue
         for slot in slots:
-            _rmdir(Path(slot))
+            _empty(slot)
+            _rmdir(slot)
         _rmdir(Path(entry.path))
+
+
+def _empty(slot: Path) -> None:
+    """Kill what is left in a dead pool's slot (its sandbox, dying with the app anyway)."""
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        try:
+            pids = [int(pid) for pid in (slot / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.02)
 
 
 def _rmdir(path: Path) -> None:
