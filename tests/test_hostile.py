@@ -878,3 +878,72 @@ def test_no_ipc_object_reaches_the_next_sample_or_the_host(mode, without, tmp_pa
         run_contained(host, "sysv_read_answers")
     finally:
         host.close()
+
+
+MIXED_KINDS = [
+    "fraction_bomb",
+    "colliding_tuples",
+    "many_values",
+    "deep_nesting",
+    "memfd_hoard",
+    "sysv_leave_answers",
+    "deep_tree",
+    "long_path_fill",
+    "escape_sequences",
+    "kill_parent",
+    "stdout_flood",
+    "segfault",
+]
+
+
+@pytest.mark.parametrize("mode", isolation_modes())
+def test_analyze_gives_real_samples_the_same_verdicts_beside_hostile_ones(
+    mode, tmp_path, monkeypatch, capsys
+):
+    """Real LLM samples (SKYT's slugify run: one passes, nineteen fail in many ways), analysed
+    alone and then interleaved with hostile samples: each real sample keeps its verdict, its
+    outputs and its distances to the canon, to the last digit."""
+    import json
+
+    from skyt_tui.cli import main
+    from skyt_tui.engine.catalog import get_contract
+    from tests.corpus import require
+
+    source = sorted(require("skyt-msr2026", "outputs").glob("slugify_temp1.0_*.json"))[0]
+    codes = [result["raw_output"] for result in json.loads(source.read_text())["llm_results"]]
+    entry = get_contract("slugify").entry.name
+    host = Host(mode, tmp_path)
+    host.close()
+    hostile = [
+        fill_in(HOSTILE[kind][1], host.fill).replace("def solve(", f"def {entry}(")
+        for kind in MIXED_KINDS
+    ]
+
+    def analyze(programs, name):
+        rows = [
+            {"contract_id": "slugify", "model": "m", "temperature": 1.0, "code": code}
+            for code in programs
+        ]
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        monkeypatch.setenv("SKYT_HOME", str(tmp_path / f"home-{name}"))
+        monkeypatch.setenv("SKYT_SANDBOX", mode)
+        assert main(["analyze", str(path), "--json", "--samples"]) == 0
+        [run] = json.loads(capsys.readouterr().out)["runs"]
+        return run
+
+    alone = analyze(codes, "alone")
+    mixed_programs, positions = [], []
+    for index, code in enumerate(codes):
+        positions.append(len(mixed_programs))
+        mixed_programs.append(code)
+        if index < len(hostile):
+            mixed_programs.append(hostile[index])
+    mixed = analyze(mixed_programs, "mixed")
+    assert sum(sample["passed"] for sample in alone["samples"]) >= 1
+    hostile_positions = set(range(len(mixed_programs))) - set(positions)
+    assert not any(mixed["samples"][p]["passed"] for p in hostile_positions)
+    for index, position in enumerate(positions):
+        assert mixed["samples"][position] | {"index": index} == alone["samples"][index]
+    assert alone["canon"]["sample_index"] is not None
+    assert positions[alone["canon"]["sample_index"]] == mixed["canon"]["sample_index"]
