@@ -372,6 +372,14 @@ RESULT_BOMBS = {
         {"too_large"},
         "hash",
     ),
+    "nested_set_bomb": (
+        forge_result(
+            "_dumps(__import__('functools').reduce(lambda node, level: {'$frozenset': [node, level]},"
+            " range(95), {'$frozenset': list(range(1000, 101_000))}))"
+        ),
+        {"ok"},
+        "expected 2, got frozenset({",
+    ),
     "deep_nesting": (
         forge_result("'[' * 200_000 + ']' * 200_000"),
         {"protocol_error"},

@@ -208,6 +208,14 @@ def _raised_matches(raised: dict[str, Any], expected: str) -> bool:
 
 
 def _actual_text(encoded: Any) -> str:
+    """The canonical text of a result as the sample encoded it.
+
+    An honest harness encodes canonically (sets and `$dict` pairs sorted), so
+    this is the text of the value; it is not re-encoded from the decoded value,
+    which would cost a sorting pass per nesting level of sets. A forged,
+    non-canonical encoding can only make the sample's own output look
+    different from an equal one, never equal to a different one.
+    """
     text = wire.canonical(encoded)
     if len(text) <= ACTUAL_MAX_CHARS:
         return text
@@ -665,8 +673,8 @@ class _Plan:
                 message,
                 seconds,
             )
-        value = wire.decode(frame["r"], budget)
-        encoded = wire.encode(value)
+        encoded = frame["r"]
+        value = wire.decode(encoded, budget)
         actual = _actual_text(encoded)
         test = slot.test
         if isinstance(test, CallTest):
@@ -725,8 +733,8 @@ class _Plan:
                     expected = f"expected {step.raises}, raised " if step.raises else "raised "
                     problem = (str(raised.get("type")), expected + _exception_text(raised))
             else:
-                value = wire.decode(result["r"], budget)
-                encoded = wire.encode(value)
+                encoded = result["r"]
+                value = wire.decode(encoded, budget)
                 actuals.append(encoded)
                 if step.raises is not None:
                     problem = (

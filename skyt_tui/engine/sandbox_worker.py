@@ -881,7 +881,7 @@ class RemoteCallable:
             raise SandboxBoundaryError(
                 f"{self._name} returned a {opaque.type_name}, which cannot leave the sample process"
             )
-        self._record(wire.encode(value))
+        self._record(encoded)
         return value
 
     def _record(self, encoded: Any) -> None:
