@@ -849,6 +849,8 @@ LAYERED = [
     (("namespaces",), "inode_flood", {"disk_limit", "timeout"}),
     (("namespaces",), "deep_tree", {"disk_limit"}),
     (("namespaces",), "locked_tree", {"ok"}),
+    # no Landlock: the private /dev/shm and /tmp are writable, capped, and emptied after the job
+    (("landlock",), "tmpfs_hoard", {"disk_limit", "ok"}),
     # no Landlock and no namespaces (root in a container without either): only the uid, and the
     # after-job sweep of what that uid left in /tmp and /dev/shm, remain
     (("namespaces", "landlock"), "tmpfs_hoard", {"disk_limit", "ok", "memory_limit", "timeout"}),

@@ -34,8 +34,8 @@ JOIN_SCRIPT = (
 )
 """Run by /bin/sh: join the slot's cgroup, stay out of the OOM killer's way, then become the worker."""
 SHELL = "/bin/sh"
-STARTUP_ALLOWANCE = 512 << 20
-"""Limit while a zygote starts, before its own usage is known."""
+STARTUP_ALLOWANCE = 256 << 20
+"""Added to the sample limit while a zygote starts, before its own usage is known."""
 _NAME = re.compile(r"^skyt-sandbox-(\d+)-(\d+)-(\d+)-\d+$")
 _counter = itertools.count()
 
@@ -54,10 +54,15 @@ class MemoryCgroups:
         self.version = hierarchy.version
         self.root = root
         self.slots = [root / f"slot{index}" for index in range(slots)]
+        self._events: list[int] = []
+        """Open fds of each slot's OOM counter file: opening a cgroup file costs ~0.25 ms,
+        reading an open one ~2 µs, and the pool reads it around every job."""
 
     @classmethod
     def create(cls, slots: int) -> tuple[MemoryCgroups | None, str]:
         """The pool's cgroups with a startup limit each, or (None, why not)."""
+        if not os.access(SHELL, os.X_OK):
+            return None, f"{SHELL} is missing (it places each worker in its cgroup)"
         hierarchy, problem = _find_hierarchy()
         if hierarchy is None:
             return None, problem
@@ -71,9 +76,11 @@ class MemoryCgroups:
         try:
             if groups.version == 2:
                 (root / "cgroup.subtree_control").write_text("+memory")
+            events = "memory.events" if groups.version == 2 else "memory.oom_control"
             for slot in groups.slots:
                 slot.mkdir(mode=0o755)
-                groups._write_limit(slot, STARTUP_ALLOWANCE)
+                groups._write_limit(slot, STARTUP_ALLOWANCE)  # raised when its zygote starts
+                groups._events.append(os.open(slot / events, os.O_RDONLY | os.O_CLOEXEC))
         except OSError as exc:
             groups.close()
             return None, f"cannot set up a memory cgroup: {exc.strerror or exc}"
@@ -92,10 +99,9 @@ class MemoryCgroups:
 
     def oom_kills(self, index: int) -> int:
         """How many processes the OOM killer ended in this slot so far."""
-        name = "memory.events" if self.version == 2 else "memory.oom_control"
         try:
-            text = (self.slots[index] / name).read_text()
-        except OSError:
+            text = os.pread(self._events[index], 4096, 0).decode("ascii", "replace")
+        except (OSError, IndexError):
             return 0
         for line in text.splitlines():
             key, _, value = line.partition(" ")
@@ -105,6 +111,9 @@ class MemoryCgroups:
 
     def close(self) -> None:
         """Remove the pool's cgroups (their processes must be gone)."""
+        for fd in self._events:
+            os.close(fd)
+        self._events = []
         for slot in self.slots:
             _rmdir(slot)
         _rmdir(self.root)

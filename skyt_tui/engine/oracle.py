@@ -201,6 +201,11 @@ def _strict_keys(items: Any) -> frozenset:
     return frozenset(keys)
 
 
+def _raised_type(raised: Any) -> str:
+    """The exception type name a frame reports, cut as the harness cuts it (a forged frame may not)."""
+    return str(raised.get("type") if isinstance(raised, dict) else "?")[:120]
+
+
 def _raised_matches(raised: dict[str, Any], expected: str) -> bool:
     mro = raised.get("mro")
     names = mro if isinstance(mro, list) else [raised.get("type")]
@@ -645,7 +650,7 @@ class _Plan:
             return self.judge_stateful(slot, frame, seconds, budget)
         if "x" in frame:
             raised = frame["x"]
-            actual = wire.canonical({"$raised": str(raised.get("type"))})
+            actual = _actual_text({"$raised": _raised_type(raised)})
             test = slot.test
             expected_name = (
                 test.raises
@@ -669,7 +674,7 @@ class _Plan:
                 slot.kind,
                 False,
                 actual,
-                str(raised.get("type")),
+                _raised_type(raised),
                 message,
                 seconds,
             )
@@ -709,14 +714,14 @@ class _Plan:
         test: StatefulTest = slot.test
         if "init_x" in frame:
             raised = frame["init_x"]
-            actual = wire.canonical({"$raised": str(raised.get("type")), "$at": "init"})
+            actual = _actual_text({"$raised": _raised_type(raised), "$at": "init"})
             return TestOutcome(
                 slot.index,
                 slot.name,
                 slot.kind,
                 False,
                 actual,
-                str(raised.get("type")),
+                _raised_type(raised),
                 f"constructor raised {_exception_text(raised)}",
                 seconds,
             )
@@ -728,10 +733,10 @@ class _Plan:
             problem = None
             if "x" in result:
                 raised = result["x"]
-                actuals.append({"$raised": str(raised.get("type"))})
+                actuals.append({"$raised": _raised_type(raised)})
                 if step.raises is None or not _raised_matches(raised, step.raises):
                     expected = f"expected {step.raises}, raised " if step.raises else "raised "
-                    problem = (str(raised.get("type")), expected + _exception_text(raised))
+                    problem = (_raised_type(raised), expected + _exception_text(raised))
             else:
                 encoded = result["r"]
                 value = wire.decode(encoded, budget)

@@ -579,7 +579,7 @@ class SandboxPool:
         else:
             command = [sys.executable, "-s", "-P", "-B", str(WORKER_PATH)]
         if self._cgroups is not None:
-            self._cgroups.set_limit(slot.index, cgroups.STARTUP_ALLOWANCE)
+            self._set_memory_limit(slot, cgroups.STARTUP_ALLOWANCE + self.limits.memory_bytes)
             command = self._cgroups.join_command(slot.index, command)
         proc = subprocess.Popen(
             command,
@@ -700,9 +700,7 @@ class SandboxPool:
             slot.state = "idle"
             slot.failures = 0
             if self._cgroups is not None:  # the zygote's own pages count too: add them
-                self._cgroups.set_limit(
-                    slot.index, self._cgroups.usage(slot.index) + self.limits.memory_bytes
-                )
+                self._set_memory_limit(slot, None)
         elif kind == "ready" and slot.state == "cleaning":
             slot.state = "idle"
         elif kind == "fatal":
@@ -738,6 +736,17 @@ class SandboxPool:
                     elapsed_s=float(header.get("elapsed", 0.0)),
                 )
             )
+
+    def _set_memory_limit(self, slot: _Slot, limit: int | None) -> None:
+        """`limit`, or the zygote's usage now plus `Limits.memory_bytes`; a cgroup file that
+        cannot be written (removed under us) leaves the previous limit, never the dispatcher dead."""
+        assert self._cgroups is not None
+        try:
+            if limit is None:
+                limit = self._cgroups.usage(slot.index) + self.limits.memory_bytes
+            self._cgroups.set_limit(slot.index, limit)
+        except (OSError, ValueError):
+            pass
 
     def _fail_slot(self, slot: _Slot, reason: str) -> None:
         """Kill the zygote (and its sandbox and job), report the job lost, start a fresh one."""

@@ -1070,7 +1070,6 @@ class Zygote:
         self.namespaces = False
         if config.get("namespaces") and os.geteuid() == 0:
             self.namespaces = self.enter_namespaces(config)
-        self.sweep_dirs = ["/dev/shm"] if self.namespaces and os.path.isdir("/dev/shm") else []
         self.oom_volunteer = bool(config.get("memory_cgroup"))
         os.makedirs(self.workdir, mode=0o700, exist_ok=True)
         self.workdir_ino = os.lstat(self.workdir).st_ino
@@ -1087,6 +1086,10 @@ class Zygote:
             else []
         )
         self.seccomp = self.kernel.seccomp_available and config.get("seccomp", True)
+        # What the layers above already forbid needs no sweep after each job: with Landlock a
+        # sample cannot write the private /dev/shm, with seccomp it cannot make IPC objects.
+        self.sweep_dirs = ["/dev/shm"] if self.namespaces and not self.rulesets else []
+        self.sweep_ipc = self.private_ipc and not self.seccomp
         self.deny_memfd = bool(self.seccomp and not self.oom_volunteer)
         if self.seccomp:
             self.kernel.prepare_seccomp(deny_memfd=self.deny_memfd)
@@ -1293,7 +1296,7 @@ class Zygote:
             for entry in os.scandir(directory):
                 if entry.stat(follow_symlinks=False).st_uid == self.uid:
                     remove_tree(entry.path)
-        if self.private_ipc:
+        if self.sweep_ipc:
             self.remove_ipc_objects()
 
     def remove_ipc_objects(self) -> None:
