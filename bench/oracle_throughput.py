@@ -15,7 +15,10 @@ samples/second, pass@1 and the ratios; `--json` for machines.
 `check_many` (pool start excluded), each measurement in a fresh process, the
 two versions and both modes interleaved in every round, the load average
 recorded beside each; it prints the median after/before ratio per mode and
-checks that both versions gave the same verdicts.
+checks that both versions gave the same verdicts. It also reports the CPU
+time per sample of the whole process tree, which a busy machine disturbs far
+less than throughput (in bubblewrap mode only skyt-tui's own share: the
+sandbox's processes are not accounted to it).
 """
 
 from __future__ import annotations
@@ -102,13 +105,19 @@ problems, completions = humaneval.load_dir(__import__("pathlib").Path(corpus))
 contracts = {task: problem_contract(problem, timeout) for task, problem in problems.items()}
 jobs = [(contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion))
         for c in completions[:limit]]
+import resource
+def cpu():
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 start = time.perf_counter()
+before = cpu()
 with Oracle(workers=workers, isolation=mode) as oracle:
     ready = time.perf_counter()
     verdicts = oracle.check_many(jobs)
     done = time.perf_counter()
     layers = oracle.layers
 print(json.dumps({"samples_per_s": len(jobs) / (done - ready), "pool_start_s": ready - start,
+                  "cpu_ms_per_sample": (cpu() - before) / len(jobs) * 1000,
                   "passed": [v.passed for v in verdicts], "layers": list(layers)}))
 """
 
@@ -150,7 +159,8 @@ def compare(args: argparse.Namespace) -> int:
                 runs[(mode, version)].append(result)
                 print(
                     f"round {round_number + 1} {mode:10} {version:6} {result['samples_per_s']:6.1f} samples/s"
-                    f"  (pool start {result['pool_start_s']:.2f} s, load {load:.1f})",
+                    f"  (pool start {result['pool_start_s']:.2f} s, load {load:.1f},"
+                    f" {result['cpu_ms_per_sample']:.2f} ms CPU per sample)",
                     flush=True,
                 )
     summary = {}
@@ -158,11 +168,15 @@ def compare(args: argparse.Namespace) -> int:
         before, after = runs[(mode, "before")], runs[(mode, "after")]
         assert all(r["passed"] == before[0]["passed"] for r in before + after), "verdicts differ"
         ratios = [a["samples_per_s"] / b["samples_per_s"] for a, b in zip(after, before)]
+        cpu_ratios = [
+            a["cpu_ms_per_sample"] / b["cpu_ms_per_sample"] for a, b in zip(after, before)
+        ]
         summary[mode] = {
             "before_samples_per_s": statistics.median(r["samples_per_s"] for r in before),
             "after_samples_per_s": statistics.median(r["samples_per_s"] for r in after),
             "after_over_before_median": statistics.median(ratios),
             "ratios": ratios,
+            "cpu_after_over_before_median": statistics.median(cpu_ratios),
             "layers_after": after[0]["layers"],
             "layers_before": before[0]["layers"],
             "load_averages": [r["load_average"] for r in before + after],
@@ -172,7 +186,8 @@ def compare(args: argparse.Namespace) -> int:
             f"{summary[mode]['after_samples_per_s']:.1f} samples/s (medians); after/before "
             f"{summary[mode]['after_over_before_median']:.3f} (per round: "
             + ", ".join(f"{r:.3f}" for r in ratios)
-            + "); same verdicts"
+            + f"); CPU per sample after/before {summary[mode]['cpu_after_over_before_median']:.3f}"
+            + "; same verdicts"
         )
     if args.json:
         print(json.dumps(summary, indent=2, sort_keys=True))
