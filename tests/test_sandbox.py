@@ -310,3 +310,19 @@ def test_what_a_terminated_app_left_is_removed_at_the_next_start(mode, tmp_path,
     assert link.is_symlink()
     assert os.geteuid() != 0 or others.is_dir()
     sandbox.sweep_stale_folders.cache_clear()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="private namespaces need root")
+def test_reduced_isolation_goes_on_without_a_private_root_the_kernel_refuses(monkeypatch):
+    """A mount the kernel refuses (a container may forbid some) leaves plain reduced isolation,
+    with its other layers, rather than no sandbox at all."""
+    layout = sandbox.root_layout()
+    monkeypatch.setattr(
+        sandbox, "root_layout", lambda: [*layout, ("bind", "/nonexistent-skyt-source", "")]
+    )
+    with SandboxPool(workers=1, isolation="reduced") as pool:
+        assert "namespaces" not in pool.layers and "seccomp" in pool.layers
+        assert probe(pool, "def probe():\n    return 41 + 1") == 42
+    monkeypatch.undo()
+    with SandboxPool(workers=1, isolation="reduced") as pool:
+        assert "namespaces" in pool.layers and "tmpfs-workdir" in pool.layers

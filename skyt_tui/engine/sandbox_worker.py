@@ -1189,6 +1189,19 @@ class Zygote:
             kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWIPC)
         except OSError:
             return False
+        self.private_ipc = True
+        try:
+            self.build_root(config)
+        except OSError as exc:  # the kernel refused a mount: go on without the private root
+            sys.stderr.write(f"sandbox worker: no private root ({exc}); plain reduced isolation\n")
+            return False
+        self.workdir = config["namespace_workdir"]
+        self.tmpfs = config["namespace_tmpfs"]
+        return True
+
+    def build_root(self, config: dict[str, Any]) -> None:
+        """The new root of `enter_namespaces`, then chroot into it."""
+        kernel = self.kernel
         kernel.mount("none", "/", None, kernel.MS_REC | kernel.MS_PRIVATE, None)
         root = config["namespace_root"]
         os.makedirs(root, mode=0o755, exist_ok=True)
@@ -1249,10 +1262,6 @@ class Zygote:
         kernel.mount("none", root, None, kernel.MS_REMOUNT | kernel.MS_RDONLY | flags, None)
         os.chroot(root)
         os.chdir("/")
-        self.workdir = config["namespace_workdir"]
-        self.tmpfs = tmpfs
-        self.private_ipc = True
-        return True
 
     def tmpfs_use(self) -> tuple[int, int]:
         """Bytes and inodes in use on the working directory's own tmpfs."""
