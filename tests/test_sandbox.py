@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -50,7 +51,7 @@ def probe(pool, program, timeout=2.0, **limits):
         "checks": [],
     }
     result = pool.run([(payload, timeout)])[0]
-    frames, _ = _frames(result.sample_stream)
+    frames, _, _ = _frames(result.sample_stream)
     call = next(f for f in frames if f.get("t") == "call")
     return wire.decode(call["r"]) if "r" in call else ("raised", call["x"]["type"])
 
@@ -252,3 +253,76 @@ def test_a_closed_pool_refuses_work():
     pool.close()
     with pytest.raises(SandboxError, match="closed"):
         pool.submit({}, 1.0)
+
+
+@pytest.mark.parametrize("mode", modes())
+def test_what_a_terminated_app_left_is_removed_at_the_next_start(mode, tmp_path, monkeypatch):
+    """SIGTERM gives the pool no chance to clean up: its folder (and memory cgroups) stay. The
+    next pool removes them, and only them: not a live pool's, not another user's, not a folder of
+    another naming, and never through a symlink."""
+    script = textwrap.dedent(f"""
+        import sys, time
+        from skyt_tui.engine.sandbox import SandboxPool
+        pool = SandboxPool(workers=1, isolation={mode!r})
+        cgroup = pool._cgroups.root if pool._cgroups else ""
+        print(pool._base, cgroup, pool._slots[0].proc.pid, flush=True)
+        time.sleep(60)
+        """)
+    app = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)},
+    )
+    base, cgroup, zygote = app.stdout.readline().split(" ")
+    app.send_signal(signal.SIGTERM)
+    app.wait()
+    deadline = time.monotonic() + 5
+    while _alive(int(zygote)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert Path(base).is_dir() and Path(base).parent == tmp_path
+    if cgroup.strip():
+        assert Path(cgroup.strip()).is_dir()
+
+    tag = sandbox.cgroups.owner_tag()
+    dead_tag = base.rsplit("/", 1)[1].removeprefix("skyt-sandbox-").rsplit("-", 1)[0]
+    live = tmp_path / f"skyt-sandbox-{tag}-live0000"
+    other_naming = tmp_path / "skyt-sandbox-ab12cd34"
+    target = tmp_path / "precious"
+    link = tmp_path / f"skyt-sandbox-{dead_tag}-link0000"
+    for folder in (live, other_naming, target):
+        folder.mkdir()
+        (folder / "keep").write_text("x")
+    link.symlink_to(target)
+    others = tmp_path / f"skyt-sandbox-{dead_tag}-other000"
+    if os.geteuid() == 0:
+        others.mkdir()
+        os.chown(others, 12345, 12345)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    sandbox.sweep_stale_folders.cache_clear()
+    with SandboxPool(workers=1, isolation=mode):
+        pass
+    assert not Path(base).exists()
+    if cgroup.strip():
+        assert not Path(cgroup.strip()).exists()
+    assert all((folder / "keep").exists() for folder in (live, other_naming, target))
+    assert link.is_symlink()
+    assert os.geteuid() != 0 or others.is_dir()
+    sandbox.sweep_stale_folders.cache_clear()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="private namespaces need root")
+def test_reduced_isolation_goes_on_without_a_private_root_the_kernel_refuses(monkeypatch):
+    """A mount the kernel refuses (a container may forbid some) leaves plain reduced isolation,
+    with its other layers, rather than no sandbox at all."""
+    layout = sandbox.root_layout()
+    monkeypatch.setattr(
+        sandbox, "root_layout", lambda: [*layout, ("bind", "/nonexistent-skyt-source", "")]
+    )
+    with SandboxPool(workers=1, isolation="reduced") as pool:
+        assert "namespaces" not in pool.layers and "seccomp" in pool.layers
+        assert probe(pool, "def probe():\n    return 41 + 1") == 42
+    monkeypatch.undo()
+    with SandboxPool(workers=1, isolation="reduced") as pool:
+        assert "namespaces" in pool.layers and "tmpfs-workdir" in pool.layers

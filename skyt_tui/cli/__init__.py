@@ -58,8 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return start_app()
     try:
         return int(args.handler(args) or 0)
-    except SkytError as exc:
-        print(f"skyt-tui: error: {exc}", file=sys.stderr)
+    except SkytError as exc:  # a message may quote a sample's file name: shown printable
+        from skyt_tui.engine.printable import printable
+
+        print(f"skyt-tui: error: {printable(exc)}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("skyt-tui: interrupted", file=sys.stderr)

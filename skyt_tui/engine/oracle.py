@@ -35,7 +35,7 @@ import threading
 import weakref
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from skyt_tui.engine import wire
@@ -52,10 +52,12 @@ from skyt_tui.engine.contract import (
 )
 from skyt_tui.engine.errors import ContractError
 from skyt_tui.engine.humaneval import Problem, safe_task_id
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sandbox import Limits, RunResult, SandboxPool, isolation_available
 from skyt_tui.engine.versions import ORACLE_VERSION  # noqa: F401 (re-exported)
 
 MAX_PROGRAM_CHARS = 1_000_000
+DEFAULT_LIMITS = Limits()
 ACTUAL_MAX_CHARS = 2000
 """Longer actual values are stored as a digest (equal values, equal digests: OER still works)."""
 
@@ -165,7 +167,9 @@ def values_match(
     if isinstance(expected, dict):
         if type(actual) is not dict:
             return False
-        actual_by_key = {_strict_key(k): v for k, v in actual.items()}
+        actual_keys = [_strict_key(k) for k in actual]
+        wire.check_hashes(actual_keys, "a dict")
+        actual_by_key = dict(zip(actual_keys, actual.values()))
         expected_by_key = {_strict_key(k): v for k, v in expected.items()}
         return actual_by_key.keys() == expected_by_key.keys() and all(
             values_match(actual_by_key[k], expected_by_key[k], rel_tol, abs_tol)
@@ -192,7 +196,14 @@ def _strict_key(value: Any) -> Any:
 
 
 def _strict_keys(items: Any) -> frozenset:
-    return frozenset(_strict_key(item) for item in items)
+    keys = [_strict_key(item) for item in items]
+    wire.check_hashes(keys)
+    return frozenset(keys)
+
+
+def _raised_type(raised: Any) -> str:
+    """The exception type name a frame reports, cut as the harness cuts it (a forged frame may not)."""
+    return str(raised.get("type") if isinstance(raised, dict) else "?")[:120]
 
 
 def _raised_matches(raised: dict[str, Any], expected: str) -> bool:
@@ -202,6 +213,14 @@ def _raised_matches(raised: dict[str, Any], expected: str) -> bool:
 
 
 def _actual_text(encoded: Any) -> str:
+    """The canonical text of a result as the sample encoded it.
+
+    An honest harness encodes canonically (sets and `$dict` pairs sorted), so
+    this is the text of the value; it is not re-encoded from the decoded value,
+    which would cost a sorting pass per nesting level of sets. A forged,
+    non-canonical encoding can only make the sample's own output look
+    different from an equal one, never equal to a different one.
+    """
     text = wire.canonical(encoded)
     if len(text) <= ACTUAL_MAX_CHARS:
         return text
@@ -502,10 +521,19 @@ class _Plan:
     # after running ----------------------------------------------------------------------------
 
     def verdict(
-        self, result: RunResult, constraint_outcomes: list[TestOutcome], isolation: str
+        self,
+        result: RunResult,
+        constraint_outcomes: list[TestOutcome],
+        isolation: str,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> Verdict:
-        sample_frames, sample_broken = _frames(result.sample_stream)
-        checker_frames, checker_broken = _frames(result.checker_stream)
+        budget = wire.Budget()
+        sample_frames, sample_broken, too_large = _frames(
+            result.sample_stream, budget, len(self.payload["tests"]) + 2
+        )
+        checker_frames, checker_broken, checker_too_large = _frames(
+            result.checker_stream, budget, len(self.payload["checks"]) + 2
+        )
         outcomes: dict[int, TestOutcome] = {}
         first = sample_frames[0] if sample_frames else {}
         sandbox_error = next(
@@ -518,7 +546,10 @@ class _Plan:
         )
         protocol = None
         if first.get("t") == "loaded":
-            protocol = self.read_sample_frames(sample_frames[1:], outcomes)
+            protocol, judged_too_large = self.read_sample_frames(
+                sample_frames[1:], outcomes, budget
+            )
+            too_large = too_large or judged_too_large
         elif first and first.get("t") not in ("load_error", "no_entry", "sandbox_error"):
             protocol = f"unexpected {str(first.get('t'))[:20]!r} frame from the sample"
         if sample_broken and protocol is None:
@@ -526,7 +557,15 @@ class _Plan:
         checks_done = self.read_checker_frames(checker_frames, outcomes)
         tests_done = any(f.get("t") == "tests_done" for f in sample_frames)
         status, reason = self.status(
-            result, first, sandbox_error, protocol, tests_done, checks_done, checker_broken
+            result,
+            first,
+            sandbox_error,
+            protocol,
+            tests_done,
+            checks_done,
+            checker_broken,
+            too_large or checker_too_large,
+            limits,
         )
         output = result.output.decode("utf-8", "replace")
         return self.finish(
@@ -534,47 +573,59 @@ class _Plan:
         )
 
     def read_sample_frames(
-        self, frames: list[dict[str, Any]], outcomes: dict[int, TestOutcome]
-    ) -> str | None:
-        """Judge each test frame in order; a frame out of sequence is a protocol violation."""
+        self, frames: list[dict[str, Any]], outcomes: dict[int, TestOutcome], budget: wire.Budget
+    ) -> tuple[str | None, str | None]:
+        """Judge each test frame in order: (protocol violation, result too large to decode).
+
+        A frame out of sequence, or one that does not decode, is a protocol
+        violation; a result past a decoding bound makes the sample `too_large`
+        and ends the judging (its budget is spent).
+        """
         expected = [t["i"] for t in self.payload["tests"]]
         position = 0
+        protocol = None
         for frame in frames:
             kind = frame.get("t")
             if kind == "tests_done":
-                return (
-                    None
-                    if position == len(expected)
-                    else "the sample reported the tests done too early"
-                )
+                early = position != len(expected)
+                return protocol or (
+                    "the sample reported the tests done too early" if early else None
+                ), None
             if (
                 kind not in ("call", "stateful")
                 or position >= len(expected)
                 or frame.get("i") != expected[position]
             ):
-                return f"unexpected {str(kind)[:20]!r} frame from the sample"
+                return f"unexpected {str(kind)[:20]!r} frame from the sample", None
             slot = self.slots[expected[position]]
             try:
-                outcomes[slot.index] = self.judge(slot, frame)
-            except (
-                Exception
-            ) as exc:  # the frame is the sample's data: malformed means failed, never a crash
+                outcomes[slot.index] = self.judge(slot, frame, budget)
+            except wire.TooLarge as exc:
+                outcomes[slot.index] = _failed(slot, "TooLarge", str(exc))
+                return protocol, f"test {slot.index + 1} {slot.name!r}: {exc}"
+            except Exception as exc:  # the frame is the sample's data: malformed is a violation
+                detail = str(exc) if isinstance(exc, wire.DecodeError) else type(exc).__name__
                 outcomes[slot.index] = _failed(
-                    slot, "ProtocolError", f"malformed result ({type(exc).__name__})"
+                    slot, "ProtocolError", f"malformed result ({detail[:120]})"
+                )
+                protocol = protocol or (
+                    f"test {slot.index + 1} {slot.name!r}: malformed result ({detail[:120]})"
                 )
             position += 1
-        return None
+        return protocol, None
 
     def read_checker_frames(
         self, frames: list[dict[str, Any]], outcomes: dict[int, TestOutcome]
     ) -> bool:
+        check_indices = {check["i"] for check in self.payload["checks"]}
         for frame in frames:
             if frame.get("t") == "checks_done":
                 return True
-            if frame.get("t") != "check":
+            index = frame.get("i")
+            if frame.get("t") != "check" or type(index) is not int or index not in check_indices:
                 continue
-            slot = self.slots[frame["i"]]
-            error = frame.get("x") or {}
+            slot = self.slots[index]
+            error = frame.get("x") if isinstance(frame.get("x"), dict) else {}
             actual = _actual_text(frame.get("calls", []))
             if frame.get("passed"):
                 outcomes[slot.index] = TestOutcome(
@@ -593,13 +644,13 @@ class _Plan:
                 )
         return not self.payload["checks"]
 
-    def judge(self, slot: _Slot, frame: dict[str, Any]) -> TestOutcome:
+    def judge(self, slot: _Slot, frame: dict[str, Any], budget: wire.Budget) -> TestOutcome:
         seconds = _seconds(frame)
         if slot.kind == "stateful":
-            return self.judge_stateful(slot, frame, seconds)
+            return self.judge_stateful(slot, frame, seconds, budget)
         if "x" in frame:
             raised = frame["x"]
-            actual = wire.canonical({"$raised": str(raised.get("type"))})
+            actual = _actual_text({"$raised": _raised_type(raised)})
             test = slot.test
             expected_name = (
                 test.raises
@@ -623,12 +674,13 @@ class _Plan:
                 slot.kind,
                 False,
                 actual,
-                str(raised.get("type")),
+                _raised_type(raised),
                 message,
                 seconds,
             )
-        value = wire.decode(frame["r"])
-        actual = _actual_text(wire.encode(value))
+        encoded = frame["r"]
+        value = wire.decode(encoded, budget)
+        actual = _actual_text(encoded)
         test = slot.test
         if isinstance(test, CallTest):
             ok = values_match(value, test.expected, test.rel_tol, test.abs_tol)
@@ -652,22 +704,24 @@ class _Plan:
             False,
             actual,
             "WrongResult",
-            f"expected {expected_text}, got {_show(value)}",
+            f"expected {expected_text}, got {wire.show(encoded, 60)}",
             seconds,
         )
 
-    def judge_stateful(self, slot: _Slot, frame: dict[str, Any], seconds: float) -> TestOutcome:
+    def judge_stateful(
+        self, slot: _Slot, frame: dict[str, Any], seconds: float, budget: wire.Budget
+    ) -> TestOutcome:
         test: StatefulTest = slot.test
         if "init_x" in frame:
             raised = frame["init_x"]
-            actual = wire.canonical({"$raised": str(raised.get("type")), "$at": "init"})
+            actual = _actual_text({"$raised": _raised_type(raised), "$at": "init"})
             return TestOutcome(
                 slot.index,
                 slot.name,
                 slot.kind,
                 False,
                 actual,
-                str(raised.get("type")),
+                _raised_type(raised),
                 f"constructor raised {_exception_text(raised)}",
                 seconds,
             )
@@ -679,24 +733,25 @@ class _Plan:
             problem = None
             if "x" in result:
                 raised = result["x"]
-                actuals.append({"$raised": str(raised.get("type"))})
+                actuals.append({"$raised": _raised_type(raised)})
                 if step.raises is None or not _raised_matches(raised, step.raises):
                     expected = f"expected {step.raises}, raised " if step.raises else "raised "
-                    problem = (str(raised.get("type")), expected + _exception_text(raised))
+                    problem = (_raised_type(raised), expected + _exception_text(raised))
             else:
-                value = wire.decode(result["r"])
-                actuals.append(wire.encode(value))
+                encoded = result["r"]
+                value = wire.decode(encoded, budget)
+                actuals.append(encoded)
                 if step.raises is not None:
                     problem = (
                         "WrongResult",
-                        f"expected {step.raises} to be raised, got {_show(value)}",
+                        f"expected {step.raises} to be raised, got {wire.show(encoded, 60)}",
                     )
                 elif step.expected is not UNCHECKED and not values_match(
                     value, step.expected, step.rel_tol, step.abs_tol
                 ):
                     problem = (
                         "WrongResult",
-                        f"expected {_show(step.expected)}, got {_show(value)}",
+                        f"expected {_show(step.expected)}, got {wire.show(encoded, 60)}",
                     )
             if problem and failure is None:
                 failure = (problem[0], f"step {number} {_step_text(step)}: {problem[1]}")
@@ -716,6 +771,8 @@ class _Plan:
         tests_done: bool,
         checks_done: bool,
         checker_broken: str | None,
+        too_large: str | None = None,
+        limits: Limits = DEFAULT_LIMITS,
     ) -> tuple[str, str]:
         timeout = self.contract.oracle.timeout_s
         sample_exit, checker_exit = result.sample_exit, result.checker_exit
@@ -725,10 +782,22 @@ class _Plan:
             return "sandbox_error", f"the sandbox could not confine the sample: {sandbox_error}"
         if result.timed_out:
             return "timeout", f"timeout after {timeout:g} s"
-        if result.limit in ("output", "result"):
+        if result.limit == "output":
             return "output_limit", f"output limit exceeded ({result.output_total} bytes written)"
+        if result.limit == "result":
+            return (
+                "too_large",
+                f"result too large to judge: more than {limits.result_bytes >> 20} MiB of results",
+            )
         if result.limit == "disk":
             return "disk_limit", "disk limit exceeded in the working directory"
+        if result.limit == "memory":
+            return "memory_limit", (
+                f"memory limit exceeded ({limits.memory_bytes >> 20} MiB, counting shared memory and"
+                " in-memory files): the sample was killed"
+            )
+        if too_large:
+            return "too_large", f"result too large to judge: {too_large}"
         kind = first.get("t")
         if protocol and kind not in ("loaded", "load_error", "no_entry"):
             return "protocol_error", protocol
@@ -777,6 +846,7 @@ class _Plan:
                 outcome = _failed(slot, _missing_type(status), f"no result: {missing_reason}")
             tests.append(outcome)
         tests.extend(constraint_outcomes)
+        tests = [_printable_outcome(outcome) for outcome in tests]
         contract_tests = tests[: self.test_count]
         passed_tests = sum(outcome.passed for outcome in contract_tests)
         fraction = passed_tests / self.test_count if self.test_count else 0.0
@@ -802,7 +872,7 @@ class _Plan:
             pass_fraction=fraction,
             tests=tuple(tests),
             status=status,
-            reason=" ".join(reason.split())[:300],
+            reason=printable(" ".join(reason.split()))[:300],
             isolation=isolation,
             oracle_version=ORACLE_VERSION,
             duration_s=duration,
@@ -823,6 +893,20 @@ def _step_text(step: Step) -> str:
     return f"{step.method}{_call_text(step.args, step.kwargs)}"
 
 
+def _printable_outcome(outcome: TestOutcome) -> TestOutcome:
+    """The outcome with its texts (which may come from the sample) made printable."""
+    fields = {
+        name: printable(value)
+        for name, value in (
+            ("name", outcome.name),
+            ("error_type", outcome.error_type),
+            ("error_message", outcome.error_message),
+        )
+        if value is not None and not value.isprintable()
+    }
+    return replace(outcome, **fields) if fields else outcome
+
+
 def _failed(slot: _Slot, error_type: str, message: str) -> TestOutcome:
     return TestOutcome(slot.index, slot.name, slot.kind, False, None, error_type, message, 0.0)
 
@@ -838,6 +922,7 @@ def _missing_type(status: str) -> str:
         "cpu_limit": "CpuLimit",
         "output_limit": "OutputLimit",
         "disk_limit": "DiskLimit",
+        "memory_limit": "MemoryLimit",
         "too_large": "TooLarge",
     }.get(status, "NotRun")
 
@@ -880,25 +965,37 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _frames(stream: bytes) -> tuple[list[dict[str, Any]], str | None]:
-    """Split a length-prefixed stream; stop at the first malformed frame and say why."""
-    frames, offset = [], 0
+def _frames(
+    stream: bytes, budget: wire.Budget | None = None, max_frames: int = 1 << 20
+) -> tuple[list[dict[str, Any]], str | None, str | None]:
+    """Split a length-prefixed stream: (frames, why it is malformed, why it is too large).
+
+    Stops at the first malformed frame, after `max_frames` (an honest harness
+    writes no more), or when the frames hold more values than `budget` allows.
+    """
+    budget = budget or wire.Budget()
+    frames: list[dict[str, Any]] = []
+    offset = 0
     while offset < len(stream):
+        if len(frames) >= max_frames:
+            return frames, "more result frames than the contract has tests", None
         if offset + 4 > len(stream):
-            return frames, "a truncated frame"
+            return frames, "a truncated frame", None
         length = int.from_bytes(stream[offset : offset + 4], "big")
         body = stream[offset + 4 : offset + 4 + length]
         if len(body) < length:
-            return frames, "a truncated frame"
+            return frames, "a truncated frame", None
         offset += 4 + length
         try:
-            frame = wire.parse_json(body)
+            frame = wire.parse_json(body, budget)
+        except wire.TooLarge as exc:
+            return frames, None, str(exc)
         except wire.DecodeError as exc:
-            return frames, f"a malformed frame ({exc})"
+            return frames, f"a malformed frame ({exc})", None
         if not isinstance(frame, dict):
-            return frames, "a malformed frame"
+            return frames, "a malformed frame", None
         frames.append(frame)
-    return frames, None
+    return frames, None, None
 
 
 # ---- the public checker ----------------------------------------------------------------------
@@ -912,9 +1009,17 @@ class Oracle:
     """
 
     def __init__(
-        self, *, workers: int | None = None, isolation: str = "auto", limits: Limits | None = None
+        self,
+        *,
+        workers: int | None = None,
+        isolation: str = "auto",
+        limits: Limits | None = None,
+        without: tuple[str, ...] = (),
     ) -> None:
-        self._pool = SandboxPool(workers=workers, isolation=isolation, limits=limits or Limits())
+        """`without` switches sandbox layers off (see `SandboxPool`), for tests only."""
+        self._pool = SandboxPool(
+            workers=workers, isolation=isolation, limits=limits or Limits(), without=without
+        )
         self._plans: dict[int, tuple[weakref.ref, _Plan]] = {}
         self._plans_lock = threading.Lock()
 
@@ -963,7 +1068,9 @@ class Oracle:
             future = self._pool.submit({**plan.payload, "program": code}, contract.oracle.timeout_s)
             running.append((position, plan, constraint_outcomes, future))
         for position, plan, constraint_outcomes, future in running:
-            verdicts[position] = plan.verdict(future.result(), constraint_outcomes, self.isolation)
+            verdicts[position] = plan.verdict(
+                future.result(), constraint_outcomes, self.isolation, self._pool.limits
+            )
         for position, original in copies:
             verdicts[position] = verdicts[original]
         return verdicts  # type: ignore[return-value]

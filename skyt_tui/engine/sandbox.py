@@ -20,9 +20,11 @@ import collections
 import functools
 import json
 import os
+import re
 import selectors
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -37,7 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from skyt_tui import locations
+from skyt_tui.engine import cgroups
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.sandbox_worker import MAX_WORKDIR_ENTRIES, remove_tree
 
 ISOLATIONS = ("auto", "bubblewrap", "reduced")
 ENV_VAR = "SKYT_SANDBOX"
@@ -50,8 +54,15 @@ account uses, one per worker slot, so RLIMIT_NPROC binds and no sample can touch
 WORKER_ENV = {"PYTHONHASHSEED": "0", "PYTHONUTF8": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 """The whole environment of a worker: fixed hash seed for deterministic set order; no secrets."""
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc")
+SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
+"""World-writable host dirs: in reduced isolation without Landlock or namespaces, what a sample
+(with its own uid) leaves there is removed after each job."""
 STARTUP_TIMEOUT_S = 30.0
+CLEANUP_TIMEOUT_S = 30.0
+"""How long a zygote may take to clean up after a job before it is replaced."""
 MAX_WORKERS = 256
+BASE_PREFIX = "skyt-sandbox-"
+_STALE_BASE = re.compile(r"^skyt-sandbox-(\d+)-(\d+)-(\d+)-[A-Za-z0-9_]+$")
 _FRAME = struct.Struct(">I")
 _pool_counter = iter(range(1 << 30))
 
@@ -95,6 +106,41 @@ class RunResult:
     limit: str | None
     lost: str | None
     elapsed_s: float
+
+
+@functools.lru_cache(maxsize=1)
+def sweep_stale_folders() -> int:
+    """Remove `skyt-sandbox-*` folders that a killed skyt-tui left in the temp dir; how many.
+
+    Only folders named by `SandboxPool` (pid namespace, pid and start time of
+    the process that made them), owned by this user, that are not symlinks,
+    and whose process is gone: another running skyt-tui's folders, or anything
+    else, are never touched. Runs once per process, when the first pool starts.
+    """
+    removed = 0
+    directory = tempfile.gettempdir()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        match = _STALE_BASE.match(entry.name)
+        if not match:
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+            continue
+        if cgroups.owner_alive(*(int(group) for group in match.groups())):
+            continue
+        try:
+            remove_tree(entry.path)
+            removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def _lost(reason: str, elapsed: float) -> RunResult:
@@ -149,6 +195,35 @@ def _outermost(paths: Any) -> list[str]:
     return sorted(result)
 
 
+def root_layout() -> list[tuple[str, str, str]]:
+    """The file system a sample sees, as (kind, path, symlink target) steps in order:
+    "symlink", "dir" (a parent to create, 0755), "bind" (read-only) and "hide" (an
+    empty tmpfs over skyt-tui's own files inside a bound dir). Nothing else of the
+    host is there; /proc, /dev and /tmp are added by whoever builds it."""
+    layout: list[tuple[str, str, str]] = []
+    bound: list[str] = []
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            layout.append(("symlink", path, os.readlink(path)))
+        elif os.path.isdir(path):
+            layout.append(("bind", path, ""))
+            bound.append(path)
+    made: set[str] = set()
+    for path in python_dirs():
+        if not any(path == b or path.startswith(b + "/") for b in bound):
+            parents = Path(path).parents
+            for parent in sorted((str(p) for p in parents if str(p) != "/"), key=len):
+                if parent not in made:
+                    layout.append(("dir", parent, ""))
+                    made.add(parent)
+            layout.append(("bind", path, ""))
+            bound.append(path)
+    for path in hidden_paths():
+        if any(path.startswith(b + "/") for b in bound) and os.path.isdir(path):
+            layout.append(("hide", path, ""))
+    return layout
+
+
 def bwrap_command(*, tmp_size: int) -> list[str]:
     """The command starting a worker inside bubblewrap."""
     return [
@@ -187,25 +262,14 @@ def bwrap_prefix(*, tmp_size: int) -> list[str]:
             "CAP_FOWNER",
         ):
             args += ["--cap-add", cap]
-    bound: list[str] = []
-    for path in SYSTEM_DIRS:
-        if os.path.islink(path):
-            args += ["--symlink", os.readlink(path), path]
-        elif os.path.isdir(path):
+    for kind, path, target in root_layout():
+        if kind == "symlink":
+            args += ["--symlink", target, path]
+        elif kind == "dir":  # bwrap would create it 0700, unreadable to the sample uid
+            args += ["--perms", "0755", "--dir", path]
+        elif kind == "bind":
             args += ["--ro-bind", path, path]
-            bound.append(path)
-    made: set[str] = set()
-    for path in python_dirs():
-        if not any(path == b or path.startswith(b + "/") for b in bound):
-            parents = Path(path).parents
-            for parent in sorted((str(p) for p in parents if str(p) != "/"), key=len):
-                if parent not in made:  # bwrap would create them 0700, unreadable to the sample uid
-                    args += ["--perms", "0755", "--dir", parent]
-                    made.add(parent)
-            args += ["--ro-bind", path, path]
-            bound.append(path)
-    for path in hidden_paths():
-        if any(path.startswith(b + "/") for b in bound) and os.path.isdir(path):
+        else:
             args += ["--tmpfs", path]
     args += [
         "--ro-bind",
@@ -300,6 +364,7 @@ class _Slot:
         self.stderr_tail = b""
         self.hello: dict[str, Any] = {}
         self.failures = 0
+        self.oom_kills = 0
 
 
 class SandboxPool:
@@ -313,7 +378,8 @@ class SandboxPool:
         limits: Limits = Limits(),
         without: tuple[str, ...] = (),
     ) -> None:
-        """`without` ("seccomp", "landlock") switches a layer off, to test that the others still hold."""
+        """`without` ("seccomp", "landlock", "cgroup", "namespaces") switches a layer off, to test
+        that the others still hold."""
         self.isolation = resolve_isolation(isolation)
         self._without = frozenset(without)
         self.limits = limits
@@ -326,8 +392,13 @@ class SandboxPool:
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
-        self._base = tempfile.mkdtemp(prefix="skyt-sandbox-")
+        sweep_stale_folders()
+        self._base = tempfile.mkdtemp(prefix=f"{BASE_PREFIX}{cgroups.owner_tag()}-")
         os.chmod(self._base, 0o711)
+        self._cgroups: cgroups.MemoryCgroups | None = None
+        self.memory_cgroup_problem = "switched off"
+        if "cgroup" not in self._without:
+            self._cgroups, self.memory_cgroup_problem = cgroups.MemoryCgroups.create(self.workers)
         uid_offset = ((os.getpid() % 16384) * 4 + next(_pool_counter) % 4) * MAX_WORKERS
         root = os.geteuid() == 0
         self._slots = [
@@ -351,11 +422,19 @@ class SandboxPool:
         """The confinement actually in force, as reported by the workers."""
         hello = self._slots[0].hello
         layers = ["bubblewrap"] if self.isolation == "bubblewrap" else []
+        if hello.get("namespaces"):
+            layers.append("namespaces")
         layers.append("rlimits")
+        if self._cgroups is not None:
+            layers.append("memory-cgroup")
+        if hello.get("tmpfs_workdir"):
+            layers.append("tmpfs-workdir")
         if hello.get("uid_drop"):
             layers.append("uid")
         if hello.get("seccomp"):
             layers.append("seccomp")
+        if hello.get("no_memfd"):
+            layers.append("no-memfd")
         if hello.get("landlock"):
             layers.append(f"landlock-abi{hello['landlock']}")
         if hello.get("imports") == "preloaded":
@@ -388,7 +467,12 @@ class SandboxPool:
             self._wake()
         if threading.current_thread() is not self._thread:
             self._thread.join(timeout=10)
-        shutil.rmtree(self._base, ignore_errors=True)
+        if self._cgroups is not None:
+            self._cgroups.close()
+        try:
+            remove_tree(self._base)
+        except OSError:
+            pass  # the next start removes it (sweep_stale_folders)
 
     def __enter__(self) -> SandboxPool:
         return self
@@ -424,7 +508,7 @@ class SandboxPool:
 
     def _step(self) -> None:
         now = time.monotonic()
-        deadlines = [s.deadline for s in self._slots if s.state in ("busy", "starting")]
+        deadlines = [s.deadline for s in self._slots if s.state in ("busy", "starting", "cleaning")]
         wait = max(0.0, min(deadlines) - now) if deadlines else None
         for key, events in self._selector.select(wait):
             if self._selector.get_map().get(key.fd) is not key:
@@ -447,6 +531,8 @@ class SandboxPool:
                 )
             elif slot.state == "busy" and now >= slot.deadline:
                 self._fail_slot(slot, "the sandbox worker stopped answering and was restarted")
+            elif slot.state == "cleaning" and now >= slot.deadline:
+                self._fail_slot(slot, "the sandbox worker took too long to clean up after a job")
         self._assign()
         if not self._ready.is_set() and all(s.state != "starting" for s in self._slots):
             self._ready.set()
@@ -475,19 +561,26 @@ class SandboxPool:
             slot.started_at = time.monotonic()
             slot.deadline = slot.started_at + job.timeout_s + self.limits.grace_s + 1.0
             slot.pgids = []
+            if self._cgroups is not None:
+                slot.oom_kills = self._cgroups.oom_kills(slot.index)
             slot.outbuf += job.frame
             self._flush(slot)
 
     def _spawn(self, slot: _Slot) -> None:
-        workdir = (
-            "/tmp/w"
-            if self.isolation == "bubblewrap"
-            else os.path.join(self._base, f"w{slot.index}")
-        )
-        if self.isolation == "bubblewrap":
-            command = bwrap_command(tmp_size=self.limits.disk_bytes + (4 << 20))
+        tmpfs = {
+            "path": "/tmp",
+            "bytes": self.limits.disk_bytes + (4 << 20),
+            "inodes": MAX_WORKDIR_ENTRIES + 64,
+        }
+        bubblewrap = self.isolation == "bubblewrap"
+        workdir = "/tmp/w" if bubblewrap else os.path.join(self._base, f"w{slot.index}")
+        if bubblewrap:
+            command = bwrap_command(tmp_size=tmpfs["bytes"])
         else:
             command = [sys.executable, "-s", "-P", "-B", str(WORKER_PATH)]
+        if self._cgroups is not None:
+            self._set_memory_limit(slot, cgroups.STARTUP_ALLOWANCE + self.limits.memory_bytes)
+            command = self._cgroups.join_command(slot.index, command)
         proc = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
@@ -512,6 +605,15 @@ class SandboxPool:
             "limits": asdict(self.limits),
             "seccomp": "seccomp" not in self._without,
             "landlock": "landlock" not in self._without,
+            "memory_cgroup": self._cgroups is not None,
+            "tmpfs": tmpfs if bubblewrap else None,
+            "private_ipc": bubblewrap,
+            "namespaces": not bubblewrap and "namespaces" not in self._without,
+            "namespace_tmpfs": tmpfs,
+            "namespace_workdir": "/tmp/w",
+            "namespace_root": os.path.join(self._base, f"root{slot.index}"),
+            "layout": [] if bubblewrap else root_layout(),
+            "shared_dirs": [] if bubblewrap else list(SHARED_DIRS),
         }
         body = json.dumps(config).encode("utf-8")
         slot.outbuf += _FRAME.pack(len(body)) + body
@@ -597,13 +699,21 @@ class SandboxPool:
             slot.hello = header
             slot.state = "idle"
             slot.failures = 0
+            if self._cgroups is not None:  # the zygote's own pages count too: add them
+                self._set_memory_limit(slot, None)
+        elif kind == "ready" and slot.state == "cleaning":
+            slot.state = "idle"
         elif kind == "fatal":
             self._fail_slot(slot, f"the sandbox worker could not start: {header.get('error')}")
         elif kind == "started":
             slot.pgids = [int(p) for p in header.get("pgids", [])]
         elif kind == "result" and slot.job is not None:
             job, slot.job = slot.job, None
-            slot.state = "idle"
+            slot.state = "cleaning"
+            slot.deadline = time.monotonic() + CLEANUP_TIMEOUT_S
+            limit = header.get("limit")
+            if self._cgroups is not None and self._cgroups.oom_kills(slot.index) > slot.oom_kills:
+                limit = "memory"  # the OOM killer ended a process of this job
 
             def exit_of(item: Any) -> ProcessExit | None:
                 return (
@@ -621,11 +731,22 @@ class SandboxPool:
                     sample_exit=exit_of(header.get("sample_exit")),
                     checker_exit=exit_of(header.get("checker_exit")),
                     timed_out=bool(header.get("timed_out")),
-                    limit=header.get("limit"),
+                    limit=limit,
                     lost=None,
                     elapsed_s=float(header.get("elapsed", 0.0)),
                 )
             )
+
+    def _set_memory_limit(self, slot: _Slot, limit: int | None) -> None:
+        """`limit`, or the zygote's usage now plus `Limits.memory_bytes`; a cgroup file that
+        cannot be written (removed under us) leaves the previous limit, never the dispatcher dead."""
+        assert self._cgroups is not None
+        try:
+            if limit is None:
+                limit = self._cgroups.usage(slot.index) + self.limits.memory_bytes
+            self._cgroups.set_limit(slot.index, limit)
+        except (OSError, ValueError):
+            pass
 
     def _fail_slot(self, slot: _Slot, reason: str) -> None:
         """Kill the zygote (and its sandbox and job), report the job lost, start a fresh one."""

@@ -45,7 +45,6 @@ import platform
 import random
 import resource
 import selectors
-import shutil
 import signal
 import stat
 import struct
@@ -69,6 +68,8 @@ wire = _load_wire()
 FRAME_HEADER = struct.Struct(">I")
 MAX_FRAME = 1 << 28
 MAX_LOGGED_CALLS = 1000
+MAX_WORKDIR_ENTRIES = 20_000
+"""Files and directories a job may make; more counts as over the disk limit."""
 SAMPLE_FILENAME = "<sample>"
 CHECK_FILENAME = "<check>"
 
@@ -252,8 +253,56 @@ class Kernel:
         "rt_tgsigqueueinfo": 297,
         "clone": 56,
         "clone3": 435,
+        "shmget": 29,
+        "shmat": 30,
+        "shmctl": 31,
+        "shmdt": 67,
+        "semget": 64,
+        "semop": 65,
+        "semctl": 66,
+        "semtimedop": 220,
+        "msgget": 68,
+        "msgsnd": 69,
+        "msgrcv": 70,
+        "msgctl": 71,
+        "mq_open": 240,
+        "mq_unlink": 241,
+        "mq_timedsend": 242,
+        "mq_timedreceive": 243,
+        "mq_notify": 244,
+        "mq_getsetattr": 245,
+        "memfd_create": 319,
+        "memfd_secret": 447,
     }
+    SYSV_IPC = (
+        "shmget",
+        "shmat",
+        "shmctl",
+        "shmdt",
+        "semget",
+        "semop",
+        "semctl",
+        "semtimedop",
+        "msgget",
+        "msgsnd",
+        "msgrcv",
+        "msgctl",
+        "mq_open",
+        "mq_unlink",
+        "mq_timedsend",
+        "mq_timedreceive",
+        "mq_notify",
+        "mq_getsetattr",
+    )
+    """System V IPC and POSIX message queues: objects that outlive a process, shared by every
+    process of an IPC namespace. No sample needs them; one could leave answers for the next."""
+    UNACCOUNTED_MEMORY = ("memfd_create", "memfd_secret")
+    """Memory outside RLIMIT_AS; denied where no memory cgroup bounds it."""
     CLONE_NEW_NAMESPACES = 0x7E020000
+    CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
+    MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+    MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 0x4000, 1 << 18
+    IPC_RMID = 0
     EPERM, EACCES, ENOSYS = 1, 13, 38
 
     def __init__(self) -> None:
@@ -268,6 +317,46 @@ class Kernel:
             ctypes.c_ulong,
         ]
         self.syscalls = self.X86_64 if platform.machine() == "x86_64" else None
+
+    def unshare(self, flags: int) -> None:
+        if self.libc.unshare(ctypes.c_int(flags)) != 0:
+            errno_ = ctypes.get_errno()
+            raise OSError(errno_, f"unshare: {os.strerror(errno_)}")
+
+    def mount(self, source: str, target: str, fstype: str | None, flags: int, data: str) -> None:
+        def text(value: str | None) -> bytes | None:
+            return None if value is None else os.fsencode(value)
+
+        result = self.libc.mount(
+            text(source), text(target), text(fstype), ctypes.c_ulong(flags), text(data)
+        )
+        if result != 0:
+            errno_ = ctypes.get_errno()
+            raise OSError(errno_, f"mount {target}: {os.strerror(errno_)}")
+
+    def ipc_objects(self) -> list[tuple[str, int]]:
+        """The System V IPC objects of this process's IPC namespace, as (kind, id)."""
+        found = []
+        for kind in ("shm", "msg", "sem"):
+            try:
+                with open(f"/proc/sysvipc/{kind}", encoding="ascii") as listing:
+                    rows = listing.read().splitlines()[1:]
+            except OSError:
+                continue
+            for row in rows:
+                fields = row.split()
+                if len(fields) > 1 and fields[1].isdigit():
+                    found.append((kind, int(fields[1])))
+        return found
+
+    def remove_ipc_objects(self, objects: list[tuple[str, int]]) -> None:
+        for kind, ident in objects:
+            if kind == "shm":
+                self.libc.shmctl(ident, self.IPC_RMID, None)
+            elif kind == "msg":
+                self.libc.msgctl(ident, self.IPC_RMID, None)
+            else:
+                self.libc.semctl(ident, 0, self.IPC_RMID)
 
     def prctl(self, option: int, arg: int = 0, arg3: int = 0) -> None:
         result = self.libc.prctl(option, arg, arg3, 0, 0)
@@ -288,7 +377,7 @@ class Kernel:
     def seccomp_available(self) -> bool:
         return self.syscalls is not None
 
-    def seccomp_program(self) -> tuple[bytes, list[int], list[int]]:
+    def seccomp_program(self, deny_memfd: bool = False) -> tuple[bytes, list[int], list[int]]:
         """A classic-BPF filter: deny what a sample never needs; signals only to itself.
 
         Returns the program and the instruction indices where the process's own
@@ -360,6 +449,9 @@ class Kernel:
                 "tkill",
             )
         }
+        denied.update((name, self.EPERM) for name in self.SYSV_IPC)
+        if deny_memfd:
+            denied.update((name, self.EPERM) for name in self.UNACCOUNTED_MEMORY)
         denied["socket"] = self.EACCES
         denied["clone3"] = self.ENOSYS  # libc falls back to clone(), whose flags we can inspect
         for name in sorted(denied):
@@ -399,13 +491,13 @@ class Kernel:
         program = b"".join(struct.pack("<HBBI", code, jt, jf, k) for code, jt, jf, k in prog)
         return program, own_slots, group_slots
 
-    def prepare_seccomp(self) -> None:
+    def prepare_seccomp(self, deny_memfd: bool = False) -> None:
         """Build the filter once in the zygote; a child only patches in its pid."""
 
         class SockFprog(ctypes.Structure):
             _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-        program, self._own_slots, self._group_slots = self.seccomp_program()
+        program, self._own_slots, self._group_slots = self.seccomp_program(deny_memfd)
         self._bpf = ctypes.create_string_buffer(program, len(program))
         self._fprog = SockFprog(len(program) // 8, ctypes.cast(self._bpf, ctypes.c_void_p))
         self._fprog_address = ctypes.addressof(self._fprog)
@@ -696,7 +788,9 @@ class SampleClient:
         self.requests_fd = requests_fd
         self.replies_fd = replies_fd
 
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+    def request(self, message: dict[str, Any], budget: Any = None) -> dict[str, Any]:
+        """Send one request, return the sample's reply (its values still encoded, to be
+        decoded with the same `budget`, which bounds what decoding the reply may cost)."""
         try:
             write_frame(self.requests_fd, message)
             body = read_frame(self.replies_fd)
@@ -705,7 +799,7 @@ class SampleClient:
         if body is None:
             raise SandboxBoundaryError("the sample process ended before answering")
         try:
-            reply = wire.parse_json(body)
+            reply = wire.parse_json(body, budget or wire.Budget())
         except wire.DecodeError as exc:
             raise SandboxBoundaryError(f"the sample process sent {exc}") from None
         if not isinstance(reply, dict):
@@ -767,17 +861,19 @@ class RemoteCallable:
             encoded_kwargs = wire.encode(kwargs, strict=True)
         except wire.EncodeError as exc:
             raise SandboxBoundaryError(f"cannot pass an argument to {self._name}: {exc}") from None
+        budget = wire.Budget()
         reply = self._client.request(
-            {"op": "call", "name": self._name, "args": encoded_args, "kwargs": encoded_kwargs}
+            {"op": "call", "name": self._name, "args": encoded_args, "kwargs": encoded_kwargs},
+            budget,
         )
-        mirror_arguments(args, kwargs, encoded_args, encoded_kwargs, reply.get("after"))
+        mirror_arguments(args, kwargs, encoded_args, encoded_kwargs, reply.get("after"), budget)
         if "x" in reply:
             error = rebuild_exception(reply["x"])
             self._record({"$raised": type(error).__name__})
             raise error
         encoded = reply.get("r")
         try:
-            value = wire.decode(encoded)
+            value = wire.decode(encoded, budget)
         except wire.DecodeError as exc:
             raise SandboxBoundaryError(f"{self._name} returned {exc}") from None
         opaque = _first_unencodable(value)
@@ -785,7 +881,7 @@ class RemoteCallable:
             raise SandboxBoundaryError(
                 f"{self._name} returned a {opaque.type_name}, which cannot leave the sample process"
             )
-        self._record(wire.encode(value))
+        self._record(encoded)
         return value
 
     def _record(self, encoded: Any) -> None:
@@ -797,7 +893,12 @@ class RemoteCallable:
 
 
 def mirror_arguments(
-    args: tuple[Any, ...], kwargs: dict[str, Any], sent_args: Any, sent_kwargs: Any, after: Any
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    sent_args: Any,
+    sent_kwargs: Any,
+    after: Any,
+    budget: Any = None,
 ) -> None:
     """Apply the sample's in-place changes to the check's own arguments.
 
@@ -824,7 +925,7 @@ def mirror_arguments(
         ) == wire.canonical(now):
             continue
         try:
-            value = wire.decode(now)
+            value = wire.decode(now, budget)
         except wire.DecodeError:
             continue
         if type(value) is not type(target):
@@ -939,7 +1040,7 @@ class CheckHarness:
                 return {}
         if "value" in found:
             try:
-                value = wire.decode(found["value"])
+                value = wire.decode(found["value"], wire.Budget())
             except wire.DecodeError:
                 return {}
             return {} if _first_unencodable(value) is not None else {name: value}
@@ -964,17 +1065,34 @@ class Zygote:
         self.limits = config["limits"]
         self.uid = config["sample_uid"] if os.geteuid() == 0 and config.get("sample_uid") else None
         self.workdir = config["workdir"]
+        self.tmpfs: dict[str, Any] | None = config.get("tmpfs")
+        self.private_ipc = bool(config.get("private_ipc"))
+        self.namespaces = False
+        if config.get("namespaces") and os.geteuid() == 0:
+            self.namespaces = self.enter_namespaces(config)
+        self.oom_volunteer = bool(config.get("memory_cgroup"))
         os.makedirs(self.workdir, mode=0o700, exist_ok=True)
         self.workdir_ino = os.lstat(self.workdir).st_ino
         self.reset_workdir()
+        self.disk_base = self.tmpfs_use() if self.tmpfs else (0, 0)
         self.nproc_base = 0 if self.uid is not None else count_processes(os.getuid())
         self.landlock_abi = self.kernel.landlock_abi() if config.get("landlock", True) else 0
         self.rulesets: dict[str, int] = {}
         if self.landlock_abi:
             self.rulesets = self.build_rulesets(config["read_paths"], config["hidden_paths"])
+        self.sweep_owned = (
+            [path for path in config.get("shared_dirs", ()) if os.path.isdir(path)]
+            if self.uid is not None and not self.namespaces and not self.rulesets
+            else []
+        )
         self.seccomp = self.kernel.seccomp_available and config.get("seccomp", True)
+        # What the layers above already forbid needs no sweep after each job: with Landlock a
+        # sample cannot write the private /dev/shm, with seccomp it cannot make IPC objects.
+        self.sweep_dirs = ["/dev/shm"] if self.namespaces and not self.rulesets else []
+        self.sweep_ipc = self.private_ipc and not self.seccomp
+        self.deny_memfd = bool(self.seccomp and not self.oom_volunteer)
         if self.seccomp:
-            self.kernel.prepare_seccomp()
+            self.kernel.prepare_seccomp(deny_memfd=self.deny_memfd)
         self.imports = (
             "all" if self.uid is None or self.stdlib_readable_as_sample() else "preloaded"
         )
@@ -1002,6 +1120,10 @@ class Zygote:
             "uid_drop": self.uid is not None,
             "landlock": self.landlock_abi if self.rulesets else 0,
             "seccomp": bool(self.seccomp),
+            "no_memfd": self.deny_memfd,
+            "namespaces": self.namespaces,
+            "private_ipc": self.private_ipc,
+            "tmpfs_workdir": bool(self.tmpfs),
             "imports": self.imports,
             "python": platform.python_version(),
         }
@@ -1049,16 +1171,163 @@ class Zygote:
             for fd in [*fds, *dev_fds, work_fd]:
                 os.close(fd)
 
+    def enter_namespaces(self, config: dict[str, Any]) -> bool:
+        """Reduced isolation as root: what bubblewrap would give, from private namespaces.
+
+        A private IPC namespace (no object a sample makes reaches the host or
+        outlives the zygote), and a private mount namespace with a new root:
+        only the system and interpreter dirs (read-only, as bubblewrap binds
+        them), a minimal /dev with a small private /dev/shm, a /proc showing
+        only the processes of one's own uid, and a fresh size- and inode-capped
+        tmpfs as /tmp, where the working directory lives (so the disk limit
+        holds by construction). /home, /run, /var and the rest of the host do
+        not exist there. It all ends with the zygote. False when the kernel
+        refuses the namespaces (a container without CAP_SYS_ADMIN).
+        """
+        kernel = self.kernel
+        try:
+            kernel.unshare(kernel.CLONE_NEWNS | kernel.CLONE_NEWIPC)
+        except OSError:
+            return False
+        self.private_ipc = True
+        try:
+            self.build_root(config)
+        except OSError as exc:  # the kernel refused a mount: go on without the private root
+            sys.stderr.write(f"sandbox worker: no private root ({exc}); plain reduced isolation\n")
+            return False
+        self.workdir = config["namespace_workdir"]
+        self.tmpfs = config["namespace_tmpfs"]
+        return True
+
+    def build_root(self, config: dict[str, Any]) -> None:
+        """The new root of `enter_namespaces`, then chroot into it."""
+        kernel = self.kernel
+        kernel.mount("none", "/", None, kernel.MS_REC | kernel.MS_PRIVATE, None)
+        root = config["namespace_root"]
+        os.makedirs(root, mode=0o755, exist_ok=True)
+        flags = kernel.MS_NOSUID | kernel.MS_NODEV
+        kernel.mount("tmpfs", root, "tmpfs", flags, "size=1m,nr_inodes=4096,mode=0755")
+        read_only = kernel.MS_REMOUNT | kernel.MS_BIND | kernel.MS_RDONLY | flags
+        for kind, path, target in config["layout"]:
+            inside = root + path
+            os.makedirs(os.path.dirname(inside), mode=0o755, exist_ok=True)
+            if kind == "symlink":
+                os.symlink(target, inside)
+            elif kind == "dir":
+                os.makedirs(inside, mode=0o755, exist_ok=True)
+            elif kind == "bind":
+                os.makedirs(inside, mode=0o755, exist_ok=True)
+                kernel.mount(path, inside, None, kernel.MS_BIND | kernel.MS_REC, None)
+                kernel.mount("none", inside, None, read_only, None)
+            else:
+                kernel.mount(
+                    "tmpfs", inside, "tmpfs", flags | kernel.MS_RDONLY, "size=4k,mode=0755"
+                )
+        os.mkdir(root + "/dev", 0o755)
+        for name in ("null", "zero", "full", "random", "urandom"):
+            if os.path.exists("/dev/" + name):
+                os.close(os.open(f"{root}/dev/{name}", os.O_CREAT | os.O_WRONLY, 0o666))
+                kernel.mount("/dev/" + name, f"{root}/dev/{name}", None, kernel.MS_BIND, None)
+        for name, target in (
+            ("fd", "/proc/self/fd"),
+            ("stdin", "/proc/self/fd/0"),
+            ("stdout", "/proc/self/fd/1"),
+            ("stderr", "/proc/self/fd/2"),
+        ):
+            os.symlink(target, f"{root}/dev/{name}")
+        os.mkdir(root + "/dev/shm", 0o1777)
+        kernel.mount(
+            "tmpfs",
+            root + "/dev/shm",
+            "tmpfs",
+            flags | kernel.MS_NOEXEC,
+            "size=1m,nr_inodes=64,mode=1777",
+        )
+        os.mkdir(root + "/proc", 0o555)
+        try:
+            kernel.mount(
+                "proc", root + "/proc", "proc", flags | kernel.MS_NOEXEC, "hidepid=invisible"
+            )
+        except OSError:
+            kernel.mount("proc", root + "/proc", "proc", flags | kernel.MS_NOEXEC, "hidepid=2")
+        tmpfs = config["namespace_tmpfs"]
+        os.mkdir(root + tmpfs["path"], 0o755)
+        kernel.mount(
+            "tmpfs",
+            root + tmpfs["path"],
+            "tmpfs",
+            flags,
+            f"size={tmpfs['bytes']},nr_inodes={tmpfs['inodes']},mode=0755",
+        )
+        kernel.mount("none", root, None, kernel.MS_REMOUNT | kernel.MS_RDONLY | flags, None)
+        os.chroot(root)
+        os.chdir("/")
+
+    def tmpfs_use(self) -> tuple[int, int]:
+        """Bytes and inodes in use on the working directory's own tmpfs."""
+        info = os.statvfs(self.tmpfs["path"])
+        return (info.f_blocks - info.f_bfree) * info.f_frsize, info.f_files - info.f_ffree
+
+    def over_disk_limit(self) -> bool:
+        """Has the job written more than its disk limit (or made too many files)?
+
+        On the working directory's own tmpfs, the file system's counters say
+        (a sample cannot hide anything from them); elsewhere a walk counts,
+        and a walk that cannot see everything counts as over the limit.
+        """
+        if self.tmpfs:
+            used, inodes = self.tmpfs_use()
+            return (
+                used - self.disk_base[0] > self.limits["disk_bytes"]
+                or inodes - self.disk_base[1] > MAX_WORKDIR_ENTRIES
+            )
+        return disk_usage(self.workdir, MAX_WORKDIR_ENTRIES) > self.limits["disk_bytes"]
+
     def reset_workdir(self) -> None:
         """Empty the working directory (same inode: the Landlock rule points at it)."""
         info = os.lstat(self.workdir)
         if info.st_ino != self.workdir_ino or not stat.S_ISDIR(info.st_mode):
             raise ZygoteBroken("the working directory was replaced")
         os.chmod(self.workdir, 0o700)
-        for entry in os.scandir(self.workdir):
-            remove_path(entry.path)
+        remove_contents(self.workdir)
         if self.uid is not None:
             os.chown(self.workdir, self.uid, self.uid)
+
+    def after_job(self) -> None:
+        """Leave nothing of the job for the next one: files, shared memory, IPC objects.
+
+        (Its processes are gone already: `Watch.stop_everything`.)
+        """
+        self.reset_workdir()
+        for path in self.sweep_dirs:
+            remove_contents(path)
+        for directory in self.sweep_owned:  # no Landlock: the sample could write there
+            for entry in os.scandir(directory):
+                if entry.stat(follow_symlinks=False).st_uid == self.uid:
+                    remove_tree(entry.path)
+        if self.sweep_ipc:
+            self.remove_ipc_objects()
+
+    def remove_ipc_objects(self) -> None:
+        """Empty the worker's private IPC namespace (seccomp refuses IPC to samples; this is the
+        layer beneath). Removing takes the creator's uid (or CAP_SYS_ADMIN, which the zygote
+        does not keep), so a child with the sample uid does it."""
+        objects = self.kernel.ipc_objects()
+        if not objects:
+            return
+        pid = os.fork()
+        if pid == 0:
+            try:
+                if self.uid is not None:
+                    os.setgroups([])
+                    os.setresgid(self.uid, self.uid, self.uid)
+                    os.setresuid(self.uid, self.uid, self.uid)
+                self.kernel.remove_ipc_objects(objects)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        if self.kernel.ipc_objects():
+            raise ZygoteBroken("a sample's IPC objects could not be removed")
 
     # one job ---------------------------------------------------------------------------------
 
@@ -1135,7 +1404,6 @@ class Zygote:
             bytes(watch.streams["checker"]),
             bytes(watch.output),
         ]
-        self.reset_workdir()
         return header, blobs
 
     def child(
@@ -1197,6 +1465,12 @@ class Zygote:
         signal.signal(
             signal.SIGXFSZ, signal.SIG_IGN
         )  # a write past RLIMIT_FSIZE fails with EFBIG instead
+        if self.oom_volunteer:  # before the uid changes: /proc/self is then no longer ours
+            adjust = os.open("/proc/self/oom_score_adj", os.O_WRONLY | os.O_CLOEXEC)
+            try:
+                os.write(adjust, b"1000")
+            finally:
+                os.close(adjust)
         limits = self.limits
         cpu = int(float(job["timeout_s"])) + 2
         for which, value in (
@@ -1206,6 +1480,7 @@ class Zygote:
             (resource.RLIMIT_NPROC, (limits["processes"] + self.nproc_base,) * 2),
             (resource.RLIMIT_NOFILE, (limits["open_files"],) * 2),
             (resource.RLIMIT_CORE, (0, 0)),
+            (resource.RLIMIT_MSGQUEUE, (0, 0)),
         ):
             resource.setrlimit(which, value)
         os.chdir(self.workdir)
@@ -1256,6 +1531,11 @@ class Zygote:
             self.pending += chunk
 
     def serve(self) -> None:
+        """Answer each job with its result, then clean up and say "ready" for the next.
+
+        The result goes first, so a sample that leaves a huge tree behind
+        cannot delay its own verdict; the parent sends no job until "ready".
+        """
         self.send(self.hello())
         while True:
             job = self.next_job()
@@ -1263,6 +1543,11 @@ class Zygote:
                 return
             header, blobs = self.run_job(job)
             self.send(header, blobs)
+            try:
+                self.after_job()
+            except Exception as exc:
+                raise ZygoteBroken(f"cleaning up after a job failed: {exc!r}") from None
+            self.send({"t": "ready"})
 
 
 class Watch:
@@ -1339,7 +1624,7 @@ class Watch:
                     return
             if time.monotonic() >= next_disk_check:
                 next_disk_check = time.monotonic() + self.TICK_S
-                if disk_usage(self.zygote.workdir, 20000) > self.limits["disk_bytes"]:
+                if self.zygote.over_disk_limit():
                     self.limit = "disk"
                     return
 
@@ -1485,31 +1770,100 @@ def count_processes(uid: int) -> int:
     return count
 
 
-def disk_usage(path: str, max_entries: int) -> int:
-    """Bytes allocated beneath `path`; beyond `max_entries` entries counts as over any limit."""
-    total, seen = 0, 0
-    stack = [path]
-    while stack:
-        try:
-            entries = list(os.scandir(stack.pop()))
-        except OSError:
-            continue
-        for entry in entries:
+DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+OVER_ANY_LIMIT = 1 << 62
+
+
+def disk_usage(path: str, max_entries: int, max_depth: int = 256) -> int:
+    """Bytes allocated beneath `path`, counted by a walk relative to directory fds.
+
+    No path is ever built, so names at the length limit or a deep tree cannot
+    make a lookup fail; and whatever the walk cannot count (more than
+    `max_entries` entries, deeper than `max_depth`, any error) is reported as
+    over any limit, so a sample cannot blind the meter.
+    """
+    total = seen = 0
+    levels: list[tuple[int, Any]] = []
+    try:
+        fd = os.open(path, DIRECTORY_FLAGS)
+        levels.append((fd, os.scandir(fd)))
+        while levels:
+            fd, entries = levels[-1]
+            entry = next(entries, None)
+            if entry is None:
+                entries.close()
+                os.close(fd)
+                levels.pop()
+                continue
             seen += 1
             if seen > max_entries:
-                return 1 << 62
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
+                return OVER_ANY_LIMIT
+            info = entry.stat(follow_symlinks=False)
             total += info.st_blocks * 512
             if stat.S_ISDIR(info.st_mode):
-                stack.append(entry.path)
+                if len(levels) >= max_depth:
+                    return OVER_ANY_LIMIT
+                child = os.open(entry.name, DIRECTORY_FLAGS, dir_fd=fd)
+                levels.append((child, os.scandir(child)))
+    except OSError:
+        return OVER_ANY_LIMIT
+    finally:
+        for fd, entries in levels:
+            entries.close()
+            os.close(fd)
     return total
 
 
-def remove_path(path: str) -> None:
-    """Delete a file or tree a sample left, whatever modes it set."""
+def remove_contents(path: str) -> None:
+    """Delete everything beneath the directory `path` (not `path` itself).
+
+    Iterative and relative to one directory fd at a time: any depth (a
+    3,000-level tree), any name length, any mode the sample left (each
+    directory is made 0700 before it is entered) and no symlink is followed.
+    It climbs back with "..", which is safe because it runs only when no
+    sample process is left to move the tree meanwhile.
+    """
+    fd = os.open(path, DIRECTORY_FLAGS)
+    names: list[str] = []
+    pending: list[list[str]] = []
+    try:
+        pending.append(_unlink_files(fd))
+        while True:
+            if pending[-1]:
+                name = pending[-1].pop()
+                os.chmod(name, 0o700, dir_fd=fd)
+                child = os.open(name, DIRECTORY_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = child
+                names.append(name)
+                pending.append(_unlink_files(fd))
+                continue
+            if not names:
+                return
+            parent = os.open("..", DIRECTORY_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = parent
+            pending.pop()
+            os.rmdir(names.pop(), dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def _unlink_files(fd: int) -> list[str]:
+    """Unlink every non-directory in the directory `fd`; the names of its subdirectories."""
+    subdirectories = []
+    with os.scandir(fd) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                subdirectories.append(entry.name)
+            else:
+                os.unlink(entry.name, dir_fd=fd)
+    return subdirectories
+
+
+def remove_tree(path: str) -> None:
+    """Delete the directory `path` and everything in it (see `remove_contents`); a symlink
+    at `path` is removed, never followed."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -1517,17 +1871,9 @@ def remove_path(path: str) -> None:
     if not stat.S_ISDIR(info.st_mode):
         os.unlink(path)
         return
-
-    def fix(function: Any, failed: str, _exc: Any) -> None:
-        try:
-            os.chmod(os.path.dirname(failed), 0o700)
-            os.chmod(failed, 0o700)
-        except OSError:
-            pass
-        function(failed)
-
     os.chmod(path, 0o700)
-    shutil.rmtree(path, onerror=fix)
+    remove_contents(path)
+    os.rmdir(path)
 
 
 def expand_allowed(allowed: list[str], hidden: list[str]) -> list[str]:

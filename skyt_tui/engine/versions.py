@@ -13,7 +13,7 @@ NORMALIZATION_VERSION = "1"
 LEVELS = ("raw", "format", "nodoc", "alpha")
 """The normalization levels, weakest first (SPEC §3)."""
 DISTANCE_FUNCTION = "levenshtein-normalized-v1"
-ORACLE_VERSION = "1"
+ORACLE_VERSION = "2"
 REPAIR_VERSION = "1"
 CANON_VERSION = "1"
 """Version of how a canon is chosen and stored; part of every cached analysis's key."""

@@ -20,6 +20,15 @@ values always encode to the same canonical JSON (`canonical`), which is what
 the OER metric compares. Decoding builds only the plain types above: a
 sample can send any bytes it likes, but never an object with its own `__eq__`.
 
+Decoding is bounded wherever the bytes come from a sample (`Budget`): at
+most `MAX_VALUES` JSON values per sample, integers of at most `MAX_INT_BITS`
+bits, decimals of at most `MAX_DECIMAL_CHARS` characters, a cap on the
+super-linear work (fraction reduction), and no set or dict whose elements
+share one hash more than `MAX_EQUAL_HASHES` times (crafted collisions would
+make building it quadratic). Every step is then linear or bounded, so no
+result can stall the app that decodes it; past a bound, decoding raises
+`TooLarge`.
+
 This module imports only the standard library: the sandbox worker loads it
 by path inside the sandbox, where skyt_tui itself is not importable.
 """
@@ -32,10 +41,22 @@ import fractions
 import json
 import math
 import numbers
+import re
 from typing import Any
 
 MAX_DEPTH = 100
 INT_LIMIT = 1 << 63
+MAX_VALUES = 250_000
+"""JSON values (containers, numbers, strings, keys) one sample's results may hold in all."""
+MAX_INT_BITS = 1 << 16
+MAX_DECIMAL_CHARS = 1000
+MAX_WORK = 1 << 24
+"""Super-linear work units per sample: reducing a fraction of n- and d-bit parts costs n*d/4096."""
+MAX_EQUAL_HASHES = 32
+MAX_JSON_NUMBER_CHARS = 40
+"""The encoder writes ints below 2**63 and float reprs as JSON numbers; anything longer is forged."""
+PRECISE_COUNT_BYTES = 1 << 20
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _TAGS = frozenset(
     {
         "$int",
@@ -60,6 +81,28 @@ class EncodeError(TypeError):
 
 class DecodeError(ValueError):
     """Bytes that are not a well-formed tagged-JSON value."""
+
+
+class TooLarge(DecodeError):
+    """A well-formed value past a decoding bound (values, digits, work, hash collisions)."""
+
+
+class Budget:
+    """What decoding one sample's results may still cost; shared by all of its frames."""
+
+    __slots__ = ("values", "work")
+
+    def __init__(self, values: int = MAX_VALUES, work: int = MAX_WORK) -> None:
+        self.values = values
+        self.work = work
+
+    def spend(self, *, values: int = 0, work: int = 0) -> None:
+        self.values -= values
+        self.work -= work
+        if self.values < 0:
+            raise TooLarge(f"the results hold more than {MAX_VALUES:,} values")
+        if self.work < 0:
+            raise TooLarge("the results need too much arithmetic to decode (huge fractions)")
 
 
 class Unencodable:
@@ -216,77 +259,140 @@ def _reject_constant(name: str) -> Any:
     raise DecodeError(f"{name} is not allowed in tagged JSON")
 
 
-def parse_json(text: str | bytes) -> Any:
-    """`json.loads` that refuses NaN/Infinity literals and reports one error type."""
+def _bounded_int(text: str) -> int:
+    if len(text) > MAX_JSON_NUMBER_CHARS:
+        raise DecodeError(f"a JSON integer of {len(text)} digits (big integers travel as $int)")
+    return int(text)
+
+
+def _bounded_float(text: str) -> float:
+    if len(text) > MAX_JSON_NUMBER_CHARS:
+        raise DecodeError(f"a JSON number of {len(text)} characters")
+    return float(text)
+
+
+def count_values(body: bytes, limit: int = MAX_VALUES) -> int:
+    """How many JSON values `body` holds, without parsing it (an upper bound).
+
+    Every value after the first in a container follows a `,` or a `:`, and
+    every container opens with `[` or `{`, so counting those bytes bounds the
+    count from above; it is exact unless strings contain them, and where the
+    quick count exceeds `limit` on a moderate body, strings are removed and
+    the count repeated. A larger body past the limit is reported as such.
+    """
+    quick = body.count(b",") + body.count(b":") + body.count(b"[") + body.count(b"{") + 1
+    if quick <= limit or len(body) > PRECISE_COUNT_BYTES:
+        return quick
+    bare = _JSON_STRING.sub(b'""', body)
+    return bare.count(b",") + bare.count(b":") + bare.count(b"[") + bare.count(b"{") + 1
+
+
+def parse_json(text: str | bytes, budget: Budget | None = None) -> Any:
+    """`json.loads` that refuses NaN/Infinity literals and reports one error type.
+
+    With a `budget` (bytes from a sample), the values are counted before
+    parsing, and JSON numbers longer than any the encoder writes are refused.
+    """
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        if budget is None:
+            return json.loads(text, parse_constant=_reject_constant)
+        raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+        budget.spend(values=count_values(raw, max(budget.values, 0)))
+        return json.loads(
+            raw,
+            parse_constant=_reject_constant,
+            parse_int=_bounded_int,
+            parse_float=_bounded_float,
+        )
     except DecodeError:
         raise
     except (ValueError, RecursionError, UnicodeDecodeError) as exc:
         raise DecodeError(f"invalid JSON ({str(exc)[:120]})") from None
 
 
-def loads(text: str | bytes) -> Any:
-    return decode(parse_json(text))
+def loads(text: str | bytes, budget: Budget | None = None) -> Any:
+    return decode(parse_json(text, budget), budget)
 
 
-def decode(obj: Any) -> Any:
-    """Plain Python values from the tagged form; raises DecodeError on anything malformed."""
+def decode(obj: Any, budget: Budget | None = None) -> Any:
+    """Plain Python values from the tagged form; raises DecodeError on anything malformed.
+
+    With a `budget`, integers, decimals and fraction arithmetic are bounded
+    (values were counted when the JSON was parsed) and `TooLarge` says which
+    bound was passed.
+    """
     try:
-        return _decode(obj, 0)
+        return _decode(obj, 0, budget)
     except RecursionError:
         raise DecodeError("value nested too deeply") from None
 
 
-def _decode(obj: Any, depth: int) -> Any:
+def _decode(obj: Any, depth: int, budget: Budget | None) -> Any:
     if depth > MAX_DEPTH + 2:
         raise DecodeError(f"value nested deeper than {MAX_DEPTH} levels")
     kind = type(obj)
     if obj is None or kind in (bool, int, float, str):
         return obj
     if kind is list:
-        return [_decode(item, depth + 1) for item in obj]
+        return [_decode(item, depth + 1, budget) for item in obj]
     if kind is not dict:
         raise DecodeError(f"unexpected JSON type {kind.__name__}")
     if len(obj) == 1:
         ((key, payload),) = obj.items()
         if key in _TAGS:
-            return _decode_tagged(key, payload, depth)
+            return _decode_tagged(key, payload, depth, budget)
     for key in obj:
         if key.startswith("$"):
             raise DecodeError(f"unknown tag {key[:40]!r}")
-    return {key: _decode(item, depth + 1) for key, item in obj.items()}
+    return {key: _decode(item, depth + 1, budget) for key, item in obj.items()}
 
 
-def _decode_tagged(tag: str, payload: Any, depth: int) -> Any:
+def _decode_tagged(tag: str, payload: Any, depth: int, budget: Budget | None) -> Any:
     try:
         if tag == "$int":
             text = _expect(payload, str, tag)
             if not text.lstrip("-").startswith("0x"):
                 raise DecodeError("$int must be hexadecimal")
+            if budget is not None:
+                if len(text) > MAX_INT_BITS // 4 + 3:
+                    raise TooLarge(f"an integer of more than {MAX_INT_BITS:,} bits")
+                budget.spend(work=len(text) // 64)
             return int(text, 16)
         if tag == "$float":
             if payload not in ("nan", "inf", "-inf"):
                 raise DecodeError("$float must be nan, inf or -inf")
             return float(payload)
         if tag in ("$tuple", "$set", "$frozenset"):
-            items = [_decode(item, depth + 1) for item in _expect(payload, list, tag)]
-            return {"$tuple": tuple, "$set": set, "$frozenset": frozenset}[tag](items)
+            items = [_decode(item, depth + 1, budget) for item in _expect(payload, list, tag)]
+            if tag == "$tuple":
+                return tuple(items)
+            check_hashes(items, tag)
+            if budget is not None:
+                budget.spend(work=len(items))
+            return set(items) if tag == "$set" else frozenset(items)
         if tag == "$dict":
-            result = {}
+            pairs = []
             for pair in _expect(payload, list, tag):
                 if type(pair) is not list or len(pair) != 2:
                     raise DecodeError("$dict entries must be [key, value] pairs")
-                result[_decode(pair[0], depth + 1)] = _decode(pair[1], depth + 1)
-            return result
+                pairs.append(
+                    (_decode(pair[0], depth + 1, budget), _decode(pair[1], depth + 1, budget))
+                )
+            check_hashes([key for key, _ in pairs], tag)
+            if budget is not None:
+                budget.spend(work=len(pairs))
+            return dict(pairs)
         if tag in ("$bytes", "$bytearray"):
-            raw = base64.b64decode(_expect(payload, str, tag), validate=True)
+            text = _expect(payload, str, tag)
+            if budget is not None:
+                budget.spend(work=len(text) // 64)
+            raw = base64.b64decode(text, validate=True)
             return raw if tag == "$bytes" else bytearray(raw)
         if tag == "$complex":
             parts = _expect(payload, list, tag)
             if len(parts) != 2:
                 raise DecodeError("$complex needs [real, imag]")
-            real, imag = (_decode(part, depth + 1) for part in parts)
+            real, imag = (_decode(part, depth + 1, budget) for part in parts)
             if type(real) is not float or type(imag) is not float:
                 raise DecodeError("$complex parts must be floats")
             return complex(real, imag)
@@ -294,17 +400,41 @@ def _decode_tagged(tag: str, payload: Any, depth: int) -> Any:
             parts = _expect(payload, list, tag)
             if len(parts) != 2:
                 raise DecodeError("$fraction needs [numerator, denominator]")
-            numerator, denominator = (_decode(part, depth + 1) for part in parts)
+            numerator, denominator = (_decode(part, depth + 1, budget) for part in parts)
             if type(numerator) is not int or type(denominator) is not int or denominator <= 0:
                 raise DecodeError("$fraction parts must be integers, denominator positive")
+            if budget is not None:
+                budget.spend(work=numerator.bit_length() * denominator.bit_length() // 4096)
             return fractions.Fraction(numerator, denominator)
         if tag == "$decimal":
-            return decimal.Decimal(_expect(payload, str, tag))
+            text = _expect(payload, str, tag)
+            if budget is not None and len(text) > MAX_DECIMAL_CHARS:
+                raise TooLarge(f"a decimal of more than {MAX_DECIMAL_CHARS:,} characters")
+            number = decimal.Decimal(text)
+            if number.is_snan():
+                raise DecodeError("$decimal must not be a signalling NaN")
+            return number
         return Unencodable(_expect(payload, str, tag)[:200])
     except DecodeError:
         raise
     except (TypeError, ValueError, ArithmeticError) as exc:
         raise DecodeError(f"malformed {tag}: {str(exc)[:80]}") from None
+
+
+def check_hashes(items: Any, what: str = "a set") -> None:
+    """Refuse elements built to share one hash: each would make building the set scan all others.
+
+    Counting hashes is itself safe: a dict keyed by hash values (ints) cannot
+    be flooded the same way, as an int's hash is itself (modulo 2**61 - 1).
+    Raises TypeError for unhashable elements, as building the set would.
+    """
+    counts: dict[int, int] = {}
+    for item in items:
+        code = hash(item)
+        seen = counts.get(code, 0) + 1
+        if seen > MAX_EQUAL_HASHES:
+            raise TooLarge(f"{what} whose elements share one hash (built to collide)")
+        counts[code] = seen
 
 
 def _expect(payload: Any, kind: type, tag: str) -> Any:
@@ -313,11 +443,132 @@ def _expect(payload: Any, kind: type, tag: str) -> Any:
     return payload
 
 
+class _Literal(str):
+    """Text `show` emits as it is (brackets, separators), as opposed to a value to render."""
+
+
+def show(encoded: Any, limit: int = 80) -> str:
+    """A one-line, Python-like display of an *encoded* value, cut to `limit` characters.
+
+    Works from the tagged form, so sets show sorted by canonical text (the same
+    text in every process) and the work is bounded by `limit`, not by the size
+    of the value: a 16 MiB string or a 60,000-bit integer costs no more than a
+    short one. Strings show as `repr` does, with control characters escaped.
+    """
+    pieces: list[str] = []
+    size = 0
+    stack: list[Any] = [encoded]
+    while stack and size <= limit:
+        item = stack.pop()
+        if isinstance(item, _Literal):
+            piece = str(item)
+        else:
+            piece, children = _show_one(item, limit)
+            stack.extend(reversed(children))
+        pieces.append(piece)
+        size += len(piece)
+    text = " ".join("".join(pieces).split())
+    if stack or len(text) > limit:
+        return text[: limit - 1] + "…"
+    return text
+
+
+def _show_one(item: Any, limit: int) -> tuple[str, list[Any]]:
+    """The text before `item`'s children, and its children interleaved with literals."""
+    kind = type(item)
+    if item is None or kind is bool or kind is int or kind is float:
+        return repr(item), []
+    if kind is str:
+        return repr(item[: limit + 1]), []
+    if kind is list:
+        return "", _sequence("[", item, "]")
+    if kind is not dict:
+        return "?", []
+    if len(item) == 1:
+        ((tag, payload),) = item.items()
+        if tag in _TAGS:
+            return _show_tagged(tag, payload, limit)
+    children: list[Any] = [_Literal("{")]
+    for position, (key, value) in enumerate(item.items()):
+        children += [
+            _Literal((", " if position else "") + repr(str(key)[: limit + 1]) + ": "),
+            value,
+        ]
+    return "", [*children, _Literal("}")]
+
+
+def _sequence(opening: str, items: Any, closing: str, one: str = "") -> list[Any]:
+    if not isinstance(items, list):
+        return [_Literal(opening + "…" + closing)]
+    children: list[Any] = [_Literal(opening)]
+    for position, value in enumerate(items):
+        if position:
+            children.append(_Literal(", "))
+        children.append(value)
+    return [*children, _Literal((one if len(items) == 1 else "") + closing)]
+
+
+def _show_tagged(tag: str, payload: Any, limit: int) -> tuple[str, list[Any]]:
+    if tag == "$int":
+        try:
+            number = int(str(payload), 16)
+        except ValueError:
+            return "?", []
+        bits = number.bit_length()
+        return (repr(number) if bits <= 1024 else f"<int of {bits:,} bits>"), []
+    if tag == "$float":
+        return str(payload), []
+    if tag == "$tuple":
+        return "", _sequence("(", payload, ")", one=",")
+    if tag in ("$set", "$frozenset"):
+        empty = not (isinstance(payload, list) and payload)
+        if tag == "$set":
+            return ("set()", []) if empty else ("", _sequence("{", payload, "}"))
+        return (
+            ("frozenset()", [])
+            if empty
+            else ("frozenset(", [*_sequence("{", payload, "}"), _Literal(")")])
+        )
+    if tag == "$dict":
+        children: list[Any] = [_Literal("{")]
+        for position, pair in enumerate(payload if isinstance(payload, list) else []):
+            if not (isinstance(pair, list) and len(pair) == 2):
+                continue
+            children += [
+                _Literal(", ") if position else _Literal(""),
+                pair[0],
+                _Literal(": "),
+                pair[1],
+            ]
+        return "", [*children, _Literal("}")]
+    if tag in ("$bytes", "$bytearray"):
+        head = str(payload)[: (limit // 3 + 2) * 4]
+        try:
+            text = repr(base64.b64decode(head))
+        except ValueError:
+            text = "b'?'"
+        return (text if tag == "$bytes" else f"bytearray({text})"), []
+    if tag == "$complex":
+        try:
+            real, imag = (
+                float(part["$float"]) if isinstance(part, dict) else float(part) for part in payload
+            )
+            return repr(complex(real, imag)), []
+        except (TypeError, ValueError, KeyError):
+            return "?", []
+    if tag == "$fraction":
+        if isinstance(payload, list) and len(payload) == 2:
+            return "Fraction(", [payload[0], _Literal(", "), payload[1], _Literal(")")]
+        return "?", []
+    if tag == "$decimal":
+        return f"Decimal({str(payload)[: limit + 1]!r})", []
+    return f"<unencodable {str(payload)[: limit + 1]}>", []
+
+
 def short_repr(value: Any, limit: int = 80) -> str:
-    """A one-line display of a decoded value, cut to `limit` characters."""
+    """A one-line display of a decoded value, cut to `limit` characters (see `show`)."""
     try:
-        text = repr(value)
-    except Exception:  # decoded values are plain, but stay safe for Unencodable/huge ints
-        text = f"<{type(value).__name__}>"
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        encoded = encode(value)
+    except EncodeError:
+        return f"<{_type_name(value)}>"
+    return show(encoded, limit)

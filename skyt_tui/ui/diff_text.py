@@ -6,6 +6,8 @@ import difflib
 
 from rich.text import Text
 
+from skyt_tui.engine.printable import printable
+
 LINE_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
 
 
@@ -30,6 +32,8 @@ def unified_diff_text(
     text = Text()
     for line in lines:
         style = next((style for prefix, style in LINE_STYLES if line.startswith(prefix)), "")
-        text.append(line + "\n", style=style)
+        text.append(
+            printable(line, multiline=True) + "\n", style=style
+        )  # sample code: no raw escapes
     text.rstrip()
     return text

@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.report import fmt3
 from skyt_tui.engine.runs import RunMeta
 from skyt_tui.ui import data
@@ -90,6 +91,26 @@ def label_text(meta: RunMeta | None) -> Text:
     if not label:
         return Text()
     return Text(label, style="bold yellow" if data.is_demo(meta) else "italic")
+
+
+def verdict_text(oracle: dict[str, Any] | None, passed: bool) -> Text:
+    """A sample's failing tests (name, error, what it returned) and the oracle's reason.
+
+    Every text here can come from the sample (exception names and messages,
+    returned values), or from a record stored before they were escaped at the
+    source, so each is shown printable: a control character as `\\x1b`, never raw.
+    """
+    text = Text()
+    for test in (oracle or {}).get("tests", []):
+        if not test.get("passed"):
+            text.append(f"  ✗ {printable(test.get('name') or test.get('kind'))}: ", style="red")
+            error = f"{test.get('error_type') or 'wrong result'} {test.get('error_message') or ''}"
+            got = f" (got {test['actual']})" if test.get("actual") is not None else ""
+            text.append(printable(error.strip() + got) + "\n")
+    reason = (oracle or {}).get("reason")
+    if reason and not passed:
+        text.append(f"  {printable(reason)}\n", style="red")
+    return text
 
 
 def isolation_text(isolation: str | None) -> Text:

@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Static
 from skyt_tui import locations
 from skyt_tui.engine.catalog import CatalogEntry
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.printable import printable
 from skyt_tui.ui import data
 from skyt_tui.ui.contract_text import describe_constraints, describe_tests, reflow
 from skyt_tui.ui.run_request import RunRequest
@@ -54,7 +55,7 @@ def canon_cell(state: str) -> Text:
 
 def code_syntax(code: str, dark: bool) -> Syntax:
     return Syntax(
-        code.strip("\n"),
+        printable(code.strip("\n"), multiline=True),  # sample code: control characters as escapes
         "python",
         theme="ansi_dark" if dark else "ansi_light",
         line_numbers=True,

@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.matrices import RunTexts
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.report import fmt3, sample_rows
 from skyt_tui.engine.runs import FAILED, StoredRun
 from skyt_tui.ui import data
@@ -32,6 +33,7 @@ from skyt_tui.ui.run_text import (
     metrics_text,
     run_line,
     temperature,
+    verdict_text,
 )
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.contracts import code_syntax
@@ -238,10 +240,10 @@ class RunDetailScreen(SectionScreen):
                 f"sample {index}: generation failed after {record.attempts} attempt(s)\n",
                 style="bold red",
             )
-            failed.append(record.error or "", style="red")
+            failed.append(printable(record.error or ""), style="red")
             if record.response:
                 failed.append("\n\nlast response:\n", style="bold")
-                failed.append(record.response)
+                failed.append(printable(record.response, multiline=True))
             return failed
         if view == "view-code":
             return self._code_view(row)
@@ -298,17 +300,7 @@ class RunDetailScreen(SectionScreen):
         head = Text(f"sample {row['index']} · ", style="bold")
         head.append_text(verdict_cell(row))
         head.append(f" · d_pre {fmt3(row['d_pre'])} → d_post {fmt3(row['d_post'])}\n")
-        for test in (facts.get("oracle") or {}).get("tests", []):
-            if not test.get("passed"):
-                head.append(f"  ✗ {test.get('name') or test.get('kind')}: ", style="red")
-                head.append(
-                    f"{test.get('error_type') or 'wrong result'} {test.get('error_message') or ''}".strip()
-                    + (f" (got {test['actual']})" if test.get("actual") is not None else "")
-                    + "\n"
-                )
-        reason = (facts.get("oracle") or {}).get("reason")
-        if reason and not row["passed"]:
-            head.append(f"  {reason}\n", style="red")
+        head.append_text(verdict_text(facts.get("oracle"), bool(row["passed"])))
         return Group(
             head,
             code_syntax(
