@@ -130,9 +130,7 @@ async def test_validation_plots_sample_against_full_score_per_system(isolated_ho
             in shown
         )
         plot = app.screen.query_one(ScatterPlot)
-        assert plot.points == tuple(
-            (p.full_mean, p.subset_mean) for p in report.sample_check.points
-        )
+        assert plot.points == tuple((p.full_mean, p.estimate) for p in report.sample_check.points)
         assert "●" in shown
         best = max(report.sample_check.points, key=lambda p: p.full_mean)
-        assert re.search(rf"{best.system} +{best.subset_mean:.3f} +{best.full_mean:.3f}", shown)
+        assert re.search(rf"{best.system} +{best.estimate:.3f} +{best.full_mean:.3f}", shown)

@@ -148,9 +148,9 @@ def systems_table(report: benchmark.ValidationReport) -> Table:
     for point in sorted(report.sample_check.points, key=lambda p: -p.full_mean):
         table.add_row(
             Text(point.system),
-            fmt3(point.subset_mean),
+            fmt3(point.estimate),
             fmt3(point.full_mean),
-            f"{point.subset_mean - point.full_mean:+.3f}",
+            f"{point.estimate - point.full_mean:+.3f}",
         )
     return table
 
@@ -415,7 +415,7 @@ class BenchmarkScreen(SectionScreen):
         self.report = message.report
         self.query_one("#bench-validation-text", Static).update(validation_text(message.report))
         self.query_one("#bench-scatter", ScatterPlot).set_points(
-            [(p.full_mean, p.subset_mean) for p in message.report.sample_check.points]
+            [(p.full_mean, p.estimate) for p in message.report.sample_check.points]
         )
         self.query_one("#bench-systems", Static).update(systems_table(message.report))
 
