@@ -27,7 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from skyt_tui.engine.benchmark import irt
-from skyt_tui.engine.benchmark.anchors import choose_anchors, design_arrays, estimate_scores
+from skyt_tui.engine.benchmark.anchors import (
+    choose_anchors,
+    design_arrays,
+    estimate_scores,
+    irt_choice,
+)
 from skyt_tui.engine.benchmark.correlation import (
     kendall_rows,
     mae_rows,
@@ -316,10 +321,9 @@ def _run(
                     inside[key][draw] = inside[key][draw - 1]
                     continue
                 if method == "irt" and model is not None:
-                    chosen = irt.select_anchors(model, size)
+                    chosen, misfit = irt_choice(model, data.matrix[train], size)
                     observed = np.full((len(held), len(data.items)), np.nan)
                     observed[:, chosen] = data.matrix[np.ix_(held, chosen)]
-                    misfit = irt.anchor_misfit(model, data.matrix[train], chosen)
                     score, low, high = irt.estimate_arrays(
                         model, observed, config.level, misfit, len(chosen)
                     )
