@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
 from skyt_tui.engine.benchmark import irt
 from skyt_tui.engine.benchmark.items import Item, ScoreMatrix
@@ -292,5 +291,5 @@ def design_arrays(
     with np.errstate(invalid="ignore", divide="ignore"):
         estimate = np.where(weight_seen > 0, estimate / weight_seen, np.nan)
         variance = np.where(weight_seen > 0, variance / weight_seen**2, np.nan)
-    half = float(norm.ppf(0.5 + level / 2.0)) * np.sqrt(np.maximum(variance, 0.0))
+    half = irt.normal_quantile(0.5 + level / 2.0) * np.sqrt(np.maximum(variance, 0.0))
     return estimate, np.maximum(estimate - half, 0.0), np.minimum(estimate + half, 1.0)

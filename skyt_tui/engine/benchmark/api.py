@@ -456,9 +456,16 @@ def estimate_systems(
     estimates = estimate_scores(benchmark.items, sample, observed, level)
     notes = []
     if sample.benchmark_version != benchmark.version:
+        same = (
+            "the same items"
+            if sample.model is not None
+            else "the same strata sizes"
+            if sample.strata == benchmark.strata
+            else f"other strata sizes ({_strata_text(benchmark.strata)}), which weight the estimate"
+        )
         notes.append(
             f"the anchor sample was drawn on version {sample.benchmark_version}; "
-            f"the items of version {benchmark.version} are the same"
+            f"version {benchmark.version} has {same}"
         )
     added = None
     if add:
@@ -477,6 +484,10 @@ def estimate_systems(
         added=added,
         notes=tuple(notes),
     )
+
+
+def _strata_text(strata: dict[str, int]) -> str:
+    return ", ".join(f"{name} {count}" for name, count in strata.items())
 
 
 def estimate_from_file(

@@ -15,14 +15,16 @@ import fnmatch
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skyt_tui.engine import runs
 from skyt_tui.engine.benchmark.items import BenchmarkData, Item, ScoreMatrix
 from skyt_tui.engine.benchmark.items import option_error as _error
-from skyt_tui.engine.contract import Contract
+
+if TYPE_CHECKING:  # the runs store loads when runs are read, not with every benchmark command
+    from skyt_tui.engine import runs
+    from skyt_tui.engine.contract import Contract
 
 SCORE_METRICS = (
     "pass_rate",
@@ -123,6 +125,8 @@ def select_runs(
     run_filter: RunFilter,
 ) -> tuple[list[runs.StoredRun], dict[str, str]]:
     """Complete runs matching the filter, oldest first, and the runs left out with the reason."""
+    from skyt_tui.engine import runs
+
     chosen: list[runs.StoredRun] = []
     skipped: dict[str, str] = {}
     for summary in runs.list_runs():

@@ -28,16 +28,36 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import numpy as np
-from scipy.special import expit, log_expit
-from scipy.stats import norm
-from threadpoolctl import ThreadpoolController
+
+if TYPE_CHECKING:
+    from threadpoolctl import ThreadpoolController
 
 P = ParamSpec("P")
 R = TypeVar("R")
 _controller: list[ThreadpoolController] = []
+
+
+def expit(x: np.ndarray) -> np.ndarray:
+    """σ(x) (scipy's, imported on first use: scipy costs a second at start-up on a busy machine)."""
+    from scipy.special import expit as scipy_expit
+
+    return np.asarray(scipy_expit(x))
+
+
+def log_expit(x: np.ndarray) -> np.ndarray:
+    """log σ(x), accurate far into both tails."""
+    from scipy.special import log_expit as scipy_log_expit
+
+    return np.asarray(scipy_log_expit(x))
+
+
+def normal_quantile(p: float) -> float:
+    from scipy.special import ndtri
+
+    return float(ndtri(p))
 
 
 def one_blas_thread(function: Callable[P, R]) -> Callable[P, R]:
@@ -48,6 +68,8 @@ def one_blas_thread(function: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(function)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         if not _controller:
+            from threadpoolctl import ThreadpoolController
+
             _controller.append(ThreadpoolController())  # scans the loaded libraries once
         with _controller[0].limit(limits=1, user_api="blas"):
             return function(*args, **kwargs)
@@ -57,7 +79,8 @@ def one_blas_thread(function: Callable[P, R]) -> Callable[P, R]:
 
 GRID = np.linspace(-5.0, 5.0, 41)
 """Quadrature points for θ, on the N(0, 1) scale of the prior."""
-LOG_PRIOR = norm.logpdf(GRID) - math.log(float(norm.pdf(GRID).sum()))
+LOG_PRIOR = -0.5 * GRID * GRID - math.log(float(np.exp(-0.5 * GRID * GRID).sum()))
+"""log N(0, 1) weights of the grid points, normalised to sum to 1."""
 DISCRIMINATION_PRIOR = (1.0, 0.5)
 """Normal prior on a (mean, sd)."""
 INTERCEPT_SD = 5.0
@@ -334,7 +357,7 @@ def estimate_arrays(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(estimate, low, high) per row of `observed`, as arrays: `estimate` without the objects."""
     score, sd, *_ = _estimate_arrays(model, observed, anchor_misfit, anchors)
-    half = float(norm.ppf(0.5 + level / 2.0)) * sd
+    half = normal_quantile(0.5 + level / 2.0) * sd
     return score, np.maximum(score - half, 0.0), np.minimum(score + half, 1.0)
 
 
@@ -354,7 +377,7 @@ def estimate(
     score, sd, ability, ability_sd, counts = _estimate_arrays(
         model, observed, anchor_misfit, anchors
     )
-    half = float(norm.ppf(0.5 + level / 2.0)) * sd
+    half = normal_quantile(0.5 + level / 2.0) * sd
     return tuple(
         Estimate(
             score=float(score[row]),

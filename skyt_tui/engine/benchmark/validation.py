@@ -49,6 +49,15 @@ from skyt_tui.engine.benchmark.sampler import (
 )
 
 MIN_TRUSTED_SAMPLE = 30
+MIN_TRUSTED_IRT_SAMPLE = 10
+"""An IRT estimate rests on the model for the unscored items and its interval's coverage is
+validated with it, so fewer items can be trusted than for a plain anchor mean."""
+
+
+def min_trusted(method: str) -> int:
+    return MIN_TRUSTED_IRT_SAMPLE if method == "irt" else MIN_TRUSTED_SAMPLE
+
+
 MIN_TRUSTED_SYSTEMS = 10
 MIN_HELD_OUT = 3
 METHODS = ("irt", "stratified", "random")
@@ -214,6 +223,15 @@ class ValidationReport:
 
     def result(self, method: str) -> MethodResult | None:
         return next((r for r in self.methods if r.method == method), None)
+
+
+def trusted(result: MethodResult, config: ValidationConfig) -> bool:
+    """r > threshold in ≥ `confidence` of the draws, with enough items and held-out systems."""
+    return (
+        result.share_above >= config.confidence
+        and result.size >= min_trusted(result.method)
+        and result.n_held_out >= MIN_TRUSTED_SYSTEMS
+    )
 
 
 def percent(share: float) -> str:
@@ -490,10 +508,15 @@ def validate_sample(
             )
     check = _check_one(data, sample_config, config)
     warnings = _warnings(
-        own.size, len(items), n_held, data.excluded, np.array(own.draws_pearson), own.fallback
+        own.size,
+        min_trusted(method),
+        len(items),
+        n_held,
+        data.excluded,
+        np.array(own.draws_pearson),
+        own.fallback,
     )
-    too_small = own.size < MIN_TRUSTED_SAMPLE or n_held < MIN_TRUSTED_SYSTEMS
-    trustworthy = own.share_above >= config.confidence and not too_small
+    trustworthy = trusted(own, config)
     return ValidationReport(
         sample_config=sample_config,
         config=config,
@@ -513,7 +536,9 @@ def validate_sample(
         draws_pearson=own.draws_pearson,
         sample_check=check,
         trustworthy=trustworthy,
-        verdict=_verdict(own.share_above, config, own.size, n_held, trustworthy),
+        verdict=_verdict(
+            own.share_above, config, own.size, min_trusted(method), n_held, trustworthy
+        ),
         warnings=warnings,
         methods=results,
         time_split=time_split,
@@ -554,6 +579,7 @@ def _check_one(
 
 def _warnings(
     size: int,
+    minimum: int,
     n_items: int,
     n_held: int,
     excluded: dict[str, int],
@@ -561,9 +587,9 @@ def _warnings(
     fallback: str | None,
 ) -> tuple[str, ...]:
     notes = []
-    if size < MIN_TRUSTED_SAMPLE:
+    if size < minimum:
         notes.append(
-            f"the sample has only {size} items: under {MIN_TRUSTED_SAMPLE} items a sample cannot be trusted "
+            f"the sample has only {size} items: under {minimum} items a sample cannot be trusted "
             f"whatever r says (raise --floor)"
         )
     if n_held < MIN_TRUSTED_SYSTEMS:
@@ -590,12 +616,17 @@ def _warnings(
 
 
 def _verdict(
-    share: float, config: ValidationConfig, size: int, n_held: int, trustworthy: bool
+    share: float,
+    config: ValidationConfig,
+    size: int,
+    minimum: int,
+    n_held: int,
+    trustworthy: bool,
 ) -> str:
     reach = f"r > {config.threshold:g} in {percent(share)} of draws"
     if trustworthy:
         return f"trustworthy: {reach}"
     if share >= config.confidence:
-        reason = f"{size} items" if size < MIN_TRUSTED_SAMPLE else f"{n_held} held-out systems"
+        reason = f"{size} items" if size < minimum else f"{n_held} held-out systems"
         return f"NOT trustworthy: {reach}, but {reason} are too few to trust it"
     return f"NOT trustworthy at this size: r > {config.threshold:g} in only {percent(share)} of draws; raise --floor"
