@@ -329,10 +329,11 @@ def cmd_list(args: argparse.Namespace) -> int:
             [
                 {
                     "name": summary.name,
-                    "version": summary.version.to_dict(),
+                    "version": summary.version.to_dict() if summary.version else None,
                     "versions": summary.n_versions,
                     "sample": summary.sample.to_dict() if summary.sample else None,
                     "rotations": summary.rotations,
+                    "error": summary.error,
                 }
                 for summary in summaries
             ]
@@ -344,6 +345,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     table = Table("benchmark", "version", "items", "strata", "systems", "sample", "rotations")
     for summary in summaries:
         info = summary.version
+        if info is None:
+            table.add_row(
+                _plain(summary.name), Text("damaged", style="bold red"), "", "", "", "", ""
+            )
+            continue
         sample = (
             f"{summary.sample.size} {summary.sample.chosen_by} (v{summary.sample.benchmark_version})"
             if summary.sample
@@ -360,6 +366,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             str(summary.rotations),
         )
     console().print(table)
+    for summary in summaries:
+        if summary.error:
+            _say(f"damaged: {summary.error}", "red")
     return 0
 
 

@@ -119,11 +119,18 @@ class ImportResult:
 
 @dataclass(frozen=True)
 class BenchmarkSummary:
+    """One benchmark in the list; a damaged one has `error` (file and line) and what could be read."""
+
     name: str
-    version: VersionInfo
+    version: VersionInfo | None
     n_versions: int
     sample: AnchorSample | None
     rotations: int
+    error: str | None = None
+
+    @property
+    def damaged(self) -> bool:
+        return self.error is not None
 
 
 @dataclass(frozen=True)
@@ -211,18 +218,30 @@ def benchmark_versions(name: str) -> tuple[VersionInfo, ...]:
 
 
 def list_benchmarks() -> tuple[BenchmarkSummary, ...]:
+    """Every benchmark in the store; a damaged file marks its benchmark, never hides the others."""
     summaries = []
     for name in bench_store.benchmark_names():
-        versions = bench_store.list_versions(name)
+        try:
+            versions = bench_store.list_versions(name)
+        except StoreError as exc:
+            summaries.append(BenchmarkSummary(name, None, 0, None, 0, error=str(exc)))
+            continue
         if not versions:
             continue
+        sample, rotations, error = None, 0, None
+        try:
+            sample = current_sample(name)
+            rotations = len(rotation_history(name))
+        except StoreError as exc:
+            error = str(exc)
         summaries.append(
             BenchmarkSummary(
                 name=name,
                 version=versions[-1],
                 n_versions=len(versions),
-                sample=current_sample(name),
-                rotations=len(bench_store.read_log(bench_store.rotations_log(name), ROTATION_KIND)),
+                sample=sample,
+                rotations=rotations,
+                error=error,
             )
         )
     return tuple(summaries)

@@ -79,8 +79,12 @@ def one_blas_thread(function: Callable[P, R]) -> Callable[P, R]:
 
 GRID = np.linspace(-5.0, 5.0, 41)
 """Quadrature points for θ, on the N(0, 1) scale of the prior."""
-LOG_PRIOR = -0.5 * GRID * GRID - math.log(float(np.exp(-0.5 * GRID * GRID).sum()))
-"""log N(0, 1) weights of the grid points, normalised to sum to 1."""
+ESTIMATE_PRIOR_SD = 1.5
+"""Prior sd of a new system's ability (the fit systems are N(0, 1) by construction). Wider than
+the fit's because a system estimated later is usually newer, often stronger than every fit
+system: on LiveCodeBench's time split (train before 2023-08-30, test after) the interval
+coverage at 25 anchors rose from 85% to 92% (before 2023-04-30: 57% → 67%), at the price of
+0.001 in median MAE on random splits."""
 DISCRIMINATION_PRIOR = (1.0, 0.5)
 """Normal prior on a (mean, sd)."""
 INTERCEPT_SD = 5.0
@@ -190,9 +194,10 @@ class IrtModel:
         )
 
 
-def _posterior(log_likelihood: np.ndarray) -> np.ndarray:
-    """Normalised posterior weights over GRID from log-likelihoods (rows × grid points)."""
-    log_post = log_likelihood + LOG_PRIOR[None, :]
+def _posterior(log_likelihood: np.ndarray, sd: float = 1.0) -> np.ndarray:
+    """Normalised posterior weights over GRID from log-likelihoods (rows × grid points), under an
+    N(0, sd²) prior on θ."""
+    log_post = log_likelihood - 0.5 * (GRID / sd)[None, :] ** 2
     log_post -= log_post.max(axis=1, keepdims=True)
     # Weights below e^-700 become exactly 0: subnormal numbers would slow every later product
     # tenfold, and they are far below what the sums can resolve.
@@ -322,7 +327,9 @@ def _estimate_arrays(
     if y.shape[1] != model.n_items:
         raise ValueError(f"observed scores have {y.shape[1]} items, the model {model.n_items}")
     scored = ~np.isnan(y)
-    weights = _posterior(_log_likelihood(y, scored, model.discrimination, model.intercept))
+    weights = _posterior(
+        _log_likelihood(y, scored, model.discrimination, model.intercept), ESTIMATE_PRIOR_SD
+    )
     ability = weights @ GRID
     ability_sd = np.sqrt(np.maximum(weights @ (GRID * GRID) - ability * ability, 0.0))
     p_grid = model.probabilities(GRID)
