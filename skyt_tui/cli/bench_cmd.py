@@ -601,7 +601,7 @@ def _methods_table(
     table = Table(*columns, title=title)
     for result in results:
         row = [
-            result.method,
+            result.method + (" (fell back)" if result.fallback else ""),
             str(result.size),
             "–" if time_split and result.method == "irt" else percent(result.share_above),
             fmt3(result.pearson.median),
@@ -613,6 +613,9 @@ def _methods_table(
         if not time_split:
             row.append("yes" if trusted(result, config) else "no")
         table.add_row(*row)
+    for result in results:
+        if result.fallback:
+            table.caption = f"{result.method} fell back to {result.fallback}"
     return table
 
 

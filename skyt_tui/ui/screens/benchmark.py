@@ -202,7 +202,11 @@ def methods_table(
     for column in columns:
         table.add_column(column, justify="left" if column == "method" else "right")
     for result in results:
-        label = Text(result.method + (" ◂" if result.method == own else ""))
+        label = Text(
+            result.method
+            + (" (fell back)" if result.fallback else "")
+            + (" ◂" if result.method == own else "")
+        )
         if result.method == own:
             label.stylize("bold")
         row: list[Any] = [
