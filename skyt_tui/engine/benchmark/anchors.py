@@ -53,21 +53,12 @@ def choose_anchors(
     """The anchor sample by `config.mode`; IRT fits on the complete systems of `scores`."""
     if config.mode != "irt":
         return select_sample(items, config, seed, benchmark_version)
-    fallback_config = SampleConfig(rate=config.rate, floor=config.floor, mode="stratified")
-    if scores is None:
-        reason = "the benchmark has no per-system scores to fit a model on"
-    else:
-        if tuple(item.id for item in items) != scores.item_ids:
-            raise _error("the score matrix does not belong to these items")
-        keep = complete_rows(scores)
-        n_complete = int(keep.sum())
-        reason = (
-            f"only {n_complete} system(s) have a score for every item; "
-            f"IRT needs at least {irt.MIN_SYSTEMS}"
-        )
-    if scores is None or n_complete < irt.MIN_SYSTEMS:
-        sample = select_sample(items, fallback_config, seed, benchmark_version)
-        return _replace(sample, config=config, method="stratified", fallback=reason)
+    reason = _why_not_irt(items, scores)
+    if reason is not None or scores is None:
+        stratified = SampleConfig(rate=config.rate, floor=config.floor, mode="stratified")
+        sample = select_sample(items, stratified, seed, benchmark_version)
+        return dataclasses.replace(sample, config=config, method="stratified", fallback=reason)
+    keep = complete_rows(scores)
     systems = tuple(name for name, ok in zip(scores.systems, keep) if ok)
     matrix = scores.scores[keep]
     model = irt.fit(matrix, scores.item_ids, systems)
@@ -107,8 +98,19 @@ def _size(items: Sequence[Item], config: SampleConfig) -> int:
     return config.size_for(len(items))
 
 
-def _replace(sample: AnchorSample, **changes: object) -> AnchorSample:
-    return dataclasses.replace(sample, **changes)  # type: ignore[arg-type]
+def _why_not_irt(items: Sequence[Item], scores: ScoreMatrix | None) -> str | None:
+    """Why no IRT model can be fitted on `scores` (None when one can)."""
+    if scores is None:
+        return "the benchmark has no per-system scores to fit a model on"
+    if tuple(item.id for item in items) != scores.item_ids:
+        raise _error("the score matrix does not belong to these items")
+    n_complete = int(complete_rows(scores).sum())
+    if n_complete < irt.MIN_SYSTEMS:
+        return (
+            f"only {n_complete} system(s) have a score for every item; "
+            f"IRT needs at least {irt.MIN_SYSTEMS}"
+        )
+    return None
 
 
 @dataclass(frozen=True)

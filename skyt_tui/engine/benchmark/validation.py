@@ -318,6 +318,7 @@ def _run(
         # on it, so its fit and estimates are made once.
         repeat = (
             model_train is not None
+            and last_held is not None
             and np.array_equal(model_train, train)
             and np.array_equal(last_held, held)
         )
@@ -489,7 +490,8 @@ def validate_sample(
     splits = _random_splits(n_systems, n_held, config.draws, config.seed)
     results = _run(data, methods, [size], splits, config)
     own = next(r for r in results if r.method == method)
-    time_split, note = None, "no release dates (SYSTEMS.jsonl with release_date)"
+    time_split: TimeSplit | None = None
+    note: str | None = "no release dates (SYSTEMS.jsonl with release_date)"
     if config.time_split == TIME_SPLIT_OFF:
         note = "time split off"
     elif release_dates:

@@ -457,8 +457,8 @@ class BenchmarkScreen(SectionScreen):
     BINDINGS = [
         Binding("r", "rotate", "Rotate now…"),
         Binding("v", "next_tab", "Views"),
-        Binding("slash", "filter_items", "Filter items"),
-        Binding("s", "sort_items", "Sort items"),
+        Binding("slash", "filter_items", "Filter"),
+        Binding("s", "sort_items", "Sort"),
         Binding("ctrl+r", "reload", "Reload"),
     ]
 
@@ -750,14 +750,11 @@ class BenchmarkScreen(SectionScreen):
         if action in ("rotate", "next_tab"):
             return self.view is not None
         if action in ("filter_items", "sort_items"):
-            if not self.is_mounted:
-                return False
-            return self.query_one("#bench-tabs", TabbedContent).active == "bench-items"
+            return self.view is not None
         return True
 
-    @on(TabbedContent.TabActivated, "#bench-tabs")
-    def _tab_changed(self) -> None:
-        self.refresh_bindings()
+    def _show_items(self) -> None:
+        self.query_one("#bench-tabs", TabbedContent).active = "bench-items"
 
     def action_next_tab(self) -> None:
         tabs = self.query_one("#bench-tabs", TabbedContent)
@@ -766,6 +763,7 @@ class BenchmarkScreen(SectionScreen):
         )
 
     def action_filter_items(self) -> None:
+        self._show_items()
         box = self.query_one("#bench-filter", Input)
         box.display = True
         box.focus()
@@ -789,6 +787,7 @@ class BenchmarkScreen(SectionScreen):
 
     def action_sort_items(self) -> None:
         """Cycle the sort: each column ascending, then descending, then back to the file order."""
+        self._show_items()
         if self.sort_column is None:
             self.sort_column, self.sort_reverse = 0, False
         elif not self.sort_reverse:
