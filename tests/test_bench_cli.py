@@ -150,3 +150,20 @@ def test_livecodebench_through_the_cli(tmp_path, monkeypatch, capsys):
     assert (one_percent["sample_size"], at_floor["sample_size"]) == (4, 50)
     assert one_percent["systems_excluded"] == {} and len(one_percent["systems_used"]) == 45
     assert not one_percent["trustworthy"] and at_floor["share_above"] > 0.8
+
+
+def test_a_damaged_rotation_log_marks_its_benchmark_and_lists_the_others(demo, capsys, tmp_path):
+    assert main(["bench", "import", "other", "--contracts"]) == 0
+    assert main(["bench", "rotate", "other", "--now", "2024-05-03"]) == 0
+    log = demo / "home/benchmarks/other/rotations.jsonl"
+    log.write_text(log.read_text() + '{"kind": "bench_rotation", oops}\n' + log.read_text())
+    listing = run_json(capsys, "bench", "list")
+    assert [entry["name"] for entry in listing] == ["demo", "other"]
+    assert listing[0]["error"] is None
+    assert listing[1]["error"] == (
+        f"{log}: corrupt record at line 2: Expecting property name enclosed in double quotes"
+    )
+    capsys.readouterr()
+    assert main(["bench", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "damaged" in out and "demo" in out

@@ -1,4 +1,5 @@
-"""`skyt-tui bench …`: import a benchmark, draw and validate its anchor sample, rotate, fingerprint.
+"""`skyt-tui bench …`: import a benchmark, draw and validate its anchor sample, estimate new systems
+from their anchor scores, rotate, fingerprint.
 
 A thin layer over `skyt_tui.engine.benchmark`: parse arguments, call the engine,
 print a rich table (or `--json`). Every input file is checked in full before
@@ -19,9 +20,19 @@ from rich.text import Text
 from skyt_tui import locations
 from skyt_tui.cli.output import console, fmt3, print_json
 from skyt_tui.engine import benchmark as bench
+from skyt_tui.engine.benchmark.from_runs import DEFAULT_SCORE
+from skyt_tui.engine.benchmark.irt import DEFAULT_LEVEL
 from skyt_tui.engine.benchmark.rotation import PERIODS, RotationRefused, parse_now
-from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, SampleConfig
-from skyt_tui.engine.benchmark.validation import ValidationConfig, percent
+from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, MODES, SampleConfig
+from skyt_tui.engine.benchmark.validation import (
+    METHODS,
+    TIME_SPLIT_AUTO,
+    MethodResult,
+    ValidationConfig,
+    percent,
+    trusted,
+)
+from skyt_tui.engine.errors import InputError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,10 +69,32 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         const=str(locations.bundled_contracts_dir()),
         help="use the contracts in DIR as items (difficulty from each contract); without DIR the bundled ones",
     )
+    sub.add_argument(
+        "--from-runs",
+        metavar="FILTER",
+        nargs="?",
+        const="",
+        help="items = contracts, systems = model@temperature, scores = a metric of the stored "
+        "complete runs; FILTER narrows them: field=glob terms over model, temperature, contract, "
+        "provider, label, sweep (e.g. 'model=gpt-4o* temperature=0.7')",
+    )
+    sub.add_argument(
+        "--score",
+        metavar="METRIC",
+        default=None,
+        help="with --from-runs: the run metric used as score (pass_rate, the default, R_raw, "
+        "R_anchor_pre, R_anchor_post, R_behavioral, P_tau_pre, P_tau_post)",
+    )
     _json_flag(sub)
     sub.set_defaults(handler=cmd_import)
 
-    sub = commands.add_parser("sample", help="draw and store the anchor sample")
+    sub = commands.add_parser(
+        "sample",
+        help="draw and store the anchor sample",
+        description="Draw the anchor sample of the current version and store it (it becomes current). "
+        "--method irt fits a 2PL IRT model on the systems with a score for every item and keeps the "
+        "model with the sample, for `bench estimate`.",
+    )
     sub.add_argument("name", metavar="NAME")
     _sample_options(sub)
     sub.add_argument(
@@ -72,10 +105,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     sub = commands.add_parser(
         "validate",
-        help="does the sample track the full benchmark? (repeated draws, held-out systems)",
+        help="does the sample predict the full benchmark? (repeated draws, held-out systems)",
+        description="Per draw, split the systems; each method chooses its anchors (IRT fits) on the "
+        "training systems only and estimates the held-out systems' full scores. --method all "
+        "compares every method on the same splits. A time split (train on systems released "
+        "before a date) is reported too where SYSTEMS.jsonl gave release dates.",
     )
     sub.add_argument("name", metavar="NAME")
-    _sample_options(sub)
+    _sample_options(sub, validate=True)
     sub.add_argument(
         "--threshold", type=float, default=0.9, help="Pearson r a draw must exceed (default 0.9)"
     )
@@ -94,10 +131,47 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="share of draws that must exceed the threshold to call the sample trustworthy (default 0.95)",
     )
     sub.add_argument(
+        "--split-date",
+        default=TIME_SPLIT_AUTO,
+        metavar="DATE",
+        help="time split: train on systems released before DATE (YYYY-MM-DD), test on the rest; "
+        "'auto' (default) takes the release date closest to the holdout share, 'off' skips it",
+    )
+    sub.add_argument(
+        "--level",
+        type=float,
+        default=DEFAULT_LEVEL,
+        help=f"level of the estimates' intervals whose coverage is reported (default {DEFAULT_LEVEL:g})",
+    )
+    sub.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})"
     )
     _json_flag(sub)
     sub.set_defaults(handler=cmd_validate)
+
+    sub = commands.add_parser(
+        "estimate",
+        help="a new system's full score from its scores on the anchor sample",
+        description="RESULTS.csv (system,issue_id,score) holds one or more systems' scores on the "
+        "current anchor sample (more items are used too). Prints each system's estimated mean "
+        "over all items with an interval, by the method that chose the sample.",
+    )
+    sub.add_argument("name", metavar="NAME")
+    sub.add_argument("results", metavar="RESULTS.csv")
+    sub.add_argument(
+        "--level",
+        type=float,
+        default=DEFAULT_LEVEL,
+        help=f"interval level (default {DEFAULT_LEVEL:g})",
+    )
+    sub.add_argument(
+        "--add",
+        action="store_true",
+        help="also store the scores as the next version of the benchmark (new systems are added, "
+        "a known system's missing scores filled in)",
+    )
+    _json_flag(sub)
+    sub.set_defaults(handler=cmd_estimate)
 
     sub = commands.add_parser(
         "rotate",
@@ -184,7 +258,7 @@ def _now_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _sample_options(parser: argparse.ArgumentParser) -> None:
+def _sample_options(parser: argparse.ArgumentParser, validate: bool = False) -> None:
     parser.add_argument(
         "--rate", type=float, default=0.01, help="share of items to sample (default 0.01)"
     )
@@ -195,14 +269,40 @@ def _sample_options(parser: argparse.ArgumentParser) -> None:
         help="minimum sample size (default max(ceil(1%% of items), 50)); --floor 0 gives a pure --rate sample",
     )
     parser.add_argument(
-        "--random", action="store_true", help="simple random sample instead of stratified"
+        "--size",
+        type=int,
+        default=None,
+        metavar="K",
+        help="exactly K items (the same as --rate 0 --floor K)",
+    )
+    methods = (*MODES, "all") if validate else MODES
+    parser.add_argument(
+        "--method",
+        choices=methods,
+        default=None,
+        help="how anchors are chosen: stratified by difficulty (default), random, or irt "
+        "(2PL model fitted on the systems' scores)"
+        + ("; all: every method side by side on the same splits" if validate else ""),
+    )
+    parser.add_argument(
+        "--random", action="store_true", help="the same as --method random (kept for scripts)"
     )
 
 
-def _sample_config(args: argparse.Namespace) -> SampleConfig:
-    return SampleConfig(
-        rate=args.rate, floor=args.floor, mode="random" if args.random else "stratified"
-    )
+def _method(args: argparse.Namespace) -> str:
+    if args.random and args.method not in (None, "random"):
+        raise InputError(f"--random: conflicts with --method {args.method}")
+    return "random" if args.random else args.method or "stratified"
+
+
+def _sample_config(args: argparse.Namespace, mode: str | None = None) -> SampleConfig:
+    if args.size is not None:
+        if args.floor is not None:
+            raise InputError("--size: give --size or --floor, not both")
+        if args.size < 1:
+            raise InputError(f"--size: {args.size} must be at least 1")
+        return SampleConfig(rate=0.0, floor=args.size, mode=mode or _method(args))
+    return SampleConfig(rate=args.rate, floor=args.floor, mode=mode or _method(args))
 
 
 def _now(args: argparse.Namespace) -> dt.datetime:
@@ -229,10 +329,11 @@ def cmd_list(args: argparse.Namespace) -> int:
             [
                 {
                     "name": summary.name,
-                    "version": summary.version.to_dict(),
+                    "version": summary.version.to_dict() if summary.version else None,
                     "versions": summary.n_versions,
                     "sample": summary.sample.to_dict() if summary.sample else None,
                     "rotations": summary.rotations,
+                    "error": summary.error,
                 }
                 for summary in summaries
             ]
@@ -244,8 +345,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     table = Table("benchmark", "version", "items", "strata", "systems", "sample", "rotations")
     for summary in summaries:
         info = summary.version
+        if info is None:
+            table.add_row(
+                _plain(summary.name), Text("damaged", style="bold red"), "", "", "", "", ""
+            )
+            continue
         sample = (
-            f"{summary.sample.size} (v{summary.sample.benchmark_version})"
+            f"{summary.sample.size} {summary.sample.chosen_by} (v{summary.sample.benchmark_version})"
             if summary.sample
             else "–"
         )
@@ -260,33 +366,99 @@ def cmd_list(args: argparse.Namespace) -> int:
             str(summary.rotations),
         )
     console().print(table)
+    for summary in summaries:
+        if summary.error:
+            _say(f"damaged: {summary.error}", "red")
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    imported_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    if args.from_runs is not None:
+        return _import_from_runs(args, imported_at)
+    if args.score is not None:
+        raise InputError("--score: applies to --from-runs only")
     result = bench.import_benchmark(
         args.name,
         issues=args.issues,
         results=args.results,
         systems=args.systems,
         contracts_dir=args.contracts,
-        imported_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        imported_at=imported_at,
     )
     if args.json:
-        print_json(
-            {
-                "name": result.name,
-                "created": result.created,
-                "previous_version": result.previous_version,
-                "version": result.version.to_dict(),
-                "message": result.message,
-            }
-        )
+        print_json(_import_dict(result))
         return 0
     _say(result.message)
     if result.created:
         strata = ", ".join(f"{name} {count}" for name, count in result.version.strata.items())
         _say(f"strata: {strata}")
+    return 0
+
+
+def _import_dict(result: bench.ImportResult) -> dict[str, Any]:
+    return {
+        "name": result.name,
+        "created": result.created,
+        "previous_version": result.previous_version,
+        "version": result.version.to_dict(),
+        "message": result.message,
+    }
+
+
+def _import_from_runs(args: argparse.Namespace, imported_at: str) -> int:
+    given = [
+        flag
+        for flag, value in (
+            ("ISSUES.jsonl", args.issues),
+            ("--results", args.results),
+            ("--systems", args.systems),
+            ("--contracts", args.contracts),
+        )
+        if value is not None
+    ]
+    if given:
+        raise InputError(f"--from-runs: takes its items and scores from the runs, not {given[0]}")
+    made = bench.import_from_runs(
+        args.name, args.from_runs, args.score or DEFAULT_SCORE, imported_at=imported_at
+    )
+    result, report = made.result, made.runs
+    if args.json:
+        print_json(
+            {
+                **_import_dict(result),
+                "score": report.score,
+                "filter": report.filter,
+                "runs_used": list(report.runs_used),
+                "superseded": list(report.superseded),
+                "skipped": report.skipped,
+            }
+        )
+        return 0
+    _say(result.message)
+    scores = report.data.scores
+    assert scores is not None
+    _say(
+        f"{len(report.data.items)} contract(s) × {len(scores.systems)} system(s) (model@temperature) "
+        f"from {len(report.runs_used)} complete run(s), score {report.score}"
+        + (f", filter {report.filter}" if report.filter else "")
+    )
+    if report.superseded:
+        _say(
+            f"{len(report.superseded)} older run(s) of the same system and contract not used", "dim"
+        )
+    for run_id, reason in list(report.skipped.items())[:10]:
+        _say(f"skipped {run_id}: {reason}", "yellow")
+    if len(report.skipped) > 10:
+        _say(f"… {len(report.skipped) - 10} more skipped (--json lists all)", "yellow")
+    missing = scores.n_results
+    total = scores.scores.size
+    if missing < total:
+        _say(
+            f"{total - missing} (system, contract) pair(s) have no run: those systems are estimated "
+            f"from their anchors, not used to fit or validate",
+            "dim",
+        )
     return 0
 
 
@@ -300,12 +472,11 @@ def cmd_sample(args: argparse.Namespace) -> int:
     if args.json:
         print_json(sample.to_dict())
         return 0
-    mode = sample.config.mode
     table = Table(
         "stratum",
         "items",
         "sampled",
-        title=f"{args.name} v{sample.benchmark_version}: {mode} anchor sample",
+        title=f"{args.name} v{sample.benchmark_version}: {sample.chosen_by} anchor sample",
     )
     for name, count in sample.strata.items():
         table.add_row(_plain(name), str(count), str(sample.allocation.get(name, 0)))
@@ -313,13 +484,24 @@ def cmd_sample(args: argparse.Namespace) -> int:
     console().print(table)
     floor = "default" if sample.config.floor is None else str(sample.config.floor)
     _say(
-        f"rate {sample.config.rate:g}, floor {floor}, seed {sample.seed} → {sample.size} items"
+        f"method {sample.description}; rate {sample.config.rate:g}, floor {floor}, seed {sample.seed} "
+        f"→ {sample.size} items"
         + (
             f" (raised from {sample.requested_size}: at least one per stratum)"
             if sample.size > sample.requested_size
             else ""
         )
     )
+    if sample.fallback:
+        _say(f"warning: --method irt fell back to stratified: {sample.fallback}", "yellow")
+    if sample.model is not None:
+        model = sample.model
+        _say(
+            f"2PL model: {len(model.systems)} systems, {model.iterations} EM iterations"
+            + ("" if model.converged else " (not converged)")
+            + f", dispersion {model.dispersion:.2f}; estimate systems with "
+            f"`skyt-tui bench estimate {args.name} RESULTS.csv`"
+        )
     _say("ids: " + " ".join(sample.ids))
     return 0
 
@@ -331,41 +513,175 @@ def cmd_validate(args: argparse.Namespace) -> int:
         holdout=args.holdout,
         seed=args.seed,
         confidence=args.confidence,
+        level=args.level,
+        time_split=args.split_date,
     )
+    method = _method(args)
+    everything = method == "all"
+    sample_config = _sample_config(args, mode="irt" if everything else method)
     started = time.perf_counter()
-    report = bench.validate_benchmark(args.name, _sample_config(args), config)
+    report = bench.validate_benchmark(
+        args.name, sample_config, config, methods=METHODS if everything else ()
+    )
     elapsed = time.perf_counter() - started
     if args.json:
         print_json(_jsonable(report))
         return 0
     floor = "default" if report.sample_config.floor is None else str(report.sample_config.floor)
+    what = "every method" if everything else f"{report.method}"
     title = (
-        f"{args.name}: {report.sample_config.mode} sample of {report.sample_size}/{report.n_items} items "
+        f"{args.name}: {what}, {report.sample_size}/{report.n_items} items "
         f"(rate {report.sample_config.rate:g}, floor {floor}), {config.draws} draws, "
         f"{report.n_held_out} of {len(report.systems_used)} systems held out per draw"
     )
-    table = Table("statistic", "median", "p5", "p95", "mean", title=title)
-    for label, spread in (
-        ("Pearson r", report.pearson),
-        ("Spearman ρ", report.spearman),
-        ("Kendall τ", report.kendall),
-        ("MAE", report.mae),
-    ):
-        table.add_row(
-            label, fmt3(spread.median), fmt3(spread.p5), fmt3(spread.p95), fmt3(spread.mean)
+    if everything:
+        console().print(_methods_table(report.methods, config, title))
+        _say(
+            "medians over the draws; cover = share of held-out systems whose full score lies in "
+            f"the {config.level:g} interval",
+            "dim",
         )
-    console().print(table)
+    else:
+        table = Table("statistic", "median", "p5", "p95", "mean", title=title)
+        for label, spread in (
+            ("Pearson r", report.pearson),
+            ("Spearman ρ", report.spearman),
+            ("Kendall τ", report.kendall),
+            ("MAE", report.mae),
+        ):
+            table.add_row(
+                label, fmt3(spread.median), fmt3(spread.p5), fmt3(spread.p95), fmt3(spread.mean)
+            )
+        console().print(table)
+        _say(f"share of draws with r > {config.threshold:g}: {percent(report.share_above)}")
+        _say(
+            f"coverage of the {config.level:g} intervals on held-out systems: {percent(report.coverage)}"
+        )
+    split = report.time_split
+    if split is not None:
+        console().print(
+            _methods_table(
+                split.results,
+                config,
+                f"time split: trained on the {len(split.train)} systems released before {split.date}, "
+                f"tested on the {len(split.test)} released on or after it",
+                time_split=True,
+            )
+        )
+    else:
+        _say(f"time split: none ({report.time_split_note})", "dim")
     check = report.sample_check
-    _say(f"share of draws with r > {config.threshold:g}: {percent(report.share_above)}")
     _say(
-        f"the sample `bench sample --seed {config.seed}` draws, on all {len(report.systems_used)} systems: "
-        f"r {fmt3(check.pearson)}, ρ {fmt3(check.spearman)}, τ {fmt3(check.kendall)}, MAE {fmt3(check.mae)}"
+        f"the sample `bench sample --method {check.method} --seed {config.seed}` draws, on all "
+        f"{len(report.systems_used)} systems"
+        + (" (in-sample: the model was fitted on them)" if check.in_sample else "")
+        + f": r {fmt3(check.pearson)}, ρ {fmt3(check.spearman)}, τ {fmt3(check.kendall)}, "
+        f"MAE {fmt3(check.mae)}"
     )
     for warning in report.warnings:
         _say(f"warning: {warning}", "yellow")
-    _say(report.verdict, "bold green" if report.trustworthy else "bold red")
+    _say(
+        (f"{report.method}: " if everything else "") + report.verdict,
+        "bold green" if report.trustworthy else "bold red",
+    )
     _say(f"({elapsed:.2f} s)", "dim")
     return 0
+
+
+def _methods_table(
+    results: tuple[MethodResult, ...],
+    config: ValidationConfig,
+    title: str,
+    time_split: bool = False,
+) -> Table:
+    """Methods side by side: medians over the draws (r, τ, MAE), MAE p95 and interval coverage."""
+    columns = ["method", "k", f"r>{config.threshold:g}", "r", "τ", "MAE", "MAE p95", "cover"]
+    if not time_split:
+        columns.append("trusted")
+    table = Table(*columns, title=title)
+    for result in results:
+        row = [
+            result.method + (" (fell back)" if result.fallback else ""),
+            str(result.size),
+            "–" if time_split and result.method == "irt" else percent(result.share_above),
+            fmt3(result.pearson.median),
+            fmt3(result.kendall.median),
+            f"{result.mae.median:.4f}",
+            f"{result.mae.p95:.4f}",
+            percent(result.coverage),
+        ]
+        if not time_split:
+            row.append("yes" if trusted(result, config) else "no")
+        table.add_row(*row)
+    for result in results:
+        if result.fallback:
+            table.caption = f"{result.method} fell back to {result.fallback}"
+    return table
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    report = bench.estimate_from_file(
+        args.name,
+        args.results,
+        level=args.level,
+        add=args.add,
+        imported_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    )
+    if args.json:
+        print_json(estimate_dict(report))
+    else:
+        print_estimates(report)
+    return 0
+
+
+def estimate_dict(report: bench.EstimateReport) -> dict[str, Any]:
+    sample = report.sample
+    return {
+        "name": report.name,
+        "benchmark_version": report.benchmark_version,
+        "method": sample.chosen_by,
+        "sample": {
+            "size": sample.size,
+            "seed": sample.seed,
+            "recorded_at": sample.recorded_at,
+            "benchmark_version": sample.benchmark_version,
+            "fallback": sample.fallback,
+        },
+        "estimates": [estimate.to_dict() for estimate in report.estimates],
+        "notes": list(report.notes),
+        "added": None if report.added is None else _import_dict(report.added),
+    }
+
+
+def print_estimates(report: bench.EstimateReport) -> None:
+    """The estimate table (also printed by `run --anchors`)."""
+    sample = report.sample
+    level = f"{report.estimates[0].level:g}" if report.estimates else ""
+    table = Table(
+        "system",
+        "estimate",
+        f"{level} interval",
+        "anchors scored",
+        "items scored",
+        title=f"{report.name} v{report.benchmark_version}: full-benchmark score from the "
+        f"{sample.size}-item anchor sample ({sample.description})",
+    )
+    for estimate in report.estimates:
+        table.add_row(
+            _plain(estimate.system),
+            fmt3(estimate.score) + (" (exact)" if estimate.exact else ""),
+            f"{fmt3(estimate.low)}–{fmt3(estimate.high)}",
+            f"{estimate.scored_anchors}/{estimate.n_anchors}",
+            f"{estimate.scored_items}/{estimate.n_items}",
+        )
+    console().print(table)
+    for estimate in report.estimates:
+        for warning in estimate.warnings:
+            _say(f"warning: {estimate.system}: {warning}", "yellow")
+    for note in report.notes:
+        _say(note, "dim")
+    if report.added is not None:
+        _say(report.added.message)
 
 
 def _plan_dict(plan: bench.RotationPlan) -> dict[str, Any]:
@@ -471,7 +787,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             if sample.benchmark_version == info.version
             else f" — drawn on version {sample.benchmark_version}, not the current one"
         )
-        _say(f"anchor sample: {sample.size} items, {sample.config.mode}, seed {sample.seed}{note}")
+        _say(f"anchor sample: {sample.size} items, {sample.description}, seed {sample.seed}{note}")
     table = Table("stratum", "items", "pool", "held-out", "training")
     for name, count in status.strata.items():
         table.add_row(

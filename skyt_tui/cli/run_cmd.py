@@ -12,7 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from skyt_tui.cli.output import console, error_console, print_json
 from skyt_tui.engine import runs
 from skyt_tui.engine.catalog import get_contract
-from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.contract import Contract
+from skyt_tui.engine.errors import InputError, NotFoundError
 from skyt_tui.engine.providers import PROVIDERS, make_provider
 from skyt_tui.engine.report import metrics_line
 from skyt_tui.engine.runner import (
@@ -64,7 +65,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Sample a provider N times for one contract (one run per temperature with --sweep); "
         "every finished sample is stored at once, so an interrupted run can be resumed.",
     )
-    run.add_argument("contract", metavar="CONTRACT", help="contract id or path to a contract .toml")
+    run.add_argument(
+        "contract",
+        metavar="CONTRACT",
+        nargs="?",
+        help="contract id or path to a contract .toml (or --anchors NAME)",
+    )
+    run.add_argument(
+        "--anchors",
+        metavar="NAME",
+        help="run every contract of benchmark NAME's current anchor sample, then print the "
+        "model's estimated full-benchmark score (`bench estimate`)",
+    )
     run.add_argument(
         "--provider", required=True, choices=PROVIDERS, help="where the answers come from"
     )
@@ -280,6 +292,7 @@ def _exit_code(outcomes: list[RunOutcome]) -> int:
 
 
 def _interrupted(run_id: str) -> int:
+    """Say how to continue an interrupted run; the exit code for it."""
     run = runs.load_run(run_id)
     print(
         f"skyt-tui: interrupted: run {run_id} has {len(run.samples)} of {run.meta.n} samples; "
@@ -290,7 +303,25 @@ def _interrupted(run_id: str) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    contract = get_contract(args.contract)
+    if (args.contract is None) == (args.anchors is None):
+        raise InputError("give a CONTRACT or --anchors NAME, not both or neither")
+    if args.anchors is not None:
+        return _run_anchors(args)
+    outcomes = _run_contract(get_contract(args.contract), args)
+    if outcomes is None:
+        return 130
+    if args.json:
+        print_json(
+            {
+                "runs": [_outcome_dict(o) for o in outcomes],
+                "sweep": outcomes[0].sweep if outcomes else None,
+            }
+        )
+    return _exit_code(outcomes)
+
+
+def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutcome] | None:
+    """Run one contract at every temperature asked for; None when interrupted (reported)."""
     if args.sweep and args.temperature is not None:
         raise InputError("give --temperature or --sweep, not both")
     temperatures = parse_sweep(args.sweep) if args.sweep else [args.temperature]
@@ -344,7 +375,7 @@ def run_command(args: argparse.Namespace) -> int:
             _report_outcome(outcome, analyze=not args.no_analyze)
 
     try:
-        outcomes = run_sweep(
+        return run_sweep(
             contract,
             run_settings,
             temperatures,
@@ -360,14 +391,55 @@ def run_command(args: argparse.Namespace) -> int:
         progress.stop()
         if not current:
             raise
-        return _interrupted(current[-1])
+        _interrupted(current[-1])
+        return None
+
+
+def _run_anchors(args: argparse.Namespace) -> int:
+    """`run --anchors NAME`: the model on the anchor contracts only, then its estimated score."""
+    from skyt_tui.cli.bench_cmd import estimate_dict, print_estimates
+    from skyt_tui.engine import benchmark as bench
+    from skyt_tui.engine.benchmark.from_runs import scores_by_contract
+
+    sample = bench.current_sample_or_error(args.anchors)
+    contracts = []
+    for contract_id in sample.ids:
+        try:
+            contracts.append(get_contract(contract_id))
+        except NotFoundError:
+            raise InputError(
+                f"--anchors: anchor {contract_id!r} of benchmark {args.anchors!r} is not a contract "
+                f"(benchmarks made with `bench import NAME --contracts` or `--from-runs` have "
+                "contracts as items)"
+            ) from None
+    score = bench.benchmark_score_metric(args.anchors)
+    outcomes: list[RunOutcome] = []
+    for contract in contracts:
+        made = _run_contract(contract, args)
+        if made is None:
+            return 130
+        outcomes.extend(made)
+    stored = [runs.load_run(outcome.run_id) for outcome in outcomes]
+    analyses = runs.analyze_stored_runs(stored)
+    items = [item.id for item in bench.load_benchmark(args.anchors, with_scores=False).items]
+    observed = scores_by_contract(stored, analyses, score, items)
+    estimate = None
+    if observed.systems:
+        estimate = bench.estimate_systems(args.anchors, observed)
     if args.json:
         print_json(
             {
                 "runs": [_outcome_dict(o) for o in outcomes],
-                "sweep": outcomes[0].sweep if outcomes else None,
+                "score": score,
+                "estimate": None if estimate is None else estimate_dict(estimate),
             }
         )
+    elif estimate is None:
+        error_console().print(
+            f"no run produced a {score}: nothing to estimate", markup=False, soft_wrap=True
+        )
+    else:
+        print_estimates(estimate)
     return _exit_code(outcomes)
 
 

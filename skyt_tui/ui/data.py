@@ -240,17 +240,41 @@ def benchmark_view(name: str, now: dt.datetime) -> BenchmarkView:
     )
 
 
+CURVE_SIZES = (4, 10, 25, 50, 100)
+CURVE_DRAWS = 100
+
+
 def validate_benchmark(
     name: str, sample: benchmark.AnchorSample | None
 ) -> benchmark.ValidationReport:
-    """Validate the current anchor sample's configuration and seed (about a second: call from a worker)."""
+    """Validate the current anchor sample's configuration and seed, every method beside it on the
+    same splits, as `bench validate --method all` with the sample's options (seconds: call from a
+    worker)."""
     from skyt_tui.engine import benchmark
 
-    if sample is None:
-        return benchmark.validate_benchmark(name)
+    config = sample.config if sample is not None else benchmark.SampleConfig()
+    seed = sample.seed if sample is not None else benchmark.ValidationConfig().seed
     return benchmark.validate_benchmark(
-        name, sample.config, benchmark.ValidationConfig(seed=sample.seed)
+        name, config, benchmark.ValidationConfig(seed=seed), methods=benchmark.METHODS
     )
+
+
+def method_curves(
+    name: str, n_items: int, seed: int
+) -> tuple[tuple[int, ...], tuple[benchmark.MethodResult, ...]]:
+    """Every method at k = 4, 10, 25, 50, 100 (those below the item count), 100 draws."""
+    from skyt_tui.engine import benchmark
+
+    sizes = tuple(k for k in CURVE_SIZES if k < n_items) or (n_items,)
+    config = benchmark.ValidationConfig(seed=seed, draws=CURVE_DRAWS)
+    return sizes, benchmark.compare_benchmark_methods(name, sizes, benchmark.METHODS, config)
+
+
+def benchmark_estimates(name: str) -> tuple[benchmark.SystemEstimate, ...]:
+    """Every system of the current version: measured (scored on every item) or estimated."""
+    from skyt_tui.engine import benchmark
+
+    return benchmark.stored_estimates(name)
 
 
 def preview_rotation(name: str, now: dt.datetime) -> benchmark.RotationPlan:

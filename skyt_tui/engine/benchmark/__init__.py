@@ -1,22 +1,31 @@
-"""The benchmark: items and scores, anchor sample, validation, rotation, fingerprints (SPEC §9).
+"""The benchmark: items and scores, anchor sample, validation, estimates, rotation, fingerprints (SPEC §9).
 
 Call the functions re-exported here (from `api`); the modules underneath are pure
-(`sampler`, `validation`, `correlation`, `rotation`, `fingerprints`, `items`) or
-handle the files (`bench_store`).
+(`sampler`, `irt`, `anchors`, `validation`, `correlation`, `rotation`, `fingerprints`,
+`items`), read stored runs (`from_runs`) or handle the files (`bench_store`).
 """
 
+from skyt_tui.engine.benchmark.anchors import SystemEstimate
 from skyt_tui.engine.benchmark.api import (
     Benchmark,
     BenchmarkSummary,
+    EstimateReport,
     ImportResult,
     RotationStatus,
+    RunsImportResult,
     apply_rotation,
     benchmark_contamination,
     benchmark_fingerprints,
+    benchmark_score_metric,
     benchmark_versions,
+    compare_benchmark_methods,
     current_sample,
+    current_sample_or_error,
     draw_sample,
+    estimate_from_file,
+    estimate_systems,
     import_benchmark,
+    import_from_runs,
     list_benchmarks,
     load_benchmark,
     preview_rotation,
@@ -25,6 +34,8 @@ from skyt_tui.engine.benchmark.api import (
     rotation_state,
     rotation_status,
     sample_history,
+    store_benchmark,
+    stored_estimates,
     validate_benchmark,
 )
 from skyt_tui.engine.benchmark.fingerprints import ContaminationReport, Fingerprint, ItemOverlap
@@ -38,15 +49,32 @@ from skyt_tui.engine.benchmark.rotation import (
 )
 from skyt_tui.engine.benchmark.sampler import AnchorSample, SampleConfig, select_sample
 from skyt_tui.engine.benchmark.validation import (
+    METHODS,
+    MethodResult,
     SampleCheck,
     Spread,
     SystemPoint,
+    TimeSplit,
     ValidationConfig,
     ValidationReport,
 )
 
 __all__ = [
+    "METHODS",
     "AnchorSample",
+    "EstimateReport",
+    "MethodResult",
+    "RunsImportResult",
+    "SystemEstimate",
+    "TimeSplit",
+    "benchmark_score_metric",
+    "compare_benchmark_methods",
+    "current_sample_or_error",
+    "estimate_from_file",
+    "estimate_systems",
+    "import_from_runs",
+    "store_benchmark",
+    "stored_estimates",
     "Benchmark",
     "BenchmarkData",
     "BenchmarkSummary",

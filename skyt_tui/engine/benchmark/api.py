@@ -13,8 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from skyt_tui.engine import store
 from skyt_tui.engine.benchmark import bench_store
+from skyt_tui.engine.benchmark.anchors import (
+    SystemEstimate,
+    check_level,
+    choose_anchors,
+    estimate_scores,
+)
 from skyt_tui.engine.benchmark.bench_store import VersionInfo
 from skyt_tui.engine.benchmark.fingerprints import (
     ContaminationReport,
@@ -22,7 +30,23 @@ from skyt_tui.engine.benchmark.fingerprints import (
     check_contamination,
     fingerprints,
 )
-from skyt_tui.engine.benchmark.items import BenchmarkData, Item, load_inputs
+from skyt_tui.engine.benchmark.from_runs import (
+    DEFAULT_SCORE,
+    RunFilter,
+    RunsImport,
+    check_score,
+    from_runs,
+    select_runs,
+)
+from skyt_tui.engine.benchmark.irt import DEFAULT_LEVEL
+from skyt_tui.engine.benchmark.items import (
+    BenchmarkData,
+    Item,
+    ScoreMatrix,
+    SystemInfo,
+    load_inputs,
+    read_results_csv,
+)
 from skyt_tui.engine.benchmark.items import option_error as _error
 from skyt_tui.engine.benchmark.rotation import (
     DEFAULT_PERIOD,
@@ -38,13 +62,14 @@ from skyt_tui.engine.benchmark.rotation import (
     plan_rotation,
     replay,
 )
-from skyt_tui.engine.benchmark.sampler import (
-    DEFAULT_SEED,
-    AnchorSample,
-    SampleConfig,
-    select_sample,
+from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, AnchorSample, SampleConfig
+from skyt_tui.engine.benchmark.validation import (
+    MethodResult,
+    ValidationConfig,
+    ValidationReport,
+    compare_methods,
+    validate_sample,
 )
-from skyt_tui.engine.benchmark.validation import ValidationConfig, ValidationReport, validate_sample
 from skyt_tui.engine.errors import StoreError
 
 SAMPLE_KIND = "bench_sample"
@@ -94,11 +119,18 @@ class ImportResult:
 
 @dataclass(frozen=True)
 class BenchmarkSummary:
+    """One benchmark in the list; a damaged one has `error` (file and line) and what could be read."""
+
     name: str
-    version: VersionInfo
+    version: VersionInfo | None
     n_versions: int
     sample: AnchorSample | None
     rotations: int
+    error: str | None = None
+
+    @property
+    def damaged(self) -> bool:
+        return self.error is not None
 
 
 @dataclass(frozen=True)
@@ -138,7 +170,6 @@ def import_benchmark(
     """Read and check every input file, then store it as a new version unless nothing changed."""
     bench_store.check_name(name)
     data = load_inputs(issues=issues, results=results, systems=systems, contracts_dir=contracts_dir)
-    content_hash = data.content_hash()
     sources = {
         key: str(Path(value).resolve())
         for key, value in (
@@ -149,6 +180,15 @@ def import_benchmark(
         )
         if value is not None
     }
+    return store_benchmark(name, data, sources, imported_at)
+
+
+def store_benchmark(
+    name: str, data: BenchmarkData, sources: dict[str, str], imported_at: str | None = None
+) -> ImportResult:
+    """Store checked `data` as the next version of `name`, unless it equals the current one."""
+    bench_store.check_name(name)
+    content_hash = data.content_hash()
     with store.store_lock():
         versions = bench_store.list_versions(name)
         previous = versions[-1] if versions else None
@@ -178,18 +218,30 @@ def benchmark_versions(name: str) -> tuple[VersionInfo, ...]:
 
 
 def list_benchmarks() -> tuple[BenchmarkSummary, ...]:
+    """Every benchmark in the store; a damaged file marks its benchmark, never hides the others."""
     summaries = []
     for name in bench_store.benchmark_names():
-        versions = bench_store.list_versions(name)
+        try:
+            versions = bench_store.list_versions(name)
+        except StoreError as exc:
+            summaries.append(BenchmarkSummary(name, None, 0, None, 0, error=str(exc)))
+            continue
         if not versions:
             continue
+        sample, rotations, error = None, 0, None
+        try:
+            sample = current_sample(name)
+            rotations = len(rotation_history(name))
+        except StoreError as exc:
+            error = str(exc)
         summaries.append(
             BenchmarkSummary(
                 name=name,
                 version=versions[-1],
                 n_versions=len(versions),
-                sample=current_sample(name),
-                rotations=len(bench_store.read_log(bench_store.rotations_log(name), ROTATION_KIND)),
+                sample=sample,
+                rotations=rotations,
+                error=error,
             )
         )
     return tuple(summaries)
@@ -202,8 +254,10 @@ def draw_sample(
     recorded_at: str | None = None,
 ) -> AnchorSample:
     """Draw the anchor sample of the current version and append it to `samples.jsonl` (it becomes current)."""
-    benchmark = load_benchmark(name, with_scores=False)
-    sample = select_sample(benchmark.items, config, seed, benchmark_version=benchmark.version)
+    benchmark = load_benchmark(name, with_scores=config.mode == "irt")
+    sample = choose_anchors(
+        benchmark.items, benchmark.data.scores, config, seed, benchmark_version=benchmark.version
+    )
     sample = dataclasses.replace(sample, recorded_at=recorded_at)
     with store.store_lock():
         bench_store.append_log(bench_store.samples_log(name), SAMPLE_KIND, sample.to_dict())
@@ -230,11 +284,7 @@ def _parse(path: Path, parser: Any, record: dict[str, Any]) -> Any:
         raise StoreError(f"{path}: corrupt record: {exc!r}") from None
 
 
-def validate_benchmark(
-    name: str,
-    sample_config: SampleConfig = SampleConfig(),
-    config: ValidationConfig = ValidationConfig(),
-) -> ValidationReport:
+def _scored(name: str) -> Benchmark:
     benchmark = load_benchmark(name)
     if benchmark.data.scores is None:
         raise _error(
@@ -242,7 +292,34 @@ def validate_benchmark(
             f"(import it again with --results RESULTS.csv)",
             key=f"benchmark {name}",
         )
-    return validate_sample(benchmark.items, benchmark.data.scores, sample_config, config)
+    return benchmark
+
+
+def validate_benchmark(
+    name: str,
+    sample_config: SampleConfig = SampleConfig(),
+    config: ValidationConfig = ValidationConfig(),
+    methods: tuple[str, ...] = (),
+) -> ValidationReport:
+    """Validate `sample_config.mode` (and `methods` beside it) on random and time splits."""
+    benchmark = _scored(name)
+    assert benchmark.data.scores is not None
+    dates = {system.name: system.release_date for system in benchmark.data.systems}
+    return validate_sample(
+        benchmark.items, benchmark.data.scores, sample_config, config, methods, dates
+    )
+
+
+def compare_benchmark_methods(
+    name: str,
+    sizes: tuple[int, ...],
+    methods: tuple[str, ...] = ("irt", "stratified", "random"),
+    config: ValidationConfig = ValidationConfig(),
+) -> tuple[MethodResult, ...]:
+    """Every method at every size on the same random splits: r, MAE and coverage against k."""
+    benchmark = _scored(name)
+    assert benchmark.data.scores is not None
+    return compare_methods(benchmark.items, benchmark.data.scores, methods, sizes, config)
 
 
 def rotation_history(name: str) -> tuple[RotationRecord, ...]:
@@ -356,9 +433,189 @@ def benchmark_contamination(name: str, path: Path | str) -> ContaminationReport:
     return check_contamination(load_benchmark(name, with_scores=False).items, path)
 
 
+@dataclass(frozen=True)
+class EstimateReport:
+    """`bench estimate`: estimates for the systems of a results file from the current sample."""
+
+    name: str
+    benchmark_version: int
+    sample: AnchorSample
+    estimates: tuple[SystemEstimate, ...]
+    added: ImportResult | None
+    notes: tuple[str, ...]
+
+
+def current_sample_or_error(name: str) -> AnchorSample:
+    sample = current_sample(name)
+    if sample is None:
+        raise _error(
+            f"no anchor sample yet: draw one with `skyt-tui bench sample {name} --method irt`",
+            key=f"benchmark {name}",
+        )
+    return sample
+
+
+def estimate_systems(
+    name: str,
+    observed: ScoreMatrix,
+    level: float = DEFAULT_LEVEL,
+    add: bool = False,
+    source: str = "",
+    imported_at: str | None = None,
+) -> EstimateReport:
+    """Estimate each system of `observed` (aligned with the current items) from the current sample.
+
+    With `add`, its scores are also stored as the next version of the benchmark: new systems
+    are added; for a system already there, the new scores fill its missing ones and must agree
+    with the ones it has.
+    """
+    check_level(level)
+    benchmark = load_benchmark(name)
+    sample = current_sample_or_error(name)
+    estimates = estimate_scores(benchmark.items, sample, observed, level)
+    notes = []
+    if sample.benchmark_version != benchmark.version:
+        same = (
+            "the same items"
+            if sample.model is not None
+            else "the same strata sizes"
+            if sample.strata == benchmark.strata
+            else f"other strata sizes ({_strata_text(benchmark.strata)}), which weight the estimate"
+        )
+        notes.append(
+            f"the anchor sample was drawn on version {sample.benchmark_version}; "
+            f"version {benchmark.version} has {same}"
+        )
+    added = None
+    if add:
+        merged = merge_scores(benchmark.data, observed)
+        added = store_benchmark(
+            name,
+            merged,
+            {"estimate": source or "scores", "added": ", ".join(observed.systems)},
+            imported_at,
+        )
+    return EstimateReport(
+        name=name,
+        benchmark_version=benchmark.version,
+        sample=sample,
+        estimates=estimates,
+        added=added,
+        notes=tuple(notes),
+    )
+
+
+def _strata_text(strata: dict[str, int]) -> str:
+    return ", ".join(f"{name} {count}" for name, count in strata.items())
+
+
+def estimate_from_file(
+    name: str,
+    results: Path | str,
+    level: float = DEFAULT_LEVEL,
+    add: bool = False,
+    imported_at: str | None = None,
+) -> EstimateReport:
+    """`bench estimate NAME RESULTS.csv`: read the scores (system,issue_id,score), then estimate."""
+    check_level(level)
+    benchmark = load_benchmark(name, with_scores=False)
+    observed = read_results_csv(results, [item.id for item in benchmark.items])
+    return estimate_systems(name, observed, level, add, str(Path(results).resolve()), imported_at)
+
+
+def merge_scores(data: BenchmarkData, observed: ScoreMatrix) -> BenchmarkData:
+    """`data` with the systems of `observed` added (or their missing scores filled in)."""
+    if observed.item_ids != data.item_ids:
+        raise _error("the scores do not belong to this benchmark's items")
+    existing = data.scores
+    names = sorted(set(existing.systems if existing else ()) | set(observed.systems))
+    matrix = np.full((len(names), len(data.items)), np.nan)
+    row = {system: index for index, system in enumerate(names)}
+    if existing is not None:
+        for index, system in enumerate(existing.systems):
+            matrix[row[system]] = existing.scores[index]
+    for index, system in enumerate(observed.systems):
+        current = matrix[row[system]]
+        new = observed.scores[index]
+        both = ~np.isnan(current) & ~np.isnan(new)
+        if np.any(current[both] != new[both]):
+            column = int(np.nonzero(both & (current != new))[0][0])
+            raise _error(
+                f"system {system!r} already has score {current[column]:g} for item "
+                f"{data.item_ids[column]!r}, not {new[column]:g}; use another system name",
+                key="--add",
+            )
+        matrix[row[system]] = np.where(np.isnan(current), new, current)
+    systems = data.systems
+    if systems:
+        known = {info.name for info in systems}
+        systems = tuple(
+            sorted(
+                (*systems, *(SystemInfo(name=s) for s in observed.systems if s not in known)),
+                key=lambda info: info.name,
+            )
+        )
+    return BenchmarkData(
+        items=data.items,
+        scores=ScoreMatrix(systems=tuple(names), item_ids=data.item_ids, scores=matrix),
+        systems=systems,
+    )
+
+
+def stored_estimates(name: str, level: float = DEFAULT_LEVEL) -> tuple[SystemEstimate, ...]:
+    """Every system of the current version with its score from the current sample: exact for the
+    fully scored ones, estimated for the others (e.g. added with `bench estimate --add`)."""
+    benchmark = load_benchmark(name)
+    sample = current_sample(name)
+    if benchmark.data.scores is None or sample is None:
+        return ()
+    return estimate_scores(benchmark.items, sample, benchmark.data.scores, level)
+
+
+@dataclass(frozen=True)
+class RunsImportResult:
+    result: ImportResult
+    runs: RunsImport
+
+
+def import_from_runs(
+    name: str,
+    run_filter: str | None = None,
+    score: str = DEFAULT_SCORE,
+    imported_at: str | None = None,
+) -> RunsImportResult:
+    """`bench import NAME --from-runs [FILTER]`: contracts × (model@temperature) from stored runs."""
+    from skyt_tui.engine import runs
+
+    bench_store.check_name(name)
+    check_score(score)
+    parsed = RunFilter.parse(run_filter)
+    stored, skipped = select_runs(parsed)
+    analyses = runs.analyze_stored_runs(stored) if stored else []
+    made = from_runs(stored, analyses, score, parsed, skipped)
+    sources = {"runs": str(parsed) or "all", "score": score}
+    return RunsImportResult(store_benchmark(name, made.data, sources, imported_at), made)
+
+
+def benchmark_score_metric(name: str) -> str:
+    """The run metric a benchmark imported --from-runs scores with (pass_rate otherwise)."""
+    return bench_store.require_versions(name)[-1].sources.get("score", DEFAULT_SCORE)
+
+
 __all__ = [
     "Benchmark",
     "BenchmarkSummary",
+    "EstimateReport",
+    "RunsImportResult",
+    "benchmark_score_metric",
+    "compare_benchmark_methods",
+    "current_sample_or_error",
+    "estimate_from_file",
+    "estimate_systems",
+    "import_from_runs",
+    "merge_scores",
+    "store_benchmark",
+    "stored_estimates",
     "ImportResult",
     "RotationStatus",
     "apply_rotation",

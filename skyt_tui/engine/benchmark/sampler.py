@@ -7,7 +7,8 @@ proportion (largest remainder, at least one per non-empty stratum, never more th
 a stratum holds, ties broken by stratum name); random mode draws a simple random
 sample of the same size. All randomness comes from one `numpy.random.Generator`
 seeded with the given seed (default 0), so the same seed, items and numpy version
-give the same ids in every process.
+give the same ids in every process. The IRT mode needs scores and lives in `anchors`;
+an `AnchorSample` records which method chose it and, for IRT, the fitted model.
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ from typing import Any
 
 import numpy as np
 
+from skyt_tui.engine.benchmark.irt import IrtModel
 from skyt_tui.engine.benchmark.items import Item
 from skyt_tui.engine.benchmark.items import option_error as _error
 
 DEFAULT_RATE = 0.01
 DEFAULT_FLOOR = 50
 DEFAULT_SEED = 0
-MODES = ("stratified", "random")
+MODES = ("stratified", "random", "irt")
+SCORE_BLIND = ("stratified", "random")
 
 
 def ceil_share(rate: float, n: int) -> int:
@@ -155,10 +158,31 @@ class AnchorSample:
     allocation: dict[str, int]
     benchmark_version: int | None = None
     recorded_at: str | None = None
+    method: str = ""
+    """What chose the ids: irt, stratified or random ("" = `config.mode`, as older records say)."""
+    fallback: str | None = None
+    """Why an IRT choice fell back to stratified (too few complete systems), else None."""
+    model: IrtModel | None = None
+    """The IRT model the ids were chosen with (and estimates are made with)."""
+    anchor_misfit: float = 0.0
+    """Variance (mean-score units) the anchors left unexplained on the fit systems."""
 
     @property
     def size(self) -> int:
         return len(self.ids)
+
+    @property
+    def chosen_by(self) -> str:
+        return self.method or self.config.mode
+
+    @property
+    def description(self) -> str:
+        """The method in words, e.g. "irt (2PL on 45 systems)" or "stratified (IRT fallback: …)"."""
+        if self.model is not None:
+            return f"irt (2PL fitted on {len(self.model.systems)} systems)"
+        if self.fallback:
+            return f"{self.chosen_by} (instead of irt: {self.fallback})"
+        return self.chosen_by
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -172,6 +196,11 @@ class AnchorSample:
             "allocation": self.allocation,
             "benchmark_version": self.benchmark_version,
             "recorded_at": self.recorded_at,
+            "method": self.chosen_by,
+            "fallback": self.fallback,
+            "irt": None
+            if self.model is None
+            else {"model": self.model.to_dict(), "anchor_misfit": self.anchor_misfit},
         }
 
     @classmethod
@@ -186,6 +215,10 @@ class AnchorSample:
             allocation=dict(record["allocation"]),
             benchmark_version=record.get("benchmark_version"),
             recorded_at=record.get("recorded_at"),
+            method=str(record.get("method") or record["config"]["mode"]),
+            fallback=record.get("fallback"),
+            model=IrtModel.from_dict(irt["model"]) if (irt := record.get("irt")) else None,
+            anchor_misfit=float(irt["anchor_misfit"]) if irt else 0.0,
         )
 
 
@@ -195,8 +228,10 @@ def select_sample(
     seed: int = DEFAULT_SEED,
     benchmark_version: int | None = None,
 ) -> AnchorSample:
-    """Draw an anchor sample from `items` (in their given order, normally sorted by id)."""
+    """Draw a score-blind anchor sample from `items` (in their given order, normally sorted by id)."""
     check_seed(seed)
+    if config.mode not in SCORE_BLIND:
+        raise _error(f"{config.mode} needs scores: use anchors.choose_anchors", key="mode")
     difficulties = [item.difficulty for item in items]
     plan = plan_sample(difficulties, config)
     indices = plan.draw(np.random.default_rng(seed))
@@ -217,4 +252,5 @@ def select_sample(
         strata=strata,
         allocation=allocation,
         benchmark_version=benchmark_version,
+        method=config.mode,
     )

@@ -1,26 +1,38 @@
-"""Does the anchor sample rank systems like the full benchmark? Repeated-draw validation (SPEC §9).
+"""Does the anchor sample predict the full benchmark? Repeated-draw validation per method (SPEC §9).
 
-Per draw: shuffle the systems and split them into a "choose" part and a held-out
-part (`holdout` share, at least 3); draw an anchor sample; on the held-out systems
-compare each system's mean score on the sample with its mean on all items. Pearson r
-(the seed's criterion), Spearman ρ, Kendall τ-b and MAE are computed per draw; the
-report gives their median and 5th/95th percentiles and the share of draws with
-r > threshold. Stratified and random sampling do not look at scores, so the choose
-systems are not used by them; the split still makes every reported number come from
-systems no choice could have seen, and resampling the systems per draw is the
-bootstrap over systems. Only systems with a score for every item take part (a
-missing score is neither 0 nor ignorable without biasing that system's means); the
-others are listed as excluded.
+Per draw: shuffle the systems and split them into training systems and held-out ones
+(`holdout` share, at least 3). Each method chooses its anchors seeing the training systems
+only — IRT fits its model on them; stratified and random do not look at scores at all — and
+estimates every held-out system's full score from its anchor scores (`anchors`). Pearson r
+(the seed's criterion), Spearman ρ, Kendall τ-b and MAE between estimate and true full mean are
+computed per draw; the report gives their median and 5th/95th percentiles, the share of draws
+with r > threshold, and the coverage of the estimates' intervals. All methods see the same
+splits, so they are compared on the same held-out systems. A time split (train on the systems
+released before a date, test on the rest) is reported beside it where release dates exist.
+Only systems with a score for every item take part (a missing score is neither 0 nor
+ignorable without biasing that system's means); the others are listed as excluded.
+
+Randomness: the splits come from a generator seeded with the seed; each (method, size) draws
+its anchors from its own generator seeded with (seed, method, size), so adding a method or a
+size to a comparison never changes another's numbers.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from skyt_tui.engine.benchmark import irt
+from skyt_tui.engine.benchmark.anchors import (
+    choose_anchors,
+    design_arrays,
+    estimate_scores,
+    irt_choice,
+)
 from skyt_tui.engine.benchmark.correlation import (
     kendall_rows,
     mae_rows,
@@ -34,12 +46,36 @@ from skyt_tui.engine.benchmark.sampler import (
     SampleConfig,
     check_seed,
     plan_sample,
-    select_sample,
 )
 
 MIN_TRUSTED_SAMPLE = 30
+MIN_TRUSTED_IRT_SAMPLE = 10
+"""An IRT estimate rests on the model for the unscored items and its interval's coverage is
+validated with it, so fewer items can be trusted than for a plain anchor mean."""
+
+
+def min_trusted(method: str) -> int:
+    return MIN_TRUSTED_IRT_SAMPLE if method == "irt" else MIN_TRUSTED_SAMPLE
+
+
 MIN_TRUSTED_SYSTEMS = 10
 MIN_HELD_OUT = 3
+METHODS = ("irt", "stratified", "random")
+_STREAM = {"irt": 1, "stratified": 2, "random": 3}
+TIME_SPLIT_AUTO = "auto"
+TIME_SPLIT_OFF = "off"
+
+
+def check_time_split(value: str) -> str:
+    if value in (TIME_SPLIT_AUTO, TIME_SPLIT_OFF):
+        return value
+    try:
+        dt.date.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise _error(
+            f"{value!r} must be a date YYYY-MM-DD, 'auto' or 'off'", key="--split-date"
+        ) from None
+    return value
 
 
 @dataclass(frozen=True)
@@ -50,6 +86,10 @@ class ValidationConfig:
     seed: int = DEFAULT_SEED
     confidence: float = 0.95
     """Share of draws that must reach r > threshold for the verdict "trustworthy"."""
+    level: float = irt.DEFAULT_LEVEL
+    """Level of the estimates' intervals whose coverage is reported."""
+    time_split: str = TIME_SPLIT_AUTO
+    """A date (train: released before it), "auto" (the date closest to the holdout share) or "off"."""
 
     def __post_init__(self) -> None:
         if not -1.0 <= self.threshold <= 1.0:
@@ -64,6 +104,9 @@ class ValidationConfig:
             raise _error(f"{self.holdout!r} must be in (0, 1]", key="--holdout-systems")
         if not 0.0 < self.confidence <= 1.0:
             raise _error(f"{self.confidence!r} must be in (0, 1]", key="--confidence")
+        if not 0.0 < self.level < 1.0:
+            raise _error(f"{self.level!r} must be in (0, 1)", key="--level")
+        check_time_split(self.time_split)
         check_seed(self.seed)
 
 
@@ -95,15 +138,22 @@ class Spread:
 @dataclass(frozen=True)
 class SystemPoint:
     system: str
-    subset_mean: float
+    estimate: float
+    """The system's full score estimated from the anchor items alone."""
     full_mean: float
 
 
 @dataclass(frozen=True)
 class SampleCheck:
-    """One specific sample (the one `bench sample` draws with the same seed) on all systems used."""
+    """The sample `bench sample` draws with the same options, on all systems used.
+
+    For IRT the model is fitted on these same systems (`in_sample`): an optimistic view; the
+    held-out figures of the report are the honest ones.
+    """
 
     ids: tuple[str, ...]
+    method: str
+    in_sample: bool
     pearson: float
     spearman: float
     kendall: float
@@ -112,9 +162,42 @@ class SampleCheck:
 
 
 @dataclass(frozen=True)
+class MethodResult:
+    """One method at one sample size over all draws (held-out systems only)."""
+
+    method: str
+    size: int
+    draws: int
+    n_train: int
+    n_held_out: int
+    pearson: Spread
+    spearman: Spread
+    kendall: Spread
+    mae: Spread
+    share_above: float
+    coverage: float
+    """Share of (draw, held-out system) pairs whose full mean lies in the estimate's interval."""
+    draws_pearson: tuple[float, ...]
+    fallback: str | None
+    """Why IRT fell back to stratified in some draws (too few training systems), else None."""
+
+
+@dataclass(frozen=True)
+class TimeSplit:
+    """Train on the systems released before `date`, test on those released on or after it."""
+
+    date: str
+    train: tuple[str, ...]
+    test: tuple[str, ...]
+    undated: tuple[str, ...]
+    results: tuple[MethodResult, ...]
+
+
+@dataclass(frozen=True)
 class ValidationReport:
     sample_config: SampleConfig
     config: ValidationConfig
+    method: str
     n_items: int
     sample_size: int
     systems_used: tuple[str, ...]
@@ -126,11 +209,29 @@ class ValidationReport:
     kendall: Spread
     mae: Spread
     share_above: float
+    coverage: float
     draws_pearson: tuple[float, ...]
     sample_check: SampleCheck
     trustworthy: bool
     verdict: str
     warnings: tuple[str, ...]
+    methods: tuple[MethodResult, ...]
+    """Every method validated on the same splits (the report's own method among them)."""
+    time_split: TimeSplit | None
+    time_split_note: str | None
+    """Why there is no time split (no release dates, too few systems on one side, off)."""
+
+    def result(self, method: str) -> MethodResult | None:
+        return next((r for r in self.methods if r.method == method), None)
+
+
+def trusted(result: MethodResult, config: ValidationConfig) -> bool:
+    """r > threshold in ≥ `confidence` of the draws, with enough items and held-out systems."""
+    return (
+        result.share_above >= config.confidence
+        and result.size >= min_trusted(result.method)
+        and result.n_held_out >= MIN_TRUSTED_SYSTEMS
+    )
 
 
 def percent(share: float) -> str:
@@ -142,101 +243,355 @@ def held_out_count(n_systems: int, holdout: float) -> int:
     return min(n_systems, max(MIN_HELD_OUT, math.floor(holdout * n_systems + 1e-9)))
 
 
-def validate_sample(
-    items: Sequence[Item],
-    scores: ScoreMatrix,
-    sample_config: SampleConfig = SampleConfig(),
-    config: ValidationConfig = ValidationConfig(),
-) -> ValidationReport:
-    """Run `config.draws` draws; pure: same inputs and seed give the same report."""
+def _check_method(method: str) -> str:
+    if method not in METHODS:
+        raise _error(f"{method!r} must be one of {', '.join(METHODS)}", key="--method")
+    return method
+
+
+@dataclass(frozen=True)
+class _Complete:
+    items: tuple[Item, ...]
+    used: tuple[str, ...]
+    excluded: dict[str, int]
+    matrix: np.ndarray
+    full: np.ndarray
+
+
+def _complete(items: Sequence[Item], scores: ScoreMatrix) -> _Complete:
     if tuple(item.id for item in items) != scores.item_ids:
         raise _error("the score matrix does not belong to these items")
-    complete = ~np.isnan(scores.scores).any(axis=1)
-    used = tuple(name for name, keep in zip(scores.systems, complete) if keep)
+    keep = ~np.isnan(scores.scores).any(axis=1)
+    used = tuple(name for name, ok in zip(scores.systems, keep) if ok)
     missing = scores.missing_per_system()
-    excluded = {name: missing[name] for name, keep in zip(scores.systems, complete) if not keep}
+    excluded = {name: missing[name] for name, ok in zip(scores.systems, keep) if not ok}
     if len(used) < MIN_HELD_OUT:
         raise _error(
             f"validation needs at least {MIN_HELD_OUT} systems with a score for every item; "
             f"{len(used)} of {len(scores.systems)} have one",
             key="results",
         )
-    matrix = scores.scores[complete]
-    full = matrix.mean(axis=1)
-    n_systems = len(used)
+    matrix = scores.scores[keep]
+    return _Complete(tuple(items), used, excluded, matrix, matrix.mean(axis=1))
+
+
+def _random_splits(
+    n_systems: int, n_held: int, draws: int, seed: int
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    splits = []
+    for _ in range(draws):
+        order = rng.permutation(n_systems)
+        splits.append((np.sort(order[n_held:]), np.sort(order[:n_held])))
+    return splits
+
+
+@irt.one_blas_thread
+def _run(
+    data: _Complete,
+    methods: Sequence[str],
+    sizes: Sequence[int],
+    splits: Sequence[tuple[np.ndarray, np.ndarray]],
+    config: ValidationConfig,
+) -> tuple[MethodResult, ...]:
+    """Every (method, size) over the same splits: estimates for the held-out systems per draw."""
+    difficulties = [item.difficulty for item in data.items]
+    n_draws, n_held = len(splits), len(splits[0][1])
+    estimates = {(m, k): np.empty((n_draws, n_held)) for m in methods for k in sizes}
+    inside = {(m, k): np.empty((n_draws, n_held), dtype=bool) for m in methods for k in sizes}
+    actual_size: dict[tuple[str, int], int] = {}
+    fallback_draws = dict.fromkeys(sizes, 0)
+    generators = {
+        (m, k): np.random.default_rng([config.seed, _STREAM[m], k]) for m in methods for k in sizes
+    }
+    plans = {
+        (m, k): plan_sample(
+            difficulties, SampleConfig(rate=0.0, floor=k, mode=m if m != "irt" else "stratified")
+        )
+        for m in methods
+        for k in sizes
+    }
+    model, model_train, last_held = None, None, None
+    for draw, (train, held) in enumerate(splits):
+        truth = data.full[held]
+        # A fixed split (the time split) repeats the same systems every draw: IRT is deterministic
+        # on it, so its fit and estimates are made once.
+        repeat = (
+            model_train is not None
+            and last_held is not None
+            and np.array_equal(model_train, train)
+            and np.array_equal(last_held, held)
+        )
+        last_held = held
+        if repeat:
+            pass
+        elif "irt" in methods and len(train) >= irt.MIN_SYSTEMS:
+            model_train = train
+            model = irt.fit(
+                data.matrix[train], [item.id for item in data.items], [data.used[i] for i in train]
+            )
+        else:
+            model, model_train = None, None
+        for method in methods:
+            for size in sizes:
+                key = (method, size)
+                if method == "irt" and model is not None and repeat:
+                    estimates[key][draw] = estimates[key][draw - 1]
+                    inside[key][draw] = inside[key][draw - 1]
+                    continue
+                if method == "irt" and model is not None:
+                    chosen, misfit = irt_choice(model, data.matrix[train], size)
+                    observed = np.full((len(held), len(data.items)), np.nan)
+                    observed[:, chosen] = data.matrix[np.ix_(held, chosen)]
+                    score, low, high = irt.estimate_arrays(
+                        model, observed, config.level, misfit, len(chosen)
+                    )
+                else:
+                    if method == "irt":
+                        fallback_draws[size] += 1
+                    plan = plans[key]
+                    chosen = plan.draw(generators[key])
+                    observed = np.full((len(held), len(data.items)), np.nan)
+                    observed[:, chosen] = data.matrix[np.ix_(held, chosen)]
+                    strata = (
+                        difficulties if plan.mode == "stratified" else ["all"] * len(difficulties)
+                    )
+                    score, low, high = design_arrays(observed, strata, config.level)
+                actual_size[key] = len(chosen)
+                estimates[key][draw] = score
+                inside[key][draw] = (low <= truth + 1e-12) & (truth <= high + 1e-12)
+    truth_rows = np.stack([data.full[held] for _, held in splits])
+    results = []
+    for method in methods:
+        for size in sizes:
+            key = (method, size)
+            pearson = pearson_rows(estimates[key], truth_rows)
+            fallback = None
+            if method == "irt" and fallback_draws[size]:
+                fallback = (
+                    f"stratified in {fallback_draws[size]} of {n_draws} draws: fewer than "
+                    f"{irt.MIN_SYSTEMS} training systems"
+                )
+            results.append(
+                MethodResult(
+                    method=method,
+                    size=actual_size[key],
+                    draws=n_draws,
+                    n_train=len(splits[0][0]),
+                    n_held_out=n_held,
+                    pearson=Spread.of(pearson),
+                    spearman=Spread.of(spearman_rows(estimates[key], truth_rows)),
+                    kendall=Spread.of(kendall_rows(estimates[key], truth_rows)),
+                    mae=Spread.of(mae_rows(estimates[key], truth_rows)),
+                    share_above=float(
+                        np.mean(np.nan_to_num(pearson, nan=-np.inf) > config.threshold)
+                    ),
+                    coverage=float(inside[key].mean()),
+                    draws_pearson=tuple(float(value) for value in pearson),
+                    fallback=fallback,
+                )
+            )
+    return tuple(results)
+
+
+def compare_methods(
+    items: Sequence[Item],
+    scores: ScoreMatrix,
+    methods: Sequence[str] = METHODS,
+    sizes: Sequence[int] = (10, 25, 50),
+    config: ValidationConfig = ValidationConfig(),
+) -> tuple[MethodResult, ...]:
+    """Each method at each size on the same random splits (for tables and charts of r against k)."""
+    for method in methods:
+        _check_method(method)
+    data = _complete(items, scores)
+    sizes = sorted({min(max(int(k), 1), len(items)) for k in sizes})
+    n_held = held_out_count(len(data.used), config.holdout)
+    return _run(
+        data,
+        methods,
+        sizes,
+        _random_splits(len(data.used), n_held, config.draws, config.seed),
+        config,
+    )
+
+
+def time_split_systems(
+    used: Sequence[str], release_dates: Mapping[str, str | None], date: str, holdout: float
+) -> tuple[tuple[np.ndarray, np.ndarray, str] | None, str | None, tuple[str, ...]]:
+    """(train indices, test indices, date) or None with the reason; and the undated systems."""
+    if date == TIME_SPLIT_OFF:
+        return None, "time split off", ()
+    parsed: dict[int, dt.date] = {}
+    undated = []
+    for index, name in enumerate(used):
+        text = release_dates.get(name)
+        try:
+            parsed[index] = dt.date.fromisoformat(str(text)[:10]) if text else None  # type: ignore[assignment]
+        except ValueError:
+            parsed[index] = None  # type: ignore[assignment]
+        if parsed[index] is None:
+            undated.append(name)
+            del parsed[index]
+    if not parsed:
+        return None, "no release dates (SYSTEMS.jsonl with release_date)", tuple(undated)
+
+    def sides(cut: dt.date) -> tuple[np.ndarray, np.ndarray]:
+        train = np.array(sorted(i for i, day in parsed.items() if day < cut), dtype=np.int64)
+        test = np.array(sorted(i for i, day in parsed.items() if day >= cut), dtype=np.int64)
+        return train, test
+
+    if date != TIME_SPLIT_AUTO:
+        cut = dt.date.fromisoformat(date)
+        train, test = sides(cut)
+        if len(train) < 1 or len(test) < MIN_HELD_OUT:
+            return (
+                None,
+                f"{len(train)} system(s) released before {date} and {len(test)} on or after it: "
+                f"need at least 1 and {MIN_HELD_OUT}",
+                tuple(undated),
+            )
+        return (train, test, cut.isoformat()), None, tuple(undated)
+    best: tuple[float, dt.date] | None = None
+    for cut in sorted(set(parsed.values())):
+        train, test = sides(cut)
+        if len(train) < irt.MIN_SYSTEMS or len(test) < MIN_HELD_OUT:
+            continue
+        distance = abs(len(test) / len(parsed) - holdout)
+        if best is None or distance <= best[0]:
+            best = (distance, cut)
+    if best is None:
+        return (
+            None,
+            f"no release date leaves {irt.MIN_SYSTEMS} systems before it and {MIN_HELD_OUT} after",
+            tuple(undated),
+        )
+    train, test = sides(best[1])
+    return (train, test, best[1].isoformat()), None, tuple(undated)
+
+
+def validate_sample(
+    items: Sequence[Item],
+    scores: ScoreMatrix,
+    sample_config: SampleConfig = SampleConfig(),
+    config: ValidationConfig = ValidationConfig(),
+    methods: Sequence[str] | None = None,
+    release_dates: Mapping[str, str | None] | None = None,
+) -> ValidationReport:
+    """Validate the method of `sample_config` (and `methods` beside it); pure and deterministic."""
+    method = sample_config.mode
+    methods = tuple(dict.fromkeys([method, *(methods or ())]))
+    for name in methods:
+        _check_method(name)
+    data = _complete(items, scores)
+    n_systems = len(data.used)
     n_held = held_out_count(n_systems, config.holdout)
-
-    plan = plan_sample([item.difficulty for item in items], sample_config)
-    rng = np.random.default_rng(config.seed)
-    subset_means = np.empty((config.draws, n_held))
-    full_means = np.empty((config.draws, n_held))
-    for draw in range(config.draws):
-        held = np.sort(rng.permutation(n_systems)[:n_held])
-        chosen = plan.draw(rng)
-        subset_means[draw] = matrix[np.ix_(held, chosen)].mean(axis=1)
-        full_means[draw] = full[held]
-
-    pearson = pearson_rows(subset_means, full_means)
-    share = float(np.mean(np.nan_to_num(pearson, nan=-np.inf) > config.threshold))
-    check = _check_one(items, matrix, full, used, sample_config, config.seed)
-    warnings = _warnings(plan.size, len(items), n_held, excluded, pearson)
-    too_small = plan.size < MIN_TRUSTED_SAMPLE or n_held < MIN_TRUSTED_SYSTEMS
-    trustworthy = share >= config.confidence and not too_small
+    size = sample_config.size_for(len(items))
+    splits = _random_splits(n_systems, n_held, config.draws, config.seed)
+    results = _run(data, methods, [size], splits, config)
+    own = next(r for r in results if r.method == method)
+    time_split: TimeSplit | None = None
+    note: str | None = "no release dates (SYSTEMS.jsonl with release_date)"
+    if config.time_split == TIME_SPLIT_OFF:
+        note = "time split off"
+    elif release_dates:
+        found, note, undated = time_split_systems(
+            data.used, release_dates, config.time_split, config.holdout
+        )
+        if found is not None:
+            train, test, date = found
+            # One fixed split: IRT is deterministic on it; score-blind methods redraw their anchors.
+            time_split = TimeSplit(
+                date=date,
+                train=tuple(data.used[i] for i in train),
+                test=tuple(data.used[i] for i in test),
+                undated=undated,
+                results=_run(data, methods, [size], [(train, test)] * config.draws, config),
+            )
+    check = _check_one(data, sample_config, config)
+    warnings = _warnings(
+        own.size,
+        min_trusted(method),
+        len(items),
+        n_held,
+        data.excluded,
+        np.array(own.draws_pearson),
+        own.fallback,
+    )
+    trustworthy = trusted(own, config)
     return ValidationReport(
         sample_config=sample_config,
         config=config,
+        method=method,
         n_items=len(items),
-        sample_size=plan.size,
-        systems_used=used,
-        systems_excluded=excluded,
+        sample_size=own.size,
+        systems_used=data.used,
+        systems_excluded=data.excluded,
         n_held_out=n_held,
         n_choose=n_systems - n_held,
-        pearson=Spread.of(pearson),
-        spearman=Spread.of(spearman_rows(subset_means, full_means)),
-        kendall=Spread.of(kendall_rows(subset_means, full_means)),
-        mae=Spread.of(mae_rows(subset_means, full_means)),
-        share_above=share,
-        draws_pearson=tuple(float(value) for value in pearson),
+        pearson=own.pearson,
+        spearman=own.spearman,
+        kendall=own.kendall,
+        mae=own.mae,
+        share_above=own.share_above,
+        coverage=own.coverage,
+        draws_pearson=own.draws_pearson,
         sample_check=check,
         trustworthy=trustworthy,
-        verdict=_verdict(share, config, plan.size, n_held, trustworthy),
+        verdict=_verdict(
+            own.share_above, config, own.size, min_trusted(method), n_held, trustworthy
+        ),
         warnings=warnings,
+        methods=results,
+        time_split=time_split,
+        time_split_note=note,
     )
 
 
 def _check_one(
-    items: Sequence[Item],
-    matrix: np.ndarray,
-    full: np.ndarray,
-    used: tuple[str, ...],
-    sample_config: SampleConfig,
-    seed: int,
+    data: _Complete, sample_config: SampleConfig, config: ValidationConfig
 ) -> SampleCheck:
-    sample = select_sample(items, sample_config, seed)
-    chosen = set(sample.ids)
-    columns = np.array(
-        [index for index, item in enumerate(items) if item.id in chosen], dtype=np.int64
+    complete = ScoreMatrix(
+        systems=data.used, item_ids=tuple(item.id for item in data.items), scores=data.matrix
     )
-    subset = matrix[:, columns].mean(axis=1)
+    sample = choose_anchors(data.items, complete, sample_config, config.seed)
+    chosen = set(sample.ids)
+    observed = np.where([item.id in chosen for item in data.items], data.matrix, np.nan)
+    estimates = estimate_scores(
+        data.items,
+        sample,
+        ScoreMatrix(systems=data.used, item_ids=complete.item_ids, scores=observed),
+        config.level,
+    )
+    estimate = np.array([e.score for e in estimates])
     return SampleCheck(
         ids=sample.ids,
-        pearson=float(pearson_rows(subset, full)[0]),
-        spearman=float(spearman_rows(subset, full)[0]),
-        kendall=float(kendall_rows(subset, full)[0]),
-        mae=float(mae_rows(subset, full)[0]),
+        method=sample.chosen_by,
+        in_sample=sample.model is not None,
+        pearson=float(pearson_rows(estimate, data.full)[0]),
+        spearman=float(spearman_rows(estimate, data.full)[0]),
+        kendall=float(kendall_rows(estimate, data.full)[0]),
+        mae=float(mae_rows(estimate, data.full)[0]),
         points=tuple(
-            SystemPoint(name, float(s), float(f)) for name, s, f in zip(used, subset, full)
+            SystemPoint(name, float(e), float(f))
+            for name, e, f in zip(data.used, estimate, data.full)
         ),
     )
 
 
 def _warnings(
-    size: int, n_items: int, n_held: int, excluded: dict[str, int], pearson: np.ndarray
+    size: int,
+    minimum: int,
+    n_items: int,
+    n_held: int,
+    excluded: dict[str, int],
+    pearson: np.ndarray,
+    fallback: str | None,
 ) -> tuple[str, ...]:
     notes = []
-    if size < MIN_TRUSTED_SAMPLE:
+    if size < minimum:
         notes.append(
-            f"the sample has only {size} items: under {MIN_TRUSTED_SAMPLE} items a sample cannot be trusted "
+            f"the sample has only {size} items: under {minimum} items a sample cannot be trusted "
             f"whatever r says (raise --floor)"
         )
     if n_held < MIN_TRUSTED_SYSTEMS:
@@ -251,22 +606,29 @@ def _warnings(
         notes.append(
             f"{len(excluded)} system(s) lack scores for some items and were left out: {names}"
         )
+    if fallback:
+        notes.append(f"irt fell back to {fallback}")
     undefined = int(np.isnan(pearson).sum())
     if undefined:
         notes.append(
-            f"r is undefined in {undefined} of {pearson.size} draws (all held-out systems had the same sample "
-            f"mean); those draws count as below the threshold"
+            f"r is undefined in {undefined} of {pearson.size} draws (all held-out systems had the same "
+            f"estimate); those draws count as below the threshold"
         )
     return tuple(notes)
 
 
 def _verdict(
-    share: float, config: ValidationConfig, size: int, n_held: int, trustworthy: bool
+    share: float,
+    config: ValidationConfig,
+    size: int,
+    minimum: int,
+    n_held: int,
+    trustworthy: bool,
 ) -> str:
     reach = f"r > {config.threshold:g} in {percent(share)} of draws"
     if trustworthy:
         return f"trustworthy: {reach}"
     if share >= config.confidence:
-        reason = f"{size} items" if size < MIN_TRUSTED_SAMPLE else f"{n_held} held-out systems"
+        reason = f"{size} items" if size < minimum else f"{n_held} held-out systems"
         return f"NOT trustworthy: {reach}, but {reason} are too few to trust it"
     return f"NOT trustworthy at this size: r > {config.threshold:g} in only {percent(share)} of draws; raise --floor"

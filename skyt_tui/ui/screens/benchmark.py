@@ -1,23 +1,34 @@
-"""Section 5, Benchmark: strata, the anchor sample, held-out and training sets, fingerprints, the
-validation (subset vs full score per system), the rotation history, and "Rotate now" behind a
-confirmation that lists what will move.
+"""Section 5, Benchmark: strata, the anchor sample and how it was chosen, the validation of every
+anchor method side by side (with r and MAE against k), the systems' scores — measured or estimated
+from their anchors —, the item list with fingerprints (sortable, filtered with `/`), the rotation
+history with the ids each rotation moved, and "Rotate now" behind a confirmation that lists
+everything that will move.
 
-"Now" is the app's clock (`SkytApp.clock`), so tests and screenshots use a fixed date.
+"Now" is the app's clock (`SkytApp.clock`), so tests and screenshots use a fixed date. A damaged
+benchmark file marks its benchmark in the list (with the file and line) and hides nothing else.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import ContentSwitcher, DataTable, Static, TabbedContent, TabPane
+from textual.widgets import (
+    ContentSwitcher,
+    DataTable,
+    Input,
+    Static,
+    TabbedContent,
+    TabPane,
+)
 
 from skyt_tui.engine import benchmark
 from skyt_tui.engine.errors import SkytError
@@ -26,10 +37,27 @@ from skyt_tui.ui import data
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.widgets.empty_state import EmptyState
+from skyt_tui.ui.widgets.method_chart import MethodChart
 from skyt_tui.ui.widgets.scatter import ScatterPlot
 
-TABS = ("bench-overview", "bench-validation", "bench-fingerprints", "bench-history")
+TABS = (
+    "bench-overview",
+    "bench-validation",
+    "bench-estimates",
+    "bench-items",
+    "bench-history",
+)
 MAX_IDS = 60
+ITEM_COLUMNS = (
+    "item",
+    "difficulty",
+    "set",
+    "anchor",
+    "content",
+    "solution",
+    "created",
+    "in training since",
+)
 
 
 class ValidationDone(Message):
@@ -40,10 +68,43 @@ class ValidationDone(Message):
         self.name, self.report, self.error = name, report, error
 
 
-def id_list(ids: Any, limit: int = MAX_IDS) -> str:
+class EstimatesDone(Message):
+    def __init__(
+        self, name: str, estimates: tuple[benchmark.SystemEstimate, ...], error: str = ""
+    ) -> None:
+        super().__init__()
+        self.name, self.estimates, self.error = name, estimates, error
+
+
+class CurvesDone(Message):
+    def __init__(
+        self,
+        name: str,
+        sizes: tuple[int, ...],
+        results: tuple[benchmark.MethodResult, ...],
+        error: str = "",
+    ) -> None:
+        super().__init__()
+        self.name, self.sizes, self.results, self.error = name, sizes, results, error
+
+
+def id_list(ids: Any, limit: int | None = MAX_IDS) -> str:
     ids = list(ids)
-    shown = ", ".join(ids[:limit])
-    return shown + (f", … ({len(ids) - limit} more)" if len(ids) > limit else "") if ids else "–"
+    if not ids:
+        return "–"
+    if limit is None or len(ids) <= limit:
+        return ", ".join(ids)
+    return ", ".join(ids[:limit]) + f", … ({len(ids) - limit} more)"
+
+
+def sample_line(sample: benchmark.AnchorSample) -> str:
+    config = sample.config
+    floor = "default floor" if config.floor is None else f"floor {config.floor}"
+    return (
+        f"{sample.size} of {sample.n_items} items, {sample.description}, rate {config.rate:g}, "
+        f"{floor}, seed {sample.seed}, drawn {sample.recorded_at or '–'} from version "
+        f"{sample.benchmark_version}"
+    )
 
 
 def overview(view: data.BenchmarkView) -> Group:
@@ -90,14 +151,20 @@ def overview(view: data.BenchmarkView) -> Group:
     text = Text()
     text.append("\nanchor sample", style="bold underline")
     if sample is None:
-        text.append("\nnot drawn yet: skyt-tui bench sample " + bench.name, style="dim")
-    else:
-        config = sample.config
-        floor = "default floor" if config.floor is None else f"floor {config.floor}"
         text.append(
-            f"\n{sample.size} of {sample.n_items} items, {config.mode}, rate {config.rate:g}, {floor}, "
-            f"seed {sample.seed}, drawn {sample.recorded_at or '–'} from version {sample.benchmark_version}\n"
+            "\nnot drawn yet: skyt-tui bench sample " + bench.name + " --method irt", style="dim"
         )
+    else:
+        text.append("\n" + sample_line(sample) + "\n")
+        if sample.fallback:
+            text.append(f"⚠ irt fell back to stratified: {sample.fallback}\n", style="yellow")
+        if sample.model is not None:
+            text.append(
+                f"2PL model of {len(sample.model.systems)} systems: items chosen for their "
+                "information at the systems' ability quantiles; new systems are estimated from "
+                "their anchor scores (Estimates tab, `bench estimate`)\n",
+                style="dim",
+            )
         text.append(id_list(sample.ids))
     text.append("\n\nrotation", style="bold underline")
     due = "due now" if status.due else f"next due {status.next_rotation}"
@@ -119,26 +186,104 @@ def overview(view: data.BenchmarkView) -> Group:
     return Group(head, Text(""), strata, text)
 
 
-def validation_text(report: benchmark.ValidationReport) -> Text:
+def methods_table(
+    results: tuple[benchmark.MethodResult, ...],
+    config: benchmark.ValidationConfig,
+    own: str | None = None,
+    time_split: bool = False,
+) -> Table:
+    """The methods side by side: share of draws with r > threshold, medians, coverage."""
+    from skyt_tui.engine.benchmark.validation import percent, trusted
+
+    table = Table(box=None, header_style="dim", pad_edge=False)
+    columns = ["method", "k", f"r>{config.threshold:g}", "r", "τ", "MAE", "cover"]
+    if not time_split:
+        columns.append("trusted")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "method" else "right")
+    for result in results:
+        label = Text(
+            result.method
+            + (" (fell back)" if result.fallback else "")
+            + (" ◂" if result.method == own else "")
+        )
+        if result.method == own:
+            label.stylize("bold")
+        row: list[Any] = [
+            label,
+            str(result.size),
+            "–" if time_split and result.method == "irt" else percent(result.share_above),
+            fmt3(result.pearson.median),
+            fmt3(result.kendall.median),
+            f"{result.mae.median:.3f}",
+            percent(result.coverage),
+        ]
+        if not time_split:
+            ok = trusted(result, config)
+            row.append(Text("yes" if ok else "no", style="green" if ok else "yellow"))
+        table.add_row(*row)
+    return table
+
+
+def validation_text(report: benchmark.ValidationReport) -> Group:
     check = report.sample_check
     text = Text()
     text.append(report.verdict + "\n", style="bold green" if report.trustworthy else "bold yellow")
     text.append(
-        f"this sample ({len(check.ids)} items) on {len(check.points)} systems: Pearson r {fmt3(check.pearson)}, "
-        f"Spearman {fmt3(check.spearman)}, Kendall τ {fmt3(check.kendall)}, MAE {fmt3(check.mae)}\n"
-    )
-    text.append(
-        f"{report.config.draws} draws on {report.n_held_out} held-out systems: r median "
-        f"{fmt3(report.pearson.median)} [{fmt3(report.pearson.p5)}, {fmt3(report.pearson.p95)}]\n",
+        f"{report.config.draws} draws: each method chooses its anchors seeing "
+        f"{report.n_choose} training systems (IRT fits on them) and estimates the "
+        f"{report.n_held_out} held-out ones; medians over the draws, cover = share of held-out "
+        f"systems inside the {report.config.level:g} interval. ◂ this sample's method\n",
         style="dim",
     )
+    parts: list[Any] = [text, methods_table(report.methods, report.config, report.method)]
+    split = report.time_split
+    after = Text()
+    if split is not None:
+        after.append(
+            f"\ntime split: trained on the {len(split.train)} systems released before "
+            f"{split.date}, tested on the {len(split.test)} after\n",
+            style="bold",
+        )
+        parts.append(after)
+        parts.append(methods_table(split.results, report.config, report.method, time_split=True))
+    else:
+        after.append(f"\ntime split: none ({report.time_split_note})\n", style="dim")
+        parts.append(after)
+    tail = Text()
     for warning in report.warnings:
-        text.append(f"⚠ {warning}\n", style="yellow")
-    text.append(
-        "each ● is a system: x its mean on all items, y its mean on the anchor sample; · is y = x",
+        tail.append(f"⚠ {warning}\n", style="yellow")
+    tail.append(
+        f"\nthis sample ({len(check.ids)} items) on {len(check.points)} systems: Pearson r "
+        f"{fmt3(check.pearson)}, Spearman {fmt3(check.spearman)}, Kendall τ {fmt3(check.kendall)}, "
+        f"MAE {fmt3(check.mae)}"
+        + (" (in-sample: the model was fitted on these systems)" if check.in_sample else "")
+        + "\n"
+    )
+    tail.append(
+        "each ● is a system: x its mean on all items, y its estimate from the anchor sample; "
+        "· is y = x",
         style="dim",
     )
-    return text
+    parts.append(tail)
+    return Group(*parts)
+
+
+def curves(
+    sizes: tuple[int, ...], results: tuple[benchmark.MethodResult, ...]
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Median r and median MAE per method, aligned with `sizes`."""
+    r: dict[str, list[float]] = {}
+    mae: dict[str, list[float]] = {}
+    for result in results:
+        index = sizes.index(result.size) if result.size in sizes else None
+        r.setdefault(result.method, [math.nan] * len(sizes))
+        mae.setdefault(result.method, [math.nan] * len(sizes))
+        if index is None:  # a stratified sample raised to one item per stratum
+            index = min(range(len(sizes)), key=lambda i: abs(sizes[i] - result.size))
+        r[result.method][index] = result.pearson.median
+        mae[result.method][index] = result.mae.median
+    return r, mae
 
 
 def systems_table(report: benchmark.ValidationReport) -> Table:
@@ -148,11 +293,56 @@ def systems_table(report: benchmark.ValidationReport) -> Table:
     for point in sorted(report.sample_check.points, key=lambda p: -p.full_mean):
         table.add_row(
             Text(point.system),
-            fmt3(point.subset_mean),
+            fmt3(point.estimate),
             fmt3(point.full_mean),
-            f"{point.subset_mean - point.full_mean:+.3f}",
+            f"{point.estimate - point.full_mean:+.3f}",
         )
     return table
+
+
+def estimates_view(
+    name: str,
+    sample: benchmark.AnchorSample | None,
+    estimates: tuple[benchmark.SystemEstimate, ...],
+) -> Group | Text:
+    """Systems scored on every item (measured) and systems scored on fewer (estimated), apart."""
+    if sample is None:
+        return Text(f"No anchor sample yet: skyt-tui bench sample {name} --method irt", style="dim")
+    if not estimates:
+        return Text("No per-system scores in this version.", style="dim")
+    head = Text()
+    head.append(f"scores from the {sample.size}-item anchor sample ({sample.description})\n")
+    estimated = [e for e in estimates if not e.exact]
+    head.append(
+        f"{len(estimates) - len(estimated)} measured (scored on every item), "
+        f"{len(estimated)} estimated (scored on fewer: ≈, with the {estimates[0].level:g} "
+        "interval)\n",
+        style="dim",
+    )
+    table = Table(box=None, header_style="dim", pad_edge=False)
+    for column in ("system", "score", "interval", "scored", "anchors", "how"):
+        table.add_column(column, justify="left" if column in ("system", "how") else "right")
+    for estimate in sorted(estimates, key=lambda e: (-e.score, e.system)):
+        style = "" if estimate.exact else "italic yellow"
+        table.add_row(
+            Text(estimate.system, style=style),
+            Text(("" if estimate.exact else "≈") + fmt3(estimate.score), style=style),
+            "" if estimate.exact else f"{fmt3(estimate.low)}–{fmt3(estimate.high)}",
+            f"{estimate.scored_items}/{estimate.n_items}",
+            f"{estimate.scored_anchors}/{estimate.n_anchors}",
+            Text("measured" if estimate.exact else f"estimated ({estimate.method})", style=style),
+        )
+    parts: list[Any] = [head, table]
+    warnings = [f"{e.system}: {w}" for e in estimated for w in e.warnings]
+    if warnings:
+        parts.append(Text("\n" + "\n".join(f"⚠ {w}" for w in warnings), style="yellow"))
+    parts.append(
+        Text(
+            f"\nadd a system's anchor scores with: skyt-tui bench estimate {name} RESULTS.csv --add",
+            style="dim",
+        )
+    )
+    return Group(*parts)
 
 
 def no_scores_text(name: str) -> Text:
@@ -167,16 +357,18 @@ def no_scores_text(name: str) -> Text:
         f"  $ skyt-tui bench import {name} ISSUES.jsonl --results RESULTS.csv\n", style="bold"
     )
     text.append(f"  $ skyt-tui bench import {name} --contracts --results RESULTS.csv", style="bold")
-    text.append("   (items from the bundled contracts)\n\n", style="dim")
+    text.append("   (items from the bundled contracts)\n", style="dim")
+    text.append(f"  $ skyt-tui bench import {name} --from-runs", style="bold")
+    text.append("   (contracts × model@temperature from your stored runs)\n\n", style="dim")
     text.append(
-        "A changed import becomes the next version; this screen then plots each system's score on the "
-        "anchor sample against its score on all items.",
+        "A changed import becomes the next version; this screen then validates every anchor "
+        "method on held-out systems and plots each system's estimate against its full score.",
         style="dim",
     )
     return text
 
 
-def history_table(history: tuple[benchmark.RotationRecord, ...]) -> Table | Text:
+def history_view(history: tuple[benchmark.RotationRecord, ...]) -> Group | Text:
     if not history:
         return Text("No rotation yet. The first rotation draws the held-out set.", style="dim")
     table = Table(box=None, header_style="dim", pad_edge=False)
@@ -204,11 +396,21 @@ def history_table(history: tuple[benchmark.RotationRecord, ...]) -> Table | Text
             str(record.pool_after),
             str(record.benchmark_version),
         )
-    return table
+    moved = Text()
+    for record in reversed(history):
+        moved.append(f"\nrotation {record.number}", style="bold")
+        moved.append(f" ({record.at[:10]}) moved {len(record.moved_to_training)} to training: ")
+        moved.append(id_list(record.moved_to_training, None))
+        moved.append(f"\n  drew {len(record.held_out)} held out: ", style="dim")
+        moved.append(id_list(record.held_out, None), style="dim")
+        moved.append("\n")
+    return Group(table, moved)
 
 
-def rotation_text(name: str, plan: benchmark.RotationPlan) -> Text:
-    """What a forced rotation now will move, for the confirmation."""
+def rotation_text(
+    name: str, plan: benchmark.RotationPlan, sample: benchmark.AnchorSample | None = None
+) -> Text:
+    """What a forced rotation now will move, every id, for the confirmation."""
     record = plan.record
     text = Text()
     text.append(f"Rotation {record.number} of {name}", style="bold")
@@ -220,11 +422,19 @@ def rotation_text(name: str, plan: benchmark.RotationPlan) -> Text:
             style="yellow",
         )
     text.append("\n\n")
+    anchors_moving = sorted(set(sample.ids) & set(record.moved_to_training)) if sample else []
+    if anchors_moving:
+        text.append(
+            f"⚠ {len(anchors_moving)} item(s) of the current anchor sample move to training "
+            f"(exposed from now on): {', '.join(anchors_moving)}. Estimates from these anchors "
+            "may be inflated for models trained on them; consider drawing a new sample.\n\n",
+            style="bold yellow",
+        )
     text.append(
         f"• {len(record.moved_to_training)} held-out item(s) move to training", style="bold"
     )
     text.append(
-        f" (added_to_training = {record.at[:10]}): {id_list(record.moved_to_training, 20)}\n"
+        f" (added_to_training = {record.at[:10]}): {id_list(record.moved_to_training, None)}\n"
     )
     text.append(f"• a new held-out set of {len(record.held_out)} item(s) is drawn", style="bold")
     text.append(f" from the pool of {plan.pool_before}: ")
@@ -234,7 +444,7 @@ def rotation_text(name: str, plan: benchmark.RotationPlan) -> Text:
             for stratum in sorted(record.target)
         )
     )
-    text.append(f"\n  {id_list(record.held_out, 20)}\n")
+    text.append(f"\n  {id_list(record.held_out, None)}\n")
     text.append(f"• pool after: {record.pool_after} item(s) never exposed\n")
     for warning in plan.warnings:
         text.append(f"⚠ {warning}\n", style="yellow")
@@ -247,6 +457,8 @@ class BenchmarkScreen(SectionScreen):
     BINDINGS = [
         Binding("r", "rotate", "Rotate now…"),
         Binding("v", "next_tab", "Views"),
+        Binding("slash", "filter_items", "Filter"),
+        Binding("s", "sort_items", "Sort"),
         Binding("ctrl+r", "reload", "Reload"),
     ]
 
@@ -255,6 +467,11 @@ class BenchmarkScreen(SectionScreen):
         self.summaries: tuple[benchmark.BenchmarkSummary, ...] = ()
         self.view: data.BenchmarkView | None = None
         self.report: benchmark.ValidationReport | None = None
+        self.estimates: tuple[benchmark.SystemEstimate, ...] = ()
+        self.item_rows: list[tuple[Any, ...]] = []
+        self.sort_column: int | None = None
+        self.sort_reverse = False
+        self.item_filter = ""
 
     def compose_body(self) -> ComposeResult:
         with ContentSwitcher(initial="bench-view", id="bench-switcher"):
@@ -263,15 +480,20 @@ class BenchmarkScreen(SectionScreen):
                     "No benchmarks yet",
                     [
                         "A benchmark is a set of items (problems) with per-system scores. This section shows its "
-                        "difficulty strata, the validated anchor sample, the held-out and training sets with their "
-                        "fingerprints, the validation (subset vs full score per system) and the rotation history, and "
-                        "rotates the held-out set by hand after confirming what will move."
+                        "difficulty strata, the anchor sample and how it was chosen, the validation of every anchor "
+                        "method on held-out systems, the systems' scores (measured, or estimated from their anchor "
+                        "scores), the held-out and training sets with their fingerprints and the rotation history, "
+                        "and rotates the held-out set by hand after confirming what will move."
                     ],
                     [
                         ("skyt-tui demo", "imports the bundled contracts as a small benchmark"),
                         (
                             "skyt-tui bench import NAME ISSUES.jsonl --results RESULTS.csv",
                             "your own items and scores",
+                        ),
+                        (
+                            "skyt-tui bench import NAME --from-runs",
+                            "contracts × model@temperature from your stored runs",
                         ),
                     ],
                 )
@@ -285,9 +507,18 @@ class BenchmarkScreen(SectionScreen):
                     with TabPane("Validation", id="bench-validation"):
                         with VerticalScroll():
                             yield Static(id="bench-validation-text")
+                            yield MethodChart(id="bench-chart")
                             yield ScatterPlot(id="bench-scatter")
                             yield Static(id="bench-systems")
-                    with TabPane("Fingerprints", id="bench-fingerprints"):
+                    with TabPane("Estimates", id="bench-estimates"):
+                        with VerticalScroll():
+                            yield Static(id="bench-estimates-text")
+                    with TabPane("Items", id="bench-items"):
+                        yield Input(
+                            placeholder="filter items: any text in a row (esc clears)",
+                            id="bench-filter",
+                        )
+                        yield Static(id="bench-items-note")
                         yield DataTable(
                             id="bench-fingerprint-table", cursor_type="row", zebra_stripes=True
                         )
@@ -300,16 +531,9 @@ class BenchmarkScreen(SectionScreen):
         for column in ("benchmark", "v", "items"):
             table.add_column(column, key=column)
         prints = self.query_one("#bench-fingerprint-table", DataTable)
-        for column in (
-            "item",
-            "difficulty",
-            "set",
-            "content",
-            "solution",
-            "created",
-            "in training since",
-        ):
+        for column in ITEM_COLUMNS:
             prints.add_column(column, key=column)
+        self.query_one("#bench-filter", Input).display = False
         self.load()
         table.focus()
 
@@ -324,12 +548,15 @@ class BenchmarkScreen(SectionScreen):
         self.query_one(ContentSwitcher).current = "bench-view" if self.summaries else "bench-empty"
         table.clear()
         for summary in self.summaries:
-            table.add_row(
-                Text(summary.name),
-                str(summary.version.version),
-                str(summary.version.n_items),
-                key=summary.name,
-            )
+            if summary.version is None:
+                version, items = Text("damaged", style="bold red"), ""
+            else:
+                version = Text(
+                    f"{summary.version.version}" + (" damaged" if summary.damaged else ""),
+                    style="bold red" if summary.damaged else "",
+                )
+                items = str(summary.version.n_items)
+            table.add_row(Text(summary.name), version, items, key=summary.name)
         names = [s.name for s in self.summaries]
         if selected in names:
             table.move_cursor(row=names.index(selected))
@@ -341,68 +568,149 @@ class BenchmarkScreen(SectionScreen):
         row = self.query_one("#bench-table", DataTable).cursor_row
         return self.summaries[row].name if 0 <= row < len(self.summaries) else None
 
+    def selected_summary(self) -> benchmark.BenchmarkSummary | None:
+        name = self.selected_name()
+        return next((s for s in self.summaries if s.name == name), None)
+
     @on(DataTable.RowHighlighted, "#bench-table")
     def _highlighted(self) -> None:
         if self.view is None or self.view.bench.name != self.selected_name():
             self.show_selected()
+
+    def _show_error(self, name: str, error: str) -> None:
+        text = Text()
+        text.append(f"{name}: damaged\n", style="bold red")
+        text.append(error + "\n\n", style="red")
+        text.append(
+            "skyt-tui never overwrites a damaged file: repair or remove the named line (the other "
+            "benchmarks are unaffected), then ctrl+r.",
+            style="dim",
+        )
+        for target in ("#bench-overview-text", "#bench-validation-text", "#bench-history-text"):
+            self.query_one(target, Static).update(text)
+        self.query_one("#bench-estimates-text", Static).update("")
+        self.query_one("#bench-systems", Static).update("")
+        self.query_one("#bench-scatter", ScatterPlot).set_points([])
+        self.query_one("#bench-chart", MethodChart).set_data((), {}, {})
+        self.item_rows = []
+        self._fill_items()
 
     def show_selected(self) -> None:
         name = self.selected_name()
         if name is None:
             self.view = None
             return
+        summary = self.selected_summary()
+        if summary is not None and summary.error:
+            self.view = None
+            self._show_error(name, summary.error)
+            self.refresh_bindings()
+            return
         try:
             self.view = data.benchmark_view(name, self.app.clock())
         except SkytError as exc:
             self.view = None
-            self.query_one("#bench-overview-text", Static).update(Text(str(exc), style="red"))
+            self._show_error(name, str(exc))
             return
         view = self.view
         self.query_one("#bench-overview-text", Static).update(overview(view))
-        self.query_one("#bench-history-text", Static).update(history_table(view.status.history))
-        self._fill_fingerprints(view)
+        self.query_one("#bench-history-text", Static).update(history_view(view.status.history))
+        self._collect_items(view)
         self.report = None
+        self.estimates = ()
         self.query_one("#bench-scatter", ScatterPlot).set_points([])
         self.query_one("#bench-systems", Static).update("")
+        chart = self.query_one("#bench-chart", MethodChart)
         if view.has_scores:
             self.query_one("#bench-validation-text", Static).update(
-                Text("validating the anchor sample…", style="dim")
+                Text("validating every anchor method on held-out systems…", style="dim")
             )
+            chart.set_data((), {}, {}, note="r and MAE against k: waiting for the validation…")
+            self.query_one("#bench-estimates-text", Static).update(Text("estimating…", style="dim"))
             self._validate(name, view.sample)
         else:
+            chart.set_data((), {}, {})
             self.query_one("#bench-validation-text", Static).update(no_scores_text(name))
+            self.query_one("#bench-estimates-text", Static).update(
+                estimates_view(name, view.sample, ())
+            )
         self.refresh_bindings()
 
-    def _fill_fingerprints(self, view: data.BenchmarkView) -> None:
-        table = self.query_one("#bench-fingerprint-table", DataTable)
-        table.clear()
+    def _collect_items(self, view: data.BenchmarkView) -> None:
         held = set(view.status.held_out)
+        anchors = set(view.sample.ids) if view.sample else set()
         difficulty = {item.id: item.difficulty for item in view.bench.items}
-        table.add_rows(
+        self.item_rows = [
             (
-                Text(fp.issue_id),
+                fp.issue_id,
                 difficulty.get(fp.issue_id, "–"),
                 "held-out"
                 if fp.issue_id in held
                 else "training"
                 if fp.added_to_training
                 else "pool",
-                fp.content_hash,
+                "★" if fp.issue_id in anchors else "",
+                fp.content_hash if fp.has_text else f"{fp.content_hash} (no text)",
                 fp.solution_hash or "–",
                 (fp.created_at or "–")[:10],
                 (fp.added_to_training or "–")[:10],
             )
             for fp in view.fingerprints
-        )
+        ]
+        self._fill_items()
+
+    def _fill_items(self) -> None:
+        """The item table: `item_rows` filtered by `item_filter`, sorted by `sort_column`."""
+        table = self.query_one("#bench-fingerprint-table", DataTable)
+        needle = self.item_filter.casefold()
+        rows = [r for r in self.item_rows if not needle or any(needle in c.casefold() for c in r)]
+        if self.sort_column is not None:
+            rows.sort(key=lambda r: r[self.sort_column], reverse=self.sort_reverse)
+        table.clear()
+        table.add_rows((Text(row[0]), *row[1:]) for row in rows)
+        note = Text()
+        if self.item_filter:
+            note.append(f"{len(rows)} of {len(self.item_rows)} items match ", style="dim")
+            note.append(repr(self.item_filter))
+        if self.sort_column is not None:
+            arrow = "↓" if self.sort_reverse else "↑"
+            note.append(
+                ("  " if note else "") + f"sorted by {ITEM_COLUMNS[self.sort_column]} {arrow}",
+                style="dim",
+            )
+        self.query_one("#bench-items-note", Static).update(note)
+        self.query_one("#bench-items-note", Static).display = bool(note)
 
     @work(thread=True, exclusive=True, group="bench-validate", exit_on_error=False)
     def _validate(self, name: str, sample: benchmark.AnchorSample | None) -> None:
         try:
+            estimates = data.benchmark_estimates(name)
+        except SkytError as exc:
+            self.post_message(EstimatesDone(name, (), str(exc)))
+        else:
+            self.post_message(EstimatesDone(name, estimates))
+        try:
             report = data.validate_benchmark(name, sample)
         except SkytError as exc:
             self.post_message(ValidationDone(name, None, str(exc)))
+            return
+        self.post_message(ValidationDone(name, report))
+        try:
+            sizes, results = data.method_curves(name, report.n_items, report.config.seed)
+        except SkytError as exc:
+            self.post_message(CurvesDone(name, (), (), str(exc)))
         else:
-            self.post_message(ValidationDone(name, report))
+            self.post_message(CurvesDone(name, sizes, results))
+
+    def on_estimates_done(self, message: EstimatesDone) -> None:
+        if message.name != self.selected_name() or self.view is None:
+            return
+        target = self.query_one("#bench-estimates-text", Static)
+        if message.error:
+            target.update(Text(f"estimates failed: {message.error}", style="red"))
+            return
+        self.estimates = message.estimates
+        target.update(estimates_view(message.name, self.view.sample, message.estimates))
 
     def on_validation_done(self, message: ValidationDone) -> None:
         if message.name != self.selected_name():
@@ -411,24 +719,93 @@ class BenchmarkScreen(SectionScreen):
             self.query_one("#bench-validation-text", Static).update(
                 Text(f"validation failed: {message.error}", style="red")
             )
+            self.query_one("#bench-chart", MethodChart).set_data((), {}, {})
             return
         self.report = message.report
         self.query_one("#bench-validation-text", Static).update(validation_text(message.report))
         self.query_one("#bench-scatter", ScatterPlot).set_points(
-            [(p.full_mean, p.subset_mean) for p in message.report.sample_check.points]
+            [(p.full_mean, p.estimate) for p in message.report.sample_check.points]
         )
         self.query_one("#bench-systems", Static).update(systems_table(message.report))
+        self.query_one("#bench-chart", MethodChart).set_data(
+            (), {}, {}, note="r and MAE against k: computing (100 draws per k)…"
+        )
+
+    def on_curves_done(self, message: CurvesDone) -> None:
+        if message.name != self.selected_name():
+            return
+        chart = self.query_one("#bench-chart", MethodChart)
+        if message.error:
+            chart.set_data((), {}, {}, note=f"r and MAE against k failed: {message.error}")
+            return
+        r, mae = curves(message.sizes, message.results)
+        chart.set_data(
+            message.sizes,
+            r,
+            mae,
+            note=f"{message.results[0].draws} draws per k, the same splits for every method",
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("rotate", "next_tab"):
             return self.view is not None
+        if action in ("filter_items", "sort_items"):
+            return self.view is not None
         return True
+
+    def _show_items(self) -> None:
+        self.query_one("#bench-tabs", TabbedContent).active = "bench-items"
 
     def action_next_tab(self) -> None:
         tabs = self.query_one("#bench-tabs", TabbedContent)
         tabs.active = (
             TABS[(TABS.index(tabs.active) + 1) % len(TABS)] if tabs.active in TABS else TABS[0]
         )
+
+    def action_filter_items(self) -> None:
+        self._show_items()
+        box = self.query_one("#bench-filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#bench-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.item_filter = event.value.strip()
+        self._fill_items()
+
+    @on(Input.Submitted, "#bench-filter")
+    def _filter_done(self) -> None:
+        self.query_one("#bench-fingerprint-table", DataTable).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        box = self.query_one("#bench-filter", Input)
+        if event.key == "escape" and box.has_focus:
+            event.stop()
+            box.value = ""
+            box.display = False
+            self.query_one("#bench-fingerprint-table", DataTable).focus()
+
+    def action_sort_items(self) -> None:
+        """Cycle the sort: each column ascending, then descending, then back to the file order."""
+        self._show_items()
+        if self.sort_column is None:
+            self.sort_column, self.sort_reverse = 0, False
+        elif not self.sort_reverse:
+            self.sort_reverse = True
+        elif self.sort_column + 1 < len(ITEM_COLUMNS):
+            self.sort_column, self.sort_reverse = self.sort_column + 1, False
+        else:
+            self.sort_column, self.sort_reverse = None, False
+        self._fill_items()
+
+    @on(DataTable.HeaderSelected, "#bench-fingerprint-table")
+    def _header(self, event: DataTable.HeaderSelected) -> None:
+        column = event.column_index
+        if self.sort_column == column:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_column, self.sort_reverse = column, False
+        self._fill_items()
 
     def action_reload(self) -> None:
         self.view = None
@@ -447,8 +824,9 @@ class BenchmarkScreen(SectionScreen):
         if not plan.allowed:
             self.notify(f"Cannot rotate {name}: {plan.refusal}", severity="error", markup=False)
             return
+        sample = self.view.sample if self.view is not None else None
         self.app.push_screen(
-            ConfirmScreen(f"Rotate {name} now?", rotation_text(name, plan), "Rotate"),
+            ConfirmScreen(f"Rotate {name} now?", rotation_text(name, plan, sample), "Rotate"),
             lambda yes: self._rotate(name, now) if yes else None,
         )
 
