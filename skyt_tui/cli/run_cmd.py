@@ -327,6 +327,8 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
     temperatures = parse_sweep(args.sweep) if args.sweep else [args.temperature]
     settings = _provider_settings(args)
     policy = _policy(args)
+    if args.provider == "replay":
+        contract = _recorded_contract(contract, args)
     provider = make_provider(args.provider, settings, contract)
     n = args.n
     if args.provider == "replay":
@@ -393,6 +395,26 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
             raise
         _interrupted(current[-1])
         return None
+
+
+def _recorded_contract(contract: Contract, args: argparse.Namespace) -> Contract:
+    """Replayed SKYT samples are judged by the contract embedded in their file (as by `analyze`
+    and `import`), stored in the catalog under its namespaced id; the switch is printed."""
+    from skyt_tui.engine.providers.replay import recorded_contract
+    from skyt_tui.engine.run_import import store_embedded_contract
+
+    embedded = recorded_contract(args.replay, contract)
+    if embedded is None or embedded.id == contract.id:
+        return contract
+    stored = store_embedded_contract(embedded)
+    if not args.json:
+        error_console().print(
+            f"note: judging by {stored.id}, the contract embedded in the recorded experiment "
+            f"(not the catalog's {contract.id!r})",
+            markup=False,
+            soft_wrap=True,
+        )
+    return stored
 
 
 def _run_anchors(args: argparse.Namespace) -> int:

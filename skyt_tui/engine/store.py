@@ -18,6 +18,7 @@ import fcntl
 import json
 import os
 import tempfile
+import threading
 import time
 import tomllib
 from collections.abc import Iterator
@@ -27,7 +28,7 @@ from typing import Any
 import tomli_w
 
 from skyt_tui import locations
-from skyt_tui.engine.errors import StoreError
+from skyt_tui.engine.errors import InputError, StoreError
 
 SCHEMA_VERSION = 1
 LOCK_TIMEOUT_S = 10.0
@@ -216,6 +217,36 @@ def read_jsonl(path: Path, *, allow_torn_tail: bool = True) -> list[dict[str, An
     return records
 
 
+def read_jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Every row of a JSONL file someone else wrote (recorded samples, problems), with its line number.
+
+    Unlike `read_jsonl` (the store's own logs) nothing is forgiven: any line that is
+    not a JSON object, torn or not, is one `InputError` naming the file and line.
+    Blank lines are skipped.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError.at(path, "no such file")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError.at(path, f"not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise InputError.at(path, f"cannot read: {exc.strerror}") from None
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError.at(path, f"line {number}: invalid JSON ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise InputError.at(path, f"line {number}: expected a JSON object")
+        rows.append((number, row))
+    return rows
+
+
 def _is_torn_fragment(lines: list[bytes], number: int) -> bool:
     """A fragment that `_repair_torn_tail` closed: unparseable and not valid JSON start-to-end.
 
@@ -226,9 +257,24 @@ def _is_torn_fragment(lines: list[bytes], number: int) -> bool:
     return line.startswith(b"{") and not line.endswith(b"}")
 
 
+_held = threading.local()
+
+
 @contextlib.contextmanager
 def store_lock(timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-    """Exclusive advisory lock on the data directory for the duration of a write."""
+    """Exclusive advisory lock on the data directory for the duration of a write.
+
+    Reentrant within one thread: a writer that holds it (an import reading the
+    origin index and creating runs) may call writers that take it again.
+    """
+    depth = getattr(_held, "depth", 0)
+    if depth:
+        _held.depth = depth + 1
+        try:
+            yield
+        finally:
+            _held.depth -= 1
+        return
     lock_path = locations.lock_file()
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -252,7 +298,11 @@ def store_lock(timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
                 time.sleep(0.05)
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
-        yield
+        _held.depth = 1
+        try:
+            yield
+        finally:
+            _held.depth = 0
     finally:
         with contextlib.suppress(OSError):
             fcntl.flock(fd, fcntl.LOCK_UN)
