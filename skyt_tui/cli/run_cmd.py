@@ -470,18 +470,19 @@ def resume_command(args: argparse.Namespace) -> int:
     run = runs.load_run(run_id)
     pending = len(run.missing_indexes) + (run.n_failed if args.retry_failed else 0)
     if pending == 0:
-        if run.meta.status != runs.COMPLETE:
+        status = runs.RUN_FAILED if run.meta.n > 0 and run.n_ok == 0 else runs.COMPLETE
+        if run.meta.status != status:
             with runs.run_lock(run_id):
-                runs.set_status(run_id, runs.COMPLETE)
+                runs.set_status(run_id, status)
         if args.json:
-            print_json({"runs": [{"run_id": run_id, "status": runs.COMPLETE, "new_samples": 0}]})
+            print_json({"runs": [{"run_id": run_id, "status": status, "new_samples": 0}]})
         else:
             console().print(
                 f"run {run_id}: nothing to resume ({len(run.samples)} of {run.meta.n} samples stored)",
                 markup=False,
                 soft_wrap=True,
             )
-        return 0
+        return 0 if status == runs.COMPLETE else 1
     contract = run.contract_object()
     if contract is None:
         raise InputError(f"run {run_id}: has no contract snapshot, so it cannot be resumed")

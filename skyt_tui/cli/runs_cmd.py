@@ -179,9 +179,17 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
     out.print(
         f"contract {meta.contract_id} · {meta.provider}/{meta.model or '–'} · T={_t(meta.temperature)} · "
         f"{run.n_ok} ok, {run.n_failed} failed, {len(run.missing_indexes)} missing of {meta.n} · "
-        f"{runs.run_state(meta, run.samples)}",
+        f"{run.state}",
         markup=False,
     )
+    if run.state == runs.DAMAGED:
+        for line in run.damaged:
+            out.print(f"damaged: {line}", style="red", markup=False, soft_wrap=True)
+        out.print(
+            f"the metrics below cover {len(run.samples)} of {meta.n} samples: this run is not complete",
+            style="red",
+            markup=False,
+        )
     if meta.label:
         out.print(f"label: {meta.label}", markup=False)
     if meta.note:

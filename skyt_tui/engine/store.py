@@ -48,19 +48,33 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def write_failure(path: Path, exc: OSError) -> StoreError:
+    """One line for a write the system refused (full disk, quota, permissions, read-only)."""
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        reason += "; nothing was written (free some space and try again)"
+    return StoreError(f"{path}: cannot write: {reason}")
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` whole or not at all; a refused write is one `StoreError` line."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise write_failure(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
             os.unlink(tmp_name)
+        if isinstance(exc, OSError):
+            raise write_failure(path, exc) from None
         raise
     fsync_dir(path.parent)
 
@@ -155,13 +169,23 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
             f"{path}: refusing to append a record that serialises to more than one line"
         )
     data = (line + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise write_failure(path, exc) from None
+    size = None
     try:
         _repair_torn_tail(fd, path)
+        size = os.fstat(fd).st_size
         written = 0
         while written < len(data):
             written += os.write(fd, data[written:])
         os.fsync(fd)
+    except OSError as exc:
+        if size is not None:  # take back the part of the record that did get written
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+        raise write_failure(path, exc) from None
     finally:
         os.close(fd)
 
@@ -181,8 +205,14 @@ def _repair_torn_tail(fd: int, path: Path) -> None:
             os.write(fd, b"\n")
 
 
-def read_jsonl(path: Path, *, allow_torn_tail: bool = True) -> list[dict[str, Any]]:
-    """Read every record; a torn final line (crash mid-append) is skipped, other damage raises."""
+def read_jsonl(
+    path: Path, *, allow_torn_tail: bool = True, damaged: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """Read every record; a torn line (crash mid-append) is skipped, other damage raises.
+
+    Each skipped torn line is reported in `damaged` ("FILE: line N: …") when a list
+    is given, so a caller can tell a log that lost a record from a whole one.
+    """
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -202,9 +232,13 @@ def read_jsonl(path: Path, *, allow_torn_tail: bool = True) -> list[dict[str, An
             if not isinstance(record, dict):
                 raise ValueError("not a JSON object")
         except (ValueError, UnicodeDecodeError) as exc:
-            if is_last and allow_torn_tail:
-                break
-            if _is_torn_fragment(lines, number) and allow_torn_tail:
+            if allow_torn_tail and (is_last or _is_torn_fragment(lines, number)):
+                if damaged is not None:
+                    damaged.append(
+                        f"{path}: line {number}: torn record (a write that did not finish)"
+                    )
+                if is_last:
+                    break
                 continue
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             raise StoreError(f"{path}: corrupt record at line {number}: {reason}") from None
