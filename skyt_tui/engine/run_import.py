@@ -29,7 +29,7 @@ from skyt_tui.engine import catalog, importers, runs, store
 from skyt_tui.engine.catalog import get_contract
 from skyt_tui.engine.contract import Contract
 from skyt_tui.engine.errors import InputError, SkytError
-from skyt_tui.engine.extract import METHOD_OF_KIND
+from skyt_tui.engine.extract import KIND_OF_METHOD, METHOD_OF_KIND
 from skyt_tui.engine.runs import FAILED, OK, RunMeta, SampleRecord
 from skyt_tui.engine.sources import (
     FieldMap,
@@ -278,3 +278,33 @@ def _store(
         created=recorded,
         id_suffix=hashlib.sha256(key.encode("utf-8")).hexdigest()[:4],
     )
+
+
+def stored_provenance(run: runs.StoredRun) -> dict[str, Any]:
+    """What `report` says about a stored run's contract and program assembly (as `analyze` does).
+
+    `contract`: id, hash and origin (embedded, problem, catalog, override, or the
+    run's own contract for generated runs); `contract_override` when the samples
+    were judged by `--contract` instead of the contract they were generated under;
+    `assembly`: samples per assembly kind, counted from the stored samples.
+    """
+    origin = run.meta.origin
+    out: dict[str, Any] = {
+        "contract": {
+            "id": run.meta.contract_id,
+            "hash": run.meta.contract_hash,
+            "origin": origin.get("contract_origin", "run"),
+        }
+    }
+    source = (run.meta.contract or {}).get("source") or {}
+    if isinstance(source, dict) and source.get("template_sha256"):
+        out["contract"]["source_file"] = source.get("file")
+        out["contract"]["source_sha256"] = source.get("template_sha256")
+    if isinstance(origin.get("contract_override"), dict):
+        out["contract_override"] = dict(origin["contract_override"])
+    counts = assembly_counts(
+        KIND_OF_METHOD.get(sample.extraction or "") for sample in run.samples if sample.code
+    )
+    if counts:
+        out["assembly"] = counts
+    return out
