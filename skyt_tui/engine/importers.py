@@ -304,7 +304,7 @@ def _skyt_style(constraints: dict[str, Any], fail: Any) -> str:
                 "constraints.implementation_style",
                 f"must be one of {', '.join(STYLES)}; got {style!r}",
             )
-        return style
+        return str(style)
     if constraints.get("requires_recursion") is True:
         return "recursive"
     return "any"
@@ -319,7 +319,8 @@ def _skyt_test(case: Any, index: int, fail: Any) -> dict[str, Any]:
     where = f"oracle_requirements.test_cases[{index}]"
     if not isinstance(case, dict):
         raise fail(where, "must be an object with input/expected or operations")
-    name = case.get("description") if isinstance(case.get("description"), str) else f"case {index}"
+    description = case.get("description")
+    name = description if isinstance(description, str) else f"case {index}"
     if "operations" in case:
         return _skyt_operations_test(case["operations"], name, f"{where}.operations", fail)
     if "input" in case:

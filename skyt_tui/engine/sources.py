@@ -104,21 +104,22 @@ def load_skyt_experiment(path: Path) -> RunInput:
     for key in ("experiment_id", "contract_id"):
         if not isinstance(data[key], str) or not data[key]:
             raise InputError.at(path, "must be a non-empty string", key=key)
-    contract = data.get("contract") if isinstance(data.get("contract"), dict) else {}
-    constraints = (
-        contract.get("constraints") if isinstance(contract.get("constraints"), dict) else {}
+    contract: dict[str, Any] = data["contract"] if isinstance(data.get("contract"), dict) else {}
+    constraints: dict[str, Any] = (
+        contract["constraints"] if isinstance(contract.get("constraints"), dict) else {}
     )
-    naming = (
-        constraints.get("variable_naming")
+    naming: dict[str, Any] = (
+        constraints["variable_naming"]
         if isinstance(constraints.get("variable_naming"), dict)
         else {}
     )
+    fixed = naming.get("fixed_variables")
     kept = {
         name
         for name in (
             constraints.get("function_name"),
             constraints.get("class_name"),
-            *naming.get("fixed_variables", []),
+            *(fixed if isinstance(fixed, list) else []),
         )
         if isinstance(name, str)
     }
@@ -306,13 +307,13 @@ def load_samples_jsonl(path: Path, mapping: FieldMap | None = None) -> list[RunI
                 f"{at}: field {mapping.path('code')!r} must be a string (or null for a failed sample)",
             )
         values: dict[str, Any] = {}
-        for key in ("run", "task", "model"):
-            _, value = mapping.get(row, key)
+        for name in ("run", "task", "model"):
+            _, value = mapping.get(row, name)
             if value is not None and (not isinstance(value, str) or not value):
                 raise InputError.at(
-                    path, f"{at}: field {mapping.path(key)!r} must be a non-empty string"
+                    path, f"{at}: field {mapping.path(name)!r} must be a non-empty string"
                 )
-            values[key] = value
+            values[name] = value
         run_id, contract_id, model = values["run"], values["task"], values["model"]
         if run_id is None and contract_id is None:
             raise InputError.at(
@@ -326,7 +327,7 @@ def load_samples_jsonl(path: Path, mapping: FieldMap | None = None) -> list[RunI
             raise InputError.at(
                 path, f"{at}: field {mapping.path('sample')!r} must be an integer sample number"
             )
-        key = (
+        key: tuple[Any, ...] = (
             ("run", run_id) if run_id is not None else ("contract", contract_id, model, temperature)
         )
         group = groups.setdefault(

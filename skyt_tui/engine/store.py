@@ -131,7 +131,8 @@ def read_json(path: Path, kind: str | None = None) -> dict[str, Any]:
             f"{path}: corrupt JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
     _check_version(path, document, kind)
-    return document
+    checked: dict[str, Any] = document
+    return checked
 
 
 def write_toml(path: Path, obj: dict[str, Any]) -> None:
