@@ -61,6 +61,10 @@ def origin_key(run: RunInput) -> str:
         json.dumps(list(run.codes), ensure_ascii=False).encode("utf-8")
     ).hexdigest()[:16]
     key = f"{run.source_format}:{run.id}:{digest}"
+    if run.extra.get("contract_origin") == "embedded":
+        # judged by the embedded contract: not the same import as one an older build
+        # judged by the catalog's contract of the same SKYT id
+        key += f":{run.contract_id}"
     override = run.extra.get("contract_override")
     if isinstance(override, dict):
         key += f":judged-by:{override['id']}"
