@@ -43,7 +43,7 @@ def test_hand_written_file_is_read():
         ("[run]\nn = 2.5\n", "run.n"),
         ('[run]\nprovider = "gpt"\n', "run.provider"),
         ("[run]\ntemperature = 3\n", "run.temperature"),
-        ("[run]\ntau = 0\n", "run.tau"),
+        ("[run]\ntau = 1.5\n", "run.tau"),
         ('[run]\nisolation = "none"\n', "run.isolation"),
         ("[run]\ncolour = 1\n", "run.colour"),
         ("theme = 3\n", "theme"),

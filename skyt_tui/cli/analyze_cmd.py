@@ -7,51 +7,26 @@ repair → d_post → metrics. Nothing is written to the store.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option, add_tau_option, tau_of
 from skyt_tui.cli.output import console, error_console, fmt3, print_json
 from skyt_tui.engine import store
 from skyt_tui.engine.analysis import RunAnalysis, analyze_runs
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.metrics import DEFAULT_TAU
 from skyt_tui.engine.normalize import LEVELS
+from skyt_tui.engine.report import analysis_rows, samples_csv
 from skyt_tui.engine.sources import load_sources
-
-CSV_COLUMNS = (
-    "run_id",
-    "contract_id",
-    "model",
-    "temperature",
-    "index",
-    "sig_raw",
-    "sig_nodoc",
-    "parse_error",
-    "passed",
-    "d_pre",
-    "d_post",
-    "steps",
-)
-
-
-def _tau(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--tau must be a number, not {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"--tau must be within [0, 1], not {value}")
-    return value
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "analyze",
-        help="run the pipeline over recorded samples (SKYT files/folders, human-eval folders, JSONL)",
         description="Group recorded samples into runs; check them with the sandboxed oracle, fix each run's "
         "canon (its first passing sample), repair towards it and report every metric. Nothing is stored.",
     )
@@ -61,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="SOURCE",
         help="SKYT experiment .json file or folder, human-eval folder, or .jsonl of samples",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+    add_json_option(parser)
     parser.add_argument(
         "--samples", action="store_true", help="include per-sample records in --json output"
     )
@@ -71,9 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)"
     )
-    parser.add_argument(
-        "--tau", type=_tau, default=DEFAULT_TAU, help="threshold for P_tau (default: 0.1)"
-    )
+    add_tau_option(parser)
     parser.add_argument(
         "--no-oracle",
         action="store_true",
@@ -84,6 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    args.tau = tau_of(args)
     runs = load_sources(args.sources)
     if not runs:
         raise InputError("no runs found in the given sources")
@@ -91,14 +65,15 @@ def run(args: argparse.Namespace) -> int:
         raise InputError.at(args.csv, "is a directory; --csv needs a file path")
     analyses = _analyze(runs, args)
     if args.csv is not None:
-        store.atomic_write_text(args.csv, samples_csv(analyses))
+        store.atomic_write_text(args.csv, samples_csv(analysis_rows(analyses)))
     if args.json:
         print_json(
+            "analysis",
             {
                 "runs": [a.to_dict(with_samples=args.samples) for a in analyses],
                 "level": args.level,
                 "tau": args.tau,
-            }
+            },
         )
         return 0
     _print_table(analyses, args)
@@ -128,31 +103,6 @@ def _analyze(runs, args) -> list[RunAnalysis]:
             bar.update(tasks[stage], completed=done, total=total)
 
         return analyze_runs(runs, progress=progress, **options)
-
-
-def samples_csv(analyses: list[RunAnalysis]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for analysis in analyses:
-        for sample in analysis.samples:
-            writer.writerow(
-                [
-                    analysis.run.id,
-                    analysis.run.contract_id,
-                    analysis.run.model or "",
-                    "" if analysis.run.temperature is None else analysis.run.temperature,
-                    sample.index,
-                    sample.signatures["raw"],
-                    sample.signatures["nodoc"],
-                    sample.parse_error,
-                    "" if sample.passed is None else sample.passed,
-                    "" if sample.d_pre is None else repr(sample.d_pre),
-                    "" if sample.d_post is None else repr(sample.d_post),
-                    " ".join(sample.repair_steps),
-                ]
-            )
-    return buffer.getvalue()
 
 
 def _print_table(analyses: list[RunAnalysis], args) -> None:

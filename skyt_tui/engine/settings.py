@@ -119,7 +119,7 @@ _CHECKS: dict[str, Any] = {
     "run.base_url": _text,
     "run.n": _integer(1, 100_000),
     "run.temperature": _number(0.0, 2.0),
-    "run.tau": _number(0.0, 1.0, above_low=True),
+    "run.tau": _number(0.0, 1.0),
     "run.isolation": _choice(ISOLATIONS),
     "run.workers": _integer(1, MAX_WORKERS),
 }
