@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from skyt_tui.cli.commands import add_command
-from skyt_tui.cli.options import add_json_option, add_tau_option, tau_of
+from skyt_tui.cli.options import add_json_option, add_tau_option, apply_isolation_setting, tau_of
 from skyt_tui.cli.output import console, error_console, fmt3, print_json
 from skyt_tui.engine import store
 from skyt_tui.engine.analysis import RunAnalysis, analyze_runs
@@ -57,6 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    apply_isolation_setting()
     args.tau = tau_of(args)
     runs = load_sources(args.sources)
     if not runs:

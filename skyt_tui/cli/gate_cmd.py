@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from skyt_tui.cli.commands import add_command
-from skyt_tui.cli.options import add_json_option, add_tau_option, tau_of
+from skyt_tui.cli.options import add_json_option, add_tau_option, apply_isolation_setting, tau_of
 from skyt_tui.cli.output import print_json
 from skyt_tui.engine import runs
 from skyt_tui.engine.errors import InputError
@@ -72,6 +72,7 @@ def thresholds_from(args: argparse.Namespace) -> list[Threshold]:
 
 
 def run(args: argparse.Namespace) -> int:
+    apply_isolation_setting()
     tau = tau_of(args)
     thresholds = thresholds_from(args)
     results = []

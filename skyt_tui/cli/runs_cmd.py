@@ -12,7 +12,7 @@ from rich.text import Text
 
 from skyt_tui import locations
 from skyt_tui.cli.commands import add_command
-from skyt_tui.cli.options import add_json_option, add_tau_option, tau_of
+from skyt_tui.cli.options import add_json_option, add_tau_option, apply_isolation_setting, tau_of
 from skyt_tui.cli.output import _json_safe, console, fmt3, print_json
 from skyt_tui.engine import runs, store
 from skyt_tui.engine.normalize import LEVELS
@@ -261,6 +261,7 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
 
 
 def report_command(args: argparse.Namespace) -> int:
+    apply_isolation_setting()
     tau = tau_of(args)
     run = runs.load_run(runs.resolve_run_id(args.run))
     analysis = runs.analyze_stored_run(run, level=args.level, tau=tau)
