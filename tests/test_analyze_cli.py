@@ -64,7 +64,7 @@ def test_samples_and_csv_output(tmp_path, capsys):
         tmp_path / "s.jsonl",
         [{"contract_id": "fibonacci_iterative", "code": c} for c in (code, renamed)],
     )
-    csv_path = tmp_path / "out" / "samples.csv"
+    csv_path = tmp_path / "samples.csv"
     assert main(["analyze", str(source), "--json", "--samples", "--csv", str(csv_path)]) == 0
     [run] = json.loads(capsys.readouterr().out)["runs"]
     assert [s["passed"] for s in run["samples"]] == [True, True]

@@ -14,8 +14,15 @@ from rich.table import Table
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option, add_tau_option, apply_isolation_setting, tau_of
-from skyt_tui.cli.output import console, error_console, fmt3, print_json
-from skyt_tui.engine import store
+from skyt_tui.cli.output import (
+    check_output_file,
+    console,
+    error_console,
+    fmt3,
+    print_json,
+    print_table,
+    write_output_file,
+)
 from skyt_tui.engine.analysis import RunAnalysis, analyze_runs
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.normalize import LEVELS
@@ -62,11 +69,11 @@ def run(args: argparse.Namespace) -> int:
     runs = load_sources(args.sources)
     if not runs:
         raise InputError("no runs found in the given sources")
-    if args.csv is not None and args.csv.is_dir():
-        raise InputError.at(args.csv, "is a directory; --csv needs a file path")
+    if args.csv is not None:
+        check_output_file(args.csv, "--csv")
     analyses = _analyze(runs, args)
     if args.csv is not None:
-        store.atomic_write_text(args.csv, samples_csv(analysis_rows(analyses)))
+        write_output_file(args.csv, samples_csv(analysis_rows(analyses)), "--csv")
     if args.json:
         print_json(
             "analysis",
@@ -140,7 +147,7 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
             fmt3(m.R_pairwise),
         )
     out = console()
-    out.print(table)
+    print_table(out, table)
     isolation = {a.oracle_info.get("isolation") for a in analyses if a.oracle_info}
     if "reduced" in isolation:
         out.print(

@@ -20,7 +20,7 @@ from rich.text import Text
 from skyt_tui import locations
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option
-from skyt_tui.cli.output import console, fmt3, print_json
+from skyt_tui.cli.output import console, fmt3, print_json, print_table
 from skyt_tui.engine import benchmark as bench
 from skyt_tui.engine.benchmark.from_runs import DEFAULT_SCORE
 from skyt_tui.engine.benchmark.irt import DEFAULT_LEVEL
@@ -381,7 +381,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             sample,
             str(summary.rotations),
         )
-    console().print(table)
+    print_table(console(), table)
     for summary in summaries:
         if summary.error:
             _say(f"damaged: {summary.error}", "red")
@@ -498,7 +498,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
     for name, count in sample.strata.items():
         table.add_row(_plain(name), str(count), str(sample.allocation.get(name, 0)))
     table.add_row("total", str(sample.n_items), str(sample.size), style="bold")
-    console().print(table)
+    print_table(console(), table)
     floor = "default" if sample.config.floor is None else str(sample.config.floor)
     _say(
         f"method {sample.description}; rate {sample.config.rate:g}, floor {floor}, seed {sample.seed} "
@@ -569,7 +569,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             table.add_row(
                 label, fmt3(spread.median), fmt3(spread.p5), fmt3(spread.p95), fmt3(spread.mean)
             )
-        console().print(table)
+        print_table(console(), table)
         _say(f"share of draws with r > {config.threshold:g}: {percent(report.share_above)}")
         _say(
             f"coverage of the {config.level:g} intervals on held-out systems: {percent(report.coverage)}"
@@ -691,7 +691,7 @@ def print_estimates(report: bench.EstimateReport) -> None:
             f"{estimate.scored_anchors}/{estimate.n_anchors}",
             f"{estimate.scored_items}/{estimate.n_items}",
         )
-    console().print(table)
+    print_table(console(), table)
     for estimate in report.estimates:
         for warning in estimate.warnings:
             _say(f"warning: {estimate.system}: {warning}", "yellow")
@@ -755,7 +755,7 @@ def _print_plan(plan: bench.RotationPlan, preview: bool) -> None:
             str(record.drawn[name]),
             str(record.shortfall[name]),
         )
-    console().print(table)
+    print_table(console(), table)
     _say(f"pool: {plan.pool_before} unexposed item(s) before, {record.pool_after} after")
     for warning in plan.warnings:
         _say(f"warning: {warning}", "yellow")
@@ -815,7 +815,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             str(status.held_out_by_stratum[name]),
             str(status.training_by_stratum[name]),
         )
-    console().print(table)
+    print_table(console(), table)
     if status.stale:
         _say(
             f"{len(status.stale)} id(s) in held-out/training are not in version {info.version}: "
@@ -880,7 +880,7 @@ def cmd_fingerprints(args: argparse.Namespace) -> int:
             _plain(fp.created_at),
             _plain(fp.added_to_training[:10] if fp.added_to_training else None),
         )
-    console().print(table)
+    print_table(console(), table)
     if more:
         _say(more, "dim")
     without = sum(1 for fp in prints if not fp.has_text)
@@ -939,7 +939,7 @@ def cmd_contamination(args: argparse.Namespace) -> int:
                 str(overlap.ngrams),
                 fmt3(overlap.ratio),
             )
-        console().print(table)
+        print_table(console(), table)
         if more:
             _say(more, "dim")
     checked, no_text, short = (

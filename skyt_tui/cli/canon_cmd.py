@@ -11,7 +11,7 @@ from rich.text import Text
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option
-from skyt_tui.cli.output import console, print_json
+from skyt_tui.cli.output import console, print_json, print_table
 from skyt_tui.engine import canon as canon_store
 from skyt_tui.engine.canon_actions import reestablish_from_run
 from skyt_tui.engine.catalog import find_contract
@@ -107,7 +107,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             "–" if temperature is None else f"{temperature:g}",
             str(provenance.get("established_at", "–")),
         )
-    console().print(table)
+    print_table(console(), table)
     return 0
 
 
@@ -161,7 +161,7 @@ def cmd_history(args: argparse.Namespace) -> int:
             Text(event.get("reason", "")),
             str(event.get("canon", {}).get("content_hash", ""))[:16],
         )
-    console().print(table)
+    print_table(console(), table)
     return 0
 
 

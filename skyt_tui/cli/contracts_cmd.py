@@ -18,7 +18,7 @@ from rich.text import Text
 from skyt_tui import locations
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option
-from skyt_tui.cli.output import console, print_json
+from skyt_tui.cli.output import console, print_json, print_table, table_width
 from skyt_tui.engine import store
 from skyt_tui.engine.catalog import CatalogEntry, get_contract, scan_contracts
 from skyt_tui.engine.contract import (
@@ -143,7 +143,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     # Narrow terminals drop the title, then the entry column, rather than fold every cell.
     shown = list(range(len(headers)))
     for optional in (6, 2):
-        if sum(widths[i] + 2 for i in shown) <= out.width:
+        if sum(widths[i] + 2 for i in shown) <= table_width(out):
             break
         shown.remove(optional)
     table = Table(
@@ -162,7 +162,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         )
     for row in rows:
         table.add_row(*(Text(row[i]) for i in shown))
-    out.print(table)
+    print_table(out, table)
     if invalid:
         out.print(Text(f"{len(invalid)} invalid contract file(s):", style="bold red"))
         for entry in invalid:

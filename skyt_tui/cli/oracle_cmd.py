@@ -18,7 +18,7 @@ from rich.text import Text
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option
-from skyt_tui.cli.output import console, error_console, fmt3, print_json
+from skyt_tui.cli.output import console, error_console, fmt3, print_json, print_table
 from skyt_tui.engine import humaneval
 from skyt_tui.engine.catalog import get_contract
 from skyt_tui.engine.errors import InputError
@@ -145,7 +145,7 @@ def run_samples(args: argparse.Namespace) -> int:
             Text(printable(verdict.status)),
             Text(printable(verdict.reason)),
         )
-    out.print(table)
+    print_table(out, table)
     _print_isolation(isolation, layers)
     return 0
 
@@ -282,7 +282,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
             str(task["c"]),
             *(fmt3(task["pass_at_k"].get(str(k))) for k in ks),
         )
-    out.print(table)
+    print_table(out, table)
     overall = "  ".join(f"pass@{k} {fmt3(value)}" for k, value in score["pass_at_k"].items())
     out.print(f"{len(verdicts)} samples, {len(score['tasks'])} tasks: {overall}")
     out.print(

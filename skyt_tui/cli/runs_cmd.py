@@ -13,8 +13,17 @@ from rich.text import Text
 from skyt_tui import locations
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option, add_tau_option, apply_isolation_setting, tau_of
-from skyt_tui.cli.output import _json_safe, console, fmt3, print_json
-from skyt_tui.engine import runs, store
+from skyt_tui.cli.output import (
+    _json_safe,
+    check_output_file,
+    console,
+    fmt3,
+    print_json,
+    print_table,
+    table_width,
+    write_output_file,
+)
+from skyt_tui.engine import runs
 from skyt_tui.engine.normalize import LEVELS
 from skyt_tui.engine.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
 
@@ -72,7 +81,7 @@ def list_command(args: argparse.Namespace) -> int:
     id_width = max(len(s.id) for s in summaries)
     title = f"{len(summaries)} run(s) in {locations.runs_dir()}"
     rows = [_list_row(s) for s in summaries]
-    if out.width - (id_width + 7 + 6 + 11) - 4 * 3 < 30 + 3 + 12:
+    if table_width(out) - (id_width + 7 + 6 + 11) - 4 * 3 < 30 + 3 + 12:
         _print_two_line_list(out, title, rows, id_width)
         return 0
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
@@ -84,7 +93,7 @@ def list_command(args: argparse.Namespace) -> int:
     table.add_column("label", no_wrap=True, overflow="ellipsis")
     for row in rows:
         table.add_row(*(Text(cell) for cell in row))
-    out.print(table)
+    print_table(out, table)
     return 0
 
 
@@ -139,14 +148,6 @@ def _summary_dict(s: runs.RunSummary) -> dict[str, Any]:
     }
 
 
-def write_csv(rows: list[dict[str, Any]], target: str) -> None:
-    text = samples_csv(rows)
-    if target == "-":
-        print(text, end="")
-    else:
-        store.atomic_write_text(Path(target), text)
-
-
 def _shown(value: Any) -> str:
     if value is None:
         return "–"
@@ -195,7 +196,7 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
             f"{m['distinct'][level]} / {m['entropy_bits'][level]:.2f} bits",
             "",
         )
-    out.print(table)
+    print_table(out, table)
     canon = analysis.get("canon") or {}
     if canon.get("status") not in (None, "established"):
         out.print(
@@ -263,13 +264,16 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
 def report_command(args: argparse.Namespace) -> int:
     apply_isolation_setting()
     tau = tau_of(args)
+    if args.csv:
+        check_output_file(Path(args.csv), "--csv")
     run = runs.load_run(runs.resolve_run_id(args.run))
     analysis = runs.analyze_stored_run(run, level=args.level, tau=tau)
     if args.json:
         print_json("report", report_dict(run, analysis, with_text=args.samples))
         return 0
     if args.csv:
-        write_csv([_json_safe(r) for r in sample_rows(run, analysis)], args.csv)
+        rows = [_json_safe(r) for r in sample_rows(run, analysis)]
+        write_output_file(Path(args.csv), samples_csv(rows), "--csv")
         if args.csv != "-":
             console().print(f"wrote {len(run.samples)} sample rows to {args.csv}", markup=False)
         return 0

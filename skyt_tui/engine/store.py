@@ -54,6 +54,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+            from skyt_tui.engine.filemode import new_file_mode
+
+            os.fchmod(handle.fileno(), new_file_mode())
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)
