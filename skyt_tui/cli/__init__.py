@@ -110,3 +110,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_broken_pipe()
         return 0
+    except (OSError, AttributeError, ImportError) as exc:
+        if sys.platform.startswith("linux"):
+            raise  # a bug here: keep the traceback
+        print(f"skyt-tui: error: {unsupported_platform(exc)}", file=sys.stderr)
+        return 2
+
+
+def unsupported_platform(exc: BaseException) -> str:
+    """One line for a failure that comes from running outside Linux, which the sandbox needs."""
+    return (
+        f"skyt-tui runs generated code in a Linux sandbox (namespaces, seccomp, Landlock) and "
+        f"does not support {sys.platform}: {type(exc).__name__}: {exc}"
+    )
