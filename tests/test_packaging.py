@@ -61,3 +61,22 @@ def test_on_linux_such_a_failure_keeps_its_traceback(monkeypatch):
     monkeypatch.setattr(sys, "platform", "linux")
     with pytest.raises(AttributeError):
         main([])
+
+
+def test_readme_is_short_and_renders_on_pypi():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 200
+    images = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme)
+    assert images and all(url.startswith("https://") for url in images)
+    for url in images:  # the image is one this checkout holds, at the same path
+        assert (ROOT / url.split("/main/", 1)[1]).is_file()
+    links = re.findall(r"(?<!!)\[[^\]]*\]\(([^)]+)\)", readme)
+    assert all(url.startswith("https://") for url in links), "relative links break on PyPI"
+    for command in (
+        "pipx install skyt-tui",
+        "pipx inject skyt-tui anthropic",
+        "python3 -m pip install 'skyt-tui[anthropic]'",
+        "python3 -m pip install -e '.[test]' && skyt-tui demo && skyt-tui",
+        "python3 -m pytest -n 2 -q",
+    ):
+        assert command in readme
