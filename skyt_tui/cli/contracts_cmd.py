@@ -89,9 +89,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         importer.set_defaults(handler=handler)
 
 
-# --- list -----------------------------------------------------------------------------
-
-
 def _kinds(contract: Contract) -> list[str]:
     return sorted({test.kind for test in contract.tests})
 
@@ -168,9 +165,6 @@ def cmd_list(args: argparse.Namespace) -> int:
         for entry in invalid:
             out.print(Text(f"  {entry.error}"), soft_wrap=True)
     return 0
-
-
-# --- show -----------------------------------------------------------------------------
 
 
 def _show_json(contract: Contract, origin: str) -> dict[str, Any]:
@@ -287,9 +281,6 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- validate -------------------------------------------------------------------------
-
-
 def validate_paths(paths: list[Path]) -> list[dict[str, Any]]:
     """One result per contract file: files as given, folders expanded to their *.toml files."""
     results: list[dict[str, Any]] = []
@@ -344,9 +335,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 print(f"skyt-tui: error: {result['error']}", file=sys.stderr)
         out.print(Text(f"{len(results) - len(bad)} valid, {len(bad)} invalid"), soft_wrap=True)
     return 2 if bad else 0
-
-
-# --- import ---------------------------------------------------------------------------
 
 
 def _inside_store(directory: Path) -> bool:

@@ -154,9 +154,6 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-# ---- isolation ------------------------------------------------------------------------------
-
-
 def python_dirs() -> list[str]:
     """Directories the interpreter needs to start and import from (realpaths, no duplicates)."""
     paths = sysconfig.get_paths()
@@ -337,9 +334,6 @@ def resolve_isolation(requested: str = "auto") -> str:
     return "reduced"
 
 
-# ---- the pool -------------------------------------------------------------------------------
-
-
 @dataclass
 class _Job:
     frame: bytes
@@ -415,8 +409,6 @@ class SandboxPool:
             self.close()
             raise SandboxError(self._startup_error)
 
-    # public ---------------------------------------------------------------------------
-
     @property
     def layers(self) -> tuple[str, ...]:
         """The confinement actually in force, as reported by the workers."""
@@ -488,8 +480,6 @@ class SandboxPool:
                 os.write(self._wake_w, b"x")
             except OSError:
                 pass
-
-    # dispatcher thread ----------------------------------------------------------------
 
     def _dispatch(self) -> None:
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)
