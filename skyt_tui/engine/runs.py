@@ -224,6 +224,9 @@ class RunSummary:
     error: str | None = None
 
 
+# --- ids, creation ------------------------------------------------------------------------
+
+
 def _temperature_label(temperature: float | None) -> str:
     return "" if temperature is None else f"-t{temperature:g}"
 
@@ -323,6 +326,9 @@ def create_run(
             raise
         store.fsync_dir(runs_dir)
     return meta
+
+
+# --- reading ------------------------------------------------------------------------------
 
 
 def run_path(run_id: str) -> Path:
@@ -447,6 +453,9 @@ def origin_index() -> dict[str, str]:
     return index
 
 
+# --- writing a live run -------------------------------------------------------------------
+
+
 def is_locked(run_id: str) -> bool:
     path = run_path(run_id) / LOCK_FILE
     if not path.exists():
@@ -506,6 +515,9 @@ def set_status(run_id: str, status: str) -> RunMeta:
     with store.store_lock():
         store.write_json(run_path(run_id) / RUN_FILE, meta.to_dict(), kind=RUN_KIND)
     return meta
+
+
+# --- analysis -----------------------------------------------------------------------------
 
 
 def analysis_versions(level: str) -> dict[str, str]:

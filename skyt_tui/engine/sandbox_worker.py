@@ -194,6 +194,9 @@ def read_frame(fd: int) -> bytes | None:
     return body
 
 
+# ---- kernel interfaces (ctypes) -------------------------------------------------------------
+
+
 class Kernel:
     """prctl, seccomp and Landlock through libc, each reporting whether it is available."""
 
@@ -368,6 +371,8 @@ class Kernel:
             raise OSError(errno_, os.strerror(errno_))
         return result
 
+    # seccomp -----------------------------------------------------------------------------
+
     @property
     def seccomp_available(self) -> bool:
         return self.syscalls is not None
@@ -504,6 +509,8 @@ class Kernel:
             struct.pack_into("<I", self._bpf, index * 8 + 4, (-pid) & 0xFFFFFFFF)
         self.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, self._fprog_address)
 
+    # Landlock ----------------------------------------------------------------------------
+
     LL_CREATE, LL_ADD_RULE, LL_RESTRICT = 444, 445, 446
     FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1, 2, 4, 8
     FS_TRUNCATE, FS_IOCTL_DEV = 1 << 14, 1 << 15
@@ -571,6 +578,9 @@ class Kernel:
 
     def landlock_restrict(self, ruleset: int) -> None:
         self.syscall(self.LL_RESTRICT, ruleset, 0)
+
+
+# ---- sample side ----------------------------------------------------------------------------
 
 
 def describe_exception(exc: BaseException, filename: str = SAMPLE_FILENAME) -> dict[str, Any]:
@@ -764,6 +774,9 @@ def flush_stdio() -> None:
             stream.flush()
         except BaseException:
             pass
+
+
+# ---- checker side ---------------------------------------------------------------------------
 
 
 class SandboxBoundaryError(Exception):
@@ -1032,6 +1045,9 @@ class CheckHarness:
                 return {}
             return {} if _first_unencodable(value) is not None else {name: value}
         return {}
+
+
+# ---- zygote ---------------------------------------------------------------------------------
 
 
 class ZygoteBroken(Exception):
@@ -1313,6 +1329,8 @@ class Zygote:
         if self.kernel.ipc_objects():
             raise ZygoteBroken("a sample's IPC objects could not be removed")
 
+    # one job ---------------------------------------------------------------------------------
+
     def run_job(self, job: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
         start = time.monotonic()
         deadline = start + float(job["timeout_s"])
@@ -1481,6 +1499,8 @@ class Zygote:
         os.environ["HOME"] = self.workdir
         sys.modules["tempfile"].tempdir = self.workdir
         random.seed(0)
+
+    # parent channel ---------------------------------------------------------------------
 
     def send(self, header: dict[str, Any], blobs: list[bytes] = ()) -> None:
         header = dict(header, lens=[len(blob) for blob in blobs])
