@@ -94,7 +94,7 @@ def _integer(low: int, high: int) -> Any:
     return check
 
 
-def _number(low: float, high: float, *, above_low: bool = False) -> Any:
+def _number(low: float, high: float) -> Any:
     def check(value: Any) -> float:
         if isinstance(value, str):
             try:
@@ -103,11 +103,10 @@ def _number(low: float, high: float, *, above_low: bool = False) -> Any:
                 raise ValueError(f"must be a number, not {value!r}") from None
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ValueError(f"must be a number, not {value!r}")
-        value = float(value)
-        if not math.isfinite(value) or value > high or value < low or (above_low and value == low):
-            side = "above" if above_low else "at least"
-            raise ValueError(f"must be {side} {low:g} and at most {high:g}, not {value:g}")
-        return value
+        number = float(value)
+        if not math.isfinite(number) or not low <= number <= high:
+            raise ValueError(f"must be between {low:g} and {high:g}, not {number:g}")
+        return number
 
     return check
 
