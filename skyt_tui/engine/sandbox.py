@@ -1,4 +1,4 @@
-"""A pool of warm, sandboxed worker processes that run untrusted programs (SPEC §7).
+"""A pool of warm, sandboxed worker processes that run untrusted programs (docs/oracle.md).
 
 Starting an interpreter costs ~60 ms; forking a warm one ~1 ms. So the pool
 starts one *zygote* per core (`sandbox_worker.py`), once, inside bubblewrap
