@@ -647,7 +647,7 @@ def first_passing_stored_sample(
     contract: Contract, oracle: Oracle
 ) -> tuple[str, int, dict[str, Any]] | None:
     """The sample that becomes a contract's canon: the first (in generation order) that parses
-    and passes the oracle, in the contract's earliest stored run that has one (SPEC §4)."""
+    and passes the oracle, in the contract's earliest stored run that has one (docs/canon.md)."""
     candidates = [
         (s.meta.created, s.id)
         for s in list_runs()
