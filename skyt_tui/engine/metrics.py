@@ -1,6 +1,6 @@
-"""Repeatability metrics of one run, as pure functions of its sample records (SPEC §6).
+"""Repeatability metrics of one run, as pure functions of its sample records (docs/metrics.md).
 
-Definitions follow seeds/metrics-definitions.md, with SPEC §6's changes:
+Definitions follow seeds/metrics-definitions.md, with the changes docs/metrics.md describes:
 R_anchor_pre is measured (not 0 by definition), and rescue is also reported
 relative to the non-canonical samples. Every value is a plain float at full
 precision; sums use `math.fsum` over a fixed order and the bootstrap draws from
@@ -182,8 +182,8 @@ def _distances(
         return [1.0] * len(samples), [1.0] * len(samples)
     if any(s.d_pre is None for s in samples):
         return None
-    d_pre = [float(s.d_pre) for s in samples]
-    d_post = [float(s.d_post if s.d_post is not None else s.d_pre) for s in samples]
+    d_pre = [float(s.d_pre) for s in samples if s.d_pre is not None]  # every one, by now
+    d_post = [float(s.d_post) if s.d_post is not None else d for s, d in zip(samples, d_pre)]
     return d_pre, d_post
 
 
@@ -307,7 +307,8 @@ def bootstrap_intervals(
         return np.bincount(offsets.ravel(), minlength=k * draws).reshape(draws, k)
 
     def modal(codes: np.ndarray) -> np.ndarray:
-        return counts_per_draw(codes, int(codes.max()) + 1).max(axis=1) / n
+        shares: np.ndarray = counts_per_draw(codes, int(codes.max()) + 1).max(axis=1) / n
+        return shares
 
     series: dict[str, np.ndarray] = {
         "R_raw": modal(encode([s.signatures["raw"] for s in samples])),
@@ -344,7 +345,7 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
 
 
 def check_invariants(metrics: RunMetrics, samples: Sequence[SampleAnalysis] = ()) -> list[str]:
-    """Violations of SPEC §6's invariants; an empty list means all hold."""
+    """Violations of the metrics' invariants (docs/metrics.md); an empty list means all hold."""
     problems = []
     unit = [
         "R_raw",

@@ -1,6 +1,6 @@
 """Durable, versioned files: atomic JSON/TOML writes, append-only JSONL, a lock.
 
-Rules every writer in skyt-tui follows (SPEC §10):
+Rules every writer in skyt-tui follows (docs/state.md):
 - a whole-file write goes to a temp file in the same directory, is fsynced and
   renamed over the target, so readers see the old or the new file, never half;
 - JSONL logs are only appended to, one record a line, fsynced per record;
@@ -67,6 +67,9 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+            from skyt_tui.engine.filemode import new_file_mode
+
+            os.fchmod(handle.fileno(), new_file_mode())
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)
