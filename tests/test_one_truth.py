@@ -104,7 +104,7 @@ def test_contract_override_is_explicit_and_reported(isolated_home, capsys):
 
 
 def test_full_function_answers_assembled_by_one_rule_on_every_path(isolated_home, capsys):
-    """Old code: analyze/import cut whole-function answers at `\\ndef` (pass rate 0.2 vs 0.733)."""
+    """Old code: analyze/import cut whole-function answers at `\\ndef` (pass rate 0.533, not 0.733)."""
     analysed = _analyze_json(str(FULL_FUNCTION_STUDY), "--samples", capsys=capsys)["runs"]
     counts = {"completion": 0, "truncated_at": 0, "full_function": 0}
     for run in analysed:
