@@ -13,7 +13,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from skyt_tui.cli.commands import add_command
-from skyt_tui.cli.options import add_json_option, add_tau_option, apply_isolation_setting, tau_of
+from skyt_tui.cli.options import (
+    add_json_option,
+    add_source_options,
+    add_tau_option,
+    apply_isolation_setting,
+    tau_of,
+)
 from skyt_tui.cli.output import (
     check_output_file,
     console,
@@ -27,7 +33,13 @@ from skyt_tui.engine.analysis import RunAnalysis, analyze_runs
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.normalize import LEVELS
 from skyt_tui.engine.report import analysis_rows, samples_csv
-from skyt_tui.engine.sources import load_sources
+from skyt_tui.engine.sources import (
+    assembly_label,
+    load_sources,
+    parse_field_map,
+    provenance,
+    resolve_contracts,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -60,13 +72,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="skip the oracle (and so canon and repair): signature and pairwise metrics only",
     )
     parser.add_argument("--no-repair", action="store_true", help="skip repair (d_post = d_pre)")
+    add_source_options(parser)
     parser.set_defaults(handler=run)
+
+
+def read_sources(args: argparse.Namespace, *, require_contract: bool) -> list:
+    """The runs of the given sources, each with the contract that judges it (sources.resolve_contracts)."""
+    from skyt_tui.engine.catalog import get_contract
+
+    mapping = parse_field_map(getattr(args, "map", None))
+    runs = load_sources(args.sources, mapping=mapping)
+    override = get_contract(args.contract) if getattr(args, "contract", None) else None
+    return resolve_contracts(runs, override=override, require=require_contract)
 
 
 def run(args: argparse.Namespace) -> int:
     apply_isolation_setting()
     args.tau = tau_of(args)
-    runs = load_sources(args.sources)
+    runs = read_sources(args, require_contract=not args.no_oracle)
     if not runs:
         raise InputError("no runs found in the given sources")
     if args.csv is not None:
@@ -78,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(
             "analysis",
             {
-                "runs": [a.to_dict(with_samples=args.samples) for a in analyses],
+                "runs": [_run_dict(a, args.samples) for a in analyses],
                 "level": args.level,
                 "tau": args.tau,
             },
@@ -86,6 +109,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     _print_table(analyses, args)
     return 0
+
+
+def _run_dict(analysis: RunAnalysis, with_samples: bool) -> dict:
+    out = {**analysis.to_dict(with_samples=with_samples), **provenance(analysis.run)}
+    if with_samples and analysis.run.assembly:
+        for sample in out.get("samples", []):
+            sample["assembly"] = analysis.run.assembly[sample["index"]]
+    return out
 
 
 def _analyze(runs, args) -> list[RunAnalysis]:
@@ -148,6 +179,22 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
         )
     out = console()
     print_table(out, table)
+    for analysis in analyses:
+        facts = provenance(analysis.run)
+        override = facts.get("contract_override")
+        if override:
+            out.print(
+                f"{analysis.run.id}: judged by --contract {override['id']} instead of "
+                f"{override['instead_of']}",
+                markup=False,
+                soft_wrap=True,
+            )
+        if facts.get("assembly"):
+            out.print(
+                f"{analysis.run.id}: programs assembled: {assembly_label(facts['assembly'])}",
+                markup=False,
+                soft_wrap=True,
+            )
     isolation = {a.oracle_info.get("isolation") for a in analyses if a.oracle_info}
     if "reduced" in isolation:
         out.print(

@@ -49,3 +49,19 @@ def apply_isolation_setting() -> None:
     isolation = load_settings().run.isolation
     if isolation != "auto" and not os.environ.get(SANDBOX_ENV):
         os.environ[SANDBOX_ENV] = isolation
+
+
+def add_source_options(parser: argparse.ArgumentParser) -> None:
+    """--contract and --map, shared by `analyze` and `import`."""
+    parser.add_argument(
+        "--contract",
+        metavar="ID",
+        help="judge every sample by this contract instead of the one it was generated under "
+        "(the report says so)",
+    )
+    parser.add_argument(
+        "--map",
+        metavar="KEY=FIELD,...|FILE.toml",
+        help="field names of your own JSON/JSONL sample records: run, task, code, model, "
+        "temperature, sample (e.g. task=problem,code=output.text)",
+    )

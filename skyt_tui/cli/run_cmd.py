@@ -367,6 +367,8 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
     temperatures = parse_sweep(args.sweep) if args.sweep else [args.temperature]
     settings = _provider_settings(args)
     policy = _policy(args)
+    if args.provider == "replay":
+        contract = _recorded_contract(contract, args)
     provider = make_provider(args.provider, settings, contract)
     n = args.n
     if args.provider == "replay":
@@ -436,6 +438,26 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
         return None
 
 
+def _recorded_contract(contract: Contract, args: argparse.Namespace) -> Contract:
+    """Replayed SKYT samples are judged by the contract embedded in their file (as by `analyze`
+    and `import`), stored in the catalog under its namespaced id; the switch is printed."""
+    from skyt_tui.engine.providers.replay import recorded_contract
+    from skyt_tui.engine.run_import import store_embedded_contract
+
+    embedded = recorded_contract(args.replay, contract)
+    if embedded is None or embedded.id == contract.id:
+        return contract
+    stored = store_embedded_contract(embedded)
+    if not args.json:
+        error_console().print(
+            f"note: judging by {stored.id}, the contract embedded in the recorded experiment "
+            f"(not the catalog's {contract.id!r})",
+            markup=False,
+            soft_wrap=True,
+        )
+    return stored
+
+
 def _run_anchors(args: argparse.Namespace) -> int:
     """`run --anchors NAME`: the model on the anchor contracts only, then its estimated score."""
     from skyt_tui.cli.bench_cmd import estimate_dict, print_estimates
@@ -491,20 +513,19 @@ def resume_command(args: argparse.Namespace) -> int:
     run = runs.load_run(run_id)
     pending = len(run.missing_indexes) + (run.n_failed if args.retry_failed else 0)
     if pending == 0:
-        if run.meta.status != runs.COMPLETE:
+        status = runs.RUN_FAILED if run.meta.n > 0 and run.n_ok == 0 else runs.COMPLETE
+        if run.meta.status != status:
             with runs.run_lock(run_id):
-                runs.set_status(run_id, runs.COMPLETE)
+                runs.set_status(run_id, status)
         if args.json:
-            print_json(
-                "run", {"runs": [{"run_id": run_id, "status": runs.COMPLETE, "new_samples": 0}]}
-            )
+            print_json("run", {"runs": [{"run_id": run_id, "status": status, "new_samples": 0}]})
         else:
             console().print(
                 f"run {run_id}: nothing to resume ({len(run.samples)} of {run.meta.n} samples stored)",
                 markup=False,
                 soft_wrap=True,
             )
-        return 0
+        return 0 if status == runs.COMPLETE else 1
     contract = run.contract_object()
     if contract is None:
         raise InputError(f"run {run_id}: has no contract snapshot, so it cannot be resumed")

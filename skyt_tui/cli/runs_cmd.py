@@ -26,6 +26,8 @@ from skyt_tui.cli.output import (
 from skyt_tui.engine import runs
 from skyt_tui.engine.normalize import LEVELS
 from skyt_tui.engine.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
+from skyt_tui.engine.run_import import stored_provenance
+from skyt_tui.engine.sources import assembly_label
 
 NOT_COMPUTED = "not computed"
 
@@ -166,9 +168,34 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
     out.print(
         f"contract {meta.contract_id} · {meta.provider}/{meta.model or '–'} · T={_t(meta.temperature)} · "
         f"{run.n_ok} ok, {run.n_failed} failed, {len(run.missing_indexes)} missing of {meta.n} · "
-        f"{runs.run_state(meta, run.samples)}",
+        f"{run.state}",
         markup=False,
     )
+    if run.state == runs.DAMAGED:
+        for line in run.damaged:
+            out.print(f"damaged: {line}", style="red", markup=False, soft_wrap=True)
+        out.print(
+            f"the metrics below cover {len(run.samples)} of {meta.n} samples: this run is not complete",
+            style="red",
+            markup=False,
+        )
+    facts = stored_provenance(run)
+    override = facts.get("contract_override")
+    if override:
+        out.print(
+            f"judged by --contract {override['id']} instead of {override['instead_of']}",
+            style="yellow",
+            markup=False,
+            soft_wrap=True,
+        )
+    elif facts["contract"]["origin"] == "embedded":
+        out.print(
+            f"judged by the contract embedded in {facts['contract'].get('source_file')}",
+            markup=False,
+            soft_wrap=True,
+        )
+    if facts.get("assembly"):
+        out.print(f"programs assembled: {assembly_label(facts['assembly'])}", markup=False)
     if meta.label:
         out.print(f"label: {meta.label}", markup=False)
     if meta.note:
@@ -269,7 +296,13 @@ def report_command(args: argparse.Namespace) -> int:
     run = runs.load_run(runs.resolve_run_id(args.run))
     analysis = runs.analyze_stored_run(run, level=args.level, tau=tau)
     if args.json:
-        print_json("report", report_dict(run, analysis, with_text=args.samples))
+        print_json(
+            "report",
+            {
+                **report_dict(run, analysis, with_text=args.samples),
+                "provenance": stored_provenance(run),
+            },
+        )
         return 0
     if args.csv:
         rows = [_json_safe(r) for r in sample_rows(run, analysis)]

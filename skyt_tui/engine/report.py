@@ -205,7 +205,8 @@ def report_dict(
             row["code"] = by_index[row["index"]].code
     return {
         "run": meta,
-        "state": runs.run_state(run.meta, run.samples),
+        "state": run.state,
+        "damaged": list(run.damaged),
         "counts": {
             "n": run.meta.n,
             "ok": run.n_ok,
