@@ -21,6 +21,7 @@ from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.metrics import DEFAULT_TAU
 from skyt_tui.engine.normalize import LEVELS
 from skyt_tui.engine.sources import load_sources
+from skyt_tui.engine.versions import DEFAULT_DISTANCE, DISTANCE_FUNCTIONS, distance_version
 
 CSV_COLUMNS = (
     "run_id",
@@ -72,6 +73,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)"
     )
     parser.add_argument(
+        "--distance",
+        choices=tuple(DISTANCE_FUNCTIONS),
+        default=DEFAULT_DISTANCE,
+        help="distance for d_pre, d_post and R_pairwise: levenshtein (default) or tree "
+        "(normalised AST tree edit distance; R_pairwise is then SKYT's R_structural)",
+    )
+    parser.add_argument(
         "--tau", type=_tau, default=DEFAULT_TAU, help="threshold for P_tau (default: 0.1)"
     )
     parser.add_argument(
@@ -98,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
                 "runs": [a.to_dict(with_samples=args.samples) for a in analyses],
                 "level": args.level,
                 "tau": args.tau,
+                "distance": distance_version(args.level, args.distance),
             }
         )
         return 0
@@ -107,7 +116,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _analyze(runs, args) -> list[RunAnalysis]:
     options = dict(
-        level=args.level, tau=args.tau, oracle=not args.no_oracle, repair_samples=not args.no_repair
+        level=args.level,
+        tau=args.tau,
+        oracle=not args.no_oracle,
+        repair_samples=not args.no_repair,
+        distance=args.distance,
     )
     err = error_console()
     if args.json or not err.is_terminal:
@@ -156,7 +169,9 @@ def samples_csv(analyses: list[RunAnalysis]) -> str:
 
 
 def _print_table(analyses: list[RunAnalysis], args) -> None:
-    table = Table(title=f"{len(analyses)} run(s) · level {args.level} · τ {args.tau:g}")
+    table = Table(
+        title=f"{len(analyses)} run(s) · {distance_version(args.level, args.distance)} · τ {args.tau:g}"
+    )
     columns = (
         "run",
         "model",
