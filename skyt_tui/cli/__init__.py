@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "skyt_tui.cli.gate_cmd",
     "skyt_tui.cli.demo_cmd",
     "skyt_tui.cli.canon_cmd",
+    "skyt_tui.cli.study_cmd",
 )
 
 
