@@ -665,13 +665,13 @@ def _tree_distances(
     level: str,
 ) -> tuple[list[float | None], list[float | None]]:
     """d_pre and d_post by tree distance; a repair that moves a sample away keeps its d_pre."""
-    d_pre: list[float | None] = list(tree_distances_to(texts, canon_text))
-    d_post = list(d_pre)
+    measured = tree_distances_to(texts, canon_text)
+    d_post: list[float | None] = list(measured)
     for position, result in (repairs or {}).items():
         if result.steps:
             repaired = normalize(result.code, kept).texts[level]
-            d_post[position] = min(d_pre[position], tree_distances_to([repaired], canon_text)[0])
-    return d_pre, d_post
+            d_post[position] = min(measured[position], tree_distances_to([repaired], canon_text)[0])
+    return list(measured), d_post
 
 
 def output_keys(verdict: Verdict) -> tuple[str, ...]:

@@ -218,7 +218,7 @@ def _anchor_metrics(samples: Sequence[SampleAnalysis], canon: str, tau: float) -
     }
 
 
-def _longest(rows: Sequence[tuple | None]) -> int:
+def _longest(rows: Sequence[tuple[object, ...] | None]) -> int:
     return max((len(row) for row in rows if row is not None), default=0)
 
 

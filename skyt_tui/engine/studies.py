@@ -138,7 +138,11 @@ def parse_filter(expressions: Sequence[str], base: RunFilter | None = None) -> R
         if key in ("since", "until"):
             if not _DATE.match(text.strip()):
                 raise InputError(f"--filter {expression!r}: {key} must be a date YYYY-MM-DD")
-            current = replace(current, **{key: text.strip()})
+            current = (
+                replace(current, since=text.strip())
+                if key == "since"
+                else replace(current, until=text.strip())
+            )
             continue
         parts = [part.strip() for part in text.split(",") if part.strip()]
         if key == "temperature":

@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,11 @@ from skyt_tui.engine.stats import (
     wilcoxon_paired,
 )
 from skyt_tui.engine.studies import Study, select_runs
+
+if TYPE_CHECKING:
+    from skyt_tui.engine.analysis import Progress
+
+GroupKey = tuple[str, float | None]
 
 BOOTSTRAP_DRAWS = 1000
 BOOTSTRAP_SEED = 20260119
@@ -231,7 +236,7 @@ def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict
 def study_rows(
     study: Study,
     *,
-    progress: runs.Progress | None = None,
+    progress: Progress | None = None,
     on_result: Callable[[str, dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Every selected run's row, in run id order (analyses cached in the store)."""
@@ -318,10 +323,10 @@ def _sort_key(key: tuple[str, float | None]) -> tuple[str, float]:
     return (key[0], -1.0 if key[1] is None else key[1])
 
 
-def _cells(rows: Sequence[dict[str, Any]], metric: str) -> dict[tuple, dict[str, list[float]]]:
+def _cells(rows: Sequence[dict[str, Any]], metric: str) -> dict[GroupKey, dict[str, list[float]]]:
     if metric not in METRICS:
         raise InputError(f"metric {metric!r}: choose one of {', '.join(METRICS)}")
-    cells: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    cells: dict[GroupKey, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
         value = row.get(metric)
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
@@ -458,7 +463,13 @@ def compare(rows: Sequence[dict[str, Any]], metric: str, factor: str, a: str, b:
             continue
         cell_a = {c: _mean(v) for c, v in cells[keys_a[0]].items()}
         cell_b = {c: _mean(v) for c, v in cells[keys_b[0]].items()}
-        where = f"{stratum}" if factor == "temperature" else f"T={_t(stratum)}"
+        where = (
+            str(stratum)
+            if factor == "temperature"
+            else f"T={stratum:g}"
+            if isinstance(stratum, float)
+            else "T=–"
+        )
         paired.append(
             wilcoxon_paired(
                 cell_a,
@@ -480,8 +491,16 @@ def compare(rows: Sequence[dict[str, Any]], metric: str, factor: str, a: str, b:
     return Comparison(metric, factor, a, b, tuple(paired), tuple(rate_list))
 
 
-def _pass_rates(rows, key_a, key_b, where, factor, a, b) -> RateComparison | None:
-    def counts(key):
+def _pass_rates(
+    rows: Sequence[dict[str, Any]],
+    key_a: GroupKey,
+    key_b: GroupKey,
+    where: str,
+    factor: str,
+    a: str,
+    b: str,
+) -> RateComparison | None:
+    def counts(key: GroupKey) -> tuple[int, int]:
         chosen = [r for r in rows if _group_key(r) == key and r.get("pass_rate") is not None]
         passed = sum(round(r["pass_rate"] * r["n"]) for r in chosen)
         return passed, sum(r["n"] for r in chosen)
@@ -549,7 +568,7 @@ def write_figures(
     written: list[Path] = []
     plt.rcParams["svg.hashsalt"] = "skyt-tui"
 
-    def save(figure, stem: str) -> None:
+    def save(figure: Any, stem: str) -> None:
         for extension in formats:
             path = directory / f"{stem}.{extension}"
             metadata = {"Date": None} if extension == "svg" else {"Software": None}
@@ -560,17 +579,17 @@ def write_figures(
     metric = aggregation.metric
     figure, axes = plt.subplots(figsize=(6, 4))
     for trend in aggregation.trends:
-        groups = [
-            g
+        points = [
+            (g.temperature, g.mean, g.ci or (g.mean, g.mean))
             for g in aggregation.groups
             if g.model == trend.model and g.temperature is not None and g.mean is not None
         ]
-        if not groups:
+        if not points:
             continue
-        xs = [g.temperature for g in groups]
-        ys = [g.mean for g in groups]
-        low = [g.mean - (g.ci[0] if g.ci else g.mean) for g in groups]
-        high = [(g.ci[1] if g.ci else g.mean) - g.mean for g in groups]
+        xs = [t for t, _, _ in points]
+        ys = [m for _, m, _ in points]
+        low = [m - ci[0] for _, m, ci in points]
+        high = [ci[1] - m for _, m, ci in points]
         axes.errorbar(xs, ys, yerr=[low, high], marker="o", capsize=3, label=trend.model)
     axes.set_xlabel("temperature")
     axes.set_ylabel(f"{metric} (mean over contracts, 95% bootstrap CI)")
