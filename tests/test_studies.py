@@ -199,7 +199,7 @@ def test_cli_create_report_json_csv_and_bad_input(tmp_path, capsys):
     )
     assert code == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["n_runs"] == 4 and report["schema_version"] == 1
+    assert report["n_runs"] == 4 and report["kind"] == "study_report"
     groups = {g["label"]: g for g in report["table"]["groups"]}
     assert groups["m T=0"]["mean"] == 1.0 and groups["m T=0.7"]["mean"] == 0.5
     paired = report["comparisons"][0]["paired"][0]

@@ -10,7 +10,16 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from skyt_tui.cli.output import console, error_console, fmt3, print_json
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option
+from skyt_tui.cli.output import (
+    check_output_file,
+    console,
+    error_console,
+    fmt3,
+    print_json,
+    print_table,
+)
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
@@ -49,9 +58,9 @@ def _add_analysis(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "study",
-        help="compare stored runs across models, temperatures and contracts",
         description="A study is a named set of stored runs chosen by a filter or by ids. Its report "
         "puts them side by side: a model × temperature by contract table of any metric, paired "
         "comparisons with Holm correction, a summary CSV, JSON and figures.",
@@ -59,7 +68,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = parser.add_subparsers(dest="study_command", metavar="SUBCOMMAND", required=True)
 
     create = sub.add_parser("create", help="save a study (a filter over the stored runs) by name")
-    create.add_argument("name", metavar="NAME")
+    create.add_argument("name", metavar="NAME", help="the study's name (letters, digits, _ . -)")
     _add_selection(create)
     _add_analysis(create)
     create.add_argument("--description", default="", help="what the study is about")
@@ -67,16 +76,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     create.set_defaults(handler=create_command)
 
     listing = sub.add_parser("list", help="saved studies and how many runs each selects")
-    listing.add_argument("--json", action="store_true", help="print JSON for machines")
+    add_json_option(listing)
     listing.set_defaults(handler=list_command)
 
     show = sub.add_parser("show", help="a study's definition and the runs it selects")
-    show.add_argument("name", metavar="NAME")
-    show.add_argument("--json", action="store_true", help="print JSON for machines")
+    show.add_argument("name", metavar="NAME", help="a saved study")
+    add_json_option(show)
     show.set_defaults(handler=show_command)
 
     delete = sub.add_parser("delete", help="delete a saved study (its runs stay)")
-    delete.add_argument("name", metavar="NAME")
+    delete.add_argument("name", metavar="NAME", help="a saved study")
     delete.set_defaults(handler=delete_command)
 
     report = sub.add_parser(
@@ -85,7 +94,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Analyse the study's runs (cached per run) and print the model × temperature by "
         "contract table of a metric. Without NAME, --filter/--ids-from choose the runs ad hoc.",
     )
-    report.add_argument("name", nargs="?", metavar="NAME")
+    report.add_argument(
+        "name", nargs="?", metavar="NAME", help="a saved study (or none, with --filter/--ids-from)"
+    )
     _add_selection(report)
     _add_analysis(report)
     report.add_argument(
@@ -99,7 +110,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="paired comparison over contracts: temperature=0:0.7 (within each model) or "
         "model=A:B (within each temperature); repeatable",
     )
-    report.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    add_json_option(report)
     report.add_argument(
         "--csv", type=Path, metavar="FILE", help="write the summary CSV (one row per run)"
     )
@@ -165,7 +176,7 @@ def list_command(args: argparse.Namespace) -> int:
                 }
             )
     if args.json:
-        print_json({"schema_version": 1, "studies": entries})
+        print_json("studies", {"studies": entries})
         return 0
     out = console()
     if not entries:
@@ -182,7 +193,7 @@ def list_command(args: argparse.Namespace) -> int:
             table.add_row(Text(entry["name"]), "–", Text(f"damaged: {entry['error']}", style="red"))
         else:
             table.add_row(Text(entry["name"]), str(entry["runs"]), Text(entry["description"]))
-    out.print(table)
+    print_table(out, table)
     return 0
 
 
@@ -193,8 +204,8 @@ def show_command(args: argparse.Namespace) -> int:
     selected = select_runs(study.filter)
     if args.json:
         print_json(
+            "study",
             {
-                "schema_version": 1,
                 "study": study.to_toml_dict(),
                 "runs": [
                     {
@@ -206,7 +217,7 @@ def show_command(args: argparse.Namespace) -> int:
                     }
                     for m in selected
                 ],
-            }
+            },
         )
         return 0
     out = console()
@@ -253,8 +264,8 @@ def report_command(args: argparse.Namespace) -> int:
     if args.metric not in METRICS:
         raise InputError(f"--metric {args.metric!r}: choose one of {', '.join(METRICS)}")
     comparisons_wanted = [parse_comparison(text) for text in args.compare]
-    if args.csv is not None and args.csv.is_dir():
-        raise InputError.at(args.csv, "is a directory; --csv needs a file path")
+    if args.csv is not None:
+        check_output_file(args.csv, "--csv")
     if args.name:
         study = load_study(args.name)
         if args.filter or args.ids_from:
@@ -280,7 +291,7 @@ def report_command(args: argparse.Namespace) -> int:
     if args.csv is not None:
         store.atomic_write_text(args.csv, summary_csv(rows))
     if args.json:
-        print_json(report_dict(study, rows, aggregation, comparisons, figures))
+        print_json("study_report", report_dict(study, rows, aggregation, comparisons, figures))
         return 0
     _print_report(study, rows, aggregation, comparisons, figures, args)
     return 0
@@ -366,7 +377,7 @@ def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
                 fmt3(group.mean_runs),
                 fmt3(group.zero_equal_share),
             )
-        out.print(table)
+        print_table(out, table)
     for model in sorted({g.model for g in aggregation.groups}):
         groups = [g for g in aggregation.groups if g.model == model]
         cells = Table(
@@ -392,7 +403,7 @@ def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
                     for g in groups
                 ),
             )
-        out.print(cells)
+        print_table(out, cells)
     out.print(
         "run mean: mean over runs (SKYT's summary); (k): k runs in one cell; OER=0: share of contracts "
         "with zero equal test output (no test case where all samples agree).",
@@ -445,7 +456,7 @@ def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
                 _p(c.p_value),
                 _p(c.p_holm),
             )
-        out.print(result)
+        print_table(out, result)
         for r in comparison.rates:
             out.print(
                 f"  pass rate {r.a}: {fmt3(r.rate_a.rate)} {_ci((r.rate_a.low, r.rate_a.high))} of {r.rate_a.n} · "

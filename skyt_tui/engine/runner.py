@@ -25,7 +25,7 @@ import random
 import secrets
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -48,7 +48,7 @@ class RetryPolicy:
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
         """Wait before retry number `attempt` (1-based): equal jitter on a doubling delay."""
-        delay = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
+        delay: float = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
         return delay / 2 + rng.uniform(0.0, delay / 2)
 
 
@@ -304,7 +304,9 @@ def _join(threads: Sequence[threading.Thread], grace_s: float | None = None) -> 
 
 def _finish(run_id: str, abort_reason: str | None, new_samples: int) -> RunOutcome:
     run = runs.load_run(run_id)
-    if not run.missing_indexes:
+    if not run.missing_indexes and run.meta.n > 0 and run.n_ok == 0:
+        status = runs.RUN_FAILED
+    elif not run.missing_indexes:
         status = runs.COMPLETE
     elif abort_reason is not None:
         status = runs.ABORTED
@@ -334,7 +336,7 @@ def start_run(
     if settings.n < 1:
         raise InputError(f"-n must be at least 1, not {settings.n}")
     provider = provider or make_provider(settings.provider, settings.provider_settings, contract)
-    recorded = len(provider) if hasattr(provider, "__len__") else None
+    recorded = len(provider) if isinstance(provider, Sized) else None
     if recorded is not None and settings.n > recorded:
         raise InputError(
             f"the replay source has {recorded} recorded answers; ask for -n {recorded} or fewer"

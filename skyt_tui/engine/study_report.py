@@ -42,7 +42,6 @@ GroupKey = tuple[str, float | None]
 
 BOOTSTRAP_DRAWS = 1000
 BOOTSTRAP_SEED = 20260119
-REPORT_SCHEMA_VERSION = 1
 
 SKYT_COLUMNS = (
     "experiment_id",
@@ -651,8 +650,7 @@ def report_dict(
     figures: Sequence[Path] = (),
 ) -> dict[str, Any]:
     return {
-        "schema_version": REPORT_SCHEMA_VERSION,
-        "study": {"name": study.name, **study.to_toml_dict()},
+        "study": study.to_toml_dict(),
         "n_runs": len(rows),
         "runs": list(rows),
         "table": aggregation.to_dict(),
