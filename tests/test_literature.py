@@ -60,11 +60,11 @@ def levenshtein_dp(a, b):
 
 
 def test_code_tokens_drop_layout_and_comments():
-    assert code_tokens("def f(x):\n    return x + 1  # add\n") == [
+    assert code_tokens("def f(x):\n    return x + 1  # add\n") == (
         "def", "f", "(", "x", ")", ":", "return", "x", "+", "1",
-    ]  # fmt: skip
+    )  # fmt: skip
     # untokenizable code falls back to words and punctuation
-    assert code_tokens('x = "abc\n(') == ["x", "=", '"', "abc", "("]
+    assert code_tokens('x = "abc\n(') == ("x", "=", '"', "abc", "(")
 
 
 def test_lcs_and_led_worked_example():

@@ -19,6 +19,7 @@ import re
 import tokenize
 from collections.abc import Iterable, Sequence
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
@@ -42,20 +43,21 @@ _SKIPPED_TOKENS = {
 _FALLBACK_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
-def code_tokens(code: str) -> list[str]:
+@lru_cache(maxsize=4096)
+def code_tokens(code: str) -> tuple[str, ...]:
     """Python tokens of `code` without layout (newlines, indents) or comments.
 
     Code the tokenizer rejects (unbalanced brackets, a cut-off string) is split
     into words and single punctuation characters instead, so every sample has tokens.
     """
     try:
-        return [
+        return tuple(
             token.string
             for token in tokenize.generate_tokens(io.StringIO(code).readline)
             if token.type not in _SKIPPED_TOKENS
-        ]
+        )
     except (tokenize.TokenError, IndentationError, SyntaxError):
-        return _FALLBACK_TOKEN.findall(code)
+        return tuple(_FALLBACK_TOKEN.findall(code))
 
 
 def lcs_ratio(a: Sequence[str], b: Sequence[str]) -> float:
@@ -123,15 +125,21 @@ def output_equivalence(outputs: Sequence[Sequence[str]]) -> dict[str, Any]:
 
 
 def similarity_to_first(codes: Sequence[str]) -> dict[str, float | None]:
-    """Mean LCS and LED (normalised) of each later sample against the first; None with one sample."""
+    """Mean LCS and LED (normalised) of each later sample against the first; None with one sample.
+
+    Each distinct text is compared once (LLM samples often repeat each other).
+    """
     if len(codes) < 2:
         return {"LCS": None, "LED": None, "LED_edits": None}
     first = code_tokens(codes[0])
+    measured: dict[str, tuple[float, int, float]] = {codes[0]: (1.0, 0, 0.0)}
     lcs, led_norm, edits = [], [], []
     for code in codes[1:]:
-        tokens = code_tokens(code)
-        lcs.append(lcs_ratio(first, tokens))
-        count, share = led(first, tokens)
+        if code not in measured:
+            tokens = code_tokens(code)
+            measured[code] = (lcs_ratio(first, tokens), *led(first, tokens))
+        ratio, count, share = measured[code]
+        lcs.append(ratio)
         edits.append(float(count))
         led_norm.append(share)
     n = len(codes) - 1
