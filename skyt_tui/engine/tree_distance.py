@@ -105,38 +105,68 @@ def tree_of(text: str) -> PostorderTree | None:
 
 
 def tree_edit_distance(a: PostorderTree, b: PostorderTree) -> int:
-    """Zhang–Shasha tree edit distance with unit costs."""
+    """Zhang–Shasha tree edit distance with unit costs.
+
+    For each keyroot pair the forest distances fill a table row by row; what
+    depends only on b's keyroot (its nodes' labels, their leftmost leaves
+    relative to the keyroot's) is prepared once per keyroot of b.
+    """
     la, lma, lb, lmb = a.labels, a.leftmost, b.labels, b.leftmost
     treedist = [[0] * b.size for _ in range(a.size)]
+    columns = []
+    for j in b.keyroots:
+        lj = lmb[j]
+        nodes = range(lj, j + 1)
+        columns.append(
+            (
+                lj,
+                j - lj + 2,
+                [0] + [lb[jy] for jy in nodes],
+                [0] + [lmb[jy] - lj for jy in nodes],
+                list(range(j - lj + 2)),
+            )
+        )
     for i in a.keyroots:
         li = lma[i]
         rows = i - li + 2
-        for j in b.keyroots:
-            lj = lmb[j]
-            cols = j - lj + 2
-            forest = [[0] * cols for _ in range(rows)]
-            first = forest[0]
-            for y in range(1, cols):
-                first[y] = y
+        for lj, cols, labels_y, left_y, first in columns:
+            forest = [first]
+            above = first
             for x in range(1, rows):
                 ix = li + x - 1
-                above, row = forest[x - 1], forest[x]
-                row[0] = x
                 label_x = la[ix]
-                whole_x = lma[ix] == li
                 distances_x = treedist[ix]
                 forest_p = forest[lma[ix] - li]
-                for y in range(1, cols):
-                    jy = lj + y - 1
-                    deletion = above[y] + 1
-                    insertion = row[y - 1] + 1
-                    if whole_x and lmb[jy] == lj:
-                        change = above[y - 1] + (label_x != lb[jy])
-                        best = min(deletion, insertion, change)
-                        distances_x[jy] = best
-                    else:
-                        best = min(deletion, insertion, forest_p[lmb[jy] - lj] + distances_x[jy])
-                    row[y] = best
+                row = [x] * cols
+                if lma[ix] == li:
+                    for y in range(1, cols):
+                        left = left_y[y]
+                        best = above[y] + 1
+                        other = row[y - 1] + 1
+                        if other < best:
+                            best = other
+                        if left == 0:
+                            other = above[y - 1] + (label_x != labels_y[y])
+                            if other < best:
+                                best = other
+                            distances_x[lj + y - 1] = best
+                        else:
+                            other = forest_p[left] + distances_x[lj + y - 1]
+                            if other < best:
+                                best = other
+                        row[y] = best
+                else:
+                    for y in range(1, cols):
+                        best = above[y] + 1
+                        other = row[y - 1] + 1
+                        if other < best:
+                            best = other
+                        other = forest_p[left_y[y]] + distances_x[lj + y - 1]
+                        if other < best:
+                            best = other
+                        row[y] = best
+                forest.append(row)
+                above = row
     return treedist[a.size - 1][b.size - 1]
 
 
