@@ -106,6 +106,7 @@ METRICS = (
     "R_raw",
     "R_sig",
     "R_pairwise",
+    "R_structural",
     "R_anchor_pre",
     "R_anchor_post",
     "R_anchor_mean",
@@ -187,6 +188,14 @@ def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict
         "canon_coverage": None,
         "R_sig": (m.get("R_sig") or {}).get(study.level),
         "R_structural": m.get("R_pairwise") if study.distance == "tree" else None,
+        "distances": {
+            "pre": [
+                s["d_pre"] for s in analysis.get("samples") or [] if s.get("d_pre") is not None
+            ],
+            "post": [
+                s["d_post"] for s in analysis.get("samples") or [] if s.get("d_post") is not None
+            ],
+        },
     }
     for name in (
         "R_raw",
@@ -601,18 +610,29 @@ def write_figures(
     figure, axes = plt.subplots(figsize=(max(6, 1.6 * len(models)), 4))
     data, positions, labels = [], [], []
     for i, model in enumerate(models):
-        for j, name in enumerate(("mean_distance_pre", "mean_distance_post")):
+        for j, stage in enumerate(("pre", "post")):
             values = [
-                r[name]
+                d
                 for r in rows
-                if (r.get("model") or "–") == model and r.get(name) is not None
+                if (r.get("model") or "–") == model
+                for d in (r.get("distances") or {}).get(stage, [])
             ]
             data.append(values or [math.nan])
             positions.append(i * 3 + j)
-            labels.append(f"{model}\n{'d_pre' if j == 0 else 'd_post'}")
+            labels.append("d_pre" if j == 0 else "d_post")
     axes.boxplot(data, positions=positions, widths=0.8)
     axes.set_xticks(positions, labels, fontsize="x-small")
-    axes.set_ylabel("mean distance to the canon per run")
+    for i, model in enumerate(models):
+        axes.text(
+            i * 3 + 0.5,
+            -0.12,
+            model if len(model) <= 22 else model[:21] + "…",
+            transform=axes.get_xaxis_transform(),
+            ha="center",
+            va="top",
+            fontsize="small",
+        )
+    axes.set_ylabel("distance to the canon, every sample")
     axes.set_title("d_pre → d_post")
     save(figure, "distances_pre_post")
 
