@@ -226,8 +226,11 @@ def show_command(args: argparse.Namespace) -> int:
         f"analysis: level {study.level} · τ {study.tau:g} · distance {study.distance}", markup=False
     )
     for key, value in study.filter.to_dict().items():
-        shown = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
-        out.print(f"  {key}: {shown[:200]}{'…' if len(shown) > 200 else ''}", markup=False)
+        if isinstance(value, list) and len(value) > 5:
+            shown = f"{len(value)} values: " + ", ".join(str(v) for v in value[:3]) + ", …"
+        else:
+            shown = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
+        out.print(f"  {key}: {shown}", markup=False, soft_wrap=True)
     out.print(f"{len(selected)} run(s):", markup=False)
     for meta in selected:
         out.print(
