@@ -40,6 +40,7 @@ from skyt_tui.engine.sources import (
     provenance,
     resolve_contracts,
 )
+from skyt_tui.engine.versions import DEFAULT_DISTANCE, DISTANCE_FUNCTIONS, distance_version
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -64,6 +65,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)"
+    )
+    parser.add_argument(
+        "--distance",
+        choices=tuple(DISTANCE_FUNCTIONS),
+        default=DEFAULT_DISTANCE,
+        help="distance for d_pre, d_post and R_pairwise: levenshtein (default) or tree "
+        "(normalised AST tree edit distance; R_pairwise is then SKYT's R_structural)",
     )
     add_tau_option(parser)
     parser.add_argument(
@@ -104,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
                 "runs": [_run_dict(a, args.samples) for a in analyses],
                 "level": args.level,
                 "tau": args.tau,
+                "distance": distance_version(args.level, args.distance),
             },
         )
         return 0
@@ -121,7 +130,11 @@ def _run_dict(analysis: RunAnalysis, with_samples: bool) -> dict:
 
 def _analyze(runs, args) -> list[RunAnalysis]:
     options = dict(
-        level=args.level, tau=args.tau, oracle=not args.no_oracle, repair_samples=not args.no_repair
+        level=args.level,
+        tau=args.tau,
+        oracle=not args.no_oracle,
+        repair_samples=not args.no_repair,
+        distance=args.distance,
     )
     err = error_console()
     if args.json or not err.is_terminal:
@@ -145,7 +158,9 @@ def _analyze(runs, args) -> list[RunAnalysis]:
 
 
 def _print_table(analyses: list[RunAnalysis], args) -> None:
-    table = Table(title=f"{len(analyses)} run(s) · level {args.level} · τ {args.tau:g}")
+    table = Table(
+        title=f"{len(analyses)} run(s) · {distance_version(args.level, args.distance)} · τ {args.tau:g}"
+    )
     columns = (
         "run",
         "model",
