@@ -10,17 +10,20 @@ import argparse
 import csv
 import io
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from skyt_tui.cli.output import console, error_console, fmt3, print_json
 from skyt_tui.engine import store
-from skyt_tui.engine.analysis import RunAnalysis, analyze_runs
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.metrics import DEFAULT_TAU
 from skyt_tui.engine.normalize import LEVELS
 from skyt_tui.engine.sources import load_sources
+
+if TYPE_CHECKING:  # the pipeline (oracle, sandbox, canon, repair) loads when the command runs
+    from skyt_tui.engine.analysis import RunAnalysis
 
 CSV_COLUMNS = (
     "run_id",
@@ -106,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _analyze(runs, args) -> list[RunAnalysis]:
+    from skyt_tui.engine.analysis import analyze_runs
+
     options = dict(
         level=args.level, tau=args.tau, oracle=not args.no_oracle, repair_samples=not args.no_repair
     )

@@ -34,7 +34,7 @@ import signal
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -1049,31 +1049,50 @@ class Oracle:
         deterministic programs (and for repeatability metrics, which measure
         generation, not execution noise), much faster on repetitive samples.
         """
-        verdicts: list[Verdict | None] = [None] * len(jobs)
-        running = []
+        return list(self.check_iter(jobs, dedupe=dedupe))
+
+    def check_iter(
+        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+    ) -> Iterator[Verdict]:
+        """`check_many`'s verdicts one at a time, in input order, each as soon as it is in.
+
+        Every job is handed to the pool before the first verdict is built, so
+        the workers never wait for the caller (a caller showing progress
+        should use this rather than `check_many` on chunks, which lets the
+        workers idle at each chunk's end behind its slowest sample).
+        """
+        entries: list[tuple[Any, ...]] = []
         first_of: dict[tuple[int, str], int] = {}
-        copies: list[tuple[int, int]] = []
         for position, (contract, code) in enumerate(jobs):
             if dedupe:
                 key = (id(contract), code)
                 if key in first_of:
-                    copies.append((position, first_of[key]))
+                    entries.append(("copy", first_of[key]))
                     continue
                 first_of[key] = position
             plan = self._plan(contract)
             early, constraint_outcomes = plan.early_verdict(code, self.isolation)
             if early is not None:
-                verdicts[position] = early
+                entries.append(("done", early))
                 continue
             future = self._pool.submit({**plan.payload, "program": code}, contract.oracle.timeout_s)
-            running.append((position, plan, constraint_outcomes, future))
-        for position, plan, constraint_outcomes, future in running:
-            verdicts[position] = plan.verdict(
-                future.result(), constraint_outcomes, self.isolation, self._pool.limits
-            )
-        for position, original in copies:
-            verdicts[position] = verdicts[original]
-        return verdicts  # type: ignore[return-value]
+            entries.append(("run", plan, constraint_outcomes, future))
+        kept: dict[int, Verdict] = {}
+        originals = {entry[1] for entry in entries if entry[0] == "copy"}
+        for position, entry in enumerate(entries):
+            if entry[0] == "copy":
+                verdict = kept[entry[1]]
+            elif entry[0] == "done":
+                verdict = entry[1]
+            else:
+                _, plan, constraint_outcomes, future = entry
+                verdict = plan.verdict(
+                    future.result(), constraint_outcomes, self.isolation, self._pool.limits
+                )
+            if position in originals:
+                kept[position] = verdict
+            entries[position] = ()  # let the job's data go as soon as its verdict is out
+            yield verdict
 
     def _plan(self, contract: Contract) -> _Plan:
         key = id(contract)
