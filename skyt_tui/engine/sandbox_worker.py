@@ -729,6 +729,10 @@ class SampleHarness:
     def serve(self, requests_fd: int, replies_fd: int) -> None:
         """Answer the checker: which names exist, and calls to them; until it hangs up."""
         namespace = self.module.__dict__ if self.module is not None else {}
+        try:
+            write_frame(replies_fd, SERVING)
+        except OSError:
+            return
         while True:
             try:
                 body = read_frame(requests_fd)
@@ -787,14 +791,39 @@ class SandboxBoundaryError(Exception):
     """A value could not cross between the check and the sample, or the sample went away."""
 
 
+SERVING = {"t": "serving"}
+"""The sample's first frame to the checker: it loaded, ran its tests and now answers."""
+
+
 class SampleClient:
     def __init__(self, requests_fd: int, replies_fd: int) -> None:
         self.requests_fd = requests_fd
         self.replies_fd = replies_fd
+        self.serving = False
+
+    def wait_until_serving(self) -> None:
+        """Nothing is sent before the sample says it serves, so a sample that never does (it
+        failed to load, exited) ends every check the same way, however fast it ended."""
+        if self.serving:
+            return
+        try:
+            body = read_frame(self.replies_fd)
+        except (OSError, ProtocolError) as exc:
+            raise SandboxBoundaryError(f"the sample process stopped answering ({exc})") from None
+        if body is None:
+            raise SandboxBoundaryError("the sample process ended before answering")
+        try:
+            hello = wire.parse_json(body, wire.Budget())
+        except wire.DecodeError as exc:
+            raise SandboxBoundaryError(f"the sample process sent {exc}") from None
+        if hello != SERVING:
+            raise SandboxBoundaryError("the sample process sent a malformed reply")
+        self.serving = True
 
     def request(self, message: dict[str, Any], budget: Any = None) -> dict[str, Any]:
         """Send one request, return the sample's reply (its values still encoded, to be
         decoded with the same `budget`, which bounds what decoding the reply may cost)."""
+        self.wait_until_serving()
         try:
             write_frame(self.requests_fd, message)
             body = read_frame(self.replies_fd)
@@ -1393,7 +1422,9 @@ class Zygote:
         finally:
             watch.stop_everything()
         checker_exit = watch.checker_exit or checker_lost
-        if checker is not None and (checker_exit is not None or not watch.checker_finished):
+        if checker is not None and (
+            watch.checker_killed or checker_exit is not None or not watch.checker_finished
+        ):
             # it stopped mid-check (timeout, a limit, killed): never reuse it
             dead = checker.stop()
             checker_exit = checker_exit or dead
@@ -1744,6 +1775,7 @@ class Watch:
         """The checker closed this job's result pipe: its checks are done."""
         self.checker_exit: dict[str, int | None] | None = None
         """The warm checker ended during the job."""
+        self.checker_killed = False
         self.exits: dict[int, dict[str, int | None]] = {}
         self.streams = {"sample": bytearray(), "checker": bytearray()}
         self.output = bytearray()
@@ -1849,7 +1881,16 @@ class Watch:
             self.checker_exit = self.checker.exit
 
     def stop_everything(self) -> None:
-        """SIGKILL both process groups, reap every child, keep what was written, close the pipes."""
+        """SIGKILL the job's process groups, reap every child, keep what was written, close the
+        pipes. A checker still inside this job's checks is killed first (and never reused), so
+        it cannot report on a sample that is already gone."""
+        checker = self.checker
+        if checker is not None and not self.checker_finished and self.checker_exit is None:
+            try:
+                os.killpg(checker.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.checker_killed = True
         for pid in self.pids:
             try:
                 os.killpg(pid, signal.SIGKILL)
