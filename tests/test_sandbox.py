@@ -205,6 +205,24 @@ def test_check_state_does_not_outlive_its_job(mode):
 
 
 @pytest.mark.parametrize("mode", modes())
+def test_a_sample_that_never_serves_ends_its_check_the_same_way_every_time(mode):
+    """Whether the sample's process is gone before or after the check's first call, the check
+    fails with the same message (the checker waits for the sample to say it serves)."""
+    slow_failure = "import time\ntime.sleep(0.05)\nraise ValueError('no')\n"
+    fast_failure = "raise ValueError('no')\n"
+    with SandboxPool(workers=1, isolation=mode) as pool:
+        results = pool.run(
+            [(check_job(program), 5.0) for program in [slow_failure, fast_failure] * 3]
+        )
+    messages = set()
+    for result in results:
+        frames, broken, _ = _frames(result.checker_stream)
+        assert broken is None and frames[-1] == {"t": "checks_done"}
+        messages.add(frames[0]["x"]["msg"])
+    assert messages == {"the sample process ended before answering"}
+
+
+@pytest.mark.parametrize("mode", modes())
 def test_the_next_job_waits_in_the_workers_pipe(mode):
     """Two jobs go to a zygote at once, so it never waits for the dispatcher between jobs; a job
     queued behind one whose worker dies has not started, and runs on the replacement."""
