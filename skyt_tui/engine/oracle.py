@@ -149,11 +149,11 @@ def values_match(
         if _is_nan(actual) or _is_nan(expected):
             return _is_nan(actual) and _is_nan(expected)
         if rel_tol is None and abs_tol is None:
-            return actual == expected
+            return bool(actual == expected)
         try:
             return math.isclose(actual, expected, rel_tol=rel_tol or 0.0, abs_tol=abs_tol or 0.0)
         except (TypeError, OverflowError):
-            return actual == expected
+            return bool(actual == expected)
     if isinstance(expected, list | tuple):
         return (
             type(actual) is type(expected)
@@ -195,7 +195,7 @@ def _strict_key(value: Any) -> Any:
     return (type(value).__name__, value)
 
 
-def _strict_keys(items: Any) -> frozenset:
+def _strict_keys(items: Any) -> frozenset[Any]:
     keys = [_strict_key(item) for item in items]
     wire.check_hashes(keys)
     return frozenset(keys)
@@ -280,7 +280,7 @@ def forbidden_imports_used(tree: ast.AST, forbidden: Sequence[str]) -> list[str]
     def matches(module: str, name: str) -> bool:
         return module == name or module.startswith(name + ".")
 
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(tree):
         modules: list[str] = []
         if isinstance(node, ast.Import):
@@ -443,7 +443,7 @@ class _Plan:
                     _Slot(len(self.slots) + len(self.constraint_slots), label, "constraint", key)
                 )
         self.slots += self.constraint_slots
-        self.payload = {
+        self.payload: dict[str, Any] = {
             "entry": contract.entry.name,
             "entry_kind": contract.entry.kind,
             "tests": tests,
@@ -625,7 +625,8 @@ class _Plan:
             if frame.get("t") != "check" or type(index) is not int or index not in check_indices:
                 continue
             slot = self.slots[index]
-            error = frame.get("x") if isinstance(frame.get("x"), dict) else {}
+            raw_error = frame.get("x")
+            error: dict[str, Any] = raw_error if isinstance(raw_error, dict) else {}
             actual = _actual_text(frame.get("calls", []))
             if frame.get("passed"):
                 outcomes[slot.index] = TestOutcome(
@@ -802,7 +803,8 @@ class _Plan:
         if protocol and kind not in ("loaded", "load_error", "no_entry"):
             return "protocol_error", protocol
         if kind == "load_error":
-            raised = first.get("x") if isinstance(first.get("x"), dict) else {}
+            raw = first.get("x")
+            raised: dict[str, Any] = raw if isinstance(raw, dict) else {}
             if raised.get("type") in ("SyntaxError", "IndentationError", "TabError"):
                 return "syntax_error", f"syntax error: {_exception_text(raised, with_type=False)}"
             return "load_error", f"loading the program raised {_exception_text(raised)}"
@@ -895,16 +897,15 @@ def _step_text(step: Step) -> str:
 
 def _printable_outcome(outcome: TestOutcome) -> TestOutcome:
     """The outcome with its texts (which may come from the sample) made printable."""
-    fields = {
-        name: printable(value)
-        for name, value in (
-            ("name", outcome.name),
-            ("error_type", outcome.error_type),
-            ("error_message", outcome.error_message),
-        )
-        if value is not None and not value.isprintable()
-    }
-    return replace(outcome, **fields) if fields else outcome
+    texts = (outcome.name, outcome.error_type, outcome.error_message)
+    if all(text is None or text.isprintable() for text in texts):
+        return outcome
+    return replace(
+        outcome,
+        name=printable(outcome.name),
+        error_type=None if outcome.error_type is None else printable(outcome.error_type),
+        error_message=None if outcome.error_message is None else printable(outcome.error_message),
+    )
 
 
 def _failed(slot: _Slot, error_type: str, message: str) -> TestOutcome:
@@ -1020,7 +1021,7 @@ class Oracle:
         self._pool = SandboxPool(
             workers=workers, isolation=isolation, limits=limits or Limits(), without=without
         )
-        self._plans: dict[int, tuple[weakref.ref, _Plan]] = {}
+        self._plans: dict[int, tuple[weakref.ref[Contract], _Plan]] = {}
         self._plans_lock = threading.Lock()
 
     @property

@@ -349,7 +349,7 @@ def resolve_isolation(requested: str = "auto") -> str:
 class _Job:
     frame: bytes
     timeout_s: float
-    future: Future
+    future: Future[RunResult]
     requeued: bool = False
 
 
@@ -360,7 +360,7 @@ class _Slot:
         self.index = index
         self.uid = uid
         self.checker_uid = uid + MAX_WORKERS if uid is not None else None
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.state = "dead"
         self.inbuf = bytearray()
         self.outbuf = bytearray()
@@ -451,7 +451,7 @@ class SandboxPool:
             layers.append("preloaded-imports-only")
         return tuple(layers)
 
-    def submit(self, payload: dict[str, Any], timeout_s: float) -> Future:
+    def submit(self, payload: dict[str, Any], timeout_s: float) -> Future[RunResult]:
         body = json.dumps(
             dict(payload, timeout_s=timeout_s),
             separators=(",", ":"),
@@ -529,9 +529,9 @@ class SandboxPool:
                 continue
             slot, role = key.data
             if role == "stdout":
-                self._read_replies(slot)
+                self._read_replies(slot, key.fd)
             elif role == "stderr":
-                self._read_stderr(slot)
+                self._read_stderr(slot, key.fd)
             elif role == "stdin" and events & selectors.EVENT_WRITE:
                 self._flush(slot)
         now = time.monotonic()
@@ -598,15 +598,12 @@ class SandboxPool:
             slot.oom_kills = self._cgroups.oom_kills(slot.index)
 
     def _spawn(self, slot: _Slot) -> None:
-        tmpfs = {
-            "path": "/tmp",
-            "bytes": self.limits.disk_bytes + (4 << 20),
-            "inodes": MAX_WORKDIR_ENTRIES + 64,
-        }
+        tmpfs_bytes = self.limits.disk_bytes + (4 << 20)
+        tmpfs = {"path": "/tmp", "bytes": tmpfs_bytes, "inodes": MAX_WORKDIR_ENTRIES + 64}
         bubblewrap = self.isolation == "bubblewrap"
         workdir = "/tmp/w" if bubblewrap else os.path.join(self._base, f"w{slot.index}")
         if bubblewrap:
-            command = bwrap_command(tmp_size=tmpfs["bytes"])
+            command = bwrap_command(tmp_size=tmpfs_bytes)
         else:
             command = [sys.executable, "-s", "-P", "-B", str(WORKER_PATH)]
         if self._cgroups is not None:
@@ -649,6 +646,7 @@ class SandboxPool:
         }
         body = json.dumps(config).encode("utf-8")
         slot.outbuf += _FRAME.pack(len(body)) + body
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         for stream, role in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
             os.set_blocking(stream.fileno(), False)
             self._selector.register(stream.fileno(), selectors.EVENT_READ, (slot, role))
@@ -674,19 +672,19 @@ class SandboxPool:
         elif not slot.outbuf and key is not None:
             self._selector.unregister(fd)
 
-    def _read_stderr(self, slot: _Slot) -> None:
+    def _read_stderr(self, slot: _Slot, fd: int) -> None:
         try:
-            chunk = os.read(slot.proc.stderr.fileno(), 65536)
+            chunk = os.read(fd, 65536)
         except (BlockingIOError, OSError):
             return
         if chunk:
             slot.stderr_tail = (slot.stderr_tail + chunk)[-2000:]
         else:
-            self._selector.unregister(slot.proc.stderr.fileno())
+            self._selector.unregister(fd)
 
-    def _read_replies(self, slot: _Slot) -> None:
+    def _read_replies(self, slot: _Slot, fd: int) -> None:
         try:
-            chunk = os.read(slot.proc.stdout.fileno(), 1 << 20)
+            chunk = os.read(fd, 1 << 20)
         except BlockingIOError:
             return
         except OSError:
@@ -842,8 +840,9 @@ class SandboxPool:
             pass
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             try:
-                stream.close()
-            except (OSError, AttributeError):
+                if stream is not None:
+                    stream.close()
+            except OSError:
                 pass
         slot.proc = None
         slot.state = "dead"

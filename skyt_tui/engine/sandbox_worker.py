@@ -55,6 +55,7 @@ import struct
 import sys
 import time
 import types
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -62,6 +63,8 @@ def _load_wire() -> types.ModuleType:
     """wire.py from this file's directory, without putting that directory on sys.path."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py")
     spec = importlib.util.spec_from_file_location("skyt_sandbox_wire", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -327,7 +330,9 @@ class Kernel:
             errno_ = ctypes.get_errno()
             raise OSError(errno_, f"unshare: {os.strerror(errno_)}")
 
-    def mount(self, source: str, target: str, fstype: str | None, flags: int, data: str) -> None:
+    def mount(
+        self, source: str, target: str, fstype: str | None, flags: int, data: str | None
+    ) -> None:
         def text(value: str | None) -> bytes | None:
             return None if value is None else os.fsencode(value)
 
@@ -369,7 +374,7 @@ class Kernel:
             raise OSError(errno_, f"prctl({option}): {os.strerror(errno_)}")
 
     def syscall(self, number: int, *args: int) -> int:
-        result = self.libc.syscall(ctypes.c_long(number), *(ctypes.c_long(a) for a in args))
+        result = int(self.libc.syscall(ctypes.c_long(number), *(ctypes.c_long(a) for a in args)))
         if result < 0:
             errno_ = ctypes.get_errno()
             raise OSError(errno_, os.strerror(errno_))
@@ -390,6 +395,7 @@ class Kernel:
         kill(parent) fails with EPERM.
         """
         nr = self.syscalls
+        assert nr is not None, "no system-call table for this machine (seccomp_available)"
         ld, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06
         allow, kill_process = 0x7FFF0000, 0x80000000
 
@@ -596,7 +602,12 @@ def describe_exception(exc: BaseException, filename: str = SAMPLE_FILENAME) -> d
     except BaseException:  # a hostile metaclass
         name, mro = "BaseException", ["BaseException"]
     try:
-        message = exc.msg if type(exc) in (SyntaxError, IndentationError, TabError) else str(exc)
+        message = (
+            exc.msg
+            if isinstance(exc, SyntaxError)
+            and type(exc) in (SyntaxError, IndentationError, TabError)
+            else str(exc)
+        )
     except BaseException:
         message = "<str() of the exception failed>"
     info: dict[str, Any] = {
@@ -604,7 +615,11 @@ def describe_exception(exc: BaseException, filename: str = SAMPLE_FILENAME) -> d
         "mro": [m[:120] for m in mro],
         "msg": str(message)[:500],
     }
-    if type(exc) in (SyntaxError, IndentationError, TabError) and isinstance(exc.lineno, int):
+    if (
+        isinstance(exc, SyntaxError)
+        and type(exc) in (SyntaxError, IndentationError, TabError)
+        and isinstance(exc.lineno, int)
+    ):
         info["line"] = exc.lineno
         return info
     try:
@@ -752,7 +767,7 @@ class SampleHarness:
 
     def answer(self, namespace: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
         if request.get("op") == "names":
-            found = {}
+            found: dict[str, dict[str, Any]] = {}
             for name in request["names"]:
                 if name not in namespace:
                     continue
@@ -855,7 +870,8 @@ def rebuild_exception(info: Any) -> BaseException:
     if not isinstance(info, dict):
         return SandboxBoundaryError("the sample process sent a malformed exception")
     name = str(info.get("type", "Exception"))[:120]
-    mro = info.get("mro") if isinstance(info.get("mro"), list) else []
+    listed = info.get("mro")
+    mro: list[Any] = listed if isinstance(listed, list) else []
     message = str(info.get("msg", ""))
     base: type = Exception
     for candidate in mro:
@@ -879,7 +895,8 @@ def rebuild_exception(info: Any) -> BaseException:
             (base,),
             {"__init__": BaseException.__init__, "__module__": "sample"},
         )
-    return _exception_classes[key](message)
+    error: BaseException = _exception_classes[key](message)
+    return error
 
 
 class RemoteCallable:
@@ -988,7 +1005,8 @@ def _first_unencodable(value: Any) -> Any:
 
 def free_names(tree: ast.AST) -> list[str]:
     """Names a check loads that neither it nor builtins define (the program must supply them)."""
-    loaded, bound = set(), set()
+    loaded: set[str] = set()
+    bound: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
@@ -1169,12 +1187,14 @@ class Zygote:
 
     def stdlib_readable_as_sample(self) -> bool:
         """Can the sample uid read the standard library (pyenv under /root, for one, it cannot)?"""
+        uid = self.uid
+        assert uid is not None
         pid = os.fork()
         if pid == 0:
             try:
                 os.setgroups([])
-                os.setresgid(self.uid, self.uid, self.uid)
-                os.setresuid(self.uid, self.uid, self.uid)
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
                 os.listdir(os.path.dirname(os.__file__))
                 os._exit(0)
             except BaseException:
@@ -1304,6 +1324,7 @@ class Zygote:
 
     def tmpfs_use(self) -> tuple[int, int]:
         """Bytes and inodes in use on the working directory's own tmpfs."""
+        assert self.tmpfs is not None
         info = os.statvfs(self.tmpfs["path"])
         return (info.f_blocks - info.f_bfree) * info.f_frsize, info.f_files - info.f_ffree
 
@@ -1316,11 +1337,11 @@ class Zygote:
         """
         if self.tmpfs:
             used, inodes = self.tmpfs_use()
-            return (
+            return bool(
                 used - self.disk_base[0] > self.limits["disk_bytes"]
                 or inodes - self.disk_base[1] > MAX_WORKDIR_ENTRIES
             )
-        return disk_usage(self.workdir, MAX_WORKDIR_ENTRIES) > self.limits["disk_bytes"]
+        return bool(disk_usage(self.workdir, MAX_WORKDIR_ENTRIES) > self.limits["disk_bytes"])
 
     def reset_workdir(self) -> None:
         """Empty the working directory (same inode: the Landlock rule points at it)."""
@@ -1378,9 +1399,8 @@ class Zygote:
         checker = self.warm_checker() if checks else None
         sample_results = os.pipe()
         output = os.pipe()
-        requests = os.pipe() if checks else None
-        replies = os.pipe() if checks else None
-        checker_results = os.pipe() if checks else None
+        # with checks: requests to the sample, its replies, the checker's results
+        peer = (os.pipe(), os.pipe(), os.pipe()) if checker is not None else None
         sample_pid = os.fork()
         if sample_pid == 0:
             self.child(
@@ -1388,22 +1408,18 @@ class Zygote:
                 job,
                 results_fd=sample_results[1],
                 output_fd=output[1],
-                peer_in=requests[0] if checks else None,
-                peer_out=replies[1] if checks else None,
+                peer_in=peer[0][0] if peer is not None else None,
+                peer_out=peer[1][1] if peer is not None else None,
             )
         checker_lost = None
-        if checker is not None:
-            assert replies is not None and requests is not None and checker_results is not None
+        ends = [sample_results[1], output[1]]
+        if checker is not None and peer is not None:
+            requests, replies, checker_results = peer
             checker_lost = checker.hand_over(
                 job, float(job["timeout_s"]), replies[0], requests[1], checker_results[1]
             )
-        for fd in (
-            sample_results[1],
-            output[1],
-            *(requests or ()),
-            *(replies or ()),
-            *((checker_results[1],) if checks else ()),
-        ):
+            ends += [*requests, *replies, checker_results[1]]
+        for fd in ends:
             os.close(fd)
         pgids = [sample_pid] + ([checker.pid] if checker is not None else [])
         self.send({"t": "started", "pgids": pgids})
@@ -1415,7 +1431,7 @@ class Zygote:
             checker,
             sample_results[0],
             output[0],
-            checker_results[0] if checks else None,
+            peer[2][0] if peer is not None else None,
         )
         try:
             watch.run()
@@ -1538,7 +1554,7 @@ class Zygote:
         self.kernel.prctl(PR_SET_DUMPABLE, 0)
         os.environ["TMPDIR"] = self.workdir
         os.environ["HOME"] = self.workdir
-        sys.modules["tempfile"].tempdir = self.workdir
+        setattr(sys.modules["tempfile"], "tempdir", self.workdir)  # noqa: B010
         random.seed(0)
 
     def warm_checker(self) -> Checker:
@@ -1569,7 +1585,7 @@ class Zygote:
 
     # parent channel ---------------------------------------------------------------------
 
-    def send(self, header: dict[str, Any], blobs: list[bytes] = ()) -> None:
+    def send(self, header: dict[str, Any], blobs: Sequence[bytes] = ()) -> None:
         header = dict(header, lens=[len(blob) for blob in blobs])
         write_all(self.reply_fd, encode_frame(header) + b"".join(blobs))
 
@@ -1591,7 +1607,8 @@ class Zygote:
                 if len(self.pending) >= FRAME_HEADER.size + length:
                     body = self.pending[FRAME_HEADER.size : FRAME_HEADER.size + length]
                     self.pending = self.pending[FRAME_HEADER.size + length :]
-                    return json.loads(body)
+                    job: dict[str, Any] = json.loads(body)
+                    return job
             chunk = os.read(self.jobs_fd, 1 << 20)
             if not chunk:
                 return None
@@ -1983,7 +2000,7 @@ def own_children() -> list[int]:
 
 
 def child_pids(parent: int) -> list[int]:
-    pids = []
+    pids: list[int] = []
     try:
         entries = os.listdir("/proc")
     except OSError:
