@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import importlib
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,12 +21,15 @@ from textual.screen import Screen
 from skyt_tui.ui import data
 from skyt_tui.ui.commands import BindingCommands
 from skyt_tui.ui.help import HelpScreen, key_actions
+from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.widgets.section_bar import SECTIONS
 
 if TYPE_CHECKING:
     from skyt_tui.engine.analysis import RunAnalysis
 
 LIGHT_THEME, DARK_THEME = "textual-light", "textual-dark"
+QUIT_WAIT_S = 3.0
+"""After "cancel and quit", the longest the app waits for the run to be stored as interrupted."""
 SECTION_SCREENS = {
     "welcome": "welcome.WelcomeScreen",
     "contracts": "contracts.ContractsScreen",
@@ -85,6 +89,10 @@ class SkytApp(App[int]):
         """Where the last export went; the next export dialog starts there."""
         self.heatmap_request: str | None = None
         """A run the Heatmap section should show next (set by Runs, `h`)."""
+        self.run_cancel: threading.Event | None = None
+        """Set while a run generates (Contracts): quitting asks first, then cancels it."""
+        self.run_cancelling: Callable[[], None] | None = None
+        self.quitting = False
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus those our bindings already offer (quit) or replace (keys → `?`)."""
@@ -109,6 +117,43 @@ class SkytApp(App[int]):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(key_actions(self.screen)))
+
+    def run_started(self, cancel: threading.Event, cancelling: Callable[[], None]) -> None:
+        self.run_cancel, self.run_cancelling = cancel, cancelling
+
+    def run_ended(self) -> None:
+        self.run_cancel = self.run_cancelling = None
+        if self.quitting:
+            self.exit()
+
+    async def action_quit(self) -> None:
+        """Quit; while a run generates, ask first, then cancel it and quit once it is stored as interrupted."""
+        if self.run_cancel is None:
+            self.exit()
+            return
+        if self.quitting or isinstance(self.screen, ConfirmScreen):
+            return
+        self.push_screen(
+            ConfirmScreen(
+                "Quit",
+                "A run is in progress: cancel it and quit?\n\nThe samples generated so far stay stored and the "
+                "run is stored as interrupted (`skyt-tui resume` asks for the rest).",
+                confirm="Cancel and quit",
+            ),
+            self._quit_answered,
+        )
+
+    def _quit_answered(self, yes: bool | None) -> None:
+        if not yes or self.run_cancel is None:
+            return
+        self.quitting = True
+        self.run_cancel.set()
+        if self.run_cancelling is not None:
+            self.run_cancelling()
+        self.notify("Cancelling the run, then quitting…", timeout=5)
+        self.set_timer(
+            QUIT_WAIT_S, self.exit
+        )  # a run that does not end in time does not hold the app
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT_THEME if self.current_theme.dark else DARK_THEME

@@ -396,8 +396,8 @@ def execute_run(
     analysed = [
         (position, outcome.run_id)
         for position, outcome in enumerate(outcomes)
-        if runs.load_run(outcome.run_id).n_ok
-    ]
+        if not cancel.is_set() and runs.load_run(outcome.run_id).n_ok
+    ]  # a cancelled run is left to the Runs list to analyse: cancel (and quit) returns at once
     analyses = analyze_runs(
         [run_id for _, run_id in analysed]
     )  # one batch: one analysis process for the sweep

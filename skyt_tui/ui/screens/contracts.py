@@ -271,6 +271,7 @@ class ContractsScreen(SectionScreen):
         self.cancel_event = threading.Event()
         self.query_one(RunProgress).start(request)
         self.refresh_bindings()
+        self.app.run_started(self.cancel_event, self.query_one(RunProgress).cancelling)
         self._execute(request, self.cancel_event)
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
@@ -292,6 +293,7 @@ class ContractsScreen(SectionScreen):
         self.query_one(RunProgress).record(message.progress)
 
     def on_run_ended(self, message: RunEnded) -> None:
+        self.app.run_ended()
         progress = self.query_one(RunProgress)
         if message.outcome is not None:
             progress.finish(message.outcome)
@@ -316,4 +318,4 @@ class ContractsScreen(SectionScreen):
         progress = self.query_one(RunProgress)
         if progress.running:
             self.cancel_event.set()
-            self.notify("Cancelling the run after the samples in flight…", timeout=3)
+            progress.cancelling()

@@ -88,6 +88,14 @@ class RunProgress(Vertical):
         self.done = sum(mark != "pending" for mark in self.marks)
         self._render_marks()
 
+    def cancelling(self) -> None:
+        """Cancel asked: no new samples start, requests in flight are given up within a second."""
+        if self.request is not None and self.running:
+            self._title(
+                f"Cancelling {self.request.contract_id}: {self.done} of {self.total} samples stored, "
+                "requests in flight are given up within a second…"
+            )
+
     def finish(self, outcome: RunOutcome) -> None:
         self.running = False
         verb = "Cancelled" if outcome.cancelled else "Stopped" if outcome.stopped else "Finished"
