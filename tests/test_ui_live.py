@@ -89,3 +89,162 @@ async def test_cancel_during_a_hanging_request_returns_at_once_and_says_cancelli
     assert took < 2.0, f"cancel took {took:.1f} s"
     [run_id] = runs.run_ids()
     assert runs.run_state(runs.load_meta(run_id)) == runs.INTERRUPTED
+
+
+CODES = (
+    "def f(x):\n    return x + 1",
+    "def f(x):\n    return 1 + x",
+    "def f(y):\n    return y + 1",
+)
+
+
+def make_run(home, n, samples, status):
+    from skyt_tui.engine.catalog import get_contract
+    from tests.run_helpers import CONTRACT_ID, install_contract
+
+    install_contract(home)
+    return runs.create_run(
+        contract_id=CONTRACT_ID,
+        contract=get_contract(CONTRACT_ID),
+        provider="openai",
+        model="m",
+        temperature=0.5,
+        n=n,
+        samples=samples,
+        status=status,
+    )
+
+
+def ok(index, code=None):
+    code = code or CODES[index % 3]
+    return runs.SampleRecord(index=index, status=runs.OK, response=code, code=code)
+
+
+def failed(index):
+    return runs.SampleRecord(index=index, status=runs.FAILED, error="HTTP 401: invalid api key")
+
+
+def row_of(app, run_id):
+    from textual.widgets import DataTable
+
+    table = app.screen.query_one("#runs-table", DataTable)
+    return [str(cell) for cell in table.get_row(run_id)]
+
+
+@pilot_test
+async def test_a_running_run_is_marked_running_with_partial_metrics(isolated_home):
+    meta = make_run(isolated_home, 4, [ok(0), ok(1)], runs.RUNNING)
+    with runs.run_lock(meta.id):  # as a process adding samples holds it
+        app = SkytApp(start="runs")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await settle(pilot)
+            row = row_of(app, meta.id)
+            assert row[1:3] == ["running 2/4", "2/4"]
+            assert all(cell.startswith("~") or cell == "–" for cell in row[4:]), row
+            assert (
+                "metrics are partial (~): 2 of 4 samples, the run is still generating"
+                in screen_text(app)
+            )
+
+
+@pilot_test
+async def test_a_run_whose_samples_all_failed_shows_no_metrics(isolated_home):
+    meta = make_run(isolated_home, 3, [failed(0), failed(1), failed(2)], runs.COMPLETE)
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        row = row_of(app, meta.id)
+        assert row[1:3] == ["failed", "0/3"]
+        assert set(row[4:]) == {"–"}, f"no 0.000 that reads as 'identical to the canon': {row}"
+        assert "no sample produced code: no metrics" in screen_text(app)
+
+
+@pilot_test
+async def test_the_list_and_an_open_run_follow_the_store_as_another_process_writes_it(
+    isolated_home,
+):
+    from skyt_tui.ui.screens.run_detail import RunDetailScreen
+
+    meta = make_run(isolated_home, 4, [ok(0), ok(1)], runs.INTERRUPTED)
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert row_of(app, meta.id)[1] == "interrupted 2/4"
+        await pilot.press("enter")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen) and len(detail.rows) == 2
+        assert "partial, 2 of 4 samples" in screen_text(app)
+        # `skyt-tui resume` in another terminal finishes the run
+        runs.append_sample(meta.id, ok(2))
+        runs.append_sample(meta.id, ok(3, "def f(x):\n    return x - 1"))
+        runs.set_status(meta.id, runs.COMPLETE)
+        await wait_for(pilot, lambda: len(detail.rows) == 4 and not detail.updating, 20)
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "partial" not in shown and "pass 0.750" in shown
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: row_of(app, meta.id)[1] == "complete", 20)
+        await settle(pilot)
+        row = row_of(app, meta.id)
+        assert row[2] == "4/4" and row[-1] == "0.750" and not any(c.startswith("~") for c in row)
+
+
+@pilot_test
+async def test_after_a_canon_is_re_established_the_open_run_and_the_contract_name_the_new_one(
+    isolated_home,
+):
+    from textual.widgets import DataTable
+
+    from skyt_tui.ui import data
+    from skyt_tui.ui.screens.run_detail import RunDetailScreen
+    from tests.run_helpers import CONTRACT_ID
+
+    first = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+    runs.analyze_stored_run(first.id)  # the first run's first passing sample becomes the canon
+    second = make_run(isolated_home, 2, [ok(0, CODES[2]), ok(1)], runs.COMPLETE)
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#runs-table", DataTable)
+        table.move_cursor(row=table.get_row_index(first.id))
+        await pilot.press("enter")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
+        assert "canon: sample 0 of this run" in screen_text(app)
+        data.reestablish_canon(CONTRACT_ID, second.id)  # as `skyt-tui canon reestablish` would
+        await wait_for(pilot, lambda: f"canon: sample 0 of run {second.id}" in screen_text(app), 20)
+        await pilot.press("1")
+        await settle(pilot)
+        contracts = app.screen.query_one("#contracts-table", DataTable)
+        ids = [str(contracts.get_row_at(row)[0]) for row in range(contracts.row_count)]
+        contracts.move_cursor(row=ids.index(CONTRACT_ID))
+        await pilot.pause()
+        shown = screen_text(app)  # the detail pane wraps the line
+        assert "fixed by sample 0 of run" in shown and second.id in shown and "(openai/m)" in shown
+        assert "first run" not in shown
+
+
+@pilot_test
+async def test_after_a_run_in_contracts_the_runs_table_has_the_keys(isolated_home):
+    from skyt_tui.ui import data
+    from skyt_tui.ui.screens.run_detail import RunDetailScreen
+
+    def executor(request, report, cancel):
+        meta = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+        return data.RunOutcome(run_ids=(meta.id,), n_done=2, n_failed=0)
+
+    app = SkytApp(start="contracts", run_executor=executor)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("2")  # the Runs section seen while the store has no run yet
+        await settle(pilot)
+        assert "No runs yet" in screen_text(app)
+        await pilot.press("1")
+        await start_run(pilot, n="2")
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, RunDetailScreen), "enter opens the run without a tab first"

@@ -45,8 +45,9 @@ async def test_the_list_shows_each_runs_metrics_as_the_engine_computed_them(demo
         metrics = runs.analyze_stored_run(fib)["metrics"]
         row = [str(cell) for cell in table.get_row(fib)]
         assert row[1:] == [
+            "complete",
+            "14/14",
             "–",
-            "14",
             fmt3(metrics["R_raw"]),
             f"{fmt3(metrics['R_anchor_pre'])}→{fmt3(metrics['R_anchor_post'])}",
             fmt3(metrics["rescue_rate"]),

@@ -56,8 +56,11 @@ def load_canon(contract_id: str, contract: Contract | None = None) -> canon_stor
 
 def canon_state(contract: Contract) -> str:
     """'ok', 'stale', 'tampered', 'corrupt' or 'none' for the contract's canon."""
-    status = load_canon(contract.id, contract).status
-    return CANON_NONE if status == canon_store.STATUS_MISSING else status
+    return canon_status(load_canon(contract.id, contract))
+
+
+def canon_status(state: canon_store.CanonState) -> str:
+    return CANON_NONE if state.status == canon_store.STATUS_MISSING else state.status
 
 
 def canon_history(contract_id: str) -> list[dict[str, Any]]:
@@ -126,6 +129,62 @@ def store_signature() -> tuple[tuple[str, int, int], ...]:
                     continue
                 entries.append((str(path), stat.st_size, stat.st_mtime_ns))
     return tuple(sorted(entries))
+
+
+@dataclass(frozen=True)
+class StoreSnapshot:
+    """What the app watches to stay true while the store changes (its own runs, the CLI, another app):
+    each run's files and the canons, as names, sizes and mtimes (a few stat calls per run)."""
+
+    runs: dict[str, tuple[tuple[int, int], ...]]
+    canons: tuple[tuple[str, int, int], ...]
+
+    def changed_runs(self, before: StoreSnapshot | None) -> set[str]:
+        """Runs added, removed or written since `before` (every run when the canons changed)."""
+        if before is None or before.canons != self.canons:
+            return set(self.runs) | set(before.runs if before else ())
+        return {
+            run_id
+            for run_id in set(self.runs) | set(before.runs)
+            if self.runs.get(run_id) != before.runs.get(run_id)
+        }
+
+
+RUN_WATCHED_FILES = ("run.json", "samples.jsonl")
+
+
+def _run_files(run_id: str) -> tuple[tuple[int, int], ...]:
+    stats = []
+    for name in RUN_WATCHED_FILES:
+        try:
+            stat = (locations.run_dir(run_id) / name).stat()
+        except OSError:
+            stats.append((-1, 0))
+        else:
+            stats.append((stat.st_size, stat.st_mtime_ns))
+    return tuple(stats)
+
+
+def _canon_files() -> tuple[tuple[str, int, int], ...]:
+    canons = []
+    directory = locations.canon_dir()
+    if directory.is_dir():
+        for path in directory.iterdir():
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            canons.append((path.name, stat.st_size, stat.st_mtime_ns))
+    return tuple(sorted(canons))
+
+
+def store_snapshot() -> StoreSnapshot:
+    return StoreSnapshot({run_id: _run_files(run_id) for run_id in runs.run_ids()}, _canon_files())
+
+
+def run_snapshot(run_id: str) -> tuple[object, ...]:
+    """What an open run's view depends on: its files and the canons."""
+    return (_run_files(run_id), _canon_files())
 
 
 def list_runs() -> list[runs.RunSummary]:

@@ -15,7 +15,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from skyt_tui import locations
+from skyt_tui.engine.canon import CanonState
 from skyt_tui.engine.catalog import CatalogEntry
+from skyt_tui.engine.demo import DEMO_LABEL, DEMO_MODEL
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.printable import printable
 from skyt_tui.ui import data
@@ -88,6 +90,7 @@ class ContractsScreen(SectionScreen):
         super().__init__()
         self.entries: list[CatalogEntry] = []
         self.canon_states: dict[str, str] = {}
+        self.canons: dict[str, CanonState] = {}
         self.signature: tuple = ()
         self.last_request: RunRequest | None = None
         self.cancel_event = threading.Event()
@@ -122,10 +125,13 @@ class ContractsScreen(SectionScreen):
         selected = self.selected_entry()
         self.signature = data.store_signature()
         self.entries = data.list_contracts()
-        self.canon_states = {
-            entry.contract.id: data.canon_state(entry.contract)
+        self.canons = {
+            entry.contract.id: data.load_canon(entry.contract.id, entry.contract)
             for entry in self.entries
             if entry.contract is not None
+        }
+        self.canon_states = {
+            contract_id: data.canon_status(state) for contract_id, state in self.canons.items()
         }
         table.clear()
         for position, entry in enumerate(self.entries):
@@ -226,9 +232,8 @@ class ContractsScreen(SectionScreen):
         text.append("Canon: ", style="bold")
         state = self.canon_states.get(contract.id, data.CANON_NONE)
         text.append_text(canon_cell(state))
-        text.append(
-            f" — {CANON_MEANING[state]}" + (" (section 3)\n" if state != data.CANON_NONE else "\n")
-        )
+        text.append(f" — {self._canon_meaning(contract.id, state)}")
+        text.append(" (section 3)\n" if state != data.CANON_NONE else "\n")
         parts: list = [text]
         if contract.reference:
             parts.append(Text("Reference solution", style="bold underline"))
@@ -236,6 +241,22 @@ class ContractsScreen(SectionScreen):
         else:
             parts.append(Text("No reference solution.", style="dim"))
         return Group(*parts)
+
+    def _canon_meaning(self, contract_id: str, state: str) -> str:
+        """Where the canon came from, read from its provenance (it may have been re-established since the
+        contract's first run)."""
+        canon = self.canons[contract_id].canon if contract_id in self.canons else None
+        if state != "ok" or canon is None:
+            return CANON_MEANING[state]
+        provenance = canon.provenance
+        where = f"sample {provenance.get('sample_index')} of run {provenance.get('run_id')}"
+        model = provenance.get("model")
+        if model == DEMO_MODEL:
+            where += f" ({DEMO_LABEL})"
+        elif model:
+            where += f" ({provenance.get('provider')}/{model})"
+        when = str(provenance.get("established_at") or "")[:19].replace("T", " ")
+        return f"fixed by {where}" + (f", established {when}" if when else "")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         progress = self.query_one(RunProgress) if self.is_mounted else None

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import ContentSwitcher, DataTable, Static
+from textual.widgets import ContentSwitcher, DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from skyt_tui.engine.analysis_child import AnalysisCancelled
@@ -24,11 +24,17 @@ from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.runs import RunSummary
 from skyt_tui.ui import data
 from skyt_tui.ui.run_text import (
+    PARTIAL_MARK,
     PENDING,
+    analysed_count,
+    is_partial,
     isolation_text,
     label_text,
     metric_cells,
+    n_cell,
     run_line,
+    run_state,
+    state_cell,
     temperature,
 )
 from skyt_tui.ui.screens.base import SectionScreen
@@ -40,12 +46,20 @@ RUN = (
     "generates, checks and stores a run",
 )
 METRIC_COLUMNS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass")
+WATCH_INTERVAL_S = 1.0
+"""How often the store is looked at for runs written elsewhere (stat calls only)."""
 
 
 class RunsListed(Message):
     def __init__(self, summaries: list[RunSummary]) -> None:
         super().__init__()
         self.summaries = summaries
+
+
+class StoreChanged(Message):
+    def __init__(self, snapshot: data.StoreSnapshot) -> None:
+        super().__init__()
+        self.snapshot = snapshot
 
 
 class RunAnalysed(Message):
@@ -78,7 +92,7 @@ class RunsScreen(SectionScreen):
         super().__init__()
         self.summaries: list[RunSummary] = []
         self.analyses: dict[str, dict[str, Any]] = {}
-        self.signature: tuple = ()
+        self.snapshot: data.StoreSnapshot | None = None
         self.loading = False
 
     def compose_body(self) -> ComposeResult:
@@ -101,25 +115,49 @@ class RunsScreen(SectionScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#runs-table", DataTable)
-        for name in ("run", "T", "N", *METRIC_COLUMNS):
+        for name in ("run", "state", "N", "T", *METRIC_COLUMNS):
             table.add_column(name, key=name)
         self.reload()
+        self.set_interval(WATCH_INTERVAL_S, self._watch)
 
     def on_screen_resume(self) -> None:
-        if self.signature and data.store_signature() != self.signature:
-            self.reload()
+        self._watch()
+        table = self.query_one("#runs-table", DataTable)
+        if self.summaries and not isinstance(self.focused, Input):
+            table.focus()  # back from a run (or from Contracts after a run): the keys work at once
 
-    def reload(self) -> None:
-        self.signature = data.store_signature()
+    def _watch(self) -> None:
+        if (
+            self.snapshot is not None and not self.loading
+        ):  # changes meanwhile are seen after the load
+            self._poll(self.snapshot)
+
+    @work(thread=True, exclusive=True, group="runs-watch", exit_on_error=False)
+    def _poll(self, before: data.StoreSnapshot) -> None:
+        snapshot = data.store_snapshot()
+        if snapshot != before:
+            self.post_message(StoreChanged(snapshot))
+
+    def on_store_changed(self, message: StoreChanged) -> None:
+        """A run was written (by this app, the CLI or another process) or a canon changed: the runs it
+        touched are listed and analysed again; the others keep their metrics."""
+        if self.snapshot is None or message.snapshot == self.snapshot:
+            return
+        for run_id in message.snapshot.changed_runs(self.snapshot):
+            self.analyses.pop(run_id, None)
+        self.reload(message.snapshot)
+
+    def reload(self, snapshot: data.StoreSnapshot | None = None) -> None:
+        self.snapshot = snapshot or data.store_snapshot()
         self.loading = True
         self._status(Text("reading runs…", style="dim"))
-        self._load()
+        self._load(set(self.analyses))
 
     @work(thread=True, exclusive=True, group="runs-load", exit_on_error=False)
-    def _load(self) -> None:
+    def _load(self, known: set[str]) -> None:
         summaries = data.list_runs()
         self.post_message(RunsListed(summaries))
-        readable = [s.id for s in summaries if s.meta is not None]
+        readable = [s.id for s in summaries if s.meta is not None and s.id not in known]
         if not readable:
             self.post_message(AnalysisProgress("", done=True))
             return
@@ -153,6 +191,7 @@ class RunsScreen(SectionScreen):
             if meta is None:
                 table.add_row(
                     Text(f"{summary.id} (damaged)", style="bold red"),
+                    state_cell(summary),
                     "–",
                     "–",
                     *("–",) * len(METRIC_COLUMNS),
@@ -161,9 +200,10 @@ class RunsScreen(SectionScreen):
                 continue
             table.add_row(
                 Text(summary.id),
+                state_cell(summary),
+                n_cell(summary),
                 temperature(meta.temperature),
-                str(meta.n),
-                *metric_cells(self.analyses.get(summary.id)),
+                *metric_cells(self.analyses.get(summary.id), meta.n),
                 key=summary.id,
             )
         if selected is not None and selected.id in {s.id for s in self.summaries}:
@@ -185,8 +225,10 @@ class RunsScreen(SectionScreen):
     def on_run_analysed(self, message: RunAnalysed) -> None:
         self.analyses[message.run_id] = message.analysis
         table = self.query_one("#runs-table", DataTable)
+        summary = next((s for s in self.summaries if s.id == message.run_id), None)
+        requested = summary.meta.n if summary is not None and summary.meta is not None else None
         if message.run_id in table.rows:
-            for column, value in zip(METRIC_COLUMNS, metric_cells(message.analysis)):
+            for column, value in zip(METRIC_COLUMNS, metric_cells(message.analysis, requested)):
                 table.update_cell(message.run_id, column, value, update_width=True)
         selected = self.selected_summary()
         if selected is not None and selected.id == message.run_id:
@@ -241,14 +283,26 @@ class RunsScreen(SectionScreen):
         text.append(meta.id, style="bold")
         text.append("\n")
         text.append_text(run_line(meta))
-        text.append(f" · {summary.n_ok} ok, {summary.n_failed} failed · {summary.state}")
+        text.append(f" · {summary.n_ok} ok, {summary.n_failed} failed · ")
+        text.append_text(state_cell(summary))
         label = label_text(meta)
         if label:
             text.append("\n")
             text.append_text(label)
         analysis = self.analyses.get(meta.id)
+        state = run_state(summary)
         if analysis is None:
             text.append(f"\n{PENDING} analysing", style="dim")
+        elif summary.n_ok == 0:
+            text.append(
+                "\nno sample produced code: no metrics (see the run's failures)", style="bold red"
+            )
+        elif is_partial(analysis, meta.n):
+            text.append(
+                f"\nmetrics are partial ({PARTIAL_MARK}): {analysed_count(analysis)} of {meta.n} samples"
+                + (", the run is still generating" if state == "running" else ""),
+                style="yellow",
+            )
         elif analysis["metrics"].get("canon") != "established":
             text.append(
                 f"\nno canon: anchor metrics not computed ({(analysis.get('canon') or {}).get('reason', '')})",
@@ -291,4 +345,5 @@ class RunsScreen(SectionScreen):
         ask_export(self, data.load_run(summary.id), analysis)
 
     def action_reload(self) -> None:
+        self.analyses.clear()
         self.reload()
