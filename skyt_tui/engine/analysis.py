@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,6 @@ from skyt_tui.engine.catalog import find_contract
 from skyt_tui.engine.contract import Contract
 from skyt_tui.engine.distance import (
     PAIRWISE_MATRIX_LIMIT,
-    distance_version,
     distances_to,
     mean_pairwise_streamed,
     pairwise_matrix,
@@ -43,7 +43,6 @@ from skyt_tui.engine.metrics import (
     CANON_ESTABLISHED,
     CANON_NONE,
     CANON_NOT_COMPUTED,
-    DEFAULT_TAU,
     RunMetrics,
     compute_metrics,
 )
@@ -51,8 +50,9 @@ from skyt_tui.engine.normalize import Normalized, normalize
 from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle, Verdict, problem_contract
 from skyt_tui.engine.records import SampleAnalysis
 from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
-from skyt_tui.engine.repair.parallel import RepairTask, repair_in_processes
+from skyt_tui.engine.repair.parallel import RepairTask, TaskVerifier, repair_in_processes
 from skyt_tui.engine.sources import RunInput
+from skyt_tui.engine.versions import DEFAULT_TAU, distance_version
 
 Progress = Callable[[str, int, int], None]
 """progress(stage, done, total): called from the analysing thread."""
@@ -274,7 +274,7 @@ def analyze_runs(
         for p, contract, vs in zip(prepared, contracts, verdicts)
     ]
 
-    repairs = [None] * len(runs)
+    repairs: Sequence[dict[int, RepairResult] | None] = [None] * len(runs)
     if the_oracle is not None and repair_samples:
         repairs = _repair_all(
             prepared, contracts, verdicts, canons, level, the_oracle, report, repair_workers
@@ -333,7 +333,7 @@ class _Prepared:
 def _dedupe_contracts(contracts: list[Contract | None]) -> list[Contract | None]:
     """Equal contracts become one object, so the oracle's dedupe works across runs."""
     by_hash: dict[str, Contract] = {}
-    out = []
+    out: list[Contract | None] = []
     for contract in contracts:
         if contract is None:
             out.append(None)
@@ -406,6 +406,7 @@ def _canon_for(
             state.status, source="store", reason=state.reason or f"canon is {state.status}"
         )
     canon = state.canon
+    assert canon is not None  # usable implies a canon
     return CanonInfo(
         CANON_ESTABLISHED,
         source="store",
@@ -438,31 +439,35 @@ def _first_passing_here(
     )
 
 
+_RepairKey = tuple[str, str, str, frozenset[str]]
+"""(contract hash, sample code, canon code, kept names): samples with equal keys share one repair."""
+
 PROCESS_REPAIR_MIN_TASKS = 24
 """Fewer repair tasks than this run in threads of this process: starting worker processes costs ~0.5 s."""
 
 
 def _repair_all(
-    prepared,
-    contracts,
-    verdicts,
-    canons,
-    level,
+    prepared: list[_Prepared],
+    contracts: list[Contract | None],
+    verdicts: list[list[Verdict] | None],
+    canons: list[CanonInfo],
+    level: str,
     oracle: Oracle,
     report: Progress,
     workers: int | None = None,
-):
+) -> list[dict[int, RepairResult]]:
     """Repair every oracle-passing, non-canonical sample; identical samples share one repair.
 
     Many tasks run on worker processes (`repair.parallel`), a few on threads
     here; the results are the same. The searches of one contract share
     rewrites, and a candidate program is sent to the oracle once per contract.
     """
-    tasks: dict[tuple, tuple[Contract, str, str, frozenset[str]]] = {}
-    wanted: list[dict[int, tuple]] = []
+    tasks: dict[_RepairKey, tuple[Contract, str, str, frozenset[str]]] = {}
+    wanted: list[dict[int, _RepairKey]] = []
     for p, contract, vs, canon in zip(prepared, contracts, verdicts, canons):
-        positions: dict[int, tuple] = {}
+        positions: dict[int, _RepairKey] = {}
         if contract is not None and vs is not None and canon.status == CANON_ESTABLISHED:
+            assert canon.code is not None  # an established canon has its code
             for position, (code, verdict, norm) in enumerate(zip(p.codes, vs, p.normalized)):
                 if (
                     verdict.passed
@@ -530,7 +535,7 @@ def _repair_all(
 
 
 def _repair_in_threads(
-    tasks: list[RepairTask], verify, threads: int, progress: Callable[[int], None]
+    tasks: list[RepairTask], verify: TaskVerifier, threads: int, progress: Callable[[int], None]
 ) -> list[RepairResult]:
     """Tasks on threads of this process; a group's tasks run in one thread and share its rewrite cache."""
     groups: dict[Any, list[int]] = {}
@@ -541,9 +546,7 @@ def _repair_in_threads(
     def run_group(indexes: list[int]) -> int:
         rewrites = RewriteCache()
         for index in indexes:
-            results[index] = tasks[index].run(
-                lambda programs, index=index: verify(index, programs), rewrites
-            )
+            results[index] = tasks[index].run(partial(verify, index), rewrites)
         return len(indexes)
 
     done = 0
@@ -571,6 +574,7 @@ def _finish(
     if canon.status == CANON_ESTABLISHED:
         d_pre = list(distances_to(texts, canon.texts[level]))
         d_post = list(d_pre)
+        result: RepairResult | None
         for position, result in (repairs or {}).items():
             if result.steps:
                 d_post[position] = result.d_post

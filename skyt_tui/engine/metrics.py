@@ -182,8 +182,8 @@ def _distances(
         return [1.0] * len(samples), [1.0] * len(samples)
     if any(s.d_pre is None for s in samples):
         return None
-    d_pre = [float(s.d_pre) for s in samples]
-    d_post = [float(s.d_post if s.d_post is not None else s.d_pre) for s in samples]
+    d_pre = [float(s.d_pre) for s in samples if s.d_pre is not None]  # every one, by now
+    d_post = [float(s.d_post) if s.d_post is not None else d for s, d in zip(samples, d_pre)]
     return d_pre, d_post
 
 
@@ -307,7 +307,8 @@ def bootstrap_intervals(
         return np.bincount(offsets.ravel(), minlength=k * draws).reshape(draws, k)
 
     def modal(codes: np.ndarray) -> np.ndarray:
-        return counts_per_draw(codes, int(codes.max()) + 1).max(axis=1) / n
+        shares: np.ndarray = counts_per_draw(codes, int(codes.max()) + 1).max(axis=1) / n
+        return shares
 
     series: dict[str, np.ndarray] = {
         "R_raw": modal(encode([s.signatures["raw"] for s in samples])),

@@ -28,7 +28,7 @@ import random
 import secrets
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Sequence, Sized
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -51,7 +51,7 @@ class RetryPolicy:
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
         """Wait before retry number `attempt` (1-based): equal jitter on a doubling delay."""
-        delay = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
+        delay: float = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
         return delay / 2 + rng.uniform(0.0, delay / 2)
 
 
@@ -348,7 +348,7 @@ def start_run(
     if settings.n < 1:
         raise InputError(f"-n must be at least 1, not {settings.n}")
     provider = provider or make_provider(settings.provider, settings.provider_settings, contract)
-    recorded = len(provider) if hasattr(provider, "__len__") else None
+    recorded = len(provider) if isinstance(provider, Sized) else None
     if recorded is not None and settings.n > recorded:
         raise InputError(
             f"the replay source has {recorded} recorded answers; ask for -n {recorded} or fewer"

@@ -601,19 +601,23 @@ def first_passing_stored_sample(
     """The sample that becomes a contract's canon: the first (in generation order) that parses
     and passes the oracle, in the contract's earliest stored run that has one (SPEC §4)."""
     candidates = [
-        s for s in list_runs() if s.meta is not None and s.meta.contract_id == contract.id
+        (s.meta.created, s.id)
+        for s in list_runs()
+        if s.meta is not None and s.meta.contract_id == contract.id
     ]
-    candidates.sort(key=lambda summary: (summary.meta.created, summary.id))
-    for summary in candidates:
-        run = load_run(summary.id)
+    candidates.sort()
+    for _, run_id in candidates:
+        run = load_run(run_id)
         finished = [
-            sample for sample in run.samples if sample.status == OK and sample.code is not None
+            (sample, sample.code)
+            for sample in run.samples
+            if sample.status == OK and sample.code is not None
         ]
-        verdicts = oracle.check_many([(contract, sample.code) for sample in finished], dedupe=True)
-        for sample, verdict in zip(finished, verdicts):
-            if verdict.passed and not normalize(sample.code, contract.kept_names).parse_error:
+        verdicts = oracle.check_many([(contract, code) for _, code in finished], dedupe=True)
+        for (sample, code), verdict in zip(finished, verdicts):
+            if verdict.passed and not normalize(code, contract.kept_names).parse_error:
                 return (
-                    sample.code,
+                    code,
                     sample.index,
                     {
                         "run_id": run.id,
@@ -637,7 +641,8 @@ def cached_analysis(
     if cached.get("key") == json.loads(json.dumps(key)) and isinstance(
         cached.get("analysis"), dict
     ):
-        return cached["analysis"]
+        analysis: dict[str, Any] = cached["analysis"]
+        return analysis
     return None
 
 

@@ -40,7 +40,8 @@ MIN_ANCHOR_SHARE = 0.8
 
 def complete_rows(scores: ScoreMatrix) -> np.ndarray:
     """Boolean mask of the systems with a score for every item."""
-    return ~np.isnan(scores.scores).any(axis=1)
+    complete: np.ndarray = ~np.isnan(scores.scores).any(axis=1)
+    return complete
 
 
 def choose_anchors(

@@ -235,7 +235,8 @@ def _difficulty(where: str, value: Any) -> str:
         raise InputError.at(
             where, f"unknown difficulty {value!r} (expected easy, medium or hard)", key="difficulty"
         )
-    return value
+    difficulty: str = value
+    return difficulty
 
 
 def read_items_jsonl(path: Path | str) -> tuple[Item, ...]:

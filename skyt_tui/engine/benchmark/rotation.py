@@ -259,7 +259,9 @@ def plan_rotation(
         target[name] = held_out_target(len(members))
         drawn[name] = min(target[name], len(pool))
         shortfall[name] = target[name] - drawn[name]
-        picks = rng.choice(len(pool), drawn[name], replace=False) if drawn[name] else []
+        picks: Sequence[int] | np.ndarray = (
+            rng.choice(len(pool), drawn[name], replace=False) if drawn[name] else []
+        )
         chosen.extend(pool[int(index)] for index in picks)
 
     record = RotationRecord(

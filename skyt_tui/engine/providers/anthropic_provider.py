@@ -142,5 +142,5 @@ def _status_detail(exc: Any) -> str:
     if isinstance(body, dict):
         error = body.get("error", body)
         if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return error["message"]
+            return str(error["message"])
     return str(getattr(exc, "message", "") or "")

@@ -137,7 +137,7 @@ def _status_detail(exc: Any) -> str:
     if isinstance(body, dict):
         error = body.get("error", body)
         if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return error["message"]
+            return str(error["message"])
         if isinstance(error, str):
             return error
     return str(getattr(exc, "message", "") or "")
