@@ -124,11 +124,15 @@ def failed(index):
     return runs.SampleRecord(index=index, status=runs.FAILED, error="HTTP 401: invalid api key")
 
 
+METRICS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass")
+
+
 def row_of(app, run_id):
+    """The run's row as {column: text} (the app is run 160 wide in these tests: every column shows)."""
     from textual.widgets import DataTable
 
     table = app.screen.query_one("#runs-table", DataTable)
-    return [str(cell) for cell in table.get_row(run_id)]
+    return {key: str(table.get_cell(run_id, key)) for key in app.screen.columns}
 
 
 @pilot_test
@@ -136,11 +140,12 @@ async def test_a_running_run_is_marked_running_with_partial_metrics(isolated_hom
     meta = make_run(isolated_home, 4, [ok(0), ok(1)], runs.RUNNING)
     with runs.run_lock(meta.id):  # as a process adding samples holds it
         app = SkytApp(start="runs")
-        async with app.run_test(size=(120, 36)) as pilot:
+        async with app.run_test(size=(160, 36)) as pilot:
             await settle(pilot)
             row = row_of(app, meta.id)
-            assert row[1:3] == ["running 2/4", "2/4"]
-            assert all(cell.startswith("~") or cell == "–" for cell in row[4:]), row
+            assert (row["state"], row["N"]) == ("running 2/4", "2/4")
+            assert all(row[m].startswith("~") or row[m] == "–" for m in METRICS), row
+            assert row["R_raw"].startswith("~0.")
             assert (
                 "metrics are partial (~): 2 of 4 samples, the run is still generating"
                 in screen_text(app)
@@ -151,11 +156,11 @@ async def test_a_running_run_is_marked_running_with_partial_metrics(isolated_hom
 async def test_a_run_whose_samples_all_failed_shows_no_metrics(isolated_home):
     meta = make_run(isolated_home, 3, [failed(0), failed(1), failed(2)], runs.COMPLETE)
     app = SkytApp(start="runs")
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(160, 36)) as pilot:
         await settle(pilot)
         row = row_of(app, meta.id)
-        assert row[1:3] == ["failed", "0/3"]
-        assert set(row[4:]) == {"–"}, f"no 0.000 that reads as 'identical to the canon': {row}"
+        assert (row["state"], row["N"]) == ("failed", "0/3")
+        assert {row[m] for m in METRICS} == {"–"}, f"no 0.000 that reads as 'identical': {row}"
         assert "no sample produced code: no metrics" in screen_text(app)
 
 
@@ -167,9 +172,9 @@ async def test_the_list_and_an_open_run_follow_the_store_as_another_process_writ
 
     meta = make_run(isolated_home, 4, [ok(0), ok(1)], runs.INTERRUPTED)
     app = SkytApp(start="runs")
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(160, 36)) as pilot:
         await settle(pilot)
-        assert row_of(app, meta.id)[1] == "interrupted 2/4"
+        assert row_of(app, meta.id)["state"] == "interrupted 2/4"
         await pilot.press("enter")
         await settle(pilot)
         detail = app.screen
@@ -184,10 +189,11 @@ async def test_the_list_and_an_open_run_follow_the_store_as_another_process_writ
         shown = screen_text(app)
         assert "partial" not in shown and "pass 0.750" in shown
         await pilot.press("escape")
-        await wait_for(pilot, lambda: row_of(app, meta.id)[1] == "complete", 20)
+        await wait_for(pilot, lambda: row_of(app, meta.id)["state"] == "complete", 20)
         await settle(pilot)
         row = row_of(app, meta.id)
-        assert row[2] == "4/4" and row[-1] == "0.750" and not any(c.startswith("~") for c in row)
+        assert row["N"] == "4/4" and row["pass"] == "0.750"
+        assert not any(c.startswith("~") for c in row.values())
 
 
 @pilot_test
@@ -248,3 +254,35 @@ async def test_after_a_run_in_contracts_the_runs_table_has_the_keys(isolated_hom
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, RunDetailScreen), "enter opens the run without a tab first"
+
+
+@pilot_test
+async def test_the_demo_opens_in_its_own_store_marked_demo_and_never_runs_there(
+    demo_store, isolated_home
+):
+    """`skyt-tui demo && skyt-tui`: the demo is shown, marked, and the user's store stays empty (14.3)."""
+    import shutil
+
+    from textual.widgets import DataTable
+
+    shutil.copytree(demo_store, isolated_home / "demo")  # what `skyt-tui demo` leaves
+    app = SkytApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert app.current_mode == "contracts"
+        assert screen_text(app).startswith(" skyt-tui  DEMO ")
+        await pilot.press("r")
+        await pilot.pause()
+        assert not isinstance(app.screen, ConfirmScreen) and app.screen.id == "contracts-screen"
+        assert any("This is the demo's store" in n.message for n in app._notifications)
+        await pilot.press("2")
+        await settle(pilot)
+        assert app.screen.query_one("#runs-table", DataTable).row_count == 6
+        await pilot.press("D")  # to the user's own store
+        await settle(pilot)
+        shown = screen_text(app)
+        assert not shown.startswith(" skyt-tui  DEMO ") and app.current_mode == "contracts"
+        await pilot.press("2")
+        await settle(pilot)
+        assert "No runs yet" in screen_text(app)
+    assert not (isolated_home / "runs").exists() and not (isolated_home / "canon").exists()

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from skyt_tui.engine.analysis import RunAnalysis
 
 LIGHT_THEME, DARK_THEME = "textual-light", "textual-dark"
+SWITCHING_MODE = "switching-store"
 QUIT_WAIT_S = 3.0
 """After "cancel and quit", the longest the app waits for the run to be stored as interrupted."""
 SECTION_SCREENS = {
@@ -65,6 +66,7 @@ class SkytApp(App[int]):
         ),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("t", "toggle_theme", "Light/dark theme", show=False),
+        Binding("D", "toggle_store", "Demo store / your store", show=False),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -102,8 +104,46 @@ class SkytApp(App[int]):
 
     def on_mount(self) -> None:
         self.theme = DARK_THEME
+        if (
+            not data.is_demo_store()
+            and not self.extra_analyses
+            and data.store_is_empty()
+            and data.demo_store_has_runs()
+        ):
+            data.set_demo_store(
+                True
+            )  # `skyt-tui demo && skyt-tui`: the demo, marked DEMO, until you have runs
         first_start = data.store_is_empty() and not self.extra_analyses
         self.switch_mode(self.start_section or ("welcome" if first_start else "contracts"))
+
+    async def use_store(self, demo: bool, section: str = "contracts") -> None:
+        """Open the demo's own store or the user's: every section is made again over it."""
+        if demo != data.is_demo_store():
+            if self.run_cancel is not None:
+                self.notify(
+                    "A run is in progress: cancel it before switching stores.", severity="warning"
+                )
+                return
+            data.set_demo_store(demo)
+            self.add_mode(SWITCHING_MODE, Screen)
+            await self.switch_mode(SWITCHING_MODE)
+            for mode in SECTION_SCREENS:
+                await self.remove_mode(mode)
+                self.add_mode(mode, section_screen(mode))
+            await self.switch_mode(section)
+            await self.remove_mode(SWITCHING_MODE)
+            self.notify(
+                f"Showing the demo's own store ({data.demo_dir()}): hand-written examples, not model "
+                "output; D returns to your store."
+                if demo
+                else f"Showing your store ({data.data_dir()}).",
+                markup=False,
+            )
+        elif section != self.current_mode:
+            await self.switch_mode(section)
+
+    async def action_toggle_store(self) -> None:
+        await self.use_store(not data.is_demo_store())
 
     def action_section(self, name: str) -> None:
         if name != self.current_mode:

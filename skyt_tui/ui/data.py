@@ -9,6 +9,7 @@ several sections.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from skyt_tui.engine import runs, store
 from skyt_tui.engine.catalog import CatalogEntry, get_contract, scan_contracts
 from skyt_tui.engine.contract import Contract
 from skyt_tui.engine.demo import DEMO_LABEL, DemoResult, create_demo
+from skyt_tui.engine.demo import demo_store_has_runs as demo_has_runs
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.report import metrics_line, report_json, sample_rows, samples_csv
 from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION
@@ -352,8 +354,30 @@ def apply_rotation(name: str, now: dt.datetime) -> benchmark.RotationPlan:
 
 
 def load_demo(now: dt.datetime) -> DemoResult:
-    """`skyt-tui demo` from inside the app (a few seconds: oracle and repair run; call from a worker)."""
+    """`skyt-tui demo` from inside the app, into the demo's own store (a few seconds: oracle and repair
+    run; call from a worker)."""
     return create_demo(now=now)
+
+
+def is_demo_store() -> bool:
+    """The app is showing the demo's own store (`SKYT_STORE=demo`), not the user's."""
+    return locations.is_demo_store()
+
+
+def set_demo_store(demo: bool) -> None:
+    """Open the demo's store or the user's own, for this process and the analysis processes it starts."""
+    if demo:
+        os.environ[locations.STORE_ENV] = locations.DEMO_STORE
+    else:
+        os.environ.pop(locations.STORE_ENV, None)
+
+
+def demo_store_has_runs() -> bool:
+    return demo_has_runs()
+
+
+def demo_dir() -> str:
+    return str(locations.demo_dir())
 
 
 def data_dir() -> str:

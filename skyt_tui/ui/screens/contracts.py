@@ -283,6 +283,15 @@ class ContractsScreen(SectionScreen):
                 markup=False,
             )
             return
+        if data.is_demo_store():
+            self.notify(
+                "This is the demo's store (marked DEMO): runs are not made here, so no real run is ever "
+                "measured against a hand-written canon. Press D to open your own store, then r.",
+                severity="warning",
+                markup=False,
+                timeout=8,
+            )
+            return
         self.app.push_screen(RunDialog(entry.contract, self.last_request), self._run_requested)
 
     def _run_requested(self, request: RunRequest | None) -> None:

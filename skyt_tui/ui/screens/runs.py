@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -34,6 +34,7 @@ from skyt_tui.ui.run_text import (
     n_cell,
     run_line,
     run_state,
+    shown_metrics,
     state_cell,
     temperature,
 )
@@ -48,6 +49,94 @@ RUN = (
 METRIC_COLUMNS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass")
 WATCH_INTERVAL_S = 1.0
 """How often the store is looked at for runs written elsewhere (stat calls only)."""
+
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("when", "created"),
+    ("contract", "contract"),
+    ("model", "model"),
+    ("state", "state"),
+    ("N", "N"),
+    ("T", "T"),
+    *((name, name) for name in METRIC_COLUMNS),
+)
+"""(key, header) in display order."""
+PRIORITY = (
+    "contract",
+    "state",
+    "N",
+    "R_raw",
+    "R_anchor",
+    "pass",
+    "μ",
+    "model",
+    "T",
+    "P_τ",
+    "rescue",
+    "when",
+)
+"""Which columns a narrow terminal keeps first: columns are left out whole, never cut mid-number."""
+METRIC_WIDTHS = {"R_raw": 5, "R_anchor": 11, "rescue": 5, "μ": 11, "P_τ": 11, "pass": 5}
+MODEL_WIDTH = 18
+
+
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def cell_width(cell: Any) -> int:
+    return (
+        Text(cell).cell_len if isinstance(cell, str) else getattr(cell, "cell_len", len(str(cell)))
+    )
+
+
+def choose_columns(
+    width: int, rows: list[dict[str, Any]], sort_column: str | None = None
+) -> list[str]:
+    """The columns that fit `width` cells, by priority, in display order (each cell has one space each side)."""
+    needed = {}
+    for key, header in COLUMNS:
+        widest = max((cell_width(row[key]) for row in rows), default=0)
+        if key in METRIC_WIDTHS:
+            widest = max(widest, METRIC_WIDTHS[key] + 1)  # room for the partial mark
+        arrow = 2 if key == sort_column else 0
+        needed[key] = max(widest, Text(header).cell_len + arrow) + 2
+    chosen: set[str] = set()
+    used = 0
+    for key in PRIORITY:
+        if used + needed[key] <= width or not chosen:
+            chosen.add(key)
+            used += needed[key]
+    return [key for key, _ in COLUMNS if key in chosen]
+
+
+def sort_key(column: str, summary: RunSummary, analysis: dict[str, Any] | None) -> tuple[Any, ...]:
+    """Runs without a value (no analysis yet, no canon) sort after the others (before them, descending)."""
+    meta = summary.meta
+    if meta is None:
+        return (1, "")
+    if column in ("when", "contract", "model", "T"):
+        value: Any = {
+            "when": meta.created,
+            "contract": meta.contract_id,
+            "model": meta.model or meta.provider,
+            "T": meta.temperature if meta.temperature is not None else -1.0,
+        }[column]
+        return (0, value)
+    if column == "state":
+        return (0, run_state(summary))
+    if column == "N":
+        return (0, summary.n_ok, meta.n)
+    metric = {
+        "R_raw": "R_raw",
+        "R_anchor": "R_anchor_post",
+        "rescue": "rescue_rate",
+        "μ": "mu_post",
+        "P_τ": "P_tau_post",
+        "pass": "pass_rate",
+    }[column]
+    value = shown_metrics(analysis).get(metric) if analysis is not None else None
+    return (0, value) if value is not None else (1, 0.0)
 
 
 class RunsListed(Message):
@@ -84,6 +173,8 @@ class RunsScreen(SectionScreen):
     SECTION = "runs"
     BINDINGS = [
         Binding("h", "heatmap", "Heatmap"),
+        Binding("slash", "filter", "Filter", key_display="/"),
+        Binding("s", "sort", "Sort"),
         Binding("e", "export", "Export…"),
         Binding("ctrl+r", "reload", "Reload"),
     ]
@@ -94,6 +185,12 @@ class RunsScreen(SectionScreen):
         self.analyses: dict[str, dict[str, Any]] = {}
         self.snapshot: data.StoreSnapshot | None = None
         self.loading = False
+        self.shown: list[RunSummary] = []
+        """The rows of the table, in order: the filtered, sorted summaries."""
+        self.columns: list[str] = []
+        self.sort_column: str | None = None
+        self.sort_reverse = False
+        self.run_filter = ""
 
     def compose_body(self) -> ComposeResult:
         with ContentSwitcher(initial="runs-view", id="runs-switcher"):
@@ -109,14 +206,17 @@ class RunsScreen(SectionScreen):
                 )
             with Vertical(id="runs-view"):
                 yield Static(id="runs-head")
+                yield Input(
+                    placeholder="filter: contract, model, state, id… (esc clears)", id="runs-filter"
+                )
+                yield Static(id="runs-filter-note")
                 yield RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="run-summary")
         yield Static(id="runs-status")
 
     def on_mount(self) -> None:
-        table = self.query_one("#runs-table", DataTable)
-        for name in ("run", "state", "N", "T", *METRIC_COLUMNS):
-            table.add_column(name, key=name)
+        self.query_one("#runs-filter", Input).display = False
+        self.query_one("#runs-filter-note", Static).display = False
         self.reload()
         self.set_interval(WATCH_INTERVAL_S, self._watch)
 
@@ -181,46 +281,98 @@ class RunsScreen(SectionScreen):
             self.post_message(AnalysisProgress("", done=True))
 
     def on_runs_listed(self, message: RunsListed) -> None:
-        table = self.query_one("#runs-table", DataTable)
-        selected = self.selected_summary()
         self.summaries = message.summaries
         self.query_one(ContentSwitcher).current = "runs-view" if self.summaries else "runs-empty"
-        table.clear()
-        for summary in self.summaries:
-            meta = summary.meta
-            if meta is None:
-                table.add_row(
-                    Text(f"{summary.id} (damaged)", style="bold red"),
-                    state_cell(summary),
-                    "–",
-                    "–",
-                    *("–",) * len(METRIC_COLUMNS),
-                    key=summary.id,
-                )
-                continue
-            table.add_row(
-                Text(summary.id),
-                state_cell(summary),
-                n_cell(summary),
-                temperature(meta.temperature),
-                *metric_cells(self.analyses.get(summary.id), meta.n),
-                key=summary.id,
-            )
-        if selected is not None and selected.id in {s.id for s in self.summaries}:
-            table.move_cursor(row=table.get_row_index(selected.id))
+        self.fill_table()
         n_demo = sum(data.is_demo(s.meta) for s in self.summaries)
         head = Text(
-            f"{len(self.summaries)} run(s), newest first · level {data.LEVEL} · 3 decimals",
+            f"{len(self.summaries)} run(s) · level {data.LEVEL} · 3 decimals · {PARTIAL_MARK} partial",
             style="dim",
         )
         if n_demo:
             head.append(f" · {n_demo} demo run(s): ", style="dim")
             head.append(data.DEMO_LABEL, style="bold yellow")
         self.query_one("#runs-head", Static).update(head)
-        self.show_selected()
         if self.summaries:
-            table.focus()
+            self.query_one("#runs-table", DataTable).focus()
         self.refresh_bindings()
+
+    def row_cells(self, summary: RunSummary) -> dict[str, Any]:
+        meta = summary.meta
+        if meta is None:
+            cells: dict[str, Any] = {key: "–" for key, _ in COLUMNS}
+            cells["when"] = Text("damaged", style="bold red")
+            cells["contract"] = Text(summary.id, style="bold red")
+            cells["state"] = state_cell(summary)
+            return cells
+        cells = {
+            "when": meta.created[5:16].replace("T", " "),
+            "contract": Text(meta.contract_id),
+            "model": Text(clip(meta.model or meta.provider, MODEL_WIDTH)),
+            "state": state_cell(summary),
+            "N": n_cell(summary),
+            "T": temperature(meta.temperature),
+        }
+        cells.update(zip(METRIC_COLUMNS, metric_cells(self.analyses.get(summary.id), meta.n)))
+        return cells
+
+    def visible_summaries(self) -> list[RunSummary]:
+        """The runs the filter lets through, in the chosen order (newest first by default)."""
+        needle = self.run_filter.lower()
+        shown = [
+            s
+            for s in self.summaries
+            if not needle
+            or needle in " ".join(str(c) for c in self.row_cells(s).values()).lower()
+            or needle in s.id.lower()
+        ]
+        if self.sort_column is not None:
+            shown.sort(
+                key=lambda s: sort_key(self.sort_column or "", s, self.analyses.get(s.id)),
+                reverse=self.sort_reverse,
+            )
+        return shown
+
+    def fill_table(self) -> None:
+        """(Re)build the table: the columns that fit the width, the rows the filter lets through."""
+        table = self.query_one("#runs-table", DataTable)
+        selected = self.selected_summary()
+        self.shown = self.visible_summaries()
+        rows = {s.id: self.row_cells(s) for s in self.shown}
+        width = (self.size.width or self.app.size.width) - 2  # the scrollbar
+        self.columns = choose_columns(width, list(rows.values()), self.sort_column)
+        table.clear(columns=True)
+        for key in self.columns:
+            label = dict(COLUMNS)[key]
+            if key == self.sort_column:
+                label += " ▼" if self.sort_reverse else " ▲"
+            table.add_column(label, key=key)
+        for summary in self.shown:
+            table.add_row(*(rows[summary.id][key] for key in self.columns), key=summary.id)
+        if selected is not None and selected.id in rows:
+            table.move_cursor(row=table.get_row_index(selected.id))
+        self._filter_note()
+        self.show_selected()
+
+    def _filter_note(self) -> None:
+        note = self.query_one("#runs-filter-note", Static)
+        parts = []
+        if self.run_filter:
+            parts.append(f"filter {self.run_filter!r}: {len(self.shown)} of {len(self.summaries)}")
+        if self.sort_column is not None:
+            parts.append(
+                f"sorted by {dict(COLUMNS)[self.sort_column]}"
+                + (" descending" if self.sort_reverse else "")
+            )
+        note.update(Text(" · ".join(parts), style="dim"))
+        note.display = bool(parts)
+
+    def on_resize(self) -> None:
+        if self.summaries:
+            rows = [self.row_cells(s) for s in self.shown]
+            width = self.size.width - 2
+            if choose_columns(width, rows, self.sort_column) != self.columns:
+                self.fill_table()
 
     def on_run_analysed(self, message: RunAnalysed) -> None:
         self.analyses[message.run_id] = message.analysis
@@ -229,7 +381,8 @@ class RunsScreen(SectionScreen):
         requested = summary.meta.n if summary is not None and summary.meta is not None else None
         if message.run_id in table.rows:
             for column, value in zip(METRIC_COLUMNS, metric_cells(message.analysis, requested)):
-                table.update_cell(message.run_id, column, value, update_width=True)
+                if column in self.columns:
+                    table.update_cell(message.run_id, column, value, update_width=True)
         selected = self.selected_summary()
         if selected is not None and selected.id == message.run_id:
             self.show_selected()
@@ -256,10 +409,55 @@ class RunsScreen(SectionScreen):
         self.query_one("#runs-status", Static).update(text)
 
     def selected_summary(self) -> RunSummary | None:
-        if not self.summaries or not self.is_mounted:
+        if not self.shown or not self.is_mounted:
             return None
         row = self.query_one("#runs-table", DataTable).cursor_row
-        return self.summaries[row] if 0 <= row < len(self.summaries) else None
+        return self.shown[row] if 0 <= row < len(self.shown) else None
+
+    def action_sort(self) -> None:
+        """Cycle the sort: each shown column ascending, then descending, then back to newest first."""
+        if self.sort_column is None:
+            self.sort_column, self.sort_reverse = self.columns[0], False
+        elif not self.sort_reverse:
+            self.sort_reverse = True
+        else:
+            position = (
+                self.columns.index(self.sort_column) if self.sort_column in self.columns else -1
+            )
+            following = self.columns[position + 1 :]
+            self.sort_column, self.sort_reverse = (following[0] if following else None), False
+        self.fill_table()
+
+    @on(DataTable.HeaderSelected, "#runs-table")
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        column = str(event.column_key.value)
+        if column == self.sort_column:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_column, self.sort_reverse = column, False
+        self.fill_table()
+
+    def action_filter(self) -> None:
+        box = self.query_one("#runs-filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#runs-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.run_filter = event.value.strip()
+        self.fill_table()
+
+    @on(Input.Submitted, "#runs-filter")
+    def _filter_done(self) -> None:
+        self.query_one("#runs-table", DataTable).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        box = self.query_one("#runs-filter", Input)
+        if event.key == "escape" and box.has_focus:
+            event.stop()
+            box.value = ""
+            box.display = False
+            self.query_one("#runs-table", DataTable).focus()
 
     @on(DataTable.RowHighlighted, "#runs-table")
     def _highlighted(self) -> None:
