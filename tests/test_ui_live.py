@@ -265,16 +265,21 @@ async def test_the_demo_opens_in_its_own_store_marked_demo_and_never_runs_there(
 
     from textual.widgets import DataTable
 
+    from skyt_tui.ui import data
+    from skyt_tui.ui.screens.run_dialog import RunDialog
+
     shutil.copytree(demo_store, isolated_home / "demo")  # what `skyt-tui demo` leaves
     app = SkytApp()
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         assert app.current_mode == "contracts"
         assert screen_text(app).startswith(" skyt-tui  DEMO ")
-        await pilot.press("r")
+        await pilot.press("r")  # a run is never made in the demo's store
         await pilot.pause()
-        assert not isinstance(app.screen, ConfirmScreen) and app.screen.id == "contracts-screen"
-        assert any("This is the demo's store" in n.message for n in app._notifications)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "This is the demo's store" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause()
         await pilot.press("2")
         await settle(pilot)
         assert app.screen.query_one("#runs-table", DataTable).row_count == 6
@@ -285,4 +290,15 @@ async def test_the_demo_opens_in_its_own_store_marked_demo_and_never_runs_there(
         await pilot.press("2")
         await settle(pilot)
         assert "No runs yet" in screen_text(app)
+        await pilot.press("D")  # back to the demo, then r → "open my store" → the run dialog there
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        assert screen_text(app).startswith(" skyt-tui  DEMO ")
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, RunDialog) and not data.is_demo_store()
+        assert not screen_text(app).startswith(" skyt-tui  DEMO ")
     assert not (isolated_home / "runs").exists() and not (isolated_home / "canon").exists()

@@ -7,8 +7,11 @@ command starts.
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import importlib
+import os
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -142,6 +145,14 @@ class SkytApp(App[int]):
         elif section != self.current_mode:
             await self.switch_mode(section)
 
+    async def run_in_own_store(self, contract_id: str) -> None:
+        """Leave the demo for the user's store and open the run dialog on the same contract there."""
+        await self.use_store(False, "contracts")
+        screen = self.screen
+        if getattr(screen, "SECTION", "") == "contracts" and hasattr(screen, "select_contract"):
+            screen.select_contract(contract_id)
+            screen.action_start_run()
+
     async def action_toggle_store(self) -> None:
         await self.use_store(not data.is_demo_store())
 
@@ -203,4 +214,13 @@ def run_app(*, analyses: Sequence[RunAnalysis] = (), start: str | None = None) -
     """Start the app in this terminal; returns the exit code."""
     app = SkytApp(analyses=analyses, start=start)
     app.run()
-    return app.return_code or 0
+    code = app.return_code or 0
+    if app.quitting:
+        # Quit during a run: requests given up on still block their (daemon) threads in the HTTP client, and
+        # tearing the interpreter down around them takes seconds (or fails on a locked stream). Everything
+        # is stored and the terminal restored: run the exit handlers and leave at once.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        atexit._run_exitfuncs()
+        os._exit(code)
+    return code

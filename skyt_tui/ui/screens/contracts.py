@@ -24,6 +24,7 @@ from skyt_tui.ui import data
 from skyt_tui.ui.contract_text import describe_constraints, describe_tests, reflow
 from skyt_tui.ui.run_request import RunRequest
 from skyt_tui.ui.screens.base import SectionScreen
+from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.screens.run_dialog import RunDialog
 from skyt_tui.ui.widgets.empty_state import empty_state_text
 from skyt_tui.ui.widgets.run_progress import RunProgress
@@ -284,15 +285,29 @@ class ContractsScreen(SectionScreen):
             )
             return
         if data.is_demo_store():
-            self.notify(
-                "This is the demo's store (marked DEMO): runs are not made here, so no real run is ever "
-                "measured against a hand-written canon. Press D to open your own store, then r.",
-                severity="warning",
-                markup=False,
-                timeout=8,
+            contract_id = entry.contract.id
+            self.app.push_screen(
+                ConfirmScreen(
+                    "Run in your own store",
+                    Text(
+                        "This is the demo's store (marked DEMO): its canons are hand-written examples, so runs "
+                        "are never made here. Open your own store and run "
+                        f"{contract_id} there?"
+                    ),
+                    confirm="Open my store",
+                ),
+                lambda yes: (
+                    self.app.call_later(self.app.run_in_own_store, contract_id) if yes else None
+                ),
             )
             return
         self.app.push_screen(RunDialog(entry.contract, self.last_request), self._run_requested)
+
+    def select_contract(self, contract_id: str) -> None:
+        for position, entry in enumerate(self.entries):
+            if entry.contract is not None and entry.contract.id == contract_id:
+                self.query_one(DataTable).move_cursor(row=position)
+                self.show_selected()
 
     def _run_requested(self, request: RunRequest | None) -> None:
         if request is None:

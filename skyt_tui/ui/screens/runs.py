@@ -284,15 +284,6 @@ class RunsScreen(SectionScreen):
         self.summaries = message.summaries
         self.query_one(ContentSwitcher).current = "runs-view" if self.summaries else "runs-empty"
         self.fill_table()
-        n_demo = sum(data.is_demo(s.meta) for s in self.summaries)
-        head = Text(
-            f"{len(self.summaries)} run(s) · level {data.LEVEL} · 3 decimals · {PARTIAL_MARK} partial",
-            style="dim",
-        )
-        if n_demo:
-            head.append(f" · {n_demo} demo run(s): ", style="dim")
-            head.append(data.DEMO_LABEL, style="bold yellow")
-        self.query_one("#runs-head", Static).update(head)
         if self.summaries:
             self.query_one("#runs-table", DataTable).focus()
         self.refresh_bindings()
@@ -301,8 +292,7 @@ class RunsScreen(SectionScreen):
         meta = summary.meta
         if meta is None:
             cells: dict[str, Any] = {key: "–" for key, _ in COLUMNS}
-            cells["when"] = Text("damaged", style="bold red")
-            cells["contract"] = Text(summary.id, style="bold red")
+            cells["contract"] = Text(f"{summary.id} (damaged)", style="bold red")
             cells["state"] = state_cell(summary)
             return cells
         cells = {
@@ -351,8 +341,22 @@ class RunsScreen(SectionScreen):
             table.add_row(*(rows[summary.id][key] for key in self.columns), key=summary.id)
         if selected is not None and selected.id in rows:
             table.move_cursor(row=table.get_row_index(selected.id))
+        self._head()
         self._filter_note()
         self.show_selected()
+
+    def _head(self) -> None:
+        n_demo = sum(data.is_demo(s.meta) for s in self.summaries)
+        order = "newest first" if self.sort_column is None else "sorted"
+        head = Text(
+            f"{len(self.summaries)} run(s), {order} · level {data.LEVEL} · 3 decimals · "
+            f"{PARTIAL_MARK} partial",
+            style="dim",
+        )
+        if n_demo:
+            head.append(f" · {n_demo} demo run(s): ", style="dim")
+            head.append(data.DEMO_LABEL, style="bold yellow")
+        self.query_one("#runs-head", Static).update(head)
 
     def _filter_note(self) -> None:
         note = self.query_one("#runs-filter-note", Static)
