@@ -302,3 +302,96 @@ async def test_the_demo_opens_in_its_own_store_marked_demo_and_never_runs_there(
         assert isinstance(app.screen, RunDialog) and not data.is_demo_store()
         assert not screen_text(app).startswith(" skyt-tui  DEMO ")
     assert not (isolated_home / "runs").exists() and not (isolated_home / "canon").exists()
+
+
+async def select_run(pilot, run_id):
+    from textual.widgets import DataTable
+
+    await settle(pilot)
+    table = pilot.app.screen.query_one("#runs-table", DataTable)
+    table.move_cursor(row=table.get_row_index(run_id))
+    await pilot.pause()
+
+
+@pilot_test
+async def test_deleting_a_run_asks_and_keeps_the_canon_it_gave(isolated_home):
+    from skyt_tui.engine import canon
+    from tests.run_helpers import CONTRACT_ID
+
+    first = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+    runs.analyze_stored_run(first.id)
+    other = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(160, 36)) as pilot:
+        await select_run(pilot, first.id)
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and "cannot be undone" in screen_text(app)
+        await pilot.press("y")
+        await settle(pilot)
+        assert runs.run_ids() == [other.id]
+        assert [s.id for s in app.screen.shown] == [other.id]
+    state = canon.load_canon(CONTRACT_ID)
+    assert state.status == "ok" and state.canon.provenance["run_id"] == first.id
+    assert runs.analyze_stored_run(other.id)["canon"]["run_id"] == first.id
+
+
+@pilot_test
+async def test_a_failed_run_can_be_resumed_from_the_list(isolated_home, monkeypatch):
+    """A run whose server failed (refused, 500) is resumed in place once the server answers: r in Runs."""
+    from skyt_tui.engine.catalog import get_contract
+    from skyt_tui.engine.providers.openai_compat import OpenAICompatProvider
+    from skyt_tui.engine.runner import RunSettings, start_run
+    from tests.run_helpers import CONTRACT_ID, install_contract
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    install_contract(isolated_home)
+    contract = get_contract(CONTRACT_ID)
+    with FakeLLMServer(default=lambda number: ("ok", "def f(x):\n    return x + 1")) as server:
+        provider = OpenAICompatProvider(base_url=server.url + "/v1", timeout_s=5)
+        meta, _ = start_run(
+            contract, RunSettings(provider="openai", model="m", temperature=0.5, n=3), provider
+        )
+        runs.append_sample(meta.id, failed(0))
+        runs.set_status(meta.id, runs.INTERRUPTED)
+        app = SkytApp(start="runs")
+        async with app.run_test(size=(160, 36)) as pilot:
+            await select_run(pilot, meta.id)
+            assert app.screen.query_one("#runs-table").get_cell(meta.id, "state").plain == "failed"
+            await pilot.press("r")
+            await settle(pilot)
+            assert app.current_mode == "contracts"
+            progress = app.screen.query_one(RunProgress)
+            await wait_for(pilot, lambda: not progress.running, 30)
+            assert "Finished: 3 samples, 0 failed" in screen_text(app)
+    run = runs.load_run(meta.id)
+    assert run.meta.status == runs.COMPLETE and run.n_ok == 3 and run.n_failed == 0
+
+
+@pilot_test
+async def test_run_again_asks_for_a_new_run_with_the_same_settings(isolated_home):
+    from skyt_tui.ui import data
+    from skyt_tui.ui.run_request import RunRequest
+
+    meta = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+    seen = []
+
+    def executor(request, report, cancel):
+        seen.append(request)
+        return data.RunOutcome(run_ids=(), n_done=0, n_failed=0)
+
+    app = SkytApp(start="runs", run_executor=executor)
+    async with app.run_test(size=(160, 36)) as pilot:
+        await select_run(pilot, meta.id)
+        await pilot.press("a")
+        await settle(pilot)
+    assert seen == [
+        RunRequest(
+            contract_id=meta.contract_id,
+            provider="openai",
+            model="m",
+            n=2,
+            temperatures=(0.5,),
+            concurrency=4,
+        )
+    ]

@@ -24,6 +24,7 @@ from textual.screen import Screen
 from skyt_tui.ui import data
 from skyt_tui.ui.commands import BindingCommands
 from skyt_tui.ui.help import HelpScreen, key_actions
+from skyt_tui.ui.run_request import RunRequest
 from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.widgets.section_bar import SECTIONS
 
@@ -144,6 +145,20 @@ class SkytApp(App[int]):
             )
         elif section != self.current_mode:
             await self.switch_mode(section)
+
+    async def start_run_request(self, request: RunRequest) -> None:
+        """Start a run (a new one, a re-run or a resume) where runs are followed as they generate: Contracts."""
+        if self.run_cancel is not None:
+            self.notify(
+                "A run is already in progress: wait for it or cancel it (c in Contracts).",
+                severity="warning",
+            )
+            return
+        await self.use_store(data.is_demo_store(), "contracts")
+        screen = self.screen
+        if getattr(screen, "SECTION", "") == "contracts" and hasattr(screen, "begin_run"):
+            screen.select_contract(request.contract_id)
+            screen.begin_run(request)
 
     async def run_in_own_store(self, contract_id: str) -> None:
         """Leave the demo for the user's store and open the run dialog on the same contract there."""

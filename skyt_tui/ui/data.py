@@ -425,12 +425,118 @@ def provider_settings(request: RunRequest) -> dict[str, Any]:
     return {"source": target, "model": request.model or None}
 
 
+def rerun_request(meta: runs.RunMeta, concurrency: int = 4) -> RunRequest:
+    """A new run with a stored run's settings (provider, model, where, N, temperature)."""
+    settings = meta.provider_settings
+    target = settings.get("base_url") or settings.get("command") or settings.get("source") or ""
+    return RunRequest(
+        contract_id=meta.contract_id,
+        provider=meta.provider,
+        model=meta.model or "",
+        n=meta.n,
+        temperatures=(meta.temperature if meta.temperature is not None else 0.0,),
+        concurrency=concurrency,
+        target=str(target),
+    )
+
+
+def resume_request(summary: runs.RunSummary, concurrency: int = 4) -> RunRequest:
+    """Complete a stored run: its missing samples, and its failed ones again."""
+    assert summary.meta is not None
+    meta = summary.meta
+    return RunRequest(
+        contract_id=meta.contract_id,
+        provider=meta.provider,
+        model=meta.model or "",
+        n=meta.n,
+        temperatures=(meta.temperature if meta.temperature is not None else 0.0,),
+        concurrency=concurrency,
+        resume=meta.id,
+        retry_failed=summary.n_failed > 0,
+    )
+
+
+def resumable(summary: runs.RunSummary) -> bool:
+    """A stored run with samples missing or failed, not being written right now."""
+    return (
+        summary.meta is not None
+        and summary.state != runs.RUNNING
+        and (summary.n_ok + summary.n_failed < summary.meta.n or summary.n_failed > 0)
+    )
+
+
+def delete_run(run_id: str) -> None:
+    """Remove a stored run's folder (refused while a process adds samples to it). Canons keep their own copy
+    of the code and their provenance, so a canon fixed from this run stays valid and says where it came from."""
+    import shutil
+
+    directory = locations.run_dir(run_id)
+    with runs.run_lock(run_id):
+        trash = directory.with_name(f".deleting-{run_id}")
+        directory.rename(trash)  # one step: the run is gone for every reader at once
+    shutil.rmtree(trash, ignore_errors=True)
+
+
+def _resume(
+    request: RunRequest, report: Callable[[SampleProgress], None], cancel: threading.Event
+) -> RunOutcome:
+    from skyt_tui.engine.runner import execute, provider_for
+
+    assert request.resume is not None
+    run = runs.load_run(request.resume)
+    contract = run.contract_object()
+    if contract is None:
+        raise SkytError(f"run {run.id}: has no contract snapshot, so it cannot be resumed")
+    total = run.meta.n
+
+    def sample_done(record: runs.SampleRecord) -> None:
+        failed = record.status == runs.FAILED
+        report(
+            SampleProgress(
+                index=record.index,
+                total=total,
+                failed=failed,
+                message=record.error or "" if failed else "",
+            )
+        )
+
+    for sample in run.samples:  # what is already stored shows at once
+        if sample.status == runs.OK or not request.retry_failed:
+            sample_done(sample)
+    outcome = execute(
+        run.id,
+        provider_for(run, contract),
+        contract,
+        concurrency=request.concurrency,
+        cancel=cancel,
+        on_sample=sample_done,
+        retry_failed=request.retry_failed,
+    )
+    metrics = []
+    if not cancel.is_set() and runs.load_run(run.id).n_ok:
+        [analysis] = analyze_runs([run.id])
+        for sample in analysis.get("samples", []):
+            report(SampleProgress(index=sample["index"], total=total, passed=sample.get("passed")))
+        metrics.append(f"{run.id}: {metrics_line(analysis)}")
+    return RunOutcome(
+        run_ids=(run.id,),
+        n_done=outcome.finished,
+        n_failed=outcome.failed,
+        cancelled=cancel.is_set(),
+        stopped=outcome.abort_reason,
+        metrics=tuple(metrics),
+    )
+
+
 def execute_run(
     request: RunRequest, report: Callable[[SampleProgress], None], cancel: threading.Event
 ) -> RunOutcome:
-    """Generate and store one run per temperature, reporting every sample, then analyse each finished run."""
+    """Generate and store one run per temperature, reporting every sample, then analyse each finished run
+    (or complete a stored run, `request.resume`)."""
     from skyt_tui.engine.runner import RunSettings, run_sweep
 
+    if request.resume is not None:
+        return _resume(request, report, cancel)
     contract = get_contract(request.contract_id)
     total = request.n * len(request.temperatures)
     offset = {"value": -request.n}

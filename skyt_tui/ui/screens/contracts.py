@@ -313,6 +313,9 @@ class ContractsScreen(SectionScreen):
         if request is None:
             return
         self.last_request = request
+        self.begin_run(request)
+
+    def begin_run(self, request: RunRequest) -> None:
         self.cancel_event = threading.Event()
         self.query_one(RunProgress).start(request)
         self.refresh_bindings()

@@ -21,7 +21,7 @@ from textual.worker import get_current_worker
 
 from skyt_tui.engine.analysis_child import AnalysisCancelled
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.runs import RunSummary
+from skyt_tui.engine.runs import RUNNING, RunSummary
 from skyt_tui.ui import data
 from skyt_tui.ui.run_text import (
     PARTIAL_MARK,
@@ -39,6 +39,7 @@ from skyt_tui.ui.run_text import (
     temperature,
 )
 from skyt_tui.ui.screens.base import SectionScreen
+from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.widgets.empty_state import EmptyState
 
 DEMO = ("skyt-tui demo", "loads example contracts, runs, canons and a benchmark")
@@ -176,6 +177,9 @@ class RunsScreen(SectionScreen):
         Binding("slash", "filter", "Filter", key_display="/"),
         Binding("s", "sort", "Sort"),
         Binding("e", "export", "Export…"),
+        Binding("r", "resume", "Resume"),
+        Binding("a", "again", "Run again"),
+        Binding("x,delete", "delete", "Delete…", key_display="x"),
         Binding("ctrl+r", "reload", "Reload"),
     ]
 
@@ -466,6 +470,7 @@ class RunsScreen(SectionScreen):
     @on(DataTable.RowHighlighted, "#runs-table")
     def _highlighted(self) -> None:
         self.show_selected()
+        self.refresh_bindings()  # resume and delete depend on the run
 
     @on(DataTable.RowSelected, "#runs-table")
     def _selected(self) -> None:
@@ -513,10 +518,51 @@ class RunsScreen(SectionScreen):
         panel.update(text)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("open_run", "heatmap", "export"):
-            summary = self.selected_summary()
+        summary = self.selected_summary()
+        if action in ("open_run", "heatmap", "export", "again"):
             return summary is not None and summary.meta is not None
+        if action == "resume":
+            return summary is not None and data.resumable(summary)
+        if action == "delete":
+            return summary is not None and summary.state != RUNNING
         return True
+
+    def action_resume(self) -> None:
+        summary = self.selected_summary()
+        if summary is not None and data.resumable(summary):
+            self.app.call_later(self.app.start_run_request, data.resume_request(summary))
+
+    def action_again(self) -> None:
+        summary = self.selected_summary()
+        if summary is not None and summary.meta is not None:
+            self.app.call_later(self.app.start_run_request, data.rerun_request(summary.meta))
+
+    def action_delete(self) -> None:
+        summary = self.selected_summary()
+        if summary is None or summary.state == RUNNING:
+            return
+        body = Text()
+        body.append(f"Delete run {summary.id}", style="bold")
+        if summary.meta is not None:
+            body.append(f" ({summary.meta.contract_id}, {summary.n_ok + summary.n_failed} samples)")
+        body.append(
+            "?\n\nIts folder is removed from the store; this cannot be undone. A canon fixed from one of its "
+            "samples stays: the canon keeps its own copy of the code and names this run as its origin."
+        )
+        self.app.push_screen(
+            ConfirmScreen("Delete run", body, confirm="Delete"),
+            lambda yes: self._delete(summary.id) if yes else None,
+        )
+
+    def _delete(self, run_id: str) -> None:
+        try:
+            data.delete_run(run_id)
+        except SkytError as exc:
+            self.notify(f"Not deleted: {exc}", severity="error", markup=False)
+            return
+        self.analyses.pop(run_id, None)
+        self.notify(f"Run {run_id} deleted.", markup=False)
+        self.reload()
 
     def action_open_run(self) -> None:
         summary = self.selected_summary()
