@@ -8,7 +8,7 @@ import json
 from textual.widgets import DataTable, Input, Select, TabbedContent
 
 from skyt_tui.engine import runs
-from skyt_tui.engine.report import fmt3, report_dict, sample_rows, samples_csv
+from skyt_tui.engine.report import envelope, fmt3, report_dict, sample_rows, samples_csv
 from skyt_tui.engine.runs import SampleRecord
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.export import ExportDialog
@@ -145,9 +145,8 @@ async def test_export_writes_what_the_cli_writes(demo_home, tmp_path):
         )
         await pilot.press("enter")
         await pilot.pause()
-        assert json.loads((tmp_path / f"{slugify}.json").read_text()) == json.loads(
-            json.dumps(report_dict(run, analysis))
-        )
+        exported = json.loads((tmp_path / f"{slugify}.json").read_text())
+        assert exported == json.loads(json.dumps(envelope("report", report_dict(run, analysis))))
         await pilot.press("e")
         await pilot.pause()
         app.screen.query_one("#export-path", Input).value = str(

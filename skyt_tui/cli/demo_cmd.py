@@ -6,15 +6,17 @@ from __future__ import annotations
 import argparse
 
 from skyt_tui import locations
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, print_json
 from skyt_tui.engine.benchmark.rotation import parse_now
 from skyt_tui.engine.demo import DEMO_LABEL, create_demo
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "demo",
-        help="store demo runs made from hand-written example samples (offline, no API key)",
         description="Create one analysed run per bundled example set (the samples are hand-written "
         "examples that ship with skyt-tui, not model output) and import the bundled contracts as the "
         "benchmark 'bundled-contracts' with its anchor sample and one rotation, all in the demo's own store "
@@ -27,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="use this as the current time (YYYY-MM-DD or ISO datetime): "
         "the same time gives the same run ids and dates",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+    add_json_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -35,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     result = create_demo(now=parse_now(args.now) if args.now else None)
     if args.json:
         print_json(
+            "demo",
             {
                 "created": [meta.id for meta in result.created],
                 "existing": list(result.existing),
@@ -43,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
                 "benchmark_steps": list(result.benchmark_steps),
                 "data_dir": str(locations.demo_dir()),
                 "store": locations.DEMO_STORE,
-            }
+            },
         )
         return 0
     out = console()

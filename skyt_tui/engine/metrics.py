@@ -1,6 +1,6 @@
-"""Repeatability metrics of one run, as pure functions of its sample records (SPEC §6).
+"""Repeatability metrics of one run, as pure functions of its sample records (docs/metrics.md).
 
-Definitions follow seeds/metrics-definitions.md, with SPEC §6's changes:
+Definitions follow seeds/metrics-definitions.md, with the changes docs/metrics.md describes:
 R_anchor_pre is measured (not 0 by definition), and rescue is also reported
 relative to the non-canonical samples. Every value is a plain float at full
 precision; sums use `math.fsum` over a fixed order and the bootstrap draws from
@@ -345,7 +345,7 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
 
 
 def check_invariants(metrics: RunMetrics, samples: Sequence[SampleAnalysis] = ()) -> list[str]:
-    """Violations of SPEC §6's invariants; an empty list means all hold."""
+    """Violations of the metrics' invariants (docs/metrics.md); an empty list means all hold."""
     problems = []
     unit = [
         "R_raw",

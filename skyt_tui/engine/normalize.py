@@ -1,4 +1,4 @@
-"""Normalization levels and signatures (SPEC §3).
+"""Normalization levels and signatures (docs/how-it-works.md).
 
 Each level is a pure function of the code text (plus, for `alpha`, the names the
 contract keeps), so equal input always gives byte-identical output and SHA-256.

@@ -1,4 +1,4 @@
-"""The oracle: does a sample meet its contract? (SPEC §2, §7)
+"""The oracle: does a sample meet its contract? (docs/contracts.md, docs/oracle.md)
 
 The sample runs in the sandbox (`sandbox.py`); only the program, the entry
 name and the test *inputs* go there. What comes back is raw data - returned

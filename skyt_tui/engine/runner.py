@@ -318,7 +318,9 @@ def _join(
 
 def _finish(run_id: str, abort_reason: str | None, new_samples: int) -> RunOutcome:
     run = runs.load_run(run_id)
-    if not run.missing_indexes:
+    if not run.missing_indexes and run.meta.n > 0 and run.n_ok == 0:
+        status = runs.RUN_FAILED
+    elif not run.missing_indexes:
         status = runs.COMPLETE
     elif abort_reason is not None:
         status = runs.ABORTED

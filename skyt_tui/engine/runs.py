@@ -62,7 +62,9 @@ ANALYSIS_FILE = "analysis.json"
 LOCK_FILE = ".lock"
 
 RUNNING, COMPLETE, INTERRUPTED, ABORTED = "running", "complete", "interrupted", "aborted"
-STATUSES = (RUNNING, COMPLETE, INTERRUPTED, ABORTED)
+RUN_FAILED = "failed"
+"""Every sample finished and none produced code (e.g. a command provider that always exits 1)."""
+STATUSES = (RUNNING, COMPLETE, INTERRUPTED, ABORTED, RUN_FAILED)
 OK, FAILED = "ok", "failed"
 
 
@@ -172,10 +174,16 @@ class StoredRun:
     samples: tuple[SampleRecord, ...]
     """The current record of each finished index, ordered by index."""
     directory: Path
+    damaged: tuple[str, ...] = ()
+    """Torn records in samples.jsonl ("FILE: line N: …"); with a sample missing, the run is damaged."""
 
     @property
     def id(self) -> str:
         return self.meta.id
+
+    @property
+    def state(self) -> str:
+        return run_state(self.meta, self.samples, self.damaged)
 
     @property
     def finished_indexes(self) -> frozenset[int]:
@@ -296,7 +304,10 @@ def create_run(
         sweep=sweep,
     )
     runs_dir = locations.runs_dir()
-    runs_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise store.write_failure(runs_dir, exc) from None
     with store.store_lock():
         for attempt in range(16):
             if id_suffix is None:
@@ -314,15 +325,20 @@ def create_run(
             raise StoreError(f"{runs_dir}: cannot find a free run id for {contract_id!r}")
         meta = replace(meta, id=run_id)
         staging = runs_dir / f".new-{run_id}-{secrets.token_hex(4)}"
-        staging.mkdir()
+        try:
+            staging.mkdir()
+        except OSError as exc:
+            raise store.write_failure(runs_dir / run_id, exc) from None
         try:
             if records:
                 text = "".join(_sample_line(r) + "\n" for r in records)
                 store.atomic_write_text(staging / SAMPLES_FILE, text)
             store.write_json(staging / RUN_FILE, meta.to_dict(), kind=RUN_KIND)
             os.rename(staging, runs_dir / run_id)
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(staging, ignore_errors=True)
+            if isinstance(exc, OSError):
+                raise store.write_failure(runs_dir / run_id, exc) from None
             raise
         store.fsync_dir(runs_dir)
     return meta
@@ -346,10 +362,13 @@ def load_meta(run_id: str) -> RunMeta:
     return RunMeta.from_dict(document, path)
 
 
-def load_samples(run_id: str, n: int | None = None) -> tuple[SampleRecord, ...]:
+def load_samples(
+    run_id: str, n: int | None = None, damaged: list[str] | None = None
+) -> tuple[SampleRecord, ...]:
+    """The current record of each finished index; torn lines are listed in `damaged`."""
     path = run_path(run_id) / SAMPLES_FILE
     try:
-        rows = store.read_jsonl(path)
+        rows = store.read_jsonl(path, damaged=damaged)
     except FileNotFoundError:
         return ()
     current: dict[int, SampleRecord] = {}
@@ -369,7 +388,21 @@ def load_samples(run_id: str, n: int | None = None) -> tuple[SampleRecord, ...]:
 
 def load_run(run_id: str) -> StoredRun:
     meta = load_meta(run_id)
-    return StoredRun(meta=meta, samples=load_samples(run_id, meta.n), directory=run_path(run_id))
+    damaged: list[str] = []
+    samples = load_samples(run_id, meta.n, damaged)
+    return StoredRun(meta=meta, samples=samples, directory=run_path(run_id), damaged=tuple(damaged))
+
+
+def broken_run_dirs() -> list[Path]:
+    """Run folders without a run.json (not staging folders): listed as damaged, never skipped."""
+    directory = locations.runs_dir()
+    if not directory.is_dir():
+        return []
+    return sorted(
+        p
+        for p in directory.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and not (p / RUN_FILE).exists()
+    )
 
 
 def run_ids() -> list[str]:
@@ -405,10 +438,20 @@ def resolve_run_id(text: str) -> str:
     )
 
 
-def run_state(meta: RunMeta, samples: tuple[SampleRecord, ...] | None = None) -> str:
-    """complete | running (a process holds it) | interrupted (killed or cancelled) | aborted."""
-    if meta.status == COMPLETE:
-        return COMPLETE
+DAMAGED = "damaged"
+
+
+def run_state(
+    meta: RunMeta, samples: tuple[SampleRecord, ...] | None = None, damaged: Sequence[str] = ()
+) -> str:
+    """complete | failed (no sample produced code) | running (a process holds it) |
+    interrupted (killed or cancelled) | aborted | damaged (a torn record lost a sample that is not recorded again later)."""
+    if damaged and samples is not None and not is_locked(meta.id):
+        finished = {s.index for s in samples}
+        if any(i not in finished for i in range(meta.n)):
+            return DAMAGED
+    if meta.status in (COMPLETE, RUN_FAILED):
+        return meta.status
     if is_locked(meta.id):
         return RUNNING
     if meta.status == ABORTED:
@@ -420,12 +463,15 @@ def run_state(meta: RunMeta, samples: tuple[SampleRecord, ...] | None = None) ->
 
 def list_runs() -> list[RunSummary]:
     """Every stored run, ordered by id; damaged runs are listed with their error, not dropped."""
-    summaries = []
+    summaries = [
+        RunSummary(id=p.name, meta=None, state=DAMAGED, error=f"{p / RUN_FILE}: missing")
+        for p in broken_run_dirs()
+    ]
     for run_id in run_ids():
         try:
             run = load_run(run_id)
         except StoreError as exc:
-            summaries.append(RunSummary(id=run_id, meta=None, state="damaged", error=str(exc)))
+            summaries.append(RunSummary(id=run_id, meta=None, state=DAMAGED, error=str(exc)))
             continue
         summaries.append(
             RunSummary(
@@ -434,9 +480,11 @@ def list_runs() -> list[RunSummary]:
                 n_ok=run.n_ok,
                 n_failed=run.n_failed,
                 n_truncated=run.n_truncated,
-                state=run_state(run.meta, run.samples),
+                state=run.state,
+                error="; ".join(run.damaged) if run.state == DAMAGED else None,
             )
         )
+    summaries.sort(key=lambda summary: summary.id)
     return summaries
 
 
@@ -599,7 +647,7 @@ def first_passing_stored_sample(
     contract: Contract, oracle: Oracle
 ) -> tuple[str, int, dict[str, Any]] | None:
     """The sample that becomes a contract's canon: the first (in generation order) that parses
-    and passes the oracle, in the contract's earliest stored run that has one (SPEC §4)."""
+    and passes the oracle, in the contract's earliest stored run that has one (docs/canon.md)."""
     candidates = [
         (s.meta.created, s.id)
         for s in list_runs()

@@ -1,4 +1,4 @@
-"""A pool of warm, sandboxed worker processes that run untrusted programs (SPEC §7).
+"""A pool of warm, sandboxed worker processes that run untrusted programs (docs/oracle.md).
 
 Starting an interpreter costs ~60 ms; forking a warm one ~1 ms. So the pool
 starts one *zygote* per core (`sandbox_worker.py`), once, inside bubblewrap
@@ -152,9 +152,6 @@ def default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         return max(1, os.cpu_count() or 1)
-
-
-# ---- isolation ------------------------------------------------------------------------------
 
 
 def python_dirs() -> list[str]:
@@ -337,9 +334,6 @@ def resolve_isolation(requested: str = "auto") -> str:
     return "reduced"
 
 
-# ---- the pool -------------------------------------------------------------------------------
-
-
 @dataclass
 class _Job:
     frame: bytes
@@ -415,8 +409,6 @@ class SandboxPool:
             self.close()
             raise SandboxError(self._startup_error)
 
-    # public ---------------------------------------------------------------------------
-
     @property
     def layers(self) -> tuple[str, ...]:
         """The confinement actually in force, as reported by the workers."""
@@ -488,8 +480,6 @@ class SandboxPool:
                 os.write(self._wake_w, b"x")
             except OSError:
                 pass
-
-    # dispatcher thread ----------------------------------------------------------------
 
     def _dispatch(self) -> None:
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 NORMALIZATION_VERSION = "1"
 LEVELS = ("raw", "format", "nodoc", "alpha")
-"""The normalization levels, weakest first (SPEC §3)."""
+"""The normalization levels, weakest first (docs/how-it-works.md)."""
 DISTANCE_FUNCTION = "levenshtein-normalized-v1"
 ORACLE_VERSION = "2"
 REPAIR_VERSION = "1"

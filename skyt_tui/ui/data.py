@@ -43,9 +43,6 @@ def wall_clock() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-# --- contracts and canon --------------------------------------------------------------------
-
-
 def list_contracts() -> list[CatalogEntry]:
     """Bundled and user contracts, invalid files included with their one-line error."""
     return scan_contracts()
@@ -92,9 +89,6 @@ def reestablish_canon(contract_id: str, run_id: str) -> canon_store.Canon:
     from skyt_tui.engine.canon_actions import reestablish_from_run
 
     return reestablish_from_run(contract_id, run_id)
-
-
-# --- stored runs ----------------------------------------------------------------------------
 
 
 def store_has_runs() -> bool:
@@ -268,9 +262,6 @@ def export_run(run: runs.StoredRun, analysis: dict[str, Any], path: str, kind: s
     return len(run.samples)
 
 
-# --- benchmarks -----------------------------------------------------------------------------
-
-
 def list_benchmarks() -> tuple[benchmark.BenchmarkSummary, ...]:
     from skyt_tui.engine import benchmark
 
@@ -350,9 +341,6 @@ def apply_rotation(name: str, now: dt.datetime) -> benchmark.RotationPlan:
     return benchmark.apply_rotation(name, now, force=True)
 
 
-# --- the demo -------------------------------------------------------------------------------
-
-
 def load_demo(now: dt.datetime) -> DemoResult:
     """`skyt-tui demo` from inside the app, into the demo's own store (a few seconds: oracle and repair
     run; call from a worker)."""
@@ -382,9 +370,6 @@ def demo_dir() -> str:
 
 def data_dir() -> str:
     return str(locations.data_dir())
-
-
-# --- running a contract ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True)

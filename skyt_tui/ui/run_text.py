@@ -205,7 +205,7 @@ def verdict_text(oracle: dict[str, Any] | None, passed: bool) -> Text:
 
 
 def isolation_text(isolation: str | None) -> Text:
-    """How the oracle was confined; reduced isolation is a warning (SPEC §7)."""
+    """How the oracle was confined; reduced isolation is a warning (docs/oracle.md)."""
     if isolation == "reduced":
         return Text("⚠ reduced isolation (no bubblewrap sandbox)", style="bold yellow")
     if isolation is None:

@@ -1,5 +1,5 @@
 """Choosing the anchor sample by method, and estimating a system's full-benchmark score from the
-items it was scored on (SPEC §9).
+items it was scored on (docs/benchmark.md).
 
 Methods: `stratified` and `random` are score-blind (`sampler`); `irt` fits a 2PL model on the
 systems with a score for every item and takes the most informative items (`irt`), falling back

@@ -1,5 +1,5 @@
 """A one-dimensional two-parameter logistic (2PL) IRT model of a benchmark's scores: the fit, the
-anchor choice and the p-IRT estimate of a system's full score from a few items (SPEC §9).
+anchor choice and the p-IRT estimate of a system's full score from a few items (docs/benchmark.md).
 
 Model: system s solves item i with probability σ(a_i θ_s + d_i), abilities θ ~ N(0, 1).
 Fitted by marginal maximum likelihood with EM on a fixed quadrature grid: the E step is two

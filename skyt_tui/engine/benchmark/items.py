@@ -1,4 +1,4 @@
-"""Benchmark items and per-system scores: reading and validating the input files (SPEC §9).
+"""Benchmark items and per-system scores: reading and validating the input files (docs/benchmark.md).
 
 Inputs are ISSUES.jsonl (one item a line), RESULTS.csv (`system,issue_id,score`)
 and SYSTEMS.jsonl (one system a line), or a folder of contracts used as items.

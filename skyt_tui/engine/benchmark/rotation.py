@@ -1,4 +1,4 @@
-"""Held-out rotation: items move held-out → training, a fresh held-out is drawn (SPEC §9).
+"""Held-out rotation: items move held-out → training, a fresh held-out is drawn (docs/benchmark.md).
 
 Every item is in exactly one of three places: the *pool* (never exposed), the
 *held-out* set (kept secret for honest evaluation) or *training* (exposed since the

@@ -1,4 +1,4 @@
-"""Bounded, monotonic repair of one sample towards the canon (SPEC §5).
+"""Bounded, monotonic repair of one sample towards the canon (docs/repair.md).
 
 Greedy search. Each round, every allowed transformer proposes candidates from
 the current code: its rewrite at all sites, the subset of sites found by
