@@ -185,7 +185,7 @@ def read_paths() -> list[str]:
 def hidden_paths() -> list[str]:
     """What a sample must never read, even inside readable dirs: skyt-tui's own files and data."""
     package = Path(__file__).resolve().parents[1]
-    candidates = [package, locations.data_dir(), locations.bundled_contracts_dir()]
+    candidates = [package, locations.home_dir(), locations.bundled_contracts_dir()]
     return sorted({os.path.realpath(p) for p in candidates})
 
 
