@@ -52,8 +52,10 @@ class Pool:
         self.passed: dict[str, float] = defaultdict(float)
         self.raw: dict[str, float] = defaultdict(float)
         self.assembly: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.whole: dict[str, list[str]] = defaultdict(list)
 
     def add(self, contract: str, metrics: dict, assembly: dict | None) -> None:
+        self.whole[contract].append(json.dumps(metrics, sort_keys=True))
         n = metrics["n"]
         self.n[contract] += n
         self.passed[contract] += (metrics.get("pass_rate") or 0.0) * n
@@ -162,8 +164,14 @@ def through_every_path(name: str, sources: list[Path], work: Path, replay: bool)
         same = all(r == rows[0] for r in rows) and all(
             paths[p].n.get(contract) == paths["analyze"].n.get(contract) for p in names
         )
-        agree &= same
-        print(f"{contract:<34}{cells}{'' if same else '   DISAGREE'}")
+        # one run of the contract: its stored canon is its own, so every metric must match
+        single = all(len(paths[p].whole.get(contract, [])) == 1 for p in names)
+        whole = not single or len({paths[p].whole[contract][0] for p in names}) == 1
+        agree &= same and whole
+        flag = "" if same and whole else "   DISAGREE" if not same else "   METRICS DIFFER"
+        print(
+            f"{contract:<34}{cells}{'   (all metrics identical)' if single and whole else ''}{flag}"
+        )
     totals = {
         p: (sum(pool.passed.values()) / max(1, sum(pool.n.values()))) for p, pool in paths.items()
     }
