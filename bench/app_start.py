@@ -155,14 +155,19 @@ def headless_start(env: dict[str, str], script: str) -> tuple[float, str]:
     return report["ready"] - start, report["screen"]
 
 
-def terminal_start(env: dict[str, str], timeout: float = 20.0) -> float | None:
-    """Seconds from exec to the first screen's footer in a real pseudo-terminal; None if never seen."""
+def terminal_start(
+    env: dict[str, str], timeout: float = 20.0, argv: list[str] | None = None
+) -> float | None:
+    """Seconds from exec to the first screen's footer in a real pseudo-terminal; None if never seen.
+
+    `argv` is the command (default `python -m skyt_tui`; bench/cli_start.py passes the console script)."""
+    argv = argv or [sys.executable, "-m", "skyt_tui"]
     start = time.perf_counter()
     pid, fd = pty.fork()
     if pid == 0:
         fcntl.ioctl(sys.stdout.fileno(), termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
         os.chdir(ROOT)
-        os.execve(sys.executable, [sys.executable, "-m", "skyt_tui"], env)
+        os.execve(argv[0], argv, env)
     seen = b""
     painted = None
     try:

@@ -293,6 +293,25 @@ def rows(results: dict) -> list[tuple[str, str, str, str, str]]:
                     "",
                 )
             )
+    cli = results.get("cli_start", {})
+    if "median_s" in cli:
+        base = cli["median_s"]["python_pass"]
+        for key, label in (
+            ("version", "skyt-tui --version"),
+            ("help", "skyt-tui --help"),
+            ("app_headless", "skyt-tui app launch to first screen (headless)"),
+            ("app_terminal", "skyt-tui app launch to first screen (80x24 pty)"),
+        ):
+            if key in cli["median_s"]:
+                out.append(
+                    (
+                        f"4 {label}",
+                        f"{cli['median_s'][key] * 1000:.0f} ms",
+                        f"python -c pass {base * 1000:.0f} ms (interleaved)",
+                        f"{cli['ratio_to_python_pass'][key]:.1f}x",
+                        "",
+                    )
+                )
     sampler = results.get("sampler_100k", {})
     if "engine" in sampler:
         big, tenth, naive = sampler["engine"], sampler["engine_tenth"], sampler["naive"]
@@ -345,6 +364,7 @@ def main(argv: list[str] | None = None) -> int:
             ["--rounds", "1" if args.quick else "3", "--baseline-tree", "PRE_ISSUE_16"],
         ),
         ("app_start", "app_start.py", []),
+        ("cli_start", "cli_start.py", ["--repeat", "5"] if args.quick else []),
         ("sampler_100k", "sampler_100k.py", []),
     ]
     results: dict = {"started_load_average": os.getloadavg()[0], "cores": os.cpu_count()}

@@ -61,7 +61,7 @@ def test_sample_is_stored_with_seed_config_and_ids(demo, capsys):
     assert len(log) == 2 and json.loads(log[0])["schema_version"] == 1
     status = run_json(capsys, "bench", "status", "demo")
     assert status["sample"]["ids"] == sample["ids"] and status["rotation"]["history"] == []
-    listing = run_json(capsys, "bench", "list")
+    listing = run_json(capsys, "bench", "list")["benchmarks"]
     assert listing[0]["name"] == "demo" and listing[0]["sample"]["size"] == 9
 
 
@@ -157,7 +157,7 @@ def test_a_damaged_rotation_log_marks_its_benchmark_and_lists_the_others(demo, c
     assert main(["bench", "rotate", "other", "--now", "2024-05-03"]) == 0
     log = demo / "home/benchmarks/other/rotations.jsonl"
     log.write_text(log.read_text() + '{"kind": "bench_rotation", oops}\n' + log.read_text())
-    listing = run_json(capsys, "bench", "list")
+    listing = run_json(capsys, "bench", "list")["benchmarks"]
     assert [entry["name"] for entry in listing] == ["demo", "other"]
     assert listing[0]["error"] is None
     assert listing[1]["error"] == (

@@ -119,7 +119,7 @@ def test_cli_fingerprints_and_contamination(tmp_path, monkeypatch, capsys):
     )
     bench.import_benchmark("demo", issues)
     assert main(["bench", "fingerprints", "demo", "--json"]) == 0
-    prints = json.loads(capsys.readouterr().out)
+    prints = json.loads(capsys.readouterr().out)["fingerprints"]
     assert prints[0] == {
         "issue_id": "a",
         "content_hash": sha16(f"T::{WORDS}"),

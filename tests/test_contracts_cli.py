@@ -51,7 +51,7 @@ def test_list_json_has_bundled_contracts_and_invalid_user_files(home, capsys):
     (user / "broken.toml").write_text('id = "broken"\n')
     code, out, _ = run(capsys, "contracts", "list", "--json")
     assert code == 0
-    rows = {row["id"]: row for row in json.loads(out)}
+    rows = {row["id"]: row for row in json.loads(out)["contracts"]}
     assert rows["lru_cache"]["entry"] == {"kind": "class", "name": "LRUCache"}
     assert rows["lru_cache"]["kinds"] == ["stateful"] and rows["lru_cache"]["origin"] == "bundled"
     assert (
@@ -153,7 +153,9 @@ def test_validate_a_folder_finds_duplicate_ids(home, capsys, tmp_path):
     (folder / "b.toml").write_text(GOOD.format(id="same", title="B"))
     code, out, err = run(capsys, "contracts", "validate", str(folder), "--json")
     assert code == 2
-    results = json.loads(out)
+    document = json.loads(out)
+    assert document["kind"] == "contract_validation" and document["valid"] is False
+    results = document["results"]
     assert [r["ok"] for r in results] == [True, False]
     assert results[1]["error"] == f"{folder / 'b.toml'}: id: 'same' is already used by a.toml"
 
@@ -187,7 +189,7 @@ def test_import_skyt_into_the_store_then_again_is_skipped(home, capsys):
     assert code == 0
     assert {c["action"] for c in json.loads(out)["contracts"]} == {"overwritten"}
     _, out, _ = run(capsys, "contracts", "list", "--json")
-    rows = {row["id"]: row for row in json.loads(out)}
+    rows = {row["id"]: row for row in json.loads(out)["contracts"]}
     assert rows["slugify"]["origin"] == "user" and rows["slugify"]["difficulty"] == "hard"
 
 

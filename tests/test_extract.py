@@ -75,7 +75,9 @@ def test_completion_style_is_prompt_plus_cut_continuation():
     result = extract_completion(
         "    return sum(xs)\n\n\ndef unrelated():\n    pass\n", prompt=PROMPT, entry="add"
     )
-    assert result.code == PROMPT + "    return sum(xs)\n\n" and result.method == "completion"
+    assert (
+        result.code == PROMPT + "    return sum(xs)\n\n" and result.method == "completion-truncated"
+    )
 
 
 def test_completion_style_full_rewrite_keeps_prompt_imports():

@@ -8,6 +8,7 @@ import pytest
 
 from skyt_tui.cli import main
 from skyt_tui.engine import runs
+from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.run_import import import_runs
 from tests.corpus import require
 from tests.run_helpers import CONTRACT_ID, install_contract, run_cli
@@ -64,7 +65,11 @@ def test_jsonl_source_with_overrides_for_missing_model_and_temperature(tmp_path)
     source.write_text(
         '{"run_id": "r1", "contract_id": "unknown_c", "code": "x = 1"}\n{"run_id": "r1", "code": "x = 2"}\n'
     )
-    result = import_runs([source], model="local-model", temperature=0.9)
+    with pytest.raises(InputError) as refused:
+        import_runs([source], model="local-model", temperature=0.9)
+    assert str(refused.value).startswith(f"{source}: line 1: contract 'unknown_c' is not known")
+    assert runs.run_ids() == []
+    result = import_runs([source], model="local-model", temperature=0.9, require_contract=False)
     [meta] = result.created
     assert (meta.model, meta.temperature, meta.contract_id, meta.contract) == (
         "local-model",
@@ -72,14 +77,7 @@ def test_jsonl_source_with_overrides_for_missing_model_and_temperature(tmp_path)
         "unknown_c",
         None,
     )
-    [problem] = result.contract_problems
-    if HAS_IMPORTERS:
-        assert (
-            problem
-            == f"{source}: contract 'unknown_c' is not in the catalog and the source does not define it"
-        )
-    else:
-        assert "no contract importers" in problem
+    assert meta.origin["contract_origin"].startswith("none")
 
 
 def test_bad_source_stores_nothing(tmp_path, isolated_home, capsys):
@@ -143,7 +141,12 @@ def test_skyt_corpus_becomes_240_runs_and_reports_per_sample(isolated_home):
     by_experiment = {s.meta.origin["experiment_id"]: s.meta for s in summaries}
     recorded = json.loads((outputs / "gcd_temp0.7_20260119_134348.json").read_text())
     meta = by_experiment["gcd_temp0.7_20260119_134348"]
-    assert (meta.temperature, meta.model, meta.contract_id) == (0.7, recorded.get("model"), "gcd")
+    assert (meta.temperature, meta.model, meta.origin["skyt_contract_id"]) == (
+        0.7,
+        recorded.get("model"),
+        "gcd",
+    )
+    assert meta.contract_id.startswith("skyt.gcd.") and meta.origin["contract_origin"] == "embedded"
     report = run_cli(isolated_home, "report", meta.id, "--json")
     assert report.returncode == 0, report.stderr
     data = json.loads(report.stdout)

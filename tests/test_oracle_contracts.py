@@ -40,9 +40,6 @@ def test_every_fixture_reference_passes(oracle):
         assert verdict.isolation == oracle.isolation
 
 
-# ---- call, tolerance, raises, out of domain -------------------------------------------------
-
-
 def test_call_outcomes_carry_canonical_actual_values(oracle):
     contract = fixture("calls")
     verdict = oracle.check(contract, contract.reference)
@@ -102,9 +99,6 @@ def test_out_of_domain_must_return_fails_the_sample_but_not_the_fraction(oracle)
     assert verdict.reason == "test 5 'out of domain ([])': expected None, got (0.0, 0)"
 
 
-# ---- stateful --------------------------------------------------------------------------------
-
-
 def test_stateful_failure_names_the_step(oracle):
     contract = fixture("stack")
     verdict = oracle.check(
@@ -158,9 +152,6 @@ def test_constructor_failure(oracle):
         verdict.tests[0].error_message
         == "constructor raised ZeroDivisionError: division by zero (line 3)"
     )
-
-
-# ---- check(candidate) ------------------------------------------------------------------------
 
 
 def test_check_actual_is_the_list_of_candidate_results(oracle):
@@ -227,9 +218,6 @@ def test_check_rejects_values_that_cannot_leave_the_sample(oracle):
     assert "Liar, which cannot leave the sample process" in verdict.tests[0].error_message
 
 
-# ---- constraints and threshold ---------------------------------------------------------------
-
-
 def test_constraint_outcomes(oracle):
     contract = fixture("constraints")
     verdict = oracle.check(contract, contract.reference)
@@ -289,9 +277,6 @@ def test_unknown_forbidden_node_is_a_contract_error(oracle):
     broken = replace(contract, constraints=Constraints(forbidden_nodes=("Whlie",)))
     with pytest.raises(ContractError, match="'Whlie' is not a Python AST node type"):
         oracle.check(broken, contract.reference)
-
-
-# ---- statuses, determinism, records ----------------------------------------------------------
 
 
 def test_syntax_errors_are_judged_without_running(oracle):

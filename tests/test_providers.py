@@ -159,6 +159,21 @@ def test_anthropic_without_its_sdk_says_how_to_install_it(monkeypatch):
         anthropic_provider.AnthropicProvider()
 
 
+def test_under_pipx_the_missing_sdk_message_says_pipx_inject(monkeypatch, tmp_path):
+    from skyt_tui.engine.providers import anthropic_provider, sdk
+
+    assert sdk.under_pipx("/home/u/.local/share/pipx/venvs/skyt-tui")
+    assert sdk.under_pipx("/home/u/.local/pipx/venvs/skyt-tui")
+    assert not sdk.under_pipx("/home/u/project/.venv")
+    monkeypatch.setattr(sys, "prefix", "/home/u/.local/share/pipx/venvs/skyt-tui")
+    monkeypatch.setitem(sys.modules, "anthropic", None)
+    with pytest.raises(InputError) as err:
+        anthropic_provider.AnthropicProvider()
+    assert str(err.value) == (
+        "--provider anthropic needs the anthropic SDK: pipx inject skyt-tui anthropic"
+    )
+
+
 def python_command(code: str) -> str:
     return f"{shlex.quote(sys.executable)} -c {shlex.quote(code)}"
 

@@ -1,35 +1,29 @@
 """The headless command line: `skyt-tui <command> ...`; no command starts the app.
 
-Each command group lives in its own module exposing `register(subparsers)`,
-listed in `COMMAND_MODULES`. Handlers return an exit code; a `SkytError`
-anywhere becomes one line on stderr and exit code 2.
+Each command group lives in its own module exposing `register(subparsers)`; the
+commands and their one-line help are listed in `commands.COMMANDS`, and a module is
+imported only when its command is on the command line. Handlers return an exit code;
+a `SkytError` anywhere becomes one line on stderr and exit code 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from skyt_tui import __version__
+from skyt_tui.cli.commands import COMMANDS, command_on_line
 from skyt_tui.engine.errors import SkytError
 
-COMMAND_MODULES = (
-    "skyt_tui.cli.contracts_cmd",
-    "skyt_tui.cli.analyze_cmd",
-    "skyt_tui.cli.bench_cmd",
-    "skyt_tui.cli.oracle_cmd",
-    "skyt_tui.cli.run_cmd",
-    "skyt_tui.cli.runs_cmd",
-    "skyt_tui.cli.import_cmd",
-    "skyt_tui.cli.gate_cmd",
-    "skyt_tui.cli.demo_cmd",
-    "skyt_tui.cli.canon_cmd",
-)
 
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; only `command`'s module is imported and registers its arguments.
 
-def build_parser() -> argparse.ArgumentParser:
+    The other commands are listed with their help, so `skyt-tui --help` imports none.
+    """
     parser = argparse.ArgumentParser(
         prog="skyt-tui",
         description="Measure and improve the repeatability of LLM code generation. "
@@ -37,26 +31,73 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"skyt-tui {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in COMMAND_MODULES:
-        importlib.import_module(module_name).register(subparsers)
+    chosen = COMMANDS[command].module if command in COMMANDS else None
+    for name, entry in COMMANDS.items():
+        if entry.module != chosen:
+            subparsers.add_parser(name, help=entry.help)
+    if chosen is not None:
+        importlib.import_module(f"skyt_tui.cli.{chosen}").register(subparsers)
+        _describe_subcommands(parser)
     return parser
 
 
+def _describe_subcommands(parser: argparse.ArgumentParser) -> None:
+    """A subcommand registered with only a one-line `help` gets it as its description too,
+    so its own `--help` says what it does."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {choice.dest: choice.help for choice in action._choices_actions}
+            for name, sub in action.choices.items():
+                if not sub.description and helps.get(name):
+                    text = str(helps[name])
+                    sub.description = (
+                        text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+                    )
+                _describe_subcommands(sub)
+
+
+EXIT_WHEN_READY = "SKYT_TUI_EXIT_WHEN_READY"
+"""Set (to anything): the bare `skyt-tui` starts the app headless and exits once its first
+screen is ready, printing that screen's name; the start-up test and bench/cli_start.py use it."""
+
+
 def start_app() -> int:
+    if not os.environ.get(EXIT_WHEN_READY):
+        from skyt_tui.ui.app import run_app
+
+        return run_app()
+    from skyt_tui.ui.app import SkytApp
+
+    async def exit_when_ready(pilot) -> None:  # type: ignore[no-untyped-def]
+        print(type(pilot.app.screen).__name__, flush=True)
+        pilot.app.exit()
+
+    app = SkytApp()
+    app.run(headless=True, auto_pilot=exit_when_ready)
+    return app.return_code or 0
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader of our stdout went away (`| head -1`): stop quietly with exit code 0.
+
+    Python would report the failed flush of stdout at exit; pointing stdout at
+    /dev/null first leaves it nothing to flush.
+    """
     try:
-        app_module = importlib.import_module("skyt_tui.ui.app")
-    except ModuleNotFoundError:
-        build_parser().print_help()
-        return 0
-    return app_module.run_app()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(command_on_line(argv))
     args = parser.parse_args(argv)
-    if args.command is None:
-        return start_app()
     try:
+        if args.command is None:
+            return start_app()
         return int(args.handler(args) or 0)
     except SkytError as exc:  # a message may quote a sample's file name: shown printable
         from skyt_tui.engine.printable import printable
@@ -67,4 +108,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("skyt-tui: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _quiet_broken_pipe()
         return 0
+    except (OSError, AttributeError, ImportError) as exc:
+        if sys.platform.startswith("linux"):
+            raise  # a bug here: keep the traceback
+        print(f"skyt-tui: error: {unsupported_platform(exc)}", file=sys.stderr)
+        return 2
+
+
+def unsupported_platform(exc: BaseException) -> str:
+    """One line for a failure that comes from running outside Linux, which the sandbox needs."""
+    return (
+        f"skyt-tui runs generated code in a Linux sandbox (namespaces, seccomp, Landlock) and "
+        f"does not support {sys.platform}: {type(exc).__name__}: {exc}"
+    )

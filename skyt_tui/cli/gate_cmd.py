@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option, add_tau_option, apply_isolation_setting, tau_of
 from skyt_tui.cli.output import print_json
-from skyt_tui.cli.runs_cmd import _tau
 from skyt_tui.engine import runs
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.gate import Threshold, evaluate, parse_threshold
-from skyt_tui.engine.metrics import DEFAULT_TAU
 from skyt_tui.engine.normalize import LEVELS
 
 SHORTCUTS = (
@@ -27,9 +27,9 @@ SHORTCUTS = (
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "gate",
-        help="exit 0 if stored runs meet repeatability thresholds, 1 if not (for CI)",
         description="Check stored runs against thresholds; print one line per run and exit 0 (all pass) "
         "or 1 (any fails, or a metric is not computed, or a run is incomplete).",
     )
@@ -49,10 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)"
     )
-    parser.add_argument(
-        "--tau", default=str(DEFAULT_TAU), help="threshold for P_tau (default: 0.1)"
-    )
-    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+    add_tau_option(parser)
+    add_json_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -74,7 +72,8 @@ def thresholds_from(args: argparse.Namespace) -> list[Threshold]:
 
 
 def run(args: argparse.Namespace) -> int:
-    tau = _tau(args.tau)
+    apply_isolation_setting()
+    tau = tau_of(args)
     thresholds = thresholds_from(args)
     results = []
     for text in args.runs:
@@ -92,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.json:
         print_json(
-            {"passed": all(r.passed for r in results), "runs": [r.to_dict() for r in results]}
+            "gate",
+            {"passed": all(r.passed for r in results), "runs": [r.to_dict() for r in results]},
         )
     else:
         for result in results:

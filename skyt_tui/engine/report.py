@@ -15,12 +15,20 @@ from typing import Any
 from skyt_tui.engine import runs
 
 SAMPLE_COLUMNS = (
+    "run_id",
+    "contract_id",
     "index",
     "status",
-    "d_pre",
-    "d_post",
+    "model",
+    "temperature",
+    "level",
     "passed",
     "parse_error",
+    "d_pre",
+    "d_post",
+    "signature_raw",
+    "signature_level",
+    "repair_steps",
     "truncated",
     "finish_reason",
     "extraction",
@@ -28,13 +36,15 @@ SAMPLE_COLUMNS = (
     "attempts",
     "prompt_tokens",
     "completion_tokens",
-    "model",
     "seed",
-    "signature_raw",
-    "signature_level",
-    "repair_steps",
     "error",
 )
+"""The per-sample CSV of `report --csv`, `analyze --csv` and the app's export (docs/json.md).
+
+`signature_level` is the signature at the analysis level (the `level` column, `--level`);
+facts a source did not record (latency, tokens, ... of imported samples) are empty.
+"""
+SIGNATURE_CHARS = 12
 SUMMARY_METRICS = (
     "R_raw",
     "R_pairwise",
@@ -56,8 +66,26 @@ SUMMARY_METRICS = (
 )
 
 
+JSON_SCHEMA_VERSION = 1
+"""Version of the `--json` envelope and of every kind's fields (docs/json.md)."""
+
+
+def envelope(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The one shape of every `--json` output: `schema_version`, `kind`, then `data`'s keys.
+
+    `kind` names what the data is (`report`, `runs`, `paths`, ...), so a consumer can check it
+    reads what it expects; `schema_version` changes when a kind's fields change incompatibly.
+    """
+    if not isinstance(data, dict):
+        raise TypeError(f"a JSON envelope holds a dict, not {type(data).__name__}")
+    clash = {"schema_version", "kind"} & data.keys()
+    if clash:
+        raise ValueError(f"data for kind {kind!r} has envelope keys: {', '.join(sorted(clash))}")
+    return {"schema_version": JSON_SCHEMA_VERSION, "kind": kind, **data}
+
+
 def fmt3(value: float | None) -> str:
-    """Metrics are stored at full precision and shown with 3 decimals (SPEC §6)."""
+    """Metrics are stored at full precision and shown with 3 decimals."""
     if value is None:
         return "–"
     return f"{value:.3f}"
@@ -104,8 +132,12 @@ def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str,
         usage = record.usage or {}
         rows.append(
             {
+                "run_id": run.meta.id,
+                "contract_id": run.meta.contract_id,
                 "index": record.index,
                 "status": record.status,
+                "temperature": run.meta.temperature,
+                "level": level,
                 "d_pre": facts.get("d_pre"),
                 "d_post": facts.get("d_post"),
                 "passed": facts.get("passed"),
@@ -119,12 +151,43 @@ def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str,
                 "completion_tokens": usage.get("completion_tokens", usage.get("output_tokens")),
                 "model": record.model,
                 "seed": record.seed,
-                "signature_raw": (signatures.get("raw") or "")[:12] or None,
-                "signature_level": (signatures.get(level) or "")[:12] or None,
+                "signature_raw": _short(signatures.get("raw")),
+                "signature_level": _short(signatures.get(level)),
                 "repair_steps": " ".join(facts.get("repair_steps") or []) or None,
                 "error": record.error,
             }
         )
+    return rows
+
+
+def _short(signature: str | None) -> str | None:
+    return signature[:SIGNATURE_CHARS] if signature else None
+
+
+def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
+    """`SAMPLE_COLUMNS` rows of `analyze`'s results (`engine.analysis.RunAnalysis`, not imported
+    here: that would load numpy for every report); recorded samples count as `ok`."""
+    rows = []
+    for analysis in analyses:
+        for sample in analysis.samples:
+            rows.append(
+                {
+                    "run_id": analysis.run.id,
+                    "contract_id": analysis.run.contract_id,
+                    "index": sample.index,
+                    "status": "ok",
+                    "model": analysis.run.model,
+                    "temperature": analysis.run.temperature,
+                    "level": analysis.level,
+                    "passed": sample.passed,
+                    "parse_error": sample.parse_error,
+                    "d_pre": sample.d_pre,
+                    "d_post": sample.d_post,
+                    "signature_raw": _short(sample.signatures.get("raw")),
+                    "signature_level": _short(sample.signatures.get(analysis.level)),
+                    "repair_steps": " ".join(sample.repair_steps) or None,
+                }
+            )
     return rows
 
 
@@ -142,7 +205,8 @@ def report_dict(
             row["code"] = by_index[row["index"]].code
     return {
         "run": meta,
-        "state": runs.run_state(run.meta, run.samples),
+        "state": run.state,
+        "damaged": list(run.damaged),
         "counts": {
             "n": run.meta.n,
             "ok": run.n_ok,
@@ -162,7 +226,7 @@ def report_json(run: runs.StoredRun, analysis: dict[str, Any], *, with_text: boo
     """The report as the JSON text `report --json` prints (nan/inf as null, keys sorted)."""
     return (
         json.dumps(
-            json_safe(report_dict(run, analysis, with_text=with_text)),
+            json_safe(envelope("report", report_dict(run, analysis, with_text=with_text))),
             indent=2,
             sort_keys=True,
             ensure_ascii=False,

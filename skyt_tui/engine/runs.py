@@ -42,6 +42,7 @@ from skyt_tui.engine.normalize import normalize
 from skyt_tui.engine.sources import RunInput
 from skyt_tui.engine.versions import (
     CANON_VERSION,
+    DEFAULT_DISTANCE,
     DEFAULT_TAU,
     NORMALIZATION_VERSION,
     ORACLE_VERSION,
@@ -62,7 +63,9 @@ ANALYSIS_FILE = "analysis.json"
 LOCK_FILE = ".lock"
 
 RUNNING, COMPLETE, INTERRUPTED, ABORTED = "running", "complete", "interrupted", "aborted"
-STATUSES = (RUNNING, COMPLETE, INTERRUPTED, ABORTED)
+RUN_FAILED = "failed"
+"""Every sample finished and none produced code (e.g. a command provider that always exits 1)."""
+STATUSES = (RUNNING, COMPLETE, INTERRUPTED, ABORTED, RUN_FAILED)
 OK, FAILED = "ok", "failed"
 
 
@@ -172,10 +175,16 @@ class StoredRun:
     samples: tuple[SampleRecord, ...]
     """The current record of each finished index, ordered by index."""
     directory: Path
+    damaged: tuple[str, ...] = ()
+    """Torn records in samples.jsonl ("FILE: line N: …"); with a sample missing, the run is damaged."""
 
     @property
     def id(self) -> str:
         return self.meta.id
+
+    @property
+    def state(self) -> str:
+        return run_state(self.meta, self.samples, self.damaged)
 
     @property
     def finished_indexes(self) -> frozenset[int]:
@@ -296,7 +305,10 @@ def create_run(
         sweep=sweep,
     )
     runs_dir = locations.runs_dir()
-    runs_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise store.write_failure(runs_dir, exc) from None
     with store.store_lock():
         for attempt in range(16):
             if id_suffix is None:
@@ -314,15 +326,20 @@ def create_run(
             raise StoreError(f"{runs_dir}: cannot find a free run id for {contract_id!r}")
         meta = replace(meta, id=run_id)
         staging = runs_dir / f".new-{run_id}-{secrets.token_hex(4)}"
-        staging.mkdir()
+        try:
+            staging.mkdir()
+        except OSError as exc:
+            raise store.write_failure(runs_dir / run_id, exc) from None
         try:
             if records:
                 text = "".join(_sample_line(r) + "\n" for r in records)
                 store.atomic_write_text(staging / SAMPLES_FILE, text)
             store.write_json(staging / RUN_FILE, meta.to_dict(), kind=RUN_KIND)
             os.rename(staging, runs_dir / run_id)
-        except BaseException:
+        except BaseException as exc:
             shutil.rmtree(staging, ignore_errors=True)
+            if isinstance(exc, OSError):
+                raise store.write_failure(runs_dir / run_id, exc) from None
             raise
         store.fsync_dir(runs_dir)
     return meta
@@ -346,10 +363,13 @@ def load_meta(run_id: str) -> RunMeta:
     return RunMeta.from_dict(document, path)
 
 
-def load_samples(run_id: str, n: int | None = None) -> tuple[SampleRecord, ...]:
+def load_samples(
+    run_id: str, n: int | None = None, damaged: list[str] | None = None
+) -> tuple[SampleRecord, ...]:
+    """The current record of each finished index; torn lines are listed in `damaged`."""
     path = run_path(run_id) / SAMPLES_FILE
     try:
-        rows = store.read_jsonl(path)
+        rows = store.read_jsonl(path, damaged=damaged)
     except FileNotFoundError:
         return ()
     current: dict[int, SampleRecord] = {}
@@ -369,7 +389,21 @@ def load_samples(run_id: str, n: int | None = None) -> tuple[SampleRecord, ...]:
 
 def load_run(run_id: str) -> StoredRun:
     meta = load_meta(run_id)
-    return StoredRun(meta=meta, samples=load_samples(run_id, meta.n), directory=run_path(run_id))
+    damaged: list[str] = []
+    samples = load_samples(run_id, meta.n, damaged)
+    return StoredRun(meta=meta, samples=samples, directory=run_path(run_id), damaged=tuple(damaged))
+
+
+def broken_run_dirs() -> list[Path]:
+    """Run folders without a run.json (not staging folders): listed as damaged, never skipped."""
+    directory = locations.runs_dir()
+    if not directory.is_dir():
+        return []
+    return sorted(
+        p
+        for p in directory.iterdir()
+        if p.is_dir() and not p.name.startswith(".") and not (p / RUN_FILE).exists()
+    )
 
 
 def run_ids() -> list[str]:
@@ -405,10 +439,20 @@ def resolve_run_id(text: str) -> str:
     )
 
 
-def run_state(meta: RunMeta, samples: tuple[SampleRecord, ...] | None = None) -> str:
-    """complete | running (a process holds it) | interrupted (killed or cancelled) | aborted."""
-    if meta.status == COMPLETE:
-        return COMPLETE
+DAMAGED = "damaged"
+
+
+def run_state(
+    meta: RunMeta, samples: tuple[SampleRecord, ...] | None = None, damaged: Sequence[str] = ()
+) -> str:
+    """complete | failed (no sample produced code) | running (a process holds it) |
+    interrupted (killed or cancelled) | aborted | damaged (a torn record lost a sample that is not recorded again later)."""
+    if damaged and samples is not None and not is_locked(meta.id):
+        finished = {s.index for s in samples}
+        if any(i not in finished for i in range(meta.n)):
+            return DAMAGED
+    if meta.status in (COMPLETE, RUN_FAILED):
+        return meta.status
     if is_locked(meta.id):
         return RUNNING
     if meta.status == ABORTED:
@@ -420,12 +464,15 @@ def run_state(meta: RunMeta, samples: tuple[SampleRecord, ...] | None = None) ->
 
 def list_runs() -> list[RunSummary]:
     """Every stored run, ordered by id; damaged runs are listed with their error, not dropped."""
-    summaries = []
+    summaries = [
+        RunSummary(id=p.name, meta=None, state=DAMAGED, error=f"{p / RUN_FILE}: missing")
+        for p in broken_run_dirs()
+    ]
     for run_id in run_ids():
         try:
             run = load_run(run_id)
         except StoreError as exc:
-            summaries.append(RunSummary(id=run_id, meta=None, state="damaged", error=str(exc)))
+            summaries.append(RunSummary(id=run_id, meta=None, state=DAMAGED, error=str(exc)))
             continue
         summaries.append(
             RunSummary(
@@ -434,9 +481,11 @@ def list_runs() -> list[RunSummary]:
                 n_ok=run.n_ok,
                 n_failed=run.n_failed,
                 n_truncated=run.n_truncated,
-                state=run_state(run.meta, run.samples),
+                state=run.state,
+                error="; ".join(run.damaged) if run.state == DAMAGED else None,
             )
         )
+    summaries.sort(key=lambda summary: summary.id)
     return summaries
 
 
@@ -520,11 +569,11 @@ def set_status(run_id: str, status: str) -> RunMeta:
 # --- analysis -----------------------------------------------------------------------------
 
 
-def analysis_versions(level: str) -> dict[str, str]:
+def analysis_versions(level: str, distance: str = DEFAULT_DISTANCE) -> dict[str, str]:
     """The versions of every pipeline stage (a cached analysis is valid for these only)."""
     return {
         "normalization": NORMALIZATION_VERSION,
-        "distance": distance_version(level),
+        "distance": distance_version(level, distance),
         "oracle": ORACLE_VERSION,
         "canon": CANON_VERSION,
         "repair": REPAIR_VERSION,
@@ -560,12 +609,14 @@ def _file_digest(path: Path) -> str | None:
         return None
 
 
-def _analysis_key(run: StoredRun, level: str, tau: float) -> dict[str, Any]:
+def _analysis_key(
+    run: StoredRun, level: str, tau: float, distance: str = DEFAULT_DISTANCE
+) -> dict[str, Any]:
     return {
         "samples_sha256": _file_digest(run.directory / SAMPLES_FILE),
         "level": level,
         "tau": tau,
-        "versions": analysis_versions(level),
+        "versions": analysis_versions(level, distance),
         "contract_hash": run.meta.contract_hash,
         "canon_sha256": _file_digest(locations.canon_dir() / f"{run.meta.contract_id}.json"),
     }
@@ -599,21 +650,25 @@ def first_passing_stored_sample(
     contract: Contract, oracle: Oracle
 ) -> tuple[str, int, dict[str, Any]] | None:
     """The sample that becomes a contract's canon: the first (in generation order) that parses
-    and passes the oracle, in the contract's earliest stored run that has one (SPEC §4)."""
+    and passes the oracle, in the contract's earliest stored run that has one (docs/canon.md)."""
     candidates = [
-        s for s in list_runs() if s.meta is not None and s.meta.contract_id == contract.id
+        (s.meta.created, s.id)
+        for s in list_runs()
+        if s.meta is not None and s.meta.contract_id == contract.id
     ]
-    candidates.sort(key=lambda summary: (summary.meta.created, summary.id))
-    for summary in candidates:
-        run = load_run(summary.id)
+    candidates.sort()
+    for _, run_id in candidates:
+        run = load_run(run_id)
         finished = [
-            sample for sample in run.samples if sample.status == OK and sample.code is not None
+            (sample, sample.code)
+            for sample in run.samples
+            if sample.status == OK and sample.code is not None
         ]
-        verdicts = oracle.check_many([(contract, sample.code) for sample in finished], dedupe=True)
-        for sample, verdict in zip(finished, verdicts):
-            if verdict.passed and not normalize(sample.code, contract.kept_names).parse_error:
+        verdicts = oracle.check_many([(contract, code) for _, code in finished], dedupe=True)
+        for (sample, code), verdict in zip(finished, verdicts):
+            if verdict.passed and not normalize(code, contract.kept_names).parse_error:
                 return (
-                    sample.code,
+                    code,
                     sample.index,
                     {
                         "run_id": run.id,
@@ -626,10 +681,14 @@ def first_passing_stored_sample(
 
 
 def cached_analysis(
-    run: StoredRun, *, level: str = "nodoc", tau: float = DEFAULT_TAU
+    run: StoredRun,
+    *,
+    level: str = "nodoc",
+    tau: float = DEFAULT_TAU,
+    distance: str = DEFAULT_DISTANCE,
 ) -> dict[str, Any] | None:
     """The cached analysis when its key still holds (samples, level, τ, versions, contract, canon), else None."""
-    key = _analysis_key(run, level, tau)
+    key = _analysis_key(run, level, tau, distance)
     try:
         cached = store.read_json(run.directory / ANALYSIS_FILE, kind=ANALYSIS_KIND)
     except (FileNotFoundError, StoreError):
@@ -637,7 +696,8 @@ def cached_analysis(
     if cached.get("key") == json.loads(json.dumps(key)) and isinstance(
         cached.get("analysis"), dict
     ):
-        return cached["analysis"]
+        analysis: dict[str, Any] = cached["analysis"]
+        return analysis
     return None
 
 
@@ -656,13 +716,18 @@ def analyze_stored_runs(
     use_cache: bool = True,
     progress: Progress | None = None,
     on_result: Callable[[str, dict[str, Any]], None] | None = None,
+    distance: str = DEFAULT_DISTANCE,
 ) -> list[dict[str, Any]]:
     """Analyses of many stored runs: cached ones first (each reported to `on_result` as it is read), then
     every other run in one batch, so the sandboxed oracle sees each distinct program once."""
     loaded = [load_run(run) if isinstance(run, str) else run for run in stored]
     results: list[dict[str, Any] | None] = [None] * len(loaded)
     for position, run in enumerate(loaded):
-        if use_cache and (cached := cached_analysis(run, level=level, tau=tau)) is not None:
+        if (
+            use_cache
+            and (cached := cached_analysis(run, level=level, tau=tau, distance=distance))
+            is not None
+        ):
             results[position] = cached
             if on_result is not None:
                 on_result(run.id, cached)
@@ -675,6 +740,7 @@ def analyze_stored_runs(
             tau=tau,
             canon_mode="store",
             progress=progress,
+            distance=distance,
             store_canon_provider=lambda contract: first_passing_stored_sample(
                 contract, shared_oracle()
             ),
@@ -686,7 +752,7 @@ def analyze_stored_runs(
             with contextlib.suppress(OSError):
                 store.write_json(
                     run.directory / ANALYSIS_FILE,
-                    {"key": _analysis_key(run, level, tau), "analysis": analysis},
+                    {"key": _analysis_key(run, level, tau, distance), "analysis": analysis},
                     kind=ANALYSIS_KIND,
                 )
             results[position] = analysis

@@ -1,4 +1,4 @@
-"""A pool of warm, sandboxed worker processes that run untrusted programs (SPEC §7).
+"""A pool of warm, sandboxed worker processes that run untrusted programs (docs/oracle.md).
 
 Starting an interpreter costs ~60 ms; forking a warm one ~1 ms. So the pool
 starts one *zygote* per core (`sandbox_worker.py`), once, inside bubblewrap
@@ -159,9 +159,6 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-# ---- isolation ------------------------------------------------------------------------------
-
-
 def python_dirs() -> list[str]:
     """Directories the interpreter needs to start and import from (realpaths, no duplicates)."""
     paths = sysconfig.get_paths()
@@ -188,7 +185,7 @@ def read_paths() -> list[str]:
 def hidden_paths() -> list[str]:
     """What a sample must never read, even inside readable dirs: skyt-tui's own files and data."""
     package = Path(__file__).resolve().parents[1]
-    candidates = [package, locations.data_dir(), locations.bundled_contracts_dir()]
+    candidates = [package, locations.home_dir(), locations.bundled_contracts_dir()]
     return sorted({os.path.realpath(p) for p in candidates})
 
 
@@ -342,9 +339,6 @@ def resolve_isolation(requested: str = "auto") -> str:
     return "reduced"
 
 
-# ---- the pool -------------------------------------------------------------------------------
-
-
 @dataclass
 class _Job:
     frame: bytes
@@ -425,8 +419,6 @@ class SandboxPool:
             self.close()
             raise SandboxError(self._startup_error)
 
-    # public ---------------------------------------------------------------------------
-
     @property
     def layers(self) -> tuple[str, ...]:
         """The confinement actually in force, as reported by the workers."""
@@ -498,8 +490,6 @@ class SandboxPool:
                 os.write(self._wake_w, b"x")
             except OSError:
                 pass
-
-    # dispatcher thread ----------------------------------------------------------------
 
     def _dispatch(self) -> None:
         self._selector.register(self._wake_r, selectors.EVENT_READ, None)

@@ -1,6 +1,6 @@
 """Durable, versioned files: atomic JSON/TOML writes, append-only JSONL, a lock.
 
-Rules every writer in skyt-tui follows (SPEC §10):
+Rules every writer in skyt-tui follows (docs/state.md):
 - a whole-file write goes to a temp file in the same directory, is fsynced and
   renamed over the target, so readers see the old or the new file, never half;
 - JSONL logs are only appended to, one record a line, fsynced per record;
@@ -18,6 +18,7 @@ import fcntl
 import json
 import os
 import tempfile
+import threading
 import time
 import tomllib
 from collections.abc import Iterator
@@ -27,7 +28,7 @@ from typing import Any
 import tomli_w
 
 from skyt_tui import locations
-from skyt_tui.engine.errors import StoreError
+from skyt_tui.engine.errors import InputError, StoreError
 
 SCHEMA_VERSION = 1
 LOCK_TIMEOUT_S = 10.0
@@ -47,19 +48,36 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def write_failure(path: Path, exc: OSError) -> StoreError:
+    """One line for a write the system refused (full disk, quota, permissions, read-only)."""
+    reason = exc.strerror or str(exc)
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        reason += "; nothing was written (free some space and try again)"
+    return StoreError(f"{path}: cannot write: {reason}")
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write `data` to `path` whole or not at all; a refused write is one `StoreError` line."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise write_failure(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+            from skyt_tui.engine.filemode import new_file_mode
+
+            os.fchmod(handle.fileno(), new_file_mode())
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp_name, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
             os.unlink(tmp_name)
+        if isinstance(exc, OSError):
+            raise write_failure(path, exc) from None
         raise
     fsync_dir(path.parent)
 
@@ -116,7 +134,8 @@ def read_json(path: Path, kind: str | None = None) -> dict[str, Any]:
             f"{path}: corrupt JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
         ) from None
     _check_version(path, document, kind)
-    return document
+    checked: dict[str, Any] = document
+    return checked
 
 
 def write_toml(path: Path, obj: dict[str, Any]) -> None:
@@ -154,13 +173,23 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
             f"{path}: refusing to append a record that serialises to more than one line"
         )
     data = (line + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise write_failure(path, exc) from None
+    size = None
     try:
         _repair_torn_tail(fd, path)
+        size = os.fstat(fd).st_size
         written = 0
         while written < len(data):
             written += os.write(fd, data[written:])
         os.fsync(fd)
+    except OSError as exc:
+        if size is not None:  # take back the part of the record that did get written
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+        raise write_failure(path, exc) from None
     finally:
         os.close(fd)
 
@@ -180,8 +209,14 @@ def _repair_torn_tail(fd: int, path: Path) -> None:
             os.write(fd, b"\n")
 
 
-def read_jsonl(path: Path, *, allow_torn_tail: bool = True) -> list[dict[str, Any]]:
-    """Read every record; a torn final line (crash mid-append) is skipped, other damage raises."""
+def read_jsonl(
+    path: Path, *, allow_torn_tail: bool = True, damaged: list[str] | None = None
+) -> list[dict[str, Any]]:
+    """Read every record; a torn line (crash mid-append) is skipped, other damage raises.
+
+    Each skipped torn line is reported in `damaged` ("FILE: line N: …") when a list
+    is given, so a caller can tell a log that lost a record from a whole one.
+    """
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -201,9 +236,13 @@ def read_jsonl(path: Path, *, allow_torn_tail: bool = True) -> list[dict[str, An
             if not isinstance(record, dict):
                 raise ValueError("not a JSON object")
         except (ValueError, UnicodeDecodeError) as exc:
-            if is_last and allow_torn_tail:
-                break
-            if _is_torn_fragment(lines, number) and allow_torn_tail:
+            if allow_torn_tail and (is_last or _is_torn_fragment(lines, number)):
+                if damaged is not None:
+                    damaged.append(
+                        f"{path}: line {number}: torn record (a write that did not finish)"
+                    )
+                if is_last:
+                    break
                 continue
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             raise StoreError(f"{path}: corrupt record at line {number}: {reason}") from None
@@ -216,6 +255,36 @@ def read_jsonl(path: Path, *, allow_torn_tail: bool = True) -> list[dict[str, An
     return records
 
 
+def read_jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """Every row of a JSONL file someone else wrote (recorded samples, problems), with its line number.
+
+    Unlike `read_jsonl` (the store's own logs) nothing is forgiven: any line that is
+    not a JSON object, torn or not, is one `InputError` naming the file and line.
+    Blank lines are skipped.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InputError.at(path, "no such file")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError.at(path, f"not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise InputError.at(path, f"cannot read: {exc.strerror}") from None
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError.at(path, f"line {number}: invalid JSON ({exc.msg})") from None
+        if not isinstance(row, dict):
+            raise InputError.at(path, f"line {number}: expected a JSON object")
+        rows.append((number, row))
+    return rows
+
+
 def _is_torn_fragment(lines: list[bytes], number: int) -> bool:
     """A fragment that `_repair_torn_tail` closed: unparseable and not valid JSON start-to-end.
 
@@ -226,9 +295,24 @@ def _is_torn_fragment(lines: list[bytes], number: int) -> bool:
     return line.startswith(b"{") and not line.endswith(b"}")
 
 
+_held = threading.local()
+
+
 @contextlib.contextmanager
 def store_lock(timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
-    """Exclusive advisory lock on the data directory for the duration of a write."""
+    """Exclusive advisory lock on the data directory for the duration of a write.
+
+    Reentrant within one thread: a writer that holds it (an import reading the
+    origin index and creating runs) may call writers that take it again.
+    """
+    depth = getattr(_held, "depth", 0)
+    if depth:
+        _held.depth = depth + 1
+        try:
+            yield
+        finally:
+            _held.depth -= 1
+        return
     lock_path = locations.lock_file()
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -252,7 +336,11 @@ def store_lock(timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
                 time.sleep(0.05)
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
-        yield
+        _held.depth = 1
+        try:
+            yield
+        finally:
+            _held.depth = 0
     finally:
         with contextlib.suppress(OSError):
             fcntl.flock(fd, fcntl.LOCK_UN)

@@ -88,7 +88,8 @@ def same_value(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
-    return a == b
+    equal: bool = a == b
+    return equal
 
 
 def to_toml_fields(name: str, value: Any) -> dict[str, Any]:

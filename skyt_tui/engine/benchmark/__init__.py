@@ -1,4 +1,4 @@
-"""The benchmark: items and scores, anchor sample, validation, estimates, rotation, fingerprints (SPEC §9).
+"""The benchmark: items and scores, anchor sample, validation, estimates, rotation, fingerprints (docs/benchmark.md).
 
 Call the functions re-exported here (from `api`); the modules underneath are pure
 (`sampler`, `irt`, `anchors`, `validation`, `correlation`, `rotation`, `fingerprints`,

@@ -1,5 +1,5 @@
 """Choosing the anchor sample by method, and estimating a system's full-benchmark score from the
-items it was scored on (SPEC §9).
+items it was scored on (docs/benchmark.md).
 
 Methods: `stratified` and `random` are score-blind (`sampler`); `irt` fits a 2PL model on the
 systems with a score for every item and takes the most informative items (`irt`), falling back
@@ -40,7 +40,8 @@ MIN_ANCHOR_SHARE = 0.8
 
 def complete_rows(scores: ScoreMatrix) -> np.ndarray:
     """Boolean mask of the systems with a score for every item."""
-    return ~np.isnan(scores.scores).any(axis=1)
+    complete: np.ndarray = ~np.isnan(scores.scores).any(axis=1)
+    return complete
 
 
 def choose_anchors(

@@ -210,7 +210,7 @@ def read_version(name: str, number: int, with_scores: bool = True) -> BenchmarkD
     if not (path / "version.json").is_file():
         raise NotFoundError(f"benchmark {name!r}: no version {number}")
     items = tuple(Item.from_dict(_strip(record)) for record in _read_records(path / "items.jsonl"))
-    systems = ()
+    systems: tuple[SystemInfo, ...] = ()
     if (path / "systems.jsonl").is_file():
         systems = tuple(
             SystemInfo.from_dict(_strip(record)) for record in _read_records(path / "systems.jsonl")

@@ -25,7 +25,8 @@ def _rows(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _constant(a: np.ndarray) -> np.ndarray:
     rounded = np.round(a, TIE_DECIMALS)
-    return rounded.max(axis=1) == rounded.min(axis=1)
+    constant: np.ndarray = rounded.max(axis=1) == rounded.min(axis=1)
+    return constant
 
 
 def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -39,9 +40,9 @@ def pearson_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     undefined = _constant(x) | _constant(y) | (denominator == 0)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = numerator / np.where(undefined, 1.0, denominator)
-    r = np.clip(r, -1.0, 1.0)
-    r[undefined] = np.nan
-    return r
+    clipped: np.ndarray = np.clip(r, -1.0, 1.0)
+    clipped[undefined] = np.nan
+    return clipped
 
 
 def rank_rows(a: np.ndarray) -> np.ndarray:
@@ -94,4 +95,5 @@ def mae_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     x, y = _rows(x, y)
     if x.shape[1] == 0:
         return np.full(x.shape[0], np.nan)
-    return np.abs(x - y).mean(axis=1)
+    mae: np.ndarray = np.abs(x - y).mean(axis=1)
+    return mae

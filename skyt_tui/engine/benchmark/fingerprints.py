@@ -1,4 +1,4 @@
-"""Item fingerprints and the 13-gram contamination check (SPEC §9).
+"""Item fingerprints and the 13-gram contamination check (docs/benchmark.md).
 
 Fingerprint, in the seed's format: `content_hash` = first 16 hex digits of
 sha256(f"{title}::{body}") with a missing title or body as the empty string;

@@ -1,5 +1,5 @@
 """A benchmark from skyt-tui's own stored runs: contracts are the items, each model at a
-temperature is a system, and a run metric (pass_rate by default) is the item score (SPEC §9).
+temperature is a system, and a run metric (pass_rate by default) is the item score (docs/benchmark.md).
 
 Only complete runs count. When one system ran one contract several times, the newest run
 (run ids sort by creation time) is its score and the older ones are reported as superseded.

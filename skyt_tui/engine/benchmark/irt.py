@@ -1,5 +1,5 @@
 """A one-dimensional two-parameter logistic (2PL) IRT model of a benchmark's scores: the fit, the
-anchor choice and the p-IRT estimate of a system's full score from a few items (SPEC §9).
+anchor choice and the p-IRT estimate of a system's full score from a few items (docs/benchmark.md).
 
 Model: system s solves item i with probability σ(a_i θ_s + d_i), abilities θ ~ N(0, 1).
 Fitted by marginal maximum likelihood with EM on a fixed quadrature grid: the E step is two
@@ -138,7 +138,10 @@ class IrtModel:
     def information(self, theta: np.ndarray | float) -> np.ndarray:
         """Fisher information a²p(1−p) / dispersion of each item at each ability: shape (T, N)."""
         p = self.probabilities(theta)
-        return self.discrimination[None, :] ** 2 * p * (1.0 - p) / self.item_dispersion[None, :]
+        info: np.ndarray = (
+            self.discrimination[None, :] ** 2 * p * (1.0 - p) / self.item_dispersion[None, :]
+        )
+        return info
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, IrtModel):
@@ -202,7 +205,8 @@ def _posterior(log_likelihood: np.ndarray, sd: float = 1.0) -> np.ndarray:
     # Weights below e^-700 become exactly 0: subnormal numbers would slow every later product
     # tenfold, and they are far below what the sums can resolve.
     weights = np.where(log_post > -700.0, np.exp(np.maximum(log_post, -700.0)), 0.0)
-    return weights / weights.sum(axis=1, keepdims=True)
+    posterior: np.ndarray = weights / weights.sum(axis=1, keepdims=True)
+    return posterior
 
 
 def _log_likelihood(
@@ -213,7 +217,10 @@ def _log_likelihood(
     log_p = log_expit(logits)
     hits = np.where(scored, scores, 0.0)
     misses = np.where(scored, 1.0 - scores, 0.0)
-    return hits @ log_p.T + misses @ (log_p - logits).T  # log(1 − σ(x)) = log σ(x) − x
+    log_likelihood: np.ndarray = (
+        hits @ log_p.T + misses @ (log_p - logits).T
+    )  # log(1 − σ(x)) = log σ(x) − x
+    return log_likelihood
 
 
 @one_blas_thread

@@ -1,4 +1,4 @@
-"""Benchmark items and per-system scores: reading and validating the input files (SPEC §9).
+"""Benchmark items and per-system scores: reading and validating the input files (docs/benchmark.md).
 
 Inputs are ISSUES.jsonl (one item a line), RESULTS.csv (`system,issue_id,score`)
 and SYSTEMS.jsonl (one system a line), or a folder of contracts used as items.
@@ -235,7 +235,8 @@ def _difficulty(where: str, value: Any) -> str:
         raise InputError.at(
             where, f"unknown difficulty {value!r} (expected easy, medium or hard)", key="difficulty"
         )
-    return value
+    difficulty: str = value
+    return difficulty
 
 
 def read_items_jsonl(path: Path | str) -> tuple[Item, ...]:

@@ -1,4 +1,4 @@
-"""Held-out rotation: items move held-out → training, a fresh held-out is drawn (SPEC §9).
+"""Held-out rotation: items move held-out → training, a fresh held-out is drawn (docs/benchmark.md).
 
 Every item is in exactly one of three places: the *pool* (never exposed), the
 *held-out* set (kept secret for honest evaluation) or *training* (exposed since the
@@ -259,7 +259,9 @@ def plan_rotation(
         target[name] = held_out_target(len(members))
         drawn[name] = min(target[name], len(pool))
         shortfall[name] = target[name] - drawn[name]
-        picks = rng.choice(len(pool), drawn[name], replace=False) if drawn[name] else []
+        picks: Sequence[int] | np.ndarray = (
+            rng.choice(len(pool), drawn[name], replace=False) if drawn[name] else []
+        )
         chosen.extend(pool[int(index)] for index in picks)
 
     record = RotationRecord(

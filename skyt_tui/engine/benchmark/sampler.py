@@ -1,4 +1,4 @@
-"""The anchor sample: a small subset of a benchmark's items that stands in for all of them (SPEC §9).
+"""The anchor sample: a small subset of a benchmark's items that stands in for all of them (docs/benchmark.md).
 
 Size: max(ceil(rate × items), floor), at most the number of items; the default floor
 is max(ceil(1% of items), 50) because a 1% sample of a few hundred items tracks the

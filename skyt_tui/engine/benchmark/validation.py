@@ -1,4 +1,4 @@
-"""Does the anchor sample predict the full benchmark? Repeated-draw validation per method (SPEC §9).
+"""Does the anchor sample predict the full benchmark? Repeated-draw validation per method (docs/benchmark.md).
 
 Per draw: shuffle the systems and split them into training systems and held-out ones
 (`holdout` share, at least 3). Each method chooses its anchors seeing the training systems

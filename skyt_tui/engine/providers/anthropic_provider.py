@@ -10,20 +10,12 @@ so none is sent or recorded. The SDK's own retries are off.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.providers.base import (
-    ProviderError,
-    Request,
-    Response,
-    one_line,
-    parse_retry_after,
-    status_error,
-    strip_userinfo,
-)
+from skyt_tui.engine.providers.base import ProviderError, Request, Response
+from skyt_tui.engine.providers.sdk import SDKProvider, import_sdk
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_TOKENS = 4096
@@ -31,17 +23,7 @@ KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 
 
-def _import_sdk() -> Any:
-    try:
-        import anthropic
-    except ImportError:
-        raise InputError(
-            "--provider anthropic needs the anthropic SDK: python3 -m pip install 'skyt-tui[anthropic]'"
-        ) from None
-    return anthropic
-
-
-class AnthropicProvider:
+class AnthropicProvider(SDKProvider):
     name = "anthropic"
     sends_seed = False
     deterministic = False
@@ -49,14 +31,15 @@ class AnthropicProvider:
     def __init__(
         self, *, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S
     ) -> None:
-        anthropic = _import_sdk()
+        anthropic = import_sdk("anthropic", "anthropic", extra="anthropic")
         api_key = os.environ.get(KEY_ENV) or None
         if api_key is None:
             raise InputError(f"{KEY_ENV} is not set (needed by --provider anthropic)")
         self.base_url = base_url or os.environ.get(BASE_URL_ENV) or None
         self.timeout_s = float(timeout_s)
         self._secret = api_key
-        self._anthropic = anthropic
+        self._sdk = anthropic
+        self._base_error = anthropic.AnthropicError
         self._client = anthropic.Anthropic(
             api_key=api_key,
             base_url=self.base_url,
@@ -64,17 +47,7 @@ class AnthropicProvider:
             timeout=self.timeout_s,
         )
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "base_url": strip_userinfo(self.base_url) if self.base_url else None,
-            "timeout_s": self.timeout_s,
-        }
-
-    def _line(self, text: Any) -> str:
-        return one_line(str(text), secrets=(self._secret,))
-
     def complete(self, request: Request) -> Response:
-        anthropic = self._anthropic
         kwargs: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
@@ -84,33 +57,7 @@ class AnthropicProvider:
             kwargs["system"] = request.system
         if request.temperature is not None:
             kwargs["extra_body"] = {"temperature": request.temperature}
-        try:
-            message = self._client.messages.create(**kwargs)
-        except anthropic.APITimeoutError:
-            raise ProviderError(
-                f"request timed out after {self.timeout_s:g}s", retryable=True
-            ) from None
-        except anthropic.APIConnectionError as exc:
-            raise ProviderError(
-                f"connection failed: {self._line(exc.__cause__ or exc)}", retryable=True
-            ) from None
-        except anthropic.APIStatusError as exc:
-            retry_after = (
-                parse_retry_after(exc.response.headers.get("retry-after"))
-                if exc.response is not None
-                else None
-            )
-            raise status_error(
-                exc.status_code, self._line(_status_detail(exc)), retry_after_s=retry_after
-            ) from None
-        except anthropic.APIResponseValidationError as exc:
-            raise ProviderError(f"malformed response: {self._line(exc)}", retryable=True) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ProviderError(
-                f"malformed response: not JSON ({self._line(exc)})", retryable=True
-            ) from None
-        except anthropic.AnthropicError as exc:
-            raise ProviderError(self._line(exc)) from None
+        message = self._call(self._client.messages.create, **kwargs)
         blocks = getattr(message, "content", None)
         if not isinstance(blocks, list):
             raise ProviderError("malformed response: no content", retryable=True)
@@ -135,12 +82,3 @@ class AnthropicProvider:
             usage=usage or None,
             model=model if isinstance(model, str) else None,
         )
-
-
-def _status_detail(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return error["message"]
-    return str(getattr(exc, "message", "") or "")

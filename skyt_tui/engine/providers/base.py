@@ -74,6 +74,8 @@ class Provider(Protocol):
     name: str
     sends_seed: bool
     """Whether a requested seed reaches the service (recorded per sample only then)."""
+    deterministic: bool
+    """Whether asking again gives the same answer (replay): an empty answer is then not retried."""
 
     def complete(self, request: Request) -> Response: ...
 

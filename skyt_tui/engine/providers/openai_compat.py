@@ -9,20 +9,12 @@ so the runner's retry policy is the one in force.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.providers.base import (
-    ProviderError,
-    Request,
-    Response,
-    one_line,
-    parse_retry_after,
-    status_error,
-    strip_userinfo,
-)
+from skyt_tui.engine.providers.base import ProviderError, Request, Response
+from skyt_tui.engine.providers.sdk import SDKProvider, import_sdk
 
 DEFAULT_TIMEOUT_S = 120.0
 KEY_ENV = "OPENAI_API_KEY"
@@ -30,7 +22,7 @@ BASE_URL_ENV = "OPENAI_BASE_URL"
 _PLACEHOLDER_KEY = "skyt-tui-no-key"
 
 
-class OpenAICompatProvider:
+class OpenAICompatProvider(SDKProvider):
     name = "openai"
     sends_seed = True
     deterministic = False
@@ -38,8 +30,7 @@ class OpenAICompatProvider:
     def __init__(
         self, *, base_url: str | None = None, timeout_s: float = DEFAULT_TIMEOUT_S
     ) -> None:
-        import openai
-
+        openai = import_sdk("openai", "openai")
         base_url = base_url or os.environ.get(BASE_URL_ENV) or None
         api_key = os.environ.get(KEY_ENV) or None
         if api_key is None and base_url is None:
@@ -49,7 +40,8 @@ class OpenAICompatProvider:
         self.base_url = base_url
         self.timeout_s = float(timeout_s)
         self._secret = api_key or ""
-        self._openai = openai
+        self._sdk = openai
+        self._base_error = openai.OpenAIError
         self._client = openai.OpenAI(
             api_key=api_key or _PLACEHOLDER_KEY,
             base_url=base_url,
@@ -57,17 +49,7 @@ class OpenAICompatProvider:
             timeout=self.timeout_s,
         )
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "base_url": strip_userinfo(self.base_url) if self.base_url else None,
-            "timeout_s": self.timeout_s,
-        }
-
-    def _line(self, text: Any) -> str:
-        return one_line(str(text), secrets=(self._secret,))
-
     def complete(self, request: Request) -> Response:
-        openai = self._openai
         messages = [{"role": "system", "content": request.system}] if request.system else []
         messages.append({"role": "user", "content": request.prompt})
         kwargs: dict[str, Any] = {"model": request.model, "messages": messages}
@@ -77,32 +59,7 @@ class OpenAICompatProvider:
             kwargs["seed"] = request.seed
         if request.max_tokens is not None:
             kwargs["max_tokens"] = request.max_tokens
-        try:
-            completion = self._client.chat.completions.create(**kwargs)
-        except openai.APITimeoutError:
-            raise ProviderError(
-                f"request timed out after {self.timeout_s:g}s", retryable=True
-            ) from None
-        except openai.APIConnectionError as exc:
-            cause = exc.__cause__ or exc
-            raise ProviderError(f"connection failed: {self._line(cause)}", retryable=True) from None
-        except openai.APIStatusError as exc:
-            retry_after = (
-                parse_retry_after(exc.response.headers.get("retry-after"))
-                if exc.response is not None
-                else None
-            )
-            raise status_error(
-                exc.status_code, self._line(_status_detail(exc)), retry_after_s=retry_after
-            ) from None
-        except openai.APIResponseValidationError as exc:
-            raise ProviderError(f"malformed response: {self._line(exc)}", retryable=True) from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ProviderError(
-                f"malformed response: not JSON ({self._line(exc)})", retryable=True
-            ) from None
-        except openai.OpenAIError as exc:
-            raise ProviderError(self._line(exc)) from None
+        completion = self._call(self._client.chat.completions.create, **kwargs)
         return self._response(completion, request)
 
     def _response(self, completion: Any, request: Request) -> Response:
@@ -130,14 +87,3 @@ class OpenAICompatProvider:
             model=model if isinstance(model, str) else None,
             seed=request.seed,
         )
-
-
-def _status_detail(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        error = body.get("error", body)
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return error["message"]
-        if isinstance(error, str):
-            return error
-    return str(getattr(exc, "message", "") or "")

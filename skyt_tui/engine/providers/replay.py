@@ -56,11 +56,18 @@ def _task_matches(task_id: str, contract: Contract) -> bool:
     )
 
 
+def _skyt_ids(run_contract_id: str, extra: dict[str, Any]) -> set[str]:
+    return {run_contract_id, str(extra.get("skyt_contract_id") or run_contract_id)}
+
+
 def _from_skyt_file(path: Path, contract: Contract) -> ReplaySource:
     run = load_skyt_experiment(path)
-    if run.contract_id != contract.id:
+    wanted = {contract.id, str(contract.source.get("original_id") or contract.id)}
+    if not _skyt_ids(run.contract_id, run.extra) & wanted:
         raise InputError.at(
-            path, f"is an experiment for contract {run.contract_id!r}, not {contract.id!r}"
+            path,
+            f"is an experiment for contract {run.extra.get('skyt_contract_id', run.contract_id)!r}, "
+            f"not {contract.id!r}",
         )
     answers = tuple(RecordedAnswer(code, run.model) for code in run.codes)
     return ReplaySource(path, "skyt", answers, model=run.model, temperature=run.temperature)
@@ -73,7 +80,8 @@ def _from_skyt_folder(path: Path, files: list[Path], contract: Contract) -> Repl
             data = json.loads(file.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             raise InputError.at(file, "not a readable JSON file") from None
-        if isinstance(data, dict) and data.get("contract_id") == contract.id:
+        wanted = {contract.id, str(contract.source.get("original_id") or contract.id)}
+        if isinstance(data, dict) and data.get("contract_id") in wanted:
             matching.append(file)
     if len(matching) != 1:
         found = "no experiment" if not matching else f"{len(matching)} experiments"
@@ -173,6 +181,31 @@ def load_replay_source(path: Path | str, contract: Contract) -> ReplaySource:
         path,
         "unsupported replay source: give a SKYT .json, a .jsonl, a human-eval folder or a folder of .py files",
     )
+
+
+def recorded_contract(path: Path | str, contract: Contract) -> Contract | None:
+    """The contract a SKYT experiment in `path` was generated under, when it embeds one.
+
+    `run --provider replay` judges the recorded samples by it (as `analyze` and
+    `import` do), not by a catalog contract that merely shares the SKYT id.
+    None for other sources (their samples were generated for `contract` itself).
+    """
+    path = Path(path).expanduser()
+    if path.is_dir() and not humaneval.is_humaneval_dir(path):
+        json_files = sorted(f for f in path.iterdir() if f.suffix == ".json" and f.is_file())
+        if not json_files or any(f.suffix == ".py" for f in path.iterdir()):
+            return None
+        path = _from_skyt_folder(path, json_files, contract).path
+    if path.suffix != ".json" or not path.is_file():
+        return None
+    run = load_skyt_experiment(path)
+    embedded = run.extra.get("contract")
+    if isinstance(embedded, Contract):
+        return embedded
+    error = run.extra.get("contract_error")
+    if isinstance(error, str):
+        raise InputError(error)
+    return None
 
 
 class ReplayProvider:

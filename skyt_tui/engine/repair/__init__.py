@@ -1,4 +1,4 @@
-"""Bounded, monotonic, correctness-preserving repair of samples towards the canon (SPEC §5).
+"""Bounded, monotonic, correctness-preserving repair of samples towards the canon (docs/repair.md).
 
 `repair(code, canon_code, kept_names=..., verify=...)` applies small AST
 transformers, one idea each (registry `TRANSFORMERS`, in a fixed order), and

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import Transformer
+from skyt_tui.engine.repair.base import Decline, Transformer
 from skyt_tui.engine.repair.facts import Facts
 
 CONTAINERS = (
@@ -73,7 +73,10 @@ class AugAssign(Transformer):
         self.generic_visit(node)
         if choice is None:
             return node
-        return ast.AugAssign(target=node.targets[0], op=node.value.op, value=node.value.right)
+        target, value = node.targets[0], node.value
+        if not (isinstance(target, ast.Name) and isinstance(value, ast.BinOp)):
+            raise Decline("no longer `x = x <op> e`")  # offered only for that shape
+        return ast.AugAssign(target=target, op=value.op, value=value.right)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
         eligible = isinstance(node.target, ast.Name) and self._safe(node.target.id, node.value)
@@ -81,6 +84,8 @@ class AugAssign(Transformer):
         self.generic_visit(node)
         if choice is None:
             return node
+        if not isinstance(node.target, ast.Name):
+            raise Decline("no longer `x <op>= e`")  # offered only for a plain name
         name = node.target.id
         return ast.Assign(
             targets=[ast.Name(id=name, ctx=ast.Store())],

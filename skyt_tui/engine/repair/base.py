@@ -32,7 +32,7 @@ class Context:
     """The canon's AST, parsed once; read-only."""
     kept_names: frozenset[str]
     """Entry point and the contract's fixed names: never renamed."""
-    derived: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
+    derived: dict[type, Any] = field(default_factory=dict, compare=False, hash=False, repr=False)
     """What transformers derive from the canon alone, computed once per repair call (keyed by the deriving class)."""
 
 
@@ -52,8 +52,10 @@ class Transformer(ast.NodeTransformer):
         """`NodeVisitor.visit`, the method looked up once per node type: the search visits millions of nodes."""
         visitor = self._visitors.get(node.__class__)
         if visitor is None:
-            visitor = getattr(self, "visit_" + node.__class__.__name__, self.generic_visit)
-            self._visitors[node.__class__] = visitor
+            found: Callable[[ast.AST], Any] = getattr(
+                self, "visit_" + node.__class__.__name__, self.generic_visit
+            )
+            self._visitors[node.__class__] = visitor = found
         return visitor(node)
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
@@ -95,7 +97,7 @@ class Transformer(ast.NodeTransformer):
 
     def run(self, tree: ast.Module) -> ast.Module:
         self.prepare(tree)
-        result = self.visit(tree)
+        result: ast.Module = self.visit(tree)
         # unparse needs locations on new statements; the counting pass changes nothing
         if self.selection:
             locate_statements(result)
@@ -119,7 +121,7 @@ def locate_statements(node: ast.AST, lineno: int = 1) -> None:
         for child in block:
             if not isinstance(child, ast.AST):
                 continue
-            if "lineno" in child._attributes:
+            if isinstance(child, ast.stmt | ast.excepthandler):  # the block items with a `lineno`
                 if not hasattr(child, "lineno"):
                     child.lineno = lineno
                 locate_statements(child, child.lineno)

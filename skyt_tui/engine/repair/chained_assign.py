@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import BlockTransformer
+from skyt_tui.engine.repair.base import BlockTransformer, Decline
 
 
 def _constant(node: ast.AST) -> bool:
@@ -38,13 +38,22 @@ class ChainedAssign(BlockTransformer):
                 and isinstance(statement.value, ast.Tuple)
                 and len(statement.value.elts) == len(statement.targets[0].elts)
                 and all(_constant(v) for v in statement.value.elts)
-                and len({repr(v.value) + type(v.value).__name__ for v in statement.value.elts}) == 1
+                and len(
+                    {
+                        repr(v.value) + type(v.value).__name__
+                        for v in statement.value.elts
+                        if isinstance(v, ast.Constant)  # all are
+                    }
+                )
+                == 1
             )
             choice = self.offer(2) if chained else self.offer(1) if tupled else None
             if choice is None:
                 out.append(statement)
             elif chained:
                 names, value = _names(statement.targets), statement.value
+                if names is None or not isinstance(value, ast.Constant):
+                    raise Decline("not a chained constant assignment")  # `chained` says it is
                 if choice == 0:
                     out.append(
                         ast.Assign(
@@ -68,9 +77,8 @@ class ChainedAssign(BlockTransformer):
                         for n in names
                     )
             else:
-                out.append(
-                    ast.Assign(
-                        targets=list(statement.targets[0].elts), value=statement.value.elts[0]
-                    )
-                )
+                target, values = statement.targets[0], statement.value
+                if not (isinstance(target, ast.Tuple) and isinstance(values, ast.Tuple)):
+                    raise Decline("not a tuple assignment")  # `tupled` says it is
+                out.append(ast.Assign(targets=list(target.elts), value=values.elts[0]))
         return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import Transformer
+from skyt_tui.engine.repair.base import Decline, Transformer, name_of
 from skyt_tui.engine.repair.facts import dict_names
 
 
@@ -48,12 +48,15 @@ class DictKeys(Transformer):
         choice = self.offer() if drop or add else None
         self.generic_visit(node)
         if choice is not None:
+            dict_name = _keys_call(right) if drop else name_of(right)
+            if dict_name is None:
+                raise Decline("not a dict name")  # `drop`/`add` say it is
             node.comparators = [
-                ast.Name(id=_keys_call(right), ctx=ast.Load()) if drop else _keys_of(right.id)
+                ast.Name(id=dict_name, ctx=ast.Load()) if drop else _keys_of(dict_name)
             ]
         return node
 
-    def _loop(self, node):
+    def _loop(self, node: ast.For | ast.comprehension) -> ast.For | ast.comprehension:
         drop = _keys_call(node.iter) in self.dicts
         choice = self.offer() if drop else None
         self.generic_visit(node)

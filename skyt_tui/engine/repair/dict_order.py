@@ -15,12 +15,12 @@ from skyt_tui.engine.repair.base import Transformer, walk
 
 
 def _items(node: ast.Dict) -> tuple[tuple[str, str], ...] | None:
-    if not all(
-        isinstance(k, ast.Constant) and isinstance(v, ast.Constant)
-        for k, v in zip(node.keys, node.values)
-    ):
-        return None
-    items = tuple((repr(k.value), repr(v.value)) for k, v in zip(node.keys, node.values))
+    pairs: list[tuple[str, str]] = []
+    for k, v in zip(node.keys, node.values):
+        if not (isinstance(k, ast.Constant) and isinstance(v, ast.Constant)):
+            return None
+        pairs.append((repr(k.value), repr(v.value)))
+    items = tuple(pairs)
     return items if len({k for k, _ in items}) == len(items) else None
 
 
@@ -48,7 +48,7 @@ class DictOrder(Transformer):
     reads_canon = True
 
     def prepare(self, tree: ast.Module) -> None:
-        self.canon_orders = {}
+        self.canon_orders: dict[frozenset[tuple[str, str]], tuple[tuple[str, str], ...]] = {}
         for node in walk(self.context.canon):
             if isinstance(node, ast.Dict) and (items := _items(node)) is not None:
                 self.canon_orders.setdefault(frozenset(items), items)
@@ -78,7 +78,7 @@ class DictOrder(Transformer):
         target = self.canon_orders.get(frozenset(items)) if items else None
         choice = self.offer() if target is not None and target != items else None
         self.generic_visit(node)
-        if choice is not None:
+        if choice is not None and items is not None and target is not None:
             position = {item: index for index, item in enumerate(items)}
             order = [position[item] for item in target]
             node.keys = [node.keys[i] for i in order]

@@ -9,12 +9,14 @@ import ast
 
 from skyt_tui.engine.repair.base import Transformer, docstring_offset
 
+_Owner = ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef
+
 
 class Docstrings(Transformer):
     name = "docstrings"
     summary = "remove a docstring (visible at the raw and format levels only)"
 
-    def _strip(self, node):
+    def _strip(self, node: _Owner) -> _Owner:
         choice = self.offer() if node.body and docstring_offset(node.body) else None
         self.generic_visit(node)
         if choice is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import BlockTransformer, exits
+from skyt_tui.engine.repair.base import BlockTransformer, Decline, exits
 
 
 def _chain_end(statement: ast.If) -> ast.If | None:
@@ -48,6 +48,8 @@ class ElseAfterExit(BlockTransformer):
             end = _chain_end(statement) if chain else None
             statement = self.visit(statement)
             if choice == 1:
+                if end is None:
+                    raise Decline("no elif chain")  # `chain` says there is one
                 rest, end.orelse = end.orelse, []
                 out.append(statement)
                 out.extend(rest)

@@ -9,8 +9,10 @@ for a list), and only while `len` is the builtin.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import Any
 
-from skyt_tui.engine.repair.base import Transformer, boolean_context, walk
+from skyt_tui.engine.repair.base import Decline, Transformer, boolean_context, walk
 from skyt_tui.engine.repair.facts import Facts
 from skyt_tui.engine.repair.scopes import bound_names
 
@@ -30,7 +32,7 @@ def _len_of(node: ast.AST) -> str | None:
     return None
 
 
-def _is(node: ast.AST, kind: type, value=None) -> bool:
+def _is(node: ast.AST, kind: type, value: object = None) -> bool:
     return (
         isinstance(node, ast.Constant)
         and type(node.value) is kind
@@ -82,7 +84,7 @@ def build(form: str, name: str) -> ast.expr:
     x = ast.Name(id=name, ctx=ast.Load())
     length = ast.Call(func=ast.Name(id="len", ctx=ast.Load()), args=[x], keywords=[])
     zero = ast.Constant(0)
-    return {
+    builders: dict[str, Callable[[], ast.expr]] = {
         "not": lambda: ast.UnaryOp(op=ast.Not(), operand=x),
         "truth": lambda: x,
         "len==0": lambda: ast.Compare(left=length, ops=[ast.Eq()], comparators=[zero]),
@@ -94,7 +96,8 @@ def build(form: str, name: str) -> ast.expr:
         "!=[]": lambda: ast.Compare(
             left=x, ops=[ast.NotEq()], comparators=[ast.List(elts=[], ctx=ast.Load())]
         ),
-    }[form]()
+    }
+    return builders[form]()
 
 
 class EmptyCheck(Transformer):
@@ -129,10 +132,13 @@ class EmptyCheck(Transformer):
             options = [f for f in options if f != "truth"]
         return options
 
-    def visit(self, node: ast.AST) -> ast.AST:
+    def visit(self, node: ast.AST) -> Any:
         options = self._alternatives(node) if isinstance(node, ast.expr) else []
         choice = self.offer(len(options)) if options else None
         visited = super().visit(node)  # nested sites are offered either way, so numbering is stable
         if choice is None:
             return visited
-        return build(options[choice], classify(node, id(node) in self.truth_tested)[1])
+        found = classify(node, id(node) in self.truth_tested)
+        if found is None:
+            raise Decline("not an emptiness check")  # offered only for one
+        return build(options[choice], found[1])

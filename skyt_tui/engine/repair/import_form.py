@@ -92,7 +92,8 @@ class ImportForm(Transformer):
                 block = getattr(node, field, None)
                 if isinstance(block, list):
                     setattr(node, field, [replaced.get(id(s), s) for s in block])
-        return ast.fix_missing_locations(_Rewriter(to_from, to_import).visit(tree))
+        rewritten: ast.Module = _Rewriter(to_from, to_import).visit(tree)
+        return ast.fix_missing_locations(rewritten)
 
 
 class _Rewriter(ast.NodeTransformer):

@@ -14,7 +14,7 @@ from skyt_tui.engine.repair.base import Transformer, docstring_offset
 from skyt_tui.engine.repair.scopes import bound_names
 
 
-def _imported(statement: ast.stmt) -> list[str]:
+def _imported(statement: ast.Import | ast.ImportFrom) -> list[str]:
     return [alias.asname or alias.name.split(".")[0] for alias in statement.names]
 
 
@@ -35,8 +35,8 @@ class ImportPlace(Transformer):
 
     def visit_Module(self, node: ast.Module) -> ast.AST:
         functions = [s for s in node.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
-        moves_down: list[tuple[ast.stmt, ast.AST]] = []
-        moves_up: list[tuple[ast.stmt, ast.AST]] = []
+        moves_down: list[tuple[ast.stmt, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+        moves_up: list[tuple[ast.stmt, ast.FunctionDef | ast.AsyncFunctionDef]] = []
         for statement in node.body:
             if not isinstance(statement, ast.Import | ast.ImportFrom) or any(
                 a.name == "*" for a in statement.names

@@ -61,8 +61,11 @@ def _invariant(bound: ast.expr, body: list[ast.stmt]) -> bool:
     return False
 
 
-def _positive_int(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and type(node.value) is int and node.value > 0
+def _positive_int(node: ast.AST) -> int | None:
+    """The value of a positive int constant, else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int and node.value > 0:
+        return node.value
+    return None
 
 
 class LoopForm(BlockTransformer):
@@ -118,8 +121,10 @@ class LoopForm(BlockTransformer):
             and isinstance(step.op, ast.Add)
             and isinstance(step.target, ast.Name)
             and step.target.id == name
-            and _positive_int(step.value)
         ):
+            return None
+        increment = _positive_int(step.value)
+        if increment is None:
             return None
         rest = loop.body[:-1]
         own = _own_nodes(rest)
@@ -137,7 +142,7 @@ class LoopForm(BlockTransformer):
             name,
             init.value,
             test.comparators[0],
-            step.value.value,
+            increment,
             isinstance(test.ops[0], ast.LtE),
         )
 
@@ -157,7 +162,8 @@ class LoopForm(BlockTransformer):
         args = call.args
         if not 1 <= len(args) <= 3 or any(isinstance(a, ast.Starred) for a in args):
             return None
-        if len(args) == 3 and not _positive_int(args[2]):
+        step = _positive_int(args[2]) if len(args) == 3 else 1
+        if step is None:
             return None
         start = args[0] if len(args) > 1 else ast.Constant(0)
         stop = args[1] if len(args) > 1 else args[0]
@@ -169,7 +175,7 @@ class LoopForm(BlockTransformer):
             return None
         if not _invariant(stop, loop.body) or not self._counter_private(name, loop):
             return None
-        return name, start, stop, args[2].value if len(args) == 3 else 1
+        return name, start, stop, step
 
     def block(self, statements: list[ast.stmt]) -> list[ast.stmt]:
         out: list[ast.stmt] = []
@@ -184,7 +190,7 @@ class LoopForm(BlockTransformer):
             )
             to_while = self._for_shape(statement) if self.range_is_builtin else None
             choice = self.offer() if to_for or to_while else None
-            if choice is not None and to_for:
+            if choice is not None and to_for and following is not None:
                 name, start, stop, step, inclusive = to_for
                 loop = self.visit(following)
                 if inclusive:
@@ -211,7 +217,7 @@ class LoopForm(BlockTransformer):
                 index += 2
                 continue
             statement = self.visit(statement)
-            if choice is not None:
+            if choice is not None and to_while is not None:
                 name, start, stop, step = to_while
                 increment = ast.AugAssign(
                     target=ast.Name(id=name, ctx=ast.Store()),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from skyt_tui.engine.repair.base import BlockTransformer
+from skyt_tui.engine.repair.base import BlockTransformer, Decline
 
 LEAVING = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
@@ -40,6 +40,8 @@ class MergeIfs(BlockTransformer):
             choice = self.offer() if kind else None
             if choice is not None and kind == "merge":
                 following = statements[index + 1]
+                if not (isinstance(statement, ast.If) and isinstance(following, ast.If)):
+                    raise Decline("not two ifs")  # `merge` says they are
                 if kinds[index + 1]:
                     self.offer()  # the absorbed statement's own site keeps its number, unused
                 test = ast.BoolOp(
@@ -49,6 +51,8 @@ class MergeIfs(BlockTransformer):
                 index += 2
                 continue
             if choice is not None and kind == "split":
+                if not (isinstance(statement, ast.If) and isinstance(statement.test, ast.BoolOp)):
+                    raise Decline("not an `if a or b`")  # `split` says it is
                 first, *others = statement.test.values
                 rest = others[0] if len(others) == 1 else ast.BoolOp(op=ast.Or(), values=others)
                 out.append(ast.If(test=first, body=statement.body, orelse=[]))
@@ -62,7 +66,7 @@ class MergeIfs(BlockTransformer):
     def _kind(statements: list[ast.stmt], index: int) -> str | None:
         statement = statements[index]
         body = _exit_only(statement)
-        if body is None:
+        if body is None or not isinstance(statement, ast.If):  # the latter implied by the former
             return None
         following = statements[index + 1] if index + 1 < len(statements) else None
         if following is not None and _exit_only(following) == body:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import Transformer
+from skyt_tui.engine.repair.base import Decline, Transformer
 
 COMPLEMENT = {
     ast.Eq: ast.NotEq,
@@ -37,6 +37,8 @@ class NegatedCompare(Transformer):
         if choice is None:
             return node
         inner = node.operand
+        if not isinstance(inner, ast.Compare):
+            raise Decline("operand no longer a comparison")  # offered only for `not a <op> b`
         return ast.Compare(
             left=inner.left, ops=[COMPLEMENT[type(inner.ops[0])]()], comparators=inner.comparators
         )

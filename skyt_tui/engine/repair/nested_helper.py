@@ -16,6 +16,7 @@ from skyt_tui.engine.repair.base import Transformer, docstring_offset, walk
 from skyt_tui.engine.repair.scopes import Resolution, resolve
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def _inside(node: ast.AST) -> set[int]:
@@ -29,8 +30,8 @@ class NestedHelper(Transformer):
     def run(self, tree: ast.Module) -> ast.Module:
         resolution = resolve(tree)
         outers = [s for s in tree.body if isinstance(s, FUNCTION_TYPES)]
-        hoists: list[tuple[ast.AST, ast.AST, int]] = []
-        nests: list[tuple[ast.AST, ast.AST, int]] = []
+        hoists: list[tuple[_Function, _Function, int]] = []
+        nests: list[tuple[_Function, _Function, int]] = []
         for outer in outers:
             for helper in outer.body:
                 if isinstance(helper, FUNCTION_TYPES) and self._hoistable(
@@ -58,7 +59,9 @@ class NestedHelper(Transformer):
             outer.body.insert(position, helper)
         return tree
 
-    def _hoistable(self, tree: ast.Module, resolution: Resolution, outer, helper) -> bool:
+    def _hoistable(
+        self, tree: ast.Module, resolution: Resolution, outer: _Function, helper: _Function
+    ) -> bool:
         if helper.decorator_list or helper.name in self.context.kept_names:
             return False
         outer_scope = resolution.scope_of(outer)
@@ -80,8 +83,8 @@ class NestedHelper(Transformer):
         return not any(isinstance(n, ast.Nonlocal) for n in ast.walk(helper))
 
     def _nest_target(
-        self, tree: ast.Module, resolution: Resolution, helper, outers
-    ) -> tuple[ast.AST, int] | None:
+        self, tree: ast.Module, resolution: Resolution, helper: _Function, outers: list[_Function]
+    ) -> tuple[_Function, int] | None:
         if helper.decorator_list or helper.name in self.context.kept_names:
             return None
         module = resolution.module

@@ -28,6 +28,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 from skyt_tui.engine.repair.pipeline import RepairResult, RewriteCache, repair
 
@@ -155,7 +156,8 @@ def _run_remote(
         if kind == "verify":
             connection.send([bool(answer) for answer in verify(index, payload)])
         elif kind == "done":
-            return payload
+            result: RepairResult = payload
+            return result
         else:
             raise RepairWorkerError(f"repair worker failed:\n{payload}")
 
@@ -237,10 +239,10 @@ class _Duplex:
         self.incoming = incoming
         self.outgoing = outgoing
 
-    def send(self, message) -> None:
+    def send(self, message: object) -> None:
         self.outgoing.send(message)
 
-    def recv(self):
+    def recv(self) -> Any:
         return self.incoming.recv()
 
     def close(self) -> None:
@@ -248,13 +250,14 @@ class _Duplex:
         self.outgoing.close()
 
 
-def _worker(connection) -> None:
+def _worker(connection: _Duplex) -> None:
     """A repair worker: run tasks until told to stop, asking the parent for verdicts."""
     caches: dict[Hashable, RewriteCache] = {}
 
     def verify(programs: Sequence[str]) -> list[bool]:
         connection.send(("verify", list(programs)))
-        return connection.recv()
+        verdicts: list[bool] = connection.recv()
+        return verdicts
 
     while True:
         try:

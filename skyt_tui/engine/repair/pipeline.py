@@ -1,4 +1,4 @@
-"""Bounded, monotonic repair of one sample towards the canon (SPEC §5).
+"""Bounded, monotonic repair of one sample towards the canon (docs/repair.md).
 
 Greedy search. Each round, every allowed transformer proposes candidates from
 the current code: its rewrite at all sites, the subset of sites found by
@@ -22,6 +22,7 @@ import ast
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from skyt_tui.engine.distance import distance
 from skyt_tui.engine.normalize import LEVELS, normalize, normalize_text
@@ -56,7 +57,7 @@ class RepairResult:
     def changed(self) -> bool:
         return bool(self.steps)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """JSON form for sample records (floats at full precision)."""
         return {
             "code": self.code,
@@ -137,6 +138,11 @@ def _apply(
     return code, transformer.options
 
 
+_RewriteKey = tuple[
+    type[Transformer], str, frozenset[str], str | None, tuple[tuple[int, int], ...] | None
+]
+
+
 class RewriteCache:
     """Rewrites already computed, for repairs of one program towards several canons.
 
@@ -150,7 +156,7 @@ class RewriteCache:
 
     def __init__(self, max_entries: int = 20_000) -> None:
         self.max_entries = max_entries
-        self._rewrites: dict[tuple, tuple[str | None, tuple[int, ...]]] = {}
+        self._rewrites: dict[_RewriteKey, tuple[str | None, tuple[int, ...]]] = {}
         self.hits = 0
         self.misses = 0
 
@@ -291,11 +297,15 @@ def repair(
 
     if rewrites is None:
 
-        def rewrite(cls, current, selection):
+        def rewrite(
+            cls: type[Transformer], current: str, selection: Mapping[int, int] | None
+        ) -> tuple[str | None, Sequence[int]]:
             return _apply(cls, current, context, selection, counting_tree_of(current))
     else:
 
-        def rewrite(cls, current, selection):
+        def rewrite(
+            cls: type[Transformer], current: str, selection: Mapping[int, int] | None
+        ) -> tuple[str | None, Sequence[int]]:
             return rewrites.apply(
                 cls, current, context, selection, canon_code, counting_tree_of(current)
             )

@@ -31,18 +31,20 @@ class RedundantJump(BlockTransformer):
                     and statement.value is None
                 )
             )
-            ends_loop = in_loop and index == last and isinstance(statement, ast.If)
-            trim_else = (
-                ends_loop
-                and len(statement.orelse) == 1
-                and isinstance(statement.orelse[0], ast.Continue)
+            ending_if = (
+                statement if in_loop and index == last and isinstance(statement, ast.If) else None
             )
-            add_else = ends_loop and not statement.orelse
+            trim_else = (
+                ending_if is not None
+                and len(ending_if.orelse) == 1
+                and isinstance(ending_if.orelse[0], ast.Continue)
+            )
+            add_else = ending_if is not None and not ending_if.orelse
             choice = self.offer() if drop or trim_else or add_else else None
             if choice is not None and drop:
                 continue
-            statement = self.visit(statement)
+            visited = self.visit(statement)
             if choice is not None:
-                statement.orelse = [] if trim_else else [ast.Continue()]
-            out.append(statement)
+                visited.orelse = [] if trim_else else [ast.Continue()]
+            out.append(visited)
         return out

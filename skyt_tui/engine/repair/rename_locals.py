@@ -164,9 +164,9 @@ class RenameLocals(Transformer):
             return tree
         for occurrence in before.occurrences:
             if occurrence.owner is not None:
-                new_name = chosen.get((id(occurrence.owner.node), occurrence.name))
-                if new_name is not None:
-                    occurrence.set(new_name)
+                renamed = chosen.get((id(occurrence.owner.node), occurrence.name))
+                if renamed is not None:
+                    occurrence.set(renamed)
         if not same_binding_structure(before, resolve(tree)):
             raise Decline("rename would capture a name")
         return tree

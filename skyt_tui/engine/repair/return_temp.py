@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from skyt_tui.engine.normalize import _Scope
 from skyt_tui.engine.repair.base import BlockTransformer, walk
 from skyt_tui.engine.repair.scopes import resolve
 
@@ -26,7 +27,7 @@ class ReturnTemp(BlockTransformer):
             owner = occurrence.owner
             if owner is None or owner.kind != "function":
                 continue
-            where = occurrence.where
+            where: _Scope | None = occurrence.where
             while where is not None and where.kind == "comprehension":
                 where = where.parent
             if where is not owner:

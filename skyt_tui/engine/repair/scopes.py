@@ -44,8 +44,9 @@ class Resolution:
     def module(self) -> _Scope:
         return self.collector.module
 
-    def scope_of(self, node: ast.AST) -> _Scope | None:
-        return self.collector.scopes.get(id(node))
+    def scope_of(self, node: ast.AST) -> _Scope:
+        """The scope `node` opens (a module, function, lambda, comprehension or class of the resolved tree)."""
+        return self.collector.scopes[id(node)]
 
     def bindings(self) -> list[tuple[_Scope, str]]:
         """Every (owner scope, name) pair with an owner, in first-occurrence order."""
@@ -85,7 +86,7 @@ class _Resolver(_ScopeWalk):
     def _enter(self, node: ast.AST, kind: str) -> None:
         self._stack.append(self.collector.scopes[id(node)])
 
-    def _define(self, node) -> None:
+    def _define(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
         if (
             self._stack[-1].kind != "class"
         ):  # methods and nested classes are attributes; never renamed
@@ -107,7 +108,7 @@ class _Resolver(_ScopeWalk):
             scope = scope.parent
         self._record(node.target, "id", node.target.id, scope=scope)
 
-    def _visit_declaration(self, node) -> None:
+    def _visit_declaration(self, node: ast.Global | ast.Nonlocal) -> None:
         for index, name in enumerate(node.names):
             self._record(node, "names", name, index)
 

@@ -29,7 +29,11 @@ def _foldable(statement: ast.stmt) -> bool:
 def _unfoldable(statement: ast.stmt) -> bool:
     if isinstance(statement, ast.Return):
         return isinstance(statement.value, ast.IfExp)
-    return _target(statement) is not None and isinstance(statement.value, ast.IfExp)
+    return (
+        isinstance(statement, ast.Assign)
+        and _target(statement) is not None
+        and isinstance(statement.value, ast.IfExp)
+    )
 
 
 class Ternary(BlockTransformer):
@@ -54,6 +58,7 @@ class Ternary(BlockTransformer):
                 )
             else:
                 expr = statement.value
+                branches: tuple[ast.stmt, ast.stmt]
                 if isinstance(statement, ast.Return):
                     branches = ast.Return(value=expr.body), ast.Return(value=expr.orelse)
                 else:

@@ -47,7 +47,12 @@ def _run_length(statements: list[ast.stmt], start: int) -> int:
     names: list[str] = []
     for statement in statements[start:]:
         name = _simple(statement)
-        if name is None or name in names or loaded_names(statement.value) & set(names):
+        if (
+            name is None
+            or not isinstance(statement, ast.Assign)  # `_simple` says it is
+            or name in names
+            or loaded_names(statement.value) & set(names)
+        ):
             break
         names.append(name)
     return len(names)

@@ -7,16 +7,19 @@ A bare `x: T` (no value) is left alone, since it makes `x` local.
 from __future__ import annotations
 
 import ast
+from typing import Any
 
+from skyt_tui.engine.normalize import _all_args
 from skyt_tui.engine.repair.base import Transformer, walk
-from skyt_tui.engine.repair.scopes import _all_args
 
 
 class TypeHints(Transformer):
     name = "type_hints"
     summary = "remove parameter/return annotations and annotated assignments in functions"
 
-    def _function(self, node):
+    def _function(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef
+    ) -> ast.FunctionDef | ast.AsyncFunctionDef:
         annotated = node.returns is not None or any(
             a.annotation is not None for a in _all_args(node.args)
         )
@@ -40,17 +43,17 @@ class TypeHints(Transformer):
         )
         choice = self.offer() if eligible else None
         self.generic_visit(node)
-        if choice is None:
+        if choice is None or node.value is None:
             return node
         return ast.Assign(targets=[node.target], value=node.value)
 
     def prepare(self, tree: ast.Module) -> None:
-        self.function_nodes = set()
+        self.function_nodes: set[int] = set()
         for node in walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.function_nodes.update(id(sub) for sub in walk(node) if sub is not node)
         self._in_function = False
 
-    def visit(self, node: ast.AST) -> ast.AST:
+    def visit(self, node: ast.AST) -> Any:
         self._in_function = id(node) in self.function_nodes
         return super().visit(node)

@@ -8,6 +8,7 @@ for a list, `x != 0` is always true while `x` is not.
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from skyt_tui.engine.repair.base import Transformer, boolean_context, walk
 from skyt_tui.engine.repair.facts import Facts
@@ -65,7 +66,7 @@ class ZeroCheck(Transformer):
             )
         return None
 
-    def visit(self, node: ast.AST) -> ast.AST:
+    def visit(self, node: ast.AST) -> Any:
         replacement = self._rewrite(node) if isinstance(node, ast.expr) else None
         choice = self.offer() if replacement is not None else None
         visited = super().visit(node)  # nested sites are offered either way, so numbering is stable

@@ -1,0 +1,212 @@
+"""The user's settings: `settings.toml` in the data directory, edited by hand or from the app.
+
+It holds the app's theme and the defaults `skyt-tui run` (and the app's run dialog) use for
+what a command line leaves out. A missing file means every default; a bad value is one
+error line naming the file and the key. Example::
+
+    schema_version = 1
+    theme = "textual-light"
+
+    [run]
+    provider = "openai"
+    model = "gpt-4o-mini"
+    n = 20
+    temperature = 0.7
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skyt_tui import locations
+from skyt_tui.engine import store
+from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.versions import DEFAULT_TAU
+
+SCHEMA_VERSION = 1
+PROVIDERS = ("openai", "anthropic", "command", "replay")
+"""The provider names `run` accepts (`skyt_tui.engine.providers.PROVIDERS`, which is heavier)."""
+ISOLATIONS = ("auto", "bubblewrap", "reduced")
+"""The sandbox isolation modes (`skyt_tui.engine.sandbox.ISOLATIONS`, which is heavier)."""
+MAX_WORKERS = 256
+DEFAULT_N = 20
+DEFAULT_TEMPERATURE = 0.7
+
+
+@dataclass(frozen=True)
+class RunDefaults:
+    """What `run` uses when its command line (or the run dialog) leaves a value out."""
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    n: int = DEFAULT_N
+    temperature: float = DEFAULT_TEMPERATURE
+    tau: float = DEFAULT_TAU
+    isolation: str = "auto"
+    workers: int | None = None
+    """Sandbox workers for the oracle; None lets the sandbox choose from the CPU count."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    theme: str | None = None
+    """A Textual theme name; None keeps the app's default."""
+    run: RunDefaults = field(default_factory=RunDefaults)
+
+
+KEYS = ("theme",) + tuple(f"run.{f.name}" for f in dataclasses.fields(RunDefaults))
+"""Every key `update_setting` takes, in file order."""
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError("must be a non-empty string")
+    return value
+
+
+def _choice(choices: tuple[str, ...]) -> Any:
+    def check(value: Any) -> str:
+        if value not in choices:
+            raise ValueError(f"must be one of {', '.join(choices)}, not {value!r}")
+        return str(value)
+
+    return check
+
+
+def _integer(low: int, high: int) -> Any:
+    def check(value: Any) -> int:
+        if isinstance(value, str):
+            try:
+                value = int(value.strip())
+            except ValueError:
+                raise ValueError(f"must be a whole number, not {value!r}") from None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"must be a whole number, not {value!r}")
+        if not low <= value <= high:
+            raise ValueError(f"must be between {low} and {high}, not {value}")
+        return value
+
+    return check
+
+
+def _number(low: float, high: float) -> Any:
+    def check(value: Any) -> float:
+        if isinstance(value, str):
+            try:
+                value = float(value.strip())
+            except ValueError:
+                raise ValueError(f"must be a number, not {value!r}") from None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"must be a number, not {value!r}")
+        number = float(value)
+        if not math.isfinite(number) or not low <= number <= high:
+            raise ValueError(f"must be between {low:g} and {high:g}, not {number:g}")
+        return number
+
+    return check
+
+
+_CHECKS: dict[str, Any] = {
+    "theme": _text,
+    "run.provider": _choice(PROVIDERS),
+    "run.model": _text,
+    "run.base_url": _text,
+    "run.n": _integer(1, 100_000),
+    "run.temperature": _number(0.0, 2.0),
+    "run.tau": _number(0.0, 1.0),
+    "run.isolation": _choice(ISOLATIONS),
+    "run.workers": _integer(1, MAX_WORKERS),
+}
+_OPTIONAL = {"theme", "run.provider", "run.model", "run.base_url", "run.workers"}
+"""Keys that may be unset (None): they are then left out of the file."""
+
+
+def check_value(key: str, value: Any, where: str | Path = "settings") -> Any:
+    """`value` converted for `key` (strings from a form are parsed); InputError naming the key."""
+    if key not in _CHECKS:
+        raise InputError.at(where, f"unknown key (known: {', '.join(KEYS)})", key)
+    if value is None or (isinstance(value, str) and not value.strip() and key in _OPTIONAL):
+        if key in _OPTIONAL:
+            return None
+        raise InputError.at(where, "must be set (delete the line for the default)", key)
+    try:
+        return _CHECKS[key](value)
+    except ValueError as exc:
+        raise InputError.at(where, str(exc), key) from None
+
+
+def settings_from_dict(document: dict[str, Any], where: str | Path = "settings") -> Settings:
+    """Settings from a parsed settings.toml; the first bad or unknown key is an InputError."""
+    version = document.get("schema_version", SCHEMA_VERSION)
+    if version != SCHEMA_VERSION:
+        raise InputError.at(
+            where, f"schema_version {version!r} is not one this skyt-tui reads ({SCHEMA_VERSION})"
+        )
+    values: dict[str, Any] = {}
+    for key, value in document.items():
+        if key == "schema_version":
+            continue
+        if key == "run":
+            if not isinstance(value, dict):
+                raise InputError.at(where, "must be a table ([run])", "run")
+            for sub_key, sub_value in value.items():
+                values[f"run.{sub_key}"] = check_value(f"run.{sub_key}", sub_value, where)
+        else:
+            values[key] = check_value(key, value, where)
+    run = RunDefaults(**{k[4:]: v for k, v in values.items() if k.startswith("run.")})
+    return Settings(theme=values.get("theme"), run=run)
+
+
+def settings_to_dict(settings: Settings) -> dict[str, Any]:
+    """The TOML document for `settings`; unset keys are left out."""
+    document: dict[str, Any] = {}
+    if settings.theme is not None:
+        document["theme"] = settings.theme
+    run = {k: v for k, v in dataclasses.asdict(settings.run).items() if v is not None}
+    document["run"] = run
+    return document
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """The settings in `path` (default: the data directory's settings.toml); defaults if absent."""
+    path = locations.settings_file() if path is None else Path(path)
+    try:
+        document = store.read_toml(path)
+    except FileNotFoundError:
+        return Settings()
+    except Exception as exc:  # StoreError: unreadable or invalid TOML, already one line
+        raise InputError(str(exc)) from None
+    return settings_from_dict(document, path)
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    """Write `settings` atomically (creating the data directory); the path written."""
+    path = locations.settings_file() if path is None else Path(path)
+    store.write_toml(path, settings_to_dict(settings))
+    return path
+
+
+def with_value(settings: Settings, key: str, value: Any) -> Settings:
+    """`settings` with one key (`theme`, `run.model`, ...) changed; validated like the file."""
+    value = check_value(key, value)
+    if key.startswith("run."):
+        return dataclasses.replace(
+            settings, run=dataclasses.replace(settings.run, **{key[4:]: value})
+        )
+    return dataclasses.replace(settings, **{key: value})
+
+
+def update_setting(key: str, value: Any, path: Path | None = None) -> Settings:
+    """Change one key in the settings file and save it; the new settings.
+
+    The app calls this (e.g. `update_setting("theme", "textual-light")`); an invalid value
+    raises InputError naming the key and the file is left as it was.
+    """
+    settings = with_value(load_settings(path), key, value)
+    save_settings(settings, path)
+    return settings

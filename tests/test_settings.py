@@ -1,0 +1,118 @@
+"""settings.toml: read with defaults, validated key by key, updated one key at a time."""
+
+import pytest
+
+from skyt_tui import locations
+from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.settings import (
+    KEYS,
+    RunDefaults,
+    Settings,
+    load_settings,
+    save_settings,
+    update_setting,
+)
+
+
+def test_missing_file_gives_the_defaults():
+    settings = load_settings()
+    assert settings == Settings()
+    assert settings.run.n == 20
+    assert settings.run.temperature == 0.7
+    assert settings.run.tau == 0.10
+    assert settings.theme is None
+
+
+def test_hand_written_file_is_read():
+    locations.settings_file().parent.mkdir(parents=True)
+    locations.settings_file().write_text(
+        'theme = "textual-light"\n[run]\nprovider = "openai"\nmodel = "m"\nn = 7\n'
+        'temperature = 0\ntau = 0.2\nisolation = "reduced"\nworkers = 3\n'
+    )
+    settings = load_settings()
+    assert settings.theme == "textual-light"
+    assert settings.run == RunDefaults(
+        provider="openai", model="m", n=7, temperature=0.0, tau=0.2, isolation="reduced", workers=3
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("[run]\nn = -3\n", "run.n"),
+        ("[run]\nn = 2.5\n", "run.n"),
+        ('[run]\nprovider = "gpt"\n', "run.provider"),
+        ("[run]\ntemperature = 3\n", "run.temperature"),
+        ("[run]\ntau = 1.5\n", "run.tau"),
+        ('[run]\nisolation = "none"\n', "run.isolation"),
+        ("[run]\ncolour = 1\n", "run.colour"),
+        ("theme = 3\n", "theme"),
+        ("run = 3\n", "run"),
+    ],
+)
+def test_a_bad_value_is_one_line_naming_the_key(text, key):
+    path = locations.settings_file()
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    with pytest.raises(InputError) as err:
+        load_settings()
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}: {key}: ")
+
+
+def test_invalid_toml_is_one_line_naming_the_file():
+    path = locations.settings_file()
+    path.parent.mkdir(parents=True)
+    path.write_text("[run\n")
+    with pytest.raises(InputError, match="settings.toml"):
+        load_settings()
+
+
+def test_update_one_key_keeps_the_others_and_round_trips():
+    update_setting("run.model", "gpt-4o-mini")
+    settings = update_setting("theme", "textual-light")
+    assert settings.run.model == "gpt-4o-mini"
+    assert load_settings() == settings
+    text = locations.settings_file().read_text()
+    assert "schema_version = 1" in text
+    assert "workers" not in text  # unset keys are left out
+
+
+def test_update_parses_strings_from_a_form_and_refuses_bad_ones():
+    assert update_setting("run.n", "12").run.n == 12
+    assert update_setting("run.workers", "").run.workers is None
+    before = locations.settings_file().read_bytes()
+    with pytest.raises(InputError, match=r"run\.temperature: must be"):
+        update_setting("run.temperature", "hot")
+    with pytest.raises(InputError, match="unknown key"):
+        update_setting("run.colour", "red")
+    assert locations.settings_file().read_bytes() == before
+
+
+def test_save_then_load_is_identity_for_every_key():
+    settings = Settings(
+        theme="nord",
+        run=RunDefaults(
+            provider="anthropic",
+            model="claude",
+            base_url="http://localhost:1",
+            n=5,
+            temperature=1.0,
+            tau=0.05,
+            isolation="bubblewrap",
+            workers=2,
+        ),
+    )
+    save_settings(settings)
+    assert load_settings() == settings
+    assert KEYS[0] == "theme" and "run.workers" in KEYS
+
+
+def test_choices_match_the_modules_that_own_them():
+    from skyt_tui.engine import sandbox, settings
+    from skyt_tui.engine.providers import PROVIDERS
+
+    assert settings.PROVIDERS == PROVIDERS
+    assert settings.ISOLATIONS == sandbox.ISOLATIONS
+    assert settings.MAX_WORKERS == sandbox.MAX_WORKERS
