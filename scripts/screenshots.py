@@ -42,7 +42,7 @@ RUN_DETAIL = (
 
 SHOTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("contracts", "contracts", ()),
-    ("run-dialog", "contracts", ("r",)),
+    ("run-dialog", "contracts", ("r", "y")),  # the demo offers to open your own store to run
     ("runs", "runs", ()),
     ("run-detail", "contracts", RUN_DETAIL),
     ("canon", "canon", ()),

@@ -2,6 +2,7 @@
 
 State lives under `platformdirs.user_data_dir("skyt-tui")`; the environment
 variable `SKYT_HOME` overrides it (tests and demos point it at a temp dir).
+The demo keeps its own store in `demo/` there (`SKYT_STORE=demo` opens it).
 """
 
 from __future__ import annotations
@@ -15,15 +16,36 @@ APP_NAME = "skyt-tui"
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def data_dir() -> Path:
+STORE_ENV = "SKYT_STORE"
+DEMO_STORE = "demo"
+"""`SKYT_STORE=demo` points the store at the demo's own store (`skyt-tui demo` fills it), so demo runs and
+their canons never mix with real runs."""
+
+
+def home_dir() -> Path:
     override = os.environ.get("SKYT_HOME")
     if override:
         return Path(override).expanduser()
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def is_demo_store() -> bool:
+    return os.environ.get(STORE_ENV) == DEMO_STORE
+
+
+def demo_dir() -> Path:
+    """The demo's store, inside the home directory."""
+    return home_dir() / DEMO_STORE
+
+
+def data_dir() -> Path:
+    """The store in use: the home directory, or the demo's store under `SKYT_STORE=demo`."""
+    return demo_dir() if is_demo_store() else home_dir()
+
+
 def user_contracts_dir() -> Path:
-    return data_dir() / "contracts"
+    """The user's contracts are the same whichever store is open."""
+    return home_dir() / "contracts"
 
 
 def runs_dir() -> Path:
@@ -43,7 +65,7 @@ def benchmarks_dir() -> Path:
 
 
 def settings_file() -> Path:
-    return data_dir() / "settings.toml"
+    return home_dir() / "settings.toml"
 
 
 def lock_file() -> Path:

@@ -82,6 +82,10 @@ def test_demo_command_then_runs_list(examples, monkeypatch, capsys):
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "demo: 1 run(s) created" in out and "hand-written examples (not model output)" in out
+    assert runs.run_ids() == [] and not locations.canon_dir().exists(), (
+        "the demo never writes to the user's store (issue 14.3)"
+    )
+    monkeypatch.setenv("SKYT_STORE", "demo")
     assert main(["runs", "list", "--json"]) == 0
     [entry] = json.loads(capsys.readouterr().out)["runs"]
     assert (
@@ -104,10 +108,13 @@ def test_bundled_demo_on_a_fresh_store_with_no_keys_and_no_network(tmp_path):
     assert result.returncode == 0, result.stderr
     created = json.loads(result.stdout)["created"]
     assert created and json.loads(result.stdout)["skipped"] == []
-    listing = json.loads(run_cli(home, "runs", "list", "--json", **offline).stdout)["runs"]
+    assert json.loads(run_cli(home, "runs", "list", "--json", **offline).stdout)["runs"] == []
+    assert not (home / "canon").exists(), "no demo canon in the user's store"
+    demo = {**offline, "SKYT_STORE": "demo"}
+    listing = json.loads(run_cli(home, "runs", "list", "--json", **demo).stdout)["runs"]
     assert sorted(r["id"] for r in listing) == sorted(created)
     assert all(r["label"] == DEMO_LABEL and r["state"] == "complete" for r in listing)
-    report = run_cli(home, "report", created[0], **offline)
+    report = run_cli(home, "report", created[0], **demo)
     assert report.returncode == 0 and "samples (generation order)" in report.stdout
 
 
@@ -124,6 +131,8 @@ def test_full_demo_is_reproducible_with_a_fixed_clock_and_adds_a_benchmark(
         pytest.skip("no bundled example sets in this checkout")
     now = dt.datetime(2026, 1, 15, 9, 0, tzinfo=dt.UTC)
     result = create_demo(now=now)
+    assert runs.run_ids() == [], "the demo has its own store"
+    monkeypatch.setenv("SKYT_STORE", "demo")
     ids = [meta.id for meta in result.created]
     assert ids[0].startswith("20260115-090000-balanced_brackets-") and ids[1].startswith(
         "20260115-090001-"
@@ -149,6 +158,7 @@ def test_full_demo_is_reproducible_with_a_fixed_clock_and_adds_a_benchmark(
         and again.benchmark_steps == ()
     )
     monkeypatch.setenv("SKYT_HOME", str(tmp_path / "another-store"))
+    monkeypatch.delenv("SKYT_STORE")
     elsewhere = create_demo_runs(analyze=False, now=now)
     assert [meta.id for meta in elsewhere.created] == ids, (
         "the id suffix is a digest of the content, not random"

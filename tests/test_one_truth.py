@@ -63,7 +63,7 @@ def test_skyt_binary_search_same_pass_rate_by_analyze_import_and_replay(isolated
     assert stored.is_file()
     assert "template_sha256" in stored.read_text()
     assert main(["contracts", "list", "--json"]) == 0
-    listed = {c["id"] for c in json.loads(capsys.readouterr().out)}
+    listed = {c["id"] for c in json.loads(capsys.readouterr().out)["contracts"]}
     assert {"binary_search", analysed["contract_id"]} <= listed
 
     replay = run_cli(
@@ -104,7 +104,7 @@ def test_contract_override_is_explicit_and_reported(isolated_home, capsys):
 
 
 def test_full_function_answers_assembled_by_one_rule_on_every_path(isolated_home, capsys):
-    """Old code: analyze/import cut whole-function answers at `\\ndef` (pass rate 0.2 vs 0.733)."""
+    """Old code: analyze/import cut whole-function answers at `\\ndef` (pass rate 0.533, not 0.733)."""
     analysed = _analyze_json(str(FULL_FUNCTION_STUDY), "--samples", capsys=capsys)["runs"]
     counts = {"completion": 0, "truncated_at": 0, "full_function": 0}
     for run in analysed:

@@ -184,6 +184,27 @@ def test_cancel_leaves_a_resumable_run(contract):
     assert (runs.run_path(meta.id) / "samples.jsonl").read_bytes().startswith(before)
 
 
+def test_cancel_does_not_wait_for_a_hanging_request(contract):
+    """Issue 14.7: with a server that never answers, cancel used to wait out the request timeout."""
+    import time
+
+    release = threading.Event()
+    cancel = threading.Event()
+    with FakeLLMServer(
+        default=lambda number: ("hold", release, "def f(x):\n    return x")
+    ) as server:
+        meta, provider = start(contract, server, 4, timeout_s=60.0)
+        threading.Timer(0.5, cancel.set).start()
+        began = time.monotonic()
+        outcome = execute(meta.id, provider, contract, concurrency=2, policy=FAST, cancel=cancel)
+        took = time.monotonic() - began
+        release.set()
+    assert took < 2.0, f"cancel took {took:.1f} s"
+    assert outcome.status == runs.INTERRUPTED and outcome.finished == 0
+    assert runs.run_state(runs.load_meta(meta.id)) == runs.INTERRUPTED
+    assert runs.load_run(meta.id).samples == (), "an answer after the cancel is not recorded"
+
+
 class FlakyProvider:
     name, sends_seed, deterministic = "flaky", False, False
 

@@ -88,8 +88,8 @@ async def test_d_on_the_welcome_page_loads_the_demo(demo_store, isolated_home, m
 
     def load_demo(now):  # the session's demo store stands in for building it again
         calls.append(now)
-        shutil.copytree(demo_store, isolated_home, dirs_exist_ok=True)
-        return DemoResult(created=(), existing=tuple(runs.run_ids()), skipped=())
+        shutil.copytree(demo_store, isolated_home / "demo", dirs_exist_ok=True)
+        return DemoResult(created=(), existing=(), skipped=())
 
     monkeypatch.setattr(data, "load_demo", load_demo)
     app = SkytApp(clock=clock)
@@ -101,6 +101,8 @@ async def test_d_on_the_welcome_page_loads_the_demo(demo_store, isolated_home, m
         assert calls == [clock()]
         assert app.current_mode == "runs"
         assert "6 run(s), newest first" in screen_text(app)
+        assert screen_text(app).startswith(" skyt-tui  DEMO "), "the demo's own store, marked"
+        assert not (isolated_home / "runs").exists()
 
 
 @pilot_test

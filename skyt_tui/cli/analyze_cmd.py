@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -29,7 +30,6 @@ from skyt_tui.cli.output import (
     print_table,
     write_output_file,
 )
-from skyt_tui.engine.analysis import RunAnalysis, analyze_runs
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.normalize import LEVELS
 from skyt_tui.engine.report import analysis_rows, samples_csv
@@ -41,6 +41,9 @@ from skyt_tui.engine.sources import (
     resolve_contracts,
 )
 from skyt_tui.engine.versions import DEFAULT_DISTANCE, DISTANCE_FUNCTIONS, distance_version
+
+if TYPE_CHECKING:  # the pipeline (oracle, sandbox, canon, repair) loads when the command runs
+    from skyt_tui.engine.analysis import RunAnalysis
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -129,6 +132,8 @@ def _run_dict(analysis: RunAnalysis, with_samples: bool) -> dict:
 
 
 def _analyze(runs, args) -> list[RunAnalysis]:
+    from skyt_tui.engine.analysis import analyze_runs
+
     options = dict(
         level=args.level,
         tau=args.tau,

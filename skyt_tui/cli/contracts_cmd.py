@@ -339,7 +339,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def _inside_store(directory: Path) -> bool:
     try:
-        directory.resolve().relative_to(locations.data_dir().resolve())
+        directory.resolve().relative_to(locations.home_dir().resolve())
     except ValueError:
         return False
     return True

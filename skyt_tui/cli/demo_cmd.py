@@ -1,5 +1,5 @@
-"""`skyt-tui demo`: fill the store with runs of the hand-written examples and a benchmark of the bundled
-contracts, no network or key needed."""
+"""`skyt-tui demo`: fill the demo's own store with runs of the hand-written examples and a benchmark of the
+bundled contracts, no network or key needed; the user's store is not touched."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "demo",
         description="Create one analysed run per bundled example set (the samples are hand-written "
         "examples that ship with skyt-tui, not model output) and import the bundled contracts as the "
-        "benchmark 'bundled-contracts' with its anchor sample and one rotation. Writes to $SKYT_HOME when set.",
+        "benchmark 'bundled-contracts' with its anchor sample and one rotation, all in the demo's own store "
+        "(demo/ in the data directory, or in $SKYT_HOME when set): your runs and canons are not touched. "
+        "`skyt-tui` opens the demo while your own store has no runs; `SKYT_STORE=demo skyt-tui ...` opens it always.",
     )
     parser.add_argument(
         "--now",
@@ -42,14 +44,15 @@ def run(args: argparse.Namespace) -> int:
                 "skipped": list(result.skipped),
                 "benchmark": result.benchmark,
                 "benchmark_steps": list(result.benchmark_steps),
-                "data_dir": str(locations.data_dir()),
+                "data_dir": str(locations.demo_dir()),
+                "store": locations.DEMO_STORE,
             },
         )
         return 0
     out = console()
     out.print(
         f"demo: {len(result.created)} run(s) created, {len(result.existing)} already there, "
-        f"in {locations.data_dir()}",
+        f"in the demo's own store {locations.demo_dir()} (your runs and canons are not touched)",
         markup=False,
         soft_wrap=True,
     )
@@ -61,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     for line in result.benchmark_steps:
         out.print(f"benchmark {line}", markup=False, soft_wrap=True)
     out.print(
-        "next: `skyt-tui runs list`, `skyt-tui report latest`, or `skyt-tui` for the app",
+        "next: `skyt-tui` for the app (it opens the demo, marked DEMO, while your own store has no runs), "
+        "or `SKYT_STORE=demo skyt-tui runs list`",
         markup=False,
         soft_wrap=True,
     )

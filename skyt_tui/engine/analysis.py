@@ -1,4 +1,4 @@
-"""The analysis pipeline: oracle → canon → d_pre → repair → d_post → metrics (SPEC §1).
+"""The analysis pipeline: oracle → canon → d_pre → repair → d_post → metrics (docs/how-it-works.md).
 
 `analyze_runs` takes runs of recorded samples and returns one `RunAnalysis`
 each. Work is batched across runs: every distinct (contract, program) pair

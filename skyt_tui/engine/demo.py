@@ -8,7 +8,10 @@ newcomer without a network or an API key sees every screen with real numbers.
 `create_demo` also imports the bundled contracts as a small benchmark (items
 with a difficulty and no per-system scores: nothing is invented), draws its
 anchor sample and rotates it once.
-Running the demo again adds nothing unless an example set or contract changed.
+The demo lives in its own store (`locations.demo_dir()`, opened with
+`SKYT_STORE=demo`): its canons are hand-written samples, and a real run must
+never be measured against them, so `create_demo` never writes to the user's
+store. Running the demo again adds nothing unless an example set or contract changed.
 Times (run creation, canon, benchmark) come from the `now` passed in, and run
 ids end in a digest of their content, so a demo made with a fixed `now` is the
 same store every time.
@@ -16,8 +19,11 @@ same store every time.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,11 +63,33 @@ def example_sets(examples_dir: Path) -> list[Path]:
     return sorted(p for p in examples_dir.iterdir() if p.is_dir() and any(p.glob("*.py")))
 
 
+@contextlib.contextmanager
+def demo_store() -> Iterator[Path]:
+    """The demo's own store in use for the duration (through the environment, so the analysis processes
+    started meanwhile write there too); yields its directory."""
+    before = os.environ.get(locations.STORE_ENV)
+    os.environ[locations.STORE_ENV] = locations.DEMO_STORE
+    try:
+        yield locations.data_dir()
+    finally:
+        if before is None:
+            os.environ.pop(locations.STORE_ENV, None)
+        else:
+            os.environ[locations.STORE_ENV] = before
+
+
+def demo_store_has_runs() -> bool:
+    with demo_store():
+        return bool(runs.run_ids())
+
+
 def create_demo(examples_dir: Path | None = None, *, now: dt.datetime | None = None) -> DemoResult:
-    """The whole demo: the example runs (analysed) and the benchmark of the bundled contracts."""
+    """The whole demo, in the demo's own store: the example runs (analysed) and the benchmark of the
+    bundled contracts."""
     now = now or dt.datetime.now(dt.UTC)
-    result = create_demo_runs(examples_dir, now=now)
-    steps = create_demo_benchmark(now)
+    with demo_store():
+        result = create_demo_runs(examples_dir, now=now)
+        steps = create_demo_benchmark(now)
     return DemoResult(result.created, result.existing, result.skipped, DEMO_BENCHMARK, steps)
 
 

@@ -12,9 +12,12 @@ failed with its one-line error. Errors that would fail every sample (bad key,
 unknown model, missing command) stop the run (status `aborted`).
 
 Cancel with a `threading.Event`: waiting samples are not started, backoff
-sleeps end at once, requests in flight finish and are recorded. Ctrl-C in the
-thread running `execute` stops within a couple of seconds instead (requests in
-flight then go unrecorded; `resume` asks again). Callbacks run on worker
+sleeps end at once, and requests in flight get `CANCEL_GRACE_S` to answer
+(an answer that arrives in time is recorded); after that `execute` returns
+without them — a hanging server cannot hold a cancel for the request timeout.
+Their threads are left to end on their own and nothing they return is
+recorded (`resume` asks for those samples again). Ctrl-C in the thread running
+`execute` does the same within a couple of seconds. Callbacks run on worker
 threads (a UI marshals them to its own thread).
 """
 
@@ -106,6 +109,8 @@ class AbortSignal(threading.Event):
 
 
 INTERRUPT_GRACE_S = 2.0
+CANCEL_GRACE_S = 0.8
+"""How long a cancel waits for requests in flight before leaving them unrecorded."""
 
 SampleCallback = Callable[[SampleRecord], None]
 RetryCallback = Callable[[RetryEvent], None]
@@ -279,7 +284,7 @@ def execute(
         for thread in threads:
             thread.start()
         try:
-            _join(threads)
+            _join(threads, cancel=cancel)
         except KeyboardInterrupt:
             # Ctrl-C: stop now rather than wait out requests in flight; what they would have
             # returned is simply not recorded (resume asks again), and nothing is appended
@@ -290,16 +295,25 @@ def execute(
                 closed = True
             _finish(run_id, abort.reason, new_samples)
             raise
+        with append_lock:
+            closed = True  # requests still in flight after a cancel's grace go unrecorded
         return _finish(run_id, abort.reason, new_samples)
 
 
-def _join(threads: Sequence[threading.Thread], grace_s: float | None = None) -> None:
+def _join(
+    threads: Sequence[threading.Thread],
+    grace_s: float | None = None,
+    cancel: threading.Event | None = None,
+) -> None:
+    """Wait for the threads; at most `grace_s` in all, or `CANCEL_GRACE_S` once `cancel` is set."""
     deadline = None if grace_s is None else time.monotonic() + grace_s
     for thread in threads:
         while thread.is_alive():
+            if deadline is None and cancel is not None and cancel.is_set():
+                deadline = time.monotonic() + CANCEL_GRACE_S
             if deadline is not None and time.monotonic() >= deadline:
                 return
-            thread.join(0.2)
+            thread.join(0.05 if deadline is not None else 0.2)
 
 
 def _finish(run_id: str, abort_reason: str | None, new_samples: int) -> RunOutcome:

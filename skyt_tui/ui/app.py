@@ -7,8 +7,12 @@ command starts.
 
 from __future__ import annotations
 
+import atexit
 import datetime as dt
 import importlib
+import os
+import sys
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,12 +24,17 @@ from textual.screen import Screen
 from skyt_tui.ui import data
 from skyt_tui.ui.commands import BindingCommands
 from skyt_tui.ui.help import HelpScreen, key_actions
+from skyt_tui.ui.run_request import RunRequest
+from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.widgets.section_bar import SECTIONS
 
 if TYPE_CHECKING:
     from skyt_tui.engine.analysis import RunAnalysis
 
 LIGHT_THEME, DARK_THEME = "textual-light", "textual-dark"
+SWITCHING_MODE = "switching-store"
+QUIT_WAIT_S = 3.0
+"""After "cancel and quit", the longest the app waits for the run to be stored as interrupted."""
 SECTION_SCREENS = {
     "welcome": "welcome.WelcomeScreen",
     "contracts": "contracts.ContractsScreen",
@@ -61,6 +70,7 @@ class SkytApp(App[int]):
         ),
         Binding("question_mark", "help", "Help", key_display="?"),
         Binding("t", "toggle_theme", "Light/dark theme", show=False),
+        Binding("D", "toggle_store", "Demo store / your store", show=False),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -85,6 +95,10 @@ class SkytApp(App[int]):
         """Where the last export went; the next export dialog starts there."""
         self.heatmap_request: str | None = None
         """A run the Heatmap section should show next (set by Runs, `h`)."""
+        self.run_cancel: threading.Event | None = None
+        """Set while a run generates (Contracts): quitting asks first, then cancels it."""
+        self.run_cancelling: Callable[[], None] | None = None
+        self.quitting = False
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus those our bindings already offer (quit) or replace (keys → `?`)."""
@@ -94,8 +108,68 @@ class SkytApp(App[int]):
 
     def on_mount(self) -> None:
         self.theme = DARK_THEME
+        if (
+            not data.is_demo_store()
+            and not self.extra_analyses
+            and data.store_is_empty()
+            and data.demo_store_has_runs()
+        ):
+            data.set_demo_store(
+                True
+            )  # `skyt-tui demo && skyt-tui`: the demo, marked DEMO, until you have runs
         first_start = data.store_is_empty() and not self.extra_analyses
         self.switch_mode(self.start_section or ("welcome" if first_start else "contracts"))
+
+    async def use_store(self, demo: bool, section: str = "contracts") -> None:
+        """Open the demo's own store or the user's: every section is made again over it."""
+        if demo != data.is_demo_store():
+            if self.run_cancel is not None:
+                self.notify(
+                    "A run is in progress: cancel it before switching stores.", severity="warning"
+                )
+                return
+            data.set_demo_store(demo)
+            self.add_mode(SWITCHING_MODE, Screen)
+            await self.switch_mode(SWITCHING_MODE)
+            for mode in SECTION_SCREENS:
+                await self.remove_mode(mode)
+                self.add_mode(mode, section_screen(mode))
+            await self.switch_mode(section)
+            await self.remove_mode(SWITCHING_MODE)
+            self.notify(
+                f"Showing the demo's own store ({data.demo_dir()}): hand-written examples, not model "
+                "output; D returns to your store."
+                if demo
+                else f"Showing your store ({data.data_dir()}).",
+                markup=False,
+            )
+        elif section != self.current_mode:
+            await self.switch_mode(section)
+
+    async def start_run_request(self, request: RunRequest) -> None:
+        """Start a run (a new one, a re-run or a resume) where runs are followed as they generate: Contracts."""
+        if self.run_cancel is not None:
+            self.notify(
+                "A run is already in progress: wait for it or cancel it (c in Contracts).",
+                severity="warning",
+            )
+            return
+        await self.use_store(data.is_demo_store(), "contracts")
+        screen = self.screen
+        if getattr(screen, "SECTION", "") == "contracts" and hasattr(screen, "begin_run"):
+            screen.select_contract(request.contract_id)
+            screen.begin_run(request)
+
+    async def run_in_own_store(self, contract_id: str) -> None:
+        """Leave the demo for the user's store and open the run dialog on the same contract there."""
+        await self.use_store(False, "contracts")
+        screen = self.screen
+        if getattr(screen, "SECTION", "") == "contracts" and hasattr(screen, "select_contract"):
+            screen.select_contract(contract_id)
+            screen.action_start_run()
+
+    async def action_toggle_store(self) -> None:
+        await self.use_store(not data.is_demo_store())
 
     def action_section(self, name: str) -> None:
         if name != self.current_mode:
@@ -110,6 +184,43 @@ class SkytApp(App[int]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(key_actions(self.screen)))
 
+    def run_started(self, cancel: threading.Event, cancelling: Callable[[], None]) -> None:
+        self.run_cancel, self.run_cancelling = cancel, cancelling
+
+    def run_ended(self) -> None:
+        self.run_cancel = self.run_cancelling = None
+        if self.quitting:
+            self.exit()
+
+    async def action_quit(self) -> None:
+        """Quit; while a run generates, ask first, then cancel it and quit once it is stored as interrupted."""
+        if self.run_cancel is None:
+            self.exit()
+            return
+        if self.quitting or isinstance(self.screen, ConfirmScreen):
+            return
+        self.push_screen(
+            ConfirmScreen(
+                "Quit",
+                "A run is in progress: cancel it and quit?\n\nThe samples generated so far stay stored and the "
+                "run is stored as interrupted (`skyt-tui resume` asks for the rest).",
+                confirm="Cancel and quit",
+            ),
+            self._quit_answered,
+        )
+
+    def _quit_answered(self, yes: bool | None) -> None:
+        if not yes or self.run_cancel is None:
+            return
+        self.quitting = True
+        self.run_cancel.set()
+        if self.run_cancelling is not None:
+            self.run_cancelling()
+        self.notify("Cancelling the run, then quitting…", timeout=5)
+        self.set_timer(
+            QUIT_WAIT_S, self.exit
+        )  # a run that does not end in time does not hold the app
+
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT_THEME if self.current_theme.dark else DARK_THEME
 
@@ -118,4 +229,13 @@ def run_app(*, analyses: Sequence[RunAnalysis] = (), start: str | None = None) -
     """Start the app in this terminal; returns the exit code."""
     app = SkytApp(analyses=analyses, start=start)
     app.run()
-    return app.return_code or 0
+    code = app.return_code or 0
+    if app.quitting:
+        # Quit during a run: requests given up on still block their (daemon) threads in the HTTP client, and
+        # tearing the interpreter down around them takes seconds (or fails on a locked stream). Everything
+        # is stored and the terminal restored: run the exit handlers and leave at once.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        atexit._run_exitfuncs()
+        os._exit(code)
+    return code

@@ -9,6 +9,7 @@ several sections.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from skyt_tui.engine import runs, store
 from skyt_tui.engine.catalog import CatalogEntry, get_contract, scan_contracts
 from skyt_tui.engine.contract import Contract
 from skyt_tui.engine.demo import DEMO_LABEL, DemoResult, create_demo
+from skyt_tui.engine.demo import demo_store_has_runs as demo_has_runs
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.report import metrics_line, report_json, sample_rows, samples_csv
 from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION
@@ -53,8 +55,11 @@ def load_canon(contract_id: str, contract: Contract | None = None) -> canon_stor
 
 def canon_state(contract: Contract) -> str:
     """'ok', 'stale', 'tampered', 'corrupt' or 'none' for the contract's canon."""
-    status = load_canon(contract.id, contract).status
-    return CANON_NONE if status == canon_store.STATUS_MISSING else status
+    return canon_status(load_canon(contract.id, contract))
+
+
+def canon_status(state: canon_store.CanonState) -> str:
+    return CANON_NONE if state.status == canon_store.STATUS_MISSING else state.status
 
 
 def canon_history(contract_id: str) -> list[dict[str, Any]]:
@@ -120,6 +125,62 @@ def store_signature() -> tuple[tuple[str, int, int], ...]:
                     continue
                 entries.append((str(path), stat.st_size, stat.st_mtime_ns))
     return tuple(sorted(entries))
+
+
+@dataclass(frozen=True)
+class StoreSnapshot:
+    """What the app watches to stay true while the store changes (its own runs, the CLI, another app):
+    each run's files and the canons, as names, sizes and mtimes (a few stat calls per run)."""
+
+    runs: dict[str, tuple[tuple[int, int], ...]]
+    canons: tuple[tuple[str, int, int], ...]
+
+    def changed_runs(self, before: StoreSnapshot | None) -> set[str]:
+        """Runs added, removed or written since `before` (every run when the canons changed)."""
+        if before is None or before.canons != self.canons:
+            return set(self.runs) | set(before.runs if before else ())
+        return {
+            run_id
+            for run_id in set(self.runs) | set(before.runs)
+            if self.runs.get(run_id) != before.runs.get(run_id)
+        }
+
+
+RUN_WATCHED_FILES = ("run.json", "samples.jsonl")
+
+
+def _run_files(run_id: str) -> tuple[tuple[int, int], ...]:
+    stats = []
+    for name in RUN_WATCHED_FILES:
+        try:
+            stat = (locations.run_dir(run_id) / name).stat()
+        except OSError:
+            stats.append((-1, 0))
+        else:
+            stats.append((stat.st_size, stat.st_mtime_ns))
+    return tuple(stats)
+
+
+def _canon_files() -> tuple[tuple[str, int, int], ...]:
+    canons = []
+    directory = locations.canon_dir()
+    if directory.is_dir():
+        for path in directory.iterdir():
+            try:
+                stat = path.stat()
+            except OSError:
+                continue
+            canons.append((path.name, stat.st_size, stat.st_mtime_ns))
+    return tuple(sorted(canons))
+
+
+def store_snapshot() -> StoreSnapshot:
+    return StoreSnapshot({run_id: _run_files(run_id) for run_id in runs.run_ids()}, _canon_files())
+
+
+def run_snapshot(run_id: str) -> tuple[object, ...]:
+    """What an open run's view depends on: its files and the canons."""
+    return (_run_files(run_id), _canon_files())
 
 
 def list_runs() -> list[runs.RunSummary]:
@@ -281,8 +342,30 @@ def apply_rotation(name: str, now: dt.datetime) -> benchmark.RotationPlan:
 
 
 def load_demo(now: dt.datetime) -> DemoResult:
-    """`skyt-tui demo` from inside the app (a few seconds: oracle and repair run; call from a worker)."""
+    """`skyt-tui demo` from inside the app, into the demo's own store (a few seconds: oracle and repair
+    run; call from a worker)."""
     return create_demo(now=now)
+
+
+def is_demo_store() -> bool:
+    """The app is showing the demo's own store (`SKYT_STORE=demo`), not the user's."""
+    return locations.is_demo_store()
+
+
+def set_demo_store(demo: bool) -> None:
+    """Open the demo's store or the user's own, for this process and the analysis processes it starts."""
+    if demo:
+        os.environ[locations.STORE_ENV] = locations.DEMO_STORE
+    else:
+        os.environ.pop(locations.STORE_ENV, None)
+
+
+def demo_store_has_runs() -> bool:
+    return demo_has_runs()
+
+
+def demo_dir() -> str:
+    return str(locations.demo_dir())
 
 
 def data_dir() -> str:
@@ -327,12 +410,118 @@ def provider_settings(request: RunRequest) -> dict[str, Any]:
     return {"source": target, "model": request.model or None}
 
 
+def rerun_request(meta: runs.RunMeta, concurrency: int = 4) -> RunRequest:
+    """A new run with a stored run's settings (provider, model, where, N, temperature)."""
+    settings = meta.provider_settings
+    target = settings.get("base_url") or settings.get("command") or settings.get("source") or ""
+    return RunRequest(
+        contract_id=meta.contract_id,
+        provider=meta.provider,
+        model=meta.model or "",
+        n=meta.n,
+        temperatures=(meta.temperature if meta.temperature is not None else 0.0,),
+        concurrency=concurrency,
+        target=str(target),
+    )
+
+
+def resume_request(summary: runs.RunSummary, concurrency: int = 4) -> RunRequest:
+    """Complete a stored run: its missing samples, and its failed ones again."""
+    assert summary.meta is not None
+    meta = summary.meta
+    return RunRequest(
+        contract_id=meta.contract_id,
+        provider=meta.provider,
+        model=meta.model or "",
+        n=meta.n,
+        temperatures=(meta.temperature if meta.temperature is not None else 0.0,),
+        concurrency=concurrency,
+        resume=meta.id,
+        retry_failed=summary.n_failed > 0,
+    )
+
+
+def resumable(summary: runs.RunSummary) -> bool:
+    """A stored run with samples missing or failed, not being written right now."""
+    return (
+        summary.meta is not None
+        and summary.state != runs.RUNNING
+        and (summary.n_ok + summary.n_failed < summary.meta.n or summary.n_failed > 0)
+    )
+
+
+def delete_run(run_id: str) -> None:
+    """Remove a stored run's folder (refused while a process adds samples to it). Canons keep their own copy
+    of the code and their provenance, so a canon fixed from this run stays valid and says where it came from."""
+    import shutil
+
+    directory = locations.run_dir(run_id)
+    with runs.run_lock(run_id):
+        trash = directory.with_name(f".deleting-{run_id}")
+        directory.rename(trash)  # one step: the run is gone for every reader at once
+    shutil.rmtree(trash, ignore_errors=True)
+
+
+def _resume(
+    request: RunRequest, report: Callable[[SampleProgress], None], cancel: threading.Event
+) -> RunOutcome:
+    from skyt_tui.engine.runner import execute, provider_for
+
+    assert request.resume is not None
+    run = runs.load_run(request.resume)
+    contract = run.contract_object()
+    if contract is None:
+        raise SkytError(f"run {run.id}: has no contract snapshot, so it cannot be resumed")
+    total = run.meta.n
+
+    def sample_done(record: runs.SampleRecord) -> None:
+        failed = record.status == runs.FAILED
+        report(
+            SampleProgress(
+                index=record.index,
+                total=total,
+                failed=failed,
+                message=record.error or "" if failed else "",
+            )
+        )
+
+    for sample in run.samples:  # what is already stored shows at once
+        if sample.status == runs.OK or not request.retry_failed:
+            sample_done(sample)
+    outcome = execute(
+        run.id,
+        provider_for(run, contract),
+        contract,
+        concurrency=request.concurrency,
+        cancel=cancel,
+        on_sample=sample_done,
+        retry_failed=request.retry_failed,
+    )
+    metrics = []
+    if not cancel.is_set() and runs.load_run(run.id).n_ok:
+        [analysis] = analyze_runs([run.id])
+        for sample in analysis.get("samples", []):
+            report(SampleProgress(index=sample["index"], total=total, passed=sample.get("passed")))
+        metrics.append(f"{run.id}: {metrics_line(analysis)}")
+    return RunOutcome(
+        run_ids=(run.id,),
+        n_done=outcome.finished,
+        n_failed=outcome.failed,
+        cancelled=cancel.is_set(),
+        stopped=outcome.abort_reason,
+        metrics=tuple(metrics),
+    )
+
+
 def execute_run(
     request: RunRequest, report: Callable[[SampleProgress], None], cancel: threading.Event
 ) -> RunOutcome:
-    """Generate and store one run per temperature, reporting every sample, then analyse each finished run."""
+    """Generate and store one run per temperature, reporting every sample, then analyse each finished run
+    (or complete a stored run, `request.resume`)."""
     from skyt_tui.engine.runner import RunSettings, run_sweep
 
+    if request.resume is not None:
+        return _resume(request, report, cancel)
     contract = get_contract(request.contract_id)
     total = request.n * len(request.temperatures)
     offset = {"value": -request.n}
@@ -381,8 +570,8 @@ def execute_run(
     analysed = [
         (position, outcome.run_id)
         for position, outcome in enumerate(outcomes)
-        if runs.load_run(outcome.run_id).n_ok
-    ]
+        if not cancel.is_set() and runs.load_run(outcome.run_id).n_ok
+    ]  # a cancelled run is left to the Runs list to analyse: cancel (and quit) returns at once
     analyses = analyze_runs(
         [run_id for _, run_id in analysed]
     )  # one batch: one analysis process for the sweep

@@ -40,6 +40,9 @@ class RunRequest:
     temperatures: tuple[float, ...]
     concurrency: int
     target: str = ""
+    resume: str | None = None
+    """A stored run to complete instead of a new one (its own settings; `retry_failed` asks failed ones again)."""
+    retry_failed: bool = False
 
 
 class RunFormError(ValueError):

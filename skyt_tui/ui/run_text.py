@@ -12,7 +12,7 @@ from rich.text import Text
 
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.report import fmt3
-from skyt_tui.engine.runs import RunMeta
+from skyt_tui.engine.runs import ABORTED, INTERRUPTED, RUNNING, RunMeta, RunSummary
 from skyt_tui.ui import data
 
 BAR_WIDTH = 10
@@ -24,16 +24,57 @@ def temperature(value: float | None) -> str:
 
 
 def pre_post(metrics: dict[str, Any], pre: str, post: str) -> str:
-    """`0.417→0.500`; `–` for a value that was not computed."""
+    """`0.417→0.500`; `–` for a value that was not computed (one `–` when neither was)."""
+    if metrics.get(pre) is None and metrics.get(post) is None:
+        return "–"
     return f"{fmt3(metrics.get(pre))}→{fmt3(metrics.get(post))}"
 
 
-def metric_cells(analysis: dict[str, Any] | None) -> tuple[str, ...]:
-    """R_raw, R_anchor pre→post, rescue, μ pre→post, P_τ pre→post, pass rate — the Runs list's metric columns."""
+ANCHOR_METRICS = (
+    "R_anchor_pre",
+    "R_anchor_post",
+    "rescue_rate",
+    "mu_pre",
+    "mu_post",
+    "P_tau_pre",
+    "P_tau_post",
+)
+"""The metrics measured against the canon: not shown without one."""
+PARTIAL_MARK = "~"
+"""Before a metric of a run whose samples are not all in (running, interrupted): these are partial."""
+
+
+def shown_metrics(analysis: dict[str, Any]) -> dict[str, Any]:
+    """The analysis' metrics with what is not true left out: nothing measured against a canon when there is
+    none, and nothing at all when no sample produced code (the engine reports 0.000 for those)."""
+    metrics = dict(analysis["metrics"])
+    if not metrics.get("n"):
+        return {key: value for key, value in metrics.items() if key in ("n", "n_failed", "tau")}
+    if metrics.get("canon") != "established":
+        for key in ANCHOR_METRICS:
+            metrics[key] = None
+    return metrics
+
+
+def analysed_count(analysis: dict[str, Any]) -> int:
+    """Samples the analysis saw (code or a failure): fewer than the run's N means partial metrics."""
+    metrics = analysis["metrics"]
+    return int(metrics.get("n") or 0) + int(metrics.get("n_failed") or 0)
+
+
+def is_partial(analysis: dict[str, Any] | None, requested: int | None) -> bool:
+    return analysis is not None and requested is not None and analysed_count(analysis) < requested
+
+
+def metric_cells(
+    analysis: dict[str, Any] | None, requested: int | None = None
+) -> tuple[str | Text, ...]:
+    """R_raw, R_anchor pre→post, rescue, μ pre→post, P_τ pre→post, pass rate — the Runs list's metric columns;
+    with `requested` (the run's N), metrics of fewer samples are marked partial (`~`, dimmed)."""
     if analysis is None:
         return (PENDING,) * 6
-    m = analysis["metrics"]
-    return (
+    m = shown_metrics(analysis)
+    cells = (
         fmt3(m.get("R_raw")),
         pre_post(m, "R_anchor_pre", "R_anchor_post"),
         fmt3(m.get("rescue_rate")),
@@ -41,11 +82,57 @@ def metric_cells(analysis: dict[str, Any] | None) -> tuple[str, ...]:
         pre_post(m, "P_tau_pre", "P_tau_post"),
         fmt3(m.get("pass_rate")),
     )
+    if not is_partial(analysis, requested):
+        return cells
+    return tuple(
+        cell if cell.startswith("–") else Text(PARTIAL_MARK + cell, style="dim italic")
+        for cell in cells
+    )
 
 
-def metrics_text(analysis: dict[str, Any]) -> Text:
-    """The headline metrics on one line, names dimmed."""
-    m = analysis["metrics"]
+STATE_STYLES = {
+    "running": "bold cyan",
+    "interrupted": "yellow",
+    "failed": "bold red",
+    "complete": "green",
+    "damaged": "bold red",
+}
+
+
+def run_state(summary: RunSummary) -> str:
+    """running | interrupted | failed (stopped on an error, or no sample produced code) | complete | damaged."""
+    if summary.meta is None:
+        return "damaged"
+    if summary.state == RUNNING:
+        return "running"
+    if summary.state == ABORTED or (summary.n_ok == 0 and summary.n_failed > 0):
+        return "failed"
+    if summary.state == INTERRUPTED:
+        return "interrupted"
+    return "complete"
+
+
+def state_cell(summary: RunSummary) -> Text:
+    """The state word, with the samples stored so far while a run is not complete (`running 5/8`)."""
+    state = run_state(summary)
+    text = Text(state, style=STATE_STYLES[state])
+    if summary.meta is not None and state in ("running", "interrupted"):
+        text.append(f" {summary.n_ok + summary.n_failed}/{summary.meta.n}", style="dim")
+    return text
+
+
+def n_cell(summary: RunSummary) -> Text:
+    """Effective/requested N: samples with code out of the samples asked for."""
+    if summary.meta is None:
+        return Text("–")
+    style = "bold red" if summary.n_ok == 0 and summary.n_failed else ""
+    return Text(f"{summary.n_ok}/{summary.meta.n}", style=style)
+
+
+def metrics_text(analysis: dict[str, Any], requested: int | None = None) -> Text:
+    """The headline metrics on one line, names dimmed; partial metrics (fewer samples than `requested`)
+    say so first."""
+    m = shown_metrics(analysis)
     parts = [
         ("R_raw", fmt3(m.get("R_raw"))),
         ("R_anchor", pre_post(m, "R_anchor_pre", "R_anchor_post")),
@@ -56,6 +143,10 @@ def metrics_text(analysis: dict[str, Any]) -> Text:
         ("R_pairwise", fmt3(m.get("R_pairwise"))),
     ]
     text = Text()
+    if is_partial(analysis, requested):
+        text.append(
+            f"partial, {analysed_count(analysis)} of {requested} samples: ", style="bold yellow"
+        )
     for position, (name, value) in enumerate(parts):
         if position:
             text.append(" · ", style="dim")

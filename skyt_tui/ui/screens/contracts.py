@@ -15,13 +15,16 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from skyt_tui import locations
+from skyt_tui.engine.canon import CanonState
 from skyt_tui.engine.catalog import CatalogEntry
+from skyt_tui.engine.demo import DEMO_LABEL, DEMO_MODEL
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.printable import printable
 from skyt_tui.ui import data
 from skyt_tui.ui.contract_text import describe_constraints, describe_tests, reflow
 from skyt_tui.ui.run_request import RunRequest
 from skyt_tui.ui.screens.base import SectionScreen
+from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.screens.run_dialog import RunDialog
 from skyt_tui.ui.widgets.empty_state import empty_state_text
 from skyt_tui.ui.widgets.run_progress import RunProgress
@@ -88,6 +91,7 @@ class ContractsScreen(SectionScreen):
         super().__init__()
         self.entries: list[CatalogEntry] = []
         self.canon_states: dict[str, str] = {}
+        self.canons: dict[str, CanonState] = {}
         self.signature: tuple = ()
         self.last_request: RunRequest | None = None
         self.cancel_event = threading.Event()
@@ -122,10 +126,13 @@ class ContractsScreen(SectionScreen):
         selected = self.selected_entry()
         self.signature = data.store_signature()
         self.entries = data.list_contracts()
-        self.canon_states = {
-            entry.contract.id: data.canon_state(entry.contract)
+        self.canons = {
+            entry.contract.id: data.load_canon(entry.contract.id, entry.contract)
             for entry in self.entries
             if entry.contract is not None
+        }
+        self.canon_states = {
+            contract_id: data.canon_status(state) for contract_id, state in self.canons.items()
         }
         table.clear()
         for position, entry in enumerate(self.entries):
@@ -226,9 +233,8 @@ class ContractsScreen(SectionScreen):
         text.append("Canon: ", style="bold")
         state = self.canon_states.get(contract.id, data.CANON_NONE)
         text.append_text(canon_cell(state))
-        text.append(
-            f" — {CANON_MEANING[state]}" + (" (section 3)\n" if state != data.CANON_NONE else "\n")
-        )
+        text.append(f" — {self._canon_meaning(contract.id, state)}")
+        text.append(" (section 3)\n" if state != data.CANON_NONE else "\n")
         parts: list = [text]
         if contract.reference:
             parts.append(Text("Reference solution", style="bold underline"))
@@ -236,6 +242,22 @@ class ContractsScreen(SectionScreen):
         else:
             parts.append(Text("No reference solution.", style="dim"))
         return Group(*parts)
+
+    def _canon_meaning(self, contract_id: str, state: str) -> str:
+        """Where the canon came from, read from its provenance (it may have been re-established since the
+        contract's first run)."""
+        canon = self.canons[contract_id].canon if contract_id in self.canons else None
+        if state != "ok" or canon is None:
+            return CANON_MEANING[state]
+        provenance = canon.provenance
+        where = f"sample {provenance.get('sample_index')} of run {provenance.get('run_id')}"
+        model = provenance.get("model")
+        if model == DEMO_MODEL:
+            where += f" ({DEMO_LABEL})"
+        elif model:
+            where += f" ({provenance.get('provider')}/{model})"
+        when = str(provenance.get("established_at") or "")[:19].replace("T", " ")
+        return f"fixed by {where}" + (f", established {when}" if when else "")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         progress = self.query_one(RunProgress) if self.is_mounted else None
@@ -262,15 +284,42 @@ class ContractsScreen(SectionScreen):
                 markup=False,
             )
             return
+        if data.is_demo_store():
+            contract_id = entry.contract.id
+            self.app.push_screen(
+                ConfirmScreen(
+                    "Run in your own store",
+                    Text(
+                        "This is the demo's store (marked DEMO): its canons are hand-written examples, so runs "
+                        "are never made here. Open your own store and run "
+                        f"{contract_id} there?"
+                    ),
+                    confirm="Open my store",
+                ),
+                lambda yes: (
+                    self.app.call_later(self.app.run_in_own_store, contract_id) if yes else None
+                ),
+            )
+            return
         self.app.push_screen(RunDialog(entry.contract, self.last_request), self._run_requested)
+
+    def select_contract(self, contract_id: str) -> None:
+        for position, entry in enumerate(self.entries):
+            if entry.contract is not None and entry.contract.id == contract_id:
+                self.query_one(DataTable).move_cursor(row=position)
+                self.show_selected()
 
     def _run_requested(self, request: RunRequest | None) -> None:
         if request is None:
             return
         self.last_request = request
+        self.begin_run(request)
+
+    def begin_run(self, request: RunRequest) -> None:
         self.cancel_event = threading.Event()
         self.query_one(RunProgress).start(request)
         self.refresh_bindings()
+        self.app.run_started(self.cancel_event, self.query_one(RunProgress).cancelling)
         self._execute(request, self.cancel_event)
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
@@ -292,6 +341,7 @@ class ContractsScreen(SectionScreen):
         self.query_one(RunProgress).record(message.progress)
 
     def on_run_ended(self, message: RunEnded) -> None:
+        self.app.run_ended()
         progress = self.query_one(RunProgress)
         if message.outcome is not None:
             progress.finish(message.outcome)
@@ -316,4 +366,4 @@ class ContractsScreen(SectionScreen):
         progress = self.query_one(RunProgress)
         if progress.running:
             self.cancel_event.set()
-            self.notify("Cancelling the run after the samples in flight…", timeout=3)
+            progress.cancelling()

@@ -39,16 +39,25 @@ from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.contracts import code_syntax
 
 PAGE = 500
+WATCH_INTERVAL_S = 1.0
 VIEWS = ("view-code", "view-before", "view-after")
 PAGE_KEYS = Binding.Group("Page", compact=True)
 
 
 class RunLoaded(Message):
     def __init__(
-        self, run: StoredRun | None, analysis: dict[str, Any] | None, error: str = ""
+        self,
+        run: StoredRun | None,
+        analysis: dict[str, Any] | None,
+        error: str = "",
+        snapshot: tuple[object, ...] = (),
     ) -> None:
         super().__init__()
-        self.run, self.analysis, self.error = run, analysis, error
+        self.run, self.analysis, self.error, self.snapshot = run, analysis, error, snapshot
+
+
+class RunChanged(Message):
+    """The run's files or a canon changed since the view was drawn."""
 
 
 def verdict_cell(row: dict[str, Any]) -> Text:
@@ -93,6 +102,8 @@ class RunDetailScreen(SectionScreen):
         self.facts: dict[int, dict[str, Any]] = {}
         """Run sample index → the sample's entry in the analysis."""
         self.page = 0
+        self.snapshot: tuple[object, ...] | None = None
+        self.updating = True
 
     def compose_body(self) -> ComposeResult:
         yield Static(Text(f"run {self.run_id} · loading…", style="dim"), id="run-head")
@@ -112,18 +123,42 @@ class RunDetailScreen(SectionScreen):
             table.add_column(name, key=name)
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_sample())
         self._load()
+        self.set_interval(WATCH_INTERVAL_S, self._watch)
+
+    def _watch(self) -> None:
+        if self.snapshot is not None and not self.updating:
+            self._poll(self.snapshot)
+
+    @work(thread=True, exclusive=True, group="run-detail-watch", exit_on_error=False)
+    def _poll(self, before: tuple[object, ...]) -> None:
+        if data.run_snapshot(self.run_id) != before:
+            self.post_message(RunChanged())
+
+    def on_run_changed(self) -> None:
+        """New samples, a finished run or a new canon: analyse again and redraw in place."""
+        if self.updating:
+            return
+        self.updating = True
+        self.analysis = None
+        self.query_one("#samples-page", Static).update(
+            Text("the run or its canon changed: updating…", style="bold yellow")
+        )
+        self._load()
 
     @work(thread=True, exclusive=True, group="run-detail", exit_on_error=False)
     def _load(self) -> None:
+        snapshot = data.run_snapshot(self.run_id)
         try:
             run = data.load_run(self.run_id)
             analysis = self.analysis if self.analysis is not None else data.analyze_run(run)
         except SkytError as exc:
-            self.post_message(RunLoaded(None, None, str(exc)))
+            self.post_message(RunLoaded(None, None, str(exc), snapshot))
             return
-        self.post_message(RunLoaded(run, analysis))
+        self.post_message(RunLoaded(run, analysis, snapshot=snapshot))
 
     def on_run_loaded(self, message: RunLoaded) -> None:
+        self.updating = False
+        self.snapshot = message.snapshot
         if message.run is None or message.analysis is None:
             self.query_one("#run-head", Static).update(
                 Text(f"run {self.run_id}: {message.error}", style="bold red")
@@ -136,8 +171,14 @@ class RunDetailScreen(SectionScreen):
         self.positions = {int(label): position for position, label in enumerate(self.texts.labels)}
         self.facts = {sample["index"]: sample for sample in self.analysis.get("samples", [])}
         self._show_head()
-        self.show_page(0)
-        self.query_one("#samples-table", DataTable).focus()
+        table = self.query_one("#samples-table", DataTable)
+        first = table.row_count == 0
+        cursor = table.cursor_row
+        self.show_page(self.page)
+        if first:
+            table.focus()
+        elif 0 <= cursor < table.row_count:
+            table.move_cursor(row=cursor)
         self.refresh_bindings()
 
     def _show_head(self) -> None:
@@ -159,7 +200,7 @@ class RunDetailScreen(SectionScreen):
             head.append(" · ")
             head.append_text(label)
         head.append("\n")
-        head.append_text(metrics_text(self.analysis))
+        head.append_text(metrics_text(self.analysis, meta.n))
         head.append("\n")
         if not narrow:
             head.append_text(canon_text(self.analysis, meta.id))

@@ -104,6 +104,7 @@ class RunDialog(ModalScreen[RunRequest | None]):
 
     def on_mount(self) -> None:
         self._show_target(self.initial["provider"])
+        self.query_one("#field-provider", Select).focus()  # typing starts in the first field
 
     @on(Select.Changed, "#field-provider")
     def _provider_changed(self, event: Select.Changed) -> None:

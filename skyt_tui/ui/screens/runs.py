@@ -11,27 +11,35 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import ContentSwitcher, DataTable, Static
+from textual.widgets import ContentSwitcher, DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from skyt_tui.engine.analysis_child import AnalysisCancelled
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.runs import RunSummary
+from skyt_tui.engine.runs import RUNNING, RunSummary
 from skyt_tui.ui import data
 from skyt_tui.ui.run_text import (
+    PARTIAL_MARK,
     PENDING,
+    analysed_count,
+    is_partial,
     isolation_text,
     label_text,
     metric_cells,
+    n_cell,
     run_line,
+    run_state,
+    shown_metrics,
+    state_cell,
     temperature,
 )
 from skyt_tui.ui.screens.base import SectionScreen
+from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.widgets.empty_state import EmptyState
 
 DEMO = ("skyt-tui demo", "loads example contracts, runs, canons and a benchmark")
@@ -40,12 +48,108 @@ RUN = (
     "generates, checks and stores a run",
 )
 METRIC_COLUMNS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass")
+WATCH_INTERVAL_S = 1.0
+"""How often the store is looked at for runs written elsewhere (stat calls only)."""
+
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("when", "created"),
+    ("contract", "contract"),
+    ("model", "model"),
+    ("state", "state"),
+    ("N", "N"),
+    ("T", "T"),
+    *((name, name) for name in METRIC_COLUMNS),
+)
+"""(key, header) in display order."""
+PRIORITY = (
+    "contract",
+    "state",
+    "N",
+    "R_raw",
+    "R_anchor",
+    "pass",
+    "μ",
+    "model",
+    "T",
+    "P_τ",
+    "rescue",
+    "when",
+)
+"""Which columns a narrow terminal keeps first: columns are left out whole, never cut mid-number."""
+METRIC_WIDTHS = {"R_raw": 5, "R_anchor": 11, "rescue": 5, "μ": 11, "P_τ": 11, "pass": 5}
+MODEL_WIDTH = 18
+
+
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def cell_width(cell: Any) -> int:
+    return (
+        Text(cell).cell_len if isinstance(cell, str) else getattr(cell, "cell_len", len(str(cell)))
+    )
+
+
+def choose_columns(
+    width: int, rows: list[dict[str, Any]], sort_column: str | None = None
+) -> list[str]:
+    """The columns that fit `width` cells, by priority, in display order (each cell has one space each side)."""
+    needed = {}
+    for key, header in COLUMNS:
+        widest = max((cell_width(row[key]) for row in rows), default=0)
+        if key in METRIC_WIDTHS:
+            widest = max(widest, METRIC_WIDTHS[key] + 1)  # room for the partial mark
+        arrow = 2 if key == sort_column else 0
+        needed[key] = max(widest, Text(header).cell_len + arrow) + 2
+    chosen: set[str] = set()
+    used = 0
+    for key in PRIORITY:
+        if used + needed[key] <= width or not chosen:
+            chosen.add(key)
+            used += needed[key]
+    return [key for key, _ in COLUMNS if key in chosen]
+
+
+def sort_key(column: str, summary: RunSummary, analysis: dict[str, Any] | None) -> tuple[Any, ...]:
+    """Runs without a value (no analysis yet, no canon) sort after the others (before them, descending)."""
+    meta = summary.meta
+    if meta is None:
+        return (1, "")
+    if column in ("when", "contract", "model", "T"):
+        value: Any = {
+            "when": meta.created,
+            "contract": meta.contract_id,
+            "model": meta.model or meta.provider,
+            "T": meta.temperature if meta.temperature is not None else -1.0,
+        }[column]
+        return (0, value)
+    if column == "state":
+        return (0, run_state(summary))
+    if column == "N":
+        return (0, summary.n_ok, meta.n)
+    metric = {
+        "R_raw": "R_raw",
+        "R_anchor": "R_anchor_post",
+        "rescue": "rescue_rate",
+        "μ": "mu_post",
+        "P_τ": "P_tau_post",
+        "pass": "pass_rate",
+    }[column]
+    value = shown_metrics(analysis).get(metric) if analysis is not None else None
+    return (0, value) if value is not None else (1, 0.0)
 
 
 class RunsListed(Message):
     def __init__(self, summaries: list[RunSummary]) -> None:
         super().__init__()
         self.summaries = summaries
+
+
+class StoreChanged(Message):
+    def __init__(self, snapshot: data.StoreSnapshot) -> None:
+        super().__init__()
+        self.snapshot = snapshot
 
 
 class RunAnalysed(Message):
@@ -70,7 +174,12 @@ class RunsScreen(SectionScreen):
     SECTION = "runs"
     BINDINGS = [
         Binding("h", "heatmap", "Heatmap"),
+        Binding("slash", "filter", "Filter", key_display="/"),
+        Binding("s", "sort", "Sort"),
         Binding("e", "export", "Export…"),
+        Binding("r", "resume", "Resume"),
+        Binding("a", "again", "Run again"),
+        Binding("x,delete", "delete", "Delete…", key_display="x"),
         Binding("ctrl+r", "reload", "Reload"),
     ]
 
@@ -78,8 +187,14 @@ class RunsScreen(SectionScreen):
         super().__init__()
         self.summaries: list[RunSummary] = []
         self.analyses: dict[str, dict[str, Any]] = {}
-        self.signature: tuple = ()
+        self.snapshot: data.StoreSnapshot | None = None
         self.loading = False
+        self.shown: list[RunSummary] = []
+        """The rows of the table, in order: the filtered, sorted summaries."""
+        self.columns: list[str] = []
+        self.sort_column: str | None = None
+        self.sort_reverse = False
+        self.run_filter = ""
 
     def compose_body(self) -> ComposeResult:
         with ContentSwitcher(initial="runs-view", id="runs-switcher"):
@@ -95,31 +210,58 @@ class RunsScreen(SectionScreen):
                 )
             with Vertical(id="runs-view"):
                 yield Static(id="runs-head")
+                yield Input(
+                    placeholder="filter: contract, model, state, id… (esc clears)", id="runs-filter"
+                )
+                yield Static(id="runs-filter-note")
                 yield RunsTable(id="runs-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="run-summary")
         yield Static(id="runs-status")
 
     def on_mount(self) -> None:
-        table = self.query_one("#runs-table", DataTable)
-        for name in ("run", "T", "N", *METRIC_COLUMNS):
-            table.add_column(name, key=name)
+        self.query_one("#runs-filter", Input).display = False
+        self.query_one("#runs-filter-note", Static).display = False
         self.reload()
+        self.set_interval(WATCH_INTERVAL_S, self._watch)
 
     def on_screen_resume(self) -> None:
-        if self.signature and data.store_signature() != self.signature:
-            self.reload()
+        self._watch()
+        table = self.query_one("#runs-table", DataTable)
+        if self.summaries and not isinstance(self.focused, Input):
+            table.focus()  # back from a run (or from Contracts after a run): the keys work at once
 
-    def reload(self) -> None:
-        self.signature = data.store_signature()
+    def _watch(self) -> None:
+        if (
+            self.snapshot is not None and not self.loading
+        ):  # changes meanwhile are seen after the load
+            self._poll(self.snapshot)
+
+    @work(thread=True, exclusive=True, group="runs-watch", exit_on_error=False)
+    def _poll(self, before: data.StoreSnapshot) -> None:
+        snapshot = data.store_snapshot()
+        if snapshot != before:
+            self.post_message(StoreChanged(snapshot))
+
+    def on_store_changed(self, message: StoreChanged) -> None:
+        """A run was written (by this app, the CLI or another process) or a canon changed: the runs it
+        touched are listed and analysed again; the others keep their metrics."""
+        if self.snapshot is None or message.snapshot == self.snapshot:
+            return
+        for run_id in message.snapshot.changed_runs(self.snapshot):
+            self.analyses.pop(run_id, None)
+        self.reload(message.snapshot)
+
+    def reload(self, snapshot: data.StoreSnapshot | None = None) -> None:
+        self.snapshot = snapshot or data.store_snapshot()
         self.loading = True
         self._status(Text("reading runs…", style="dim"))
-        self._load()
+        self._load(set(self.analyses))
 
     @work(thread=True, exclusive=True, group="runs-load", exit_on_error=False)
-    def _load(self) -> None:
+    def _load(self, known: set[str]) -> None:
         summaries = data.list_runs()
         self.post_message(RunsListed(summaries))
-        readable = [s.id for s in summaries if s.meta is not None]
+        readable = [s.id for s in summaries if s.meta is not None and s.id not in known]
         if not readable:
             self.post_message(AnalysisProgress("", done=True))
             return
@@ -143,51 +285,112 @@ class RunsScreen(SectionScreen):
             self.post_message(AnalysisProgress("", done=True))
 
     def on_runs_listed(self, message: RunsListed) -> None:
-        table = self.query_one("#runs-table", DataTable)
-        selected = self.selected_summary()
         self.summaries = message.summaries
         self.query_one(ContentSwitcher).current = "runs-view" if self.summaries else "runs-empty"
-        table.clear()
-        for summary in self.summaries:
-            meta = summary.meta
-            if meta is None:
-                table.add_row(
-                    Text(f"{summary.id} (damaged)", style="bold red"),
-                    "–",
-                    "–",
-                    *("–",) * len(METRIC_COLUMNS),
-                    key=summary.id,
-                )
-                continue
-            table.add_row(
-                Text(summary.id),
-                temperature(meta.temperature),
-                str(meta.n),
-                *metric_cells(self.analyses.get(summary.id)),
-                key=summary.id,
+        self.fill_table()
+        if self.summaries:
+            self.query_one("#runs-table", DataTable).focus()
+        self.refresh_bindings()
+
+    def row_cells(self, summary: RunSummary) -> dict[str, Any]:
+        meta = summary.meta
+        if meta is None:
+            cells: dict[str, Any] = {key: "–" for key, _ in COLUMNS}
+            cells["contract"] = Text(f"{summary.id} (damaged)", style="bold red")
+            cells["state"] = state_cell(summary)
+            return cells
+        cells = {
+            "when": meta.created[5:16].replace("T", " "),
+            "contract": Text(meta.contract_id),
+            "model": Text(clip(meta.model or meta.provider, MODEL_WIDTH)),
+            "state": state_cell(summary),
+            "N": n_cell(summary),
+            "T": temperature(meta.temperature),
+        }
+        cells.update(zip(METRIC_COLUMNS, metric_cells(self.analyses.get(summary.id), meta.n)))
+        return cells
+
+    def visible_summaries(self) -> list[RunSummary]:
+        """The runs the filter lets through, in the chosen order (newest first by default)."""
+        needle = self.run_filter.lower()
+        shown = [
+            s
+            for s in self.summaries
+            if not needle
+            or needle in " ".join(str(c) for c in self.row_cells(s).values()).lower()
+            or needle in s.id.lower()
+        ]
+        if self.sort_column is not None:
+            shown.sort(
+                key=lambda s: sort_key(self.sort_column or "", s, self.analyses.get(s.id)),
+                reverse=self.sort_reverse,
             )
-        if selected is not None and selected.id in {s.id for s in self.summaries}:
+        return shown
+
+    def fill_table(self) -> None:
+        """(Re)build the table: the columns that fit the width, the rows the filter lets through."""
+        table = self.query_one("#runs-table", DataTable)
+        selected = self.selected_summary()
+        self.shown = self.visible_summaries()
+        rows = {s.id: self.row_cells(s) for s in self.shown}
+        width = (self.size.width or self.app.size.width) - 2  # the scrollbar
+        self.columns = choose_columns(width, list(rows.values()), self.sort_column)
+        table.clear(columns=True)
+        for key in self.columns:
+            label = dict(COLUMNS)[key]
+            if key == self.sort_column:
+                label += " ▼" if self.sort_reverse else " ▲"
+            table.add_column(label, key=key)
+        for summary in self.shown:
+            table.add_row(*(rows[summary.id][key] for key in self.columns), key=summary.id)
+        if selected is not None and selected.id in rows:
             table.move_cursor(row=table.get_row_index(selected.id))
+        self._head()
+        self._filter_note()
+        self.show_selected()
+
+    def _head(self) -> None:
         n_demo = sum(data.is_demo(s.meta) for s in self.summaries)
+        order = "newest first" if self.sort_column is None else "sorted"
         head = Text(
-            f"{len(self.summaries)} run(s), newest first · level {data.LEVEL} · 3 decimals",
+            f"{len(self.summaries)} run(s), {order} · level {data.LEVEL} · 3 decimals · "
+            f"{PARTIAL_MARK} partial",
             style="dim",
         )
         if n_demo:
             head.append(f" · {n_demo} demo run(s): ", style="dim")
             head.append(data.DEMO_LABEL, style="bold yellow")
         self.query_one("#runs-head", Static).update(head)
-        self.show_selected()
+
+    def _filter_note(self) -> None:
+        note = self.query_one("#runs-filter-note", Static)
+        parts = []
+        if self.run_filter:
+            parts.append(f"filter {self.run_filter!r}: {len(self.shown)} of {len(self.summaries)}")
+        if self.sort_column is not None:
+            parts.append(
+                f"sorted by {dict(COLUMNS)[self.sort_column]}"
+                + (" descending" if self.sort_reverse else "")
+            )
+        note.update(Text(" · ".join(parts), style="dim"))
+        note.display = bool(parts)
+
+    def on_resize(self) -> None:
         if self.summaries:
-            table.focus()
-        self.refresh_bindings()
+            rows = [self.row_cells(s) for s in self.shown]
+            width = self.size.width - 2
+            if choose_columns(width, rows, self.sort_column) != self.columns:
+                self.fill_table()
 
     def on_run_analysed(self, message: RunAnalysed) -> None:
         self.analyses[message.run_id] = message.analysis
         table = self.query_one("#runs-table", DataTable)
+        summary = next((s for s in self.summaries if s.id == message.run_id), None)
+        requested = summary.meta.n if summary is not None and summary.meta is not None else None
         if message.run_id in table.rows:
-            for column, value in zip(METRIC_COLUMNS, metric_cells(message.analysis)):
-                table.update_cell(message.run_id, column, value, update_width=True)
+            for column, value in zip(METRIC_COLUMNS, metric_cells(message.analysis, requested)):
+                if column in self.columns:
+                    table.update_cell(message.run_id, column, value, update_width=True)
         selected = self.selected_summary()
         if selected is not None and selected.id == message.run_id:
             self.show_selected()
@@ -214,14 +417,60 @@ class RunsScreen(SectionScreen):
         self.query_one("#runs-status", Static).update(text)
 
     def selected_summary(self) -> RunSummary | None:
-        if not self.summaries or not self.is_mounted:
+        if not self.shown or not self.is_mounted:
             return None
         row = self.query_one("#runs-table", DataTable).cursor_row
-        return self.summaries[row] if 0 <= row < len(self.summaries) else None
+        return self.shown[row] if 0 <= row < len(self.shown) else None
+
+    def action_sort(self) -> None:
+        """Cycle the sort: each shown column ascending, then descending, then back to newest first."""
+        if self.sort_column is None:
+            self.sort_column, self.sort_reverse = self.columns[0], False
+        elif not self.sort_reverse:
+            self.sort_reverse = True
+        else:
+            position = (
+                self.columns.index(self.sort_column) if self.sort_column in self.columns else -1
+            )
+            following = self.columns[position + 1 :]
+            self.sort_column, self.sort_reverse = (following[0] if following else None), False
+        self.fill_table()
+
+    @on(DataTable.HeaderSelected, "#runs-table")
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        column = str(event.column_key.value)
+        if column == self.sort_column:
+            self.sort_reverse = not self.sort_reverse
+        else:
+            self.sort_column, self.sort_reverse = column, False
+        self.fill_table()
+
+    def action_filter(self) -> None:
+        box = self.query_one("#runs-filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#runs-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.run_filter = event.value.strip()
+        self.fill_table()
+
+    @on(Input.Submitted, "#runs-filter")
+    def _filter_done(self) -> None:
+        self.query_one("#runs-table", DataTable).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        box = self.query_one("#runs-filter", Input)
+        if event.key == "escape" and box.has_focus:
+            event.stop()
+            box.value = ""
+            box.display = False
+            self.query_one("#runs-table", DataTable).focus()
 
     @on(DataTable.RowHighlighted, "#runs-table")
     def _highlighted(self) -> None:
         self.show_selected()
+        self.refresh_bindings()  # resume and delete depend on the run
 
     @on(DataTable.RowSelected, "#runs-table")
     def _selected(self) -> None:
@@ -241,14 +490,26 @@ class RunsScreen(SectionScreen):
         text.append(meta.id, style="bold")
         text.append("\n")
         text.append_text(run_line(meta))
-        text.append(f" · {summary.n_ok} ok, {summary.n_failed} failed · {summary.state}")
+        text.append(f" · {summary.n_ok} ok, {summary.n_failed} failed · ")
+        text.append_text(state_cell(summary))
         label = label_text(meta)
         if label:
             text.append("\n")
             text.append_text(label)
         analysis = self.analyses.get(meta.id)
+        state = run_state(summary)
         if analysis is None:
             text.append(f"\n{PENDING} analysing", style="dim")
+        elif summary.n_ok == 0:
+            text.append(
+                "\nno sample produced code: no metrics (see the run's failures)", style="bold red"
+            )
+        elif is_partial(analysis, meta.n):
+            text.append(
+                f"\nmetrics are partial ({PARTIAL_MARK}): {analysed_count(analysis)} of {meta.n} samples"
+                + (", the run is still generating" if state == "running" else ""),
+                style="yellow",
+            )
         elif analysis["metrics"].get("canon") != "established":
             text.append(
                 f"\nno canon: anchor metrics not computed ({(analysis.get('canon') or {}).get('reason', '')})",
@@ -257,10 +518,51 @@ class RunsScreen(SectionScreen):
         panel.update(text)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("open_run", "heatmap", "export"):
-            summary = self.selected_summary()
+        summary = self.selected_summary()
+        if action in ("open_run", "heatmap", "export", "again"):
             return summary is not None and summary.meta is not None
+        if action == "resume":
+            return summary is not None and data.resumable(summary)
+        if action == "delete":
+            return summary is not None and summary.state != RUNNING
         return True
+
+    def action_resume(self) -> None:
+        summary = self.selected_summary()
+        if summary is not None and data.resumable(summary):
+            self.app.call_later(self.app.start_run_request, data.resume_request(summary))
+
+    def action_again(self) -> None:
+        summary = self.selected_summary()
+        if summary is not None and summary.meta is not None:
+            self.app.call_later(self.app.start_run_request, data.rerun_request(summary.meta))
+
+    def action_delete(self) -> None:
+        summary = self.selected_summary()
+        if summary is None or summary.state == RUNNING:
+            return
+        body = Text()
+        body.append(f"Delete run {summary.id}", style="bold")
+        if summary.meta is not None:
+            body.append(f" ({summary.meta.contract_id}, {summary.n_ok + summary.n_failed} samples)")
+        body.append(
+            "?\n\nIts folder is removed from the store; this cannot be undone. A canon fixed from one of its "
+            "samples stays: the canon keeps its own copy of the code and names this run as its origin."
+        )
+        self.app.push_screen(
+            ConfirmScreen("Delete run", body, confirm="Delete"),
+            lambda yes: self._delete(summary.id) if yes else None,
+        )
+
+    def _delete(self, run_id: str) -> None:
+        try:
+            data.delete_run(run_id)
+        except SkytError as exc:
+            self.notify(f"Not deleted: {exc}", severity="error", markup=False)
+            return
+        self.analyses.pop(run_id, None)
+        self.notify(f"Run {run_id} deleted.", markup=False)
+        self.reload()
 
     def action_open_run(self) -> None:
         summary = self.selected_summary()
@@ -291,4 +593,5 @@ class RunsScreen(SectionScreen):
         ask_export(self, data.load_run(summary.id), analysis)
 
     def action_reload(self) -> None:
+        self.analyses.clear()
         self.reload()

@@ -115,7 +115,7 @@ class WelcomeScreen(SectionScreen):
         self.post_message(
             DemoLoaded(
                 f"Demo loaded: {len(result.created)} run(s) created, {len(result.existing)} "
-                f"already there, in {data.data_dir()}"
+                f"already there, in the demo's own store {data.demo_dir()}"
             )
         )
 
@@ -129,4 +129,4 @@ class WelcomeScreen(SectionScreen):
             message.summary, severity="error" if message.error else "information", markup=False
         )
         if not message.error:
-            self.app.switch_mode("runs")
+            self.app.call_later(self.app.use_store, True, "runs")

@@ -64,10 +64,16 @@ class RunProgress(Vertical):
         self.total = len(self.marks)
         self.done = 0
         temps = ", ".join(f"{t:g}" for t in request.temperatures)
-        self._title(
-            f"Running {request.contract_id}: {request.provider} / {request.model or request.target}, "
-            f"N {request.n} × T [{temps}], {request.concurrency} at a time — c cancels"
-        )
+        if request.resume is not None:
+            self._title(
+                f"Resuming {request.resume}: {request.provider} / {request.model or '–'}, "
+                f"N {request.n}, {request.concurrency} at a time — c cancels"
+            )
+        else:
+            self._title(
+                f"Running {request.contract_id}: {request.provider} / {request.model or request.target}, "
+                f"N {request.n} × T [{temps}], {request.concurrency} at a time — c cancels"
+            )
         self.add_class("-active")
         self._render_marks()
 
@@ -87,6 +93,14 @@ class RunProgress(Vertical):
         self.total = max(self.total, progress.total)
         self.done = sum(mark != "pending" for mark in self.marks)
         self._render_marks()
+
+    def cancelling(self) -> None:
+        """Cancel asked: no new samples start, requests in flight are given up within a second."""
+        if self.request is not None and self.running:
+            self._title(
+                f"Cancelling {self.request.resume or self.request.contract_id}: {self.done} of {self.total} samples stored, "
+                "requests in flight are given up within a second…"
+            )
 
     def finish(self, outcome: RunOutcome) -> None:
         self.running = False

@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from skyt_tui.locations import is_demo_store
+
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("contracts", "Contracts"),
     ("runs", "Runs"),
@@ -35,6 +37,8 @@ class SectionBar(Static):
 
     def _content(self) -> Content:
         parts = ["[b] skyt-tui [/b]"]
+        if is_demo_store():  # the demo's own store: hand-written examples, never the user's runs
+            parts.append("[@click=app.toggle_store][b reverse $warning] DEMO [/][/] ")
         for number, (name, title) in enumerate(SECTIONS, start=1):
             style = "reverse b" if name == self.current else ""
             label = f" {number} {title} "

@@ -1,0 +1,397 @@
+"""Issue 14: the app while runs change — quitting and cancelling during a run against a real local server
+whose requests hang, and the Runs list telling running, failed and partial runs from finished ones."""
+
+import threading
+import time
+
+from skyt_tui.engine import runs
+from skyt_tui.ui.app import SkytApp
+from skyt_tui.ui.screens.confirm import ConfirmScreen
+from skyt_tui.ui.widgets.run_progress import RunProgress
+from tests.llm_server import FakeLLMServer
+from tests.test_ui_app import start_run
+from tests.ui_support import pilot_test, screen_text, settle
+
+ANSWER = "```python\ndef fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n```"
+
+
+async def wait_for(pilot, condition, seconds=10.0):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        await pilot.pause(0.05)
+
+
+@pilot_test
+async def test_quit_during_a_hanging_run_asks_then_exits_at_once_with_the_run_interrupted(
+    monkeypatch,
+):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    release = threading.Event()
+    with FakeLLMServer(default=lambda number: ("hold", release, ANSWER)) as server:
+        app = SkytApp(start="contracts")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await start_run(pilot, provider="openai", model="m", target=server.url + "/v1", n="4")
+            await wait_for(pilot, lambda: len(server.requests) >= 2)
+            await pilot.press("q")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmScreen), "quitting during a run asks first"
+            assert "A run is in progress: cancel it and quit?" in screen_text(app)
+            began = time.monotonic()
+            await pilot.press("y")
+            await wait_for(pilot, lambda: app._exit, seconds=5)
+            took = time.monotonic() - began
+        release.set()
+    assert took < 2.0, f"quit took {took:.1f} s"
+    [run_id] = runs.run_ids()
+    assert runs.run_state(runs.load_meta(run_id)) == runs.INTERRUPTED
+
+
+@pilot_test
+async def test_quit_answered_no_keeps_the_run_going(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    release = threading.Event()
+    with FakeLLMServer(default=lambda number: ("hold", release, ANSWER)) as server:
+        app = SkytApp(start="contracts")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await start_run(pilot, provider="openai", model="m", target=server.url + "/v1", n="2")
+            await wait_for(pilot, lambda: len(server.requests) >= 1)
+            await pilot.press("q")
+            await pilot.pause()
+            await pilot.press("n")
+            await pilot.pause()
+            assert not app._exit and app.screen.query_one(RunProgress).running
+            release.set()
+            await wait_for(pilot, lambda: not app.screen.query_one(RunProgress).running, 20)
+            await settle(pilot)
+    [run_id] = runs.run_ids()
+    assert runs.load_meta(run_id).status == runs.COMPLETE
+
+
+@pilot_test
+async def test_cancel_during_a_hanging_request_returns_at_once_and_says_cancelling(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    release = threading.Event()
+    with FakeLLMServer(default=lambda number: ("hold", release, ANSWER)) as server:
+        app = SkytApp(start="contracts")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await start_run(pilot, provider="openai", model="m", target=server.url + "/v1", n="3")
+            await wait_for(pilot, lambda: len(server.requests) >= 1)
+            progress = app.screen.query_one(RunProgress)
+            began = time.monotonic()
+            await pilot.press("c")
+            await pilot.pause()
+            assert "Cancelling fibonacci_iterative" in screen_text(app)
+            await wait_for(pilot, lambda: not progress.running, seconds=5)
+            took = time.monotonic() - began
+            assert "Cancelled: 0 samples" in screen_text(app)
+        release.set()
+    assert took < 2.0, f"cancel took {took:.1f} s"
+    [run_id] = runs.run_ids()
+    assert runs.run_state(runs.load_meta(run_id)) == runs.INTERRUPTED
+
+
+CODES = (
+    "def f(x):\n    return x + 1",
+    "def f(x):\n    return 1 + x",
+    "def f(y):\n    return y + 1",
+)
+
+
+def make_run(home, n, samples, status):
+    from skyt_tui.engine.catalog import get_contract
+    from tests.run_helpers import CONTRACT_ID, install_contract
+
+    install_contract(home)
+    return runs.create_run(
+        contract_id=CONTRACT_ID,
+        contract=get_contract(CONTRACT_ID),
+        provider="openai",
+        model="m",
+        temperature=0.5,
+        n=n,
+        samples=samples,
+        status=status,
+    )
+
+
+def ok(index, code=None):
+    code = code or CODES[index % 3]
+    return runs.SampleRecord(index=index, status=runs.OK, response=code, code=code)
+
+
+def failed(index):
+    return runs.SampleRecord(index=index, status=runs.FAILED, error="HTTP 401: invalid api key")
+
+
+METRICS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass")
+
+
+def row_of(app, run_id):
+    """The run's row as {column: text} (the app is run 160 wide in these tests: every column shows)."""
+    from textual.widgets import DataTable
+
+    table = app.screen.query_one("#runs-table", DataTable)
+    return {key: str(table.get_cell(run_id, key)) for key in app.screen.columns}
+
+
+@pilot_test
+async def test_a_running_run_is_marked_running_with_partial_metrics(isolated_home):
+    meta = make_run(isolated_home, 4, [ok(0), ok(1)], runs.RUNNING)
+    with runs.run_lock(meta.id):  # as a process adding samples holds it
+        app = SkytApp(start="runs")
+        async with app.run_test(size=(160, 36)) as pilot:
+            await settle(pilot)
+            row = row_of(app, meta.id)
+            assert (row["state"], row["N"]) == ("running 2/4", "2/4")
+            assert all(row[m].startswith("~") or row[m] == "–" for m in METRICS), row
+            assert row["R_raw"].startswith("~0.")
+            assert (
+                "metrics are partial (~): 2 of 4 samples, the run is still generating"
+                in screen_text(app)
+            )
+
+
+@pilot_test
+async def test_a_run_whose_samples_all_failed_shows_no_metrics(isolated_home):
+    meta = make_run(isolated_home, 3, [failed(0), failed(1), failed(2)], runs.COMPLETE)
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(160, 36)) as pilot:
+        await settle(pilot)
+        row = row_of(app, meta.id)
+        assert (row["state"], row["N"]) == ("failed", "0/3")
+        assert {row[m] for m in METRICS} == {"–"}, f"no 0.000 that reads as 'identical': {row}"
+        assert "no sample produced code: no metrics" in screen_text(app)
+
+
+@pilot_test
+async def test_the_list_and_an_open_run_follow_the_store_as_another_process_writes_it(
+    isolated_home,
+):
+    from skyt_tui.ui.screens.run_detail import RunDetailScreen
+
+    meta = make_run(isolated_home, 4, [ok(0), ok(1)], runs.INTERRUPTED)
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(160, 36)) as pilot:
+        await settle(pilot)
+        assert row_of(app, meta.id)["state"] == "interrupted 2/4"
+        await pilot.press("enter")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen) and len(detail.rows) == 2
+        assert "partial, 2 of 4 samples" in screen_text(app)
+        # `skyt-tui resume` in another terminal finishes the run
+        runs.append_sample(meta.id, ok(2))
+        runs.append_sample(meta.id, ok(3, "def f(x):\n    return x - 1"))
+        runs.set_status(meta.id, runs.COMPLETE)
+        await wait_for(pilot, lambda: len(detail.rows) == 4 and not detail.updating, 20)
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "partial" not in shown and "pass 0.750" in shown
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: row_of(app, meta.id)["state"] == "complete", 20)
+        await settle(pilot)
+        row = row_of(app, meta.id)
+        assert row["N"] == "4/4" and row["pass"] == "0.750"
+        assert not any(c.startswith("~") for c in row.values())
+
+
+@pilot_test
+async def test_after_a_canon_is_re_established_the_open_run_and_the_contract_name_the_new_one(
+    isolated_home,
+):
+    from textual.widgets import DataTable
+
+    from skyt_tui.ui import data
+    from skyt_tui.ui.screens.run_detail import RunDetailScreen
+    from tests.run_helpers import CONTRACT_ID
+
+    first = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+    runs.analyze_stored_run(first.id)  # the first run's first passing sample becomes the canon
+    second = make_run(isolated_home, 2, [ok(0, CODES[2]), ok(1)], runs.COMPLETE)
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#runs-table", DataTable)
+        table.move_cursor(row=table.get_row_index(first.id))
+        await pilot.press("enter")
+        await settle(pilot)
+        detail = app.screen
+        assert isinstance(detail, RunDetailScreen)
+        assert "canon: sample 0 of this run" in screen_text(app)
+        data.reestablish_canon(CONTRACT_ID, second.id)  # as `skyt-tui canon reestablish` would
+        await wait_for(pilot, lambda: f"canon: sample 0 of run {second.id}" in screen_text(app), 20)
+        await pilot.press("1")
+        await settle(pilot)
+        contracts = app.screen.query_one("#contracts-table", DataTable)
+        ids = [str(contracts.get_row_at(row)[0]) for row in range(contracts.row_count)]
+        contracts.move_cursor(row=ids.index(CONTRACT_ID))
+        await pilot.pause()
+        shown = screen_text(app)  # the detail pane wraps the line
+        assert "fixed by sample 0 of run" in shown and second.id in shown and "(openai/m)" in shown
+        assert "first run" not in shown
+
+
+@pilot_test
+async def test_after_a_run_in_contracts_the_runs_table_has_the_keys(isolated_home):
+    from skyt_tui.ui import data
+    from skyt_tui.ui.screens.run_detail import RunDetailScreen
+
+    def executor(request, report, cancel):
+        meta = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+        return data.RunOutcome(run_ids=(meta.id,), n_done=2, n_failed=0)
+
+    app = SkytApp(start="contracts", run_executor=executor)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("2")  # the Runs section seen while the store has no run yet
+        await settle(pilot)
+        assert "No runs yet" in screen_text(app)
+        await pilot.press("1")
+        await start_run(pilot, n="2")
+        await settle(pilot)
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, RunDetailScreen), "enter opens the run without a tab first"
+
+
+@pilot_test
+async def test_the_demo_opens_in_its_own_store_marked_demo_and_never_runs_there(
+    demo_store, isolated_home
+):
+    """`skyt-tui demo && skyt-tui`: the demo is shown, marked, and the user's store stays empty (14.3)."""
+    import shutil
+
+    from textual.widgets import DataTable
+
+    from skyt_tui.ui import data
+    from skyt_tui.ui.screens.run_dialog import RunDialog
+
+    shutil.copytree(demo_store, isolated_home / "demo")  # what `skyt-tui demo` leaves
+    app = SkytApp()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert app.current_mode == "contracts"
+        assert screen_text(app).startswith(" skyt-tui  DEMO ")
+        await pilot.press("r")  # a run is never made in the demo's store
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "This is the demo's store" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press("2")
+        await settle(pilot)
+        assert app.screen.query_one("#runs-table", DataTable).row_count == 6
+        await pilot.press("D")  # to the user's own store
+        await settle(pilot)
+        shown = screen_text(app)
+        assert not shown.startswith(" skyt-tui  DEMO ") and app.current_mode == "contracts"
+        await pilot.press("2")
+        await settle(pilot)
+        assert "No runs yet" in screen_text(app)
+        await pilot.press("D")  # back to the demo, then r → "open my store" → the run dialog there
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+        assert screen_text(app).startswith(" skyt-tui  DEMO ")
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        assert isinstance(app.screen, RunDialog) and not data.is_demo_store()
+        assert not screen_text(app).startswith(" skyt-tui  DEMO ")
+    assert not (isolated_home / "runs").exists() and not (isolated_home / "canon").exists()
+
+
+async def select_run(pilot, run_id):
+    from textual.widgets import DataTable
+
+    await settle(pilot)
+    table = pilot.app.screen.query_one("#runs-table", DataTable)
+    table.move_cursor(row=table.get_row_index(run_id))
+    await pilot.pause()
+
+
+@pilot_test
+async def test_deleting_a_run_asks_and_keeps_the_canon_it_gave(isolated_home):
+    from skyt_tui.engine import canon
+    from tests.run_helpers import CONTRACT_ID
+
+    first = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+    runs.analyze_stored_run(first.id)
+    other = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(160, 36)) as pilot:
+        await select_run(pilot, first.id)
+        await pilot.press("x")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen) and "cannot be undone" in screen_text(app)
+        await pilot.press("y")
+        await settle(pilot)
+        assert runs.run_ids() == [other.id]
+        assert [s.id for s in app.screen.shown] == [other.id]
+    state = canon.load_canon(CONTRACT_ID)
+    assert state.status == "ok" and state.canon.provenance["run_id"] == first.id
+    assert runs.analyze_stored_run(other.id)["canon"]["run_id"] == first.id
+
+
+@pilot_test
+async def test_a_failed_run_can_be_resumed_from_the_list(isolated_home, monkeypatch):
+    """A run whose server failed (refused, 500) is resumed in place once the server answers: r in Runs."""
+    from skyt_tui.engine.catalog import get_contract
+    from skyt_tui.engine.providers.openai_compat import OpenAICompatProvider
+    from skyt_tui.engine.runner import RunSettings, start_run
+    from tests.run_helpers import CONTRACT_ID, install_contract
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    install_contract(isolated_home)
+    contract = get_contract(CONTRACT_ID)
+    with FakeLLMServer(default=lambda number: ("ok", "def f(x):\n    return x + 1")) as server:
+        provider = OpenAICompatProvider(base_url=server.url + "/v1", timeout_s=5)
+        meta, _ = start_run(
+            contract, RunSettings(provider="openai", model="m", temperature=0.5, n=3), provider
+        )
+        runs.append_sample(meta.id, failed(0))
+        runs.set_status(meta.id, runs.INTERRUPTED)
+        app = SkytApp(start="runs")
+        async with app.run_test(size=(160, 36)) as pilot:
+            await select_run(pilot, meta.id)
+            assert app.screen.query_one("#runs-table").get_cell(meta.id, "state").plain == "failed"
+            await pilot.press("r")
+            await settle(pilot)
+            assert app.current_mode == "contracts"
+            progress = app.screen.query_one(RunProgress)
+            await wait_for(pilot, lambda: not progress.running, 30)
+            assert "Finished: 3 samples, 0 failed" in screen_text(app)
+    run = runs.load_run(meta.id)
+    assert run.meta.status == runs.COMPLETE and run.n_ok == 3 and run.n_failed == 0
+
+
+@pilot_test
+async def test_run_again_asks_for_a_new_run_with_the_same_settings(isolated_home):
+    from skyt_tui.ui import data
+    from skyt_tui.ui.run_request import RunRequest
+
+    meta = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+    seen = []
+
+    def executor(request, report, cancel):
+        seen.append(request)
+        return data.RunOutcome(run_ids=(), n_done=0, n_failed=0)
+
+    app = SkytApp(start="runs", run_executor=executor)
+    async with app.run_test(size=(160, 36)) as pilot:
+        await select_run(pilot, meta.id)
+        await pilot.press("a")
+        await settle(pilot)
+    assert seen == [
+        RunRequest(
+            contract_id=meta.contract_id,
+            provider="openai",
+            model="m",
+            n=2,
+            temperatures=(0.5,),
+            concurrency=4,
+        )
+    ]
