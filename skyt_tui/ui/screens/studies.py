@@ -50,6 +50,12 @@ class StudyComputed(Message):
         self.study, self.rows = study, rows
 
 
+class StudyAggregated(Message):
+    def __init__(self, metric: str, aggregation: Any, comparison: Any) -> None:
+        super().__init__()
+        self.metric, self.aggregation, self.comparison = metric, aggregation, comparison
+
+
 class StudyProgress(Message):
     def __init__(self, line: str, error: bool = False) -> None:
         super().__init__()
@@ -88,6 +94,7 @@ class StudiesScreen(SectionScreen):
         self.metric = SHOWN_METRICS[0]
         self.filter_text = ""
         self.comparison: Any = None
+        self.compare_wanted = False
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="studies-view", classes="section-body"):
@@ -115,6 +122,7 @@ class StudiesScreen(SectionScreen):
             self._status(Text(str(exc), style="red"))
             return
         self.comparison = None
+        self.compare_wanted = False
         self._status(Text("reading runs…", style="dim"))
         self._compute(study)
 
@@ -153,16 +161,41 @@ class StudiesScreen(SectionScreen):
     def on_study_computed(self, message: StudyComputed) -> None:
         self.study, self.rows = message.study, message.rows
         self._status(Text(""))
-        self.show()
+        self.refresh_view()
 
-    def show(self) -> None:
-        from skyt_tui.engine.study_report import aggregate
+    def refresh_view(self) -> None:
+        """Aggregate (and compare) in a worker: on 1,000 runs the bootstrap and the tests take a while."""
+        if not self.rows:
+            self.show(None)
+            return
+        self._aggregate(self.rows, self.metric, self.compare_wanted)
 
+    @work(thread=True, exclusive=True, group="study-table", exit_on_error=False)
+    def _aggregate(self, rows: list[dict[str, Any]], metric: str, compare_wanted: bool) -> None:
+        from skyt_tui.engine.study_report import aggregate, compare
+
+        aggregation = aggregate(rows, metric)
+        comparison = None
+        temperatures = sorted(
+            {r["decoding_temperature"] for r in rows if r.get("decoding_temperature") is not None}
+        )
+        if compare_wanted and len(temperatures) >= 2:
+            low, high = f"{temperatures[0]:g}", f"{temperatures[-1]:g}"
+            comparison = compare(rows, metric, "temperature", low, high)
+        if not get_current_worker().is_cancelled:
+            self.post_message(StudyAggregated(metric, aggregation, comparison))
+
+    def on_study_aggregated(self, message: StudyAggregated) -> None:
+        if message.metric == self.metric:
+            self.comparison = message.comparison
+            self.show(message.aggregation)
+
+    def show(self, aggregation: Any) -> None:
         head = self.query_one("#studies-head", Static)
         table = self.query_one("#studies-table", DataTable)
         chart = self.query_one("#studies-chart", StudyChart)
         table.clear()
-        if not self.rows:
+        if not self.rows or aggregation is None:
             head.update(
                 Text(
                     "No runs chosen. Press / and type a filter (model=… temperature=… contract=…) or a saved "
@@ -173,7 +206,6 @@ class StudiesScreen(SectionScreen):
             chart.set_data("", (), {})
             self.query_one("#studies-comparison", Static).update("")
             return
-        aggregation = aggregate(self.rows, self.metric)
         chosen = self.filter_text or "every stored run"
         head.update(
             Text.assemble(
@@ -233,31 +265,17 @@ class StudiesScreen(SectionScreen):
         if not self.rows:
             return
         self.metric = SHOWN_METRICS[(SHOWN_METRICS.index(self.metric) + 1) % len(SHOWN_METRICS)]
-        if self.comparison is not None:
-            self._compare()
-        self.show()
+        self.refresh_view()
 
     def action_compare(self) -> None:
         if not self.rows:
             return
-        self._compare()
-        self._show_comparison()
-
-    def _compare(self) -> None:
-        from skyt_tui.engine.study_report import compare
-
-        temperatures = sorted(
-            {
-                r["decoding_temperature"]
-                for r in self.rows
-                if r.get("decoding_temperature") is not None
-            }
-        )
+        temperatures = {r.get("decoding_temperature") for r in self.rows} - {None}
         if len(temperatures) < 2:
             self.notify("A comparison needs runs at two temperatures or more.", severity="warning")
             return
-        low, high = f"{temperatures[0]:g}", f"{temperatures[-1]:g}"
-        self.comparison = compare(self.rows, self.metric, "temperature", low, high)
+        self.compare_wanted = True
+        self.refresh_view()
 
     def action_filter(self) -> None:
         field = self.query_one("#studies-filter", Input)
