@@ -92,3 +92,19 @@ async def test_studies_fits_80_by_24_and_says_what_to_do_without_runs():
         assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
         assert "6 Studies" in lines[0]
         assert "No runs chosen" in screen_text(app)
+
+
+def test_studies_snapshot_with_a_comparison(snap_compare):
+    """How the section looks at 80×24: the table, the comparison, then the chart."""
+    from tests.ui_support import clock
+
+    store_two_models()
+
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("c")
+        await settle(pilot)
+
+    assert snap_compare(
+        SkytApp(start="studies", clock=clock), terminal_size=(80, 24), run_before=run_before
+    )

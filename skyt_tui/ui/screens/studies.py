@@ -104,8 +104,8 @@ class StudiesScreen(SectionScreen):
                 id="studies-filter",
             )
             yield DataTable(id="studies-table", cursor_type="row", zebra_stripes=True)
-            yield StudyChart(id="studies-chart")
             yield Static(id="studies-comparison")
+            yield StudyChart(id="studies-chart")
         yield Static(id="studies-status")
 
     def on_mount(self) -> None:
