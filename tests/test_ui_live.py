@@ -395,3 +395,52 @@ async def test_run_again_asks_for_a_new_run_with_the_same_settings(isolated_home
             concurrency=4,
         )
     ]
+
+
+@pilot_test
+async def test_the_dialog_remembers_across_restarts_and_sends_every_option(monkeypatch):
+    """Issue 14.7/14.9: timeout, seed, max tokens and system prompt reach the server; the values come back
+    from settings.toml on the next start; the theme too."""
+    from textual.widgets import Input, Select
+
+    from tests.test_ui_app import fill_dialog, select_contract
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeLLMServer(default=lambda number: ("ok", ANSWER)) as server:
+        app = SkytApp(start="contracts")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await start_run(
+                pilot,
+                provider="openai",
+                model="m1",
+                target=server.url + "/v1",
+                n="2",
+                temperatures="0.3",
+                timeout="7",
+                seed="42",
+                max_tokens="300",
+                system="Answer with code only.",
+            )
+            progress = app.screen.query_one(RunProgress)
+            await wait_for(pilot, lambda: not progress.running, 30)
+            await pilot.press("t")  # light theme, kept
+    body = server.requests[0]["body"]
+    assert body["seed"] == 42 and body["max_tokens"] == 300
+    assert body["messages"][0] == {"role": "system", "content": "Answer with code only."}
+    [run_id] = runs.run_ids()
+    meta = runs.load_meta(run_id)
+    assert meta.provider_settings["timeout_s"] == 7.0 and meta.seed == 42
+    app = SkytApp(start="contracts")  # a new start: values from settings.toml
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert app.theme == "textual-light"
+        await select_contract(pilot, "gcd")
+        await pilot.press("r")
+        await pilot.pause()
+        dialog = app.screen
+        assert app.focused is dialog.query_one("#field-provider", Select), "first field focused"
+        values = {f: dialog.query_one(f"#field-{f}", Input).value for f in ("model", "target", "n")}
+        assert values == {"model": "m1", "target": server.url + "/v1", "n": "2"}
+        assert dialog.query_one("#field-temperatures", Input).value == "0.3"
+        await fill_dialog(pilot, provider="command")  # a base URL is no command: cleared
+        assert dialog.query_one("#field-target", Input).value == ""

@@ -107,7 +107,10 @@ class SkytApp(App[int]):
                 yield command
 
     def on_mount(self) -> None:
-        self.theme = DARK_THEME
+        theme, error = data.load_theme()
+        self.theme = theme if theme in self.available_themes else DARK_THEME
+        if error:
+            self.notify(f"settings not used: {error}", severity="warning", markup=False)
         if (
             not data.is_demo_store()
             and not self.extra_analyses
@@ -223,6 +226,8 @@ class SkytApp(App[int]):
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT_THEME if self.current_theme.dark else DARK_THEME
+        if error := data.save_theme(self.theme):  # kept for the next start (settings.toml)
+            self.notify(f"theme not saved: {error}", severity="warning", markup=False)
 
 
 def run_app(*, analyses: Sequence[RunAnalysis] = (), start: str | None = None) -> int:

@@ -403,17 +403,83 @@ RunExecutor = Callable[[RunRequest, Callable[[SampleProgress], None], threading.
 def provider_settings(request: RunRequest) -> dict[str, Any]:
     """The settings `make_provider` takes, from the dialog's "where" field."""
     target = request.target.strip()
+    timeout = {"timeout_s": request.timeout_s} if request.timeout_s is not None else {}
     if request.provider in ("openai", "anthropic"):
-        return {"base_url": target} if target else {}
+        return ({"base_url": target} if target else {}) | timeout
     if request.provider == "command":
-        return {"command": target}
+        return {"command": target} | timeout
     return {"source": target, "model": request.model or None}
+
+
+def run_form_defaults() -> tuple[dict[str, str], str | None]:
+    """The run dialog's first values from settings.toml (`[run]`: provider, model, base_url, n,
+    temperature), and the file's one-line error when it cannot be read."""
+    from skyt_tui.engine.settings import load_settings
+
+    try:
+        run = load_settings().run
+    except SkytError as exc:
+        return {}, str(exc)
+    values = {"n": str(run.n), "temperatures": f"{run.temperature:g}"}
+    if run.provider:
+        values["provider"] = run.provider
+    if run.model:
+        values["model"] = run.model
+    if run.base_url and (run.provider or "openai") in ("openai", "anthropic"):
+        values["target"] = run.base_url
+    return values, None
+
+
+def remember_run_request(request: RunRequest) -> str | None:
+    """Keep the dialog's values in settings.toml for the next start (and `skyt-tui run`'s defaults);
+    the one-line error when the file cannot be written or read."""
+    from skyt_tui.engine.settings import load_settings, save_settings, with_value
+
+    try:
+        settings = load_settings()
+        for key, value in (
+            ("run.provider", request.provider),
+            ("run.model", request.model or None),
+            (
+                "run.base_url",
+                request.target or None if request.provider in ("openai", "anthropic") else None,
+            ),
+            ("run.n", request.n),
+            ("run.temperature", request.temperatures[0]),
+        ):
+            settings = with_value(settings, key, value)
+        save_settings(settings)
+    except (SkytError, OSError) as exc:
+        return str(exc)
+    return None
+
+
+def load_theme() -> tuple[str | None, str | None]:
+    """The theme in settings.toml (None: the default) and the file's error, if any."""
+    from skyt_tui.engine.settings import load_settings
+
+    try:
+        return load_settings().theme, None
+    except SkytError as exc:
+        return None, str(exc)
+
+
+def save_theme(theme: str) -> str | None:
+    from skyt_tui.engine.settings import update_setting
+
+    try:
+        update_setting("theme", theme)
+    except (SkytError, OSError) as exc:
+        return str(exc)
+    return None
 
 
 def rerun_request(meta: runs.RunMeta, concurrency: int = 4) -> RunRequest:
     """A new run with a stored run's settings (provider, model, where, N, temperature)."""
     settings = meta.provider_settings
     target = settings.get("base_url") or settings.get("command") or settings.get("source") or ""
+    timeout = settings.get("timeout_s")
+    tokens = meta.request.get("max_tokens")
     return RunRequest(
         contract_id=meta.contract_id,
         provider=meta.provider,
@@ -422,6 +488,10 @@ def rerun_request(meta: runs.RunMeta, concurrency: int = 4) -> RunRequest:
         temperatures=(meta.temperature if meta.temperature is not None else 0.0,),
         concurrency=concurrency,
         target=str(target),
+        timeout_s=float(timeout) if isinstance(timeout, int | float) else None,
+        seed=meta.seed,
+        max_tokens=tokens if isinstance(tokens, int) else None,
+        system=str(meta.request.get("system") or ""),
     )
 
 
@@ -556,6 +626,9 @@ def execute_run(
         temperature=None,
         n=request.n,
         provider_settings=provider_settings(request),
+        seed=request.seed,
+        max_tokens=request.max_tokens,
+        system=request.system or None,
     )
     outcomes = run_sweep(
         contract,

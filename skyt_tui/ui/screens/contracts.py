@@ -301,7 +301,12 @@ class ContractsScreen(SectionScreen):
                 ),
             )
             return
-        self.app.push_screen(RunDialog(entry.contract, self.last_request), self._run_requested)
+        defaults, error = data.run_form_defaults()
+        if error:
+            self.notify(f"settings not used: {error}", severity="warning", markup=False)
+        self.app.push_screen(
+            RunDialog(entry.contract, self.last_request, defaults), self._run_requested
+        )
 
     def select_contract(self, contract_id: str) -> None:
         for position, entry in enumerate(self.entries):
@@ -313,6 +318,8 @@ class ContractsScreen(SectionScreen):
         if request is None:
             return
         self.last_request = request
+        if error := data.remember_run_request(request):
+            self.notify(f"settings not saved: {error}", severity="warning", markup=False)
         self.begin_run(request)
 
     def begin_run(self, request: RunRequest) -> None:
