@@ -230,6 +230,13 @@ async def test_after_a_canon_is_re_established_the_open_run_and_the_contract_nam
         shown = screen_text(app)  # the detail pane wraps the line
         assert "fixed by sample 0 of run" in shown and second.id in shown and "(openai/m)" in shown
         assert "first run" not in shown
+        await pilot.press("3")  # the Canon section says the same
+        await settle(pilot)
+        canons = app.screen.query_one(DataTable)
+        canons.move_cursor(row=canons.get_row_index(CONTRACT_ID))
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "fixed by sample 0 of run" in shown and "first run" not in shown
 
 
 @pilot_test

@@ -239,3 +239,28 @@ async def test_at_80_columns_the_list_keeps_whole_columns_and_sorts_and_filters(
         await pilot.press("escape")  # clears the filter
         await pilot.pause()
         assert table.row_count == 6
+
+
+@pilot_test
+async def test_a_pane_can_be_enlarged_and_a_tiny_terminal_is_told_so(demo_home):
+    """Issue 14.12: z enlarges the focused pane (and back); below 60×18 a message instead of vanished panes."""
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        fib = demo_run_id("fibonacci_iterative")
+        screen = await open_run(pilot, fib)
+        await pilot.press("z")
+        await pilot.pause()
+        assert screen.maximized is screen.query_one("#samples-table", DataTable)
+        assert "R_raw" not in screen_text(app), (
+            "the run's head is hidden while the table is enlarged"
+        )
+        await pilot.press("z")
+        await pilot.pause()
+        assert screen.maximized is None and "R_raw" in screen_text(app)
+        await pilot.resize_terminal(50, 15)
+        await pilot.pause()
+        assert "Terminal too small: 50×15" in screen_text(app)
+        await pilot.resize_terminal(60, 18)
+        await pilot.pause()
+        assert "too small" not in screen_text(app) and "R_raw" in screen_text(app)

@@ -24,7 +24,7 @@ from skyt_tui.ui import data
 from skyt_tui.ui.run_text import temperature
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen
-from skyt_tui.ui.screens.contracts import CANON_MEANING, canon_cell, code_syntax
+from skyt_tui.ui.screens.contracts import canon_cell, canon_meaning, code_syntax
 from skyt_tui.ui.widgets.empty_state import empty_state_text
 
 
@@ -189,7 +189,7 @@ class CanonScreen(SectionScreen):
         title = Text()
         title.append(f"canon of {contract_id} · ", style="bold")
         title.append_text(canon_cell(name))
-        title.append(f" — {CANON_MEANING[name]}\n")
+        title.append(f" — {canon_meaning(name, state.canon)}\n")
         for reason in state.reasons:
             title.append(f"  {reason}\n", style="red")
         if state.canon is None:

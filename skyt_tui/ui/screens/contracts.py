@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from skyt_tui import locations
-from skyt_tui.engine.canon import CanonState
+from skyt_tui.engine.canon import Canon, CanonState
 from skyt_tui.engine.catalog import CatalogEntry
 from skyt_tui.engine.demo import DEMO_LABEL, DEMO_MODEL
 from skyt_tui.engine.errors import SkytError
@@ -50,6 +50,22 @@ CANON_MEANING = {
     "corrupt": "the canon file cannot be read; not used",
     "none": "not fixed yet: the first oracle-passing sample of the first run becomes it",
 }
+
+
+def canon_meaning(state: str, canon: Canon | None) -> str:
+    """What the canon state means; for a usable canon, where it came from, read from its provenance (it
+    may have been re-established since the contract's first run)."""
+    if state != "ok" or canon is None:
+        return CANON_MEANING[state]
+    provenance = canon.provenance
+    where = f"sample {provenance.get('sample_index')} of run {provenance.get('run_id')}"
+    model = provenance.get("model")
+    if model == DEMO_MODEL:
+        where += f" ({DEMO_LABEL})"
+    elif model:
+        where += f" ({provenance.get('provider')}/{model})"
+    when = str(provenance.get("established_at") or "")[:19].replace("T", " ")
+    return f"fixed by {where}" + (f", established {when}" if when else "")
 
 
 def canon_cell(state: str) -> Text:
@@ -244,20 +260,8 @@ class ContractsScreen(SectionScreen):
         return Group(*parts)
 
     def _canon_meaning(self, contract_id: str, state: str) -> str:
-        """Where the canon came from, read from its provenance (it may have been re-established since the
-        contract's first run)."""
         canon = self.canons[contract_id].canon if contract_id in self.canons else None
-        if state != "ok" or canon is None:
-            return CANON_MEANING[state]
-        provenance = canon.provenance
-        where = f"sample {provenance.get('sample_index')} of run {provenance.get('run_id')}"
-        model = provenance.get("model")
-        if model == DEMO_MODEL:
-            where += f" ({DEMO_LABEL})"
-        elif model:
-            where += f" ({provenance.get('provider')}/{model})"
-        when = str(provenance.get("established_at") or "")[:19].replace("T", " ")
-        return f"fixed by {where}" + (f", established {when}" if when else "")
+        return canon_meaning(state, canon)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         progress = self.query_one(RunProgress) if self.is_mounted else None
