@@ -264,3 +264,26 @@ async def test_a_pane_can_be_enlarged_and_a_tiny_terminal_is_told_so(demo_home):
         await pilot.resize_terminal(60, 18)
         await pilot.pause()
         assert "too small" not in screen_text(app) and "R_raw" in screen_text(app)
+
+
+@pilot_test
+async def test_the_samples_of_a_run_sort_and_filter(demo_home):
+    """Issue 14.10: `s` sorts the per-sample table, `/` filters it, esc clears the filter (not the screen)."""
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        fib = demo_run_id("fibonacci_iterative")
+        screen = await open_run(pilot, fib)
+        rows = sample_rows(runs.load_run(fib), runs.analyze_stored_run(fib))
+        failing = [r["index"] for r in rows if r["passed"] is False]
+        assert failing
+        await pilot.press("slash")
+        screen.query_one("#samples-filter", Input).value = "✗"  # as typed
+        await pilot.pause()
+        assert [r["index"] for r in screen.rows] == failing
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, RunDetailScreen) and len(screen.rows) == 14
+        await pilot.press("s", "s", "s", "s", "s", "s")  # verdict ▲▼, sig ▲▼, d_pre ▲▼
+        await pilot.pause()
+        d_pre = [r["d_pre"] for r in screen.rows if r["d_pre"] is not None]
+        assert d_pre == sorted(d_pre, reverse=True) and "sorted by d_pre ▼" in screen_text(app)
