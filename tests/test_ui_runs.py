@@ -287,3 +287,30 @@ async def test_the_samples_of_a_run_sort_and_filter(demo_home):
         await pilot.pause()
         d_pre = [r["d_pre"] for r in screen.rows if r["d_pre"] is not None]
         assert d_pre == sorted(d_pre, reverse=True) and "sorted by d_pre ▼" in screen_text(app)
+
+
+@pilot_test
+async def test_diffs_can_be_shown_side_by_side(demo_home):
+    """Issue 14.12: `d` shows the diff against the canon side by side (and back), copied as shown."""
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        fib = demo_run_id("fibonacci_iterative")
+        screen = await open_run(pilot, fib)
+        screen.query_one("#samples-table", DataTable).move_cursor(row=7)
+        await pilot.press("v")  # vs canon
+        await pilot.pause()
+        assert "--- canon" in screen_text(app)
+        await pilot.press("d")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "--- canon" not in shown and "canon" in shown and "sample 7" in shown
+        header = next(line for line in shown.splitlines() if "sample 7" in line and "canon" in line)
+        assert header.index("canon") < header.index("sample 7"), (
+            "canon on the left, the sample right"
+        )
+        await pilot.press("c")
+        copied = app.clipboard
+        assert "canon" in copied and "sample 7" in copied and "<rich" not in copied
+        await pilot.press("d")
+        await pilot.pause()
+        assert "--- canon" in screen_text(app)

@@ -99,6 +99,8 @@ class SkytApp(App[int]):
         """Set while a run generates (Contracts): quitting asks first, then cancels it."""
         self.run_cancelling: Callable[[], None] | None = None
         self.quitting = False
+        self.diff_side_by_side = False
+        """Diffs shown side by side instead of unified (`d` in a run's detail or a heatmap diff)."""
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus those our bindings already offer (quit) or replace (keys → `?`)."""

@@ -24,7 +24,7 @@ from skyt_tui.engine.printable import printable
 from skyt_tui.engine.report import fmt3, sample_rows
 from skyt_tui.engine.runs import FAILED, StoredRun
 from skyt_tui.ui import data
-from skyt_tui.ui.diff_text import unified_diff_text
+from skyt_tui.ui.diff_text import diff_renderable
 from skyt_tui.ui.run_text import (
     canon_text,
     distance_bar,
@@ -115,6 +115,7 @@ class RunDetailScreen(SectionScreen):
         Binding("e", "export", "Export…"),
         Binding("h", "heatmap", "Heatmap"),
         Binding("s", "sort", "Sort", show=False),
+        Binding("d", "toggle_diff", "Side by side", show=False),
         Binding("slash", "filter", "Filter", key_display="/", show=False),
         Binding(
             "left_square_bracket", "page(-1)", "Previous page", key_display="[", group=PAGE_KEYS
@@ -342,8 +343,12 @@ class RunDetailScreen(SectionScreen):
                     f"canon → sample {index} at level {level}: d_pre = {fmt3(row['d_pre'])}",
                     style="bold",
                 ),
-                unified_diff_text(
-                    canon, self.texts.text(position, level), "canon", f"sample {index}"
+                diff_renderable(
+                    canon,
+                    self.texts.text(position, level),
+                    "canon",
+                    f"sample {index}",
+                    self.app.diff_side_by_side,
                 ),
             )
         steps = (self.facts.get(index, {}).get("repair") or {}).get("steps") or []
@@ -367,11 +372,12 @@ class RunDetailScreen(SectionScreen):
             )
         return Group(
             head,
-            unified_diff_text(
+            diff_renderable(
                 canon,
                 self.texts.text(position, level, post=True),
                 "canon",
                 f"sample {index} repaired",
+                self.app.diff_side_by_side,
             ),
         )
 
@@ -404,6 +410,11 @@ class RunDetailScreen(SectionScreen):
         tabs.active = (
             VIEWS[(VIEWS.index(tabs.active) + 1) % len(VIEWS)] if tabs.active in VIEWS else VIEWS[0]
         )
+
+    def action_toggle_diff(self) -> None:
+        """Diffs unified or side by side (for every diff of the app, until toggled again)."""
+        self.app.diff_side_by_side = not self.app.diff_side_by_side
+        self.show_sample()
 
     def visible_rows(self) -> list[dict[str, Any]]:
         needle = self.sample_filter.lower()
@@ -490,4 +501,12 @@ def _plain(content: Any) -> str:
         return content.plain
     if isinstance(content, Group):
         return "\n".join(_plain(part) for part in content.renderables)
-    return str(content)
+    if isinstance(content, str):
+        return content
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=160, file=io.StringIO(), color_system=None, record=True)
+    console.print(content)  # a side-by-side table, as the text it shows
+    return console.export_text().rstrip()
