@@ -314,3 +314,45 @@ async def test_diffs_can_be_shown_side_by_side(demo_home):
         await pilot.press("d")
         await pilot.pause()
         assert "--- canon" in screen_text(app)
+
+
+@pilot_test
+async def test_solution_families_with_a_canon_preview(demo_home):
+    """Issue 14.15: `f` groups a run's samples by alpha signature and outputs, one representative each, the
+    diff against the largest family, and what each passing representative would do as the canon."""
+    from skyt_tui.ui.families import solution_families
+    from skyt_tui.ui.screens.families import FamiliesScreen
+
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        fib = demo_run_id("fibonacci_iterative")
+        await open_run(pilot, fib)
+        await pilot.press("f")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FamiliesScreen)
+        analysis = runs.analyze_stored_run(fib)
+        families = solution_families(analysis)
+        assert sum(len(f.members) for f in families) == 14
+        assert [len(f.members) for f in families] == sorted(
+            (len(f.members) for f in families), reverse=True
+        )
+        for family in families:  # one signature and one behaviour per family
+            members = [s for s in analysis["samples"] if s["index"] in family.members]
+            assert len({s["signatures"]["alpha"] for s in members}) == 1
+            assert len({str(s.get("outputs")) for s in members}) == 1
+        table = screen.query_one("#families-table", DataTable)
+        assert table.row_count == len(families)
+        # the canon is sample 0: previewing its own family gives today's R_anchor_pre and μ_pre
+        canon_family = next(row for row, f in enumerate(families) if 0 in f.members)
+        preview = screen.previews[families[canon_family].representative]
+        metrics = analysis["metrics"]
+        if families[canon_family].representative == 0:
+            assert preview.R_anchor_pre == metrics["R_anchor_pre"]
+            assert abs(preview.mu_pre - metrics["mu_pre"]) < 1e-9
+        table.move_cursor(row=len(families) - 1)
+        await pilot.pause()
+        assert "(largest family)" in screen_text(app) or families[-1] is families[0]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, RunDetailScreen)

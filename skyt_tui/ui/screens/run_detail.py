@@ -116,6 +116,7 @@ class RunDetailScreen(SectionScreen):
         Binding("h", "heatmap", "Heatmap"),
         Binding("s", "sort", "Sort", show=False),
         Binding("d", "toggle_diff", "Side by side", show=False),
+        Binding("f", "families", "Families"),
         Binding("slash", "filter", "Filter", key_display="/", show=False),
         Binding(
             "left_square_bracket", "page(-1)", "Previous page", key_display="[", group=PAGE_KEYS
@@ -396,7 +397,7 @@ class RunDetailScreen(SectionScreen):
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("copy", "export", "heatmap", "next_view") and self.run is None:
+        if action in ("copy", "export", "heatmap", "next_view", "families") and self.run is None:
             return False
         if action == "page":
             return None if self.pages < 2 else True
@@ -410,6 +411,13 @@ class RunDetailScreen(SectionScreen):
         tabs.active = (
             VIEWS[(VIEWS.index(tabs.active) + 1) % len(VIEWS)] if tabs.active in VIEWS else VIEWS[0]
         )
+
+    def action_families(self) -> None:
+        if self.run is None or self.analysis is None or self.texts is None:
+            return
+        from skyt_tui.ui.screens.families import FamiliesScreen
+
+        self.app.push_screen(FamiliesScreen(self.run.id, self.analysis, self.texts))
 
     def action_toggle_diff(self) -> None:
         """Diffs unified or side by side (for every diff of the app, until toggled again)."""
