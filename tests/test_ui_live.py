@@ -451,3 +451,44 @@ async def test_the_dialog_remembers_across_restarts_and_sends_every_option(monke
         assert dialog.query_one("#field-temperatures", Input).value == "0.3"
         await fill_dialog(pilot, provider="command")  # a base URL is no command: cleared
         assert dialog.query_one("#field-target", Input).value == ""
+
+
+@pilot_test
+async def test_while_a_run_generates_the_intervals_narrow_and_it_offers_to_stop(monkeypatch):
+    """Issue 14.16: pass rate and R_anchor so far with 95% intervals, tokens so far, and the offer to stop
+    once both intervals are narrower than the width asked for."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeLLMServer(default=lambda number: ("slow", 0.25, ANSWER)) as server:
+        app = SkytApp(start="contracts")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await start_run(
+                pilot,
+                provider="openai",
+                model="m",
+                target=server.url + "/v1",
+                n="40",
+                concurrency="2",
+                stop_width="0.6",
+            )
+
+            def estimate() -> str:
+                return str(app.screen.query_one("#run-progress-estimate").render())
+
+            await wait_for(pilot, lambda: "sure enough" in estimate(), 60)
+            shown = estimate()
+            assert "pass 1.000 [" in shown and "R_anchor 1.000 [" in shown
+            assert "tokens " in shown and " out (≈18 a sample" in shown
+            await pilot.press("c")
+            progress = app.screen.query_one(RunProgress)
+            await wait_for(pilot, lambda: not progress.running, 10)
+    [run_id] = runs.run_ids()
+    meta = runs.load_meta(run_id)
+    assert runs.run_state(meta) == runs.INTERRUPTED and len(runs.load_run(run_id).samples) < 40
+
+
+def test_wilson_interval_is_the_textbook_one():
+    from skyt_tui.ui.run_text import wilson_interval
+
+    low, high = wilson_interval(0.5, 10)
+    assert round(low, 4) == 0.2366 and round(high, 4) == 0.7634
+    assert wilson_interval(1.0, 4)[1] == 1.0 and 0.5 < wilson_interval(1.0, 4)[0] < 0.52

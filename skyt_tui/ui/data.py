@@ -215,6 +215,19 @@ def analyze_runs(
     return [results[run_id] for run_id in run_ids if run_id in results]
 
 
+def partial_metrics(
+    run_id: str, cancelled: Callable[[], bool] | None = None
+) -> dict[str, Any] | None:
+    """The metrics of a run's samples so far (while it generates: a sandboxed analysis in a child process,
+    cached by the samples it saw); None when it has no code yet."""
+    run = runs.load_run(run_id)
+    if not run.n_ok:
+        return None
+    [analysis] = analyze_runs([run_id], cancelled=cancelled)
+    metrics: dict[str, Any] = analysis["metrics"]
+    return metrics
+
+
 def analyze_run(
     run: runs.StoredRun, *, cancelled: Callable[[], bool] | None = None
 ) -> dict[str, Any]:
@@ -382,6 +395,10 @@ class SampleProgress:
     passed: bool | None = None
     message: str = ""
     retry: bool = False
+    run_id: str = ""
+    """The stored run the sample belongs to (empty when the executor does not say)."""
+    usage: dict[str, int] | None = None
+    """The provider's token counts for this sample, when it reports them."""
 
 
 @dataclass(frozen=True)
@@ -552,6 +569,8 @@ def _resume(
                 total=total,
                 failed=failed,
                 message=record.error or "" if failed else "",
+                run_id=run.id,
+                usage=record.usage,
             )
         )
 
@@ -595,9 +614,11 @@ def execute_run(
     contract = get_contract(request.contract_id)
     total = request.n * len(request.temperatures)
     offset = {"value": -request.n}
+    current = {"run_id": ""}
 
     def started(meta: runs.RunMeta) -> None:
         offset["value"] += request.n
+        current["run_id"] = meta.id
 
     def sample_done(record: runs.SampleRecord) -> None:
         failed = record.status == runs.FAILED
@@ -607,6 +628,8 @@ def execute_run(
                 total=total,
                 failed=failed,
                 message=record.error or "" if failed else "",
+                run_id=current["run_id"],
+                usage=record.usage,
             )
         )
 

@@ -45,6 +45,8 @@ class RunRequest:
     seed: int | None = None
     max_tokens: int | None = None
     system: str = ""
+    stop_width: float | None = None
+    """Offer to stop once the 95% intervals of pass rate and R_anchor are narrower than this."""
     resume: str | None = None
     """A stored run to complete instead of a new one (its own settings; `retry_failed` asks failed ones again)."""
     retry_failed: bool = False
@@ -136,6 +138,7 @@ def parse_run_form(
     seed: str = "",
     max_tokens: str = "",
     system: str = "",
+    stop_width: str = "",
     environ: dict[str, str] | None = None,
 ) -> RunRequest:
     """The request, or RunFormError naming every bad field; `environ` (default os.environ) is where the
@@ -170,6 +173,16 @@ def parse_run_form(
     tokens, reason = _optional_integer(max_tokens, 1, 1_000_000)
     if reason:
         errors["max_tokens"] = reason
+    width: float | None = None
+    if stop_width.strip():
+        try:
+            width = float(stop_width.strip())
+        except ValueError:
+            errors["stop_width"] = f"a width between 0 and 1, not {stop_width.strip()!r}"
+        else:
+            if not 0.0 < width < 1.0:
+                errors["stop_width"] = "a width between 0 and 1 (e.g. 0.2)"
+                width = None
     key = KEY_ENVS.get(provider)
     if key and not environ.get(key) and "target" not in errors:
         if provider == "anthropic":
@@ -194,4 +207,5 @@ def parse_run_form(
         seed=seed_value,
         max_tokens=tokens,
         system=system.strip(),
+        stop_width=width,
     )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+import time
+from typing import Any
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -13,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static
+from textual.worker import get_current_worker
 
 from skyt_tui import locations
 from skyt_tui.engine.canon import Canon, CanonState
@@ -83,10 +86,20 @@ def code_syntax(code: str, dark: bool) -> Syntax:
     )
 
 
+ESTIMATE_INTERVAL_S = 2.0
+"""How often the run's metrics so far are recomputed while it generates (a sandboxed analysis)."""
+
+
 class RunProgressed(Message):
     def __init__(self, progress: data.SampleProgress) -> None:
         super().__init__()
         self.progress = progress
+
+
+class RunEstimated(Message):
+    def __init__(self, run_id: str, metrics: dict[str, Any]) -> None:
+        super().__init__()
+        self.run_id, self.metrics = run_id, metrics
 
 
 class RunEnded(Message):
@@ -111,6 +124,8 @@ class ContractsScreen(SectionScreen):
         self.signature: tuple = ()
         self.last_request: RunRequest | None = None
         self.cancel_event = threading.Event()
+        self.estimating = False
+        self.estimated_at = 0.0
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="contracts-body"):
@@ -349,7 +364,35 @@ class ContractsScreen(SectionScreen):
             self.post_message(RunEnded(outcome=outcome))
 
     def on_run_progressed(self, message: RunProgressed) -> None:
-        self.query_one(RunProgress).record(message.progress)
+        progress = self.query_one(RunProgress)
+        progress.record(message.progress)
+        run_id = message.progress.run_id
+        if (
+            run_id
+            and not message.progress.retry
+            and progress.running
+            and not self.estimating
+            and time.monotonic() - self.estimated_at >= ESTIMATE_INTERVAL_S
+        ):
+            self.estimating = True
+            self._estimate(run_id)
+
+    @work(thread=True, exclusive=True, group="run-estimate", exit_on_error=False)
+    def _estimate(self, run_id: str) -> None:
+        """The run's metrics so far, for the intervals the panel shows while it generates."""
+        worker = get_current_worker()
+        try:
+            metrics = data.partial_metrics(run_id, cancelled=lambda: worker.is_cancelled)
+        except Exception:  # an estimate that fails leaves the panel as it was; the run goes on
+            metrics = None
+        self.post_message(RunEstimated(run_id, metrics or {}))
+
+    def on_run_estimated(self, message: RunEstimated) -> None:
+        self.estimating = False
+        self.estimated_at = time.monotonic()
+        progress = self.query_one(RunProgress)
+        if progress.running and message.metrics:
+            progress.show_estimate(message.metrics)
 
     def on_run_ended(self, message: RunEnded) -> None:
         self.app.run_ended()

@@ -32,6 +32,7 @@ FIELDS = (
     "seed",
     "max_tokens",
     "system",
+    "stop_width",
 )
 DEFAULTS = {
     "provider": "openai",
@@ -44,6 +45,7 @@ DEFAULTS = {
     "seed": "",
     "max_tokens": "",
     "system": "",
+    "stop_width": "",
 }
 LABELS = {
     "provider": "Provider",
@@ -56,6 +58,7 @@ LABELS = {
     "seed": "Seed",
     "max_tokens": "Max tokens",
     "system": "System prompt",
+    "stop_width": "Stop when sure",
 }
 HINTS = {
     "model": "model name (optional for command and replay)",
@@ -64,6 +67,7 @@ HINTS = {
     "seed": "optional; sent where the provider takes one",
     "max_tokens": "optional",
     "system": "optional system message",
+    "stop_width": "optional: offer to stop once the 95% intervals are narrower, e.g. 0.2",
 }
 
 
@@ -86,6 +90,7 @@ def _initial(previous: RunRequest | None, defaults: dict[str, str] | None = None
         "seed": str(previous.seed) if previous.seed is not None else "",
         "max_tokens": str(previous.max_tokens) if previous.max_tokens is not None else "",
         "system": previous.system,
+        "stop_width": f"{previous.stop_width:g}" if previous.stop_width is not None else "",
     }
 
 
