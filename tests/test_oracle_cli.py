@@ -145,3 +145,45 @@ def test_humaneval_folder_without_samples(tmp_path, capsys):
     (folder / "samples.jsonl").unlink()
     assert main(["oracle", "--humaneval", str(folder)]) == 2
     assert "samples.jsonl: no such file" in capsys.readouterr().err
+
+
+def test_isolation_choices_are_the_sandboxs():
+    from skyt_tui.cli import oracle_cmd
+    from skyt_tui.engine import sandbox
+
+    assert oracle_cmd.ISOLATIONS == sandbox.ISOLATIONS
+
+
+@pytest.mark.parametrize(
+    "module, absent",
+    [
+        (
+            "skyt_tui.cli.oracle_cmd",
+            (
+                "skyt_tui.engine.oracle",
+                "skyt_tui.engine.sandbox",
+                "numpy",
+                "skyt_tui.engine.analysis",
+            ),
+        ),
+        (
+            "skyt_tui.cli.analyze_cmd",
+            ("skyt_tui.engine.analysis", "skyt_tui.engine.repair", "skyt_tui.engine.sandbox"),
+        ),
+    ],
+)
+def test_command_modules_load_the_pipeline_only_when_they_run(module, absent):
+    """Registering the `oracle` and `analyze` commands imports neither the sandbox nor the
+    analysis pipeline: building the parser must not cost every other command those imports."""
+    import subprocess
+    import sys
+
+    script = f"import sys, {module}; print(sorted(m for m in {absent!r} if m in sys.modules))"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert done.stdout.strip() == "[]"

@@ -127,6 +127,124 @@ def test_output_keeps_only_the_head():
     assert result.output == b"0123456789" and result.output_total == 17
 
 
+def check_job(program, check=None):
+    """A job whose one check hands the checker's pid and uid to the sample's `f`, which answers
+    with both and its own: [checker pid, checker uid, sample pid, sample uid]."""
+    return {
+        "program": textwrap.dedent(program),
+        "entry": "f",
+        "entry_kind": "function",
+        "tests": [],
+        "checks": [
+            {
+                "i": 0,
+                "code": check
+                or "import os\ndef check(candidate):\n    candidate(os.getpid(), os.getuid())\n",
+            }
+        ],
+    }
+
+
+IDS = "import os\ndef f(pid, uid):\n    return [pid, uid, os.getpid(), os.getuid()]\n"
+
+
+def check_ids(result):
+    """The ids `IDS` reported, from the checker's frame (its log of the sample's answers)."""
+    frames, broken, _ = _frames(result.checker_stream)
+    assert broken is None and frames[-1] == {"t": "checks_done"}, frames
+    check = frames[0]
+    assert check["t"] == "check" and check["passed"], check
+    return wire.decode(check["calls"][0])
+
+
+@pytest.mark.parametrize("mode", modes())
+def test_one_fork_per_sample_the_checker_stays_warm(mode):
+    """Each job forks only its sample process; the check process is forked once per worker and
+    runs job after job (as a uid of its own when the app is root)."""
+    with SandboxPool(workers=1, isolation=mode) as pool:
+        ids = [check_ids(result) for result in pool.run([(check_job(IDS), 5.0)] * 4)]
+    checker_pids = {checker_pid for checker_pid, _, _, _ in ids}
+    sample_pids = {sample_pid for _, _, sample_pid, _ in ids}
+    assert len(checker_pids) == 1 and len(sample_pids) == 4
+    assert not checker_pids & sample_pids
+    if os.geteuid() == 0:
+        (checker_uid,) = {uid for _, uid, _, _ in ids}
+        (sample_uid,) = {uid for _, _, _, uid in ids}
+        assert checker_uid != sample_uid and 0 not in (checker_uid, sample_uid)
+
+
+@pytest.mark.parametrize("mode", modes())
+def test_a_checker_stopped_mid_check_is_never_reused(mode):
+    """A job that ends inside a check (here a timeout) kills the warm checker; the next job gets a
+    fresh one, and its check runs as before."""
+    hang = "import time\ndef check(candidate):\n    time.sleep(30)\n"
+    with SandboxPool(workers=1, isolation=mode) as pool:
+        first = check_ids(pool.run([(check_job(IDS), 5.0)])[0])[0]
+        stuck = pool.run([(check_job(IDS, hang), 0.5)])[0]
+        assert stuck.timed_out
+        assert stuck.checker_exit is not None and stuck.checker_exit.signal == signal.SIGKILL
+        second = check_ids(pool.run([(check_job(IDS), 5.0)])[0])[0]
+    assert first != second
+
+
+@pytest.mark.parametrize("mode", modes())
+def test_check_state_does_not_outlive_its_job(mode):
+    """The warm checker gives every check body a fresh namespace and the same random draws, and
+    what the previous sample returned is nowhere to be found."""
+    check = textwrap.dedent("""
+        import random
+        def check(candidate):
+            assert "seen" not in globals()
+            globals()["seen"] = True
+            candidate(random.random(), 0)
+    """)
+    with SandboxPool(workers=1, isolation=mode) as pool:
+        results = pool.run([(check_job(IDS, check), 5.0)] * 3)
+    draws = {check_ids(result)[0] for result in results}
+    assert len(draws) == 1
+
+
+@pytest.mark.parametrize("mode", modes())
+def test_a_sample_that_never_serves_ends_its_check_the_same_way_every_time(mode):
+    """Whether the sample's process is gone before or after the check's first call, the check
+    fails with the same message (the checker waits for the sample to say it serves)."""
+    slow_failure = "import time\ntime.sleep(0.05)\nraise ValueError('no')\n"
+    fast_failure = "raise ValueError('no')\n"
+    with SandboxPool(workers=1, isolation=mode) as pool:
+        results = pool.run(
+            [(check_job(program), 5.0) for program in [slow_failure, fast_failure] * 3]
+        )
+    messages = set()
+    for result in results:
+        frames, broken, _ = _frames(result.checker_stream)
+        assert broken is None and frames[-1] == {"t": "checks_done"}
+        messages.add(frames[0]["x"]["msg"])
+    assert messages == {"the sample process ended before answering"}
+
+
+@pytest.mark.parametrize("mode", modes())
+def test_the_next_job_waits_in_the_workers_pipe(mode):
+    """Two jobs go to a zygote at once, so it never waits for the dispatcher between jobs; a job
+    queued behind one whose worker dies has not started, and runs on the replacement."""
+    contract = load_contract(FIXTURES / "hostile.toml")
+    with Oracle(workers=1, isolation=mode) as oracle:
+        pool = oracle._pool
+        slot = pool._slots[0]
+        first_pid = slot.proc.pid
+        payload = oracle._plan(contract).payload
+        hang = pool.submit({**payload, "program": "import time\ntime.sleep(5)\n"}, 10.0)
+        queued = pool.submit({**payload, "program": contract.reference}, 10.0)
+        deadline = time.monotonic() + 5
+        while not slot.pgids and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(slot.jobs) == 2
+        os.killpg(first_pid, signal.SIGKILL)
+        assert hang.result(timeout=10).lost == "the sandbox worker died"
+        result = queued.result(timeout=10)
+        assert result.lost is None
+        assert oracle._plan(contract).verdict(result, [], oracle.isolation).passed
+
+
 @pytest.mark.parametrize("mode", modes())
 def test_a_dead_worker_loses_only_its_job_and_is_replaced(mode):
     contract = load_contract(FIXTURES / "hostile.toml")

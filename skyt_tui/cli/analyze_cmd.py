@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -29,7 +30,6 @@ from skyt_tui.cli.output import (
     print_table,
     write_output_file,
 )
-from skyt_tui.engine.analysis import RunAnalysis, analyze_runs
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.normalize import LEVELS
 from skyt_tui.engine.report import analysis_rows, samples_csv
@@ -40,6 +40,10 @@ from skyt_tui.engine.sources import (
     provenance,
     resolve_contracts,
 )
+from skyt_tui.engine.versions import DEFAULT_DISTANCE, DISTANCE_FUNCTIONS, distance_version
+
+if TYPE_CHECKING:  # the pipeline (oracle, sandbox, canon, repair) loads when the command runs
+    from skyt_tui.engine.analysis import RunAnalysis
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -64,6 +68,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)"
+    )
+    parser.add_argument(
+        "--distance",
+        choices=tuple(DISTANCE_FUNCTIONS),
+        default=DEFAULT_DISTANCE,
+        help="distance for d_pre, d_post and R_pairwise: levenshtein (default) or tree "
+        "(normalised AST tree edit distance; R_pairwise is then SKYT's R_structural)",
     )
     add_tau_option(parser)
     parser.add_argument(
@@ -104,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
                 "runs": [_run_dict(a, args.samples) for a in analyses],
                 "level": args.level,
                 "tau": args.tau,
+                "distance": distance_version(args.level, args.distance),
             },
         )
         return 0
@@ -120,8 +132,14 @@ def _run_dict(analysis: RunAnalysis, with_samples: bool) -> dict:
 
 
 def _analyze(runs, args) -> list[RunAnalysis]:
+    from skyt_tui.engine.analysis import analyze_runs
+
     options = dict(
-        level=args.level, tau=args.tau, oracle=not args.no_oracle, repair_samples=not args.no_repair
+        level=args.level,
+        tau=args.tau,
+        oracle=not args.no_oracle,
+        repair_samples=not args.no_repair,
+        distance=args.distance,
     )
     err = error_console()
     if args.json or not err.is_terminal:
@@ -145,7 +163,9 @@ def _analyze(runs, args) -> list[RunAnalysis]:
 
 
 def _print_table(analyses: list[RunAnalysis], args) -> None:
-    table = Table(title=f"{len(analyses)} run(s) · level {args.level} · τ {args.tau:g}")
+    table = Table(
+        title=f"{len(analyses)} run(s) · {distance_version(args.level, args.distance)} · τ {args.tau:g}"
+    )
     columns = (
         "run",
         "model",

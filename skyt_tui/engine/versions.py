@@ -13,6 +13,10 @@ NORMALIZATION_VERSION = "1"
 LEVELS = ("raw", "format", "nodoc", "alpha")
 """The normalization levels, weakest first (docs/how-it-works.md)."""
 DISTANCE_FUNCTION = "levenshtein-normalized-v1"
+TREE_DISTANCE_FUNCTION = "ast-ted-normalized-v1"
+DISTANCE_FUNCTIONS = {"levenshtein": DISTANCE_FUNCTION, "tree": TREE_DISTANCE_FUNCTION}
+"""The distances a run can be measured with (`analyze --distance`), each with its version."""
+DEFAULT_DISTANCE = "levenshtein"
 ORACLE_VERSION = "2"
 REPAIR_VERSION = "1"
 CANON_VERSION = "1"
@@ -21,8 +25,12 @@ DEFAULT_TAU = 0.10
 DEFAULT_LEVEL = "nodoc"
 
 
-def distance_version(level: str = DEFAULT_LEVEL) -> str:
+def distance_version(level: str = DEFAULT_LEVEL, distance: str = DEFAULT_DISTANCE) -> str:
     """DISTANCE_VERSION names the level and the function, e.g. `nodoc/levenshtein-normalized-v1`."""
     if level not in LEVELS:
         raise ValueError(f"unknown distance level {level!r}; choose one of {', '.join(LEVELS)}")
-    return f"{level}/{DISTANCE_FUNCTION}"
+    if distance not in DISTANCE_FUNCTIONS:
+        raise ValueError(
+            f"unknown distance {distance!r}; choose one of {', '.join(DISTANCE_FUNCTIONS)}"
+        )
+    return f"{level}/{DISTANCE_FUNCTIONS[distance]}"

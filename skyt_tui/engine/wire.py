@@ -225,10 +225,12 @@ def _encode_foreign(value: Any, strict: bool, depth: int, active: set[int]) -> A
         dict,
     ):
         if isinstance(value, base):
+            convert: Any = base  # a builtin type, applied to its own subclass's instance
+            source: Any = value
             if base in (list, tuple, set, frozenset, dict):
-                plain = base(value.items()) if base is dict else base(value)
+                plain = convert(source.items()) if base is dict else convert(source)
                 return _encode_container(plain, base, strict, depth, active)
-            return _encode(base(value), strict, depth, active)
+            return _encode(convert(value), strict, depth, active)
     if isinstance(value, numbers.Integral):
         return _encode(int(value), strict, depth, active)
     if isinstance(value, numbers.Real):

