@@ -55,7 +55,7 @@ async def test_each_canon_with_its_provenance_versions_code_and_history(demo_hom
         )
         assert "established  2026-01-15T09:00:00Z" in shown
         assert "normalization 1" in shown and "def slugify(text):" in shown
-        assert "1  established  2026-01-15T09:00:00Z" in shown
+        assert "1  established  2026-01-15 09:00:00  run " in shown
         await pilot.press("c")
         assert app.clipboard == canon_store.load_canon("slugify").canon.code
 
@@ -133,5 +133,5 @@ async def test_reestablishing_says_what_happens_then_keeps_the_old_canon(demo_ho
         assert [e["event"] for e in events] == ["established", "reestablished"]
         assert events[1]["previous"]["content_hash"] == old.content_hash
         shown = screen_text(app)
-        assert f"run {second}, sample 0" in shown and "2  reestablished" in shown
+        assert "2  reestablished  " in shown and f"run {second}, sample 0" in shown
         assert any("re-established from run " + second in m for m in notifications(app))

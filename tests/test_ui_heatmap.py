@@ -262,3 +262,29 @@ async def test_new_data_refits_the_zoom_and_keeps_the_cursor_inside():
         await pilot.pause()
         assert heatmap.zoom == heatmap.fit_zoom() == 8
         assert heatmap.cursor_pair == (2, 2)
+
+
+def text(strip) -> str:
+    return "".join(cell[0] for cell in cells(strip))
+
+
+@pilot_test
+async def test_axes_name_the_samples_and_mark_pass_and_fail():
+    """Issue 14.11: sample numbers above the columns, each column's ✓/✗/! mark, the rows' marks in the gutter."""
+    matrix = np.zeros((12, 12))
+    labels = [str(k) for k in range(12)]
+    marks = ["✓"] * 12
+    marks[7], marks[11] = "✗", "!"
+    heatmap = Heatmap(matrix, labels, list(reversed(range(12))), zoom=4, marks=marks)
+    async with HeatmapApp(heatmap).run_test(size=(80, 40)) as pilot:
+        await pilot.pause()
+        ruler = text(heatmap.render_line(0))
+        assert ruler[GUTTER:].startswith("▼▼▼▼10  9   8   7"), (
+            "cursor on the first column (sample 11)"
+        )
+        marks_line = text(heatmap.render_line(1))[GUTTER:]
+        assert marks_line[::4][:12] == "!✓✓✓✗✓✓✓✓✓✓✓"
+        gutter = [text(heatmap.render_line(RULER + line))[:GUTTER] for line in range(4)]
+        assert gutter == ["▶! ", "▶  ", " ✓ ", "   "], (
+            "zoom 4: a sample is two lines, marked on its first"
+        )

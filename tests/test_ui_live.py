@@ -230,6 +230,13 @@ async def test_after_a_canon_is_re_established_the_open_run_and_the_contract_nam
         shown = screen_text(app)  # the detail pane wraps the line
         assert "fixed by sample 0 of run" in shown and second.id in shown and "(openai/m)" in shown
         assert "first run" not in shown
+        await pilot.press("3")  # the Canon section says the same
+        await settle(pilot)
+        canons = app.screen.query_one(DataTable)
+        canons.move_cursor(row=canons.get_row_index(CONTRACT_ID))
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "fixed by sample 0 of run" in shown and "first run" not in shown
 
 
 @pilot_test
@@ -395,3 +402,93 @@ async def test_run_again_asks_for_a_new_run_with_the_same_settings(isolated_home
             concurrency=4,
         )
     ]
+
+
+@pilot_test
+async def test_the_dialog_remembers_across_restarts_and_sends_every_option(monkeypatch):
+    """Issue 14.7/14.9: timeout, seed, max tokens and system prompt reach the server; the values come back
+    from settings.toml on the next start; the theme too."""
+    from textual.widgets import Input, Select
+
+    from tests.test_ui_app import fill_dialog, select_contract
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeLLMServer(default=lambda number: ("ok", ANSWER)) as server:
+        app = SkytApp(start="contracts")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await start_run(
+                pilot,
+                provider="openai",
+                model="m1",
+                target=server.url + "/v1",
+                n="2",
+                temperatures="0.3",
+                timeout="7",
+                seed="42",
+                max_tokens="300",
+                system="Answer with code only.",
+            )
+            progress = app.screen.query_one(RunProgress)
+            await wait_for(pilot, lambda: not progress.running, 30)
+            await pilot.press("t")  # light theme, kept
+    body = server.requests[0]["body"]
+    assert body["seed"] == 42 and body["max_tokens"] == 300
+    assert body["messages"][0] == {"role": "system", "content": "Answer with code only."}
+    [run_id] = runs.run_ids()
+    meta = runs.load_meta(run_id)
+    assert meta.provider_settings["timeout_s"] == 7.0 and meta.seed == 42
+    app = SkytApp(start="contracts")  # a new start: values from settings.toml
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        assert app.theme == "textual-light"
+        await select_contract(pilot, "gcd")
+        await pilot.press("r")
+        await pilot.pause()
+        dialog = app.screen
+        assert app.focused is dialog.query_one("#field-provider", Select), "first field focused"
+        values = {f: dialog.query_one(f"#field-{f}", Input).value for f in ("model", "target", "n")}
+        assert values == {"model": "m1", "target": server.url + "/v1", "n": "2"}
+        assert dialog.query_one("#field-temperatures", Input).value == "0.3"
+        await fill_dialog(pilot, provider="command")  # a base URL is no command: cleared
+        assert dialog.query_one("#field-target", Input).value == ""
+
+
+@pilot_test
+async def test_while_a_run_generates_the_intervals_narrow_and_it_offers_to_stop(monkeypatch):
+    """Issue 14.16: pass rate and R_anchor so far with 95% intervals, tokens so far, and the offer to stop
+    once both intervals are narrower than the width asked for."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeLLMServer(default=lambda number: ("slow", 0.25, ANSWER)) as server:
+        app = SkytApp(start="contracts")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await start_run(
+                pilot,
+                provider="openai",
+                model="m",
+                target=server.url + "/v1",
+                n="40",
+                concurrency="2",
+                stop_width="0.6",
+            )
+
+            def estimate() -> str:
+                return str(app.screen.query_one("#run-progress-estimate").render())
+
+            await wait_for(pilot, lambda: "sure enough" in estimate(), 60)
+            shown = estimate()
+            assert "pass 1.000 [" in shown and "R_anchor 1.000 [" in shown
+            assert "tokens " in shown and " out (≈18 a sample" in shown
+            await pilot.press("c")
+            progress = app.screen.query_one(RunProgress)
+            await wait_for(pilot, lambda: not progress.running, 10)
+    [run_id] = runs.run_ids()
+    meta = runs.load_meta(run_id)
+    assert runs.run_state(meta) == runs.INTERRUPTED and len(runs.load_run(run_id).samples) < 40
+
+
+def test_wilson_interval_is_the_textbook_one():
+    from skyt_tui.ui.run_text import wilson_interval
+
+    low, high = wilson_interval(0.5, 10)
+    assert round(low, 4) == 0.2366 and round(high, 4) == 0.7634
+    assert wilson_interval(1.0, 4)[1] == 1.0 and 0.5 < wilson_interval(1.0, 4)[0] < 0.52

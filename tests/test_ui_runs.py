@@ -239,3 +239,120 @@ async def test_at_80_columns_the_list_keeps_whole_columns_and_sorts_and_filters(
         await pilot.press("escape")  # clears the filter
         await pilot.pause()
         assert table.row_count == 6
+
+
+@pilot_test
+async def test_a_pane_can_be_enlarged_and_a_tiny_terminal_is_told_so(demo_home):
+    """Issue 14.12: z enlarges the focused pane (and back); below 60×18 a message instead of vanished panes."""
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        fib = demo_run_id("fibonacci_iterative")
+        screen = await open_run(pilot, fib)
+        await pilot.press("z")
+        await pilot.pause()
+        assert screen.maximized is screen.query_one("#samples-table", DataTable)
+        assert "R_raw" not in screen_text(app), (
+            "the run's head is hidden while the table is enlarged"
+        )
+        await pilot.press("z")
+        await pilot.pause()
+        assert screen.maximized is None and "R_raw" in screen_text(app)
+        await pilot.resize_terminal(50, 15)
+        await pilot.pause()
+        assert "Terminal too small: 50×15" in screen_text(app)
+        await pilot.resize_terminal(60, 18)
+        await pilot.pause()
+        assert "too small" not in screen_text(app) and "R_raw" in screen_text(app)
+
+
+@pilot_test
+async def test_the_samples_of_a_run_sort_and_filter(demo_home):
+    """Issue 14.10: `s` sorts the per-sample table, `/` filters it, esc clears the filter (not the screen)."""
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        fib = demo_run_id("fibonacci_iterative")
+        screen = await open_run(pilot, fib)
+        rows = sample_rows(runs.load_run(fib), runs.analyze_stored_run(fib))
+        failing = [r["index"] for r in rows if r["passed"] is False]
+        assert failing
+        await pilot.press("slash")
+        screen.query_one("#samples-filter", Input).value = "✗"  # as typed
+        await pilot.pause()
+        assert [r["index"] for r in screen.rows] == failing
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, RunDetailScreen) and len(screen.rows) == 14
+        await pilot.press("s", "s", "s", "s", "s", "s")  # verdict ▲▼, sig ▲▼, d_pre ▲▼
+        await pilot.pause()
+        d_pre = [r["d_pre"] for r in screen.rows if r["d_pre"] is not None]
+        assert d_pre == sorted(d_pre, reverse=True) and "sorted by d_pre ▼" in screen_text(app)
+
+
+@pilot_test
+async def test_diffs_can_be_shown_side_by_side(demo_home):
+    """Issue 14.12: `d` shows the diff against the canon side by side (and back), copied as shown."""
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        fib = demo_run_id("fibonacci_iterative")
+        screen = await open_run(pilot, fib)
+        screen.query_one("#samples-table", DataTable).move_cursor(row=7)
+        await pilot.press("v")  # vs canon
+        await pilot.pause()
+        assert "--- canon" in screen_text(app)
+        await pilot.press("d")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "--- canon" not in shown and "canon" in shown and "sample 7" in shown
+        header = next(line for line in shown.splitlines() if "sample 7" in line and "canon" in line)
+        assert header.index("canon") < header.index("sample 7"), (
+            "canon on the left, the sample right"
+        )
+        await pilot.press("c")
+        copied = app.clipboard
+        assert "canon" in copied and "sample 7" in copied and "<rich" not in copied
+        await pilot.press("d")
+        await pilot.pause()
+        assert "--- canon" in screen_text(app)
+
+
+@pilot_test
+async def test_solution_families_with_a_canon_preview(demo_home):
+    """Issue 14.15: `f` groups a run's samples by alpha signature and outputs, one representative each, the
+    diff against the largest family, and what each passing representative would do as the canon."""
+    from skyt_tui.ui.families import solution_families
+    from skyt_tui.ui.screens.families import FamiliesScreen
+
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        fib = demo_run_id("fibonacci_iterative")
+        await open_run(pilot, fib)
+        await pilot.press("f")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FamiliesScreen)
+        analysis = runs.analyze_stored_run(fib)
+        families = solution_families(analysis)
+        assert sum(len(f.members) for f in families) == 14
+        assert [len(f.members) for f in families] == sorted(
+            (len(f.members) for f in families), reverse=True
+        )
+        for family in families:  # one signature and one behaviour per family
+            members = [s for s in analysis["samples"] if s["index"] in family.members]
+            assert len({s["signatures"]["alpha"] for s in members}) == 1
+            assert len({str(s.get("outputs")) for s in members}) == 1
+        table = screen.query_one("#families-table", DataTable)
+        assert table.row_count == len(families)
+        # the canon is sample 0: previewing its own family gives today's R_anchor_pre and μ_pre
+        canon_family = next(row for row, f in enumerate(families) if 0 in f.members)
+        preview = screen.previews[families[canon_family].representative]
+        metrics = analysis["metrics"]
+        if families[canon_family].representative == 0:
+            assert preview.R_anchor_pre == metrics["R_anchor_pre"]
+            assert abs(preview.mu_pre - metrics["mu_pre"]) < 1e-9
+        table.move_cursor(row=len(families) - 1)
+        await pilot.pause()
+        assert "(largest family)" in screen_text(app) or families[-1] is families[0]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, RunDetailScreen)

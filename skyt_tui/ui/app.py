@@ -100,6 +100,8 @@ class SkytApp(App[int]):
         """Set while a run generates (Contracts): quitting asks first, then cancels it."""
         self.run_cancelling: Callable[[], None] | None = None
         self.quitting = False
+        self.diff_side_by_side = False
+        """Diffs shown side by side instead of unified (`d` in a run's detail or a heatmap diff)."""
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus those our bindings already offer (quit) or replace (keys → `?`)."""
@@ -108,7 +110,10 @@ class SkytApp(App[int]):
                 yield command
 
     def on_mount(self) -> None:
-        self.theme = DARK_THEME
+        theme, error = data.load_theme()
+        self.theme = theme if theme in self.available_themes else DARK_THEME
+        if error:
+            self.notify(f"settings not used: {error}", severity="warning", markup=False)
         if (
             not data.is_demo_store()
             and not self.extra_analyses
@@ -224,6 +229,8 @@ class SkytApp(App[int]):
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT_THEME if self.current_theme.dark else DARK_THEME
+        if error := data.save_theme(self.theme):  # kept for the next start (settings.toml)
+            self.notify(f"theme not saved: {error}", severity="warning", markup=False)
 
 
 def run_app(*, analyses: Sequence[RunAnalysis] = (), start: str | None = None) -> int:

@@ -215,6 +215,19 @@ def analyze_runs(
     return [results[run_id] for run_id in run_ids if run_id in results]
 
 
+def partial_metrics(
+    run_id: str, cancelled: Callable[[], bool] | None = None
+) -> dict[str, Any] | None:
+    """The metrics of a run's samples so far (while it generates: a sandboxed analysis in a child process,
+    cached by the samples it saw); None when it has no code yet."""
+    run = runs.load_run(run_id)
+    if not run.n_ok:
+        return None
+    [analysis] = analyze_runs([run_id], cancelled=cancelled)
+    metrics: dict[str, Any] = analysis["metrics"]
+    return metrics
+
+
 def analyze_run(
     run: runs.StoredRun, *, cancelled: Callable[[], bool] | None = None
 ) -> dict[str, Any]:
@@ -382,6 +395,10 @@ class SampleProgress:
     passed: bool | None = None
     message: str = ""
     retry: bool = False
+    run_id: str = ""
+    """The stored run the sample belongs to (empty when the executor does not say)."""
+    usage: dict[str, int] | None = None
+    """The provider's token counts for this sample, when it reports them."""
 
 
 @dataclass(frozen=True)
@@ -403,17 +420,83 @@ RunExecutor = Callable[[RunRequest, Callable[[SampleProgress], None], threading.
 def provider_settings(request: RunRequest) -> dict[str, Any]:
     """The settings `make_provider` takes, from the dialog's "where" field."""
     target = request.target.strip()
+    timeout = {"timeout_s": request.timeout_s} if request.timeout_s is not None else {}
     if request.provider in ("openai", "anthropic"):
-        return {"base_url": target} if target else {}
+        return ({"base_url": target} if target else {}) | timeout
     if request.provider == "command":
-        return {"command": target}
+        return {"command": target} | timeout
     return {"source": target, "model": request.model or None}
+
+
+def run_form_defaults() -> tuple[dict[str, str], str | None]:
+    """The run dialog's first values from settings.toml (`[run]`: provider, model, base_url, n,
+    temperature), and the file's one-line error when it cannot be read."""
+    from skyt_tui.engine.settings import load_settings
+
+    try:
+        run = load_settings().run
+    except SkytError as exc:
+        return {}, str(exc)
+    values = {"n": str(run.n), "temperatures": f"{run.temperature:g}"}
+    if run.provider:
+        values["provider"] = run.provider
+    if run.model:
+        values["model"] = run.model
+    if run.base_url and (run.provider or "openai") in ("openai", "anthropic"):
+        values["target"] = run.base_url
+    return values, None
+
+
+def remember_run_request(request: RunRequest) -> str | None:
+    """Keep the dialog's values in settings.toml for the next start (and `skyt-tui run`'s defaults);
+    the one-line error when the file cannot be written or read."""
+    from skyt_tui.engine.settings import load_settings, save_settings, with_value
+
+    try:
+        settings = load_settings()
+        for key, value in (
+            ("run.provider", request.provider),
+            ("run.model", request.model or None),
+            (
+                "run.base_url",
+                request.target or None if request.provider in ("openai", "anthropic") else None,
+            ),
+            ("run.n", request.n),
+            ("run.temperature", request.temperatures[0]),
+        ):
+            settings = with_value(settings, key, value)
+        save_settings(settings)
+    except (SkytError, OSError) as exc:
+        return str(exc)
+    return None
+
+
+def load_theme() -> tuple[str | None, str | None]:
+    """The theme in settings.toml (None: the default) and the file's error, if any."""
+    from skyt_tui.engine.settings import load_settings
+
+    try:
+        return load_settings().theme, None
+    except SkytError as exc:
+        return None, str(exc)
+
+
+def save_theme(theme: str) -> str | None:
+    from skyt_tui.engine.settings import update_setting
+
+    try:
+        update_setting("theme", theme)
+    except (SkytError, OSError) as exc:
+        return str(exc)
+    return None
 
 
 def rerun_request(meta: runs.RunMeta, concurrency: int = 4) -> RunRequest:
     """A new run with a stored run's settings (provider, model, where, N, temperature)."""
     settings = meta.provider_settings
     target = settings.get("base_url") or settings.get("command") or settings.get("source") or ""
+    timeout = settings.get("timeout_s")
+    tokens = meta.request.get("max_tokens")
     return RunRequest(
         contract_id=meta.contract_id,
         provider=meta.provider,
@@ -422,6 +505,10 @@ def rerun_request(meta: runs.RunMeta, concurrency: int = 4) -> RunRequest:
         temperatures=(meta.temperature if meta.temperature is not None else 0.0,),
         concurrency=concurrency,
         target=str(target),
+        timeout_s=float(timeout) if isinstance(timeout, int | float) else None,
+        seed=meta.seed,
+        max_tokens=tokens if isinstance(tokens, int) else None,
+        system=str(meta.request.get("system") or ""),
     )
 
 
@@ -482,6 +569,8 @@ def _resume(
                 total=total,
                 failed=failed,
                 message=record.error or "" if failed else "",
+                run_id=run.id,
+                usage=record.usage,
             )
         )
 
@@ -525,9 +614,11 @@ def execute_run(
     contract = get_contract(request.contract_id)
     total = request.n * len(request.temperatures)
     offset = {"value": -request.n}
+    current = {"run_id": ""}
 
     def started(meta: runs.RunMeta) -> None:
         offset["value"] += request.n
+        current["run_id"] = meta.id
 
     def sample_done(record: runs.SampleRecord) -> None:
         failed = record.status == runs.FAILED
@@ -537,6 +628,8 @@ def execute_run(
                 total=total,
                 failed=failed,
                 message=record.error or "" if failed else "",
+                run_id=current["run_id"],
+                usage=record.usage,
             )
         )
 
@@ -556,6 +649,9 @@ def execute_run(
         temperature=None,
         n=request.n,
         provider_settings=provider_settings(request),
+        seed=request.seed,
+        max_tokens=request.max_tokens,
+        system=request.system or None,
     )
     outcomes = run_sweep(
         contract,

@@ -1,9 +1,12 @@
-"""Unified diffs of sample code as rich `Text`: coloured by line kind, never parsed as markup."""
+"""Diffs of sample code, unified (rich `Text`) or side by side (a two-column table): coloured by line kind,
+never parsed as markup."""
 
 from __future__ import annotations
 
 import difflib
 
+from rich.console import RenderableType
+from rich.table import Table
 from rich.text import Text
 
 from skyt_tui.engine.printable import printable
@@ -37,3 +40,37 @@ def unified_diff_text(
         )  # sample code: no raw escapes
     text.rstrip()
     return text
+
+
+def side_by_side_diff(
+    before: str, after: str, before_label: str, after_label: str
+) -> RenderableType:
+    """The two texts in two columns, lines aligned: removed lines red on the left, added ones green on the
+    right, changed ones both; an explicit line when they are identical."""
+    left, right = before.splitlines(), after.splitlines()
+    if left == right:
+        return Text(
+            f"{before_label} and {after_label} are identical at this level.", style="italic"
+        )
+    table = Table(box=None, expand=True, show_edge=False, pad_edge=False, header_style="bold")
+    table.add_column(before_label, ratio=1, overflow="fold")
+    table.add_column(after_label, ratio=1, overflow="fold")
+    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for k in range(max(i2 - i1, j2 - j1)):
+            a = left[i1 + k] if i1 + k < i2 else None
+            b = right[j1 + k] if j1 + k < j2 else None
+            style_a, style_b = ("", "") if tag == "equal" else ("red", "green")
+            table.add_row(
+                Text(printable(a, multiline=True), style=style_a) if a is not None else Text(""),
+                Text(printable(b, multiline=True), style=style_b) if b is not None else Text(""),
+            )
+    return table
+
+
+def diff_renderable(
+    before: str, after: str, before_label: str, after_label: str, side_by_side: bool
+) -> RenderableType:
+    if side_by_side:
+        return side_by_side_diff(before, after, before_label, after_label)
+    return unified_diff_text(before, after, before_label, after_label)

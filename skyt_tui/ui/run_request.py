@@ -40,6 +40,13 @@ class RunRequest:
     temperatures: tuple[float, ...]
     concurrency: int
     target: str = ""
+    timeout_s: float | None = None
+    """Per request; None keeps the provider's default (120 s for HTTP, 300 s for a command)."""
+    seed: int | None = None
+    max_tokens: int | None = None
+    system: str = ""
+    stop_width: float | None = None
+    """Offer to stop once the 95% intervals of pass rate and R_anchor are narrower than this."""
     resume: str | None = None
     """A stored run to complete instead of a new one (its own settings; `retry_failed` asks failed ones again)."""
     retry_failed: bool = False
@@ -97,6 +104,28 @@ def _target(provider: str, text: str) -> str | None:
     return None
 
 
+KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+MAX_TIMEOUT_S = 3600.0
+
+
+def _optional_integer(text: str, low: int, high: int) -> tuple[int | None, str | None]:
+    if not text.strip():
+        return None, None
+    return _integer(text, low, high)
+
+
+def _timeout(text: str) -> tuple[float | None, str | None]:
+    if not text.strip():
+        return None, None
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None, f"seconds, not {text.strip()!r}"
+    if not 0.5 <= value <= MAX_TIMEOUT_S:
+        return None, f"must be between 0.5 and {MAX_TIMEOUT_S:g} seconds"
+    return value, None
+
+
 def parse_run_form(
     contract_id: str,
     provider: str,
@@ -105,7 +134,18 @@ def parse_run_form(
     temperatures: str,
     concurrency: str,
     target: str = "",
+    timeout: str = "",
+    seed: str = "",
+    max_tokens: str = "",
+    system: str = "",
+    stop_width: str = "",
+    environ: dict[str, str] | None = None,
 ) -> RunRequest:
+    """The request, or RunFormError naming every bad field; `environ` (default os.environ) is where the
+    provider's key must be, so a missing key is reported on the field that can replace it."""
+    import os
+
+    environ = dict(os.environ) if environ is None else environ
     errors: dict[str, str] = {}
     if provider not in PROVIDERS:
         errors["provider"] = f"choose one of {', '.join(PROVIDERS)}"
@@ -124,6 +164,34 @@ def parse_run_form(
     workers, reason = _integer(concurrency, 1, MAX_CONCURRENCY)
     if reason:
         errors["concurrency"] = reason
+    timeout_s, reason = _timeout(timeout)
+    if reason:
+        errors["timeout"] = reason
+    seed_value, reason = _optional_integer(seed, 0, 2**31 - 1)
+    if reason:
+        errors["seed"] = reason
+    tokens, reason = _optional_integer(max_tokens, 1, 1_000_000)
+    if reason:
+        errors["max_tokens"] = reason
+    width: float | None = None
+    if stop_width.strip():
+        try:
+            width = float(stop_width.strip())
+        except ValueError:
+            errors["stop_width"] = f"a width between 0 and 1, not {stop_width.strip()!r}"
+        else:
+            if not 0.0 < width < 1.0:
+                errors["stop_width"] = "a width between 0 and 1 (e.g. 0.2)"
+                width = None
+    key = KEY_ENVS.get(provider)
+    if key and not environ.get(key) and "target" not in errors:
+        if provider == "anthropic":
+            errors["target"] = f"{key} is not set: export it in the shell that starts skyt-tui"
+        elif not target and not environ.get("OPENAI_BASE_URL"):
+            errors["target"] = (
+                f"{key} is not set: export it in the shell that starts skyt-tui, "
+                "or give a local server's Base URL here"
+            )
     if errors:
         raise RunFormError(errors)
     assert n_value is not None and temps is not None and workers is not None
@@ -135,4 +203,9 @@ def parse_run_form(
         temperatures=temps,
         concurrency=workers,
         target=target,
+        timeout_s=timeout_s,
+        seed=seed_value,
+        max_tokens=tokens,
+        system=system.strip(),
+        stop_width=width,
     )

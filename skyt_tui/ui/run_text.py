@@ -6,6 +6,7 @@ from anywhere, so nothing here is parsed as markup.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from rich.text import Text
@@ -223,3 +224,15 @@ def canon_text(analysis: dict[str, Any], run_id: str | None = None) -> Text:
     return Text(
         f"canon: {status or 'not computed'}" + (f" — {reason}" if reason else ""), style="yellow"
     )
+
+
+Z95 = 1.959963984540054
+
+
+def wilson_interval(share: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """The 95% Wilson score interval of a share observed on n samples (honest at small n and at 0 or 1)."""
+    if n <= 0:
+        return 0.0, 1.0
+    centre = (share + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -24,7 +24,7 @@ from skyt_tui.ui import data
 from skyt_tui.ui.run_text import temperature
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen
-from skyt_tui.ui.screens.contracts import CANON_MEANING, canon_cell, code_syntax
+from skyt_tui.ui.screens.contracts import canon_cell, canon_meaning, code_syntax
 from skyt_tui.ui.widgets.empty_state import empty_state_text
 
 
@@ -189,7 +189,7 @@ class CanonScreen(SectionScreen):
         title = Text()
         title.append(f"canon of {contract_id} · ", style="bold")
         title.append_text(canon_cell(name))
-        title.append(f" — {CANON_MEANING[name]}\n")
+        title.append(f" — {canon_meaning(name, state.canon)}\n")
         for reason in state.reasons:
             title.append(f"  {reason}\n", style="red")
         if state.canon is None:
@@ -260,26 +260,21 @@ class CanonScreen(SectionScreen):
             return Text(f"history unreadable: {exc}", style="red")
         if not events:
             return Text("\nno history yet", style="dim")
-        table = Table(
-            title="history",
-            title_justify="left",
-            title_style="bold underline",
-            box=None,
-            header_style="dim",
-            pad_edge=False,
-        )
-        for column in ("#", "event", "at", "run / sample", "reason"):
-            table.add_column(column, overflow="fold")
+        # one event per line, the reason under it: ids and times are never wrapped mid-word
+        lines = Text("\nhistory\n", style="bold underline")
+        width = max(len(str(event.get("event", "?"))) for event in events)
         for number, event in enumerate(events, start=1):
             provenance = (event.get("canon") or {}).get("provenance") or {}
-            table.add_row(
-                str(number),
-                Text(str(event.get("event", "?"))),
-                Text(str(event.get("at", ""))),
-                Text(f"{provenance.get('run_id', '–')} / {provenance.get('sample_index', '–')}"),
-                Text(str(event.get("reason", ""))),
+            lines.append(f"{number}  ", style="dim")
+            lines.append(f"{str(event.get('event', '?')):<{width}}  ")
+            lines.append(str(event.get("at", ""))[:19].replace("T", " ") + "  ", style="dim")
+            lines.append(
+                f"run {provenance.get('run_id', '–')}, sample {provenance.get('sample_index', '–')}\n"
             )
-        return Group(Text(""), table)
+            if event.get("reason"):
+                lines.append(f"   {event.get('reason')}\n", style="dim")
+        lines.rstrip()
+        return lines
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "reestablish":

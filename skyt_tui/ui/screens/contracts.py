@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+import time
+from typing import Any
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -13,9 +15,10 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static
+from textual.worker import get_current_worker
 
 from skyt_tui import locations
-from skyt_tui.engine.canon import CanonState
+from skyt_tui.engine.canon import Canon, CanonState
 from skyt_tui.engine.catalog import CatalogEntry
 from skyt_tui.engine.demo import DEMO_LABEL, DEMO_MODEL
 from skyt_tui.engine.errors import SkytError
@@ -52,6 +55,22 @@ CANON_MEANING = {
 }
 
 
+def canon_meaning(state: str, canon: Canon | None) -> str:
+    """What the canon state means; for a usable canon, where it came from, read from its provenance (it
+    may have been re-established since the contract's first run)."""
+    if state != "ok" or canon is None:
+        return CANON_MEANING[state]
+    provenance = canon.provenance
+    where = f"sample {provenance.get('sample_index')} of run {provenance.get('run_id')}"
+    model = provenance.get("model")
+    if model == DEMO_MODEL:
+        where += f" ({DEMO_LABEL})"
+    elif model:
+        where += f" ({provenance.get('provider')}/{model})"
+    when = str(provenance.get("established_at") or "")[:19].replace("T", " ")
+    return f"fixed by {where}" + (f", established {when}" if when else "")
+
+
 def canon_cell(state: str) -> Text:
     return Text(state, style=CANON_STYLES.get(state, ""))
 
@@ -67,10 +86,20 @@ def code_syntax(code: str, dark: bool) -> Syntax:
     )
 
 
+ESTIMATE_INTERVAL_S = 2.0
+"""How often the run's metrics so far are recomputed while it generates (a sandboxed analysis)."""
+
+
 class RunProgressed(Message):
     def __init__(self, progress: data.SampleProgress) -> None:
         super().__init__()
         self.progress = progress
+
+
+class RunEstimated(Message):
+    def __init__(self, run_id: str, metrics: dict[str, Any]) -> None:
+        super().__init__()
+        self.run_id, self.metrics = run_id, metrics
 
 
 class RunEnded(Message):
@@ -95,6 +124,8 @@ class ContractsScreen(SectionScreen):
         self.signature: tuple = ()
         self.last_request: RunRequest | None = None
         self.cancel_event = threading.Event()
+        self.estimating = False
+        self.estimated_at = 0.0
 
     def compose_body(self) -> ComposeResult:
         with Horizontal(id="contracts-body"):
@@ -244,20 +275,8 @@ class ContractsScreen(SectionScreen):
         return Group(*parts)
 
     def _canon_meaning(self, contract_id: str, state: str) -> str:
-        """Where the canon came from, read from its provenance (it may have been re-established since the
-        contract's first run)."""
         canon = self.canons[contract_id].canon if contract_id in self.canons else None
-        if state != "ok" or canon is None:
-            return CANON_MEANING[state]
-        provenance = canon.provenance
-        where = f"sample {provenance.get('sample_index')} of run {provenance.get('run_id')}"
-        model = provenance.get("model")
-        if model == DEMO_MODEL:
-            where += f" ({DEMO_LABEL})"
-        elif model:
-            where += f" ({provenance.get('provider')}/{model})"
-        when = str(provenance.get("established_at") or "")[:19].replace("T", " ")
-        return f"fixed by {where}" + (f", established {when}" if when else "")
+        return canon_meaning(state, canon)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         progress = self.query_one(RunProgress) if self.is_mounted else None
@@ -301,7 +320,12 @@ class ContractsScreen(SectionScreen):
                 ),
             )
             return
-        self.app.push_screen(RunDialog(entry.contract, self.last_request), self._run_requested)
+        defaults, error = data.run_form_defaults()
+        if error:
+            self.notify(f"settings not used: {error}", severity="warning", markup=False)
+        self.app.push_screen(
+            RunDialog(entry.contract, self.last_request, defaults), self._run_requested
+        )
 
     def select_contract(self, contract_id: str) -> None:
         for position, entry in enumerate(self.entries):
@@ -313,6 +337,8 @@ class ContractsScreen(SectionScreen):
         if request is None:
             return
         self.last_request = request
+        if error := data.remember_run_request(request):
+            self.notify(f"settings not saved: {error}", severity="warning", markup=False)
         self.begin_run(request)
 
     def begin_run(self, request: RunRequest) -> None:
@@ -338,7 +364,35 @@ class ContractsScreen(SectionScreen):
             self.post_message(RunEnded(outcome=outcome))
 
     def on_run_progressed(self, message: RunProgressed) -> None:
-        self.query_one(RunProgress).record(message.progress)
+        progress = self.query_one(RunProgress)
+        progress.record(message.progress)
+        run_id = message.progress.run_id
+        if (
+            run_id
+            and not message.progress.retry
+            and progress.running
+            and not self.estimating
+            and time.monotonic() - self.estimated_at >= ESTIMATE_INTERVAL_S
+        ):
+            self.estimating = True
+            self._estimate(run_id)
+
+    @work(thread=True, exclusive=True, group="run-estimate", exit_on_error=False)
+    def _estimate(self, run_id: str) -> None:
+        """The run's metrics so far, for the intervals the panel shows while it generates."""
+        worker = get_current_worker()
+        try:
+            metrics = data.partial_metrics(run_id, cancelled=lambda: worker.is_cancelled)
+        except Exception:  # an estimate that fails leaves the panel as it was; the run goes on
+            metrics = None
+        self.post_message(RunEstimated(run_id, metrics or {}))
+
+    def on_run_estimated(self, message: RunEstimated) -> None:
+        self.estimating = False
+        self.estimated_at = time.monotonic()
+        progress = self.query_one(RunProgress)
+        if progress.running and message.metrics:
+            progress.show_estimate(message.metrics)
 
     def on_run_ended(self, message: RunEnded) -> None:
         self.app.run_ended()

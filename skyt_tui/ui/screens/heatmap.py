@@ -9,7 +9,8 @@ the choices (run, level, pre/post, order); the widget only draws.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from rich.text import Text
@@ -53,6 +54,8 @@ class HeatmapRun:
     error: str = ""
     stored: bool = True
     """False for analyses handed to the app (development path): always loaded, never re-read."""
+    marks: dict[str, str] = field(default_factory=dict)
+    """Sample label → ✓ passed, ✗ failed, ! does not parse (the oracle's verdicts; empty when not run)."""
 
 
 class RunsFound(Message):
@@ -69,6 +72,20 @@ class TextsLoaded(Message):
     def __init__(self, run: HeatmapRun) -> None:
         super().__init__()
         self.run = run
+
+
+def sample_marks(analysis: dict[str, Any]) -> dict[str, str]:
+    """Each analysed sample's mark for the heatmap's axes: ✓ passed, ✗ failed, ! does not parse."""
+    marks = {}
+    for sample in analysis.get("samples", []):
+        if sample.get("parse_error"):
+            mark = "!"
+        elif sample.get("passed") is None:
+            mark = "·"
+        else:
+            mark = "✓" if sample.get("passed") else "✗"
+        marks[str(sample.get("index"))] = mark
+    return marks
 
 
 def prepared(texts: RunTexts) -> RunTexts:
@@ -224,8 +241,14 @@ class HeatmapScreen(SectionScreen):
     def _load_texts(self, run: HeatmapRun) -> None:
         try:
             stored = data.load_run(run.run_id)
-            texts = data.run_texts(stored, data.analyze_run(stored))
-            loaded = replace(run, texts=prepared(texts.head(MAX_SAMPLES)), total=len(texts))
+            analysis = data.analyze_run(stored)
+            texts = data.run_texts(stored, analysis)
+            loaded = replace(
+                run,
+                texts=prepared(texts.head(MAX_SAMPLES)),
+                total=len(texts),
+                marks=sample_marks(analysis),
+            )
         except (SkytError, ValueError) as exc:
             loaded = replace(run, error=str(exc))
         self.post_message(TextsLoaded(loaded))
@@ -283,7 +306,10 @@ class HeatmapScreen(SectionScreen):
             if self.order_mode == "canon" and distances is not None
             else None
         )
-        heatmap.set_matrix(matrix, list(texts.labels), order)
+        marks = self.current.marks
+        heatmap.set_matrix(
+            matrix, list(texts.labels), order, [marks.get(label, "·") for label in texts.labels]
+        )
         if not heatmap.n:
             failed = self.current.n_failed
             self.query_one("#heatmap-status", Static).update(

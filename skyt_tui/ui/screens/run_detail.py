@@ -11,12 +11,12 @@ from typing import Any
 
 from rich.console import Group
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.matrices import RunTexts
@@ -24,7 +24,7 @@ from skyt_tui.engine.printable import printable
 from skyt_tui.engine.report import fmt3, sample_rows
 from skyt_tui.engine.runs import FAILED, StoredRun
 from skyt_tui.ui import data
-from skyt_tui.ui.diff_text import unified_diff_text
+from skyt_tui.ui.diff_text import diff_renderable
 from skyt_tui.ui.run_text import (
     canon_text,
     distance_bar,
@@ -75,6 +75,36 @@ def steps_cell(steps: str | None) -> str:
     return str(len(steps.split())) if steps else ""
 
 
+SAMPLE_COLUMNS = ("#", "verdict", "sig", "d_pre", "d_post", "d_pre → d_post", "steps")
+
+
+def sample_cells(row: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        str(row["index"]),
+        verdict_cell(row),
+        row["signature_level"][:8] if row["signature_level"] else "–",
+        fmt3(row["d_pre"]),
+        fmt3(row["d_post"]),
+        distance_bar(row["d_pre"], row["d_post"]),
+        steps_cell(row["repair_steps"]),
+    )
+
+
+def sample_sort_key(column: int, row: dict[str, Any]) -> tuple[Any, ...]:
+    """Samples without a value (failed, not analysed) sort after the others (before them, descending)."""
+    name = SAMPLE_COLUMNS[column]
+    if name == "#":
+        return (0, row["index"])
+    if name == "verdict":
+        return (0, verdict_cell(row).plain)
+    if name == "sig":
+        return (0, row["signature_level"]) if row["signature_level"] else (1, "")
+    if name == "steps":
+        return (0, len((row["repair_steps"] or "").split()))
+    value = row["d_pre"] if name == "d_pre" else row["d_post"]
+    return (0, value) if value is not None else (1, 0.0)
+
+
 class RunDetailScreen(SectionScreen):
     SECTION = "runs"
     SCREEN_ID = "run-detail"
@@ -84,6 +114,10 @@ class RunDetailScreen(SectionScreen):
         Binding("c", "copy", "Copy"),
         Binding("e", "export", "Export…"),
         Binding("h", "heatmap", "Heatmap"),
+        Binding("s", "sort", "Sort", show=False),
+        Binding("d", "toggle_diff", "Side by side", show=False),
+        Binding("f", "families", "Families"),
+        Binding("slash", "filter", "Filter", key_display="/", show=False),
         Binding(
             "left_square_bracket", "page(-1)", "Previous page", key_display="[", group=PAGE_KEYS
         ),
@@ -95,7 +129,12 @@ class RunDetailScreen(SectionScreen):
         super().__init__()
         self.run: StoredRun | None = None
         self.analysis = analysis
+        self.all_rows: list[dict[str, Any]] = []
         self.rows: list[dict[str, Any]] = []
+        """The rows shown: `all_rows` filtered and sorted."""
+        self.sort_column: int | None = None
+        self.sort_reverse = False
+        self.sample_filter = ""
         self.texts: RunTexts | None = None
         self.positions: dict[int, int] = {}
         """Run sample index → position among the analysed samples (the texts' order)."""
@@ -109,6 +148,10 @@ class RunDetailScreen(SectionScreen):
         yield Static(Text(f"run {self.run_id} · loading…", style="dim"), id="run-head")
         with Horizontal(id="run-body"):
             with Vertical(id="samples-pane"):
+                yield Input(
+                    placeholder="filter samples: index, verdict, signature… (esc clears)",
+                    id="samples-filter",
+                )
                 yield DataTable(id="samples-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="samples-page")
             with TabbedContent(id="sample-views"):
@@ -119,8 +162,9 @@ class RunDetailScreen(SectionScreen):
 
     def on_mount(self) -> None:
         table = self.query_one("#samples-table", DataTable)
-        for name in ("#", "verdict", "sig", "d_pre", "d_post", "d_pre → d_post", "steps"):
+        for name in SAMPLE_COLUMNS:
             table.add_column(name, key=name)
+        self.query_one("#samples-filter", Input).display = False
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self.show_sample())
         self._load()
         self.set_interval(WATCH_INTERVAL_S, self._watch)
@@ -166,7 +210,8 @@ class RunDetailScreen(SectionScreen):
             self.notify(message.error, severity="error", markup=False)
             return
         self.run, self.analysis = message.run, message.analysis
-        self.rows = sample_rows(self.run, self.analysis)
+        self.all_rows = sample_rows(self.run, self.analysis)
+        self.rows = self.visible_rows()
         self.texts = data.run_texts(self.run, self.analysis)
         self.positions = {int(label): position for position, label in enumerate(self.texts.labels)}
         self.facts = {sample["index"]: sample for sample in self.analysis.get("samples", [])}
@@ -226,20 +271,17 @@ class RunDetailScreen(SectionScreen):
         table = self.query_one("#samples-table", DataTable)
         table.clear()
         table.add_rows(
-            (
-                str(row["index"]),
-                verdict_cell(row),
-                row["signature_level"][:8] if row["signature_level"] else "–",
-                fmt3(row["d_pre"]),
-                fmt3(row["d_post"]),
-                distance_bar(row["d_pre"], row["d_post"]),
-                steps_cell(row["repair_steps"]),
-            )
-            for row in self.rows[self.page * PAGE : (self.page + 1) * PAGE]
+            sample_cells(row) for row in self.rows[self.page * PAGE : (self.page + 1) * PAGE]
         )
         first = self.page * PAGE
         shown = min(len(self.rows), first + PAGE)
         note = f"samples {first + 1 if self.rows else 0}–{shown} of {len(self.rows)}"
+        if self.sample_filter:
+            note += f" (filter {self.sample_filter!r}, {len(self.all_rows)} in the run)"
+        if self.sort_column is not None:
+            note += f" · sorted by {SAMPLE_COLUMNS[self.sort_column]}" + (
+                " ▼" if self.sort_reverse else " ▲"
+            )
         if self.pages > 1:
             note += f" · page {self.page + 1}/{self.pages} ([ ])"
         note += " · bar: █ d_post, ░ removed by repair"
@@ -302,8 +344,12 @@ class RunDetailScreen(SectionScreen):
                     f"canon → sample {index} at level {level}: d_pre = {fmt3(row['d_pre'])}",
                     style="bold",
                 ),
-                unified_diff_text(
-                    canon, self.texts.text(position, level), "canon", f"sample {index}"
+                diff_renderable(
+                    canon,
+                    self.texts.text(position, level),
+                    "canon",
+                    f"sample {index}",
+                    self.app.diff_side_by_side,
                 ),
             )
         steps = (self.facts.get(index, {}).get("repair") or {}).get("steps") or []
@@ -327,11 +373,12 @@ class RunDetailScreen(SectionScreen):
             )
         return Group(
             head,
-            unified_diff_text(
+            diff_renderable(
                 canon,
                 self.texts.text(position, level, post=True),
                 "canon",
                 f"sample {index} repaired",
+                self.app.diff_side_by_side,
             ),
         )
 
@@ -350,7 +397,7 @@ class RunDetailScreen(SectionScreen):
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("copy", "export", "heatmap", "next_view") and self.run is None:
+        if action in ("copy", "export", "heatmap", "next_view", "families") and self.run is None:
             return False
         if action == "page":
             return None if self.pages < 2 else True
@@ -364,6 +411,68 @@ class RunDetailScreen(SectionScreen):
         tabs.active = (
             VIEWS[(VIEWS.index(tabs.active) + 1) % len(VIEWS)] if tabs.active in VIEWS else VIEWS[0]
         )
+
+    def action_families(self) -> None:
+        if self.run is None or self.analysis is None or self.texts is None:
+            return
+        from skyt_tui.ui.screens.families import FamiliesScreen
+
+        self.app.push_screen(FamiliesScreen(self.run.id, self.analysis, self.texts))
+
+    def action_toggle_diff(self) -> None:
+        """Diffs unified or side by side (for every diff of the app, until toggled again)."""
+        self.app.diff_side_by_side = not self.app.diff_side_by_side
+        self.show_sample()
+
+    def visible_rows(self) -> list[dict[str, Any]]:
+        needle = self.sample_filter.lower()
+        rows = [
+            row
+            for row in self.all_rows
+            if not needle or needle in " ".join(str(c) for c in sample_cells(row)).lower()
+        ]
+        if self.sort_column is not None:
+            column = self.sort_column
+            rows.sort(key=lambda row: sample_sort_key(column, row), reverse=self.sort_reverse)
+        return rows
+
+    def _refill(self) -> None:
+        self.rows = self.visible_rows()
+        self.show_page(0)
+
+    def action_sort(self) -> None:
+        """Cycle the sort: each column ascending, then descending, then back to generation order."""
+        if self.sort_column is None:
+            self.sort_column, self.sort_reverse = 1, False
+        elif not self.sort_reverse:
+            self.sort_reverse = True
+        elif self.sort_column + 1 < len(SAMPLE_COLUMNS):
+            self.sort_column, self.sort_reverse = self.sort_column + 1, False
+        else:
+            self.sort_column, self.sort_reverse = None, False
+        self._refill()
+
+    def action_filter(self) -> None:
+        box = self.query_one("#samples-filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#samples-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.sample_filter = event.value.strip()
+        self._refill()
+
+    @on(Input.Submitted, "#samples-filter")
+    def _filter_done(self) -> None:
+        self.query_one("#samples-table", DataTable).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        box = self.query_one("#samples-filter", Input)
+        if event.key == "escape" and box.has_focus:
+            event.stop()
+            box.value = ""
+            box.display = False
+            self.query_one("#samples-table", DataTable).focus()
 
     def action_page(self, step: int) -> None:
         if 0 <= self.page + step < self.pages:
@@ -400,4 +509,12 @@ def _plain(content: Any) -> str:
         return content.plain
     if isinstance(content, Group):
         return "\n".join(_plain(part) for part in content.renderables)
-    return str(content)
+    if isinstance(content, str):
+        return content
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=160, file=io.StringIO(), color_system=None, record=True)
+    console.print(content)  # a side-by-side table, as the text it shows
+    return console.export_text().rstrip()

@@ -1,4 +1,5 @@
-"""The "start a run" modal: provider, model, where to reach it, N, temperatures and concurrency, checked before it closes."""
+"""The "start a run" modal: provider, model, where to reach it, N, temperatures, concurrency, timeout, seed,
+max tokens and system prompt, checked before it closes; errors follow the fields as they are edited."""
 
 from __future__ import annotations
 
@@ -20,7 +21,19 @@ from skyt_tui.ui.run_request import (
     parse_run_form,
 )
 
-FIELDS = ("provider", "model", "target", "n", "temperatures", "concurrency")
+FIELDS = (
+    "provider",
+    "model",
+    "target",
+    "n",
+    "temperatures",
+    "concurrency",
+    "timeout",
+    "seed",
+    "max_tokens",
+    "system",
+    "stop_width",
+)
 DEFAULTS = {
     "provider": "openai",
     "model": "gpt-4o-mini",
@@ -28,6 +41,11 @@ DEFAULTS = {
     "n": "20",
     "temperatures": "0.0",
     "concurrency": "4",
+    "timeout": "",
+    "seed": "",
+    "max_tokens": "",
+    "system": "",
+    "stop_width": "",
 }
 LABELS = {
     "provider": "Provider",
@@ -36,16 +54,31 @@ LABELS = {
     "n": "Samples (N)",
     "temperatures": "Temperature(s)",
     "concurrency": "Concurrency",
+    "timeout": "Timeout (s)",
+    "seed": "Seed",
+    "max_tokens": "Max tokens",
+    "system": "System prompt",
+    "stop_width": "Stop when sure",
 }
 HINTS = {
     "model": "model name (optional for command and replay)",
     "temperatures": "comma-separated for a sweep, e.g. 0, 0.5, 1",
+    "timeout": "per request; empty: 120 s (HTTP), 300 s (command)",
+    "seed": "optional; sent where the provider takes one",
+    "max_tokens": "optional",
+    "system": "optional system message",
+    "stop_width": "optional: offer to stop once the 95% intervals are narrower, e.g. 0.2",
 }
 
 
-def _initial(previous: RunRequest | None) -> dict[str, str]:
+def _target_kind(provider: str) -> str:
+    return "url" if provider in ("openai", "anthropic") else provider
+
+
+def _initial(previous: RunRequest | None, defaults: dict[str, str] | None = None) -> dict[str, str]:
+    """The last request of this session, else the settings.toml defaults, else the built-in ones."""
     if previous is None:
-        return dict(DEFAULTS)
+        return DEFAULTS | (defaults or {})
     return {
         "provider": previous.provider,
         "model": previous.model,
@@ -53,6 +86,11 @@ def _initial(previous: RunRequest | None) -> dict[str, str]:
         "n": str(previous.n),
         "temperatures": ", ".join(f"{t:g}" for t in previous.temperatures),
         "concurrency": str(previous.concurrency),
+        "timeout": f"{previous.timeout_s:g}" if previous.timeout_s is not None else "",
+        "seed": str(previous.seed) if previous.seed is not None else "",
+        "max_tokens": str(previous.max_tokens) if previous.max_tokens is not None else "",
+        "system": previous.system,
+        "stop_width": f"{previous.stop_width:g}" if previous.stop_width is not None else "",
     }
 
 
@@ -62,10 +100,16 @@ class RunDialog(ModalScreen[RunRequest | None]):
         Binding("ctrl+s", "submit", "Start run"),
     ]
 
-    def __init__(self, contract: Contract, previous: RunRequest | None = None) -> None:
+    def __init__(
+        self,
+        contract: Contract,
+        previous: RunRequest | None = None,
+        defaults: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(id="run-dialog-screen")
         self.contract = contract
-        self.initial = _initial(previous)
+        self.initial = _initial(previous, defaults)
+        self.provider = self.initial["provider"]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="run-dialog"):
@@ -108,7 +152,36 @@ class RunDialog(ModalScreen[RunRequest | None]):
 
     @on(Select.Changed, "#field-provider")
     def _provider_changed(self, event: Select.Changed) -> None:
-        self._show_target(str(event.value))
+        provider = str(event.value)
+        target = self.query_one("#field-target", Input)
+        is_url = target.value.strip().startswith(("http://", "https://"))
+        if target.value.strip() and is_url != (_target_kind(provider) == "url"):
+            target.value = ""  # a base URL is no command nor recording, and the other way round
+        self.provider = provider
+        self._show_target(provider)
+        self._recheck()
+
+    @on(Input.Changed)
+    def _field_changed(self) -> None:
+        self._recheck()
+
+    def _recheck(self) -> None:
+        """Errors already shown follow the fields: fixed ones go at once, others keep their reason."""
+        shown = [f for f in FIELDS if self.query_one(f"#error-{f}", Static).has_class("-shown")]
+        if not shown:
+            return
+        try:
+            parse_run_form(self.contract.id, **self.values())
+            errors: dict[str, str] = {}
+        except RunFormError as exc:
+            errors = exc.errors
+        for field in shown:
+            self._show_error(field, errors.get(field))
+
+    def _show_error(self, field: str, reason: str | None) -> None:
+        error = self.query_one(f"#error-{field}", Static)
+        error.update(Text(f"↑ {reason}") if reason else "")
+        error.set_class(bool(reason), "-shown")
 
     def _show_target(self, provider: str) -> None:
         """The third field means what the provider needs: a base URL, the command or the recording."""
@@ -122,17 +195,11 @@ class RunDialog(ModalScreen[RunRequest | None]):
         return out
 
     def action_submit(self) -> None:
-        for field in FIELDS:
-            error = self.query_one(f"#error-{field}", Static)
-            error.update("")
-            error.remove_class("-shown")
         try:
             request = parse_run_form(self.contract.id, **self.values())
         except RunFormError as exc:
-            for field, reason in exc.errors.items():
-                error = self.query_one(f"#error-{field}", Static)
-                error.update(Text(f"↑ {reason}"))
-                error.add_class("-shown")
+            for field in FIELDS:
+                self._show_error(field, exc.errors.get(field))
             self.query_one(f"#field-{next(iter(exc.errors))}").focus()
             return
         self.dismiss(request)

@@ -175,12 +175,12 @@ class RunsScreen(SectionScreen):
     BINDINGS = [
         Binding("h", "heatmap", "Heatmap"),
         Binding("slash", "filter", "Filter", key_display="/"),
-        Binding("s", "sort", "Sort"),
+        Binding("s", "sort", "Sort", show=False),
         Binding("e", "export", "Export…"),
         Binding("r", "resume", "Resume"),
-        Binding("a", "again", "Run again"),
+        Binding("a", "again", "Run again", show=False),
         Binding("x,delete", "delete", "Delete…", key_display="x"),
-        Binding("ctrl+r", "reload", "Reload"),
+        Binding("ctrl+r", "reload", "Reload", show=False),
     ]
 
     def __init__(self) -> None:

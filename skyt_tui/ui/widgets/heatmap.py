@@ -34,10 +34,13 @@ from textual.widget import Widget
 N_BINS = 32
 GLYPHS = " ░▒▓█"
 HALF_BLOCK = "▀"
-GUTTER = 2
-"""Columns left of the matrix; `▶` marks the cursor's row there."""
-RULER = 1
-"""Lines above the matrix; `▼` marks the cursor's column there."""
+GUTTER = 3
+"""Columns left of the matrix: `▶` marks the cursor's row, then the pass/fail marks of the row(s) drawn in
+that line (two samples per line in colour)."""
+RULER = 2
+"""Lines above the matrix: sample numbers at every 5th column with `▼` at the cursor's column, then each
+column's pass/fail mark."""
+MARK_STYLES = {"✓": "green", "✗": "red", "!": "bold red"}
 MAX_ZOOM = 8
 ZOOM_KEYS = Binding.Group("Zoom", compact=True)
 
@@ -174,6 +177,7 @@ class Heatmap(ScrollView, can_focus=True):
         labels: Sequence[str] | None = None,
         order: Sequence[int] | None = None,
         *,
+        marks: Sequence[str] | None = None,
         glyphs: bool | None = None,
         zoom: int | None = None,
         name: str | None = None,
@@ -190,13 +194,14 @@ class Heatmap(ScrollView, can_focus=True):
         self._values = np.zeros((0, 0))
         self._order: list[int] = []
         self._labels: list[str] = []
+        self._marks: list[str] = []
         self._row_cache: dict[int, Strip] = {}
         self._upper_only_cache: dict[tuple[int, object], list[Segment]] = {}
         self._line_cache: dict[tuple[int, int, int], Strip] = {}
         self._styles: tuple[Style, Style, Style] | None = None
         self.cursor_row = 0
         self.cursor_col = 0
-        self.set_matrix(np.zeros((0, 0)) if matrix is None else matrix, labels, order)
+        self.set_matrix(np.zeros((0, 0)) if matrix is None else matrix, labels, order, marks)
 
     @property
     def glyphs(self) -> bool:
@@ -218,8 +223,11 @@ class Heatmap(ScrollView, can_focus=True):
         matrix: np.ndarray,
         labels: Sequence[str] | None = None,
         order: Sequence[int] | None = None,
+        marks: Sequence[str] | None = None,
     ) -> None:
-        """Show `matrix` (square, values in [0, 1]) with rows/columns in `order` (display position → matrix position)."""
+        """Show `matrix` (square, values in [0, 1]) with rows/columns in `order` (display position → matrix
+        position); `labels` name the samples on the axes, `marks` (✓ passed, ✗ failed, ! no parse, · unknown)
+        go beside them."""
         matrix = np.asarray(matrix, dtype=np.float64)
         if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1]:
             raise ValueError(f"heatmap needs a square matrix, got shape {matrix.shape}")
@@ -233,6 +241,10 @@ class Heatmap(ScrollView, can_focus=True):
         if len(labels) != n:
             raise ValueError(f"{len(labels)} labels for a {n}×{n} matrix")
         self._order, self._labels = order, labels
+        marks = ["·"] * n if marks is None else [str(mark) for mark in marks]
+        if len(marks) != n:
+            raise ValueError(f"{len(marks)} marks for a {n}×{n} matrix")
+        self._marks = [marks[k] for k in order]
         self._values = matrix[np.ix_(order, order)] if n else matrix
         self._colour_rows = _bins(self._values, N_BINS)
         self._glyph_rows = _bins(self._values, len(GLYPHS))
@@ -429,31 +441,70 @@ class Heatmap(ScrollView, can_focus=True):
         )
 
     def _ruler(self, scroll_x: int, width: int) -> Strip:
+        """Sample numbers at every 5th column where they fit (a tick where not), `▼` over the cursor's column."""
         base, ruler_style, marker_style = self._base_styles()
         zoom = self.zoom
-        chars = []
+        total = self.n * zoom
+        chars = [" "] * total
+        free_from = 0
+        widest = max((len(label) for label in self._labels), default=1)
+        step = 1 if zoom > widest else 5  # every column's number when a cell is wide enough
+        for col in range(0, self.n, step):
+            start = col * zoom
+            label = self._labels[self._order[col]]
+            if start >= free_from and start + len(label) <= min(total, start + step * zoom):
+                chars[start : start + len(label)] = label
+                free_from = start + len(label) + 1
+            elif start >= free_from:
+                chars[start] = "┬" if col % 10 == 0 else "·"
+        cursor = range(self.cursor_col * zoom, (self.cursor_col + 1) * zoom)
+        for x in cursor:
+            chars[x] = "▼"
+        end = min(scroll_x + width - GUTTER, total)
+        segments = [Segment(" " * GUTTER, base)]
+        for x in range(scroll_x, end):
+            segments.append(Segment(chars[x], marker_style if x in cursor else ruler_style))
+        return Strip(Segment.simplify(segments)).adjust_cell_length(width, base)
+
+    def _mark_segment(self, mark: str, cursor: bool) -> Segment:
+        base, ruler_style, marker_style = self._base_styles()
+        if cursor:
+            return Segment(mark, marker_style)
+        colour = MARK_STYLES.get(mark)
+        return Segment(mark, base + Style.parse(colour) if colour else ruler_style)
+
+    def _marks_line(self, scroll_x: int, width: int) -> Strip:
+        """Each column's pass/fail mark under its first cell."""
+        base = self._base_styles()[0]
+        zoom = self.zoom
+        segments = [Segment(" " * GUTTER, base)]
         for x in range(scroll_x, min(scroll_x + width - GUTTER, self.n * zoom)):
             col, first = divmod(x, zoom)
-            if col == self.cursor_col:
-                chars.append("▼")
-            elif first == 0 and col % 10 == 0:
-                chars.append("┬")
-            elif first == 0 and col % 5 == 0:
-                chars.append("·")
+            if first:
+                segments.append(Segment(" ", base))
             else:
-                chars.append(" ")
-        text = "".join(chars)
-        marker_at = text.find("▼")
-        segments = [Segment(" " * GUTTER, base)]
-        if marker_at < 0:
-            segments.append(Segment(text, ruler_style))
-        else:
-            segments += [
-                Segment(text[:marker_at], ruler_style),
-                Segment("▼" * text.count("▼"), marker_style),
-                Segment(text[marker_at + text.count("▼") :], ruler_style),
-            ]
-        return Strip(segments).adjust_cell_length(width, base)
+                segments.append(self._mark_segment(self._marks[col], col == self.cursor_col))
+        return Strip(Segment.simplify(segments)).adjust_cell_length(width, base)
+
+    def _gutter(self, line: int, has_cursor: bool) -> list[Segment]:
+        base, _, marker_style = self._base_styles()
+        upper, lower = self._rows_of(line)
+        first_line = (
+            line % self._glyph_rows_per_cell == 0 if self.glyphs else (2 * line) % self.zoom == 0
+        )
+        marks = [
+            self._mark_segment(self._marks[upper], has_cursor and upper == self.cursor_row)
+            if first_line
+            else Segment(" ", base)
+        ]
+        lower_first = lower is not None and lower != upper and (2 * line + 1) % self.zoom == 0
+        marks.append(
+            self._mark_segment(self._marks[lower], has_cursor and lower == self.cursor_row)
+            if lower is not None and lower_first
+            else Segment(" ", base)
+        )
+        cursor = Segment("▶", marker_style) if has_cursor else Segment(" ", base)
+        return [cursor, *marks]
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
@@ -461,8 +512,10 @@ class Heatmap(ScrollView, can_focus=True):
         base, _, marker_style = self._base_styles()
         if not self.n:
             return Strip.blank(width, base)
-        if y < RULER:
+        if y == 0:
             return self._ruler(scroll_x, width)
+        if y < RULER:
+            return self._marks_line(scroll_x, width)
         line = y - RULER + scroll_y
         if line >= self.content_rows:
             return Strip.blank(width, base)
@@ -471,10 +524,9 @@ class Heatmap(ScrollView, can_focus=True):
         if not has_cursor and key in self._line_cache:
             return self._line_cache[key]
         matrix = self._matrix_line(line, has_cursor).crop(scroll_x, scroll_x + width - GUTTER)
-        gutter = Segment("▶ ", marker_style) if has_cursor else Segment(" " * GUTTER, base)
-        strip = Strip([gutter, *matrix], GUTTER + matrix.cell_length).adjust_cell_length(
-            width, base
-        )
+        strip = Strip(
+            [*self._gutter(line, has_cursor), *matrix], GUTTER + matrix.cell_length
+        ).adjust_cell_length(width, base)
         if not has_cursor:
             self._line_cache[key] = strip
         return strip

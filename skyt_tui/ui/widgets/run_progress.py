@@ -6,6 +6,8 @@ oracle (after the run is analysed), `!` generation failed.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -14,6 +16,7 @@ from textual.widgets import ProgressBar, Static
 
 from skyt_tui.ui.data import RunOutcome, SampleProgress
 from skyt_tui.ui.run_request import RunRequest
+from skyt_tui.ui.run_text import wilson_interval
 
 MARKS = {"pending": "·", "done": "○", "passed": "✓", "wrong": "✗", "failed": "!"}
 
@@ -33,6 +36,7 @@ class RunProgress(Vertical):
         #run-progress-note { height: auto; max-height: 1; color: $text-muted; }
         #run-progress-failures { height: auto; max-height: 5; color: $text-error; }
         #run-progress-metrics { height: auto; max-height: 4; }
+        #run-progress-estimate { height: auto; max-height: 3; }
     }
     """
 
@@ -45,6 +49,7 @@ class RunProgress(Vertical):
         self.running = False
         self.marks: list[str] = []
         self.failures: list[str] = []
+        self.tokens = {"in": 0, "out": 0, "samples": 0}
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-progress-title")
@@ -53,12 +58,15 @@ class RunProgress(Vertical):
         yield Static(id="run-progress-note")
         yield Static(id="run-progress-failures")
         yield Static(id="run-progress-metrics")
+        yield Static(id="run-progress-estimate")
 
     def start(self, request: RunRequest) -> None:
         self.request = request
         self.running = True
         self.marks = ["pending"] * (request.n * len(request.temperatures))
         self.failures = []
+        self.tokens = {"in": 0, "out": 0, "samples": 0}
+        self.query_one("#run-progress-estimate", Static).update("")
         self.query_one("#run-progress-note", Static).update("")
         self.query_one("#run-progress-metrics", Static).update("")
         self.total = len(self.marks)
@@ -90,9 +98,49 @@ class RunProgress(Vertical):
             self.marks[progress.index] = mark
         if progress.failed:
             self.failures.append(f"sample {progress.index}: {progress.message or 'failed'}")
+        if progress.usage:
+            self.tokens["in"] += int(
+                progress.usage.get("input_tokens") or progress.usage.get("prompt_tokens") or 0
+            )
+            self.tokens["out"] += int(
+                progress.usage.get("output_tokens") or progress.usage.get("completion_tokens") or 0
+            )
+            self.tokens["samples"] += 1
         self.total = max(self.total, progress.total)
         self.done = sum(mark != "pending" for mark in self.marks)
         self._render_marks()
+
+    def show_estimate(self, metrics: dict[str, Any]) -> Text:
+        """Pass rate and R_anchor so far with their 95% intervals, tokens so far, and — with a width asked
+        for in the dialog — the offer to stop once both intervals are narrower."""
+        n = int(metrics.get("n") or 0)
+        text = Text(f"so far, {n} sample(s) with code: ", style="dim")
+        widths = []
+        for name, key in (("pass", "pass_rate"), ("R_anchor", "R_anchor_pre")):
+            value = metrics.get(key)
+            if value is None or (key == "R_anchor_pre" and metrics.get("canon") != "established"):
+                text.append(f"{name} –  ", style="dim")
+                continue
+            low, high = wilson_interval(float(value), n)
+            widths.append(high - low)
+            text.append(f"{name} {value:.3f} ", style="bold")
+            text.append(f"[{low:.3f}, {high:.3f}]  ")
+        if self.tokens["samples"]:
+            per = (self.tokens["in"] + self.tokens["out"]) / self.tokens["samples"]
+            text.append(
+                f"· tokens {self.tokens['in']:,} in, {self.tokens['out']:,} out (≈{per:,.0f} a sample, "
+                f"≈{per * self.total:,.0f} for all {self.total})",
+                style="dim",
+            )
+        width = self.request.stop_width if self.request is not None else None
+        if width is not None and len(widths) == 2 and max(widths) < width:
+            text.append(
+                f"\nsure enough: both intervals are narrower than {width:g} — c stops now "
+                "(the run is kept as interrupted; r in Runs resumes it)",
+                style="bold green",
+            )
+        self.query_one("#run-progress-estimate", Static).update(text)
+        return text
 
     def cancelling(self) -> None:
         """Cancel asked: no new samples start, requests in flight are given up within a second."""
@@ -104,6 +152,7 @@ class RunProgress(Vertical):
 
     def finish(self, outcome: RunOutcome) -> None:
         self.running = False
+        self.query_one("#run-progress-estimate", Static).update("")
         verb = "Cancelled" if outcome.cancelled else "Stopped" if outcome.stopped else "Finished"
         runs = ", ".join(outcome.run_ids) or "no run stored"
         self._title(f"{verb}: {outcome.n_done} samples, {outcome.n_failed} failed — {runs}")

@@ -1,0 +1,92 @@
+"""Solution families of a run: its samples grouped by what they are (the alpha signature: the same program up
+to formatting, comments and names) and what they do (the oracle's outputs), and what choosing a sample as the
+canon would do to the anchor metrics — all from the stored analysis and the pairwise distances, nothing
+re-run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+FAMILY_LEVEL = "alpha"
+
+
+@dataclass(frozen=True)
+class Family:
+    signature: str
+    """The alpha-level signature the members share."""
+    behaviour: tuple[Any, ...]
+    passed: bool | None
+    parse_error: bool
+    members: tuple[int, ...]
+    """Sample indexes, in generation order; the first is the representative."""
+
+    @property
+    def representative(self) -> int:
+        return self.members[0]
+
+
+def behaviour_key(sample: dict[str, Any]) -> tuple[Any, ...]:
+    """What a sample does: its outputs on the oracle's tests, else its verdict."""
+    outputs = sample.get("outputs")
+    if outputs is not None:
+        return ("outputs", *[str(o) for o in outputs])
+    return ("verdict", sample.get("passed"), bool(sample.get("parse_error")))
+
+
+def solution_families(analysis: dict[str, Any]) -> list[Family]:
+    """Families of the analysed samples, largest first (ties: earliest representative first)."""
+    groups: dict[tuple[str, tuple[Any, ...]], list[dict[str, Any]]] = {}
+    for sample in analysis.get("samples", []):
+        signature = (sample.get("signatures") or {}).get(FAMILY_LEVEL) or ""
+        groups.setdefault((signature, behaviour_key(sample)), []).append(sample)
+    families = [
+        Family(
+            signature=signature,
+            behaviour=behaviour,
+            passed=members[0].get("passed"),
+            parse_error=bool(members[0].get("parse_error")),
+            members=tuple(sorted(int(m["index"]) for m in members)),
+        )
+        for (signature, behaviour), members in groups.items()
+    ]
+    return sorted(families, key=lambda f: (-len(f.members), f.representative))
+
+
+@dataclass(frozen=True)
+class CanonPreview:
+    """The pre-repair anchor metrics if sample `index` were the canon (repair is not previewed)."""
+
+    index: int
+    R_anchor_pre: float
+    mu_pre: float
+    P_tau_pre: float
+
+
+def preview_canon(matrix: np.ndarray, position: int, index: int, tau: float) -> CanonPreview:
+    """From the pairwise distances at the analysis level: the canon's distance to each sample is its row."""
+    row = np.asarray(matrix[position], dtype=np.float64)
+    n = len(row)
+    if not n:
+        return CanonPreview(index, 0.0, 0.0, 0.0)
+    return CanonPreview(
+        index=index,
+        R_anchor_pre=float(np.count_nonzero(row == 0.0)) / n,
+        mu_pre=float(row.mean()),
+        P_tau_pre=float(np.count_nonzero(row <= tau)) / n,
+    )
+
+
+def previews(
+    matrix: np.ndarray, labels: Sequence[str], indexes: Sequence[int], tau: float
+) -> dict[int, CanonPreview]:
+    positions = {int(label): position for position, label in enumerate(labels)}
+    return {
+        index: preview_canon(matrix, positions[index], index, tau)
+        for index in indexes
+        if index in positions
+    }

@@ -1,0 +1,203 @@
+"""A run's solution families (`f` in a run's detail): one row per family — its representative, how many
+samples and which, what they do — the diff of the selected family's representative against the largest
+family's, and what choosing it as the canon would do to R_anchor, μ and P_τ before re-establishing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Static
+
+from skyt_tui.engine.matrices import RunTexts
+from skyt_tui.engine.report import fmt3
+from skyt_tui.ui.diff_text import diff_renderable
+from skyt_tui.ui.families import FAMILY_LEVEL, CanonPreview, Family, previews, solution_families
+
+
+class PreviewsReady(Message):
+    def __init__(self, found: dict[int, CanonPreview]) -> None:
+        super().__init__()
+        self.found = found
+
+
+def verdict_word(family: Family) -> Text:
+    if family.parse_error:
+        return Text("! parse", style="red")
+    if family.passed is None:
+        return Text("–", style="dim")
+    return Text("✓ pass", style="green") if family.passed else Text("✗ fail", style="red")
+
+
+def members_text(members: tuple[int, ...], width: int = 24) -> str:
+    text = ", ".join(str(m) for m in members)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+class FamiliesScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    FamiliesScreen { align: center middle; }
+    #families { width: 95%; height: 95%; border: thick $primary; background: $surface; padding: 0 1; }
+    #families-title { height: auto; margin-bottom: 1; }
+    #families-table { height: auto; max-height: 40%; }
+    #families-body { height: 1fr; border-top: hkey $primary 50%; }
+    """
+    BINDINGS = [
+        Binding("escape,q", "dismiss", "Close"),
+        Binding("d", "toggle_diff", "Side by side"),
+    ]
+
+    def __init__(self, run_id: str, analysis: dict[str, Any], texts: RunTexts) -> None:
+        super().__init__(id="families-screen")
+        self.run_id, self.analysis, self.texts = run_id, analysis, texts
+        self.families = solution_families(analysis)
+        self.positions = {int(label): position for position, label in enumerate(texts.labels)}
+        self.previews: dict[int, CanonPreview] = {}
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="families"):
+            yield Static(id="families-title")
+            yield DataTable(id="families-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="families-body"):
+                yield Static(id="families-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        n = sum(len(f.members) for f in self.families)
+        title = Text(
+            f"run {self.run_id}: {len(self.families)} solution families of {n} samples",
+            style="bold",
+        )
+        title.append(
+            f"\nsame program up to formatting, comments and names ({FAMILY_LEVEL}) and same outputs",
+            style="dim",
+        )
+        self.query_one("#families-title", Static).update(title)
+        table = self.query_one("#families-table", DataTable)
+        for name in (
+            "#",
+            "samples",
+            "share",
+            "verdict",
+            "rep",
+            "members",
+            "if canon: R_anchor",
+            "μ",
+        ):
+            table.add_column(name, key=name)
+        self._fill()
+        table.focus()
+        self._preview()
+
+    def _fill(self) -> None:
+        table = self.query_one("#families-table", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        n = sum(len(f.members) for f in self.families) or 1
+        current = self.analysis.get("metrics", {})
+        for number, family in enumerate(self.families, start=1):
+            preview = self.previews.get(family.representative)
+            can_be_canon = bool(family.passed) and not family.parse_error
+            r_cell: Any = "…" if can_be_canon and preview is None else "–"
+            mu_cell: Any = r_cell
+            if preview is not None and can_be_canon:
+                r_cell = _compared(preview.R_anchor_pre, current.get("R_anchor_pre"), higher=True)
+                mu_cell = _compared(preview.mu_pre, current.get("mu_pre"), higher=False)
+            table.add_row(
+                str(number),
+                str(len(family.members)),
+                fmt3(len(family.members) / n),
+                verdict_word(family),
+                str(family.representative),
+                members_text(family.members),
+                r_cell,
+                mu_cell,
+                key=str(number),
+            )
+        if 0 <= cursor < table.row_count:
+            table.move_cursor(row=cursor)
+        self.show_family()
+
+    @work(thread=True, exclusive=True, group="families-preview", exit_on_error=False)
+    def _preview(self) -> None:
+        level = str(self.analysis.get("level") or "nodoc")
+        matrix = self.texts.matrix(level)
+        if matrix is None:
+            return
+        tau = float(self.analysis.get("metrics", {}).get("tau") or 0.1)
+        reps = [f.representative for f in self.families if f.passed and not f.parse_error]
+        self.post_message(PreviewsReady(previews(matrix, self.texts.labels, reps, tau)))
+
+    def on_previews_ready(self, message: PreviewsReady) -> None:
+        self.previews = message.found
+        self._fill()
+
+    def selected(self) -> Family | None:
+        row = self.query_one("#families-table", DataTable).cursor_row
+        return self.families[row] if 0 <= row < len(self.families) else None
+
+    @on(DataTable.RowHighlighted, "#families-table")
+    def _highlighted(self) -> None:
+        self.show_family()
+
+    def show_family(self) -> None:
+        family = self.selected()
+        detail = self.query_one("#families-detail", Static)
+        if family is None or not self.families:
+            detail.update(Text("no analysed samples", style="dim"))
+            return
+        largest = self.families[0]
+        head = Text(
+            f"family of sample {family.representative}: samples {', '.join(map(str, family.members))}\n"
+        )
+        preview = self.previews.get(family.representative)
+        current = self.analysis.get("metrics", {})
+        if family.parse_error or not family.passed:
+            head.append("cannot be the canon: it does not pass the oracle\n", style="dim")
+        elif preview is not None:
+            head.append(
+                f"with sample {family.representative} as the canon (before repair; repair not previewed): "
+            )
+            head.append(
+                f"R_anchor {fmt3(current.get('R_anchor_pre'))} → {fmt3(preview.R_anchor_pre)} · "
+                f"μ {fmt3(current.get('mu_pre'))} → {fmt3(preview.mu_pre)} · "
+                f"P_τ {fmt3(current.get('P_tau_pre'))} → {fmt3(preview.P_tau_pre)}\n",
+                style="bold",
+            )
+            head.append(
+                "re-establish from the Canon section (3, r) to make a run's first passing sample the canon\n",
+                style="dim",
+            )
+        parts: list[Any] = [head]
+        if family is largest:
+            parts.append(Text("the largest family", style="dim"))
+        elif family.representative in self.positions and largest.representative in self.positions:
+            parts.append(
+                diff_renderable(
+                    self.texts.text(self.positions[largest.representative], FAMILY_LEVEL),
+                    self.texts.text(self.positions[family.representative], FAMILY_LEVEL),
+                    f"sample {largest.representative} (largest family)",
+                    f"sample {family.representative}",
+                    self.app.diff_side_by_side,
+                )
+            )
+        detail.update(Group(*parts))
+
+    def action_toggle_diff(self) -> None:
+        self.app.diff_side_by_side = not self.app.diff_side_by_side
+        self.show_family()
+
+
+def _compared(value: float, now: Any, *, higher: bool) -> Text:
+    """The previewed value, green when better than now, red when worse."""
+    text = Text(fmt3(value))
+    if isinstance(now, int | float) and value != now:
+        text.stylize("green" if (value > now) == higher else "red")
+    return text
