@@ -258,3 +258,14 @@ def test_a_comparison_without_pairs_says_so(capsys):
     assert "no model has runs at both temperatures" in capsys.readouterr().out
     assert main(["study", "report", "--filter", "model=m", "--compare", "temperature=hot:0"]) == 2
     assert "--compare 'temperature=hot:0'" in capsys.readouterr().err
+
+
+def test_study_without_tau_takes_settings_run_tau_and_records_it(capsys):
+    from skyt_tui.engine.settings import update_setting
+    from skyt_tui.engine.studies import load_study
+
+    update_setting("run.tau", 0.25)
+    assert main(["study", "create", "t", "--filter", "model=m"]) == 0
+    assert load_study("t").tau == 0.25
+    assert main(["study", "create", "u", "--filter", "model=m", "--tau", "0.05"]) == 0
+    assert load_study("u").tau == 0.05

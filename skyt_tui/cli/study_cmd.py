@@ -47,7 +47,10 @@ def _add_analysis(parser: argparse.ArgumentParser) -> None:
         "--level", choices=LEVELS, default=None, help="distance level (default: nodoc)"
     )
     parser.add_argument(
-        "--tau", type=float, default=None, help="threshold for P_tau (default: 0.1)"
+        "--tau",
+        type=float,
+        default=None,
+        help="threshold for P_tau, in [0, 1] (default: run.tau in settings.toml, else 0.1)",
     )
     parser.add_argument(
         "--distance",
@@ -126,15 +129,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _study_from_args(args: argparse.Namespace, name: str):
     from dataclasses import replace
 
+    from skyt_tui.cli.options import tau_of
     from skyt_tui.engine.studies import Study, ids_from_file, parse_filter
 
     run_filter = parse_filter(args.filter)
     if args.ids_from is not None:
         run_filter = replace(run_filter, ids=run_filter.ids + ids_from_file(args.ids_from))
     options: dict[str, Any] = {}
-    for key in ("level", "tau", "distance"):
+    for key in ("level", "distance"):
         if getattr(args, key) is not None:
             options[key] = getattr(args, key)
+    options["tau"] = tau_of(args)  # the settings' default is written into the study, visibly
     return Study(
         name=name, filter=run_filter, description=getattr(args, "description", ""), **options
     )
