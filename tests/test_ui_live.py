@@ -4,6 +4,8 @@ whose requests hang, and the Runs list telling running, failed and partial runs 
 import threading
 import time
 
+import pytest
+
 from skyt_tui.engine import runs
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.confirm import ConfirmScreen
@@ -11,6 +13,13 @@ from skyt_tui.ui.widgets.run_progress import RunProgress
 from tests.llm_server import FakeLLMServer
 from tests.test_ui_app import start_run
 from tests.ui_support import pilot_test, screen_text, settle
+
+
+@pytest.fixture(autouse=True)
+def provider_key(monkeypatch):
+    """Stand-in executors send nothing; tests against the local server delete it again."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+
 
 ANSWER = "```python\ndef fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n```"
 
