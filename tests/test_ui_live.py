@@ -501,3 +501,35 @@ def test_wilson_interval_is_the_textbook_one():
     low, high = wilson_interval(0.5, 10)
     assert round(low, 4) == 0.2366 and round(high, 4) == 0.7634
     assert wilson_interval(1.0, 4)[1] == 1.0 and 0.5 < wilson_interval(1.0, 4)[0] < 0.52
+
+
+@pilot_test
+async def test_a_real_run_measured_against_an_old_demo_canon_says_so(demo_home):
+    """Issue 14.3: a store filled by the old `skyt-tui demo` has demo canons; a real run of the same contract
+    is measured against one of them, and its detail says so."""
+    from textual.widgets import DataTable
+
+    from skyt_tui.engine.catalog import get_contract
+
+    contract = get_contract("fibonacci_iterative")
+    code = "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a"
+    meta = runs.create_run(
+        contract_id=contract.id,
+        contract=contract,
+        provider="openai",
+        model="m",
+        temperature=0.5,
+        n=2,
+        samples=[ok(0, code), ok(1, code)],
+        status=runs.COMPLETE,
+    )
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(160, 36)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#runs-table", DataTable)
+        table.move_cursor(row=table.get_row_index(meta.id))
+        await pilot.press("enter")
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "⚠ a demo run: hand-written examples (not model output)" in shown
+        assert "this run is measured against it" in shown
