@@ -170,8 +170,11 @@ class RunDetailScreen(SectionScreen):
         self.set_interval(WATCH_INTERVAL_S, self._watch)
 
     def _watch(self) -> None:
-        if self.snapshot is not None and not self.updating:
+        if self.snapshot is not None and not self.updating and self.is_current:
             self._poll(self.snapshot)
+
+    def on_screen_resume(self) -> None:
+        self._watch()
 
     @work(thread=True, exclusive=True, group="run-detail-watch", exit_on_error=False)
     def _poll(self, before: tuple[object, ...]) -> None:

@@ -231,9 +231,9 @@ class RunsScreen(SectionScreen):
             table.focus()  # back from a run (or from Contracts after a run): the keys work at once
 
     def _watch(self) -> None:
-        if (
-            self.snapshot is not None and not self.loading
-        ):  # changes meanwhile are seen after the load
+        """Poll while the list is shown (back on screen it polls at once); changes made during a load
+        are seen after it."""
+        if self.snapshot is not None and not self.loading and self.is_current:
             self._poll(self.snapshot)
 
     @work(thread=True, exclusive=True, group="runs-watch", exit_on_error=False)
