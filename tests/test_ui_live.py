@@ -533,3 +533,30 @@ async def test_a_real_run_measured_against_an_old_demo_canon_says_so(demo_home):
         shown = screen_text(app)
         assert "⚠ a demo run: hand-written examples (not model output)" in shown
         assert "this run is measured against it" in shown
+
+
+@pilot_test
+async def test_a_run_generating_can_be_cancelled_from_the_runs_list(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    release = threading.Event()
+    with FakeLLMServer(default=lambda number: ("hold", release, ANSWER)) as server:
+        app = SkytApp(start="contracts")
+        async with app.run_test(size=(160, 36)) as pilot:
+            await start_run(pilot, provider="openai", model="m", target=server.url + "/v1", n="3")
+            await wait_for(pilot, lambda: len(server.requests) >= 1)
+            await pilot.press("2")  # no settle: the run's worker is still going
+            [run_id] = runs.run_ids()
+            await wait_for(
+                pilot,
+                lambda: (
+                    run_id in app.screen.query_one("#runs-table").rows
+                    and row_of(app, run_id)["state"].startswith("running")
+                ),
+            )
+            assert "c" in app.screen.active_bindings
+            await pilot.press("c")
+            await wait_for(pilot, lambda: app.run_cancel is None, 5)
+            await wait_for(
+                pilot, lambda: row_of(app, run_id)["state"].startswith("interrupted"), 10
+            )
+        release.set()

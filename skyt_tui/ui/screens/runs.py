@@ -180,6 +180,7 @@ class RunsScreen(SectionScreen):
         Binding("r", "resume", "Resume"),
         Binding("a", "again", "Run again", show=False),
         Binding("x,delete", "delete", "Delete…", key_display="x"),
+        Binding("c", "cancel_run", "Cancel run"),
         Binding("ctrl+r", "reload", "Reload", show=False),
     ]
 
@@ -525,7 +526,22 @@ class RunsScreen(SectionScreen):
             return summary is not None and data.resumable(summary)
         if action == "delete":
             return summary is not None and summary.state != RUNNING
+        if (
+            action == "cancel_run"
+        ):  # a run this app generates (one another process writes is its own)
+            cancel = self.app.run_cancel
+            return cancel is not None and not cancel.is_set()
         return True
+
+    def action_cancel_run(self) -> None:
+        if self.app.run_cancel is not None and not self.app.run_cancel.is_set():
+            self.app.run_cancel.set()
+            if self.app.run_cancelling is not None:
+                self.app.run_cancelling()
+            self.notify(
+                "Cancelling the run: requests in flight are given up within a second.", timeout=3
+            )
+            self.refresh_bindings()
 
     def action_resume(self) -> None:
         summary = self.selected_summary()
