@@ -560,3 +560,25 @@ async def test_a_run_generating_can_be_cancelled_from_the_runs_list(monkeypatch)
                 pilot, lambda: row_of(app, run_id)["state"].startswith("interrupted"), 10
             )
         release.set()
+
+
+@pilot_test
+async def test_sections_first_seen_empty_show_the_first_run_and_canon(isolated_home):
+    """Issue 14.4: Heatmap and Canon opened on an empty store used to stay empty after the first run."""
+    app = SkytApp(start="heatmap")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert "No run to draw yet" in screen_text(app)
+        await pilot.press("3")
+        await settle(pilot)
+        meta = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+        runs.analyze_stored_run(meta.id)  # the first analysis fixes the canon
+        await pilot.press("1")
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+        assert meta.id in screen_text(app), "the heatmap shows the new run"
+        await pilot.press("3")
+        await settle(pilot)
+        line = next(line for line in screen_text(app).splitlines() if line.startswith(" add_one "))
+        assert line.split()[:2] == ["add_one", "ok"], "the Canon list shows the new canon"
