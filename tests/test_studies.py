@@ -250,3 +250,11 @@ def test_figures_without_matplotlib_say_which_extra(monkeypatch, tmp_path, capsy
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     assert main(["study", "report", "--filter", "model=m", "--figures", str(tmp_path / "f")]) == 2
     assert "pip install 'skyt-tui[plots]'" in capsys.readouterr().err
+
+
+def test_a_comparison_without_pairs_says_so(capsys):
+    make_run("c1", "m", 0.0, ["a = 1", "a = 1"])
+    assert main(["study", "report", "--filter", "model=m", "--compare", "temperature=0:0.7"]) == 0
+    assert "no model has runs at both temperatures" in capsys.readouterr().out
+    assert main(["study", "report", "--filter", "model=m", "--compare", "temperature=hot:0"]) == 2
+    assert "--compare 'temperature=hot:0'" in capsys.readouterr().err

@@ -98,3 +98,17 @@ def test_split_checks_give_the_whole_checks_verdicts_on_real_completions():
     assert sum(len(split[c.task_id].tests) > 1 for c in chosen) > len(chosen) * 0.8
     partly = [v for v in by_split if not v.passed and any(v.pass_vector())]
     assert partly  # some failing samples pass some asserts: outcomes per test now exist
+
+
+def test_imported_human_eval_contracts_split_the_check_as_the_oracle_does():
+    """analyze (oracle.problem_contract) and import (importers) judge with the same tests."""
+    from skyt_tui.engine.importers import humaneval_problem_to_contract
+
+    imported = humaneval_problem_to_contract(problem())
+    direct = problem_contract(problem())
+    assert [t.code for t in imported.tests] == [t.code for t in direct.tests]
+    assert [t.name for t in imported.tests] == [
+        "Toy/0 check[1]",
+        "Toy/0 check[2]",
+        "Toy/0 check[3]",
+    ]

@@ -428,6 +428,15 @@ def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
             soft_wrap=True,
         )
     for comparison in comparisons:
+        if not comparison.paired:
+            within = "model" if comparison.factor == "temperature" else "temperature"
+            out.print(
+                f"{comparison.metric}: {comparison.factor} {comparison.a} vs {comparison.b}: no {within} "
+                f"has runs at both {comparison.factor}s, nothing to compare",
+                markup=False,
+                soft_wrap=True,
+            )
+            continue
         result = Table(
             title=f"{comparison.metric}: {comparison.factor} {comparison.a} vs {comparison.b}, "
             "Wilcoxon signed-rank paired over contracts (cell means; ≠0: pairs that differ; "

@@ -488,7 +488,7 @@ def humaneval_problem_to_contract(
         "prompt_style": "completion",
         "entry": {"kind": "function", "name": problem.entry_point},
         "constraints": {"fixed_names": _parameter_names(problem)},
-        "tests": [{"kind": "check", "name": f"{problem.task_id} check", "code": problem.test}],
+        "tests": _check_tests(problem),
         "tags": ["human-eval"],
         "source": {
             "format": "human-eval",
@@ -502,6 +502,18 @@ def humaneval_problem_to_contract(
     if reference is not None:
         doc["reference"] = reference
     return replace(contract_from_dict(doc, label), path=None)
+
+
+def _check_tests(problem: humaneval.Problem) -> list[dict[str, Any]]:
+    """The problem's check, one test per asserting statement (`humaneval.split_check`), as
+    `oracle.problem_contract` has it, so every path gives the same per-test outcomes."""
+    pieces = humaneval.split_check(problem.test)
+    if len(pieces) == 1:
+        return [{"kind": "check", "name": f"{problem.task_id} check", "code": pieces[0]}]
+    return [
+        {"kind": "check", "name": f"{problem.task_id} check[{k}]", "code": piece}
+        for k, piece in enumerate(pieces, 1)
+    ]
 
 
 def _humaneval_difficulty(solution: str) -> str:

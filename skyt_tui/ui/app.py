@@ -1,4 +1,4 @@
-"""The Textual application: five sections as modes over the engine, keys 1–5 to switch between them.
+"""The Textual application: six sections as modes over the engine, keys 1–6 to switch between them.
 
 Screens live in `skyt_tui.ui.screens`, engine access in `skyt_tui.ui.data`; this
 module only wires them together. `run_app()` is what `skyt-tui` without a
@@ -42,6 +42,7 @@ SECTION_SCREENS = {
     "canon": "canon.CanonScreen",
     "heatmap": "heatmap.HeatmapScreen",
     "benchmark": "benchmark.BenchmarkScreen",
+    "studies": "studies.StudiesScreen",
 }
 """Each section's screen class in `skyt_tui.ui.screens`, imported when the section is first opened: the
 heatmap and benchmark screens bring numpy, and the first screen should not wait for them."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -296,6 +297,7 @@ def _run(
 ) -> tuple[MethodResult, ...]:
     """Every (method, size) over the same splits: estimates for the held-out systems per draw."""
     difficulties = [item.difficulty for item in data.items]
+    stratum_sizes = Counter(difficulties)
     n_draws, n_held = len(splits), len(splits[0][1])
     estimates = {(m, k): np.empty((n_draws, n_held)) for m in methods for k in sizes}
     inside = {(m, k): np.empty((n_draws, n_held), dtype=bool) for m in methods for k in sizes}
@@ -351,12 +353,16 @@ def _run(
                         fallback_draws[size] += 1
                     plan = plans[key]
                     chosen = plan.draw(generators[key])
-                    observed = np.full((len(held), len(data.items)), np.nan)
-                    observed[:, chosen] = data.matrix[np.ix_(held, chosen)]
-                    strata = (
-                        difficulties if plan.mode == "stratified" else ["all"] * len(difficulties)
+                    columns = np.sort(np.asarray(chosen, dtype=np.intp))
+                    stratified = plan.mode == "stratified"
+                    score, low, high = design_arrays(
+                        data.matrix[np.ix_(held, columns)],
+                        [difficulties[i] for i in columns]
+                        if stratified
+                        else ["all"] * len(columns),
+                        config.level,
+                        sizes=stratum_sizes if stratified else {"all": len(difficulties)},
                     )
-                    score, low, high = design_arrays(observed, strata, config.level)
                 actual_size[key] = len(chosen)
                 estimates[key][draw] = score
                 inside[key][draw] = (low <= truth + 1e-12) & (truth <= high + 1e-12)

@@ -1,4 +1,6 @@
-"""The top line of every section: the app's name and the five sections, clickable, the current one marked."""
+"""The top line of every section: the app's name and the six sections, clickable, the current one marked.
+
+Below 86 columns the labels lose their padding and "? help" becomes "?", so the line fits 80."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("canon", "Canon"),
     ("heatmap", "Heatmap"),
     ("benchmark", "Benchmark"),
+    ("studies", "Studies"),
 )
 """(mode name, title) in key order: key 1 is the first."""
 
@@ -33,7 +36,14 @@ class SectionBar(Static):
 
     def __init__(self, current: str) -> None:
         self.current = current
+        self.compact = False
         super().__init__(self._content(), id="section-bar")
+
+    def on_resize(self) -> None:
+        compact = self.size.width < 86
+        if compact != self.compact:
+            self.compact = compact
+            self.update(self._content())
 
     def _content(self) -> Content:
         parts = ["[b] skyt-tui [/b]"]
@@ -41,11 +51,15 @@ class SectionBar(Static):
             parts.append("[@click=app.toggle_store][b reverse $warning] DEMO [/][/] ")
         for number, (name, title) in enumerate(SECTIONS, start=1):
             style = "reverse b" if name == self.current else ""
-            label = f" {number} {title} "
+            label = f"{number} {title} " if self.compact else f" {number} {title} "
             parts.append(
                 f"[@click=app.section('{name}')][{style}]{label}[/][/]"
                 if style
                 else f"[@click=app.section('{name}')]{label}[/]"
             )
-        parts.append("  [@click=app.help][dim]? help[/][/]")
+        parts.append(
+            "  [@click=app.help][dim]?[/][/]"
+            if self.compact
+            else "  [@click=app.help][dim]? help[/][/]"
+        )
         return Content.from_markup("".join(parts))
