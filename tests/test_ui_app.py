@@ -549,10 +549,13 @@ async def test_a_sweep_is_analysed_in_one_batch_and_every_run_reported(tmp_path,
         await settle(pilot)
         assert app.screen.query_one(RunProgress).marks == ["passed"] * 4, screen_text(app)
         run_ids = runs.run_ids()
-        assert len(run_ids) == 2 and batches == [
+        # the sweep's runs are analysed in one batch at the end; single-run analyses are the estimates
+        # the panel shows while a run generates
+        assert len(run_ids) == 2 and [batch for batch in batches if len(batch) > 1] == [
             [run.id for run in map(runs.load_run, run_ids) if run.meta.temperature == 0.0]
             + [run.id for run in map(runs.load_run, run_ids) if run.meta.temperature == 0.7]
         ]
+        assert all(len(batch) == 1 for batch in batches[:-1])
         shown = screen_text(app)
         assert all(f"{run_id}: N=2  R_raw=1.000" in shown for run_id in run_ids)
 

@@ -4,6 +4,8 @@ whose requests hang, and the Runs list telling running, failed and partial runs 
 import threading
 import time
 
+import pytest
+
 from skyt_tui.engine import runs
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.confirm import ConfirmScreen
@@ -11,6 +13,13 @@ from skyt_tui.ui.widgets.run_progress import RunProgress
 from tests.llm_server import FakeLLMServer
 from tests.test_ui_app import start_run
 from tests.ui_support import pilot_test, screen_text, settle
+
+
+@pytest.fixture(autouse=True)
+def provider_key(monkeypatch):
+    """Stand-in executors send nothing; tests against the local server delete it again."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+
 
 ANSWER = "```python\ndef fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n```"
 
@@ -492,3 +501,84 @@ def test_wilson_interval_is_the_textbook_one():
     low, high = wilson_interval(0.5, 10)
     assert round(low, 4) == 0.2366 and round(high, 4) == 0.7634
     assert wilson_interval(1.0, 4)[1] == 1.0 and 0.5 < wilson_interval(1.0, 4)[0] < 0.52
+
+
+@pilot_test
+async def test_a_real_run_measured_against_an_old_demo_canon_says_so(demo_home):
+    """Issue 14.3: a store filled by the old `skyt-tui demo` has demo canons; a real run of the same contract
+    is measured against one of them, and its detail says so."""
+    from textual.widgets import DataTable
+
+    from skyt_tui.engine.catalog import get_contract
+
+    contract = get_contract("fibonacci_iterative")
+    code = "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a"
+    meta = runs.create_run(
+        contract_id=contract.id,
+        contract=contract,
+        provider="openai",
+        model="m",
+        temperature=0.5,
+        n=2,
+        samples=[ok(0, code), ok(1, code)],
+        status=runs.COMPLETE,
+    )
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(160, 36)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#runs-table", DataTable)
+        table.move_cursor(row=table.get_row_index(meta.id))
+        await pilot.press("enter")
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "⚠ a demo run: hand-written examples (not model output)" in shown
+        assert "this run is measured against it" in shown
+
+
+@pilot_test
+async def test_a_run_generating_can_be_cancelled_from_the_runs_list(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    release = threading.Event()
+    with FakeLLMServer(default=lambda number: ("hold", release, ANSWER)) as server:
+        app = SkytApp(start="contracts")
+        async with app.run_test(size=(160, 36)) as pilot:
+            await start_run(pilot, provider="openai", model="m", target=server.url + "/v1", n="3")
+            await wait_for(pilot, lambda: len(server.requests) >= 1)
+            await pilot.press("2")  # no settle: the run's worker is still going
+            [run_id] = runs.run_ids()
+            await wait_for(
+                pilot,
+                lambda: (
+                    run_id in app.screen.query_one("#runs-table").rows
+                    and row_of(app, run_id)["state"].startswith("running")
+                ),
+            )
+            assert "c" in app.screen.active_bindings
+            await pilot.press("c")
+            await wait_for(pilot, lambda: app.run_cancel is None, 5)
+            await wait_for(
+                pilot, lambda: row_of(app, run_id)["state"].startswith("interrupted"), 10
+            )
+        release.set()
+
+
+@pilot_test
+async def test_sections_first_seen_empty_show_the_first_run_and_canon(isolated_home):
+    """Issue 14.4: Heatmap and Canon opened on an empty store used to stay empty after the first run."""
+    app = SkytApp(start="heatmap")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert "No run to draw yet" in screen_text(app)
+        await pilot.press("3")
+        await settle(pilot)
+        meta = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+        runs.analyze_stored_run(meta.id)  # the first analysis fixes the canon
+        await pilot.press("1")
+        await settle(pilot)
+        await pilot.press("4")
+        await settle(pilot)
+        assert meta.id in screen_text(app), "the heatmap shows the new run"
+        await pilot.press("3")
+        await settle(pilot)
+        line = next(line for line in screen_text(app).splitlines() if line.startswith(" add_one "))
+        assert line.split()[:2] == ["add_one", "ok"], "the Canon list shows the new canon"

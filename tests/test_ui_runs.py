@@ -356,3 +356,25 @@ async def test_solution_families_with_a_canon_preview(demo_home):
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, RunDetailScreen)
+
+
+@pilot_test
+async def test_every_run_action_is_in_the_palette(demo_home):
+    """Issue 14.8: the selected run's actions are commands too, footer or not."""
+    from skyt_tui.ui.commands import BindingCommands
+
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        names = [hit.text async for hit in BindingCommands(app.screen).discover()]
+        for expected in (
+            "Runs: Run again",
+            "Runs: Delete…",
+            "Runs: Export…",
+            "Runs: Sort",
+            "Runs: Filter",
+            "Runs: Enlarge pane",
+            "Demo store / your store",
+        ):
+            assert expected in names, names
+        assert not any("Focus Next" in name for name in names)

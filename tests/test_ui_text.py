@@ -19,6 +19,26 @@ GOOD = dict(
 )
 
 
+@pytest.fixture(autouse=True)
+def provider_keys(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-not-used")
+
+
+def test_a_missing_key_is_reported_on_the_field_that_can_replace_it():
+    with pytest.raises(RunFormError) as caught:
+        parse_run_form(**GOOD, environ={})
+    assert list(caught.value.errors) == ["target"]
+    assert "OPENAI_API_KEY is not set" in caught.value.errors["target"]
+    local = parse_run_form(**{**GOOD, "target": "http://localhost:11434/v1"}, environ={})
+    assert local.target == "http://localhost:11434/v1", "a local server needs no key"
+    with pytest.raises(RunFormError) as caught:
+        parse_run_form(
+            **{**GOOD, "provider": "anthropic", "target": "http://localhost:1"}, environ={}
+        )
+    assert "ANTHROPIC_API_KEY is not set" in caught.value.errors["target"]
+
+
 def test_run_form_parses_a_temperature_sweep():
     assert parse_run_form(**GOOD) == RunRequest(
         "c", "openai", "gpt-4o-mini", 20, (0.0, 0.5, 1.0), 4
@@ -221,14 +241,26 @@ def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
         "P_tau_post": None,
         "pass_rate": 1.0,
     }
+    metrics |= {"n": 3, "n_failed": 0, "canon": "established"}
     assert metric_cells({"metrics": metrics}) == (
         "0.667",
         "0.250→0.500",
         "0.250",
         "0.123→0.100",
-        "–→–",
+        "–",
         "1.000",
     )
+    # without a canon nothing measured against one; without code nothing at all (issue 14.2)
+    assert metric_cells({"metrics": metrics | {"canon": "none"}}) == (
+        "0.667",
+        "–",
+        "–",
+        "–",
+        "–",
+        "1.000",
+    )
+    assert metric_cells({"metrics": metrics | {"n": 0, "n_failed": 3}}) == ("–",) * 6
+    assert metric_cells({"metrics": metrics}, requested=5)[0] == Text("~0.667")
     assert metric_cells(None) == ("…",) * 6
 
 

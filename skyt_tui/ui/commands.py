@@ -8,6 +8,9 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from skyt_tui.ui.help import KeyAction, key_actions
+from skyt_tui.ui.screens.base import SectionScreen
+
+TEXTUAL_SCREEN_ACTIONS = {"app.focus_next", "app.focus_previous", "screen.copy_text"}
 
 
 class BindingCommands(Provider):
@@ -16,7 +19,13 @@ class BindingCommands(Provider):
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         commands = []
         app = self.app
-        actions: list[KeyAction] = [a for a in key_actions(self.screen) if a.shown or a.node is app]
+        actions: list[KeyAction] = [
+            a
+            for a in key_actions(self.screen)
+            if a.shown
+            or a.node is app
+            or (isinstance(a.node, SectionScreen) and a.action not in TEXTUAL_SCREEN_ACTIONS)
+        ]  # a section's keys kept off its footer (sort, run again, enlarge…) are commands too
         for action in actions:
             name = (
                 action.description

@@ -245,6 +245,16 @@ def is_demo(meta: runs.RunMeta | None) -> bool:
     return meta is not None and (meta.origin.get("kind") == "demo" or meta.label == DEMO_LABEL)
 
 
+def is_demo_run(run_id: str | None) -> bool:
+    """True when `run_id` is a stored demo run (a store filled by an older `skyt-tui demo` has them)."""
+    if not run_id:
+        return False
+    try:
+        return is_demo(runs.load_meta(run_id))
+    except SkytError:
+        return False
+
+
 def run_label(meta: runs.RunMeta | None) -> str:
     """The label a run must carry wherever it is shown (the demo's "hand-written examples (not model output)")."""
     if meta is None:

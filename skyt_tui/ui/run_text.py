@@ -214,12 +214,23 @@ def isolation_text(isolation: str | None) -> Text:
     return Text(f"oracle isolation: {isolation}", style="dim")
 
 
-def canon_text(analysis: dict[str, Any], run_id: str | None = None) -> Text:
+def canon_text(
+    analysis: dict[str, Any], run_id: str | None = None, *, demo_canon: bool = False
+) -> Text:
+    """Where the run's canon comes from; `demo_canon` (the canon is a demo run's sample while this run is
+    not a demo run) says loudly that the run is measured against hand-written example code."""
     canon = analysis.get("canon") or {}
     status = canon.get("status")
     if status == "established":
         where = "this run" if canon.get("run_id") == run_id else f"run {canon.get('run_id')}"
-        return Text(f"canon: sample {canon.get('sample_index')} of {where}", style="dim")
+        text = Text(f"canon: sample {canon.get('sample_index')} of {where}", style="dim")
+        if demo_canon:
+            text.append(
+                f" ⚠ a demo run: {data.DEMO_LABEL}; this run is measured against it "
+                "(re-establish the canon from a real run in section 3)",
+                style="bold yellow",
+            )
+        return text
     reason = canon.get("reason") or ""
     return Text(
         f"canon: {status or 'not computed'}" + (f" — {reason}" if reason else ""), style="yellow"

@@ -115,7 +115,8 @@ class CanonScreen(SectionScreen):
         super().__init__()
         self.contract_ids: list[str] = []
         self.states: dict[str, canon_store.CanonState] = {}
-        self.signature: tuple = ()
+        self.signature: tuple | None = None
+        """The store as last read; None before the first read (an empty store's signature is `()`)."""
         self.busy = False
 
     def compose_body(self) -> ComposeResult:
@@ -136,7 +137,7 @@ class CanonScreen(SectionScreen):
         table.focus()
 
     def on_screen_resume(self) -> None:
-        if self.signature and data.store_signature() != self.signature:
+        if self.signature is not None and data.store_signature() != self.signature:
             self.load()
 
     def load(self) -> None:

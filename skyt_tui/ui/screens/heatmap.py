@@ -113,7 +113,8 @@ class HeatmapScreen(SectionScreen):
         self.level = "nodoc"
         self.post_repair = False
         self.order_mode = "canon"
-        self.signature: tuple = ()
+        self.signature: tuple | None = None
+        """The store as last read; None before the first read (an empty store's signature is `()`)."""
 
     def compose_body(self) -> ComposeResult:
         with ContentSwitcher(initial="heatmap-view", id="heatmap-switcher"):
@@ -165,9 +166,9 @@ class HeatmapScreen(SectionScreen):
         )
 
     def on_screen_resume(self) -> None:
-        if self.signature and data.store_signature() != self.signature:
+        if self.signature is not None and data.store_signature() != self.signature:
             self._find_runs()
-        elif self.signature and self.app.heatmap_request is not None:
+        elif self.signature is not None and self.app.heatmap_request is not None:
             self._show_requested()
 
     @work(thread=True, exclusive=True, group="heatmap-list", exit_on_error=False)

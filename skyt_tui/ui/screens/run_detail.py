@@ -170,8 +170,11 @@ class RunDetailScreen(SectionScreen):
         self.set_interval(WATCH_INTERVAL_S, self._watch)
 
     def _watch(self) -> None:
-        if self.snapshot is not None and not self.updating:
+        if self.snapshot is not None and not self.updating and self.is_current:
             self._poll(self.snapshot)
+
+    def on_screen_resume(self) -> None:
+        self._watch()
 
     @work(thread=True, exclusive=True, group="run-detail-watch", exit_on_error=False)
     def _poll(self, before: tuple[object, ...]) -> None:
@@ -237,6 +240,8 @@ class RunDetailScreen(SectionScreen):
         head.append(f" · {self.run.n_ok} ok, {self.run.n_failed} failed")
         head.append("\n" if narrow else f" · created {meta.created[:19].replace('T', ' ')}\n")
         label = label_text(meta)
+        canon_run = (self.analysis.get("canon") or {}).get("run_id")
+        demo_canon = canon_run != meta.id and not data.is_demo(meta) and data.is_demo_run(canon_run)
         if narrow:
             head.append(f"{meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)}")
         else:
@@ -247,8 +252,11 @@ class RunDetailScreen(SectionScreen):
         head.append("\n")
         head.append_text(metrics_text(self.analysis, meta.n))
         head.append("\n")
+        if narrow and demo_canon:
+            head.append_text(canon_text(self.analysis, meta.id, demo_canon=True))
+            head.append("\n")
         if not narrow:
-            head.append_text(canon_text(self.analysis, meta.id))
+            head.append_text(canon_text(self.analysis, meta.id, demo_canon=demo_canon))
             tau = self.analysis["metrics"].get("tau")
             head.append(
                 f" · level {self.analysis.get('level')}"

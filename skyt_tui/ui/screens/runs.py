@@ -180,6 +180,7 @@ class RunsScreen(SectionScreen):
         Binding("r", "resume", "Resume"),
         Binding("a", "again", "Run again", show=False),
         Binding("x,delete", "delete", "Delete…", key_display="x"),
+        Binding("c", "cancel_run", "Cancel run"),
         Binding("ctrl+r", "reload", "Reload", show=False),
     ]
 
@@ -231,9 +232,9 @@ class RunsScreen(SectionScreen):
             table.focus()  # back from a run (or from Contracts after a run): the keys work at once
 
     def _watch(self) -> None:
-        if (
-            self.snapshot is not None and not self.loading
-        ):  # changes meanwhile are seen after the load
+        """Poll while the list is shown (back on screen it polls at once); changes made during a load
+        are seen after it."""
+        if self.snapshot is not None and not self.loading and self.is_current:
             self._poll(self.snapshot)
 
     @work(thread=True, exclusive=True, group="runs-watch", exit_on_error=False)
@@ -525,7 +526,22 @@ class RunsScreen(SectionScreen):
             return summary is not None and data.resumable(summary)
         if action == "delete":
             return summary is not None and summary.state != RUNNING
+        if (
+            action == "cancel_run"
+        ):  # a run this app generates (one another process writes is its own)
+            cancel = self.app.run_cancel
+            return cancel is not None and not cancel.is_set()
         return True
+
+    def action_cancel_run(self) -> None:
+        if self.app.run_cancel is not None and not self.app.run_cancel.is_set():
+            self.app.run_cancel.set()
+            if self.app.run_cancelling is not None:
+                self.app.run_cancelling()
+            self.notify(
+                "Cancelling the run: requests in flight are given up within a second.", timeout=3
+            )
+            self.refresh_bindings()
 
     def action_resume(self) -> None:
         summary = self.selected_summary()
