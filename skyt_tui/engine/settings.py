@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from skyt_tui import locations
-from skyt_tui.engine import store
+from skyt_tui.engine import run_options, store
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.versions import DEFAULT_TAU
 
@@ -67,6 +67,14 @@ def _text(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError("must be a non-empty string")
     return value
+
+
+def _base_url(value: Any) -> str:
+    """Checked as `run --base-url` and the run dialog check it (`engine.run_options`)."""
+    text = _text(value).strip()
+    if reason := run_options.check_target("openai", text):
+        raise ValueError(reason)
+    return text
 
 
 def _choice(choices: tuple[str, ...]) -> Any:
@@ -115,9 +123,9 @@ _CHECKS: dict[str, Any] = {
     "theme": _text,
     "run.provider": _choice(PROVIDERS),
     "run.model": _text,
-    "run.base_url": _text,
-    "run.n": _integer(1, 100_000),
-    "run.temperature": _number(0.0, 2.0),
+    "run.base_url": _base_url,
+    "run.n": _integer(1, run_options.MAX_SAMPLES),
+    "run.temperature": _number(0.0, run_options.MAX_TEMPERATURE),
     "run.tau": _number(0.0, 1.0),
     "run.isolation": _choice(ISOLATIONS),
     "run.workers": _integer(1, MAX_WORKERS),
