@@ -140,3 +140,46 @@ def test_cli_and_run_dialog_accept_and_reject_the_same_values(
     assert (form_ok, cli_ok) == (ok, ok)
     if not ok:
         assert cli_error == f"{flag}: {form_error}"
+
+
+def test_run_profile_takes_provider_model_url_and_numbers_and_flags_win(isolated_home):
+    install_contract(isolated_home)
+    with FakeLLMServer() as server:
+        (isolated_home / "settings.toml").write_text(
+            f'[run]\nprovider = "anthropic"\nmodel = "claude"\n\n'
+            f'[profiles.local]\nprovider = "openai"\nmodel = "from-profile"\n'
+            f'base_url = "{server.url}/v1"\nn = 2\ntemperature = 0.3\n'
+        )
+        result = run_cli(
+            isolated_home,
+            "run",
+            CONTRACT_ID,
+            "--profile",
+            "local",
+            "-n",
+            "3",
+            "--json",
+            OPENAI_API_KEY=SECRET,
+        )
+    assert result.returncode == 0, result.stderr
+    [outcome] = json.loads(result.stdout)["runs"]
+    meta = runs.load_run(outcome["run_id"]).meta
+    assert (meta.provider, meta.model, meta.n, meta.temperature) == (
+        "openai",
+        "from-profile",
+        3,
+        0.3,
+    )
+
+
+def test_an_unknown_profile_is_one_line_naming_the_known_ones(isolated_home, capsys):
+    install_contract(isolated_home)
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "settings.toml").write_text(
+        '[profiles.local]\nprovider = "command"\ncommand = "python3 a.py"\n'
+    )
+    assert main(["run", CONTRACT_ID, "--profile", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "skyt-tui: error: --profile: no profile 'nope' in settings.toml (known: local)\n"
+    )

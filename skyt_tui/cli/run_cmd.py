@@ -28,12 +28,23 @@ from skyt_tui.engine.runner import (
     run_sweep,
 )
 from skyt_tui.engine.runs import FAILED, SampleRecord
-from skyt_tui.engine.settings import DEFAULT_N, DEFAULT_TEMPERATURE, RunDefaults, load_settings
+from skyt_tui.engine.settings import (
+    DEFAULT_N,
+    DEFAULT_TEMPERATURE,
+    Profile,
+    RunDefaults,
+    get_profile,
+    load_settings,
+)
+
+DEFAULT_CONCURRENCY = 4
 
 
 def _add_execution_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--concurrency", type=int, default=4, help="requests in flight at once (default: 4)"
+        "--concurrency",
+        type=int,
+        help=f"requests in flight at once (default: the profile's, else {DEFAULT_CONCURRENCY})",
     )
     parser.add_argument(
         "--max-attempts",
@@ -76,6 +87,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="run every contract of benchmark NAME's current anchor sample, then print the "
         "model's estimated full-benchmark score (`bench estimate`)",
+    )
+    run.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="take what the command line leaves out from [profiles.NAME] in settings.toml "
+        "(provider, model, base URL, N, temperature, ...), before the [run] defaults",
     )
     run.add_argument(
         "--provider",
@@ -298,6 +315,37 @@ def _interrupted(run_id: str) -> int:
     return 130
 
 
+_PROFILE_ARGS = (
+    ("model", "model"),
+    ("base_url", "base_url"),
+    ("command_line", "command"),
+    ("n", "n"),
+    ("temperature", "temperature"),
+    ("timeout", "timeout"),
+    ("seed", "seed"),
+    ("max_tokens", "max_tokens"),
+    ("system", "system"),
+    ("concurrency", "concurrency"),
+)
+
+
+def apply_profile(args: argparse.Namespace, profile: Profile) -> None:
+    """Fill what the command line left out from a saved profile. Its provider is used unless
+    --provider names another one; then only the provider-independent values apply."""
+    if args.provider is None:
+        args.provider = profile.provider
+    same = args.provider == profile.provider
+    for attr, key in _PROFILE_ARGS:
+        value = getattr(profile, key)
+        if value is None or getattr(args, attr, None) is not None:
+            continue
+        if key in ("model", "base_url", "command") and not same:
+            continue
+        if key == "temperature" and args.sweep:
+            continue
+        setattr(args, attr, value)
+
+
 def apply_run_defaults(args: argparse.Namespace, defaults: RunDefaults) -> None:
     """Fill what the command line left out from settings.toml's [run] table, then check the
     numbers before anything else (a key or a server is only asked for after that).
@@ -317,6 +365,8 @@ def apply_run_defaults(args: argparse.Namespace, defaults: RunDefaults) -> None:
             args.model = defaults.model
         if args.base_url is None and args.provider in ("openai", "anthropic"):
             args.base_url = defaults.base_url
+    if args.concurrency is None:
+        args.concurrency = DEFAULT_CONCURRENCY
     check_cli_options(args)
     args.default_n = defaults.n
     args.default_temperature = defaults.temperature
@@ -349,7 +399,10 @@ def run_command(args: argparse.Namespace) -> int:
     apply_isolation_setting()
     if (args.contract is None) == (args.anchors is None):
         raise InputError("give a CONTRACT or --anchors NAME, not both or neither")
-    apply_run_defaults(args, load_settings().run)
+    settings = load_settings()
+    if args.profile is not None:
+        apply_profile(args, get_profile(settings, args.profile))
+    apply_run_defaults(args, settings.run)
     if args.anchors is not None:
         return _run_anchors(args)
     outcomes = _run_contract(get_contract(args.contract), args)
@@ -515,6 +568,8 @@ def _run_anchors(args: argparse.Namespace) -> int:
 
 def resume_command(args: argparse.Namespace) -> int:
     apply_isolation_setting()
+    if args.concurrency is None:
+        args.concurrency = DEFAULT_CONCURRENCY
     run_id = runs.resolve_run_id(args.run)
     run = runs.load_run(run_id)
     pending = len(run.missing_indexes) + (run.n_failed if args.retry_failed else 0)
