@@ -633,3 +633,25 @@ async def test_every_section_fits_80_by_24(demo_home):
             assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
             assert text.split("(v)")[0] in shown, (mode, shown)
             assert "Help" in lines[-1] and "palette" in lines[-1]
+
+
+@pilot_test
+@pytest.mark.parametrize("width", [80, 86, 120])
+async def test_section_bar_fits_with_the_demo_badge_and_keeps_help(
+    monkeypatch, demo_store, isolated_home, width
+):
+    """Old code: at 80 columns with the six sections and the DEMO badge the line ran over and
+    "? help" was cut to "?" (and then off the edge)."""
+    shutil.copytree(demo_store, isolated_home / "demo")
+    monkeypatch.setenv("SKYT_STORE", "demo")
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(width, 24)) as pilot:
+        await pilot.pause()
+        line = screen_text(app).splitlines()[0]
+        assert "DEMO" in line and line.rstrip().endswith("? help"), line
+        for number in range(1, 7):
+            assert f"{number} " in line
+        assert len(line.rstrip()) <= width
+        await pilot.click(offset=(line.index("? help"), 0))
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
