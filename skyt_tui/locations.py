@@ -2,7 +2,8 @@
 
 State lives under `platformdirs.user_data_dir("skyt-tui")`; the environment
 variable `SKYT_HOME` overrides it (tests and demos point it at a temp dir).
-The demo keeps its own store in `demo/` there (`SKYT_STORE=demo` opens it).
+The demo keeps its own store in `demo/` there (`SKYT_STORE=demo` opens it); any other
+non-empty `SKYT_STORE` is an error, never a silent fallback to the user's own store.
 """
 
 from __future__ import annotations
@@ -29,6 +30,26 @@ def home_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def store_env_error() -> str | None:
+    """The one-line error for a `SKYT_STORE` that names no store, or None when it is unset,
+    empty or `demo`."""
+    value = os.environ.get(STORE_ENV)
+    if value is None or value == "" or value == DEMO_STORE:
+        return None
+    return (
+        f"{STORE_ENV}={value!r} names no store: the only one is {DEMO_STORE!r} (the demo's); "
+        f"unset {STORE_ENV} (or leave it empty) for your own store"
+    )
+
+
+def check_store_env() -> None:
+    """Raise InputError (one line naming the variable) for a `SKYT_STORE` that names no store."""
+    from skyt_tui.engine.errors import InputError
+
+    if error := store_env_error():
+        raise InputError(error)
+
+
 def is_demo_store() -> bool:
     return os.environ.get(STORE_ENV) == DEMO_STORE
 
@@ -39,7 +60,9 @@ def demo_dir() -> Path:
 
 
 def data_dir() -> Path:
-    """The store in use: the home directory, or the demo's store under `SKYT_STORE=demo`."""
+    """The store in use: the home directory, or the demo's store under `SKYT_STORE=demo`
+    (InputError for another value: a typo must not open the user's own store)."""
+    check_store_env()
     return demo_dir() if is_demo_store() else home_dir()
 
 

@@ -348,7 +348,7 @@ def test_cli_run_exit_1_and_failures_shown_when_samples_fail(isolated_home):
             ["--provider", "openai", "--model", "m"],
             "OPENAI_API_KEY is not set (needed by --provider openai",
         ),
-        (["--provider", "openai"], "--model is required with --provider openai"),
+        (["--provider", "openai"], "--model: required with openai"),
         (
             [
                 "--provider",
@@ -364,10 +364,10 @@ def test_cli_run_exit_1_and_failures_shown_when_samples_fail(isolated_home):
         ),
         (
             ["--provider", "openai", "--model", "m", "--base-url", "http://x/v1", "--sweep", "0,3"],
-            "--sweep: temperature 3 is outside [0, 2]",
+            "--sweep: 3 is outside [0, 2]",
         ),
-        (["--provider", "command"], "--command is required with --provider command"),
-        (["--provider", "replay"], "--replay SOURCE is required with --provider replay"),
+        (["--provider", "command"], "--command: required: the program that answers"),
+        (["--provider", "replay"], "--replay: required: the file or folder of recorded answers"),
         (
             [
                 "--provider",
@@ -379,11 +379,11 @@ def test_cli_run_exit_1_and_failures_shown_when_samples_fail(isolated_home):
                 "--concurrency",
                 "0",
             ],
-            "--concurrency must be at least 1",
+            "--concurrency: must be between 1 and 64",
         ),
         (
             ["--provider", "openai", "--model", "m", "--base-url", "http://x/v1", "-n", "0"],
-            "-n must be at least 1",
+            "-n: must be between 1 and 1000",
         ),
     ],
 )

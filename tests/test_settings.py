@@ -116,3 +116,69 @@ def test_choices_match_the_modules_that_own_them():
     assert settings.PROVIDERS == PROVIDERS
     assert settings.ISOLATIONS == sandbox.ISOLATIONS
     assert settings.MAX_WORKERS == sandbox.MAX_WORKERS
+
+
+PROFILES = """
+[run]
+n = 5
+
+[profiles.local]
+provider = "openai"
+model = "qwen"
+base_url = "http://localhost:11434/v1"
+temperature = 0.0
+
+[profiles.mine]
+provider = "command"
+command = "python3 answer.py"
+timeout = 60
+"""
+
+
+def test_profiles_are_read_and_kept_when_one_key_is_updated():
+    from skyt_tui.engine.settings import Profile
+
+    path = locations.settings_file()
+    path.parent.mkdir(parents=True)
+    path.write_text(PROFILES)
+    expected = {
+        "local": Profile(
+            provider="openai", model="qwen", base_url="http://localhost:11434/v1", temperature=0.0
+        ),
+        "mine": Profile(provider="command", command="python3 answer.py", timeout=60.0),
+    }
+    assert load_settings().profiles == expected
+    assert update_setting("theme", "textual-light").profiles == expected
+    assert load_settings().profiles == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('[profiles.x]\nmodel = "m"\n', "profiles.x.provider"),
+        ('[profiles.x]\nprovider = "openai"\n', "profiles.x.model"),
+        ('[profiles.x]\nprovider = "gpt"\n', "profiles.x.provider"),
+        (
+            '[profiles.x]\nprovider = "openai"\nmodel = "m"\nbase_url = "localhost:1"\n',
+            "profiles.x.base_url",
+        ),
+        (
+            '[profiles.x]\nprovider = "command"\ncommand = "a"\nbase_url = "http://h"\n',
+            "profiles.x.base_url",
+        ),
+        ('[profiles.x]\nprovider = "command"\n', "profiles.x.command"),
+        ('[profiles.x]\nprovider = "replay"\ntemperature = 5\n', "profiles.x.temperature"),
+        ('[profiles.x]\nprovider = "replay"\ncolour = 1\n', "profiles.x.colour"),
+        ("[profiles]\nx = 3\n", "profiles.x"),
+        ("profiles = 3\n", "profiles"),
+    ],
+)
+def test_a_bad_profile_is_one_line_naming_its_key(text, key):
+    path = locations.settings_file()
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    with pytest.raises(InputError) as err:
+        load_settings()
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith(f"{path}: {key}: ")

@@ -330,6 +330,67 @@ async def test_run_dialog_shows_every_bad_field_and_stays_open():
         assert isinstance(app.screen, ContractsScreen)
 
 
+PROFILES = """
+[profiles.local]
+provider = "openai"
+model = "qwen-coder"
+base_url = "http://localhost:11434/v1"
+temperature = 0.0
+n = 6
+concurrency = 2
+
+[profiles.mine]
+provider = "command"
+command = "python3 answer.py"
+timeout = 60
+"""
+
+
+@pilot_test
+async def test_run_dialog_profile_fills_the_fields_and_starts_with_them(isolated_home):
+    """A saved provider profile ([profiles.NAME] in settings.toml) is the dialog's first field;
+    choosing one fills provider, model, base URL and the numbers it sets."""
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "settings.toml").write_text(PROFILES)
+    seen = []
+
+    def executor(request, report, cancel):
+        seen.append(request)
+        return data.RunOutcome(run_ids=(), n_done=0, n_failed=0)
+
+    app = SkytApp(start="contracts", run_executor=executor)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await select_contract(pilot, "fibonacci_iterative")
+        await pilot.press("r")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, RunDialog)
+        profile = dialog.query_one("#field-profile", Select)
+        assert app.focused is profile, "the profile list is the first field"
+        profile.value = "mine"
+        await pilot.pause()
+        assert dialog.query_one("#field-provider", Select).value == "command"
+        assert dialog.query_one("#field-target", Input).value == "python3 answer.py"
+        assert "Command" in str(dialog.query_one("#label-target").render())
+        profile.value = "local"
+        await pilot.pause()
+        assert dialog.query_one("#field-target", Input).value == "http://localhost:11434/v1"
+        await pilot.click("#run-start")
+        await settle(pilot)
+    assert seen == [
+        RunRequest(
+            contract_id="fibonacci_iterative",
+            provider="openai",
+            model="qwen-coder",
+            n=6,
+            temperatures=(0.0,),
+            concurrency=2,
+            target="http://localhost:11434/v1",
+            timeout_s=60.0,
+        )
+    ], "values the chosen profile does not set stay as they were (timeout from 'mine')"
+
+
 @pilot_test
 async def test_run_dialog_returns_a_request_and_remembers_it():
     seen = []
@@ -572,3 +633,25 @@ async def test_every_section_fits_80_by_24(demo_home):
             assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
             assert text.split("(v)")[0] in shown, (mode, shown)
             assert "Help" in lines[-1] and "palette" in lines[-1]
+
+
+@pilot_test
+@pytest.mark.parametrize("width", [80, 86, 120])
+async def test_section_bar_fits_with_the_demo_badge_and_keeps_help(
+    monkeypatch, demo_store, isolated_home, width
+):
+    """Old code: at 80 columns with the six sections and the DEMO badge the line ran over and
+    "? help" was cut to "?" (and then off the edge)."""
+    shutil.copytree(demo_store, isolated_home / "demo")
+    monkeypatch.setenv("SKYT_STORE", "demo")
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(width, 24)) as pilot:
+        await pilot.pause()
+        line = screen_text(app).splitlines()[0]
+        assert "DEMO" in line and line.rstrip().endswith("? help"), line
+        for number in range(1, 7):
+            assert f"{number} " in line
+        assert len(line.rstrip()) <= width
+        await pilot.click(offset=(line.index("? help"), 0))
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)

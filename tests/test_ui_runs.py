@@ -194,13 +194,14 @@ async def test_a_large_run_is_paged(isolated_home):
         screen = await open_run(pilot, meta.id)
         table = screen.query_one("#samples-table", DataTable)
         assert table.row_count == PAGE and f"samples 1–{PAGE} of {n} · page 1/2" in screen_text(app)
-        await pilot.press("right_square_bracket", "right_square_bracket")
+        assert "page 1/2 (< >)" in screen_text(app)
+        await pilot.press("greater_than_sign", "greater_than_sign")
         assert table.row_count == 30 and str(table.get_row_at(0)[0]) == str(PAGE)
         assert f"samples {PAGE + 1}–{n} of {n} · page 2/2" in screen_text(app)
         table.move_cursor(row=29)
         await pilot.pause()
         assert f"sample {n - 1} · ✓ pass" in screen_text(app)
-        await pilot.press("left_square_bracket")
+        await pilot.press("less_than_sign")
         assert str(table.get_row_at(0)[0]) == "0" and table.row_count == PAGE
 
 
@@ -378,3 +379,31 @@ async def test_every_run_action_is_in_the_palette(demo_home):
         ):
             assert expected in names, names
         assert not any("Focus Next" in name for name in names)
+
+
+@pilot_test
+async def test_brackets_mean_previous_and_next_run_in_the_detail_as_in_the_heatmap(demo_home):
+    """Issue 14.11: `[`/`]` paged in a run's detail but switched runs in the heatmap; now they
+    switch runs in both (pages are `<`/`>`), and the footer and help say so."""
+    from skyt_tui.ui.help import key_actions
+
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        order = [s.id for s in app.screen.shown if s.meta is not None]
+        assert len(order) >= 3
+        screen = await open_run(pilot, order[1])
+        described = {a.keys: a.description for a in key_actions(screen)}
+        assert described["["] == "Previous run" and described["]"] == "Next run"
+        assert described["<"] == "Previous page" and described[">"] == "Next page"
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert isinstance(app.screen, RunDetailScreen) and app.screen.run_id == order[2]
+        assert order[2] in screen_text(app)
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        await settle(pilot)
+        assert app.screen.run_id == order[0]
+        await pilot.press("escape")
+        await settle(pilot)
+        listing = app.screen
+        assert listing.selected_summary().id == order[0], "the list's cursor followed"

@@ -96,6 +96,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(command_on_line(argv))
     args = parser.parse_args(argv)
     try:
+        from skyt_tui.locations import check_store_env
+
+        check_store_env()  # before any command or the app opens a store
         if args.command is None:
             return start_app()
         return int(args.handler(args) or 0)

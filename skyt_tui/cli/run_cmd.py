@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import threading
 
@@ -18,6 +17,7 @@ from skyt_tui.engine.contract import Contract
 from skyt_tui.engine.errors import InputError, NotFoundError
 from skyt_tui.engine.providers import PROVIDERS, make_provider
 from skyt_tui.engine.report import metrics_line
+from skyt_tui.engine.run_options import MAX_CONCURRENCY, check_run_options
 from skyt_tui.engine.runner import (
     RetryEvent,
     RetryPolicy,
@@ -28,12 +28,23 @@ from skyt_tui.engine.runner import (
     run_sweep,
 )
 from skyt_tui.engine.runs import FAILED, SampleRecord
-from skyt_tui.engine.settings import DEFAULT_N, DEFAULT_TEMPERATURE, RunDefaults, load_settings
+from skyt_tui.engine.settings import (
+    DEFAULT_N,
+    DEFAULT_TEMPERATURE,
+    Profile,
+    RunDefaults,
+    get_profile,
+    load_settings,
+)
+
+DEFAULT_CONCURRENCY = 4
 
 
 def _add_execution_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--concurrency", type=int, default=4, help="requests in flight at once (default: 4)"
+        "--concurrency",
+        type=int,
+        help=f"requests in flight at once (default: the profile's, else {DEFAULT_CONCURRENCY})",
     )
     parser.add_argument(
         "--max-attempts",
@@ -76,6 +87,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="run every contract of benchmark NAME's current anchor sample, then print the "
         "model's estimated full-benchmark score (`bench estimate`)",
+    )
+    run.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="take what the command line leaves out from [profiles.NAME] in settings.toml "
+        "(provider, model, base URL, N, temperature, ...), before the [run] defaults",
     )
     run.add_argument(
         "--provider",
@@ -150,28 +167,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def parse_sweep(text: str) -> list[float]:
-    values = []
-    for part in text.split(","):
-        part = part.strip()
-        try:
-            value = float(part)
-        except ValueError:
-            raise InputError(
-                f"--sweep: {part!r} is not a number (expected e.g. 0,0.3,0.7,1.0)"
-            ) from None
-        if not math.isfinite(value) or not 0.0 <= value <= 2.0:
-            raise InputError(f"--sweep: temperature {part} is outside [0, 2]")
-        if value in values:
-            raise InputError(f"--sweep: temperature {part} is given twice")
-        values.append(value)
-    return values
+    """The temperatures of `--sweep`, checked like every run option (`engine.run_options`)."""
+    temperatures = check_run_options(provider="command", target="-", temperatures=text, sweep=True)
+    return list(temperatures.temperatures or ())
 
 
 def _policy(args: argparse.Namespace) -> RetryPolicy:
     if args.max_attempts < 1:
         raise InputError(f"--max-attempts must be at least 1, not {args.max_attempts}")
-    if args.concurrency < 1:
-        raise InputError(f"--concurrency must be at least 1, not {args.concurrency}")
+    if not 1 <= args.concurrency <= MAX_CONCURRENCY:
+        raise InputError(
+            f"--concurrency: must be between 1 and {MAX_CONCURRENCY}, not {args.concurrency}"
+        )
     if not args.retry_delay >= 0 or not args.retry_budget > 0:
         raise InputError("--retry-delay must be ≥ 0 and --retry-budget > 0")
     return RetryPolicy(
@@ -185,8 +192,6 @@ def _policy(args: argparse.Namespace) -> RetryPolicy:
 def _provider_settings(args: argparse.Namespace) -> dict:
     settings: dict = {}
     if args.timeout is not None:
-        if not args.timeout > 0:
-            raise InputError(f"--timeout must be above 0, not {args.timeout}")
         settings["timeout_s"] = args.timeout
     if args.provider in ("openai", "anthropic"):
         if not args.model:
@@ -310,6 +315,37 @@ def _interrupted(run_id: str) -> int:
     return 130
 
 
+_PROFILE_ARGS = (
+    ("model", "model"),
+    ("base_url", "base_url"),
+    ("command_line", "command"),
+    ("n", "n"),
+    ("temperature", "temperature"),
+    ("timeout", "timeout"),
+    ("seed", "seed"),
+    ("max_tokens", "max_tokens"),
+    ("system", "system"),
+    ("concurrency", "concurrency"),
+)
+
+
+def apply_profile(args: argparse.Namespace, profile: Profile) -> None:
+    """Fill what the command line left out from a saved profile. Its provider is used unless
+    --provider names another one; then only the provider-independent values apply."""
+    if args.provider is None:
+        args.provider = profile.provider
+    same = args.provider == profile.provider
+    for attr, key in _PROFILE_ARGS:
+        value = getattr(profile, key)
+        if value is None or getattr(args, attr, None) is not None:
+            continue
+        if key in ("model", "base_url", "command") and not same:
+            continue
+        if key == "temperature" and args.sweep:
+            continue
+        setattr(args, attr, value)
+
+
 def apply_run_defaults(args: argparse.Namespace, defaults: RunDefaults) -> None:
     """Fill what the command line left out from settings.toml's [run] table, then check the
     numbers before anything else (a key or a server is only asked for after that).
@@ -329,21 +365,44 @@ def apply_run_defaults(args: argparse.Namespace, defaults: RunDefaults) -> None:
             args.model = defaults.model
         if args.base_url is None and args.provider in ("openai", "anthropic"):
             args.base_url = defaults.base_url
-    if args.n is not None and args.n < 1:
-        raise InputError(f"-n must be at least 1, not {args.n}")
-    if args.temperature is not None and not (
-        math.isfinite(args.temperature) and 0.0 <= args.temperature <= 2.0
-    ):
-        raise InputError(f"--temperature must be within [0, 2], not {args.temperature:g}")
+    if args.concurrency is None:
+        args.concurrency = DEFAULT_CONCURRENCY
+    check_cli_options(args)
     args.default_n = defaults.n
     args.default_temperature = defaults.temperature
+
+
+def check_cli_options(args: argparse.Namespace) -> None:
+    """Check every run option with the validator the app's run dialog uses (one line naming the
+    option, exit 2); the checked values replace the parsed ones."""
+    if args.sweep and args.temperature is not None:
+        raise InputError("give --temperature or --sweep, not both")
+    target = {"command": args.command_line, "replay": args.replay}.get(args.provider, args.base_url)
+    options = check_run_options(
+        provider=args.provider,
+        model=args.model,
+        target=target,
+        n=args.n,
+        temperatures=args.sweep if args.sweep else args.temperature,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        seed=args.seed,
+        max_tokens=args.max_tokens,
+        system=args.system,
+        sweep=bool(args.sweep),
+    )
+    args.n = options.n
+    args.timeout = options.timeout_s
 
 
 def run_command(args: argparse.Namespace) -> int:
     apply_isolation_setting()
     if (args.contract is None) == (args.anchors is None):
         raise InputError("give a CONTRACT or --anchors NAME, not both or neither")
-    apply_run_defaults(args, load_settings().run)
+    settings = load_settings()
+    if args.profile is not None:
+        apply_profile(args, get_profile(settings, args.profile))
+    apply_run_defaults(args, settings.run)
     if args.anchors is not None:
         return _run_anchors(args)
     outcomes = _run_contract(get_contract(args.contract), args)
@@ -509,6 +568,8 @@ def _run_anchors(args: argparse.Namespace) -> int:
 
 def resume_command(args: argparse.Namespace) -> int:
     apply_isolation_setting()
+    if args.concurrency is None:
+        args.concurrency = DEFAULT_CONCURRENCY
     run_id = runs.resolve_run_id(args.run)
     run = runs.load_run(run_id)
     pending = len(run.missing_indexes) + (run.n_failed if args.retry_failed else 0)

@@ -12,18 +12,25 @@ error line naming the file and the key. Example::
     model = "gpt-4o-mini"
     n = 20
     temperature = 0.7
+
+    [profiles.local]        # `run --profile local`, and the run dialog's Profile list
+    provider = "openai"
+    model = "qwen2.5-coder:7b"
+    base_url = "http://localhost:11434/v1"
+    temperature = 0.0
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skyt_tui import locations
-from skyt_tui.engine import store
+from skyt_tui.engine import run_options, store
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.versions import DEFAULT_TAU
 
@@ -53,10 +60,32 @@ class RunDefaults:
 
 
 @dataclass(frozen=True)
+class Profile:
+    """A saved provider setup (`[profiles.NAME]`, like posting's environments): what a run
+    started with `--profile NAME` (or the dialog's Profile choice) takes when not given."""
+
+    provider: str
+    model: str | None = None
+    base_url: str | None = None
+    """openai and anthropic only."""
+    command: str | None = None
+    """command only: the program that answers."""
+    n: int | None = None
+    temperature: float | None = None
+    timeout: float | None = None
+    seed: int | None = None
+    max_tokens: int | None = None
+    system: str | None = None
+    concurrency: int | None = None
+
+
+@dataclass(frozen=True)
 class Settings:
     theme: str | None = None
     """A Textual theme name; None keeps the app's default."""
     run: RunDefaults = field(default_factory=RunDefaults)
+    profiles: dict[str, Profile] = field(default_factory=dict)
+    """Saved provider profiles by name, in file order."""
 
 
 KEYS = ("theme",) + tuple(f"run.{f.name}" for f in dataclasses.fields(RunDefaults))
@@ -67,6 +96,14 @@ def _text(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError("must be a non-empty string")
     return value
+
+
+def _base_url(value: Any) -> str:
+    """Checked as `run --base-url` and the run dialog check it (`engine.run_options`)."""
+    text = _text(value).strip()
+    if reason := run_options.check_target("openai", text):
+        raise ValueError(reason)
+    return text
 
 
 def _choice(choices: tuple[str, ...]) -> Any:
@@ -115,13 +152,27 @@ _CHECKS: dict[str, Any] = {
     "theme": _text,
     "run.provider": _choice(PROVIDERS),
     "run.model": _text,
-    "run.base_url": _text,
-    "run.n": _integer(1, 100_000),
-    "run.temperature": _number(0.0, 2.0),
+    "run.base_url": _base_url,
+    "run.n": _integer(1, run_options.MAX_SAMPLES),
+    "run.temperature": _number(0.0, run_options.MAX_TEMPERATURE),
     "run.tau": _number(0.0, 1.0),
     "run.isolation": _choice(ISOLATIONS),
     "run.workers": _integer(1, MAX_WORKERS),
 }
+_PROFILE_CHECKS: dict[str, Any] = {
+    "provider": _choice(PROVIDERS),
+    "model": _text,
+    "base_url": _base_url,
+    "command": _text,
+    "n": _integer(1, run_options.MAX_SAMPLES),
+    "temperature": _number(0.0, run_options.MAX_TEMPERATURE),
+    "timeout": _number(run_options.MIN_TIMEOUT_S, run_options.MAX_TIMEOUT_S),
+    "seed": _integer(0, run_options.MAX_SEED),
+    "max_tokens": _integer(1, run_options.MAX_TOKENS),
+    "system": _text,
+    "concurrency": _integer(1, run_options.MAX_CONCURRENCY),
+}
+PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 _OPTIONAL = {"theme", "run.provider", "run.model", "run.base_url", "run.workers"}
 """Keys that may be unset (None): they are then left out of the file."""
 
@@ -148,8 +199,12 @@ def settings_from_dict(document: dict[str, Any], where: str | Path = "settings")
             where, f"schema_version {version!r} is not one this skyt-tui reads ({SCHEMA_VERSION})"
         )
     values: dict[str, Any] = {}
+    profiles: dict[str, Profile] = {}
     for key, value in document.items():
         if key == "schema_version":
+            continue
+        if key == "profiles":
+            profiles = _profiles(value, where)
             continue
         if key == "run":
             if not isinstance(value, dict):
@@ -159,7 +214,48 @@ def settings_from_dict(document: dict[str, Any], where: str | Path = "settings")
         else:
             values[key] = check_value(key, value, where)
     run = RunDefaults(**{k[4:]: v for k, v in values.items() if k.startswith("run.")})
-    return Settings(theme=values.get("theme"), run=run)
+    return Settings(theme=values.get("theme"), run=run, profiles=profiles)
+
+
+def _profiles(value: Any, where: str | Path) -> dict[str, Profile]:
+    """The `[profiles.NAME]` tables; the first bad one is an InputError naming its key."""
+    if not isinstance(value, dict):
+        raise InputError.at(where, "must be tables ([profiles.NAME])", "profiles")
+    profiles: dict[str, Profile] = {}
+    for name, table in value.items():
+        at = f"profiles.{name}"
+        if not PROFILE_NAME.match(name):
+            raise InputError.at(where, "a profile name is letters, digits, '_', '-' and '.'", at)
+        if not isinstance(table, dict):
+            raise InputError.at(where, f"must be a table ([{at}])", at)
+        if "provider" not in table:
+            raise InputError.at(
+                where, "must be set (openai, anthropic, command or replay)", f"{at}.provider"
+            )
+        checked: dict[str, Any] = {}
+        for key, item in table.items():
+            if key not in _PROFILE_CHECKS:
+                known = ", ".join(_PROFILE_CHECKS)
+                raise InputError.at(where, f"unknown key (known: {known})", f"{at}.{key}")
+            try:
+                checked[key] = _PROFILE_CHECKS[key](item)
+            except ValueError as exc:
+                raise InputError.at(where, str(exc), f"{at}.{key}") from None
+        provider = checked["provider"]
+        if "base_url" in checked and provider not in run_options.HTTP_PROVIDERS:
+            raise InputError.at(
+                where, f"applies to openai or anthropic, not {provider}", f"{at}.base_url"
+            )
+        if "command" in checked and provider != "command":
+            raise InputError.at(
+                where, f"applies to provider command, not {provider}", f"{at}.command"
+            )
+        if "model" not in checked and provider in run_options.HTTP_PROVIDERS:
+            raise InputError.at(where, f"must be set for provider {provider}", f"{at}.model")
+        if "command" not in checked and provider == "command":
+            raise InputError.at(where, "must be set for provider command", f"{at}.command")
+        profiles[name] = Profile(**checked)
+    return profiles
 
 
 def settings_to_dict(settings: Settings) -> dict[str, Any]:
@@ -169,6 +265,11 @@ def settings_to_dict(settings: Settings) -> dict[str, Any]:
         document["theme"] = settings.theme
     run = {k: v for k, v in dataclasses.asdict(settings.run).items() if v is not None}
     document["run"] = run
+    if settings.profiles:
+        document["profiles"] = {
+            name: {k: v for k, v in dataclasses.asdict(profile).items() if v is not None}
+            for name, profile in settings.profiles.items()
+        }
     return document
 
 
@@ -210,3 +311,11 @@ def update_setting(key: str, value: Any, path: Path | None = None) -> Settings:
     settings = with_value(load_settings(path), key, value)
     save_settings(settings, path)
     return settings
+
+
+def get_profile(settings: Settings, name: str) -> Profile:
+    """The profile called `name`; InputError listing the known ones when there is none."""
+    if name in settings.profiles:
+        return settings.profiles[name]
+    known = ", ".join(settings.profiles) or "none; add a [profiles.NAME] table to settings.toml"
+    raise InputError(f"--profile: no profile {name!r} in settings.toml (known: {known})")

@@ -457,6 +457,38 @@ def run_form_defaults() -> tuple[dict[str, str], str | None]:
     return values, None
 
 
+def run_form_profiles() -> dict[str, dict[str, str]]:
+    """The run dialog's Profile choices: each `[profiles.NAME]` of settings.toml as the form values
+    it sets (an unreadable file gives none; `run_form_defaults` reports its error)."""
+    from skyt_tui.engine.settings import load_settings
+
+    try:
+        profiles = load_settings().profiles
+    except SkytError:
+        return {}
+    out: dict[str, dict[str, str]] = {}
+    for name, profile in profiles.items():
+        values = {
+            "provider": profile.provider,
+            "model": profile.model or "",
+            "target": profile.base_url or profile.command or "",
+        }
+        for field, value in (
+            ("n", profile.n),
+            ("temperatures", profile.temperature),
+            ("concurrency", profile.concurrency),
+            ("timeout", profile.timeout),
+            ("seed", profile.seed),
+            ("max_tokens", profile.max_tokens),
+        ):
+            if value is not None:
+                values[field] = f"{value:g}" if isinstance(value, float) else str(value)
+        if profile.system is not None:
+            values["system"] = profile.system
+        out[name] = values
+    return out
+
+
 def remember_run_request(request: RunRequest) -> str | None:
     """Keep the dialog's values in settings.toml for the next start (and `skyt-tui run`'s defaults);
     the one-line error when the file cannot be written or read."""

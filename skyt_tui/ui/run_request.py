@@ -10,9 +10,9 @@ run (command) or the recorded answers (replay).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-from skyt_tui.engine.providers import PROVIDERS
+from skyt_tui.engine import run_options
+from skyt_tui.engine.run_options import RunOptionsError, check_run_options
 
 TARGET_LABELS = {
     "openai": "Base URL",
@@ -26,9 +26,10 @@ TARGET_HINTS = {
     "command": "program that reads the prompt on stdin, e.g. python3 my_model.py",
     "replay": "JSONL, SKYT .json, human-eval folder or folder of .py files",
 }
-MAX_SAMPLES = 1000
-MAX_CONCURRENCY = 64
-MAX_TEMPERATURE = 2.0
+PROVIDERS = run_options.PROVIDERS
+MAX_SAMPLES = run_options.MAX_SAMPLES
+MAX_CONCURRENCY = run_options.MAX_CONCURRENCY
+MAX_TEMPERATURE = run_options.MAX_TEMPERATURE
 
 
 @dataclass(frozen=True)
@@ -58,72 +59,8 @@ class RunFormError(ValueError):
         self.errors = errors
 
 
-def _integer(text: str, low: int, high: int) -> tuple[int | None, str | None]:
-    try:
-        value = int(text.strip())
-    except ValueError:
-        return None, f"must be a whole number, not {text.strip()!r}" if text.strip() else "required"
-    if not low <= value <= high:
-        return None, f"must be between {low} and {high}"
-    return value, None
-
-
-def _temperatures(text: str) -> tuple[tuple[float, ...] | None, str | None]:
-    parts = [part.strip() for part in text.replace(";", ",").split(",")]
-    if not any(parts):
-        return None, "required, e.g. 0.0 or 0, 0.5, 1.0"
-    values: list[float] = []
-    for part in parts:
-        if not part:
-            return None, "empty value between commas"
-        try:
-            value = float(part)
-        except ValueError:
-            return None, f"{part!r} is not a number"
-        if not 0.0 <= value <= MAX_TEMPERATURE:
-            return None, f"{part} is outside [0, {MAX_TEMPERATURE:g}]"
-        if value in values:
-            return None, f"{part} is given twice"
-        values.append(value)
-    return tuple(values), None
-
-
-def _target(provider: str, text: str) -> str | None:
-    """The reason the target field is wrong for `provider`, or None."""
-    if provider in ("openai", "anthropic"):
-        if text and not text.startswith(("http://", "https://")):
-            return "a base URL starts with http:// or https://"
-    elif provider == "command":
-        if not text:
-            return "required: the program that answers"
-    elif provider == "replay":
-        if not text:
-            return "required: the file or folder of recorded answers"
-        if not Path(text).expanduser().exists():
-            return f"no such file or folder: {text}"
-    return None
-
-
 KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-MAX_TIMEOUT_S = 3600.0
-
-
-def _optional_integer(text: str, low: int, high: int) -> tuple[int | None, str | None]:
-    if not text.strip():
-        return None, None
-    return _integer(text, low, high)
-
-
-def _timeout(text: str) -> tuple[float | None, str | None]:
-    if not text.strip():
-        return None, None
-    try:
-        value = float(text.strip())
-    except ValueError:
-        return None, f"seconds, not {text.strip()!r}"
-    if not 0.5 <= value <= MAX_TIMEOUT_S:
-        return None, f"must be between 0.5 and {MAX_TIMEOUT_S:g} seconds"
-    return value, None
+MAX_TIMEOUT_S = run_options.MAX_TIMEOUT_S
 
 
 def parse_run_form(
@@ -147,32 +84,23 @@ def parse_run_form(
 
     environ = dict(os.environ) if environ is None else environ
     errors: dict[str, str] = {}
-    if provider not in PROVIDERS:
-        errors["provider"] = f"choose one of {', '.join(PROVIDERS)}"
-    model = model.strip()
-    if not model and provider in ("openai", "anthropic"):
-        errors["model"] = f"required with {provider}: the model name"
+    options = None
+    try:
+        options = check_run_options(
+            provider=provider,
+            model=model,
+            target=target,
+            n=n,
+            temperatures=temperatures,
+            concurrency=concurrency,
+            timeout=timeout,
+            seed=seed,
+            max_tokens=max_tokens,
+            system=system,
+        )
+    except RunOptionsError as exc:
+        errors.update(exc.errors)
     target = target.strip()
-    if provider in PROVIDERS and (reason := _target(provider, target)):
-        errors["target"] = reason
-    n_value, reason = _integer(n, 1, MAX_SAMPLES)
-    if reason:
-        errors["n"] = reason
-    temps, reason = _temperatures(temperatures)
-    if reason:
-        errors["temperatures"] = reason
-    workers, reason = _integer(concurrency, 1, MAX_CONCURRENCY)
-    if reason:
-        errors["concurrency"] = reason
-    timeout_s, reason = _timeout(timeout)
-    if reason:
-        errors["timeout"] = reason
-    seed_value, reason = _optional_integer(seed, 0, 2**31 - 1)
-    if reason:
-        errors["seed"] = reason
-    tokens, reason = _optional_integer(max_tokens, 1, 1_000_000)
-    if reason:
-        errors["max_tokens"] = reason
     width: float | None = None
     if stop_width.strip():
         try:
@@ -194,18 +122,20 @@ def parse_run_form(
             )
     if errors:
         raise RunFormError(errors)
-    assert n_value is not None and temps is not None and workers is not None
+    assert options is not None
+    assert options.n is not None and options.temperatures is not None
+    assert options.concurrency is not None
     return RunRequest(
         contract_id=contract_id,
-        provider=provider,
-        model=model,
-        n=n_value,
-        temperatures=temps,
-        concurrency=workers,
-        target=target,
-        timeout_s=timeout_s,
-        seed=seed_value,
-        max_tokens=tokens,
-        system=system.strip(),
+        provider=options.provider,
+        model=options.model,
+        n=options.n,
+        temperatures=options.temperatures,
+        concurrency=options.concurrency,
+        target=options.target,
+        timeout_s=options.timeout_s,
+        seed=options.seed,
+        max_tokens=options.max_tokens,
+        system=options.system,
         stop_width=width,
     )

@@ -324,7 +324,10 @@ class ContractsScreen(SectionScreen):
         if error:
             self.notify(f"settings not used: {error}", severity="warning", markup=False)
         self.app.push_screen(
-            RunDialog(entry.contract, self.last_request, defaults), self._run_requested
+            RunDialog(
+                entry.contract, self.last_request, defaults, profiles=data.run_form_profiles()
+            ),
+            self._run_requested,
         )
 
     def select_contract(self, contract_id: str) -> None:

@@ -42,6 +42,9 @@ PAGE = 500
 WATCH_INTERVAL_S = 1.0
 VIEWS = ("view-code", "view-before", "view-after")
 PAGE_KEYS = Binding.Group("Page", compact=True)
+RUN_KEYS = Binding.Group("Run", compact=True)
+"""`[`/`]` mean the previous/next run wherever a run is shown (here and in the Heatmap);
+a large run's pages are `<`/`>`."""
 
 
 class RunLoaded(Message):
@@ -118,10 +121,10 @@ class RunDetailScreen(SectionScreen):
         Binding("d", "toggle_diff", "Side by side", show=False),
         Binding("f", "families", "Families"),
         Binding("slash", "filter", "Filter", key_display="/", show=False),
-        Binding(
-            "left_square_bracket", "page(-1)", "Previous page", key_display="[", group=PAGE_KEYS
-        ),
-        Binding("right_square_bracket", "page(1)", "Next page", key_display="]", group=PAGE_KEYS),
+        Binding("left_square_bracket", "run(-1)", "Previous run", key_display="[", group=RUN_KEYS),
+        Binding("right_square_bracket", "run(1)", "Next run", key_display="]", group=RUN_KEYS),
+        Binding("less_than_sign", "page(-1)", "Previous page", key_display="<", group=PAGE_KEYS),
+        Binding("greater_than_sign", "page(1)", "Next page", key_display=">", group=PAGE_KEYS),
     ]
 
     def __init__(self, run_id: str, analysis: dict[str, Any] | None = None) -> None:
@@ -291,7 +294,7 @@ class RunDetailScreen(SectionScreen):
                 " ▼" if self.sort_reverse else " ▲"
             )
         if self.pages > 1:
-            note += f" · page {self.page + 1}/{self.pages} ([ ])"
+            note += f" · page {self.page + 1}/{self.pages} (< >)"
         note += " · bar: █ d_post, ░ removed by repair"
         self.query_one("#samples-page", Static).update(Text(note, style="dim"))
         self.show_sample()
@@ -481,6 +484,38 @@ class RunDetailScreen(SectionScreen):
             box.value = ""
             box.display = False
             self.query_one("#samples-table", DataTable).focus()
+
+    def _runs_list(self) -> Any:
+        """The Runs list this detail was opened from (below it on the screen stack), or None."""
+        from skyt_tui.ui.screens.runs import RunsScreen
+
+        return next((s for s in self.app.screen_stack if isinstance(s, RunsScreen)), None)
+
+    def action_run(self, step: int) -> None:
+        """Show the previous/next run of the Runs list (as filtered and sorted there, wrapping
+        round); the list's cursor follows, so `esc` returns to the run shown."""
+        listing = self._runs_list()
+        shown = [s for s in listing.shown if s.meta is not None] if listing is not None else []
+        ids = [s.id for s in shown]
+        if self.run_id not in ids or len(ids) < 2:
+            self.notify("No other run in the list.", timeout=2)
+            return
+        neighbour = ids[(ids.index(self.run_id) + step) % len(ids)]
+        table = listing.query_one("#runs-table", DataTable)
+        table.move_cursor(row=[s.id for s in listing.shown].index(neighbour))
+        self.show_run(neighbour, listing.analyses.get(neighbour))
+
+    def show_run(self, run_id: str, analysis: dict[str, Any] | None = None) -> None:
+        """Show another run in place (its sort and filter kept, from its first page)."""
+        self.run_id, self.analysis = run_id, analysis
+        self.run, self.texts, self.snapshot = None, None, None
+        self.all_rows, self.rows, self.positions, self.facts = [], [], {}, {}
+        self.page = 0
+        self.updating = True
+        self.query_one("#samples-table", DataTable).clear()
+        self.query_one("#run-head", Static).update(Text(f"run {run_id} · loading…", style="dim"))
+        self.refresh_bindings()
+        self._load()
 
     def action_page(self, step: int) -> None:
         if 0 <= self.page + step < self.pages:

@@ -105,9 +105,12 @@ class RunDialog(ModalScreen[RunRequest | None]):
         contract: Contract,
         previous: RunRequest | None = None,
         defaults: dict[str, str] | None = None,
+        profiles: dict[str, dict[str, str]] | None = None,
     ) -> None:
         super().__init__(id="run-dialog-screen")
         self.contract = contract
+        self.profiles = profiles or {}
+        """Saved provider profiles (settings.toml's [profiles.NAME]) as the field values they set."""
         self.initial = _initial(previous, defaults)
         self.provider = self.initial["provider"]
 
@@ -117,6 +120,16 @@ class RunDialog(ModalScreen[RunRequest | None]):
                 Text(f"Start a run of {self.contract.id}", style="bold"), id="run-dialog-title"
             )
             with VerticalScroll(id="run-form"):
+                if self.profiles:
+                    with Horizontal(classes="form-row"):
+                        yield Label("Profile", classes="form-label", id="label-profile")
+                        yield Select(
+                            [(name, name) for name in self.profiles],
+                            prompt="(none: fill in below)",
+                            compact=True,
+                            id="field-profile",
+                        )
+                    yield Static("", id="error-profile", classes="field-error")
                 for field in FIELDS:
                     with Horizontal(classes="form-row"):
                         yield Label(LABELS[field], classes="form-label", id=f"label-{field}")
@@ -148,7 +161,25 @@ class RunDialog(ModalScreen[RunRequest | None]):
 
     def on_mount(self) -> None:
         self._show_target(self.initial["provider"])
-        self.query_one("#field-provider", Select).focus()  # typing starts in the first field
+        first = "#field-profile" if self.profiles else "#field-provider"
+        self.query_one(first, Select).focus()  # typing starts in the first field
+
+    @on(Select.Changed, "#field-profile")
+    def _profile_chosen(self, event: Select.Changed) -> None:
+        """A saved profile fills the fields it sets; the target follows its provider."""
+        if event.value is Select.BLANK or str(event.value) not in self.profiles:
+            return
+        values = self.profiles[str(event.value)]
+        provider = values["provider"]
+        self.query_one("#field-target", Input).value = values.get("target", "")
+        self.query_one("#field-model", Input).value = values.get("model", "")
+        for field, value in values.items():
+            if field not in ("provider", "target", "model"):
+                self.query_one(f"#field-{field}", Input).value = value
+        self.query_one("#field-provider", Select).value = provider
+        self.provider = provider
+        self._show_target(provider)
+        self._recheck()
 
     @on(Select.Changed, "#field-provider")
     def _provider_changed(self, event: Select.Changed) -> None:
