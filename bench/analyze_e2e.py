@@ -1,6 +1,6 @@
 """End-to-end analysis of the SKYT corpus (4,505 samples): wall time, samples/s, stage breakdown.
 
-    python bench/analyze_e2e.py [--corpus DIR] [--baseline-ref REF | --no-baseline] [--json]
+    python bench/analyze_e2e.py [--corpus DIR] [--baseline-ref REF | --no-baseline] [--rounds N] [--json]
 
 Figures, all in one run:
 - `skyt-tui analyze CORPUS --json --samples` as a user runs it (a fresh
@@ -12,6 +12,9 @@ Figures, all in one run:
   `--baseline-ref`, default the commit this branch started from), unpacked
   with `git archive` into a temporary directory. Its JSON must be
   byte-identical to the new one: the fast paths may not change a result.
+  With `--rounds N` the two commands alternate N times (new, baseline, new,
+  ...) and the median walls are compared: the machine's load moves between
+  rounds, so one run each says little.
 Target: under 20 s wall for the full command.
 """
 
@@ -135,6 +138,11 @@ def stage_breakdown(corpus: Path) -> dict:
     }
 
 
+def median_run(runs: list[dict]) -> dict:
+    """The run with the median wall time (the lower middle one for an even count)."""
+    return sorted(runs, key=lambda run: run["wall_s"])[(len(runs) - 1) // 2]
+
+
 def baseline_tree(ref: str, into: Path) -> Path:
     archive = subprocess.run(
         ["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True
@@ -154,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-baseline", action="store_true", help="skip the baseline (it takes about a minute)"
     )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="alternate new and baseline this many times"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
@@ -165,14 +176,29 @@ def main(argv: list[str] | None = None) -> int:
         "load_average_at_start": os.getloadavg()[0],
         "target_s": TARGET_S,
     }
-    figures["full"] = timed_cli(ROOT, args.corpus, "--samples")
+    if args.rounds < 1:
+        print("--rounds must be at least 1", file=sys.stderr)
+        return 2
     figures["no_repair"] = timed_cli(ROOT, args.corpus, "--samples", "--no-repair")
     figures["breakdown"] = stage_breakdown(args.corpus)
-    if not args.no_baseline:
-        with tempfile.TemporaryDirectory(prefix="skyt-bench-baseline-") as tmp:
-            old = timed_cli(baseline_tree(args.baseline_ref, Path(tmp)), args.corpus, "--samples")
+    with tempfile.TemporaryDirectory(prefix="skyt-bench-baseline-") as tmp:
+        old_root = None if args.no_baseline else baseline_tree(args.baseline_ref, Path(tmp))
+        new_runs, old_runs = [], []
+        for _ in range(args.rounds):
+            new_runs.append(timed_cli(ROOT, args.corpus, "--samples"))
+            if old_root is not None:
+                old_runs.append(timed_cli(old_root, args.corpus, "--samples"))
+    figures["full"] = median_run(new_runs)
+    figures["rounds"] = [
+        {"new_s": n["wall_s"], **({"baseline_s": o["wall_s"]} if o else {})}
+        for n, o in zip(new_runs, old_runs or [None] * len(new_runs))
+    ]
+    if old_runs:
+        old = median_run(old_runs)
         old["ref"] = args.baseline_ref
-        old["identical_json"] = old["sha256"] == figures["full"]["sha256"]
+        old["identical_json"] = all(
+            run["sha256"] == figures["full"]["sha256"] for run in [*new_runs, *old_runs]
+        )
         figures["baseline"] = old
     figures["load_average_at_end"] = os.getloadavg()[0]
     if args.json:
@@ -194,7 +220,14 @@ def report(figures: dict) -> str:
     if "baseline" in figures:
         old = figures["baseline"]
         lines.append(
-            f"  baseline {old['ref']} (before fast paths): {old['wall_s']:6.1f} s wall = "
+            "  rounds (new / baseline s): "
+            + ", ".join(
+                f"{r['new_s']:.1f} / {r.get('baseline_s', float('nan')):.1f}"
+                for r in figures["rounds"]
+            )
+        )
+        lines.append(
+            f"  baseline {old['ref']} (median): {old['wall_s']:6.1f} s wall = "
             f"{old['samples_per_s']:6.0f} samples/s -> speed-up {old['wall_s'] / full['wall_s']:.1f}x; "
             f"JSON {'byte-identical' if old['identical_json'] else 'DIFFERENT'}"
         )

@@ -296,3 +296,22 @@ def test_locate_statements_gives_new_statements_a_line_so_unparse_works():
 def test_walk_lists_what_ast_walk_yields_in_the_same_order(code):
     tree = ast.parse(code)
     assert walk(tree) == list(ast.walk(tree))
+
+
+def test_a_worker_sends_the_requests_of_several_searches_in_one_call():
+    import time
+
+    sizes = []
+
+    def verify_many(requests):
+        if not sizes:
+            time.sleep(0.3)  # the first request is out: the other searches file theirs meanwhile
+        sizes.append(len(requests))
+        return [accept_all(programs) for _, programs in requests]
+
+    tasks = _tasks()
+    results = repair_in_processes(
+        tasks, lambda index, programs: accept_all(programs), workers=1, verify_many=verify_many
+    )
+    assert results == [task.run(accept_all, None) for task in tasks]
+    assert max(sizes) > 1

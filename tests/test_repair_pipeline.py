@@ -137,7 +137,7 @@ def test_unparseable_sample_is_left_alone():
 
 def test_verifier_answering_the_wrong_count_is_an_error():
     with pytest.raises(ValueError, match="verdicts"):
-        repair(SAMPLE, CANON, kept_names=KEPT, verify=lambda programs: [True])
+        repair(SAMPLE, CANON, kept_names=KEPT, verify=lambda programs: [True] * (len(programs) + 1))
 
 
 def test_alpha_level_gains_nothing_from_renaming():
@@ -237,3 +237,18 @@ def test_repair_of_generated_variants_is_monotonic_correct_and_idempotent(case):
             result.code, canon, kept_names=kept, verify=verifier.same_as(result.code), max_steps=8
         )
         assert again.steps == () and again.code == result.code
+
+
+def test_lower_candidates_of_a_batch_do_not_run_when_the_best_passes():
+    calls = []
+
+    def accept(programs):
+        calls.append(list(programs))
+        return [True] * len(programs)
+
+    result = repair(SAMPLE, CANON, kept_names=KEPT, verify=accept, max_steps=3)
+    ran = [program for batch in calls for program in batch]
+    assert len(result.steps) == 3
+    assert ran[-1] == result.code  # the kept step's program ran in the oracle
+    assert len(ran) == len(result.steps)  # one program per kept step, not whole batches
+    assert result.candidates_checked > len(ran)  # the count still covers whole batches

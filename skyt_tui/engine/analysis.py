@@ -527,6 +527,27 @@ def _repair_all(
         with cache_lock:
             return [verdict_cache[(group, program)] for program in programs]
 
+    def verify_many(requests: Sequence[tuple[int, Sequence[str]]]) -> list[list[bool]]:
+        """A repair worker's gathered requests: the programs not yet known go to the oracle in one call."""
+        wanted: dict[tuple[str, str], Contract] = {}
+        with cache_lock:
+            for index, programs in requests:
+                group = keys[index][0]
+                for program in programs:
+                    if (group, program) not in verdict_cache:
+                        wanted.setdefault((group, program), tasks[keys[index]][0])
+        if wanted:
+            found = oracle.check_many(
+                [(contract, program) for (_, program), contract in wanted.items()], dedupe=True
+            )
+            with cache_lock:
+                verdict_cache.update((key, v.passed) for key, v in zip(wanted, found))
+        with cache_lock:
+            return [
+                [verdict_cache[(keys[index][0], program)] for program in programs]
+                for index, programs in requests
+            ]
+
     report("repair", 0, len(keys))
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers > 1 and len(repair_tasks) >= PROCESS_REPAIR_MIN_TASKS:
@@ -535,6 +556,7 @@ def _repair_all(
             verify,
             workers=workers,
             progress=lambda done: report("repair", done, len(keys)),
+            verify_many=verify_many,
         )
     else:
         found = _repair_in_threads(

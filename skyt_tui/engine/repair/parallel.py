@@ -8,7 +8,15 @@ caller's `verify` (the sandboxed oracle): generated code still runs only in
 the sandbox, never in a repair worker, which only parses it.
 
 Results do not depend on the number of workers or on which worker ran what:
-repair is a pure function of its task and the verdicts. Each worker keeps one
+repair is a pure function of its task and the verdicts.
+
+A worker runs the tasks of its unit on several threads
+(`TASKS_IN_FLIGHT`), with one verdict request out at a time: while it is
+out, the other searches go on computing and file their requests, which
+leave together in the next message, answered by one oracle call
+(`BatchVerifier`). The worker computes while the oracle runs, and one round
+trip serves several searches; the search's CPU work is the same. Verdicts,
+hence results, are the same. Each worker keeps one
 `RewriteCache` per task group (the analysis groups by contract), and a group
 goes to one worker whole — largest first, to whichever worker is free — so
 that its repairs meet one cache; only a group larger than a worker's share is
@@ -24,8 +32,9 @@ import sys
 import tempfile
 import threading
 import traceback
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -66,6 +75,12 @@ class RepairWorkerError(RuntimeError):
 TaskVerifier = Callable[[int, Sequence[str]], Sequence[bool]]
 """verify(task_index, programs) → one pass/fail per program."""
 
+BatchVerifier = Callable[[Sequence[tuple[int, Sequence[str]]]], Sequence[Sequence[bool]]]
+"""verify_many([(task_index, programs), ...]) → one answer list per request, all in one go."""
+
+TASKS_IN_FLIGHT = 8
+"""Searches a worker runs at once (threads), whose verdict requests it sends up together."""
+
 
 def repair_in_processes(
     tasks: Sequence[RepairTask],
@@ -73,14 +88,24 @@ def repair_in_processes(
     *,
     workers: int = 2,
     progress: Callable[[int], None] | None = None,
+    verify_many: BatchVerifier | None = None,
 ) -> list[RepairResult]:
     """Run every task on `workers` worker processes; results in task order.
 
     `verify` is called from helper threads of this process; `progress(done)`
-    from the calling thread, after each finished task.
+    from the calling thread, after each finished task. `verify_many`, when
+    given, answers a worker's gathered requests at once (default: `verify`
+    on each).
     """
     if not tasks:
         return []
+    if verify_many is None:
+
+        def verify_many(
+            requests: Sequence[tuple[int, Sequence[str]]],
+        ) -> list[Sequence[bool]]:
+            return [verify(index, programs) for index, programs in requests]
+
     results: list[RepairResult | None] = [None] * len(tasks)
     chunks = work_units(tasks, workers)
     lock = threading.Lock()
@@ -94,8 +119,8 @@ def repair_in_processes(
     def serve(worker: _WorkerProcess) -> None:
         try:
             while (chunk := next_chunk()) is not None:
-                for index in chunk:
-                    results[index] = _run_remote(worker, index, tasks[index], verify)
+                for index, result in _run_remote(worker, chunk, tasks, verify_many):
+                    results[index] = result
                     events.put(None)
         except BaseException as error:  # handed to the calling thread, which raises it
             events.put(error)
@@ -140,24 +165,31 @@ def work_units(tasks: Sequence[RepairTask], workers: int) -> list[list[int]]:
 
 
 def _run_remote(
-    worker: _WorkerProcess, index: int, task: RepairTask, verify: TaskVerifier
-) -> RepairResult:
-    """Hand one task to a worker and answer its verdict requests until it is done."""
+    worker: _WorkerProcess,
+    chunk: Sequence[int],
+    tasks: Sequence[RepairTask],
+    verify_many: BatchVerifier,
+) -> Iterator[tuple[int, RepairResult]]:
+    """Hand a unit of tasks to a worker, answer its verdict requests, yield (index, result) as they finish."""
     connection = worker.connection
     try:
-        connection.send((index, task))
+        connection.send([(index, tasks[index]) for index in chunk])
     except OSError:
         raise RepairWorkerError(f"a repair worker process died{worker.last_words()}") from None
-    while True:
+    remaining = len(chunk)
+    while remaining:
         try:
             kind, payload = connection.recv()
         except (EOFError, OSError):
             raise RepairWorkerError(f"a repair worker process died{worker.last_words()}") from None
         if kind == "verify":
-            connection.send([bool(answer) for answer in verify(index, payload)])
+            answers = verify_many(payload)
+            if len(answers) != len(payload):
+                raise ValueError(f"verifier answered {len(answers)} of {len(payload)} requests")
+            connection.send([[bool(answer) for answer in found] for found in answers])
         elif kind == "done":
-            result: RepairResult = payload
-            return result
+            remaining -= 1
+            yield payload
         else:
             raise RepairWorkerError(f"repair worker failed:\n{payload}")
 
@@ -195,6 +227,7 @@ class _WorkerProcess:
             stdout=subprocess.DEVNULL,
             stderr=self.stderr,
             env=env,
+            cwd=package_root,  # `-m` puts the working directory first on the path: import the parent's code
             close_fds=True,
         )
         os.close(to_child_read)
@@ -250,14 +283,67 @@ class _Duplex:
         self.outgoing.close()
 
 
-def _worker(connection: _Duplex) -> None:
-    """A repair worker: run tasks until told to stop, asking the parent for verdicts."""
-    caches: dict[Hashable, RewriteCache] = {}
+class _Gather:
+    """A worker's searches in flight: one verdict request out at a time, carrying every request filed.
 
-    def verify(programs: Sequence[str]) -> list[bool]:
-        connection.send(("verify", list(programs)))
-        verdicts: list[bool] = connection.recv()
-        return verdicts
+    A thread that needs verdicts files its request; if no request is out, it
+    sends all filed ones in one message and, lock released, waits for the
+    answer while the other threads go on computing (and file theirs for the
+    next message). Sends happen under the lock, so messages never
+    interleave; only the thread whose request is out reads the connection.
+    """
+
+    def __init__(self, connection: _Duplex) -> None:
+        self.connection = connection
+        self.changed = threading.Condition(threading.Lock())
+        self.filed: list[tuple[int, int, list[str]]] = []
+        self.answers: dict[int, list[bool]] = {}
+        self.tickets = 0
+        self.out = False
+        self.failure: BaseException | None = None
+
+    def verify(self, index: int, programs: Sequence[str]) -> list[bool]:
+        with self.changed:
+            self.tickets += 1
+            ticket = self.tickets
+            self.filed.append((ticket, index, list(programs)))
+            while ticket not in self.answers:
+                if self.failure is not None:
+                    raise RepairWorkerError("the parent stopped answering") from self.failure
+                if not self.out:
+                    self._exchange()
+                else:
+                    self.changed.wait()
+            return self.answers.pop(ticket)
+
+    def send(self, message: object) -> None:
+        with self.changed:
+            self.connection.send(message)
+
+    def _exchange(self) -> None:
+        """Send the filed requests and wait for the answer, the lock released meanwhile (called holding it)."""
+        filed, self.filed = self.filed, []
+        self.out = True
+        try:
+            self.connection.send(("verify", [(index, programs) for _, index, programs in filed]))
+            self.changed.release()
+            try:
+                replies: list[list[bool]] = self.connection.recv()
+            finally:
+                self.changed.acquire()
+        except BaseException as error:
+            self.failure = error
+            raise
+        finally:
+            self.out = False
+            self.changed.notify_all()
+        for (ticket, _, _), reply in zip(filed, replies):
+            self.answers[ticket] = reply
+
+
+def _worker(connection: _Duplex) -> None:
+    """A repair worker: run units of tasks until told to stop, asking the parent for verdicts."""
+    caches: dict[Hashable, RewriteCache] = {}
 
     while True:
         try:
@@ -266,13 +352,41 @@ def _worker(connection: _Duplex) -> None:
             return
         if message is None:
             return
-        _, task = message
-        try:
-            result = task.run(verify, caches.setdefault(task.group, RewriteCache()))
-        except Exception:  # reported to the parent, which raises it
-            connection.send(("error", traceback.format_exc()))
-            continue
-        connection.send(("done", result))
+        _run_unit(connection, message, caches)
+
+
+def _run_unit(
+    connection: _Duplex,
+    unit: list[tuple[int, RepairTask]],
+    caches: dict[Hashable, RewriteCache],
+) -> None:
+    """Run one unit's tasks on up to `TASKS_IN_FLIGHT` threads; report each as it finishes."""
+    pending = list(reversed(unit))
+    count = max(1, min(TASKS_IN_FLIGHT, len(unit)))
+    gather = _Gather(connection)
+    take = threading.Lock()
+
+    def run() -> None:
+        while True:
+            with take:
+                if not pending:
+                    return
+                index, task = pending.pop()
+                rewrites = caches.setdefault(task.group, RewriteCache())
+            try:
+                result = task.run(partial(gather.verify, index), rewrites)
+            except RepairWorkerError:
+                return
+            except Exception:  # reported to the parent, which raises it
+                gather.send(("error", traceback.format_exc()))
+                return
+            gather.send(("done", (index, result)))
+
+    threads = [threading.Thread(target=run, name="skyt-repair-task") for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
 
 
 if __name__ == "__main__":

@@ -6,8 +6,11 @@ adding one site at a time while the distance to the canon strictly drops, and
 each site of that subset alone (fallbacks should the verifier reject the
 whole). A candidate must compile and be strictly closer to the canon than the
 current code at the run's level. Candidates are ranked by (distance,
-transformer name, proposal order), verified in batches, and the best one the
-verifier passes becomes the current code: one kept step. Repair stops after
+transformer name, proposal order), put before the verifier in batches, and
+the best one the verifier passes becomes the current code: one kept step.
+Verdicts are read in rank order and only when needed, so a batch's lower
+candidates run only if the ones above them fail (`candidates_checked` still
+counts whole batches). Repair stops after
 `max_steps` kept steps or when no candidate both improves and passes.
 
 Only strict improvements are kept, so every step is visible in the distance,
@@ -252,7 +255,9 @@ def repair(
     """Repair `code` towards `canon_code`; see the module docstring for the rule.
 
     `verify(programs)` answers, for a batch of candidate programs, whether each
-    passes the oracle. `allowed` restricts the transformers by name (empty: all).
+    passes the oracle. The batches (`batch_size`) set `candidates_checked`;
+    a batch's verdicts are read lazily, in rank order, so a program whose
+    verdict is never read (the batch's best passed) is never run. `allowed` restricts the transformers by name (empty: all).
     `rewrites` shares work between repairs of the same program (see `RewriteCache`);
     the result is the same with or without it.
     """
@@ -311,7 +316,21 @@ def repair(
             )
 
     active = [(name, cls) for name, cls in registry.items() if not allowed or name in allowed]
-    verdicts: dict[str, bool] = {}
+    verdicts: dict[str, bool | None] = {}
+    """Programs put before the verifier; None until their verdict is first read."""
+
+    def read(programs: Sequence[str]) -> None:
+        """Fetch the verdicts not yet known of `programs` (already put before the verifier)."""
+        unknown = list(dict.fromkeys(p for p in programs if verdicts[p] is None))
+        if unknown:
+            answers = list(verify(unknown))
+            if len(answers) != len(unknown):
+                raise ValueError(
+                    f"verifier answered {len(answers)} verdicts for {len(unknown)} programs"
+                )
+            for program, answer in zip(unknown, answers):
+                verdicts[program] = bool(answer)
+
     steps: list[RepairStep] = []
     current, d_current = code, d_pre
     checked = 0
@@ -323,6 +342,7 @@ def repair(
             ):
                 candidates.append(_Candidate(d, name, order, candidate_code, sites))
         candidates.sort(key=lambda c: (c.d, c.transformer, c.order))
+        read([c.code for c in candidates if c.code in verdicts])
         unique: list[_Candidate] = []
         seen_codes: set[str] = set()
         for candidate in candidates:
@@ -332,17 +352,15 @@ def repair(
         accepted = None
         for start in range(0, len(unique), batch_size):
             batch = unique[start : start + batch_size]
-            pending = [c.code for c in batch if c.code not in verdicts]
-            if pending:
-                answers = list(verify(pending))
-                if len(answers) != len(pending):
-                    raise ValueError(
-                        f"verifier answered {len(answers)} verdicts for {len(pending)} programs"
-                    )
-                checked += len(pending)
-                for program, answer in zip(pending, answers):
-                    verdicts[program] = bool(answer)
-            accepted = next((c for c in batch if verdicts[c.code]), None)
+            for c in batch:
+                if c.code not in verdicts:
+                    verdicts[c.code] = None
+                    checked += 1
+            for c in batch:  # the first passing one, verdicts read in rank order
+                read([c.code])
+                if verdicts[c.code]:
+                    accepted = c
+                    break
             if accepted is not None:
                 break
         if accepted is None:
