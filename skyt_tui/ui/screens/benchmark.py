@@ -63,7 +63,8 @@ HASH_COLUMNS = (4, 5)
 SHORT_HASH = 8
 ITEM_PRIORITY = (0, 2, 3, 1, 4, 7, 5, 6)
 """Which item columns a narrow pane keeps first (indices into ITEM_COLUMNS): the item's creation
-date and solution hash go first; every column of the highlighted item is shown in full below."""
+date and solution hash go first; the line under the table shows the highlighted item's left-out
+and shortened columns in full."""
 NO_TEXT = "(no text)"
 
 
@@ -105,16 +106,16 @@ def choose_item_columns(
     return sorted(chosen), True
 
 
-def item_line(row: tuple[str, ...], has_text: bool) -> Text:
-    """Every column of one item in full, for the line under the item table."""
+def item_line(row: tuple[str, ...], has_text: bool, indices: list[int]) -> Text:
+    """The columns `indices` of one item in full (those the table leaves out or shortens)."""
     text = Text()
     text.append(row[0], style="bold")
     if not has_text:
         text.append(f" {NO_TEXT}", style="dim italic")
-    for index in range(1, len(ITEM_COLUMNS)):
-        value = row[index] or "–"
-        text.append(f" · {ITEM_COLUMNS[index]} ", style="dim")
-        text.append(value)
+    for position, index in enumerate(indices):
+        text.append(": " if position == 0 else " · ", style="dim")
+        text.append(f"{ITEM_COLUMNS[index]} ", style="dim")
+        text.append(row[index] or "–")
     return text
 
 
@@ -780,7 +781,7 @@ class BenchmarkScreen(SectionScreen):
         self.query_one("#bench-items-note", Static).display = bool(note)
 
     def _item_line(self) -> None:
-        """The highlighted item with every column in full, and which columns this width leaves out."""
+        """The highlighted item's columns that this width leaves out or shortens, in full."""
         table = self.query_one("#bench-fingerprint-table", DataTable)
         line = self.query_one("#bench-item-line", Static)
         row = table.cursor_row
@@ -788,12 +789,15 @@ class BenchmarkScreen(SectionScreen):
             line.update("")
             line.display = False
             return
+        cut = [i for i in range(len(ITEM_COLUMNS)) if i not in self.item_columns]
+        if self.short_items:
+            cut = sorted({*cut, *(i for i in HASH_COLUMNS if i in self.item_columns)})
+        if not cut:
+            line.update("")
+            line.display = False
+            return
         item = self.shown_rows[row]
-        text = item_line(item, item[0] not in self.no_text)
-        hidden = [ITEM_COLUMNS[i] for i in range(len(ITEM_COLUMNS)) if i not in self.item_columns]
-        if hidden:
-            text.append(f"\n(not in the table at this width: {', '.join(hidden)})", style="dim")
-        line.update(text)
+        line.update(item_line(item, item[0] not in self.no_text, cut))
         line.display = True
 
     @on(DataTable.RowHighlighted, "#bench-fingerprint-table")
