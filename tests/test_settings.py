@@ -182,3 +182,28 @@ def test_a_bad_profile_is_one_line_naming_its_key(text, key):
     message = str(err.value)
     assert "\n" not in message
     assert message.startswith(f"{path}: {key}: ")
+
+
+def test_save_profile_appends_a_checked_profile_and_keeps_the_rest():
+    from skyt_tui.engine.settings import Profile, save_profile
+
+    path = locations.settings_file()
+    path.parent.mkdir(parents=True)
+    path.write_text(PROFILES)
+    before = path.read_text()
+    settings = save_profile("new", {"provider": "openai", "model": "m", "n": 3, "seed": 7})
+    assert list(settings.profiles) == ["local", "mine", "new"]
+    assert load_settings().profiles["new"] == Profile(provider="openai", model="m", n=3, seed=7)
+    assert load_settings().run.n == 5
+    for name, table, key in (
+        ("local", {"provider": "openai", "model": "m"}, "profiles.local"),
+        ("x", {"provider": "openai"}, "profiles.x.model"),
+        ("x", {"provider": "openai", "model": "m", "temperature": 5}, "profiles.x.temperature"),
+        ("bad name", {"provider": "replay"}, "profiles.bad name"),
+    ):
+        saved = path.read_text()
+        with pytest.raises(InputError) as err:
+            save_profile(name, table)
+        assert str(err.value).startswith(f"settings: {key}: "), str(err.value)
+        assert path.read_text() == saved, "the file is left as it was"
+    assert before != path.read_text()

@@ -392,6 +392,76 @@ async def test_run_dialog_profile_fills_the_fields_and_starts_with_them(isolated
 
 
 @pilot_test
+async def test_run_dialog_saves_its_values_as_a_new_profile(isolated_home, monkeypatch):
+    """Issue 14.9: "Save as profile…" asks a name and keeps the dialog's checked values as
+    [profiles.NAME] in settings.toml, next to the profiles already there; the dialog stays open.
+    A missing API key does not stop the save (the profile is for later)."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    from skyt_tui.engine.settings import Profile, load_settings
+    from skyt_tui.ui.screens.run_dialog import ProfileNameScreen
+
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "settings.toml").write_text(PROFILES)
+    app = SkytApp(start="contracts")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await select_contract(pilot, "fibonacci_iterative")
+        await pilot.press("r")
+        await pilot.pause()
+        dialog = app.screen
+        await fill_dialog(
+            pilot,
+            provider="openai",
+            model="qwen2.5-coder",
+            target="",
+            n="8",
+            temperatures="0.2",
+            concurrency="3",
+            timeout="30",
+            seed="11",
+            system="Code only.",
+        )
+        await pilot.press("ctrl+s")  # starting needs the key …
+        await pilot.pause()
+        assert app.screen is dialog and "OPENAI_API_KEY is not set" in screen_text(app)
+        await pilot.click("#run-save-profile")  # … saving a profile does not
+        await pilot.pause()
+        assert isinstance(app.screen, ProfileNameScreen)
+        assert "Save as profile" in screen_text(app)
+        await pilot.press(*"local", "enter")  # taken: refused, the prompt stays
+        await pilot.pause()
+        assert isinstance(app.screen, ProfileNameScreen)
+        assert "a profile 'local' exists already" in screen_text(app)
+        app.screen.query_one("#profile-name", Input).value = "bad name"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "letters, digits" in screen_text(app)
+        app.screen.query_one("#profile-name", Input).value = "llama-local"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is dialog, "back in the run dialog, nothing started"
+        assert any("Saved profile llama-local" in n for n in notifications(app))
+        assert dialog.query_one("#field-profile", Select).value == "llama-local"
+        settings = load_settings()
+        assert list(settings.profiles) == ["local", "mine", "llama-local"]
+        assert settings.profiles["llama-local"] == Profile(
+            provider="openai",
+            model="qwen2.5-coder",
+            n=8,
+            temperature=0.2,
+            timeout=30.0,
+            seed=11,
+            system="Code only.",
+            concurrency=3,
+        )
+        await fill_dialog(pilot, n="0")  # a bad value is shown on its field, nothing asked
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert app.screen is dialog and "must be between" in screen_text(app)
+    assert runs.run_ids() == []
+
+
+@pilot_test
 async def test_run_dialog_returns_a_request_and_remembers_it():
     seen = []
 

@@ -55,7 +55,9 @@ async def test_the_demo_benchmark_shows_strata_sample_sets_fingerprints_and_hist
         expected = {fp.issue_id: fp for fp in benchmark.benchmark_fingerprints(NAME)}
         assert prints.row_count == 20
         first = [str(cell) for cell in prints.get_row_at(0)]
-        assert first[4] == expected[first[0]].content_hash and first[2] == "held-out"
+        assert expected[first[0]].content_hash.startswith(first[4]) and first[2] == "held-out"
+        line = static_text(app, "#bench-item-line")  # the highlighted item's shortened columns
+        assert line.startswith(f"{first[0]}: content {expected[first[0]].content_hash} · solution ")
         await pilot.press("v")
         assert "1  2026-01-15 09:00  monthly" in screen_text(app)
 
@@ -339,3 +341,69 @@ async def test_one_damaged_rotation_log_does_not_hide_the_other_benchmarks(demo_
         await pilot.press("down")
         await settle(pilot)
         assert "scored · version 1 of 1 · 30 items" in screen_text(app)
+
+
+@pilot_test
+async def test_every_fingerprint_column_is_visible_at_120_columns(demo_home):
+    app = SkytApp(start="benchmark", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("v", "v", "v")
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        [header] = [line for line in lines if "item" in line and "content" in line]
+        for label in ("item", "diff", "set", "★", "content", "solution", "created", "training"):
+            assert f" {label} " in header + " ", (label, header)
+        expected = {fp.issue_id: fp for fp in benchmark.benchmark_fingerprints(NAME)}
+        [row] = [line for line in lines if " binary_search " in line]
+        fp = expected["binary_search"]
+        assert fp.content_hash[:8] in row and fp.solution_hash[:8] in row
+    app = SkytApp(start="benchmark", clock=clock)
+    async with app.run_test(size=(60, 18)) as pilot:  # narrower: columns left out whole …
+        await settle(pilot)
+        await pilot.press("v", "v", "v")
+        await settle(pilot)
+        table = app.screen.query_one("#bench-fingerprint-table", DataTable)
+        headers = [str(column.label) for column in table.columns.values()]
+        assert headers[:3] == ["item", "diff", "set"] and "created" not in headers
+        line = static_text(app, "#bench-item-line")  # … and shown in full for the highlighted item
+        first = str(table.get_row_at(0)[0])
+        assert f"created {(expected[first].created_at or '–')[:10]}" in line
+
+
+@pilot_test
+async def test_items_without_text_are_marked_in_the_item_list(isolated_home, tmp_path):
+    items = tmp_path / "items.jsonl"
+    items.write_text(
+        "".join(
+            json.dumps(
+                {"id": f"item-{i:02d}", "difficulty": ("easy", "medium", "hard")[i % 3]}
+                | ({} if i % 4 == 0 else {"title": f"Item {i}", "body": "  "})
+            )
+            + "\n"
+            for i in range(12)
+        )
+    )
+    benchmark.import_benchmark("nt", issues=items, imported_at="2026-01-01T00:00:00+00:00")
+    app = SkytApp(start="benchmark", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("v", "v", "v")
+        await settle(pilot)
+        shown = screen_text(app)
+        table = app.screen.query_one("#bench-fingerprint-table", DataTable)
+        marked = {}
+        for row in range(table.row_count):
+            cell = table.get_row_at(row)[0]
+            marked[cell.plain.split()[0]] = cell
+        for i in range(12):
+            cell = marked[f"item-{i:02d}"]
+            if i % 4 == 0:
+                assert cell.plain == f"item-{i:02d} (no text)"
+                assert any("dim" in str(span.style) for span in cell.spans)
+                assert f"item-{i:02d} (no text)" in shown
+            else:
+                assert "(no text)" not in cell.plain
+        await pilot.press("slash", *"no text")
+        await pilot.pause()
+        assert table.row_count == 3

@@ -495,6 +495,53 @@ async def test_while_a_run_generates_the_intervals_narrow_and_it_offers_to_stop(
     assert runs.run_state(meta) == runs.INTERRUPTED and len(runs.load_run(run_id).samples) < 40
 
 
+@pilot_test
+async def test_the_estimate_line_stays_current_while_requests_hang(monkeypatch):
+    """Issue 14.16: between samples a timer keeps elapsed time current and catches the intervals up with
+    samples that arrived while the last estimate was being made (a hanging request sends no more)."""
+    from skyt_tui.ui import data
+    from skyt_tui.ui.screens import contracts
+
+    monkeypatch.setattr(RunProgress, "REFRESH_S", 0.1)
+    monkeypatch.setattr(contracts, "ESTIMATE_INTERVAL_S", 0.3)
+    estimated = []
+
+    def partial_metrics(run_id, cancelled=None):
+        estimated.append(run_id)
+        return {"n": 1 if len(estimated) == 1 else 2, "pass_rate": 1.0, "canon": "none"}
+
+    monkeypatch.setattr(data, "partial_metrics", partial_metrics)
+    started = threading.Event()
+
+    def executor(request, report, cancel):
+        for index in range(2):  # the second lands while the first's estimate is being made
+            report(data.SampleProgress(index=index, total=4, passed=True, run_id="run-1"))
+        started.set()
+        assert cancel.wait(20)  # the other two requests hang
+        return data.RunOutcome(run_ids=("run-1",), n_done=2, n_failed=0, cancelled=True)
+
+    now = [1000.0]
+    app = SkytApp(start="contracts", run_executor=executor)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        progress = app.screen.query_one(RunProgress)
+        progress.clock = lambda: now[0]
+        await start_run(pilot, n="4")
+        assert started.wait(5)
+
+        def estimate() -> str:
+            return str(progress.query_one("#run-progress-estimate").render())
+
+        await wait_for(pilot, lambda: "so far, 2 sample(s) with code: pass 1.000" in estimate())
+        assert estimated == ["run-1", "run-1"]
+        assert "0:00 elapsed, last sample 0:00 ago" in estimate()
+        now[0] += 65  # no sample for a minute: the line still moves
+        await wait_for(pilot, lambda: "1:05 elapsed, last sample 1:05 ago" in estimate())
+        assert len(estimated) == 2, "no new estimate without new samples"
+        await pilot.press("c")
+        await wait_for(pilot, lambda: not progress.running)
+
+
 def test_wilson_interval_is_the_textbook_one():
     from skyt_tui.ui.run_text import wilson_interval
 

@@ -313,6 +313,27 @@ def update_setting(key: str, value: Any, path: Path | None = None) -> Settings:
     return settings
 
 
+def with_profile(
+    settings: Settings, name: str, table: dict[str, Any], replace: bool = False
+) -> Settings:
+    """`settings` with `[profiles.NAME]` added (at the end), checked like the file's profiles;
+    InputError naming the key when a value is bad, or when NAME exists and `replace` is false."""
+    if name in settings.profiles and not replace:
+        raise InputError.at("settings", "exists already: choose another name", f"profiles.{name}")
+    profile = _profiles({name: table}, "settings")[name]
+    profiles = {k: v for k, v in settings.profiles.items() if k != name} | {name: profile}
+    return dataclasses.replace(settings, profiles=profiles)
+
+
+def save_profile(
+    name: str, table: dict[str, Any], path: Path | None = None, replace: bool = False
+) -> Settings:
+    """Add `[profiles.NAME]` to the settings file and save it (the file is left as it was on error)."""
+    settings = with_profile(load_settings(path), name, table, replace)
+    save_settings(settings, path)
+    return settings
+
+
 def get_profile(settings: Settings, name: str) -> Profile:
     """The profile called `name`; InputError listing the known ones when there is none."""
     if name in settings.profiles:

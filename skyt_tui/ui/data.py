@@ -513,6 +513,44 @@ def remember_run_request(request: RunRequest) -> str | None:
     return None
 
 
+def profile_table(request: RunRequest) -> dict[str, Any]:
+    """A run request as a `[profiles.NAME]` table: provider, model, where, N, temperature,
+    concurrency, timeout, seed, max tokens, system prompt (unset values left out)."""
+    table: dict[str, Any] = {"provider": request.provider}
+    if request.model:
+        table["model"] = request.model
+    target = request.target.strip()
+    if target and request.provider in ("openai", "anthropic"):
+        table["base_url"] = target
+    elif target and request.provider == "command":
+        table["command"] = target
+    table["n"] = request.n
+    if len(request.temperatures) == 1:
+        table["temperature"] = request.temperatures[0]
+    table["concurrency"] = request.concurrency
+    for key, value in (
+        ("timeout", request.timeout_s),
+        ("seed", request.seed),
+        ("max_tokens", request.max_tokens),
+    ):
+        if value is not None:
+            table[key] = value
+    if request.system:
+        table["system"] = request.system
+    return table
+
+
+def save_run_profile(name: str, request: RunRequest) -> str | None:
+    """Save the dialog's values as `[profiles.NAME]` in settings.toml; the one-line error, if any."""
+    from skyt_tui.engine.settings import save_profile
+
+    try:
+        save_profile(name, profile_table(request))
+    except (SkytError, OSError) as exc:
+        return str(exc)
+    return None
+
+
 def load_theme() -> tuple[str | None, str | None]:
     """The theme in settings.toml (None: the default) and the file's error, if any."""
     from skyt_tui.engine.settings import load_settings

@@ -77,9 +77,11 @@ def parse_run_form(
     system: str = "",
     stop_width: str = "",
     environ: dict[str, str] | None = None,
+    check_key: bool = True,
 ) -> RunRequest:
     """The request, or RunFormError naming every bad field; `environ` (default os.environ) is where the
-    provider's key must be, so a missing key is reported on the field that can replace it."""
+    provider's key must be, so a missing key is reported on the field that can replace it
+    (`check_key=False`: values kept for later, as a profile, need no key now)."""
     import os
 
     environ = dict(os.environ) if environ is None else environ
@@ -111,7 +113,7 @@ def parse_run_form(
             if not 0.0 < width < 1.0:
                 errors["stop_width"] = "a width between 0 and 1 (e.g. 0.2)"
                 width = None
-    key = KEY_ENVS.get(provider)
+    key = KEY_ENVS.get(provider) if check_key else None
     if key and not environ.get(key) and "target" not in errors:
         if provider == "anthropic":
             errors["target"] = f"{key} is not set: export it in the shell that starts skyt-tui"

@@ -58,6 +58,65 @@ ITEM_COLUMNS = (
     "created",
     "in training since",
 )
+SHORT_HEADERS = {"difficulty": "diff", "anchor": "★", "in training since": "training"}
+HASH_COLUMNS = (4, 5)
+SHORT_HASH = 8
+ITEM_PRIORITY = (0, 2, 3, 1, 4, 7, 5, 6)
+"""Which item columns a narrow pane keeps first (indices into ITEM_COLUMNS): the item's creation
+date and solution hash go first; the line under the table shows the highlighted item's left-out
+and shortened columns in full."""
+NO_TEXT = "(no text)"
+
+
+def item_cell(row: tuple[str, ...], index: int, short: bool) -> str:
+    value = row[index]
+    if short and index in HASH_COLUMNS and value != "–":
+        return value[:SHORT_HASH]
+    return value
+
+
+def choose_item_columns(
+    width: int, rows: list[tuple[str, ...]], no_text: set[str], sort_column: int | None = None
+) -> tuple[list[int], bool]:
+    """The item columns that fit `width` cells and whether they are shortened (headers, hashes).
+
+    Full form first; then short headers and 8-character hashes; then columns are left out whole,
+    least important first (`ITEM_PRIORITY`), never cut mid-value."""
+    marked = len(NO_TEXT) + 1 if any(row[0] in no_text for row in rows) else 0
+
+    def needed(index: int, short: bool) -> int:
+        header = ITEM_COLUMNS[index]
+        if short:
+            header = SHORT_HEADERS.get(header, header)
+        widest = max((len(item_cell(row, index, short)) for row in rows), default=0)
+        if index == 0:
+            widest += marked
+        arrow = 2 if index == sort_column else 0
+        return max(widest, Text(header).cell_len + arrow) + 2  # one space each side
+
+    for short in (False, True):
+        if sum(needed(i, short) for i in range(len(ITEM_COLUMNS))) <= width:
+            return list(range(len(ITEM_COLUMNS))), short
+    chosen: set[int] = set()
+    used = 0
+    for index in ITEM_PRIORITY:
+        if used + needed(index, True) <= width or not chosen:
+            chosen.add(index)
+            used += needed(index, True)
+    return sorted(chosen), True
+
+
+def item_line(row: tuple[str, ...], has_text: bool, indices: list[int]) -> Text:
+    """The columns `indices` of one item in full (those the table leaves out or shortens)."""
+    text = Text()
+    text.append(row[0], style="bold")
+    if not has_text:
+        text.append(f" {NO_TEXT}", style="dim italic")
+    for position, index in enumerate(indices):
+        text.append(": " if position == 0 else " · ", style="dim")
+        text.append(f"{ITEM_COLUMNS[index]} ", style="dim")
+        text.append(row[index] or "–")
+    return text
 
 
 class ValidationDone(Message):
@@ -468,7 +527,11 @@ class BenchmarkScreen(SectionScreen):
         self.view: data.BenchmarkView | None = None
         self.report: benchmark.ValidationReport | None = None
         self.estimates: tuple[benchmark.SystemEstimate, ...] = ()
-        self.item_rows: list[tuple[Any, ...]] = []
+        self.item_rows: list[tuple[str, ...]] = []
+        self.no_text: set[str] = set()
+        self.shown_rows: list[tuple[str, ...]] = []
+        self.item_columns: list[int] = list(range(len(ITEM_COLUMNS)))
+        self.short_items = False
         self.sort_column: int | None = None
         self.sort_reverse = False
         self.item_filter = ""
@@ -522,6 +585,7 @@ class BenchmarkScreen(SectionScreen):
                         yield DataTable(
                             id="bench-fingerprint-table", cursor_type="row", zebra_stripes=True
                         )
+                        yield Static(id="bench-item-line")
                     with TabPane("History", id="bench-history"):
                         with VerticalScroll():
                             yield Static(id="bench-history-text")
@@ -530,9 +594,6 @@ class BenchmarkScreen(SectionScreen):
         table = self.query_one("#bench-table", DataTable)
         for column in ("benchmark", "v", "items"):
             table.add_column(column, key=column)
-        prints = self.query_one("#bench-fingerprint-table", DataTable)
-        for column in ITEM_COLUMNS:
-            prints.add_column(column, key=column)
         self.query_one("#bench-filter", Input).display = False
         self.load()
         table.focus()
@@ -593,6 +654,7 @@ class BenchmarkScreen(SectionScreen):
         self.query_one("#bench-scatter", ScatterPlot).set_points([])
         self.query_one("#bench-chart", MethodChart).set_data((), {}, {})
         self.item_rows = []
+        self.no_text = set()
         self._fill_items()
 
     def show_selected(self) -> None:
@@ -650,24 +712,61 @@ class BenchmarkScreen(SectionScreen):
                 if fp.added_to_training
                 else "pool",
                 "★" if fp.issue_id in anchors else "",
-                fp.content_hash if fp.has_text else f"{fp.content_hash} (no text)",
+                fp.content_hash,
                 fp.solution_hash or "–",
                 (fp.created_at or "–")[:10],
                 (fp.added_to_training or "–")[:10],
             )
             for fp in view.fingerprints
         ]
+        self.no_text = {fp.issue_id for fp in view.fingerprints if not fp.has_text}
         self._fill_items()
 
+    def _items_width(self, n_rows: int) -> int:
+        """The cells the item table has: the pane less its padding, less the scrollbar when the
+        rows overflow (assumed before the table is laid out)."""
+        tabs = self.query_one("#bench-tabs", TabbedContent)
+        table = self.query_one("#bench-fingerprint-table", DataTable)
+        width = tabs.size.width or max(self.app.size.width - 34, 40)
+        scrollbar = 2 if not table.size.height or n_rows > table.size.height - 1 else 0
+        return width - 2 - scrollbar
+
+    def _matches(self, row: tuple[str, ...], needle: str) -> bool:
+        cells = (*row, NO_TEXT) if row[0] in self.no_text else row
+        return any(needle in cell.casefold() for cell in cells)
+
     def _fill_items(self) -> None:
-        """The item table: `item_rows` filtered by `item_filter`, sorted by `sort_column`."""
+        """The item table: `item_rows` filtered by `item_filter`, sorted by `sort_column`, in the
+        columns that fit the pane (`choose_item_columns`)."""
         table = self.query_one("#bench-fingerprint-table", DataTable)
         needle = self.item_filter.casefold()
-        rows = [r for r in self.item_rows if not needle or any(needle in c.casefold() for c in r)]
+        rows = [r for r in self.item_rows if not needle or self._matches(r, needle)]
         if self.sort_column is not None:
             rows.sort(key=lambda r: r[self.sort_column], reverse=self.sort_reverse)
-        table.clear()
-        table.add_rows((Text(row[0]), *row[1:]) for row in rows)
+        self.shown_rows = rows
+        self.item_columns, self.short_items = choose_item_columns(
+            self._items_width(len(rows)), self.item_rows, self.no_text, self.sort_column
+        )
+        table.clear(columns=True)
+        for index in self.item_columns:
+            label = ITEM_COLUMNS[index]
+            if self.short_items:
+                label = SHORT_HEADERS.get(label, label)
+            if index == self.sort_column:
+                label += " ▼" if self.sort_reverse else " ▲"
+            table.add_column(label, key=str(index))
+        for row in rows:
+            cells: list[Any] = []
+            for index in self.item_columns:
+                if index == 0:
+                    cell = Text(row[0])
+                    if row[0] in self.no_text:
+                        cell.append(f" {NO_TEXT}", style="dim italic")
+                    cells.append(cell)
+                else:
+                    cells.append(item_cell(row, index, self.short_items))
+            table.add_row(*cells)
+        self._item_line()
         note = Text()
         if self.item_filter:
             note.append(f"{len(rows)} of {len(self.item_rows)} items match ", style="dim")
@@ -680,6 +779,46 @@ class BenchmarkScreen(SectionScreen):
             )
         self.query_one("#bench-items-note", Static).update(note)
         self.query_one("#bench-items-note", Static).display = bool(note)
+
+    def _item_line(self) -> None:
+        """The highlighted item's columns that this width leaves out or shortens, in full."""
+        table = self.query_one("#bench-fingerprint-table", DataTable)
+        line = self.query_one("#bench-item-line", Static)
+        row = table.cursor_row
+        if not self.shown_rows or not 0 <= row < len(self.shown_rows):
+            line.update("")
+            line.display = False
+            return
+        cut = [i for i in range(len(ITEM_COLUMNS)) if i not in self.item_columns]
+        if self.short_items:
+            cut = sorted({*cut, *(i for i in HASH_COLUMNS if i in self.item_columns)})
+        if not cut:
+            line.update("")
+            line.display = False
+            return
+        item = self.shown_rows[row]
+        line.update(item_line(item, item[0] not in self.no_text, cut))
+        line.display = True
+
+    @on(DataTable.RowHighlighted, "#bench-fingerprint-table")
+    def _item_highlighted(self) -> None:
+        self._item_line()
+
+    @on(TabbedContent.TabActivated, "#bench-tabs")
+    def _tab_activated(self) -> None:
+        if self.query_one("#bench-tabs", TabbedContent).active == "bench-items":
+            self.call_after_refresh(self.on_resize)
+
+    def on_resize(self) -> None:
+        if self.item_rows:
+            layout = choose_item_columns(
+                self._items_width(len(self.shown_rows)),
+                self.item_rows,
+                self.no_text,
+                self.sort_column,
+            )
+            if layout != (self.item_columns, self.short_items):
+                self._fill_items()
 
     @work(thread=True, exclusive=True, group="bench-validate", exit_on_error=False)
     def _validate(self, name: str, sample: benchmark.AnchorSample | None) -> None:
@@ -788,19 +927,19 @@ class BenchmarkScreen(SectionScreen):
     def action_sort_items(self) -> None:
         """Cycle the sort: each column ascending, then descending, then back to the file order."""
         self._show_items()
+        shown = self.item_columns
         if self.sort_column is None:
-            self.sort_column, self.sort_reverse = 0, False
+            self.sort_column, self.sort_reverse = shown[0], False
         elif not self.sort_reverse:
             self.sort_reverse = True
-        elif self.sort_column + 1 < len(ITEM_COLUMNS):
-            self.sort_column, self.sort_reverse = self.sort_column + 1, False
         else:
-            self.sort_column, self.sort_reverse = None, False
+            following = [i for i in shown if i > self.sort_column]
+            self.sort_column, self.sort_reverse = (following[0] if following else None), False
         self._fill_items()
 
     @on(DataTable.HeaderSelected, "#bench-fingerprint-table")
     def _header(self, event: DataTable.HeaderSelected) -> None:
-        column = event.column_index
+        column = int(str(event.column_key.value))
         if self.sort_column == column:
             self.sort_reverse = not self.sort_reverse
         else:

@@ -369,15 +369,23 @@ class ContractsScreen(SectionScreen):
     def on_run_progressed(self, message: RunProgressed) -> None:
         progress = self.query_one(RunProgress)
         progress.record(message.progress)
-        run_id = message.progress.run_id
+        if not message.progress.retry:
+            self._maybe_estimate(message.progress.run_id)
+
+    def on_run_progress_estimate_due(self, message: RunProgress.EstimateDue) -> None:
+        """Samples arrived since the last estimate (within its interval): catch up between samples."""
+        self._maybe_estimate(message.run_id)
+
+    def _maybe_estimate(self, run_id: str) -> None:
+        progress = self.query_one(RunProgress)
         if (
             run_id
-            and not message.progress.retry
             and progress.running
             and not self.estimating
             and time.monotonic() - self.estimated_at >= ESTIMATE_INTERVAL_S
         ):
             self.estimating = True
+            progress.unestimated = 0
             self._estimate(run_id)
 
     @work(thread=True, exclusive=True, group="run-estimate", exit_on_error=False)

@@ -1,5 +1,6 @@
 """The "start a run" modal: provider, model, where to reach it, N, temperatures, concurrency, timeout, seed,
-max tokens and system prompt, checked before it closes; errors follow the fields as they are edited."""
+max tokens and system prompt, checked before it closes; errors follow the fields as they are edited.
+"Save as profile…" (ctrl+o) keeps the checked values as `[profiles.NAME]` in settings.toml."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from skyt_tui.engine.contract import Contract
+from skyt_tui.engine.settings import PROFILE_NAME
 from skyt_tui.ui.run_request import (
     PROVIDERS,
     TARGET_HINTS,
@@ -94,10 +96,73 @@ def _initial(previous: RunRequest | None, defaults: dict[str, str] | None = None
     }
 
 
+class ProfileNameScreen(ModalScreen[str | None]):
+    """Asks the name of a new provider profile; refuses names settings.toml cannot hold or has."""
+
+    DEFAULT_CSS = """
+    ProfileNameScreen { align: center middle; }
+    ProfileNameScreen .dialog { width: 60; }
+    """
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, existing: tuple[str, ...] = ()) -> None:
+        super().__init__(id="profile-name-screen")
+        self.existing = existing
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(Text("Save as profile", style="bold"), classes="dialog-title")
+            yield Static(
+                Text(
+                    "These values become [profiles.NAME] in settings.toml: the dialog's Profile "
+                    "list and `skyt-tui run --profile NAME` use them.",
+                    style="dim",
+                )
+            )
+            yield Input(
+                placeholder="name: letters, digits, '_', '-', '.'",
+                id="profile-name",
+                compact=True,
+            )
+            yield Static("", id="profile-name-error", classes="field-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Save", variant="primary", id="profile-save")
+                yield Button("Cancel", id="profile-cancel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#profile-name", Input).focus()
+
+    def check(self, name: str) -> str | None:
+        if not name:
+            return "required"
+        if not PROFILE_NAME.match(name):
+            return "a profile name is letters, digits, '_', '-' and '.' (starting with a letter or digit)"
+        if name in self.existing:
+            return f"a profile {name!r} exists already: choose another name"
+        return None
+
+    @on(Input.Submitted, "#profile-name")
+    @on(Button.Pressed, "#profile-save")
+    def _save(self) -> None:
+        name = self.query_one("#profile-name", Input).value.strip()
+        error = self.query_one("#profile-name-error", Static)
+        reason = self.check(name)
+        error.update(Text(f"↑ {reason}") if reason else "")
+        error.set_class(bool(reason), "-shown")
+        if reason is None:
+            self.dismiss(name)
+
+    @on(Button.Pressed, "#profile-cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 class RunDialog(ModalScreen[RunRequest | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "submit", "Start run"),
+        Binding("ctrl+o", "save_profile", "Save as profile…"),
     ]
 
     def __init__(
@@ -156,6 +221,7 @@ class RunDialog(ModalScreen[RunRequest | None]):
                     yield Static("", id=f"error-{field}", classes="field-error")
             with Horizontal(id="run-dialog-buttons"):
                 yield Button("Start", variant="primary", id="run-start")
+                yield Button("Save as profile…", id="run-save-profile")
                 yield Button("Cancel", id="run-cancel")
         yield Footer()
 
@@ -225,15 +291,56 @@ class RunDialog(ModalScreen[RunRequest | None]):
             out[field] = self.query_one(f"#field-{field}", Input).value
         return out
 
-    def action_submit(self) -> None:
+    def checked_request(self, check_key: bool = True) -> RunRequest | None:
+        """The form as a request, or None with every error shown and the first bad field focused
+        (`check_key=False`: a missing API key is no error, for a profile used later)."""
         try:
-            request = parse_run_form(self.contract.id, **self.values())
+            request = parse_run_form(self.contract.id, **self.values(), check_key=check_key)
         except RunFormError as exc:
             for field in FIELDS:
                 self._show_error(field, exc.errors.get(field))
             self.query_one(f"#field-{next(iter(exc.errors))}").focus()
+            return None
+        return request
+
+    def action_submit(self) -> None:
+        request = self.checked_request()
+        if request is not None:
+            self.dismiss(request)
+
+    def action_save_profile(self) -> None:
+        """Ask a name, then keep the checked values as [profiles.NAME]; the dialog stays open."""
+        request = self.checked_request(check_key=False)
+        if request is None:
             return
-        self.dismiss(request)
+        for field in FIELDS:  # an error shown by an earlier start (a missing key) is not this one's
+            self._show_error(field, None)
+        self.app.push_screen(
+            ProfileNameScreen(tuple(self.profiles)),
+            lambda name: self._save_profile(name, request) if name else None,
+        )
+
+    def _save_profile(self, name: str, request: RunRequest) -> None:
+        from skyt_tui.ui import data
+
+        if error := data.save_run_profile(name, request):
+            self.notify(f"Profile not saved: {error}", severity="error", markup=False)
+            return
+        self.profiles = data.run_form_profiles()
+        if self.profiles and self.query("#field-profile"):
+            select = self.query_one("#field-profile", Select)
+            select.set_options([(p, p) for p in self.profiles])
+            with select.prevent(Select.Changed):
+                select.value = name
+        kept = "" if len(request.temperatures) == 1 else " (without the sweep's temperatures)"
+        self.notify(
+            f"Saved profile {name} in settings.toml{kept}: `skyt-tui run --profile {name}`",
+            markup=False,
+        )
+
+    @on(Button.Pressed, "#run-save-profile")
+    def _save_profile_pressed(self) -> None:
+        self.action_save_profile()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

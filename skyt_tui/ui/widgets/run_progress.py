@@ -6,11 +6,14 @@ oracle (after the run is analysed), `!` generation failed.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import ProgressBar, Static
 
@@ -21,8 +24,25 @@ from skyt_tui.ui.run_text import wilson_interval
 MARKS = {"pending": "·", "done": "○", "passed": "✓", "wrong": "✗", "failed": "!"}
 
 
+def clock_text(seconds: float) -> str:
+    seconds = max(int(seconds), 0)
+    hours, rest = divmod(seconds, 3600)
+    return (f"{hours}:" if hours else "") + f"{rest // 60:{'02' if hours else ''}}:{rest % 60:02}"
+
+
 class RunProgress(Vertical):
-    """Hidden until a run starts; `record` each finished sample, then `finish` or `fail`."""
+    """Hidden until a run starts; `record` each finished sample, then `finish` or `fail`.
+
+    While a run goes, a timer re-renders the estimate line every `REFRESH_S` seconds (elapsed time,
+    time since the last sample) and posts `EstimateDue` when samples arrived since the last estimate,
+    so the intervals catch up while requests hang."""
+
+    REFRESH_S = 2.0
+
+    class EstimateDue(Message):
+        def __init__(self, run_id: str) -> None:
+            super().__init__()
+            self.run_id = run_id
 
     DEFAULT_CSS = """
     RunProgress {
@@ -36,7 +56,7 @@ class RunProgress(Vertical):
         #run-progress-note { height: auto; max-height: 1; color: $text-muted; }
         #run-progress-failures { height: auto; max-height: 5; color: $text-error; }
         #run-progress-metrics { height: auto; max-height: 4; }
-        #run-progress-estimate { height: auto; max-height: 3; }
+        #run-progress-estimate { height: auto; max-height: 4; }
     }
     """
 
@@ -50,6 +70,24 @@ class RunProgress(Vertical):
         self.marks: list[str] = []
         self.failures: list[str] = []
         self.tokens = {"in": 0, "out": 0, "samples": 0}
+        self.clock: Callable[[], float] = time.monotonic
+        self.started_at = 0.0
+        self.last_sample_at: float | None = None
+        self.metrics: dict[str, Any] = {}
+        self.run_id = ""
+        self.unestimated = 0
+        """Samples recorded since the last estimate began (the screen resets it when it starts one)."""
+
+    def on_mount(self) -> None:
+        self.set_interval(self.REFRESH_S, self.tick)
+
+    def tick(self) -> None:
+        """Keep the running panel current between samples."""
+        if not self.running:
+            return
+        self.show_estimate()
+        if self.unestimated and self.run_id:
+            self.post_message(self.EstimateDue(self.run_id))
 
     def compose(self) -> ComposeResult:
         yield Static(id="run-progress-title")
@@ -66,6 +104,11 @@ class RunProgress(Vertical):
         self.marks = ["pending"] * (request.n * len(request.temperatures))
         self.failures = []
         self.tokens = {"in": 0, "out": 0, "samples": 0}
+        self.started_at = self.clock()
+        self.last_sample_at = None
+        self.metrics = {}
+        self.run_id = ""
+        self.unestimated = 0
         self.query_one("#run-progress-estimate", Static).update("")
         self.query_one("#run-progress-note", Static).update("")
         self.query_one("#run-progress-metrics", Static).update("")
@@ -106,15 +149,35 @@ class RunProgress(Vertical):
                 progress.usage.get("output_tokens") or progress.usage.get("completion_tokens") or 0
             )
             self.tokens["samples"] += 1
+        self.last_sample_at = self.clock()
+        if progress.run_id:
+            if progress.run_id != self.run_id:
+                self.metrics = {}
+            self.run_id = progress.run_id
+            self.unestimated += 1
         self.total = max(self.total, progress.total)
         self.done = sum(mark != "pending" for mark in self.marks)
         self._render_marks()
 
-    def show_estimate(self, metrics: dict[str, Any]) -> Text:
-        """Pass rate and R_anchor so far with their 95% intervals, tokens so far, and — with a width asked
-        for in the dialog — the offer to stop once both intervals are narrower."""
+    def show_estimate(self, metrics: dict[str, Any] | None = None) -> Text:
+        """Elapsed time, pass rate and R_anchor so far with their 95% intervals, tokens so far, and — with
+        a width asked for in the dialog — the offer to stop once both intervals are narrower. Without
+        `metrics`, the last ones shown (the timer's refresh)."""
+        if metrics is not None:
+            self.metrics = dict(metrics)
+        metrics = self.metrics
+        now = self.clock()
+        text = Text(f"{clock_text(now - self.started_at)} elapsed", style="dim")
+        if self.last_sample_at is None:
+            text.append(", waiting for the first sample", style="dim")
+        else:
+            text.append(f", last sample {clock_text(now - self.last_sample_at)} ago", style="dim")
+        if not metrics and not self.tokens["samples"]:
+            self.query_one("#run-progress-estimate", Static).update(text)
+            return text
+        text.append(" · ", style="dim")
         n = int(metrics.get("n") or 0)
-        text = Text(f"so far, {n} sample(s) with code: ", style="dim")
+        text.append(f"so far, {n} sample(s) with code: ", style="dim")
         widths = []
         for name, key in (("pass", "pass_rate"), ("R_anchor", "R_anchor_pre")):
             value = metrics.get(key)
