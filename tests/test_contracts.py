@@ -451,3 +451,20 @@ def test_integers_beyond_64_bits_are_written_as_python_literals(tmp_path):
     text = (tmp_path / "big.toml").read_text()
     assert f'expected_py = "{big}"' in text and f"{2**63 - 1}" in text
     assert load_contract(tmp_path / "big.toml").tests[0].expected == big
+
+
+def test_a_carriage_return_newline_survives_a_file_round_trip(tmp_path):
+    """Found by the property test above: tomli_w's multi-line strings turned "\\r\\n" into "\\n"."""
+    base = contract_from_dict(
+        {
+            "id": "v",
+            "difficulty": "easy",
+            "prompt": "p",
+            "entry": {"name": "f"},
+            "tests": [{"kind": "call", "args": ["a\r\nb"], "expected": "x\r\n"}],
+        }
+    )
+    path = tmp_path / "v.toml"
+    write_contract(base, path)
+    loaded = load_contract(path).tests[0]
+    assert loaded.expected == "x\r\n" and loaded.args == ("a\r\nb",)

@@ -235,7 +235,9 @@ def test_the_next_job_waits_in_the_workers_pipe(mode):
         hang = pool.submit({**payload, "program": "import time\ntime.sleep(5)\n"}, 10.0)
         queued = pool.submit({**payload, "program": contract.reference}, 10.0)
         deadline = time.monotonic() + 5
-        while not slot.pgids and time.monotonic() < deadline:
+        # the dispatcher hands the second job over on its own thread: wait for it (a design with
+        # one job per zygote never gets there), then both must be in the slot while the first runs
+        while (not slot.pgids or len(slot.jobs) < 2) and time.monotonic() < deadline:
             time.sleep(0.01)
         assert len(slot.jobs) == 2
         os.killpg(first_pid, signal.SIGKILL)
@@ -400,8 +402,8 @@ def test_what_a_terminated_app_left_is_removed_at_the_next_start(mode, tmp_path,
     while _alive(int(zygote)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert Path(base).is_dir() and Path(base).parent == tmp_path
-    if cgroup.strip():
-        assert Path(cgroup.strip()).is_dir()
+    # the dead pool's memory cgroup is not under tmp_path: a pool starting meanwhile in another
+    # test process may already have swept it (seen with pytest -n 2), which is what is tested here
 
     tag = sandbox.cgroups.owner_tag()
     dead_tag = base.rsplit("/", 1)[1].removeprefix("skyt-sandbox-").rsplit("-", 1)[0]
