@@ -10,7 +10,6 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from skyt_tui.cli.commands import add_command
@@ -24,10 +23,10 @@ from skyt_tui.cli.options import (
 from skyt_tui.cli.output import (
     check_output_file,
     console,
-    error_console,
     fmt3,
     print_json,
     print_table,
+    with_stage_progress,
     write_output_file,
 )
 from skyt_tui.engine.errors import InputError
@@ -141,25 +140,9 @@ def _analyze(runs, args) -> list[RunAnalysis]:
         repair_samples=not args.no_repair,
         distance=args.distance,
     )
-    err = error_console()
-    if args.json or not err.is_terminal:
-        return analyze_runs(runs, **options)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    ) as bar:
-        tasks: dict[str, int] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
-            bar.update(tasks[stage], completed=done, total=total)
-
-        return analyze_runs(runs, progress=progress, **options)
+    return with_stage_progress(
+        lambda progress: analyze_runs(runs, progress=progress, **options), quiet=args.json
+    )
 
 
 def _print_table(analyses: list[RunAnalysis], args) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.measure import Measurement
@@ -19,6 +20,8 @@ from skyt_tui.engine.report import json_safe as _json_safe
 from skyt_tui.engine.store import atomic_write_text
 
 __all__ = ["JSON_HELP", "console", "error_console", "fmt3", "print_json", "_json_safe"]
+
+T = TypeVar("T")
 
 JSON_HELP = "print JSON (the envelope in docs/json.md) instead of a table"
 
@@ -94,3 +97,31 @@ def print_table(out: Console, table: Table) -> None:
     needed = Measurement.get(out, out.options.update_width(width), table).maximum
     wide = _Console(file=out.file, width=max(needed, out.width), highlight=False, no_color=True)
     wide.print(table)
+
+
+def with_stage_progress(
+    compute: Callable[[Callable[[str, int, int] | None]], T], quiet: bool = False
+) -> T:
+    """`compute(progress)` with one transient bar per stage on stderr when it is a terminal;
+    `progress` is None when quiet (e.g. --json) or stderr is not a terminal."""
+    err = error_console()
+    if quiet or not err.is_terminal:
+        return compute(None)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+    ) as bar:
+        tasks: dict[str, Any] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        return compute(progress)

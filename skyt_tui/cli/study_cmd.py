@@ -15,10 +15,10 @@ from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import (
     check_output_file,
     console,
-    error_console,
     fmt3,
     print_json,
     print_table,
+    with_stage_progress,
 )
 
 
@@ -316,29 +316,10 @@ def _merge(base, extra):
 
 
 def _rows_with_progress(study, *, quiet: bool):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from skyt_tui.engine.study_report import study_rows
 
-    err = error_console()
-    if quiet or not err.is_terminal:
-        return study_rows(study)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        transient=True,
-    ) as bar:
-        tasks: dict[str, Any] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
-            bar.update(tasks[stage], completed=done, total=total)
-
-        return study_rows(study, progress=progress)
+    return with_stage_progress(lambda progress: study_rows(study, progress=progress), quiet)
 
 
 def _t(value: float | None) -> str:

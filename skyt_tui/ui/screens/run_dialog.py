@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
+from skyt_tui.engine import run_options
 from skyt_tui.engine.contract import Contract
 from skyt_tui.engine.settings import PROFILE_NAME
 from skyt_tui.ui.run_request import (
@@ -23,19 +24,8 @@ from skyt_tui.ui.run_request import (
     parse_run_form,
 )
 
-FIELDS = (
-    "provider",
-    "model",
-    "target",
-    "n",
-    "temperatures",
-    "concurrency",
-    "timeout",
-    "seed",
-    "max_tokens",
-    "system",
-    "stop_width",
-)
+FIELDS = (*run_options.FIELDS, "stop_width")
+"""The run options' fields, then the dialog's own early-stop width."""
 DEFAULTS = {
     "provider": "openai",
     "model": "gpt-4o-mini",
