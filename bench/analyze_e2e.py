@@ -77,8 +77,8 @@ def timed_cli(code_root: Path, corpus: Path, *extra: str) -> dict:
 
 def stage_breakdown(corpus: Path) -> dict:
     """The pipeline in this process, timed per stage through its progress callback and a few wrappers."""
-    from skyt_tui.engine import analysis
-    from skyt_tui.engine.sources import load_sources
+    from skyt_tui.engine.analysis import pipeline as analysis
+    from skyt_tui.engine.sources.recorded import load_sources
 
     marks: dict[str, list[float]] = {}
 

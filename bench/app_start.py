@@ -210,8 +210,8 @@ def make_store(home: str, samples: int, per_run: int = 100) -> int:
     code = (
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from skyt_tui.engine.catalog import get_contract\n"
-        "from skyt_tui.engine.runs import SampleRecord, create_run, COMPLETE\n"
+        "from skyt_tui.engine.contracts.catalog import get_contract\n"
+        "from skyt_tui.engine.runs.run_store import SampleRecord, create_run, COMPLETE\n"
         f"programs = {PROGRAMS!r}\n"
         "contract = get_contract('fibonacci_iterative')\n"
         f"total, per_run = {samples}, {per_run}\n"

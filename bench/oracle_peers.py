@@ -106,7 +106,7 @@ def load_set(corpus: Path) -> tuple[dict[str, dict[str, str]], list[tuple[str, s
     `humaneval.truncate_completion`, the usual stop sequences (from the tree
     first on sys.path: this one, or the baseline tree being measured).
     """
-    from skyt_tui.engine.humaneval import truncate_completion
+    from skyt_tui.engine.sources.humaneval import truncate_completion
 
     wanted = {f"HumanEval/{n}" for n in TASKS}
     problems = {}
@@ -131,14 +131,27 @@ def load_set(corpus: Path) -> tuple[dict[str, dict[str, str]], list[tuple[str, s
 # ---- harnesses (each runs in its own process: `--measure NAME`) ------------------------------
 
 
+def skyt_oracle_api() -> tuple[Any, Any, Any]:
+    """(Oracle, the humaneval module, problem_contract) from the tree on sys.path: the engine's rooms
+    (issue 22) or the flat engine of a baseline checkout from before them."""
+    try:
+        from skyt_tui.engine.oracle.judge import Oracle
+        from skyt_tui.engine.sources import humaneval
+        from skyt_tui.engine.sources.humaneval import problem_contract
+    except ImportError:
+        from skyt_tui.engine import humaneval  # type: ignore[attr-defined,no-redef]
+        from skyt_tui.engine.oracle import Oracle, problem_contract  # type: ignore[no-redef]
+    return Oracle, humaneval, problem_contract
+
+
 def measure_skyt(tree: Path, isolation: str, corpus: Path, workers: int, timeout: float) -> dict:
     sys.path.insert(0, str(tree))
     problems, samples = load_set(corpus)
-    from skyt_tui.engine import humaneval
+    import skyt_tui
 
-    where = Path(humaneval.__file__).resolve().parents[2]
+    where = Path(skyt_tui.__file__).resolve().parents[1]
     assert where == tree.resolve(), f"measuring {where}, not {tree}"
-    from skyt_tui.engine.oracle import Oracle, problem_contract
+    Oracle, humaneval, problem_contract = skyt_oracle_api()
 
     contracts = {
         task: problem_contract(
@@ -343,7 +356,7 @@ def harnesses(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     if args.baseline_tree:
         names.insert(1, "skyt-baseline-bubblewrap")
     skipped = {}
-    from skyt_tui.engine import sandbox
+    from skyt_tui.engine.sandbox import pool as sandbox
 
     problem = sandbox._bwrap_probe()
     if problem is not None:

@@ -35,8 +35,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skyt_tui.engine import humaneval, sandbox  # noqa: E402
-from skyt_tui.engine.oracle import Oracle, problem_contract  # noqa: E402
+from skyt_tui.engine.oracle.judge import Oracle
+from skyt_tui.engine.sandbox import pool as sandbox
+from skyt_tui.engine.sources import humaneval
+from skyt_tui.engine.sources.humaneval import problem_contract
 
 
 def default_corpus() -> Path:
@@ -98,8 +100,13 @@ def fresh(jobs, mode: str, workers: int) -> dict:
 MEASURE = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-from skyt_tui.engine import humaneval
-from skyt_tui.engine.oracle import Oracle, problem_contract
+try:  # the engine's rooms (issue 22), or a checkout from before them
+    from skyt_tui.engine.sources import humaneval
+    from skyt_tui.engine.sources.humaneval import problem_contract
+    from skyt_tui.engine.oracle.judge import Oracle
+except ImportError:
+    from skyt_tui.engine import humaneval
+    from skyt_tui.engine.oracle import Oracle, problem_contract
 corpus, mode, limit, workers, timeout = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), float(sys.argv[6])
 problems, completions = humaneval.load_dir(__import__("pathlib").Path(corpus))
 contracts = {task: problem_contract(problem, timeout) for task, problem in problems.items()}

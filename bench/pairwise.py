@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from skyt_tui.engine import humaneval  # noqa: E402
-from skyt_tui.engine.distance import pairwise_matrix  # noqa: E402
-from skyt_tui.engine.normalize import normalize  # noqa: E402
+from skyt_tui.engine.measure.distance import pairwise_matrix  # noqa: E402
+from skyt_tui.engine.measure.normalize import normalize  # noqa: E402
+from skyt_tui.engine.sources import humaneval  # noqa: E402
 
 HEATMAP_TARGET_MS = 50.0
 

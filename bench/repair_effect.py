@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skyt_tui.engine.normalize import normalize  # noqa: E402
+from skyt_tui.engine.measure.normalize import normalize  # noqa: E402
 from skyt_tui.engine.repair import repair  # noqa: E402
 from tests.repair_helpers import OutputVerifier, skyt_experiment  # noqa: E402
 

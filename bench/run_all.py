@@ -12,10 +12,9 @@ peers comparison instead of three.
 Issue 16's figures come from `oracle_peers.py` (skyt-tui against EvalPlus's
 engine, a fork floor and the oracle of the commit before issue 16,
 `PRE_ISSUE_16`) and from `analyze` of the SKYT corpus run from this tree and
-from the same tree with the oracle and sandbox files of `PRE_ISSUE_16`
-(`ORACLE_FILES`; the rest of the analysis has changed since, so a whole old
-checkout would not write the same JSON), interleaved over two rounds; its
-JSON must be byte-identical. The machine's load
+from the whole tree at `PRE_ISSUE_16`, interleaved over two rounds
+(`identical_json` says whether both wrote the same JSON: the analysis has
+changed since, so it need not). The machine's load
 average is printed with every figure: these are wall-clock times on a shared
 2-core machine, so a busy neighbour shows in them.
 """
@@ -36,29 +35,19 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 PRE_ISSUE_16 = "ee42f4e"
 """main when the oracle-throughput work (issue 16) started."""
-ORACLE_FILES = tuple(
-    f"skyt_tui/engine/{name}.py"
-    for name in ("oracle", "sandbox", "sandbox_worker", "wire", "cgroups")
-)
 
 
-def tree_with_old_oracle(ref: str, into: Path) -> Path:
-    """This tree's committed files (HEAD), with `ORACLE_FILES` as they were at `ref`."""
+def tree_at(ref: str, into: Path) -> Path:
+    """The repository's committed files at `ref`, extracted into `into`."""
     archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", "HEAD"], capture_output=True, check=True
+        ["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    for name in ORACLE_FILES:
-        old = subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{ref}:{name}"], capture_output=True, check=True
-        ).stdout
-        (into / name).write_bytes(old)
     return into
 
 
 def analyze_against(ref: str, rounds: int) -> dict:
-    """`skyt-tui analyze` of the SKYT corpus from this tree and from this tree with the oracle
-    and sandbox of `ref` (`tree_with_old_oracle`), interleaved."""
+    """`skyt-tui analyze` of the SKYT corpus from this tree and from the tree at `ref`, interleaved."""
     sys.path.insert(0, str(BENCH))
     import analyze_e2e
 
@@ -66,7 +55,7 @@ def analyze_against(ref: str, rounds: int) -> dict:
     if not corpus.is_dir():
         return {"error": f"corpus not found: {corpus}"}
     with tempfile.TemporaryDirectory(prefix="skyt-bench-ref-") as tmp:
-        old = tree_with_old_oracle(ref, Path(tmp))
+        old = tree_at(ref, Path(tmp))
         runs: dict[str, list[dict]] = {"before": [], "after": []}
         for number in range(rounds):
             order = ["before", "after"] if number % 2 == 0 else ["after", "before"]

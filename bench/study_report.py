@@ -44,8 +44,8 @@ def load() -> str:
 
 
 def fill_store(total: int) -> int:
-    from skyt_tui.engine import runs
-    from skyt_tui.engine.run_import import import_runs
+    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs.run_import import import_runs
 
     import_runs([str(corpus() / "skyt-msr2026" / "outputs")])
     originals = [runs.load_run(run_id) for run_id in runs.run_ids()]
@@ -75,7 +75,7 @@ def fill_store(total: int) -> int:
 
 
 def timed_report(study, metric: str = "R_raw") -> dict:
-    from skyt_tui.engine.study_report import aggregate, compare, study_rows, summary_csv
+    from skyt_tui.engine.studies.study_report import aggregate, compare, study_rows, summary_csv
 
     start = time.perf_counter()
     rows = study_rows(study)
@@ -94,7 +94,7 @@ def timed_report(study, metric: str = "R_raw") -> dict:
 
 
 def study_bench(total: int) -> dict:
-    from skyt_tui.engine.studies import RunFilter, Study, save_study
+    from skyt_tui.engine.studies.study import RunFilter, Study, save_study
 
     home = tempfile.mkdtemp(prefix="skyt-study-bench-")
     os.environ["SKYT_HOME"] = home
@@ -129,10 +129,10 @@ def study_bench(total: int) -> dict:
 def tree_bench(n: int) -> dict:
     import numpy as np
 
-    from skyt_tui.engine import humaneval
-    from skyt_tui.engine.distance import pairwise_matrix
-    from skyt_tui.engine.normalize import normalize
-    from skyt_tui.engine.tree_distance import tree_of, tree_pairwise_matrix
+    from skyt_tui.engine.measure.distance import pairwise_matrix
+    from skyt_tui.engine.measure.normalize import normalize
+    from skyt_tui.engine.measure.tree_distance import tree_of, tree_pairwise_matrix
+    from skyt_tui.engine.sources import humaneval
 
     problems, completions = humaneval.load_dir(corpus() / "humaneval-codegen16b")
     chosen = [c for c in completions if c.task_id == "HumanEval/0"][:n]

@@ -110,7 +110,7 @@ def as_full_functions(folder: Path, into: Path) -> Path:
     """The same answers as a chat model gives them: each one the whole program
     (prompt + completion cut at the stop sequences), not a continuation."""
     sys.path.insert(0, str(ROOT))
-    from skyt_tui.engine.humaneval import truncate_completion
+    from skyt_tui.engine.sources.humaneval import truncate_completion
 
     into.mkdir(parents=True, exist_ok=True)
     problems = {

@@ -23,6 +23,12 @@ DEMO_STORE = "demo"
 their canons never mix with real runs."""
 
 
+def package_dir() -> Path:
+    """The installed `skyt_tui` package: its code, bundled contracts and examples. A sample never
+    reads it (the sandbox hides it), and child processes import skyt-tui from its parent."""
+    return _PACKAGE_DIR
+
+
 def home_dir() -> Path:
     override = os.environ.get("SKYT_HOME")
     if override:

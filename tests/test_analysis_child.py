@@ -10,11 +10,12 @@ import time
 
 import pytest
 
-from skyt_tui.engine import runs
-from skyt_tui.engine.analysis_child import AnalysisCancelled, analyze_stored_runs_in_child
-from skyt_tui.engine.catalog import get_contract
+from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.runs import SampleRecord
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs.analysis_child import AnalysisCancelled, analyze_stored_runs_in_child
+from skyt_tui.engine.runs.run_store import SampleRecord
 from tests.run_helpers import CONTRACT_ID, ROOT, install_contract
 
 CODES = [
@@ -56,7 +57,9 @@ def uncached(home, ids):
 
 def test_the_child_gives_what_the_engine_gives_in_process(two_runs):
     home, ids = two_runs
-    in_process = {run_id: runs.analyze_stored_run(run_id, use_cache=False) for run_id in ids}
+    in_process = {
+        run_id: run_analyses.analyze_stored_run(run_id, use_cache=False) for run_id in ids
+    }
     uncached(home, ids)
     seen, stages = [], set()
     results = analyze_stored_runs_in_child(
@@ -115,7 +118,7 @@ def test_the_child_exits_when_its_parent_closes_stdin(two_runs):
         [
             sys.executable,
             "-m",
-            "skyt_tui.engine.analysis_child",
+            "skyt_tui.engine.runs.analysis_child",
             "--level",
             "nodoc",
             "--tau",

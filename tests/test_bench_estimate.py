@@ -203,7 +203,7 @@ class Run:
 
 
 def contract(contract_id, difficulty="easy", version=1):
-    from skyt_tui.engine.contract import contract_from_dict
+    from skyt_tui.engine.contracts.contract import contract_from_dict
 
     text = CONTRACT_TOML.replace("add_one", contract_id).replace('"easy"', f'"{difficulty}"')
     text = text.replace("\nversion = 1", f"\nversion = {version}")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from skyt_tui import locations
-from skyt_tui.engine.contract import (
+from skyt_tui.engine.contracts.contract import (
     DIFFICULTIES,
     CallTest,
     Contract,

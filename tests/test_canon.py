@@ -4,15 +4,15 @@ import json
 
 import pytest
 
-from skyt_tui.engine import canon as canon_store
-from skyt_tui.engine.canon import (
+from skyt_tui.engine.analysis import canon as canon_store
+from skyt_tui.engine.analysis.canon import (
     CanonExistsError,
     Provenance,
     build_canon,
     establish_canon,
     load_canon,
 )
-from skyt_tui.engine.contract import load_contract
+from skyt_tui.engine.contracts.contract import load_contract
 from skyt_tui.engine.errors import SkytError
 from tests.test_layout import ROOT
 

@@ -5,9 +5,9 @@ import json
 import pytest
 
 from skyt_tui.cli import main
-from skyt_tui.engine import canon as canon_store
+from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.demo import create_demo_runs
-from skyt_tui.engine.runs import list_runs
+from skyt_tui.engine.runs.run_store import list_runs
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 

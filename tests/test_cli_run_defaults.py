@@ -5,7 +5,7 @@ import json
 import pytest
 
 from skyt_tui.cli import main
-from skyt_tui.engine import runs
+from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.settings import update_setting
 from tests.llm_server import FakeLLMServer
 from tests.run_helpers import CONTRACT_ID, install_contract, run_cli

@@ -5,7 +5,7 @@ import json
 
 from skyt_tui.cli import build_parser, main
 from skyt_tui.cli.commands import COMMANDS
-from skyt_tui.engine.report import JSON_SCHEMA_VERSION, SAMPLE_COLUMNS
+from skyt_tui.engine.runs.report import JSON_SCHEMA_VERSION, SAMPLE_COLUMNS
 
 FIB = "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n"
 FIB_DOC = FIB.replace("):\n", '):\n    """The n-th Fibonacci number."""\n', 1)

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skyt_tui.engine import catalog
-from skyt_tui.engine.contract import (
+from skyt_tui.engine.contracts import catalog
+from skyt_tui.engine.contracts.contract import (
     UNCHECKED,
     CallTest,
     CheckTest,
@@ -23,8 +23,8 @@ from skyt_tui.engine.contract import (
     load_contract,
     write_contract,
 )
+from skyt_tui.engine.contracts.values import same_value
 from skyt_tui.engine.errors import ContractError
-from skyt_tui.engine.values import same_value
 
 FUNCTION_CONTRACT = '''
 id = "demo"

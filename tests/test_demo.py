@@ -6,9 +6,10 @@ import pytest
 
 from skyt_tui import locations
 from skyt_tui.cli import main
-from skyt_tui.engine import runs
 from skyt_tui.engine.demo import DEMO_LABEL, DEMO_MODEL, create_demo_runs
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
 from tests.run_helpers import CONTRACT_ID, install_contract, run_cli
 
 VARIANTS = {
@@ -57,7 +58,7 @@ def test_demo_runs_are_labelled_hand_written_and_analysed(examples):
         text.strip("\n") if i == 3 else text for i, text in enumerate(VARIANTS.values())
     ]
     assert (run.directory / "analysis.json").exists()
-    analysis = runs.analyze_stored_run(run)
+    analysis = run_analyses.analyze_stored_run(run)
     metrics = analysis["metrics"]
     # 01 = 02 byte for byte; 03 differs only by a comment; 10 does not parse
     assert metrics["n"] == 4 and metrics["R_raw"] == 0.5 and metrics["R_sig"]["format"] == 0.75
@@ -124,7 +125,8 @@ def test_full_demo_is_reproducible_with_a_fixed_clock_and_adds_a_benchmark(
     """Bundled examples + bundled contracts: ids and dates come from `now`, the benchmark has no invented scores."""
     import datetime as dt
 
-    from skyt_tui.engine import benchmark, canon
+    from skyt_tui.engine import benchmark
+    from skyt_tui.engine.analysis import canon
     from skyt_tui.engine.demo import DEMO_BENCHMARK, create_demo
 
     if not any(locations.bundled_examples_dir().glob("*/*.py")):

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skyt_tui.engine.distance import (
+from skyt_tui.engine.measure.distance import (
     DISTANCE_VERSION,
     distance,
     distance_version,
@@ -48,8 +48,8 @@ def test_streamed_mean_equals_the_matrix_mean():
     import math
     import random
 
-    from skyt_tui.engine import distance as d
-    from skyt_tui.engine.metrics import mean_pairwise_distance
+    from skyt_tui.engine.measure import distance as d
+    from skyt_tui.engine.measure.metrics import mean_pairwise_distance
 
     rng = random.Random(3)
     texts = ["".join(rng.choice("ab c") for _ in range(rng.randint(0, 30))) for _ in range(700)]

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skyt_tui.engine.extract import extract_code, extract_completion, extract_for_contract
+from skyt_tui.engine.sources.extract import extract_code, extract_completion, extract_for_contract
 
 FUNC = "def f(x):\n    return x + 1"
 

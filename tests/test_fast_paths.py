@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skyt_tui.engine.normalize import LEVELS, normalize, normalize_text
+from skyt_tui.engine.measure.normalize import LEVELS, normalize, normalize_text
 from skyt_tui.engine.repair import TRANSFORMERS, Context, Decline, RewriteCache, repair
 from skyt_tui.engine.repair.base import locate_statements, walk
 from skyt_tui.engine.repair.facts import Facts
@@ -238,8 +238,8 @@ def test_a_failing_verifier_stops_the_workers_and_raises():
 
 @pytest.mark.corpus
 def test_analysis_is_the_same_with_repair_in_worker_processes_or_in_this_one(monkeypatch):
-    from skyt_tui.engine import analysis
-    from skyt_tui.engine.sources import load_sources
+    from skyt_tui.engine.analysis import pipeline as analysis
+    from skyt_tui.engine.sources.recorded import load_sources
     from tests.corpus import require
 
     files = sorted(require("skyt-msr2026", "outputs").glob("balanced_brackets_temp0.7_*.json"))[:3]

@@ -4,11 +4,12 @@ import json
 
 import pytest
 
-from skyt_tui.engine import runs
-from skyt_tui.engine.catalog import get_contract
+from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.gate import Threshold, evaluate, parse_threshold
-from skyt_tui.engine.runs import SampleRecord
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs.run_store import SampleRecord
 from tests.run_helpers import CONTRACT_ID, install_contract, run_cli
 
 ANALYSIS = {
@@ -135,7 +136,7 @@ def test_cli_gate_exit_codes(isolated_home, stored_run):
 
 def test_cli_gate_on_r_anchor_says_why_when_not_computed(isolated_home, stored_run):
     result = run_cli(isolated_home, "gate", stored_run, "--min-r-anchor", "0.8")
-    analysis = runs.analyze_stored_run(stored_run)
+    analysis = run_analyses.analyze_stored_run(stored_run)
     if analysis["metrics"]["R_anchor_post"] is None:
         assert result.returncode == 1 and result.stdout.startswith(
             f"FAIL {stored_run}: R_anchor_post not computed"

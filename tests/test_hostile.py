@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from skyt_tui.engine import sandbox, sandbox_worker
-from skyt_tui.engine.contract import load_contract
-from skyt_tui.engine.oracle import Oracle
+from skyt_tui.engine.contracts.contract import load_contract
+from skyt_tui.engine.oracle.judge import Oracle
+from skyt_tui.engine.sandbox import pool as sandbox
+from skyt_tui.engine.sandbox import worker as sandbox_worker
 
 FIXTURES = Path(__file__).parent / "fixtures" / "oracle"
 ROOT = Path(__file__).resolve().parents[1]
@@ -918,7 +919,7 @@ def test_analyze_gives_real_samples_the_same_verdicts_beside_hostile_ones(
     import json
 
     from skyt_tui.cli import main
-    from skyt_tui.engine.catalog import get_contract
+    from skyt_tui.engine.contracts.catalog import get_contract
     from tests.corpus import require
 
     source = sorted(require("skyt-msr2026", "outputs").glob("slugify_temp1.0_*.json"))[0]

@@ -7,13 +7,14 @@ from pathlib import Path
 import pytest
 
 from skyt_tui.cli import main
-from skyt_tui.engine import runs
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.run_import import import_runs
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs.run_import import import_runs
 from tests.corpus import require
 from tests.run_helpers import CONTRACT_ID, install_contract, run_cli
 
-HAS_IMPORTERS = importlib.util.find_spec("skyt_tui.engine.importers") is not None
+HAS_IMPORTERS = importlib.util.find_spec("skyt_tui.engine.sources.importers") is not None
 
 
 def skyt_experiment(path: Path, experiment_id: str, outputs, **extra):
@@ -55,7 +56,7 @@ def test_skyt_file_keeps_model_temperature_id_and_time(tmp_path, isolated_home):
         ("failed", None),
     ]
     assert run.samples[1].error == "no output recorded in the source"
-    assert runs.analyze_stored_run(run)["metrics"]["n_failed"] == 1
+    assert run_analyses.analyze_stored_run(run)["metrics"]["n_failed"] == 1
     again = import_runs([source])
     assert again.created == () and again.existing == (meta.id,)
 

@@ -7,10 +7,16 @@ import json
 import pytest
 
 from skyt_tui.cli import main
-from skyt_tui.engine.contract import UNCHECKED, CallTest, CheckTest, StatefulTest, load_contract
+from skyt_tui.engine.contracts.contract import (
+    UNCHECKED,
+    CallTest,
+    CheckTest,
+    StatefulTest,
+    load_contract,
+)
 from skyt_tui.engine.errors import ContractError, InputError
-from skyt_tui.engine.humaneval import split_check
-from skyt_tui.engine.importers import (
+from skyt_tui.engine.sources.humaneval import split_check
+from skyt_tui.engine.sources.importers import (
     HUMANEVAL_DIFFICULTY_RULE,
     import_humaneval_problems,
     import_skyt_templates,

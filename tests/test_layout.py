@@ -22,11 +22,11 @@ def test_the_app_starts_without_the_analysis_pipeline_or_numpy():
     (bench/app_start.py measures the start; this keeps a stray import from undoing it)."""
     heavy = (
         "numpy",
-        "skyt_tui.engine.analysis",
-        "skyt_tui.engine.oracle",
+        "skyt_tui.engine.analysis.pipeline",
+        "skyt_tui.engine.oracle.judge",
         "skyt_tui.engine.repair",
         "skyt_tui.engine.benchmark",
-        "skyt_tui.engine.runner",
+        "skyt_tui.engine.generation.runner",
         "skyt_tui.ui.screens.heatmap",
     )
     code = (

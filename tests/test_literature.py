@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from skyt_tui.engine.literature import (
+from skyt_tui.engine.measure.literature import (
     code_tokens,
     lcs_ratio,
     led,
@@ -19,7 +19,7 @@ from skyt_tui.engine.literature import (
     similarity_to_first,
     spread,
 )
-from skyt_tui.engine.records import SampleAnalysis
+from skyt_tui.engine.measure.records import SampleAnalysis
 
 SIG = {"raw": "r", "format": "f", "nodoc": "n", "alpha": "a"}
 
@@ -193,7 +193,7 @@ def test_literature_metrics_without_oracle_or_distances():
 def test_run_metrics_oer_with_constraints_counts_real_outputs():
     """Old code padded outputs to the pass vector's length (constraints included), so every
     sample's outputs became "!not-run" and OER was 1 whatever the samples returned."""
-    from skyt_tui.engine.metrics import compute_metrics
+    from skyt_tui.engine.measure.metrics import compute_metrics
 
     samples = [
         sample(0, (True, True, False), ("1", "2")),

@@ -3,11 +3,12 @@
 import numpy as np
 import pytest
 
-from skyt_tui.engine import runs
-from skyt_tui.engine.analysis import analyze_run
-from skyt_tui.engine.catalog import get_contract
-from skyt_tui.engine.matrices import analysis_run_texts, run_matrices, stored_run_texts
-from skyt_tui.engine.runs import SampleRecord
+from skyt_tui.engine.analysis.pipeline import analyze_run
+from skyt_tui.engine.contracts.catalog import get_contract
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs.matrices import analysis_run_texts, run_matrices, stored_run_texts
+from skyt_tui.engine.runs.run_store import SampleRecord
 from tests.run_helpers import CONTRACT_ID, install_contract
 
 CANON = "def f(x):\n    return x + 1"
@@ -42,7 +43,7 @@ def stored(isolated_home):
 
 
 def test_stored_run_matrices_match_the_analysis(stored):
-    analysis = runs.analyze_stored_run(stored)
+    analysis = run_analyses.analyze_stored_run(stored)
     matrices = run_matrices(stored.id, "nodoc")
     # failed sample 2 has no code, so it is not in the matrix; labels keep the run's sample numbers
     assert matrices.labels == ("0", "1", "3")
@@ -78,7 +79,7 @@ def test_no_canon_means_no_after_repair_matrix(stored, isolated_home):
 
 
 def test_in_memory_analysis_gives_the_same_texts(stored):
-    analysis = analyze_run(runs.run_input(stored))
+    analysis = analyze_run(run_analyses.run_input(stored))
     texts = analysis_run_texts(analysis)
     assert texts.labels == ("0", "1", "3")
     assert np.array_equal(texts.matrix("nodoc"), analysis.pairwise)

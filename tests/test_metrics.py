@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skyt_tui.engine.metrics import (
+from skyt_tui.engine.measure.metrics import (
     CANON_ESTABLISHED,
     CANON_NONE,
     anchor_sensitivity,
@@ -19,7 +19,7 @@ from skyt_tui.engine.metrics import (
     entropy_bits,
     modal_share,
 )
-from skyt_tui.engine.records import SampleAnalysis
+from skyt_tui.engine.measure.records import SampleAnalysis
 
 
 def sample(
@@ -181,8 +181,8 @@ def test_invariants_hold_for_monotone_repair(rows, tau):
 def test_recomputation_is_bit_identical_across_hash_seeds(tmp_path):
     script = (
         "import json, numpy as np\n"
-        "from skyt_tui.engine.metrics import compute_metrics\n"
-        "from skyt_tui.engine.records import SampleAnalysis\n"
+        "from skyt_tui.engine.measure.metrics import compute_metrics\n"
+        "from skyt_tui.engine.measure.records import SampleAnalysis\n"
         "s=[SampleAnalysis(i,{l:str(i%4) for l in ('raw','format','nodoc','alpha')},passed=i%2==0,"
         "pass_vector=(i%2==0,True),outputs=(str(i%3),'x'),d_pre=(i%5)/7,d_post=(i%5)/14) for i in range(30)]\n"
         "p=np.array([[abs(i-j)/30 for j in range(30)] for i in range(30)])\n"
@@ -207,7 +207,7 @@ def test_large_runs_get_r_pairwise_from_the_mean_and_a_bounded_interval():
     samples = [sample(i, str(i % 3)) for i in range(40)]
     m = compute_metrics(samples, pairwise_mean=0.25)
     assert m.R_pairwise == 0.75 and "R_pairwise" not in m.ci
-    from skyt_tui.engine import metrics as metrics_module
+    from skyt_tui.engine.measure import metrics as metrics_module
 
     pairwise = np.array([[0.0 if i % 3 == j % 3 else 0.5 for j in range(40)] for i in range(40)])
     original = metrics_module.PAIRWISE_BOOTSTRAP_BUDGET

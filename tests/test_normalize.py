@@ -7,7 +7,7 @@ import keyword
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skyt_tui.engine.normalize import LEVELS, NORMALIZATION_VERSION, normalize
+from skyt_tui.engine.measure.normalize import LEVELS, NORMALIZATION_VERSION, normalize
 
 FIB = '''
 def fibonacci(n):

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from skyt_tui.cli import main
-from skyt_tui.engine import runs, store
+from skyt_tui.engine import store
+from skyt_tui.engine.runs import run_store as runs
 from tests.corpus import require
 from tests.run_helpers import ROOT, cli_env, install_contract, run_cli
 
@@ -376,7 +377,7 @@ def _experiment(path: Path, template: dict) -> Path:
 
 
 def test_embedded_contract_id_is_namespaced_by_what_judges(tmp_path):
-    from skyt_tui.engine.sources import load_skyt_experiment
+    from skyt_tui.engine.sources.recorded import load_skyt_experiment
 
     first = load_skyt_experiment(_experiment(tmp_path / "a.json", _template(6)))
     again = _template(6)

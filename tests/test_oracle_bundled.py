@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from skyt_tui.engine.contract import load_contract
-from skyt_tui.engine.oracle import Oracle
+from skyt_tui.engine.contracts.contract import load_contract
+from skyt_tui.engine.oracle.judge import Oracle
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACTS = sorted((ROOT / "contracts").glob("*.toml"))

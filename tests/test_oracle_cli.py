@@ -149,7 +149,7 @@ def test_humaneval_folder_without_samples(tmp_path, capsys):
 
 def test_isolation_choices_are_the_sandboxs():
     from skyt_tui.cli import oracle_cmd
-    from skyt_tui.engine import sandbox
+    from skyt_tui.engine.sandbox import pool as sandbox
 
     assert oracle_cmd.ISOLATIONS == sandbox.ISOLATIONS
 
@@ -160,15 +160,19 @@ def test_isolation_choices_are_the_sandboxs():
         (
             "skyt_tui.cli.oracle_cmd",
             (
-                "skyt_tui.engine.oracle",
-                "skyt_tui.engine.sandbox",
+                "skyt_tui.engine.oracle.judge",
+                "skyt_tui.engine.sandbox.pool",
                 "numpy",
-                "skyt_tui.engine.analysis",
+                "skyt_tui.engine.analysis.pipeline",
             ),
         ),
         (
             "skyt_tui.cli.analyze_cmd",
-            ("skyt_tui.engine.analysis", "skyt_tui.engine.repair", "skyt_tui.engine.sandbox"),
+            (
+                "skyt_tui.engine.analysis.pipeline",
+                "skyt_tui.engine.repair",
+                "skyt_tui.engine.sandbox.pool",
+            ),
         ),
     ],
 )

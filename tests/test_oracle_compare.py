@@ -10,23 +10,25 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from skyt_tui.engine.contract import Entry, load_contract
-from skyt_tui.engine.oracle import (
-    TestOutcome,
-    Verdict,
-    _Plan,
+from skyt_tui.engine.contracts.contract import Entry, load_contract
+from skyt_tui.engine.oracle.constraints import (
     forbidden_calls_used,
     forbidden_imports_used,
     forbidden_nodes_used,
     is_recursive,
+)
+from skyt_tui.engine.oracle.plan import Plan
+from skyt_tui.engine.oracle.verdicts import (
+    TestOutcome,
+    Verdict,
     output_equivalence_rate,
     pass_at_k,
     pass_rate,
     r_behavioral,
     values_match,
 )
-from skyt_tui.engine.sandbox import ProcessExit, RunResult
-from skyt_tui.engine.wire import Unencodable
+from skyt_tui.engine.sandbox.pool import ProcessExit, RunResult
+from skyt_tui.engine.sandbox.wire import Unencodable
 
 
 @pytest.mark.parametrize(
@@ -262,4 +264,4 @@ def test_any_stream_a_sample_writes_gives_a_verdict_never_a_crash(stream_frames,
 
 @functools.cache
 def fixture_plan(name):
-    return _Plan(load_contract(Path(__file__).parent / "fixtures" / "oracle" / f"{name}.toml"))
+    return Plan(load_contract(Path(__file__).parent / "fixtures" / "oracle" / f"{name}.toml"))

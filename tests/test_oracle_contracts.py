@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from skyt_tui.engine.contract import Constraints, load_contract
+from skyt_tui.engine.contracts.contract import Constraints, load_contract
 from skyt_tui.engine.errors import ContractError
-from skyt_tui.engine.oracle import ORACLE_VERSION, Oracle, Verdict
+from skyt_tui.engine.oracle.judge import Oracle
+from skyt_tui.engine.oracle.verdicts import Verdict
+from skyt_tui.engine.versions import ORACLE_VERSION
 
 FIXTURES = Path(__file__).parent / "fixtures" / "oracle"
 

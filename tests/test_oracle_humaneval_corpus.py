@@ -2,8 +2,9 @@
 
 import pytest
 
-from skyt_tui.engine import humaneval
-from skyt_tui.engine.oracle import Oracle, problem_contract
+from skyt_tui.engine.oracle.judge import Oracle
+from skyt_tui.engine.sources import humaneval
+from skyt_tui.engine.sources.humaneval import problem_contract
 from tests.corpus import require
 
 pytestmark = pytest.mark.corpus

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from skyt_tui.engine import sandbox
 from skyt_tui.engine.printable import json_printable, printable
+from skyt_tui.engine.sandbox import pool as sandbox
 from skyt_tui.ui.diff_text import unified_diff_text
 from skyt_tui.ui.run_text import verdict_text
 
@@ -159,9 +159,10 @@ def test_the_app_shows_a_hostile_sample_inert(isolated_home, monkeypatch):
 
     from textual.widgets import DataTable
 
-    from skyt_tui.engine import runs
-    from skyt_tui.engine.catalog import get_contract
-    from skyt_tui.engine.runs import SampleRecord
+    from skyt_tui.engine.contracts.catalog import get_contract
+    from skyt_tui.engine.runs import analyses as run_analyses
+    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs.run_store import SampleRecord
     from skyt_tui.ui.app import SkytApp
     from tests.run_helpers import CONTRACT_ID, install_contract
     from tests.test_ui_runs import open_run
@@ -187,7 +188,7 @@ def test_the_app_shows_a_hostile_sample_inert(isolated_home, monkeypatch):
         samples=samples,
         status=runs.COMPLETE,
     )
-    runs.analyze_stored_run(meta.id)
+    run_analyses.analyze_stored_run(meta.id)
 
     async def look() -> list[str]:
         app = SkytApp(start="runs", clock=clock)

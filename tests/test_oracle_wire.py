@@ -16,8 +16,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from skyt_tui.engine import wire
-from skyt_tui.engine.values import same_value
+from skyt_tui.engine.contracts.values import same_value
+from skyt_tui.engine.sandbox import wire
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -90,7 +90,7 @@ def test_canonical_text_ignores_insertion_order(items, rng):
 
 def test_canonical_text_does_not_depend_on_the_hash_seed():
     code = (
-        "from skyt_tui.engine import wire\n"
+        "from skyt_tui.engine.sandbox import wire\n"
         "print(wire.dumps({'pear', 'apple', 'fig', ('a', 1), frozenset('xyz')}))"
     )
     outputs = {

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skyt_tui.engine.analysis import analyze_runs, contract_for, shared_oracle
-from skyt_tui.engine.catalog import get_contract
-from skyt_tui.engine.sources import RunInput, load_sources
+from skyt_tui.engine.analysis.pipeline import analyze_runs, contract_for, shared_oracle
+from skyt_tui.engine.contracts.catalog import get_contract
+from skyt_tui.engine.sources.recorded import RunInput, load_sources
 from tests.corpus import require
 from tests.test_layout import ROOT
 from tests.variants import draw_variant

@@ -8,13 +8,18 @@ import tomllib
 
 import pytest
 
-from skyt_tui.engine.contract import contract_from_dict
+from skyt_tui.engine.contracts.contract import contract_from_dict
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.providers import make_provider
-from skyt_tui.engine.providers.base import ProviderError, Request, one_line, parse_retry_after
-from skyt_tui.engine.providers.command import CommandProvider
-from skyt_tui.engine.providers.openai_compat import OpenAICompatProvider
-from skyt_tui.engine.providers.replay import ReplayProvider, load_replay_source
+from skyt_tui.engine.generation.providers import make_provider
+from skyt_tui.engine.generation.providers.base import (
+    ProviderError,
+    Request,
+    one_line,
+    parse_retry_after,
+)
+from skyt_tui.engine.generation.providers.command import CommandProvider
+from skyt_tui.engine.generation.providers.openai_compat import OpenAICompatProvider
+from skyt_tui.engine.generation.providers.replay import ReplayProvider, load_replay_source
 from tests.llm_server import FakeLLMServer
 from tests.run_helpers import CONTRACT_TOML
 
@@ -113,7 +118,7 @@ def test_describe_never_holds_credentials(openai_key):
 
 def test_anthropic_provider_against_the_server(monkeypatch):
     pytest.importorskip("anthropic")
-    from skyt_tui.engine.providers.anthropic_provider import AnthropicProvider
+    from skyt_tui.engine.generation.providers.anthropic_provider import AnthropicProvider
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
     with FakeLLMServer([("length", "def f(x):"), ("401",)]) as server:
@@ -144,7 +149,7 @@ def test_anthropic_without_a_key_is_one_line(monkeypatch):
     pytest.importorskip(
         "anthropic"
     )  # the optional extra; without it the next test's message comes first
-    from skyt_tui.engine.providers import anthropic_provider
+    from skyt_tui.engine.generation.providers import anthropic_provider
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(InputError, match=r"^ANTHROPIC_API_KEY is not set"):
@@ -152,7 +157,7 @@ def test_anthropic_without_a_key_is_one_line(monkeypatch):
 
 
 def test_anthropic_without_its_sdk_says_how_to_install_it(monkeypatch):
-    from skyt_tui.engine.providers import anthropic_provider
+    from skyt_tui.engine.generation.providers import anthropic_provider
 
     monkeypatch.setitem(sys.modules, "anthropic", None)
     with pytest.raises(InputError, match=r"pip install 'skyt-tui\[anthropic\]'"):
@@ -160,7 +165,7 @@ def test_anthropic_without_its_sdk_says_how_to_install_it(monkeypatch):
 
 
 def test_under_pipx_the_missing_sdk_message_says_pipx_inject(monkeypatch, tmp_path):
-    from skyt_tui.engine.providers import anthropic_provider, sdk
+    from skyt_tui.engine.generation.providers import anthropic_provider, sdk
 
     assert sdk.under_pipx("/home/u/.local/share/pipx/venvs/skyt-tui")
     assert sdk.under_pipx("/home/u/.local/pipx/venvs/skyt-tui")

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from skyt_tui.engine.distance import distance
-from skyt_tui.engine.normalize import normalize
+from skyt_tui.engine.measure.distance import distance
+from skyt_tui.engine.measure.normalize import normalize
 from skyt_tui.engine.repair import REPAIR_VERSION, repair
 from tests.repair_helpers import OutputVerifier
 from tests.variants import draw_variant

@@ -6,12 +6,19 @@ import threading
 
 import pytest
 
-from skyt_tui.engine import runs
-from skyt_tui.engine.catalog import get_contract
+from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.providers.base import ProviderError, Response
-from skyt_tui.engine.providers.openai_compat import OpenAICompatProvider
-from skyt_tui.engine.runner import RetryPolicy, RunSettings, execute, sample_once, start_run
+from skyt_tui.engine.generation.providers.base import ProviderError, Response
+from skyt_tui.engine.generation.providers.openai_compat import OpenAICompatProvider
+from skyt_tui.engine.generation.runner import (
+    RetryPolicy,
+    RunSettings,
+    execute,
+    sample_once,
+    start_run,
+)
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
 from tests.llm_server import FakeLLMServer
 from tests.run_helpers import CONTRACT_ID, install_contract, only_run_id, run_cli, sample_lines
 
@@ -84,7 +91,7 @@ def test_every_fault_is_retried_and_every_sample_accounted_for(contract):
     assert all(s.response.startswith("```python") and s.latency_s >= 0 for s in run.samples)
     assert all(r["body"]["seed"] == 7 and r["body"]["temperature"] == 0.7 for r in server.requests)
     assert run.meta.status == runs.COMPLETE
-    analysis = runs.analyze_stored_run(run)
+    analysis = run_analyses.analyze_stored_run(run)
     assert analysis["metrics"]["n"] == 8 and analysis["metrics"]["n_failed"] == 0
 
 
@@ -115,7 +122,7 @@ def test_a_sample_that_keeps_failing_is_recorded_not_dropped(contract):
     failed = run.samples[0]
     assert (failed.status, failed.attempts, failed.code) == ("failed", 3, None)
     assert failed.error == "HTTP 500: internal error (gave up after 3 attempts)"
-    analysis = runs.analyze_stored_run(run)
+    analysis = run_analyses.analyze_stored_run(run)
     assert analysis["metrics"]["n"] == 2 and analysis["metrics"]["n_failed"] == 1
 
 
@@ -442,8 +449,8 @@ def test_resume_retry_failed_appends_a_superseding_record(contract, isolated_hom
 
 
 def test_run_sweep_in_the_engine_with_replay(contract, tmp_path):
-    from skyt_tui.engine.providers.replay import ReplayProvider
-    from skyt_tui.engine.runner import run_sweep
+    from skyt_tui.engine.generation.providers.replay import ReplayProvider
+    from skyt_tui.engine.generation.runner import run_sweep
 
     for i, text in enumerate(
         ["def f(x):\n    return x + 1\n", "```python\ndef f(x):\n    return 1 + x\n```"], start=1

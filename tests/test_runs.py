@@ -8,10 +8,12 @@ from datetime import UTC, datetime
 import pytest
 
 from skyt_tui.cli import main
-from skyt_tui.engine import runs, store
-from skyt_tui.engine.catalog import get_contract
+from skyt_tui.engine import store
+from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.errors import InputError, NotFoundError, StoreError
-from skyt_tui.engine.runs import SampleRecord
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs.run_store import SampleRecord
 from tests.run_helpers import CONTRACT_ID, install_contract
 
 WHEN = datetime(2026, 11, 22, 10, 15, 0, tzinfo=UTC)
@@ -191,7 +193,7 @@ CODES = [
 
 def test_analysis_counts_failed_samples_apart(contract):
     meta = make(contract, [ok(0, CODES[0]), failed(1), ok(2, CODES[1]), ok(3, CODES[2])])
-    analysis = runs.analyze_stored_run(meta.id)
+    analysis = run_analyses.analyze_stored_run(meta.id)
     metrics = analysis["metrics"]
     assert (metrics["n"], metrics["n_failed"]) == (3, 1)
     assert metrics["R_raw"] == 2 / 3 and metrics["R_sig"]["nodoc"] == 1.0
@@ -203,23 +205,25 @@ def test_analysis_counts_failed_samples_apart(contract):
 def test_analysis_cache_is_reused_and_invalidated(contract, monkeypatch):
     meta = make(contract, [ok(0, CODES[0]), ok(1, CODES[2])])
     calls = []
-    real = runs.analyze_runs
-    monkeypatch.setattr(runs, "analyze_runs", lambda *a, **k: calls.append(1) or real(*a, **k))
-    first = runs.analyze_stored_run(meta.id)
-    assert runs.analyze_stored_run(meta.id) == first and len(calls) == 1
+    real = run_analyses.analyze_runs
+    monkeypatch.setattr(run_analyses, "analyze_runs", lambda *a, **k: calls.append(1) or real(*a, **k))
+    first = run_analyses.analyze_stored_run(meta.id)
+    assert run_analyses.analyze_stored_run(meta.id) == first and len(calls) == 1
     runs.append_sample(meta.id, ok(2, CODES[1]))
-    assert runs.analyze_stored_run(meta.id)["metrics"]["n"] == 3 and len(calls) == 2, "new sample"
-    runs.analyze_stored_run(meta.id, tau=0.2)
+    assert run_analyses.analyze_stored_run(meta.id)["metrics"]["n"] == 3 and len(calls) == 2, (
+        "new sample"
+    )
+    run_analyses.analyze_stored_run(meta.id, tau=0.2)
     assert len(calls) == 3, "other tau"
-    runs.analyze_stored_run(meta.id, tau=0.2)
+    run_analyses.analyze_stored_run(meta.id, tau=0.2)
     assert len(calls) == 3
-    monkeypatch.setattr(runs, "NORMALIZATION_VERSION", "999")
-    runs.analyze_stored_run(meta.id, tau=0.2)
+    monkeypatch.setattr(run_analyses, "NORMALIZATION_VERSION", "999")
+    run_analyses.analyze_stored_run(meta.id, tau=0.2)
     assert len(calls) == 4, "pipeline version changed"
     canon = runs.locations.canon_dir() / f"{CONTRACT_ID}.json"
     assert canon.exists(), "the first analysis established the contract's canon"
     canon.write_text("{}")
-    analysis = runs.analyze_stored_run(meta.id, tau=0.2)
+    analysis = run_analyses.analyze_stored_run(meta.id, tau=0.2)
     assert len(calls) == 5, "canon changed"
     assert analysis["canon"]["status"] == "corrupt" and analysis["metrics"]["R_anchor_pre"] is None
     cached = store.read_json(runs.run_path(meta.id) / "analysis.json", kind="analysis")

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from skyt_tui.engine import sandbox, wire
-from skyt_tui.engine.contract import load_contract
-from skyt_tui.engine.oracle import Oracle, _frames
-from skyt_tui.engine.sandbox import Limits, SandboxError, SandboxPool, resolve_isolation
+from skyt_tui.engine.contracts.contract import load_contract
+from skyt_tui.engine.oracle.judge import Oracle
+from skyt_tui.engine.oracle.plan import _frames
+from skyt_tui.engine.sandbox import pool as sandbox
+from skyt_tui.engine.sandbox import wire
+from skyt_tui.engine.sandbox.pool import Limits, SandboxError, SandboxPool, resolve_isolation
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).parent / "fixtures" / "oracle"
@@ -294,7 +296,7 @@ def test_an_unresponsive_worker_is_killed_after_timeout_and_grace():
 def test_workers_die_with_the_app(mode):
     script = textwrap.dedent(f"""
         import sys, time
-        from skyt_tui.engine.oracle import Oracle
+        from skyt_tui.engine.oracle.judge import Oracle
         oracle = Oracle(workers=2, isolation={mode!r})
         print(" ".join(str(s.proc.pid) for s in oracle._pool._slots), flush=True)
         time.sleep(60)
@@ -382,7 +384,7 @@ def test_what_a_terminated_app_left_is_removed_at_the_next_start(mode, tmp_path,
     another naming, and never through a symlink."""
     script = textwrap.dedent(f"""
         import sys, time
-        from skyt_tui.engine.sandbox import SandboxPool
+        from skyt_tui.engine.sandbox.pool import SandboxPool
         pool = SandboxPool(workers=1, isolation={mode!r})
         cgroup = pool._cgroups.root if pool._cgroups else ""
         print(pool._base, cgroup, pool._slots[0].proc.pid, flush=True)

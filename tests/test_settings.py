@@ -110,8 +110,9 @@ def test_save_then_load_is_identity_for_every_key():
 
 
 def test_choices_match_the_modules_that_own_them():
-    from skyt_tui.engine import sandbox, settings
-    from skyt_tui.engine.providers import PROVIDERS
+    from skyt_tui.engine import settings
+    from skyt_tui.engine.generation.providers import PROVIDERS
+    from skyt_tui.engine.sandbox import pool as sandbox
 
     assert settings.PROVIDERS == PROVIDERS
     assert settings.ISOLATIONS == sandbox.ISOLATIONS

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from skyt_tui.engine.stats import (
+from skyt_tui.engine.studies.stats import (
     cohens_h,
     compare_rates,
     holm,

@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 import pytest
 
 from skyt_tui.cli import main
-from skyt_tui.engine import runs
 from skyt_tui.engine.errors import InputError, NotFoundError
-from skyt_tui.engine.studies import (
+from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.studies.study import (
     RunFilter,
     Study,
     delete_study,
@@ -25,7 +25,7 @@ from skyt_tui.engine.studies import (
     select_runs,
     study_path,
 )
-from skyt_tui.engine.study_report import (
+from skyt_tui.engine.studies.study_report import (
     CSV_COLUMNS,
     SKYT_COLUMNS,
     aggregate,
@@ -262,7 +262,7 @@ def test_a_comparison_without_pairs_says_so(capsys):
 
 def test_study_without_tau_takes_settings_run_tau_and_records_it(capsys):
     from skyt_tui.engine.settings import update_setting
-    from skyt_tui.engine.studies import load_study
+    from skyt_tui.engine.studies.study import load_study
 
     update_setting("run.tau", 0.25)
     assert main(["study", "create", "t", "--filter", "model=m"]) == 0

@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from skyt_tui.engine import humaneval
-from skyt_tui.engine.contract import CheckTest
-from skyt_tui.engine.humaneval import Problem, split_check
-from skyt_tui.engine.oracle import Oracle, problem_contract
+from skyt_tui.engine.contracts.contract import CheckTest
+from skyt_tui.engine.oracle.judge import Oracle
+from skyt_tui.engine.sources import humaneval
+from skyt_tui.engine.sources.humaneval import Problem, problem_contract, split_check
 from tests.corpus import require
 
 TEST = """
@@ -102,7 +102,7 @@ def test_split_checks_give_the_whole_checks_verdicts_on_real_completions():
 
 def test_imported_human_eval_contracts_split_the_check_as_the_oracle_does():
     """analyze (oracle.problem_contract) and import (importers) judge with the same tests."""
-    from skyt_tui.engine.importers import humaneval_problem_to_contract
+    from skyt_tui.engine.sources.importers import humaneval_problem_to_contract
 
     imported = humaneval_problem_to_contract(problem())
     direct = problem_contract(problem())

@@ -7,9 +7,9 @@ import json
 
 from textual.widgets import DataTable
 
-from skyt_tui.engine.report import fmt3
-from skyt_tui.engine.studies import RunFilter, Study, save_study
-from skyt_tui.engine.study_report import aggregate, compare, study_rows
+from skyt_tui.engine.runs.report import fmt3
+from skyt_tui.engine.studies.study import RunFilter, Study, save_study
+from skyt_tui.engine.studies.study_report import aggregate, compare, study_rows
 from skyt_tui.ui.app import SkytApp
 from tests.test_studies import make_run
 from tests.ui_support import notifications, pilot_test, screen_text, settle

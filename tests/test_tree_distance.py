@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from skyt_tui.engine.tree_distance import (
+from skyt_tui.engine.measure.tree_distance import (
     TREE_DISTANCE_FUNCTION,
     _children,
     node_label,
@@ -143,7 +143,7 @@ def test_analyze_with_tree_distance_records_its_version(tmp_path, capsys):
 
 
 def test_tree_distance_is_part_of_the_analysis_cache_key():
-    from skyt_tui.engine.runs import analysis_versions
+    from skyt_tui.engine.runs.analyses import analysis_versions
 
     assert analysis_versions("nodoc")["distance"] == "nodoc/levenshtein-normalized-v1"
     assert analysis_versions("nodoc", "tree")["distance"] == "nodoc/ast-ted-normalized-v1"

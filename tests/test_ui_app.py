@@ -8,8 +8,8 @@ import threading
 import pytest
 from textual.widgets import DataTable, Input, Select
 
-from skyt_tui.engine import runs
 from skyt_tui.engine.demo import DemoResult
+from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.ui import data
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.commands import BindingCommands

@@ -4,9 +4,9 @@ import json
 
 from textual.widgets import DataTable, OptionList
 
-from skyt_tui.engine import canon as canon_store
-from skyt_tui.engine import runs
-from skyt_tui.engine.catalog import get_contract
+from skyt_tui.engine.analysis import canon as canon_store
+from skyt_tui.engine.contracts.catalog import get_contract
+from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.canon import CanonScreen, ChooseRunScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen

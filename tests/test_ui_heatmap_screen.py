@@ -4,8 +4,8 @@ repair, order, the pair diff, switching runs, and the development path with in-m
 import numpy as np
 from textual.widgets import DataTable
 
-from skyt_tui.engine.distance import pairwise_matrix
-from skyt_tui.engine.matrices import run_matrices
+from skyt_tui.engine.measure.distance import pairwise_matrix
+from skyt_tui.engine.runs.matrices import run_matrices
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.pair_diff import PairDiffScreen
 from skyt_tui.ui.widgets.heatmap import Heatmap
@@ -113,8 +113,8 @@ async def test_in_memory_runs_without_a_canon_say_what_is_missing():
 
 @pilot_test
 async def test_a_run_without_samples_says_so(tmp_path):
-    from skyt_tui.engine.analysis import analyze_run
-    from skyt_tui.engine.sources import load_samples_jsonl
+    from skyt_tui.engine.analysis.pipeline import analyze_run
+    from skyt_tui.engine.sources.recorded import load_samples_jsonl
 
     source = tmp_path / "failed.jsonl"
     source.write_text(

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from skyt_tui.engine import runs
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.widgets.run_progress import RunProgress
@@ -108,7 +109,7 @@ CODES = (
 
 
 def make_run(home, n, samples, status):
-    from skyt_tui.engine.catalog import get_contract
+    from skyt_tui.engine.contracts.catalog import get_contract
     from tests.run_helpers import CONTRACT_ID, install_contract
 
     install_contract(home)
@@ -216,7 +217,9 @@ async def test_after_a_canon_is_re_established_the_open_run_and_the_contract_nam
     from tests.run_helpers import CONTRACT_ID
 
     first = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
-    runs.analyze_stored_run(first.id)  # the first run's first passing sample becomes the canon
+    run_analyses.analyze_stored_run(
+        first.id
+    )  # the first run's first passing sample becomes the canon
     second = make_run(isolated_home, 2, [ok(0, CODES[2]), ok(1)], runs.COMPLETE)
     app = SkytApp(start="runs")
     async with app.run_test(size=(120, 36)) as pilot:
@@ -331,11 +334,11 @@ async def select_run(pilot, run_id):
 
 @pilot_test
 async def test_deleting_a_run_asks_and_keeps_the_canon_it_gave(isolated_home):
-    from skyt_tui.engine import canon
+    from skyt_tui.engine.analysis import canon
     from tests.run_helpers import CONTRACT_ID
 
     first = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
-    runs.analyze_stored_run(first.id)
+    run_analyses.analyze_stored_run(first.id)
     other = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
     app = SkytApp(start="runs")
     async with app.run_test(size=(160, 36)) as pilot:
@@ -349,15 +352,15 @@ async def test_deleting_a_run_asks_and_keeps_the_canon_it_gave(isolated_home):
         assert [s.id for s in app.screen.shown] == [other.id]
     state = canon.load_canon(CONTRACT_ID)
     assert state.status == "ok" and state.canon.provenance["run_id"] == first.id
-    assert runs.analyze_stored_run(other.id)["canon"]["run_id"] == first.id
+    assert run_analyses.analyze_stored_run(other.id)["canon"]["run_id"] == first.id
 
 
 @pilot_test
 async def test_a_failed_run_can_be_resumed_from_the_list(isolated_home, monkeypatch):
     """A run whose server failed (refused, 500) is resumed in place once the server answers: r in Runs."""
-    from skyt_tui.engine.catalog import get_contract
-    from skyt_tui.engine.providers.openai_compat import OpenAICompatProvider
-    from skyt_tui.engine.runner import RunSettings, start_run
+    from skyt_tui.engine.contracts.catalog import get_contract
+    from skyt_tui.engine.generation.providers.openai_compat import OpenAICompatProvider
+    from skyt_tui.engine.generation.runner import RunSettings, start_run
     from tests.run_helpers import CONTRACT_ID, install_contract
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -556,7 +559,7 @@ async def test_a_real_run_measured_against_an_old_demo_canon_says_so(demo_home):
     is measured against one of them, and its detail says so."""
     from textual.widgets import DataTable
 
-    from skyt_tui.engine.catalog import get_contract
+    from skyt_tui.engine.contracts.catalog import get_contract
 
     contract = get_contract("fibonacci_iterative")
     code = "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a"
@@ -619,7 +622,7 @@ async def test_sections_first_seen_empty_show_the_first_run_and_canon(isolated_h
         await pilot.press("3")
         await settle(pilot)
         meta = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
-        runs.analyze_stored_run(meta.id)  # the first analysis fixes the canon
+        run_analyses.analyze_stored_run(meta.id)  # the first analysis fixes the canon
         await pilot.press("1")
         await settle(pilot)
         await pilot.press("4")

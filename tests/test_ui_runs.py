@@ -7,9 +7,10 @@ import json
 
 from textual.widgets import DataTable, Input, Select, TabbedContent
 
-from skyt_tui.engine import runs
-from skyt_tui.engine.report import envelope, fmt3, report_dict, sample_rows, samples_csv
-from skyt_tui.engine.runs import SampleRecord
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs.report import envelope, fmt3, report_dict, sample_rows, samples_csv
+from skyt_tui.engine.runs.run_store import SampleRecord
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.export import ExportDialog
 from skyt_tui.ui.screens.run_detail import PAGE, RunDetailScreen
@@ -42,7 +43,7 @@ async def test_the_list_shows_each_runs_metrics_as_the_engine_computed_them(demo
         table = app.screen.query_one("#runs-table", DataTable)
         assert table.row_count == 6
         fib = demo_run_id("fibonacci_iterative")
-        metrics = runs.analyze_stored_run(fib)["metrics"]
+        metrics = run_analyses.analyze_stored_run(fib)["metrics"]
         row = {key: str(table.get_cell(fib, key)) for key in app.screen.columns}
         assert row == {
             "when": "01-15 09:00",
@@ -72,7 +73,7 @@ async def test_a_run_in_detail_shows_samples_bars_code_and_diffs_to_the_canon(de
     async with app.run_test(size=(120, 36)) as pilot:
         fib = demo_run_id("fibonacci_iterative")
         screen = await open_run(pilot, fib)
-        rows = sample_rows(runs.load_run(fib), runs.analyze_stored_run(fib))
+        rows = sample_rows(runs.load_run(fib), run_analyses.analyze_stored_run(fib))
         table = screen.query_one("#samples-table", DataTable)
         assert table.row_count == len(rows) == 14
         shown = screen_text(app)
@@ -130,7 +131,7 @@ async def test_export_writes_what_the_cli_writes(demo_home, tmp_path):
         await pilot.press("enter")
         await pilot.pause()
         run = runs.load_run(slugify)
-        analysis = runs.analyze_stored_run(run)
+        analysis = run_analyses.analyze_stored_run(run)
         written = (tmp_path / "slugify.csv").read_text()
         assert written == samples_csv(sample_rows(run, analysis))
         assert len(list(csv.DictReader(io.StringIO(written)))) == 12
@@ -171,7 +172,7 @@ async def test_a_large_run_is_paged(isolated_home):
     from tests.run_helpers import CONTRACT_ID, install_contract
 
     install_contract(isolated_home)
-    from skyt_tui.engine.catalog import get_contract
+    from skyt_tui.engine.contracts.catalog import get_contract
 
     n = PAGE + 30
     samples = [
@@ -188,7 +189,7 @@ async def test_a_large_run_is_paged(isolated_home):
         samples=samples,
         status=runs.COMPLETE,
     )
-    runs.analyze_stored_run(meta.id)
+    run_analyses.analyze_stored_run(meta.id)
     app = SkytApp(start="runs", clock=clock)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_run(pilot, meta.id)
@@ -214,7 +215,7 @@ async def test_at_80_columns_the_list_keeps_whole_columns_and_sorts_and_filters(
         screen = app.screen
         assert screen.columns == ["contract", "state", "N", "T", "R_raw", "R_anchor", "pass"]
         shown = screen_text(app)
-        metrics = runs.analyze_stored_run(demo_run_id("fibonacci_iterative"))["metrics"]
+        metrics = run_analyses.analyze_stored_run(demo_run_id("fibonacci_iterative"))["metrics"]
         line = next(line for line in shown.splitlines() if "fibonacci_iterative" in line)
         assert f"{fmt3(metrics['R_anchor_pre'])}→{fmt3(metrics['R_anchor_post'])}" in line
         assert line.rstrip().endswith(fmt3(metrics["pass_rate"]))
@@ -274,7 +275,7 @@ async def test_the_samples_of_a_run_sort_and_filter(demo_home):
     async with app.run_test(size=(120, 36)) as pilot:
         fib = demo_run_id("fibonacci_iterative")
         screen = await open_run(pilot, fib)
-        rows = sample_rows(runs.load_run(fib), runs.analyze_stored_run(fib))
+        rows = sample_rows(runs.load_run(fib), run_analyses.analyze_stored_run(fib))
         failing = [r["index"] for r in rows if r["passed"] is False]
         assert failing
         await pilot.press("slash")
@@ -332,7 +333,7 @@ async def test_solution_families_with_a_canon_preview(demo_home):
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, FamiliesScreen)
-        analysis = runs.analyze_stored_run(fib)
+        analysis = run_analyses.analyze_stored_run(fib)
         families = solution_families(analysis)
         assert sum(len(f.members) for f in families) == 14
         assert [len(f.members) for f in families] == sorted(

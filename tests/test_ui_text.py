@@ -3,7 +3,7 @@
 import pytest
 from rich.text import Text
 
-from skyt_tui.engine.contract import contract_from_dict
+from skyt_tui.engine.contracts.contract import contract_from_dict
 from skyt_tui.ui import data
 from skyt_tui.ui.contract_text import describe_constraints, describe_tests, reflow, short_repr
 from skyt_tui.ui.diff_text import unified_diff_text
@@ -290,7 +290,7 @@ def test_ui_modules_keep_the_engine_free_of_textual():
     from pathlib import Path
 
     code = (
-        "import sys, skyt_tui.engine.matrices, skyt_tui.engine.report, skyt_tui.engine.demo; "
+        "import sys, skyt_tui.engine.runs.matrices, skyt_tui.engine.runs.report, skyt_tui.engine.demo; "
         "assert 'textual' not in sys.modules"
     )
     subprocess.run(

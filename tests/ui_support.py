@@ -30,7 +30,7 @@ TODAY = dt.datetime(2026, 1, 20, 12, 0, tzinfo=dt.UTC)
 
 def demo_run_id(contract_id: str) -> str:
     """The id of the demo run of `contract_id` in the current store."""
-    from skyt_tui.engine import runs
+    from skyt_tui.engine.runs import run_store as runs
 
     [run_id] = [run_id for run_id in runs.run_ids() if f"-{contract_id}-" in run_id]
     return run_id
@@ -83,8 +83,8 @@ def demo_home(demo_store, isolated_home) -> Path:
 def sample_analyses():
     """The two hand-written fibonacci runs (20 and 10 samples), analysed without the oracle (no canon, no repair):
     the development path that hands in-memory analyses to the app."""
-    from skyt_tui.engine.analysis import analyze_run
-    from skyt_tui.engine.sources import load_samples_jsonl
+    from skyt_tui.engine.analysis.pipeline import analyze_run
+    from skyt_tui.engine.sources.recorded import load_samples_jsonl
 
     return [analyze_run(run, oracle=False) for run in load_samples_jsonl(SAMPLES)]
 

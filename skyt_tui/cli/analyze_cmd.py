@@ -30,9 +30,9 @@ from skyt_tui.cli.output import (
     write_output_file,
 )
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.normalize import LEVELS
-from skyt_tui.engine.report import analysis_rows, samples_csv
-from skyt_tui.engine.sources import (
+from skyt_tui.engine.measure.normalize import LEVELS
+from skyt_tui.engine.runs.report import analysis_rows, samples_csv
+from skyt_tui.engine.sources.recorded import (
     assembly_label,
     load_sources,
     parse_field_map,
@@ -42,7 +42,7 @@ from skyt_tui.engine.sources import (
 from skyt_tui.engine.versions import DEFAULT_DISTANCE, DISTANCE_FUNCTIONS, distance_version
 
 if TYPE_CHECKING:  # the pipeline (oracle, sandbox, canon, repair) loads when the command runs
-    from skyt_tui.engine.analysis import RunAnalysis
+    from skyt_tui.engine.analysis.pipeline import RunAnalysis
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -88,7 +88,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def read_sources(args: argparse.Namespace, *, require_contract: bool) -> list:
     """The runs of the given sources, each with the contract that judges it (sources.resolve_contracts)."""
-    from skyt_tui.engine.catalog import get_contract
+    from skyt_tui.engine.contracts.catalog import get_contract
 
     mapping = parse_field_map(getattr(args, "map", None))
     runs = load_sources(args.sources, mapping=mapping)
@@ -131,7 +131,7 @@ def _run_dict(analysis: RunAnalysis, with_samples: bool) -> dict:
 
 
 def _analyze(runs, args) -> list[RunAnalysis]:
-    from skyt_tui.engine.analysis import analyze_runs
+    from skyt_tui.engine.analysis.pipeline import analyze_runs
 
     options = dict(
         level=args.level,

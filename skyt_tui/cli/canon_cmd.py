@@ -12,10 +12,10 @@ from rich.text import Text
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, print_json, print_table
-from skyt_tui.engine import canon as canon_store
-from skyt_tui.engine.canon_actions import reestablish_from_run
-from skyt_tui.engine.catalog import find_contract
-from skyt_tui.engine.oracle import ORACLE_VERSION
+from skyt_tui.engine.analysis import canon as canon_store
+from skyt_tui.engine.contracts.catalog import find_contract
+from skyt_tui.engine.runs.canon_actions import reestablish_from_run
+from skyt_tui.engine.versions import ORACLE_VERSION
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -20,17 +20,17 @@ from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, print_json, print_table, table_width
 from skyt_tui.engine import store
-from skyt_tui.engine.catalog import CatalogEntry, get_contract, scan_contracts
-from skyt_tui.engine.contract import (
+from skyt_tui.engine.contracts.catalog import CatalogEntry, get_contract, scan_contracts
+from skyt_tui.engine.contracts.contract import (
     DIFFICULTIES,
     CheckTest,
     Contract,
     contract_to_toml_dict,
     load_contract,
 )
-from skyt_tui.engine.describe import call_text, describe_test
+from skyt_tui.engine.contracts.describe import call_text, describe_test
 from skyt_tui.engine.errors import ContractError
-from skyt_tui.engine.importers import (
+from skyt_tui.engine.sources.importers import (
     WriteOutcome,
     import_humaneval_problems,
     import_skyt_templates,

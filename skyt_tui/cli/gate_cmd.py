@@ -7,10 +7,11 @@ import argparse
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option, add_tau_option, apply_isolation_setting, tau_of
 from skyt_tui.cli.output import print_json
-from skyt_tui.engine import runs
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.gate import Threshold, evaluate, parse_threshold
-from skyt_tui.engine.normalize import LEVELS
+from skyt_tui.engine.measure.normalize import LEVELS
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
 
 SHORTCUTS = (
     (
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for text in args.runs:
         stored = runs.load_run(runs.resolve_run_id(text))
-        analysis = runs.analyze_stored_run(stored, level=args.level, tau=tau)
+        analysis = run_analyses.analyze_stored_run(stored, level=args.level, tau=tau)
         complete = not stored.missing_indexes
         results.append(
             evaluate(

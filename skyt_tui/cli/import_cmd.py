@@ -9,8 +9,8 @@ from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option, add_source_options
 from skyt_tui.cli.output import console, print_json
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.run_import import import_runs
-from skyt_tui.engine.sources import assembly_label, parse_field_map
+from skyt_tui.engine.runs.run_import import import_runs
+from skyt_tui.engine.sources.recorded import assembly_label, parse_field_map
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

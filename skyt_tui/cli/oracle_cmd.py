@@ -19,14 +19,14 @@ from rich.text import Text
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, error_console, fmt3, print_json, print_table
-from skyt_tui.engine import humaneval
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.settings import load_settings
+from skyt_tui.engine.sources import humaneval
 from skyt_tui.engine.versions import ORACLE_VERSION
 
 if TYPE_CHECKING:
-    from skyt_tui.engine.oracle import Verdict
+    from skyt_tui.engine.oracle.verdicts import Verdict
 
 # The oracle and the sandbox (and the catalog) load when the command runs, not when the parser
 # is built: every other command would pay for them.
@@ -115,8 +115,8 @@ def _read_sample(path: Path) -> str:
 
 
 def run_samples(args: argparse.Namespace) -> int:
-    from skyt_tui.engine.catalog import get_contract
-    from skyt_tui.engine.oracle import Oracle
+    from skyt_tui.engine.contracts.catalog import get_contract
+    from skyt_tui.engine.oracle.judge import Oracle
 
     contract = get_contract(args.contract)
     paths = [Path(p) for p in args.samples]
@@ -183,7 +183,7 @@ def score_humaneval(
     ks: tuple[int, ...],
 ) -> dict[str, Any]:
     """Per-task pass counts and pass@k, and their means over tasks (pass@k only where n >= k)."""
-    from skyt_tui.engine.oracle import pass_at_k
+    from skyt_tui.engine.oracle.verdicts import pass_at_k
 
     per_task: dict[str, list[bool]] = {}
     for completion, verdict in zip(completions, verdicts):
@@ -218,7 +218,8 @@ def _task_order(task_id: str) -> tuple[str, int, str]:
 
 
 def run_humaneval(args: argparse.Namespace) -> int:
-    from skyt_tui.engine.oracle import Oracle, problem_contract
+    from skyt_tui.engine.oracle.judge import Oracle
+    from skyt_tui.engine.sources.humaneval import problem_contract
 
     ks = _parse_ks(args.ks)
     if args.limit is not None and args.limit < 1:

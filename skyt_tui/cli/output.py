@@ -15,8 +15,8 @@ from rich.table import Table
 
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.printable import json_printable
-from skyt_tui.engine.report import envelope, fmt3
-from skyt_tui.engine.report import json_safe as _json_safe
+from skyt_tui.engine.runs.report import envelope, fmt3
+from skyt_tui.engine.runs.report import json_safe as _json_safe
 from skyt_tui.engine.store import atomic_write_text
 
 __all__ = ["JSON_HELP", "console", "error_console", "fmt3", "print_json", "_json_safe"]

@@ -11,14 +11,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option, apply_isolation_setting
 from skyt_tui.cli.output import console, error_console, print_json
-from skyt_tui.engine import runs
-from skyt_tui.engine.catalog import get_contract
-from skyt_tui.engine.contract import Contract
+from skyt_tui.engine.contracts.catalog import get_contract
+from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError, NotFoundError
-from skyt_tui.engine.providers import PROVIDERS, make_provider
-from skyt_tui.engine.report import metrics_line
-from skyt_tui.engine.run_options import MAX_CONCURRENCY, check_run_options
-from skyt_tui.engine.runner import (
+from skyt_tui.engine.generation.providers import PROVIDERS, make_provider
+from skyt_tui.engine.generation.run_options import MAX_CONCURRENCY, check_run_options
+from skyt_tui.engine.generation.runner import (
     RetryEvent,
     RetryPolicy,
     RunOutcome,
@@ -27,7 +25,10 @@ from skyt_tui.engine.runner import (
     provider_for,
     run_sweep,
 )
-from skyt_tui.engine.runs import FAILED, SampleRecord
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs.report import metrics_line
+from skyt_tui.engine.runs.run_store import FAILED, SampleRecord
 from skyt_tui.engine.settings import (
     DEFAULT_N,
     DEFAULT_TEMPERATURE,
@@ -297,7 +298,9 @@ def _report_outcome(outcome: RunOutcome, analyze: bool) -> None:
     if outcome.abort_reason:
         out.print(f"  stopped: {outcome.abort_reason}", markup=False, soft_wrap=True)
     if analyze and ok:
-        out.print("  " + metrics_line(runs.analyze_stored_run(run)), markup=False, soft_wrap=True)
+        out.print(
+            "  " + metrics_line(run_analyses.analyze_stored_run(run)), markup=False, soft_wrap=True
+        )
 
 
 def _exit_code(outcomes: list[RunOutcome]) -> int:
@@ -500,8 +503,8 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
 def _recorded_contract(contract: Contract, args: argparse.Namespace) -> Contract:
     """Replayed SKYT samples are judged by the contract embedded in their file (as by `analyze`
     and `import`), stored in the catalog under its namespaced id; the switch is printed."""
-    from skyt_tui.engine.providers.replay import recorded_contract
-    from skyt_tui.engine.run_import import store_embedded_contract
+    from skyt_tui.engine.generation.providers.replay import recorded_contract
+    from skyt_tui.engine.runs.run_import import store_embedded_contract
 
     embedded = recorded_contract(args.replay, contract)
     if embedded is None or embedded.id == contract.id:
@@ -542,7 +545,7 @@ def _run_anchors(args: argparse.Namespace) -> int:
             return 130
         outcomes.extend(made)
     stored = [runs.load_run(outcome.run_id) for outcome in outcomes]
-    analyses = runs.analyze_stored_runs(stored)
+    analyses = run_analyses.analyze_stored_runs(stored)
     items = [item.id for item in bench.load_benchmark(args.anchors, with_scores=False).items]
     observed = scores_by_contract(stored, analyses, score, items)
     estimate = None

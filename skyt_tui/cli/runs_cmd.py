@@ -23,11 +23,12 @@ from skyt_tui.cli.output import (
     table_width,
     write_output_file,
 )
-from skyt_tui.engine import runs
-from skyt_tui.engine.normalize import LEVELS
-from skyt_tui.engine.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
-from skyt_tui.engine.run_import import stored_provenance
-from skyt_tui.engine.sources import assembly_label
+from skyt_tui.engine.measure.normalize import LEVELS
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
+from skyt_tui.engine.runs.run_import import stored_provenance
+from skyt_tui.engine.sources.recorded import assembly_label
 
 NOT_COMPUTED = "not computed"
 
@@ -294,7 +295,7 @@ def report_command(args: argparse.Namespace) -> int:
     if args.csv:
         check_output_file(Path(args.csv), "--csv")
     run = runs.load_run(runs.resolve_run_id(args.run))
-    analysis = runs.analyze_stored_run(run, level=args.level, tau=tau)
+    analysis = run_analyses.analyze_stored_run(run, level=args.level, tau=tau)
     if args.json:
         print_json(
             "report",

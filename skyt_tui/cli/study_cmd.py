@@ -130,7 +130,7 @@ def _study_from_args(args: argparse.Namespace, name: str):
     from dataclasses import replace
 
     from skyt_tui.cli.options import tau_of
-    from skyt_tui.engine.studies import Study, ids_from_file, parse_filter
+    from skyt_tui.engine.studies.study import Study, ids_from_file, parse_filter
 
     run_filter = parse_filter(args.filter)
     if args.ids_from is not None:
@@ -147,7 +147,7 @@ def _study_from_args(args: argparse.Namespace, name: str):
 
 def create_command(args: argparse.Namespace) -> int:
     from skyt_tui.engine.errors import InputError
-    from skyt_tui.engine.studies import save_study, select_runs
+    from skyt_tui.engine.studies.study import save_study, select_runs
 
     study = _study_from_args(args, args.name)
     if study.filter.is_empty():
@@ -165,7 +165,7 @@ def create_command(args: argparse.Namespace) -> int:
 
 
 def list_command(args: argparse.Namespace) -> int:
-    from skyt_tui.engine.studies import list_studies, select_runs
+    from skyt_tui.engine.studies.study import list_studies, select_runs
 
     found = list_studies()
     entries = []
@@ -203,7 +203,7 @@ def list_command(args: argparse.Namespace) -> int:
 
 
 def show_command(args: argparse.Namespace) -> int:
-    from skyt_tui.engine.studies import load_study, select_runs
+    from skyt_tui.engine.studies.study import load_study, select_runs
 
     study = load_study(args.name)
     selected = select_runs(study.filter)
@@ -246,7 +246,7 @@ def show_command(args: argparse.Namespace) -> int:
 
 
 def delete_command(args: argparse.Namespace) -> int:
-    from skyt_tui.engine.studies import delete_study
+    from skyt_tui.engine.studies.study import delete_study
 
     delete_study(args.name)
     console().print(f"deleted study {args.name}", markup=False)
@@ -258,8 +258,8 @@ def report_command(args: argparse.Namespace) -> int:
 
     from skyt_tui.engine import store
     from skyt_tui.engine.errors import InputError
-    from skyt_tui.engine.studies import load_study
-    from skyt_tui.engine.study_report import (
+    from skyt_tui.engine.studies.study import load_study
+    from skyt_tui.engine.studies.study_report import (
         METRICS,
         aggregate,
         compare,
@@ -317,7 +317,7 @@ def _merge(base, extra):
 
 def _rows_with_progress(study, *, quiet: bool):
 
-    from skyt_tui.engine.study_report import study_rows
+    from skyt_tui.engine.studies.study_report import study_rows
 
     return with_stage_progress(lambda progress: study_rows(study, progress=progress), quiet)
 

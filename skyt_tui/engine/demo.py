@@ -28,10 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skyt_tui import locations
-from skyt_tui.engine import canon as canon_store
-from skyt_tui.engine import catalog, runs
+from skyt_tui.engine.analysis import canon as canon_store
+from skyt_tui.engine.contracts import catalog
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.runs import OK, RunMeta, SampleRecord
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs.run_store import OK, RunMeta, SampleRecord
 from skyt_tui.engine.versions import ORACLE_VERSION
 
 DEMO_MODEL = "hand-written-examples"
@@ -97,8 +99,8 @@ def create_demo_runs(
     examples_dir: Path | None = None, *, analyze: bool = True, now: dt.datetime | None = None
 ) -> DemoResult:
     """One run per example set whose contract is known; existing demo runs are kept, not duplicated."""
-    from skyt_tui.engine.extract import extract_for_contract
-    from skyt_tui.engine.providers.replay import load_replay_source
+    from skyt_tui.engine.generation.providers.replay import load_replay_source
+    from skyt_tui.engine.sources.extract import extract_for_contract
 
     now = now or dt.datetime.now(dt.UTC)
     examples_dir = (
@@ -165,7 +167,7 @@ def create_demo_runs(
         created.append(meta)
     if analyze and created:
         _establish_canons([meta.contract_id for meta in created], now)
-        runs.analyze_stored_runs([meta.id for meta in created])
+        run_analyses.analyze_stored_runs([meta.id for meta in created])
     return DemoResult(tuple(created), tuple(existing), tuple(skipped))
 
 
@@ -175,7 +177,7 @@ def _establish_canons(contract_ids: list[str], now: dt.datetime) -> None:
         contract = catalog.find_contract(contract_id)
         if contract is None or canon_store.canon_path(contract_id).exists():
             continue
-        found = runs.first_passing_stored_sample(contract, runs.shared_oracle())
+        found = run_analyses.first_passing_stored_sample(contract, run_analyses.shared_oracle())
         if found is None:
             continue
         code, index, provenance = found

@@ -30,13 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from skyt_tui import locations
-from skyt_tui.engine import run_options, store
+from skyt_tui.engine import store
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.generation import run_options
 from skyt_tui.engine.versions import DEFAULT_TAU
 
 SCHEMA_VERSION = 1
 PROVIDERS = ("openai", "anthropic", "command", "replay")
-"""The provider names `run` accepts (`skyt_tui.engine.providers.PROVIDERS`, which is heavier)."""
+"""The provider names `run` accepts (`skyt_tui.engine.generation.providers.PROVIDERS`, which is heavier)."""
 ISOLATIONS = ("auto", "bubblewrap", "reduced")
 """The sandbox isolation modes (`skyt_tui.engine.sandbox.ISOLATIONS`, which is heavier)."""
 MAX_WORKERS = 256

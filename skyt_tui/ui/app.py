@@ -29,7 +29,7 @@ from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.widgets.section_bar import SECTIONS
 
 if TYPE_CHECKING:
-    from skyt_tui.engine.analysis import RunAnalysis
+    from skyt_tui.engine.analysis.pipeline import RunAnalysis
 
 LIGHT_THEME, DARK_THEME = "textual-light", "textual-dark"
 SWITCHING_MODE = "switching-store"

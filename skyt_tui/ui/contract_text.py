@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from skyt_tui.engine.contract import (
+from skyt_tui.engine.contracts.contract import (
     UNCHECKED,
     CallTest,
     CheckTest,

@@ -17,21 +17,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skyt_tui import locations
-from skyt_tui.engine import canon as canon_store
-from skyt_tui.engine import runs, store
-from skyt_tui.engine.catalog import CatalogEntry, get_contract, scan_contracts
-from skyt_tui.engine.contract import Contract
+from skyt_tui.engine import store
+from skyt_tui.engine.analysis import canon as canon_store
+from skyt_tui.engine.contracts.catalog import CatalogEntry, get_contract, scan_contracts
+from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.demo import DEMO_LABEL, DemoResult, create_demo
 from skyt_tui.engine.demo import demo_store_has_runs as demo_has_runs
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.report import metrics_line, report_json, sample_rows, samples_csv
+from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs.report import metrics_line, report_json, sample_rows, samples_csv
 from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION
 from skyt_tui.ui.run_request import RunRequest
 
 if TYPE_CHECKING:  # the benchmark, matrix and provider modules load when first used (numpy, SDKs): a quick first screen
     from skyt_tui.engine import benchmark
-    from skyt_tui.engine.matrices import RunTexts
-    from skyt_tui.engine.runner import RetryEvent
+    from skyt_tui.engine.generation.runner import RetryEvent
+    from skyt_tui.engine.runs.matrices import RunTexts
 
 Clock = Callable[[], dt.datetime]
 LEVEL = "nodoc"
@@ -86,7 +87,7 @@ def find_contract(contract_id: str) -> Contract | None:
 
 def reestablish_canon(contract_id: str, run_id: str) -> canon_store.Canon:
     """Replace the canon with the first passing sample of the run (runs the oracle: call from a worker)."""
-    from skyt_tui.engine.canon_actions import reestablish_from_run
+    from skyt_tui.engine.runs.canon_actions import reestablish_from_run
 
     return reestablish_from_run(contract_id, run_id)
 
@@ -202,7 +203,7 @@ def analyze_runs(
 ) -> list[dict[str, Any]]:
     """Analyses of stored runs, in `run_ids` order: cached ones at once, the rest in one sandboxed batch
     computed by a child process (so the event loop never waits for the analysis); call from a worker."""
-    from skyt_tui.engine.analysis_child import analyze_stored_runs_in_child
+    from skyt_tui.engine.runs.analysis_child import analyze_stored_runs_in_child
 
     results = analyze_stored_runs_in_child(
         run_ids,
@@ -236,7 +237,7 @@ def analyze_run(
 
 
 def run_texts(run: runs.StoredRun, analysis: dict[str, Any]) -> RunTexts:
-    from skyt_tui.engine.matrices import stored_run_texts
+    from skyt_tui.engine.runs.matrices import stored_run_texts
 
     return stored_run_texts(run, analysis)
 
@@ -632,7 +633,7 @@ def delete_run(run_id: str) -> None:
 def _resume(
     request: RunRequest, report: Callable[[SampleProgress], None], cancel: threading.Event
 ) -> RunOutcome:
-    from skyt_tui.engine.runner import execute, provider_for
+    from skyt_tui.engine.generation.runner import execute, provider_for
 
     assert request.resume is not None
     run = runs.load_run(request.resume)
@@ -687,7 +688,7 @@ def execute_run(
 ) -> RunOutcome:
     """Generate and store one run per temperature, reporting every sample, then analyse each finished run
     (or complete a stored run, `request.resume`)."""
-    from skyt_tui.engine.runner import RunSettings, run_sweep
+    from skyt_tui.engine.generation.runner import RunSettings, run_sweep
 
     if request.resume is not None:
         return _resume(request, report, cancel)

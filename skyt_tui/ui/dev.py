@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from skyt_tui.engine.analysis import analyze_run
+from skyt_tui.engine.analysis.pipeline import analyze_run
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.normalize import LEVELS
-from skyt_tui.engine.sources import load_sources
+from skyt_tui.engine.measure.normalize import LEVELS
+from skyt_tui.engine.sources.recorded import load_sources
 
 
 def main(argv: list[str] | None = None) -> int:

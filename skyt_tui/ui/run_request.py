@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from skyt_tui.engine import run_options
-from skyt_tui.engine.run_options import RunOptionsError, check_run_options
+from skyt_tui.engine.generation import run_options
+from skyt_tui.engine.generation.run_options import RunOptionsError, check_run_options
 
 TARGET_LABELS = {
     "openai": "Base URL",

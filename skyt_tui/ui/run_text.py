@@ -12,8 +12,8 @@ from typing import Any
 from rich.text import Text
 
 from skyt_tui.engine.printable import printable
-from skyt_tui.engine.report import fmt3
-from skyt_tui.engine.runs import ABORTED, INTERRUPTED, RUNNING, RunMeta, RunSummary
+from skyt_tui.engine.runs.report import fmt3
+from skyt_tui.engine.runs.run_store import ABORTED, INTERRUPTED, RUNNING, RunMeta, RunSummary
 from skyt_tui.ui import data
 
 BAR_WIDTH = 10

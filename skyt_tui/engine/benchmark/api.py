@@ -585,7 +585,7 @@ def import_from_runs(
     imported_at: str | None = None,
 ) -> RunsImportResult:
     """`bench import NAME --from-runs [FILTER]`: contracts × (model@temperature) from stored runs."""
-    from skyt_tui.engine import runs
+    from skyt_tui.engine.runs import analyses as runs
 
     bench_store.check_name(name)
     check_score(score)

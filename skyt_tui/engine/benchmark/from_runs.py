@@ -23,8 +23,8 @@ from skyt_tui.engine.benchmark.items import BenchmarkData, Item, ScoreMatrix
 from skyt_tui.engine.benchmark.items import option_error as _error
 
 if TYPE_CHECKING:  # the runs store loads when runs are read, not with every benchmark command
-    from skyt_tui.engine import runs
-    from skyt_tui.engine.contract import Contract
+    from skyt_tui.engine.contracts.contract import Contract
+    from skyt_tui.engine.runs import run_store as runs
 
 SCORE_METRICS = (
     "pass_rate",
@@ -125,7 +125,7 @@ def select_runs(
     run_filter: RunFilter,
 ) -> tuple[list[runs.StoredRun], dict[str, str]]:
     """Complete runs matching the filter, oldest first, and the runs left out with the reason."""
-    from skyt_tui.engine import runs
+    from skyt_tui.engine.runs import run_store as runs
 
     chosen: list[runs.StoredRun] = []
     skipped: dict[str, str] = {}

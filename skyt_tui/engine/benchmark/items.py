@@ -470,7 +470,7 @@ def _refuse_duplicates(
 
 def items_from_contracts(directory: Path | str) -> tuple[Item, ...]:
     """Contracts as benchmark items: id, difficulty, title, prompt as body, reference as solution."""
-    from skyt_tui.engine.contract import load_contract
+    from skyt_tui.engine.contracts.contract import load_contract
 
     directory = Path(directory)
     if not directory.is_dir():

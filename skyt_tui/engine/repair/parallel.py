@@ -36,9 +36,9 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import Any
 
+from skyt_tui import locations
 from skyt_tui.engine.repair.pipeline import RepairResult, RewriteCache, repair
 
 
@@ -206,7 +206,7 @@ class _WorkerProcess:
     def __init__(self) -> None:
         to_child_read, to_child_write = os.pipe()
         from_child_read, from_child_write = os.pipe()
-        package_root = str(Path(__file__).resolve().parents[3])
+        package_root = str(locations.package_dir().parent)
         env = {
             **os.environ,
             "PYTHONPATH": os.pathsep.join(

@@ -27,8 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from skyt_tui.engine.distance import distance
-from skyt_tui.engine.normalize import LEVELS, normalize, normalize_text
+from skyt_tui.engine.measure.distance import distance
+from skyt_tui.engine.measure.normalize import LEVELS, normalize, normalize_text
 from skyt_tui.engine.repair.base import Context, Decline, Transformer
 
 Verifier = Callable[[Sequence[str]], Sequence[bool]]

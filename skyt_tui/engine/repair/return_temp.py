@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.normalize import _Scope
+from skyt_tui.engine.measure.normalize import _Scope
 from skyt_tui.engine.repair.base import BlockTransformer, walk
 from skyt_tui.engine.repair.scopes import resolve
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from skyt_tui.engine.normalize import _all_args, _Scope, _ScopeCollector, _ScopeWalk
+from skyt_tui.engine.measure.normalize import _all_args, _Scope, _ScopeCollector, _ScopeWalk
 from skyt_tui.engine.repair.base import walk
 
 

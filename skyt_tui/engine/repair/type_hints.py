@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from skyt_tui.engine.normalize import _all_args
+from skyt_tui.engine.measure.normalize import _all_args
 from skyt_tui.engine.repair.base import Transformer, walk
 
 

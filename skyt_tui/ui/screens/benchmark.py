@@ -32,7 +32,7 @@ from textual.widgets import (
 
 from skyt_tui.engine import benchmark
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.report import fmt3
+from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.ui import data
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen

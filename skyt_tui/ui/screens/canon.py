@@ -17,9 +17,9 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from skyt_tui.engine import canon as canon_store
+from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.runs import RunSummary
+from skyt_tui.engine.runs.run_store import RunSummary
 from skyt_tui.ui import data
 from skyt_tui.ui.run_text import temperature
 from skyt_tui.ui.screens.base import SectionScreen

@@ -18,8 +18,8 @@ from textual.widgets import DataTable, Static
 from textual.worker import get_current_worker
 
 from skyt_tui import locations
-from skyt_tui.engine.canon import Canon, CanonState
-from skyt_tui.engine.catalog import CatalogEntry
+from skyt_tui.engine.analysis.canon import Canon, CanonState
+from skyt_tui.engine.contracts.catalog import CatalogEntry
 from skyt_tui.engine.demo import DEMO_LABEL, DEMO_MODEL
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.printable import printable

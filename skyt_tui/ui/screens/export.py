@@ -14,7 +14,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.runs import StoredRun
+from skyt_tui.engine.runs.run_store import StoredRun
 from skyt_tui.ui import data
 
 KINDS = (

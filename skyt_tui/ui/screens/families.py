@@ -16,8 +16,8 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
-from skyt_tui.engine.matrices import RunTexts
-from skyt_tui.engine.report import fmt3
+from skyt_tui.engine.runs.matrices import RunTexts
+from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.ui.diff_text import diff_renderable
 from skyt_tui.ui.families import FAMILY_LEVEL, CanonPreview, Family, previews, solution_families
 

@@ -23,8 +23,8 @@ from textual.message import Message
 from textual.widgets import ContentSwitcher, Static
 
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.matrices import RunTexts, analysis_run_texts
-from skyt_tui.engine.normalize import LEVELS
+from skyt_tui.engine.measure.normalize import LEVELS
+from skyt_tui.engine.runs.matrices import RunTexts, analysis_run_texts
 from skyt_tui.ui import data
 from skyt_tui.ui.run_text import temperature
 from skyt_tui.ui.screens.base import SectionScreen

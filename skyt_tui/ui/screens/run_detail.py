@@ -19,10 +19,10 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.matrices import RunTexts
 from skyt_tui.engine.printable import printable
-from skyt_tui.engine.report import fmt3, sample_rows
-from skyt_tui.engine.runs import FAILED, StoredRun
+from skyt_tui.engine.runs.matrices import RunTexts
+from skyt_tui.engine.runs.report import fmt3, sample_rows
+from skyt_tui.engine.runs.run_store import FAILED, StoredRun
 from skyt_tui.ui import data
 from skyt_tui.ui.diff_text import diff_renderable
 from skyt_tui.ui.run_text import (

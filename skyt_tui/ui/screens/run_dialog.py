@@ -12,8 +12,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
-from skyt_tui.engine import run_options
-from skyt_tui.engine.contract import Contract
+from skyt_tui.engine.contracts.contract import Contract
+from skyt_tui.engine.generation import run_options
 from skyt_tui.engine.settings import PROFILE_NAME
 from skyt_tui.ui.run_request import (
     PROVIDERS,

@@ -19,9 +19,9 @@ from textual.message import Message
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
 from textual.worker import get_current_worker
 
-from skyt_tui.engine.analysis_child import AnalysisCancelled
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.runs import RUNNING, RunSummary
+from skyt_tui.engine.runs.analysis_child import AnalysisCancelled
+from skyt_tui.engine.runs.run_store import RUNNING, RunSummary
 from skyt_tui.ui import data
 from skyt_tui.ui.run_text import (
     PARTIAL_MARK,

@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.report import fmt3
+from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.ui import data
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.widgets.study_chart import StudyChart
@@ -64,7 +64,7 @@ class StudyProgress(Message):
 
 def study_from_text(text: str) -> Any:
     """A saved study's name, or `KEY=VALUE` filters separated by spaces (an empty text: every run)."""
-    from skyt_tui.engine.studies import RunFilter, Study, load_study, parse_filter
+    from skyt_tui.engine.studies.study import RunFilter, Study, load_study, parse_filter
 
     words = shlex.split(text)
     if len(words) == 1 and "=" not in words[0]:
@@ -128,9 +128,9 @@ class StudiesScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, group="study", exit_on_error=False)
     def _compute(self, study: Any) -> None:
-        from skyt_tui.engine.analysis_child import AnalysisCancelled
-        from skyt_tui.engine.studies import select_runs
-        from skyt_tui.engine.study_report import study_rows
+        from skyt_tui.engine.runs.analysis_child import AnalysisCancelled
+        from skyt_tui.engine.studies.study import select_runs
+        from skyt_tui.engine.studies.study_report import study_rows
 
         worker = get_current_worker()
         try:
@@ -172,7 +172,7 @@ class StudiesScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, group="study-table", exit_on_error=False)
     def _aggregate(self, rows: list[dict[str, Any]], metric: str, compare_wanted: bool) -> None:
-        from skyt_tui.engine.study_report import aggregate, compare
+        from skyt_tui.engine.studies.study_report import aggregate, compare
 
         aggregation = aggregate(rows, metric)
         comparison = None
@@ -303,9 +303,9 @@ class StudiesScreen(SectionScreen):
             return
         import json
 
-        from skyt_tui.engine.report import envelope, json_safe
+        from skyt_tui.engine.runs.report import envelope, json_safe
         from skyt_tui.engine.store import atomic_write_text
-        from skyt_tui.engine.study_report import aggregate, report_dict, summary_csv
+        from skyt_tui.engine.studies.study_report import aggregate, report_dict, summary_csv
 
         app: Any = self.app
         directory = Path(getattr(app, "export_dir", None) or Path.cwd())

@@ -1,0 +1,713 @@
+"""The analysis pipeline: oracle → canon → d_pre → repair → d_post → metrics (docs/how-it-works.md).
+
+`analyze_runs` takes runs of recorded samples and returns one `RunAnalysis`
+each. Work is batched across runs: every distinct (contract, program) pair
+goes to the sandboxed oracle once, and identical samples share one repair.
+
+Where the canon comes from:
+- `canon_mode="run"` (the `analyze` command): from the run's own samples, the
+  first in generation order that parses and passes; nothing is stored;
+- `canon_mode="store"` (stored runs): the contract's stored canon. When none
+  exists yet it is established, write-once, from the earliest stored run of
+  the contract that has a passing sample. A stale, tampered or corrupt canon
+  is reported and not used: anchor metrics are then not computed.
+
+Stages that cannot run are skipped and their metrics reported as not
+computed: no contract → no oracle, hence no canon and no repair.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from skyt_tui.engine.analysis import canon as canon_store
+from skyt_tui.engine.contracts.catalog import find_contract
+from skyt_tui.engine.contracts.contract import Contract
+from skyt_tui.engine.errors import ContractError
+from skyt_tui.engine.measure.distance import (
+    PAIRWISE_MATRIX_LIMIT,
+    distances_to,
+    mean_pairwise_streamed,
+    pairwise_matrix,
+)
+from skyt_tui.engine.measure.metrics import (
+    CANON_ESTABLISHED,
+    CANON_NONE,
+    CANON_NOT_COMPUTED,
+    RunMetrics,
+    compute_metrics,
+)
+from skyt_tui.engine.measure.normalize import Normalized, normalize
+from skyt_tui.engine.measure.records import SampleAnalysis
+from skyt_tui.engine.measure.tree_distance import (
+    tree_distances_to,
+    tree_mean_pairwise,
+    tree_pairwise_matrix,
+)
+from skyt_tui.engine.oracle.judge import Oracle
+from skyt_tui.engine.oracle.verdicts import Verdict
+from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
+from skyt_tui.engine.repair.parallel import RepairTask, TaskVerifier, repair_in_processes
+from skyt_tui.engine.sources.humaneval import problem_contract
+from skyt_tui.engine.sources.recorded import RunInput
+from skyt_tui.engine.versions import DEFAULT_DISTANCE, DEFAULT_TAU, ORACLE_VERSION, distance_version
+
+Progress = Callable[[str, int, int], None]
+"""progress(stage, done, total): called from the analysing thread."""
+
+
+@dataclass(frozen=True)
+class SampleDetail:
+    """What a person inspecting one sample wants beyond the metric inputs."""
+
+    index: int
+    code: str
+    verdict: Verdict | None = None
+    repair: RepairResult | None = None
+    verdict_after: Verdict | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Deterministic JSON: no timings, so equal inputs give byte-identical output."""
+        out: dict[str, Any] = {"index": self.index}
+        if self.verdict is not None:
+            out["oracle"] = _verdict_summary(self.verdict)
+        if self.repair is not None:
+            out["repair"] = {
+                "steps": [
+                    {
+                        "transformer": s.transformer,
+                        "d_before": s.d_before,
+                        "d_after": s.d_after,
+                        "sites": s.sites,
+                    }
+                    for s in self.repair.steps
+                ],
+                "candidates_checked": self.repair.candidates_checked,
+                "repaired_code": self.repair.code if self.repair.steps else None,
+            }
+        if self.verdict_after is not None:
+            out["oracle_after_repair"] = _verdict_summary(self.verdict_after)
+        return out
+
+
+def _verdict_summary(verdict: Verdict) -> dict[str, Any]:
+    return {
+        "passed": verdict.passed,
+        "status": verdict.status,
+        "reason": verdict.reason,
+        "pass_fraction": verdict.pass_fraction,
+        "tests": [
+            {
+                "name": t.name,
+                "kind": t.kind,
+                "passed": t.passed,
+                "actual": t.actual,
+                "error_type": t.error_type,
+                "error_message": t.error_message,
+            }
+            for t in verdict.tests
+        ],
+    }
+
+
+@dataclass(frozen=True)
+class CanonInfo:
+    """The canon a run was measured against."""
+
+    status: str
+    """established (used) | none (no sample passed) | not_computed | stale | tampered | corrupt"""
+    source: str = ""
+    """"run" (from this run's own samples) or "store"."""
+    sample_index: int | None = None
+    run_id: str | None = None
+    code: str | None = None
+    texts: dict[str, str] = field(default_factory=dict)
+    reason: str = ""
+    content_hash: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "source": self.source,
+            "sample_index": self.sample_index,
+            "run_id": self.run_id,
+            "code": self.code,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class RunAnalysis:
+    run: RunInput
+    level: str
+    samples: tuple[SampleAnalysis, ...]
+    normalized: tuple[Normalized, ...]
+    pairwise: np.ndarray | None
+    """N×N distances at the level; None above `distance.PAIRWISE_MATRIX_LIMIT` samples."""
+    metrics: RunMetrics
+    details: tuple[SampleDetail, ...] = ()
+    canon: CanonInfo = CanonInfo(CANON_NOT_COMPUTED)
+    contract: Contract | None = None
+    oracle_info: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """The run's entry in `analyze --json`."""
+        return {
+            "id": self.run.id,
+            "contract_id": self.run.contract_id,
+            "model": self.run.model,
+            "temperature": self.run.temperature,
+            "n": self.metrics.n,
+            "source": self.run.source,
+            "metrics": self.metrics.to_dict(),
+            "canon": self.canon.to_dict(),
+            "oracle": dict(self.oracle_info),
+        }
+
+    def to_dict(self, *, with_samples: bool = True) -> dict[str, Any]:
+        out = self.summary()
+        out["level"] = self.level
+        if with_samples:
+            details = {d.index: d for d in self.details}
+            out["samples"] = [
+                {
+                    **sample.to_dict(),
+                    **(details[sample.index].to_dict() if sample.index in details else {}),
+                }
+                for sample in self.samples
+            ]
+        return out
+
+
+_shared: Oracle | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_oracle() -> Oracle:
+    """One warm sandbox pool per process, closed at exit (CLI commands and the app share it)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = Oracle()
+            atexit.register(_shared.close)
+        return _shared
+
+
+def contract_for(run: RunInput) -> Contract | None:
+    """The contract a run's samples are judged by, when one can be found."""
+    given = run.extra.get("contract")
+    if isinstance(given, Contract):
+        return given
+    if (
+        run.source_format == "skyt"
+        and isinstance(run.extra.get("skyt_contract"), dict)
+        and run.extra["skyt_contract"]
+    ):
+        from skyt_tui.engine.sources.importers import skyt_template_to_contract
+
+        try:
+            return skyt_template_to_contract(
+                run.extra["skyt_contract"], key=run.contract_id, file=run.source
+            )
+        except ContractError:
+            return None
+    if run.source_format == "humaneval" and run.extra.get("problem") is not None:
+        return problem_contract(run.extra["problem"])
+    return find_contract(run.contract_id)
+
+
+def analyze_run(run: RunInput, **options: Any) -> RunAnalysis:
+    return analyze_runs([run], **options)[0]
+
+
+def analyze_runs(
+    runs: Sequence[RunInput],
+    *,
+    level: str = "nodoc",
+    tau: float = DEFAULT_TAU,
+    oracle: Oracle | None | bool = True,
+    repair_samples: bool = True,
+    canon_mode: str = "run",
+    store_canon_provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None]
+    | None = None,
+    progress: Progress | None = None,
+    repair_workers: int | None = None,
+    distance: str = DEFAULT_DISTANCE,
+) -> list[RunAnalysis]:
+    """Analyse runs. `oracle=True` uses the shared sandbox pool, False skips oracle, canon and repair.
+
+    `repair_workers`: processes for the repair search (default: one per core;
+    1 keeps it in this process). Results do not depend on it.
+
+    `distance`: "levenshtein" (default) or "tree" (normalised AST tree edit
+    distance, `tree_distance`) for d_pre, d_post and R_pairwise. Repair always
+    searches by Levenshtein; under the tree distance a repaired sample's d_post
+    is its repaired text's tree distance, or its d_pre when that is smaller.
+
+    `store_canon_provider(contract)` (store mode) finds the sample that should
+    become the canon when the store has none: (code, sample_index, provenance)
+    of the first passing sample of the contract's earliest run, or None.
+    """
+    distance_version(level, distance)  # an unknown distance fails here, before any work
+    if canon_mode not in ("run", "store"):
+        raise ValueError(f"canon_mode must be 'run' or 'store', not {canon_mode!r}")
+    report = progress or (lambda stage, done, total: None)
+    the_oracle = shared_oracle() if oracle is True else (oracle or None)
+
+    contracts = _dedupe_contracts([contract_for(run) if the_oracle else None for run in runs])
+    prepared = [_prepare(run, contract) for run, contract in zip(runs, contracts)]
+
+    verdicts: list[list[Verdict] | None] = [None] * len(runs)
+    if the_oracle is not None:
+        jobs = [
+            (contract, code)
+            for p, contract in zip(prepared, contracts)
+            if contract
+            for code in p.codes
+        ]
+        report("oracle", 0, len(jobs))
+        flat = the_oracle.check_many(jobs, dedupe=True) if jobs else []
+        report("oracle", len(jobs), len(jobs))
+        position = 0
+        for i, (p, contract) in enumerate(zip(prepared, contracts)):
+            if contract:
+                verdicts[i] = flat[position : position + len(p.codes)]
+                position += len(p.codes)
+
+    canons = [
+        _canon_for(p, contract, vs, canon_mode, store_canon_provider)
+        for p, contract, vs in zip(prepared, contracts, verdicts)
+    ]
+
+    repairs: Sequence[dict[int, RepairResult] | None] = [None] * len(runs)
+    if the_oracle is not None and repair_samples:
+        repairs = _repair_all(
+            prepared, contracts, verdicts, canons, level, the_oracle, report, repair_workers
+        )
+
+    after: list[dict[int, Verdict]] = [{} for _ in runs]
+    if the_oracle is not None:
+        jobs = [
+            (contract, result.code)
+            for p, contract, rs in zip(prepared, contracts, repairs)
+            if contract and rs
+            for result in rs.values()
+            if result.steps
+        ]
+        flat = the_oracle.check_many(jobs, dedupe=True) if jobs else []
+        lookup = {(id(job[0]), job[1]): verdict for job, verdict in zip(jobs, flat)}
+        for i, (contract, rs) in enumerate(zip(contracts, repairs)):
+            for position, result in (rs or {}).items():
+                if result.steps:
+                    after[i][position] = lookup[(id(contract), result.code)]
+
+    oracle_info = {}
+    if the_oracle is not None:
+        oracle_info = {
+            "version": ORACLE_VERSION,
+            "isolation": the_oracle.isolation,
+            "layers": list(the_oracle.layers),
+        }
+    results = []
+    for i in range(len(runs)):
+        results.append(
+            _finish(
+                prepared[i],
+                contracts[i],
+                verdicts[i],
+                canons[i],
+                repairs[i],
+                after[i],
+                level,
+                tau,
+                oracle_info,
+                distance,
+            )
+        )
+    return results
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    run: RunInput
+    indexes: tuple[int, ...]
+    codes: tuple[str, ...]
+    normalized: tuple[Normalized, ...]
+    kept: frozenset[str]
+
+
+def _dedupe_contracts(contracts: list[Contract | None]) -> list[Contract | None]:
+    """Equal contracts become one object, so the oracle's dedupe works across runs."""
+    by_hash: dict[str, Contract] = {}
+    out: list[Contract | None] = []
+    for contract in contracts:
+        if contract is None:
+            out.append(None)
+            continue
+        out.append(by_hash.setdefault(contract.content_hash(), contract))
+    return out
+
+
+def _prepare(run: RunInput, contract: Contract | None) -> _Prepared:
+    kept = frozenset(run.kept_names | (contract.kept_names if contract else frozenset()))
+    generated = [(index, code) for index, code in enumerate(run.codes) if code is not None]
+    return _Prepared(
+        run=run,
+        indexes=tuple(index for index, _ in generated),
+        codes=tuple(code for _, code in generated),
+        normalized=tuple(normalize(code, kept) for _, code in generated),
+        kept=kept,
+    )
+
+
+def _canon_for(
+    p: _Prepared,
+    contract: Contract | None,
+    verdicts: list[Verdict] | None,
+    mode: str,
+    provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None] | None,
+) -> CanonInfo:
+    if contract is None or verdicts is None:
+        return CanonInfo(
+            CANON_NOT_COMPUTED, reason="no contract for these samples, so no oracle verdicts"
+        )
+    if mode == "run":
+        position = canon_store.first_canon_candidate(
+            [v.passed for v in verdicts], [n.parse_error for n in p.normalized]
+        )
+        if position is None:
+            return CanonInfo(
+                CANON_NONE, source="run", reason="no sample parses and passes the oracle"
+            )
+        return CanonInfo(
+            CANON_ESTABLISHED,
+            source="run",
+            sample_index=p.indexes[position],
+            run_id=p.run.id,
+            code=p.codes[position],
+            texts=dict(p.normalized[position].texts),
+        )
+    state = canon_store.load_canon(contract.id, contract=contract, oracle_version=ORACLE_VERSION)
+    if state.status == canon_store.STATUS_MISSING:
+        found = provider(contract) if provider is not None else _first_passing_here(p, verdicts)
+        if found is None:
+            return CanonInfo(
+                CANON_NONE,
+                source="store",
+                reason="no stored sample of this contract passes the oracle yet",
+            )
+        code, index, provenance = found
+        built = canon_store.build_canon(
+            contract, code, canon_store.Provenance(sample_index=index, **provenance), ORACLE_VERSION
+        )
+        try:
+            canon_store.establish_canon(built)
+        except canon_store.CanonExistsError:
+            pass  # another process established it first; use what is stored
+        state = canon_store.load_canon(
+            contract.id, contract=contract, oracle_version=ORACLE_VERSION
+        )
+    if not state.usable:
+        return CanonInfo(
+            state.status, source="store", reason=state.reason or f"canon is {state.status}"
+        )
+    canon = state.canon
+    assert canon is not None  # usable implies a canon
+    return CanonInfo(
+        CANON_ESTABLISHED,
+        source="store",
+        sample_index=canon.provenance.get("sample_index"),
+        run_id=canon.provenance.get("run_id"),
+        code=canon.code,
+        texts=dict(canon.texts),
+        content_hash=canon.content_hash,
+    )
+
+
+def _first_passing_here(
+    p: _Prepared, verdicts: list[Verdict]
+) -> tuple[str, int, dict[str, Any]] | None:
+    position = canon_store.first_canon_candidate(
+        [v.passed for v in verdicts], [n.parse_error for n in p.normalized]
+    )
+    if position is None:
+        return None
+    run = p.run
+    return (
+        p.codes[position],
+        p.indexes[position],
+        {
+            "run_id": run.id,
+            "provider": run.extra.get("provider"),
+            "model": run.model,
+            "temperature": run.temperature,
+        },
+    )
+
+
+_RepairKey = tuple[str, str, str, frozenset[str]]
+"""(contract hash, sample code, canon code, kept names): samples with equal keys share one repair."""
+
+PROCESS_REPAIR_MIN_TASKS = 24
+"""Fewer repair tasks than this run in threads of this process: starting worker processes costs ~0.5 s."""
+
+
+def _repair_all(
+    prepared: list[_Prepared],
+    contracts: list[Contract | None],
+    verdicts: list[list[Verdict] | None],
+    canons: list[CanonInfo],
+    level: str,
+    oracle: Oracle,
+    report: Progress,
+    workers: int | None = None,
+) -> list[dict[int, RepairResult]]:
+    """Repair every oracle-passing, non-canonical sample; identical samples share one repair.
+
+    Many tasks run on worker processes (`repair.parallel`), a few on threads
+    here; the results are the same. The searches of one contract share
+    rewrites, and a candidate program is sent to the oracle once per contract.
+    """
+    tasks: dict[_RepairKey, tuple[Contract, str, str, frozenset[str]]] = {}
+    wanted: list[dict[int, _RepairKey]] = []
+    for p, contract, vs, canon in zip(prepared, contracts, verdicts, canons):
+        positions: dict[int, _RepairKey] = {}
+        if contract is not None and vs is not None and canon.status == CANON_ESTABLISHED:
+            assert canon.code is not None  # an established canon has its code
+            for position, (code, verdict, norm) in enumerate(zip(p.codes, vs, p.normalized)):
+                if (
+                    verdict.passed
+                    and not norm.parse_error
+                    and norm.texts[level] != canon.texts[level]
+                ):
+                    key = (contract.content_hash(), code, canon.code, p.kept)
+                    tasks.setdefault(key, (contract, code, canon.code, p.kept))
+                    positions[position] = key
+        wanted.append(positions)
+
+    keys = sorted(tasks, key=lambda k: (k[0], k[1], k[2], sorted(k[3])))
+    repair_tasks = [
+        RepairTask(
+            code=code,
+            canon_code=canon_code,
+            kept_names=kept,
+            level=level,
+            max_steps=contract.rescue.max_transformations,
+            allowed=tuple(contract.rescue.transformers),
+            group=contract.id,
+        )  # rewrites depend on no contract detail: group by the task, not its version
+        for key in keys
+        for contract, code, canon_code, kept in [tasks[key]]
+    ]
+    verdict_cache: dict[tuple[str, str], bool] = {}
+    cache_lock = threading.Lock()
+
+    def verify(index: int, programs: Sequence[str]) -> list[bool]:
+        contract = tasks[keys[index]][0]
+        group = keys[index][0]
+        with cache_lock:
+            pending = [
+                program
+                for program in dict.fromkeys(programs)
+                if (group, program) not in verdict_cache
+            ]
+        if pending:
+            found = oracle.check_many([(contract, program) for program in pending], dedupe=True)
+            with cache_lock:
+                verdict_cache.update(
+                    ((group, program), v.passed) for program, v in zip(pending, found)
+                )
+        with cache_lock:
+            return [verdict_cache[(group, program)] for program in programs]
+
+    def verify_many(requests: Sequence[tuple[int, Sequence[str]]]) -> list[list[bool]]:
+        """A repair worker's gathered requests: the programs not yet known go to the oracle in one call."""
+        wanted: dict[tuple[str, str], Contract] = {}
+        with cache_lock:
+            for index, programs in requests:
+                group = keys[index][0]
+                for program in programs:
+                    if (group, program) not in verdict_cache:
+                        wanted.setdefault((group, program), tasks[keys[index]][0])
+        if wanted:
+            found = oracle.check_many(
+                [(contract, program) for (_, program), contract in wanted.items()], dedupe=True
+            )
+            with cache_lock:
+                verdict_cache.update((key, v.passed) for key, v in zip(wanted, found))
+        with cache_lock:
+            return [
+                [verdict_cache[(keys[index][0], program)] for program in programs]
+                for index, programs in requests
+            ]
+
+    report("repair", 0, len(keys))
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if workers > 1 and len(repair_tasks) >= PROCESS_REPAIR_MIN_TASKS:
+        found = repair_in_processes(
+            repair_tasks,
+            verify,
+            workers=workers,
+            progress=lambda done: report("repair", done, len(keys)),
+            verify_many=verify_many,
+        )
+    else:
+        found = _repair_in_threads(
+            repair_tasks,
+            verify,
+            max(2, oracle.workers * 2),
+            lambda done: report("repair", done, len(keys)),
+        )
+    results = dict(zip(keys, found))
+    return [{position: results[key] for position, key in positions.items()} for positions in wanted]
+
+
+def _repair_in_threads(
+    tasks: list[RepairTask], verify: TaskVerifier, threads: int, progress: Callable[[int], None]
+) -> list[RepairResult]:
+    """Tasks on threads of this process; a group's tasks run in one thread and share its rewrite cache."""
+    groups: dict[Any, list[int]] = {}
+    for index, task in enumerate(tasks):
+        groups.setdefault(task.group, []).append(index)
+    results: list[RepairResult | None] = [None] * len(tasks)
+
+    def run_group(indexes: list[int]) -> int:
+        rewrites = RewriteCache()
+        for index in indexes:
+            results[index] = tasks[index].run(partial(verify, index), rewrites)
+        return len(indexes)
+
+    done = 0
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for count in pool.map(run_group, list(groups.values())):
+            done += count
+            progress(done)
+    return results  # type: ignore[return-value]
+
+
+def _finish(
+    p: _Prepared,
+    contract: Contract | None,
+    verdicts: list[Verdict] | None,
+    canon: CanonInfo,
+    repairs: dict[int, RepairResult] | None,
+    after: dict[int, Verdict],
+    level: str,
+    tau: float,
+    oracle_info: dict[str, Any],
+    distance: str = DEFAULT_DISTANCE,
+) -> RunAnalysis:
+    texts = [n.texts[level] for n in p.normalized]
+    d_pre: list[float | None] = [None] * len(texts)
+    d_post: list[float | None] = [None] * len(texts)
+    if canon.status == CANON_ESTABLISHED and distance == "tree":
+        d_pre, d_post = _tree_distances(texts, canon.texts[level], repairs, p.kept, level)
+    elif canon.status == CANON_ESTABLISHED:
+        d_pre = list(distances_to(texts, canon.texts[level]))
+        d_post = list(d_pre)
+        result: RepairResult | None
+        for position, result in (repairs or {}).items():
+            if result.steps:
+                d_post[position] = result.d_post
+    samples = []
+    details = []
+    for position, (index, code, norm) in enumerate(zip(p.indexes, p.codes, p.normalized)):
+        verdict = verdicts[position] if verdicts is not None else None
+        result = (repairs or {}).get(position)
+        samples.append(
+            SampleAnalysis(
+                index=index,
+                signatures=norm.signatures,
+                parse_error=norm.parse_error,
+                passed=verdict.passed if verdict is not None else None,
+                pass_vector=verdict.pass_vector() if verdict is not None else None,
+                outputs=output_keys(verdict) if verdict is not None else None,
+                d_pre=d_pre[position],
+                d_post=d_post[position],
+                repair_steps=tuple(step.transformer for step in result.steps)
+                if result is not None
+                else (),
+            )
+        )
+        details.append(
+            SampleDetail(
+                index=index,
+                code=code,
+                verdict=verdict,
+                repair=result,
+                verdict_after=after.get(position),
+            )
+        )
+    if distance == "tree":
+        pairwise = tree_pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
+        pairwise_mean = tree_mean_pairwise(texts) if pairwise is None else None
+    else:
+        pairwise = pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
+        pairwise_mean = mean_pairwise_streamed(texts) if pairwise is None else None
+    versions = {"distance": distance_version(level, distance)}
+    if verdicts is not None:
+        versions["oracle"] = ORACLE_VERSION
+    if repairs is not None:
+        versions["repair"] = REPAIR_VERSION
+    metrics = compute_metrics(
+        samples,
+        level=level,
+        tau=tau,
+        pairwise=pairwise,
+        pairwise_mean=pairwise_mean,
+        n_failed=len(p.run.codes) - len(p.codes),
+        canon=canon.status
+        if canon.status in (CANON_ESTABLISHED, CANON_NONE)
+        else CANON_NOT_COMPUTED,
+        versions=versions,
+    )
+    return RunAnalysis(
+        run=p.run,
+        level=level,
+        samples=tuple(samples),
+        normalized=p.normalized,
+        pairwise=pairwise,
+        metrics=metrics,
+        details=tuple(details),
+        canon=canon,
+        contract=contract,
+        oracle_info=oracle_info,
+    )
+
+
+def _tree_distances(
+    texts: list[str],
+    canon_text: str,
+    repairs: dict[int, RepairResult] | None,
+    kept: frozenset[str],
+    level: str,
+) -> tuple[list[float | None], list[float | None]]:
+    """d_pre and d_post by tree distance; a repair that moves a sample away keeps its d_pre."""
+    measured = tree_distances_to(texts, canon_text)
+    d_post: list[float | None] = list(measured)
+    for position, result in (repairs or {}).items():
+        if result.steps:
+            repaired = normalize(result.code, kept).texts[level]
+            d_post[position] = min(measured[position], tree_distances_to([repaired], canon_text)[0])
+    return list(measured), d_post
+
+
+def output_keys(verdict: Verdict) -> tuple[str, ...]:
+    """Per-test output keys for OER: the canonical actual value, or `!` + error type when none.
+
+    Constraint outcomes have no output and are left out.
+    """
+    return tuple(
+        t.actual if t.actual is not None else f"!{t.error_type or 'none'}"
+        for t in verdict.tests
+        if t.kind != "constraint"
+    )

@@ -1,0 +1,398 @@
+"""Repeatability metrics of one run, as pure functions of its sample records (docs/metrics.md).
+
+Definitions follow seeds/metrics-definitions.md, with the changes docs/metrics.md describes:
+R_anchor_pre is measured (not 0 by definition), and rescue is also reported
+relative to the non-canonical samples. Every value is a plain float at full
+precision; sums use `math.fsum` over a fixed order and the bootstrap draws from
+one seeded generator, so recomputation is bit-identical in any process.
+
+N counts the samples that produced code; generation failures are reported as
+`n_failed` and excluded, so that a run of failed requests does not look
+"repeatable" through many identical empty outputs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from skyt_tui.engine.measure.normalize import LEVELS, NORMALIZATION_VERSION
+from skyt_tui.engine.measure.records import SampleAnalysis
+from skyt_tui.engine.versions import DEFAULT_TAU  # noqa: F401 (re-exported)
+
+BOOTSTRAP_DRAWS = 1000
+BOOTSTRAP_SEED = 20260119
+PAIRWISE_BOOTSTRAP_BUDGET = 1_000_000_000
+"""Multiply-adds allowed for the R_pairwise interval (draws·N²): all draws up to N = 1,000."""
+CANON_NOT_COMPUTED = "not_computed"
+CANON_NONE = "none"
+CANON_ESTABLISHED = "established"
+
+
+@dataclass(frozen=True)
+class RunMetrics:
+    n: int
+    level: str
+    tau: float
+    n_failed: int = 0
+    R_raw: float = 0.0
+    R_sig: dict[str, float] = field(default_factory=dict)
+    distinct: dict[str, int] = field(default_factory=dict)
+    entropy_bits: dict[str, float] = field(default_factory=dict)
+    R_pairwise: float | None = None
+    canon: str = CANON_NOT_COMPUTED
+    R_anchor_pre: float | None = None
+    R_anchor_post: float | None = None
+    Delta_rescue: float | None = None
+    rescue_rate: float | None = None
+    rescue_of_noncanonical: float | None = None
+    mu_pre: float | None = None
+    mu_post: float | None = None
+    Delta_mu: float | None = None
+    P_tau_pre: float | None = None
+    P_tau_post: float | None = None
+    Delta_P_tau: float | None = None
+    R_anchor_mean: float | None = None
+    pass_rate: float | None = None
+    R_behavioral: float | None = None
+    OER: float | None = None
+    ci: dict[str, tuple[float, float]] = field(default_factory=dict)
+    anchor_sensitivity: dict[str, float | int] | None = None
+    versions: dict[str, str] = field(default_factory=dict)
+    invariant_violations: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if isinstance(value, dict):
+                value = {
+                    k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(value.items())
+                }
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[name] = value
+        return out
+
+
+def _share(count: int, n: int) -> float:
+    return count / n if n else 0.0
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values) if values else 0.0
+
+
+def modal_share(keys: Sequence[Any]) -> float:
+    """Share of the most common key: R_raw over raw signatures, R_behavioral over pass vectors."""
+    if not keys:
+        return 0.0
+    return max(Counter(keys).values()) / len(keys)
+
+
+def entropy_bits(keys: Sequence[Any]) -> float:
+    """Shannon entropy (bits) of the key distribution; 0 when all equal."""
+    n = len(keys)
+    if n == 0:
+        return 0.0
+    counts = sorted(Counter(keys).values())
+    return -math.fsum((c / n) * math.log2(c / n) for c in counts) + 0.0
+
+
+def mean_pairwise_distance(matrix: np.ndarray) -> float:
+    n = matrix.shape[0]
+    if n < 2:
+        return 0.0
+    upper = matrix[np.triu_indices(n, k=1)]
+    return math.fsum(upper.tolist()) / len(upper)
+
+
+def compute_metrics(
+    samples: Sequence[SampleAnalysis],
+    *,
+    level: str = "nodoc",
+    tau: float = DEFAULT_TAU,
+    pairwise: np.ndarray | None = None,
+    pairwise_mean: float | None = None,
+    canon: str = CANON_NOT_COMPUTED,
+    n_failed: int = 0,
+    versions: dict[str, str] | None = None,
+    bootstrap_draws: int = BOOTSTRAP_DRAWS,
+    seed: int = BOOTSTRAP_SEED,
+) -> RunMetrics:
+    """All metrics computable from `samples` (ordered by index).
+
+    `pairwise` is the N×N distance matrix at `level` (for R_pairwise and its
+    interval); for large runs the caller may give only `pairwise_mean`, the mean
+    distance over all pairs, and R_pairwise then has no interval. `canon`
+    says whether the canon stage ran and found a canon: with `none`, R_anchor is 0
+    and every distance counts as 1.0, as the metrics note prescribes.
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown level {level!r}")
+    if not 0.0 <= tau <= 1.0:
+        raise ValueError(f"tau must be within [0, 1]; got {tau}")
+    samples = sorted(samples, key=lambda s: s.index)
+    n = len(samples)
+    all_versions = {"normalization": NORMALIZATION_VERSION, **(versions or {})}
+
+    signatures = {lvl: [s.signatures[lvl] for s in samples] for lvl in LEVELS}
+    r_sig = {lvl: modal_share(signatures[lvl]) for lvl in LEVELS}
+    values: dict[str, Any] = {
+        "R_raw": r_sig["raw"],
+        "R_sig": r_sig,
+        "distinct": {lvl: len(set(signatures[lvl])) for lvl in LEVELS},
+        "entropy_bits": {lvl: entropy_bits(signatures[lvl]) for lvl in LEVELS},
+    }
+    if n == 1:
+        values["R_raw"] = 1.0
+    if pairwise is not None:
+        if pairwise.shape != (n, n):
+            raise ValueError(f"pairwise matrix is {pairwise.shape}, expected {(n, n)}")
+        values["R_pairwise"] = (1.0 - mean_pairwise_distance(pairwise)) if n else 0.0
+    elif pairwise_mean is not None:
+        values["R_pairwise"] = (1.0 - pairwise_mean) if n else 0.0
+
+    values.update(_anchor_metrics(samples, canon, tau))
+    values.update(_behaviour_metrics(samples))
+    if canon != CANON_NOT_COMPUTED and any(s.passed is not None for s in samples):
+        values["anchor_sensitivity"] = anchor_sensitivity(samples, level)
+
+    metrics = RunMetrics(
+        n=n, level=level, tau=tau, n_failed=n_failed, canon=canon, versions=all_versions, **values
+    )
+    ci = bootstrap_intervals(
+        samples, metrics, pairwise, level=level, draws=bootstrap_draws, seed=seed
+    )
+    metrics = replace(metrics, ci=ci)
+    return replace(metrics, invariant_violations=tuple(check_invariants(metrics, samples)))
+
+
+def _distances(
+    samples: Sequence[SampleAnalysis], canon: str
+) -> tuple[list[float], list[float]] | None:
+    if canon == CANON_NOT_COMPUTED:
+        return None
+    if canon == CANON_NONE:
+        return [1.0] * len(samples), [1.0] * len(samples)
+    if any(s.d_pre is None for s in samples):
+        return None
+    d_pre = [float(s.d_pre) for s in samples if s.d_pre is not None]  # every one, by now
+    d_post = [float(s.d_post) if s.d_post is not None else d for s, d in zip(samples, d_pre)]
+    return d_pre, d_post
+
+
+def _anchor_metrics(samples: Sequence[SampleAnalysis], canon: str, tau: float) -> dict[str, Any]:
+    distances = _distances(samples, canon)
+    if distances is None:
+        return {}
+    d_pre, d_post = distances
+    n = len(samples)
+    r_pre = _share(sum(d == 0.0 for d in d_pre), n)
+    r_post = _share(sum(d == 0.0 for d in d_post), n)
+    rescued = sum(pre > 0.0 and post == 0.0 for pre, post in zip(d_pre, d_post))
+    noncanonical = sum(pre > 0.0 for pre in d_pre)
+    mu_pre, mu_post = _mean(d_pre), _mean(d_post)
+    p_pre = _share(sum(d <= tau for d in d_pre), n)
+    p_post = _share(sum(d <= tau for d in d_post), n)
+    if canon == CANON_NONE:
+        r_pre = r_post = 0.0
+    return {
+        "R_anchor_pre": r_pre,
+        "R_anchor_post": r_post,
+        "Delta_rescue": r_post - r_pre,
+        "rescue_rate": _share(rescued, n),
+        "rescue_of_noncanonical": _share(rescued, noncanonical),
+        "mu_pre": mu_pre,
+        "mu_post": mu_post,
+        "Delta_mu": mu_post - mu_pre,
+        "P_tau_pre": p_pre,
+        "P_tau_post": p_post,
+        "Delta_P_tau": p_post - p_pre,
+        "R_anchor_mean": (1.0 - mu_pre) if n else 0.0,
+    }
+
+
+def _longest(rows: Sequence[tuple[object, ...] | None]) -> int:
+    return max((len(row) for row in rows if row is not None), default=0)
+
+
+def behaviour_keys(
+    samples: Sequence[SampleAnalysis],
+) -> tuple[list[tuple[bool, ...]], list[tuple[str, ...]]]:
+    """Pass vectors and output keys, padded so samples that never ran a test compare as failing.
+
+    The two are padded to their own lengths: a contract's constraints have a pass
+    vector entry but no output, so outputs are shorter than pass vectors there.
+    """
+    t_vector = _longest([s.pass_vector for s in samples])
+    t_output = _longest([s.outputs for s in samples])
+    vectors = [
+        s.pass_vector
+        if s.pass_vector is not None and len(s.pass_vector) == t_vector
+        else (False,) * t_vector
+        for s in samples
+    ]
+    outputs = [
+        s.outputs
+        if s.outputs is not None and len(s.outputs) == t_output
+        else ("!not-run",) * t_output
+        for s in samples
+    ]
+    return vectors, outputs
+
+
+def _behaviour_metrics(samples: Sequence[SampleAnalysis]) -> dict[str, Any]:
+    if not samples or all(s.passed is None for s in samples):
+        return {}
+    n = len(samples)
+    vectors, outputs = behaviour_keys(samples)
+    t = len(outputs[0])
+    agreeing = sum(len({row[i] for row in outputs}) == 1 for i in range(t))
+    return {
+        "pass_rate": _share(sum(bool(s.passed) for s in samples), n),
+        "R_behavioral": modal_share(vectors),
+        "OER": _share(agreeing, t),
+    }
+
+
+def anchor_sensitivity(samples: Sequence[SampleAnalysis], level: str) -> dict[str, float | int]:
+    """R_anchor_pre if each oracle-passing sample in turn were the anchor.
+
+    d(x, anchor) == 0 exactly when the normalized texts are equal, i.e. when the
+    signatures at the run's level are equal, so no distances are needed.
+    """
+    n = len(samples)
+    counts = Counter(s.signatures[level] for s in samples)
+    anchors = [s for s in samples if s.passed and not s.parse_error]
+    if not anchors:
+        return {"min": 0.0, "max": 0.0, "n_anchors": 0, "argmin": -1, "argmax": -1}
+    shares = [(counts[s.signatures[level]] / n, s.index) for s in anchors]
+    low = min(shares, key=lambda item: (item[0], item[1]))
+    high = max(shares, key=lambda item: (item[0], -item[1]))
+    return {
+        "min": low[0],
+        "max": high[0],
+        "n_anchors": len(anchors),
+        "argmin": low[1],
+        "argmax": high[1],
+    }
+
+
+def bootstrap_intervals(
+    samples: Sequence[SampleAnalysis],
+    metrics: RunMetrics,
+    pairwise: np.ndarray | None,
+    *,
+    level: str,
+    draws: int = BOOTSTRAP_DRAWS,
+    seed: int = BOOTSTRAP_SEED,
+) -> dict[str, tuple[float, float]]:
+    """Percentile 95% intervals for the R metrics, resampling samples with replacement.
+
+    One seeded generator draws one index matrix shared by every metric, so the
+    intervals are reproducible and mutually consistent.
+    """
+    n = len(samples)
+    if n < 2 or draws <= 0:
+        return {}
+    rng = np.random.default_rng(seed)
+    index = rng.integers(0, n, size=(draws, n))
+
+    def encode(keys: Sequence[Any]) -> np.ndarray:
+        order = {key: code for code, key in enumerate(sorted(set(keys), key=repr))}
+        return np.array([order[key] for key in keys], dtype=np.int64)
+
+    def counts_per_draw(codes: np.ndarray, k: int) -> np.ndarray:
+        """draws × k matrix: how often each code appears in each resample."""
+        offsets = codes[index] + k * np.arange(draws, dtype=np.int64)[:, None]
+        return np.bincount(offsets.ravel(), minlength=k * draws).reshape(draws, k)
+
+    def modal(codes: np.ndarray) -> np.ndarray:
+        shares: np.ndarray = counts_per_draw(codes, int(codes.max()) + 1).max(axis=1) / n
+        return shares
+
+    series: dict[str, np.ndarray] = {
+        "R_raw": modal(encode([s.signatures["raw"] for s in samples])),
+        f"R_sig_{level}": modal(encode([s.signatures[level] for s in samples])),
+    }
+    # c·D·c costs draws·N² multiply-adds: above ~1e9 the draws are cut, and under 50 the interval is left out.
+    pair_draws = min(draws, PAIRWISE_BOOTSTRAP_BUDGET // (n * n))
+    if pairwise is not None and pairwise.shape == (n, n) and pair_draws >= 50:
+        # Sum of D over all ordered pairs of a resample = c·D·c with c the per-sample counts.
+        # einsum without `optimize` runs numpy's own loops (no BLAS threads), so the
+        # summation order, and hence every bit of the result, is fixed.
+        counts = counts_per_draw(np.arange(n, dtype=np.int64), n)[:pair_draws].astype(np.float64)
+        sums = np.einsum("ij,ij->i", np.einsum("ij,jk->ik", counts, pairwise), counts)
+        series["R_pairwise"] = 1.0 - sums / (n * (n - 1))
+    distances = _distances(samples, metrics.canon)
+    if distances is not None:
+        d_pre, d_post = (np.array(d, dtype=np.float64) for d in distances)
+        series["R_anchor_pre"] = (d_pre[index] == 0.0).mean(axis=1)
+        series["R_anchor_post"] = (d_post[index] == 0.0).mean(axis=1)
+        if metrics.canon == CANON_NONE:
+            series["R_anchor_pre"] = series["R_anchor_post"] = np.zeros(draws)
+    if metrics.R_behavioral is not None:
+        vectors, _ = behaviour_keys(samples)
+        series["R_behavioral"] = modal(encode(vectors))
+        series["pass_rate"] = np.array([bool(s.passed) for s in samples], dtype=np.float64)[
+            index
+        ].mean(axis=1)
+    return {name: _interval(values) for name, values in sorted(series.items())}
+
+
+def _interval(values: np.ndarray) -> tuple[float, float]:
+    low, high = np.quantile(values, (0.025, 0.975))  # one partition for both ends
+    return float(low), float(high)
+
+
+def check_invariants(metrics: RunMetrics, samples: Sequence[SampleAnalysis] = ()) -> list[str]:
+    """Violations of the metrics' invariants (docs/metrics.md); an empty list means all hold."""
+    problems = []
+    unit = [
+        "R_raw",
+        "R_pairwise",
+        "R_anchor_pre",
+        "R_anchor_post",
+        "rescue_rate",
+        "rescue_of_noncanonical",
+        "mu_pre",
+        "mu_post",
+        "P_tau_pre",
+        "P_tau_post",
+        "R_anchor_mean",
+        "pass_rate",
+        "R_behavioral",
+        "OER",
+    ]
+    for name in unit:
+        value = getattr(metrics, name)
+        if value is not None and not 0.0 <= value <= 1.0:
+            problems.append(f"{name} = {value} is outside [0, 1]")
+    for name, value in [*metrics.R_sig.items()]:
+        if not 0.0 <= value <= 1.0:
+            problems.append(f"R_sig[{name}] = {value} is outside [0, 1]")
+    for name, (low, high) in metrics.ci.items():
+        if not 0.0 <= low <= high <= 1.0:
+            problems.append(f"ci[{name}] = ({low}, {high}) is not an interval within [0, 1]")
+    if (
+        metrics.mu_pre is not None
+        and metrics.mu_post is not None
+        and metrics.mu_post > metrics.mu_pre
+    ):
+        problems.append(f"mu_post {metrics.mu_post} > mu_pre {metrics.mu_pre}")
+    if (
+        metrics.P_tau_pre is not None
+        and metrics.P_tau_post is not None
+        and metrics.P_tau_post < metrics.P_tau_pre
+    ):
+        problems.append(f"P_tau_post {metrics.P_tau_post} < P_tau_pre {metrics.P_tau_pre}")
+    for s in samples:
+        if s.d_pre is not None and s.d_post is not None and s.d_post > s.d_pre:
+            problems.append(f"sample {s.index}: d_post {s.d_post} > d_pre {s.d_pre}")
+    return problems

@@ -1,0 +1,150 @@
+"""The oracle: does a sample meet its contract? (docs/contracts.md, docs/oracle.md)
+
+The sample runs in the sandbox (`sandbox.pool`); only the program, the entry
+name and the test *inputs* go there. What comes back is raw data - returned
+values in tagged JSON, exception names - and every verdict is computed here,
+in the app's process, against expected values the sample never sees. So a
+sample cannot pass by returning an object whose `__eq__` says True, printing
+"ok", exiting early or patching builtins. `check(candidate)` bodies run in a
+separate sandboxed process that only talks to the sample by value (see
+`sandbox_worker.py`).
+
+
+
+Pass rule: the sample ran to the end (status "ok"), every out-of-domain
+input and constraint holds, and at least `pass_threshold` of the contract's
+tests pass. Bump ORACLE_VERSION whenever any of this changes.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from skyt_tui.engine.contracts.contract import (
+    Contract,
+)
+from skyt_tui.engine.oracle.plan import Plan
+from skyt_tui.engine.oracle.verdicts import Verdict
+from skyt_tui.engine.sandbox.pool import Limits, SandboxPool
+
+
+class Oracle:
+    """Checks samples against contracts on a pool of warm sandboxed workers.
+
+    A context manager; `check_many` is thread-safe and runs its jobs in parallel
+    on all workers, returning verdicts in input order.
+    """
+
+    def __init__(
+        self,
+        *,
+        workers: int | None = None,
+        isolation: str = "auto",
+        limits: Limits | None = None,
+        without: tuple[str, ...] = (),
+    ) -> None:
+        """`without` switches sandbox layers off (see `SandboxPool`), for tests only."""
+        self._pool = SandboxPool(
+            workers=workers, isolation=isolation, limits=limits or Limits(), without=without
+        )
+        self._plans: dict[int, tuple[weakref.ref[Contract], Plan]] = {}
+        self._plans_lock = threading.Lock()
+
+    @property
+    def isolation(self) -> str:
+        return self._pool.isolation
+
+    @property
+    def layers(self) -> tuple[str, ...]:
+        """The confinement in force (bubblewrap, uid, seccomp, landlock-abiN, rlimits, ...)."""
+        return self._pool.layers
+
+    @property
+    def workers(self) -> int:
+        return self._pool.workers
+
+    def check(self, contract: Contract, code: str) -> Verdict:
+        return self.check_many([(contract, code)])[0]
+
+    def check_many(
+        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+    ) -> list[Verdict]:
+        """Verdicts in input order, the jobs run in parallel on all workers.
+
+        With `dedupe`, a program repeated for the same contract object within
+        this call runs once and its copies share the verdict: right for
+        deterministic programs (and for repeatability metrics, which measure
+        generation, not execution noise), much faster on repetitive samples.
+        """
+        return list(self.check_iter(jobs, dedupe=dedupe))
+
+    def check_iter(
+        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+    ) -> Iterator[Verdict]:
+        """`check_many`'s verdicts one at a time, in input order, each as soon as it is in.
+
+        Every job is handed to the pool before the first verdict is built, so
+        the workers never wait for the caller (a caller showing progress
+        should use this rather than `check_many` on chunks, which lets the
+        workers idle at each chunk's end behind its slowest sample).
+        """
+        entries: list[tuple[Any, ...]] = []
+        first_of: dict[tuple[int, str], int] = {}
+        for position, (contract, code) in enumerate(jobs):
+            if dedupe:
+                key = (id(contract), code)
+                if key in first_of:
+                    entries.append(("copy", first_of[key]))
+                    continue
+                first_of[key] = position
+            plan = self._plan(contract)
+            early, constraint_outcomes = plan.early_verdict(code, self.isolation)
+            if early is not None:
+                entries.append(("done", early))
+                continue
+            future = self._pool.submit({**plan.payload, "program": code}, contract.oracle.timeout_s)
+            entries.append(("run", plan, constraint_outcomes, future))
+        kept: dict[int, Verdict] = {}
+        originals = {entry[1] for entry in entries if entry[0] == "copy"}
+        for position, entry in enumerate(entries):
+            if entry[0] == "copy":
+                verdict = kept[entry[1]]
+            elif entry[0] == "done":
+                verdict = entry[1]
+            else:
+                _, plan, constraint_outcomes, future = entry
+                verdict = plan.verdict(
+                    future.result(), constraint_outcomes, self.isolation, self._pool.limits
+                )
+            if position in originals:
+                kept[position] = verdict
+            entries[position] = ()  # let the job's data go as soon as its verdict is out
+            yield verdict
+
+    def _plan(self, contract: Contract) -> Plan:
+        key = id(contract)
+        with self._plans_lock:
+            cached = self._plans.get(key)
+            if cached is not None and cached[0]() is contract:
+                return cached[1]
+        plan = Plan(contract)
+        with self._plans_lock:
+            if len(self._plans) > 4096:
+                self._plans = {k: v for k, v in self._plans.items() if v[0]() is not None}
+            self._plans[key] = (weakref.ref(contract), plan)
+        return plan
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def __enter__(self) -> Oracle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# ---- human-eval and behaviour metrics ---------------------------------------------------------

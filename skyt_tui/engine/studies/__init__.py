@@ -1,0 +1,7 @@
+"""The studies room: comparing stored runs across models and temperatures (docs/studies.md).
+
+`study` is a study's file (a filter or ids, saved as TOML), `study_report` its rows, tables,
+comparisons and exports, `stats` the significance tests and intervals (scipy.stats).
+
+May import: every room below it and the shared leaves.
+"""

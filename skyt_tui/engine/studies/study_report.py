@@ -1,0 +1,680 @@
+"""A study's report: one row per run with every metric, the model × temperature by contract
+table of any metric, paired comparisons, the summary CSV and the figures.
+
+Rows come from each run's stored analysis (cached, `run_analyses.analyze_stored_runs`)
+plus the literature metrics (`literature`). The table's cell is the mean of
+the metric over the runs of one model, temperature and contract; a row's
+`mean` is the mean over its contracts, `std` their sample standard deviation,
+`ci` a percentile bootstrap interval over contracts, and `mean_runs` the mean
+over its runs (what SKYT's metrics_summary.csv averages).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.measure.literature import DEFAULT_TAUS, literature_metrics
+from skyt_tui.engine.measure.records import SampleAnalysis
+from skyt_tui.engine.runs import analyses as run_analyses
+from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.studies.stats import (
+    PairedComparison,
+    RateComparison,
+    compare_rates,
+    holm,
+    wilcoxon_paired,
+)
+from skyt_tui.engine.studies.study import Study, select_runs
+
+if TYPE_CHECKING:
+    from skyt_tui.engine.analysis.pipeline import Progress
+
+GroupKey = tuple[str, float | None]
+
+BOOTSTRAP_DRAWS = 1000
+BOOTSTRAP_SEED = 20260119
+
+SKYT_COLUMNS = (
+    "experiment_id",
+    "repo_commit",
+    "contract_id",
+    "canon_id",
+    "model",
+    "decoding_temperature",
+    "runs",
+    "timestamp",
+    "R_raw",
+    "R_anchor_pre",
+    "R_anchor_post",
+    "Delta_rescue",
+    *(f"R_repair_at_{t:g}_pre" for t in DEFAULT_TAUS),
+    *(f"R_repair_at_{t:g}_post" for t in DEFAULT_TAUS),
+    "mean_distance_pre",
+    "std_distance_pre",
+    "mean_distance_post",
+    "std_distance_post",
+    "Delta_mu",
+    *(f"Delta_P_tau_{t:g}" for t in DEFAULT_TAUS),
+    "canon_coverage",
+    "rescue_rate",
+    "R_behavioral",
+    "R_structural",
+    "sweep_id",
+    "notes",
+)
+"""SKYT's metrics_summary.csv columns, first in every study CSV (docs/studies.md maps each one)."""
+OWN_COLUMNS = (
+    "run_id",
+    "provider",
+    "label",
+    "level",
+    "distance",
+    "tau",
+    "n",
+    "n_failed",
+    "canon",
+    "R_sig",
+    "R_pairwise",
+    "R_anchor_mean",
+    "rescue_of_noncanonical",
+    "mu_pre",
+    "mu_post",
+    "P_tau_pre",
+    "P_tau_post",
+    "Delta_P_tau",
+    "pass_rate",
+    "OER",
+    "OER_ow",
+    "tests",
+    "test_pass_rate_mean",
+    "test_pass_rate_variance",
+    "test_pass_rate_max_diff",
+    "LCS",
+    "LED",
+)
+CSV_COLUMNS = SKYT_COLUMNS + OWN_COLUMNS
+METRICS = (
+    "R_raw",
+    "R_sig",
+    "R_pairwise",
+    "R_structural",
+    "R_anchor_pre",
+    "R_anchor_post",
+    "R_anchor_mean",
+    "Delta_rescue",
+    "rescue_rate",
+    "rescue_of_noncanonical",
+    "mu_pre",
+    "mu_post",
+    "Delta_mu",
+    "std_distance_pre",
+    "std_distance_post",
+    "P_tau_pre",
+    "P_tau_post",
+    "Delta_P_tau",
+    "pass_rate",
+    "R_behavioral",
+    "OER",
+    "OER_ow",
+    "test_pass_rate_mean",
+    "test_pass_rate_variance",
+    "test_pass_rate_max_diff",
+    "LCS",
+    "LED",
+    *(f"R_repair_at_{t:g}_pre" for t in DEFAULT_TAUS),
+    *(f"R_repair_at_{t:g}_post" for t in DEFAULT_TAUS),
+)
+"""Metrics a table, comparison or figure can be made of."""
+
+
+def _samples_from(analysis: dict[str, Any]) -> list[SampleAnalysis]:
+    out = []
+    for s in analysis.get("samples") or []:
+        out.append(
+            SampleAnalysis(
+                index=s["index"],
+                signatures=s.get("signatures") or {},
+                parse_error=bool(s.get("parse_error")),
+                passed=s.get("passed"),
+                pass_vector=tuple(s["pass_vector"]) if s.get("pass_vector") is not None else None,
+                outputs=tuple(s["outputs"]) if s.get("outputs") is not None else None,
+                d_pre=s.get("d_pre"),
+                d_post=s.get("d_post"),
+            )
+        )
+    return out
+
+
+def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict[str, Any]:
+    """One run's row: identity, the stored analysis's metrics and the literature metrics."""
+    meta = run.meta
+    m = analysis["metrics"]
+    codes = [s.code for s in run.samples if s.status == runs.OK and s.code is not None]
+    extra = literature_metrics(_samples_from(analysis), codes, taus=DEFAULT_TAUS)
+    canon = analysis.get("canon") or {}
+    row: dict[str, Any] = {
+        "run_id": meta.id,
+        "experiment_id": str(meta.origin.get("source_id") or meta.id),
+        "repo_commit": None,
+        "contract_id": meta.contract_id,
+        "canon_id": (
+            f"{canon['run_id']}#{canon['sample_index']}"
+            if canon.get("status") == "established" and canon.get("run_id") is not None
+            else None
+        ),
+        "model": meta.model,
+        "decoding_temperature": meta.temperature,
+        "runs": meta.n,
+        "timestamp": meta.created,
+        "provider": meta.provider,
+        "label": meta.label,
+        "sweep_id": meta.sweep,
+        "notes": meta.note or None,
+        "level": study.level,
+        "distance": (m.get("versions") or {}).get("distance"),
+        "tau": study.tau,
+        "n": m.get("n"),
+        "n_failed": m.get("n_failed"),
+        "canon": m.get("canon"),
+        "canon_coverage": None,
+        "R_sig": (m.get("R_sig") or {}).get(study.level),
+        "R_structural": m.get("R_pairwise") if study.distance == "tree" else None,
+        "distances": {
+            "pre": [
+                s["d_pre"] for s in analysis.get("samples") or [] if s.get("d_pre") is not None
+            ],
+            "post": [
+                s["d_post"] for s in analysis.get("samples") or [] if s.get("d_post") is not None
+            ],
+        },
+    }
+    for name in (
+        "R_raw",
+        "R_pairwise",
+        "R_anchor_pre",
+        "R_anchor_post",
+        "R_anchor_mean",
+        "Delta_rescue",
+        "rescue_rate",
+        "rescue_of_noncanonical",
+        "mu_pre",
+        "mu_post",
+        "Delta_mu",
+        "P_tau_pre",
+        "P_tau_post",
+        "Delta_P_tau",
+        "pass_rate",
+        "R_behavioral",
+        "OER",
+    ):
+        row[name] = m.get(name)
+    row["mean_distance_pre"] = m.get("mu_pre")
+    row["mean_distance_post"] = m.get("mu_post")
+    row["std_distance_pre"] = extra["std_d_pre"]
+    row["std_distance_post"] = extra["std_d_post"]
+    for name in (
+        "OER_ow",
+        "tests",
+        "test_pass_rate_mean",
+        "test_pass_rate_variance",
+        "test_pass_rate_max_diff",
+        "LCS",
+        "LED",
+    ):
+        row[name] = extra[name]
+    for tau in DEFAULT_TAUS:
+        key = f"{tau:g}"
+        pre = (extra["P_tau_pre"] or {}).get(key)
+        post = (extra["P_tau_post"] or {}).get(key)
+        row[f"R_repair_at_{key}_pre"] = pre
+        row[f"R_repair_at_{key}_post"] = post
+        row[f"Delta_P_tau_{key}"] = None if pre is None or post is None else post - pre
+    return row
+
+
+def study_rows(
+    study: Study,
+    *,
+    progress: Progress | None = None,
+    on_result: Callable[[str, dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Every selected run's row, in run id order (analyses cached in the store)."""
+    metas = select_runs(study.filter)
+    stored = [runs.load_run(meta.id) for meta in metas]
+    analyses = run_analyses.analyze_stored_runs(
+        stored,
+        level=study.level,
+        tau=study.tau,
+        distance=study.distance,
+        progress=progress,
+        on_result=on_result,
+    )
+    return [run_row(run, analysis, study) for run, analysis in zip(stored, analyses)]
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values)
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    model: str
+    temperature: float | None
+    cells: dict[str, float]
+    """contract → mean of the metric over this group's runs of that contract."""
+    runs_per_cell: dict[str, int]
+    n_runs: int
+    n_contracts: int
+    mean: float | None
+    """Mean over contracts."""
+    std: float | None
+    """Sample standard deviation over contracts (None below two)."""
+    ci: tuple[float, float] | None
+    """95% percentile bootstrap interval of the mean over contracts."""
+    mean_runs: float | None
+    """Mean over runs (SKYT's summary averages its rows this way)."""
+    zero_equal_share: float | None
+    """Share of contracts whose runs have no test case with one output across all samples (OER = 0)."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} T={_t(self.temperature)}"
+
+
+@dataclass(frozen=True)
+class Trend:
+    model: str
+    temperatures: tuple[float, ...]
+    means: tuple[float, ...]
+    slope: float | None
+    """Least-squares slope of the mean over contracts against temperature."""
+    spearman_rho: float | None
+    """Rank correlation of the contract cells with temperature."""
+    spearman_p: float | None
+    n_cells: int
+
+
+@dataclass(frozen=True)
+class Aggregation:
+    metric: str
+    contracts: tuple[str, ...]
+    groups: tuple[GroupRow, ...]
+    trends: tuple[Trend, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "contracts": list(self.contracts),
+            "groups": [{**asdict(g), "label": g.label} for g in self.groups],
+            "trends": [asdict(t) for t in self.trends],
+        }
+
+
+def _t(value: float | None) -> str:
+    return "–" if value is None else f"{value:g}"
+
+
+def _group_key(row: dict[str, Any]) -> tuple[str, float | None]:
+    return (row.get("model") or "–", row.get("decoding_temperature"))
+
+
+def _sort_key(key: tuple[str, float | None]) -> tuple[str, float]:
+    return (key[0], -1.0 if key[1] is None else key[1])
+
+
+def _cells(rows: Sequence[dict[str, Any]], metric: str) -> dict[GroupKey, dict[str, list[float]]]:
+    if metric not in METRICS:
+        raise InputError(f"metric {metric!r}: choose one of {', '.join(METRICS)}")
+    cells: dict[GroupKey, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        value = row.get(metric)
+        if value is not None and not (isinstance(value, float) and math.isnan(value)):
+            cells[_group_key(row)][row["contract_id"]].append(float(value))
+    return cells
+
+
+def bootstrap_mean_interval(
+    values: Sequence[float], draws: int = BOOTSTRAP_DRAWS, seed: int = BOOTSTRAP_SEED
+) -> tuple[float, float] | None:
+    if len(values) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    data = np.array(values, dtype=np.float64)
+    means = data[rng.integers(0, len(data), size=(draws, len(data)))].mean(axis=1)
+    low, high = np.quantile(means, (0.025, 0.975))
+    return float(low), float(high)
+
+
+def aggregate(rows: Sequence[dict[str, Any]], metric: str) -> Aggregation:
+    """The model × temperature by contract table of `metric`, with trends per model."""
+    from scipy import stats as scipy_stats
+
+    cells = _cells(rows, metric)
+    oer = _cells(rows, "OER")
+    contracts = tuple(sorted({row["contract_id"] for row in rows}))
+    groups = []
+    for key in sorted({_group_key(row) for row in rows}, key=_sort_key):
+        by_contract = {c: _mean(v) for c, v in sorted(cells.get(key, {}).items())}
+        values = list(by_contract.values())
+        all_runs = [v for c in sorted(cells.get(key, {})) for v in cells[key][c]]
+        oer_cells = {c: _mean(v) for c, v in oer.get(key, {}).items()}
+        groups.append(
+            GroupRow(
+                model=key[0],
+                temperature=key[1],
+                cells=by_contract,
+                runs_per_cell={c: len(v) for c, v in sorted(cells.get(key, {}).items())},
+                n_runs=len(all_runs),
+                n_contracts=len(values),
+                mean=_mean(values) if values else None,
+                std=float(np.std(values, ddof=1)) if len(values) >= 2 else None,
+                ci=bootstrap_mean_interval(values),
+                mean_runs=_mean(all_runs) if all_runs else None,
+                zero_equal_share=(
+                    sum(v == 0.0 for v in oer_cells.values()) / len(oer_cells)
+                    if oer_cells
+                    else None
+                ),
+            )
+        )
+    trends = []
+    for model in sorted({g.model for g in groups}):
+        points = [
+            g
+            for g in groups
+            if g.model == model and g.temperature is not None and g.mean is not None
+        ]
+        temperatures = tuple(g.temperature for g in points)
+        means = tuple(g.mean for g in points)
+        pairs = [(g.temperature, v) for g in points for v in g.cells.values()]
+        slope = rho = p = None
+        if len(set(temperatures)) >= 2:
+            slope = float(scipy_stats.linregress(temperatures, means).slope)
+            xs, ys = zip(*pairs)
+            if len(set(ys)) > 1:
+                result = scipy_stats.spearmanr(xs, ys)
+                rho, p = float(result.statistic), float(result.pvalue)
+        trends.append(Trend(model, temperatures, means, slope, rho, p, len(pairs)))  # type: ignore[arg-type]
+    return Aggregation(metric, contracts, tuple(groups), tuple(trends))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One family of comparisons (Holm-corrected together): paired over contracts, and the pass rates."""
+
+    metric: str
+    factor: str
+    """"temperature" (a vs b within each model) or "model" (a vs b within each temperature)."""
+    a: str
+    b: str
+    paired: tuple[PairedComparison, ...]
+    rates: tuple[RateComparison, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "factor": self.factor,
+            "a": self.a,
+            "b": self.b,
+            "paired": [c.to_dict() for c in self.paired],
+            "rates": [r.to_dict() for r in self.rates],
+        }
+
+
+def parse_comparison(text: str) -> tuple[str, str, str]:
+    """`temperature=0:0.7` or `model=gpt-4o:gpt-4o-mini` → (factor, a, b)."""
+    factor, sep, values = text.partition("=")
+    a, colon, b = values.partition(":")
+    if not sep or not colon or factor not in ("temperature", "model") or not a or not b:
+        raise InputError(
+            f"--compare {text!r}: expected temperature=A:B or model=A:B (e.g. temperature=0:0.7)"
+        )
+    if factor == "temperature":
+        try:
+            float(a), float(b)
+        except ValueError:
+            raise InputError(f"--compare {text!r}: temperatures must be numbers") from None
+    return factor, a, b
+
+
+def compare(rows: Sequence[dict[str, Any]], metric: str, factor: str, a: str, b: str) -> Comparison:
+    """a vs b within each level of the other factor, paired over contracts; Holm over the family."""
+    cells = _cells(rows, metric)
+
+    def matches(key: tuple[str, float | None], value: str) -> bool:
+        if factor == "temperature":
+            return key[1] is not None and math.isclose(key[1], float(value), abs_tol=1e-9)
+        return key[0] == value
+
+    strata = sorted(
+        {key[0] if factor == "temperature" else key[1] for key in cells},
+        key=lambda s: (s is None, s if s is not None else 0),
+    )
+    paired = []
+    rates = []
+    for stratum in strata:
+        in_stratum = [
+            key for key in cells if (key[0] if factor == "temperature" else key[1]) == stratum
+        ]
+        keys_a = [key for key in in_stratum if matches(key, a)]
+        keys_b = [key for key in in_stratum if matches(key, b)]
+        if not keys_a or not keys_b:
+            continue
+        cell_a = {c: _mean(v) for c, v in cells[keys_a[0]].items()}
+        cell_b = {c: _mean(v) for c, v in cells[keys_b[0]].items()}
+        where = (
+            str(stratum)
+            if factor == "temperature"
+            else f"T={stratum:g}"
+            if isinstance(stratum, float)
+            else "T=–"
+        )
+        paired.append(
+            wilcoxon_paired(
+                cell_a,
+                cell_b,
+                label_a=f"{where} {factor}={a}",
+                label_b=f"{where} {factor}={b}",
+                metric=metric,
+                paired_over="contract",
+            )
+        )
+        rates.append(_pass_rates(rows, keys_a[0], keys_b[0], where, factor, a, b))
+    from dataclasses import replace
+
+    adjusted = holm([c.p_value for c in paired])
+    paired = [replace(c, p_holm=p) for c, p in zip(paired, adjusted)]
+    rate_list = [r for r in rates if r is not None]
+    adjusted_rates = holm([r.p_value for r in rate_list])
+    rate_list = [replace(r, p_holm=p) for r, p in zip(rate_list, adjusted_rates)]
+    return Comparison(metric, factor, a, b, tuple(paired), tuple(rate_list))
+
+
+def _pass_rates(
+    rows: Sequence[dict[str, Any]],
+    key_a: GroupKey,
+    key_b: GroupKey,
+    where: str,
+    factor: str,
+    a: str,
+    b: str,
+) -> RateComparison | None:
+    def counts(key: GroupKey) -> tuple[int, int]:
+        chosen = [r for r in rows if _group_key(r) == key and r.get("pass_rate") is not None]
+        passed = sum(round(r["pass_rate"] * r["n"]) for r in chosen)
+        return passed, sum(r["n"] for r in chosen)
+
+    passed_a, n_a = counts(key_a)
+    passed_b, n_b = counts(key_b)
+    if not n_a or not n_b:
+        return None
+    return compare_rates(
+        passed_a,
+        n_a,
+        passed_b,
+        n_b,
+        label_a=f"{where} {factor}={a}",
+        label_b=f"{where} {factor}={b}",
+        what="samples passing the oracle",
+    )
+
+
+def _csv_cell(value: Any) -> Any:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return "" if math.isnan(value) else repr(value)
+    return value
+
+
+def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
+    """One row per run: SKYT's metrics_summary.csv columns, then skyt-tui's own."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        writer.writerow([_csv_cell(row.get(column)) for column in CSV_COLUMNS])
+    return buffer.getvalue()
+
+
+class MissingPlotsExtra(InputError):
+    """matplotlib is not installed."""
+
+
+def write_figures(
+    rows: Sequence[dict[str, Any]],
+    aggregation: Aggregation,
+    directory: Path,
+    *,
+    formats: Sequence[str] = ("png", "svg"),
+) -> list[Path]:
+    """Three figures, each as PNG and SVG: the metric against temperature per model with 95%
+    intervals, the d_pre → d_post distributions per model, and a heatmap of mean d_pre
+    (model × temperature by contract)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise MissingPlotsExtra(
+            "figures need matplotlib, which is not installed: pip install 'skyt-tui[plots]'"
+        ) from None
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise InputError.at(directory, "is not a directory; --figures needs one")
+    directory.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    plt.rcParams["svg.hashsalt"] = "skyt-tui"
+
+    def save(figure: Any, stem: str) -> None:
+        for extension in formats:
+            path = directory / f"{stem}.{extension}"
+            metadata = {"Date": None} if extension == "svg" else {"Software": None}
+            figure.savefig(path, dpi=150, bbox_inches="tight", metadata=metadata)
+            written.append(path)
+        plt.close(figure)
+
+    metric = aggregation.metric
+    figure, axes = plt.subplots(figsize=(6, 4))
+    for trend in aggregation.trends:
+        points = [
+            (g.temperature, g.mean, g.ci or (g.mean, g.mean))
+            for g in aggregation.groups
+            if g.model == trend.model and g.temperature is not None and g.mean is not None
+        ]
+        if not points:
+            continue
+        xs = [t for t, _, _ in points]
+        ys = [m for _, m, _ in points]
+        low = [m - ci[0] for _, m, ci in points]
+        high = [ci[1] - m for _, m, ci in points]
+        axes.errorbar(xs, ys, yerr=[low, high], marker="o", capsize=3, label=trend.model)
+    axes.set_xlabel("temperature")
+    axes.set_ylabel(f"{metric} (mean over contracts, 95% bootstrap CI)")
+    axes.set_title(f"{metric} against temperature")
+    if aggregation.trends:
+        axes.legend(fontsize="small")
+    save(figure, f"{metric}_vs_temperature")
+
+    models = sorted({r.get("model") or "–" for r in rows})
+    figure, axes = plt.subplots(figsize=(max(6, 1.6 * len(models)), 4))
+    data, positions, labels = [], [], []
+    for i, model in enumerate(models):
+        for j, stage in enumerate(("pre", "post")):
+            values = [
+                d
+                for r in rows
+                if (r.get("model") or "–") == model
+                for d in (r.get("distances") or {}).get(stage, [])
+            ]
+            data.append(values or [math.nan])
+            positions.append(i * 3 + j)
+            labels.append("d_pre" if j == 0 else "d_post")
+    axes.boxplot(data, positions=positions, widths=0.8)
+    axes.set_xticks(positions, labels, fontsize="x-small")
+    for i, model in enumerate(models):
+        axes.text(
+            i * 3 + 0.5,
+            -0.12,
+            model if len(model) <= 22 else model[:21] + "…",
+            transform=axes.get_xaxis_transform(),
+            ha="center",
+            va="top",
+            fontsize="small",
+        )
+    axes.set_ylabel("distance to the canon, every sample")
+    axes.set_title("d_pre → d_post")
+    save(figure, "distances_pre_post")
+
+    distance = aggregate(rows, "mu_pre")
+    matrix = np.full((len(distance.groups), len(distance.contracts)), np.nan)
+    for i, group in enumerate(distance.groups):
+        for j, contract in enumerate(distance.contracts):
+            if contract in group.cells:
+                matrix[i, j] = group.cells[contract]
+    figure, axes = plt.subplots(
+        figsize=(max(6, 0.6 * len(distance.contracts) + 3), max(3, 0.3 * len(distance.groups) + 2))
+    )
+    image = axes.imshow(matrix, vmin=0.0, vmax=1.0, cmap="viridis", aspect="auto")
+    axes.set_xticks(
+        range(len(distance.contracts)),
+        distance.contracts,
+        rotation=60,
+        ha="right",
+        fontsize="x-small",
+    )
+    axes.set_yticks(
+        range(len(distance.groups)), [g.label for g in distance.groups], fontsize="x-small"
+    )
+    figure.colorbar(image, ax=axes, label="mean d_pre")
+    axes.set_title("mean distance to the canon (d_pre)")
+    save(figure, "distance_heatmap")
+    return written
+
+
+def report_dict(
+    study: Study,
+    rows: Sequence[dict[str, Any]],
+    aggregation: Aggregation,
+    comparisons: Sequence[Comparison] = (),
+    figures: Sequence[Path] = (),
+) -> dict[str, Any]:
+    return {
+        "study": study.to_toml_dict(),
+        "n_runs": len(rows),
+        "runs": list(rows),
+        "table": aggregation.to_dict(),
+        "comparisons": [c.to_dict() for c in comparisons],
+        "figures": [str(p) for p in figures],
+    }
