@@ -206,7 +206,9 @@ def test_analysis_cache_is_reused_and_invalidated(contract, monkeypatch):
     meta = make(contract, [ok(0, CODES[0]), ok(1, CODES[2])])
     calls = []
     real = run_analyses.analyze_runs
-    monkeypatch.setattr(run_analyses, "analyze_runs", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(
+        run_analyses, "analyze_runs", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
     first = run_analyses.analyze_stored_run(meta.id)
     assert run_analyses.analyze_stored_run(meta.id) == first and len(calls) == 1
     runs.append_sample(meta.id, ok(2, CODES[1]))
