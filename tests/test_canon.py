@@ -1,4 +1,5 @@
-"""The canon store: write-once, integrity, staleness, re-establishment with history (SPEC §4)."""
+"""The canon store: write-once, integrity checked against the contract and versions (stale, tampered,
+corrupt), re-establishment with history, and the one rule that picks a canon."""
 
 import json
 

@@ -61,7 +61,7 @@ async def test_the_list_shows_each_runs_metrics_as_the_engine_computed_them(demo
         }
         shown = screen_text(app)
         assert "6 demo run(s): hand-written examples (not model output)" in shown
-        # the demo store was analysed with reduced isolation: the status line says so (SPEC §7)
+        # the demo store was analysed with reduced isolation: the status line says so
         assert "6 of 6 run(s) analysed · ⚠ reduced isolation" in shown
         # newest first: the demo made its runs a second apart, slugify last
         assert app.screen.shown[0].id == demo_run_id("slugify")
