@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     commands = parser.add_subparsers(dest="bench_command", metavar="SUBCOMMAND", required=True)
 
     sub = commands.add_parser("list", help="benchmarks in the store")
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_list)
 
     sub = commands.add_parser(
@@ -94,7 +94,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --from-runs: the run metric used as score (pass_rate, the default, R_raw, "
         "R_anchor_pre, R_anchor_post, R_behavioral, P_tau_pre, P_tau_post)",
     )
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_import)
 
     sub = commands.add_parser(
@@ -109,7 +109,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})"
     )
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_sample)
 
     sub = commands.add_parser(
@@ -155,7 +155,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})"
     )
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_validate)
 
     sub = commands.add_parser(
@@ -183,7 +183,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also store the scores as the next version of the benchmark (new systems are added, "
         "a known system's missing scores filled in)",
     )
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_estimate)
 
     sub = commands.add_parser(
@@ -206,7 +206,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})"
     )
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_rotate)
 
     sub = commands.add_parser(
@@ -219,7 +219,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="period for 'next rotation' (default: the last rotation's)",
     )
     _now_option(sub)
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_status)
 
     sub = commands.add_parser(
@@ -227,7 +227,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     sub.add_argument("name", metavar="NAME", help=NAME_HELP)
     _limit_option(sub)
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_fingerprints)
 
     sub = commands.add_parser("contamination", help="items whose text shares 13-grams with FILE")
@@ -237,12 +237,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--all", action="store_true", help="list every item, not only the flagged ones"
     )
     _limit_option(sub)
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_contamination)
-
-
-def _json_flag(parser: argparse.ArgumentParser) -> None:
-    add_json_option(parser)
 
 
 def _limit_option(parser: argparse.ArgumentParser) -> None:

@@ -119,14 +119,6 @@ def _sign(texts: dict[str, str]) -> dict[str, str]:
     return {level: signature(texts[level]) for level in LEVELS}
 
 
-def normalize_level(code: str, level: str, kept_names: Iterable[str] = ()) -> str:
-    if level not in LEVELS:
-        raise ValueError(
-            f"unknown normalization level {level!r}; choose one of {', '.join(LEVELS)}"
-        )
-    return normalize(code, kept_names).texts[level]
-
-
 def _stable_fallback(raw: str) -> str:
     """`fallback_normalize` iterated to a fixed point, so the level is idempotent.
 
