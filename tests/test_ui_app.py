@@ -551,9 +551,8 @@ async def test_a_run_shows_live_progress_and_failures():
         assert (progress.done, progress.total) == (3, 3)
         shown = screen_text(app)
         assert "✓!✗" in shown
-        assert (
-            "sample 1: HTTP 429 [rate limited]" in shown
-        )  # provider text shown as is, not as markup
+        # provider text shown as is, not as markup
+        assert "sample 1: HTTP 429 [rate limited]" in shown
         assert "Finished: 2 samples, 1 failed — fib-run-1" in shown
         assert "fib-run-1: N=2  R_raw=0.500" in shown
 
@@ -614,9 +613,8 @@ async def test_a_missing_api_key_names_the_field_and_the_error_goes_once_fixed(m
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert "must be between" in str(dialog.query_one("#error-n").render())
-        await fill_dialog(
-            pilot, target="http://127.0.0.1:9/v1", n="2"
-        )  # fixed: both errors go at once
+        # fixed: both errors go at once
+        await fill_dialog(pilot, target="http://127.0.0.1:9/v1", n="2")
         assert str(dialog.query_one("#error-target").render()) == ""
         assert str(dialog.query_one("#error-n").render()) == ""
         assert runs.run_ids() == []  # nothing stored half-made

@@ -120,9 +120,8 @@ class SkytApp(App[int]):
             and data.store_is_empty()
             and data.demo_store_has_runs()
         ):
-            data.set_demo_store(
-                True
-            )  # `skyt-tui demo && skyt-tui`: the demo, marked DEMO, until you have runs
+            # `skyt-tui demo && skyt-tui`: the demo, marked DEMO, until you have runs
+            data.set_demo_store(True)
         first_start = data.store_is_empty() and not self.extra_analyses
         self.switch_mode(self.start_section or ("welcome" if first_start else "contracts"))
 
@@ -223,9 +222,8 @@ class SkytApp(App[int]):
         if self.run_cancelling is not None:
             self.run_cancelling()
         self.notify("Cancelling the run, then quitting…", timeout=5)
-        self.set_timer(
-            QUIT_WAIT_S, self.exit
-        )  # a run that does not end in time does not hold the app
+        # a run that does not end in time does not hold the app
+        self.set_timer(QUIT_WAIT_S, self.exit)
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT_THEME if self.current_theme.dark else DARK_THEME

@@ -744,14 +744,14 @@ def execute_run(
         on_retry=retrying,
         on_run_start=started,
     )
+    # a cancelled run is left to the Runs list to analyse: cancel (and quit) returns at once
     analysed = [
         (position, outcome.run_id)
         for position, outcome in enumerate(outcomes)
         if not cancel.is_set() and runs.load_run(outcome.run_id).n_ok
-    ]  # a cancelled run is left to the Runs list to analyse: cancel (and quit) returns at once
-    analyses = analyze_runs(
-        [run_id for _, run_id in analysed]
-    )  # one batch: one analysis process for the sweep
+    ]
+    # one batch: one analysis process for the sweep
+    analyses = analyze_runs([run_id for _, run_id in analysed])
     metrics = []
     for (position, run_id), analysis in zip(analysed, analyses):
         for sample in analysis.get("samples", []):

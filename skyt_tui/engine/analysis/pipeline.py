@@ -499,8 +499,9 @@ def _repair_all(
             level=level,
             max_steps=contract.rescue.max_transformations,
             allowed=tuple(contract.rescue.transformers),
+            # rewrites depend on no contract detail: group by the task, not its version
             group=contract.id,
-        )  # rewrites depend on no contract detail: group by the task, not its version
+        )
         for key in keys
         for contract, code, canon_code, kept in [tasks[key]]
     ]

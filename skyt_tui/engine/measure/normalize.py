@@ -174,9 +174,8 @@ def fallback_normalize(code: str) -> str:
                 lines.append("    " * depth + " ".join(current))
             return "\n".join(lines)
         rest = source_lines[statement_row - 1 if current else last_row :]
-        lines.extend(
-            line for line in rest if line.strip()
-        )  # kept verbatim: a trailing "\\ " matters
+        # kept verbatim: a trailing "\\ " matters
+        lines.extend(line for line in rest if line.strip())
         return "\n".join(lines)
     if current:
         lines.append("    " * depth + " ".join(current))
