@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -15,7 +16,12 @@ from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError, NotFoundError
 from skyt_tui.engine.generation.providers import PROVIDERS, make_provider
-from skyt_tui.engine.generation.run_options import MAX_CONCURRENCY, check_run_options
+from skyt_tui.engine.generation.run_options import (
+    HTTP_PROVIDERS,
+    MAX_CONCURRENCY,
+    check_run_options,
+    provider_settings,
+)
 from skyt_tui.engine.generation.runner import (
     RetryEvent,
     RetryPolicy,
@@ -190,15 +196,12 @@ def _policy(args: argparse.Namespace) -> RetryPolicy:
     )
 
 
-def _provider_settings(args: argparse.Namespace) -> dict:
-    settings: dict = {}
-    if args.timeout is not None:
-        settings["timeout_s"] = args.timeout
-    if args.provider in ("openai", "anthropic"):
+def _provider_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The run's provider settings (`run_options.provider_settings`), once every flag given is
+    one the provider takes."""
+    if args.provider in HTTP_PROVIDERS:
         if not args.model:
             raise InputError(f"--model is required with --provider {args.provider}")
-        if args.base_url:
-            settings["base_url"] = args.base_url
     elif args.base_url:
         raise InputError(
             f"--base-url applies to --provider openai or anthropic, not {args.provider}"
@@ -208,7 +211,6 @@ def _provider_settings(args: argparse.Namespace) -> dict:
             raise InputError(
                 "--command is required with --provider command (the program that answers)"
             )
-        settings["command"] = args.command_line
     elif args.command_line:
         raise InputError("--command applies to --provider command only")
     if args.provider == "replay":
@@ -216,11 +218,16 @@ def _provider_settings(args: argparse.Namespace) -> dict:
             raise InputError(
                 "--replay SOURCE is required with --provider replay (recorded answers)"
             )
-        settings["source"] = args.replay
-        settings["model"] = args.model
     elif args.replay:
         raise InputError("--replay applies to --provider replay only")
-    return settings
+    return provider_settings(args.provider, _target(args), model=args.model, timeout_s=args.timeout)
+
+
+def _target(args: argparse.Namespace) -> str | None:
+    """What the provider needs besides a model, from the flag that gives it for this provider."""
+    flags = {"command": args.command_line, "replay": args.replay}
+    target: str | None = flags.get(args.provider, args.base_url)
+    return target
 
 
 class _Progress:
@@ -380,11 +387,10 @@ def check_cli_options(args: argparse.Namespace) -> None:
     option, exit 2); the checked values replace the parsed ones."""
     if args.sweep and args.temperature is not None:
         raise InputError("give --temperature or --sweep, not both")
-    target = {"command": args.command_line, "replay": args.replay}.get(args.provider, args.base_url)
     options = check_run_options(
         provider=args.provider,
         model=args.model,
-        target=target,
+        target=_target(args),
         n=args.n,
         temperatures=args.sweep if args.sweep else args.temperature,
         concurrency=args.concurrency,

@@ -24,6 +24,7 @@ from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.demo import DEMO_LABEL, DemoResult, create_demo
 from skyt_tui.engine.demo import demo_store_has_runs as demo_has_runs
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.generation import run_options
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.report import metrics_line, report_json, sample_rows, samples_csv
 from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION
@@ -429,14 +430,10 @@ RunExecutor = Callable[[RunRequest, Callable[[SampleProgress], None], threading.
 
 
 def provider_settings(request: RunRequest) -> dict[str, Any]:
-    """The settings `make_provider` takes, from the dialog's "where" field."""
-    target = request.target.strip()
-    timeout = {"timeout_s": request.timeout_s} if request.timeout_s is not None else {}
-    if request.provider in ("openai", "anthropic"):
-        return ({"base_url": target} if target else {}) | timeout
-    if request.provider == "command":
-        return {"command": target} | timeout
-    return {"source": target, "model": request.model or None}
+    """The settings `make_provider` takes, from the dialog's "where" field (as `skyt-tui run`'s)."""
+    return run_options.provider_settings(
+        request.provider, request.target.strip(), model=request.model, timeout_s=request.timeout_s
+    )
 
 
 def run_form_defaults() -> tuple[dict[str, str], str | None]:
@@ -575,7 +572,7 @@ def save_theme(theme: str) -> str | None:
 def rerun_request(meta: runs.RunMeta, concurrency: int = 4) -> RunRequest:
     """A new run with a stored run's settings (provider, model, where, N, temperature)."""
     settings = meta.provider_settings
-    target = settings.get("base_url") or settings.get("command") or settings.get("source") or ""
+    target = run_options.settings_target(meta.provider, settings)
     timeout = settings.get("timeout_s")
     tokens = meta.request.get("max_tokens")
     return RunRequest(
@@ -585,7 +582,7 @@ def rerun_request(meta: runs.RunMeta, concurrency: int = 4) -> RunRequest:
         n=meta.n,
         temperatures=(meta.temperature if meta.temperature is not None else 0.0,),
         concurrency=concurrency,
-        target=str(target),
+        target=target,
         timeout_s=float(timeout) if isinstance(timeout, int | float) else None,
         seed=meta.seed,
         max_tokens=tokens if isinstance(tokens, int) else None,
