@@ -296,3 +296,30 @@ def test_ui_modules_keep_the_engine_free_of_textual():
     subprocess.run(
         [sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1]
     )
+
+
+def test_one_line_chart_draws_the_method_and_study_charts():
+    """Two series over three x positions, worked by hand: ticks at the top, middle and bottom, `*`
+    where the two meet, the x labels under their columns."""
+    from skyt_tui.ui.widgets import method_chart, study_chart
+    from skyt_tui.ui.widgets.line_chart import Series, legend_text, line_chart_text
+
+    series = [
+        Series("a", (0.0, 0.5, 1.0), "a", "bold"),
+        Series("b", (1.0, None, 1.0), "b", "bold"),
+    ]
+    chart = line_chart_text("title", ["0", "1", "2"], "x", series, height=3, step=2)
+    assert chart.plain.split("\n") == [
+        "title",
+        " 1.00 ┤b   *",
+        " 0.50 ┤  a  ",
+        " 0.00 ┤a    ",
+        "      └─────",
+        "       0 1 2  x",
+    ]
+    assert legend_text(series, "two meet").plain == "a a   b b   * two meet"
+    nan = float("nan")
+    drawn = method_chart.chart_text("r", [4, 10], {"irt": [0.0, 1.0], "random": [nan, 1.0]}, 3)
+    assert drawn.plain.split("\n")[1:4] == [" 1.00 ┤    *", " 0.50 ┤     ", " 0.00 ┤i    "]
+    studied = study_chart.chart_text("R_raw", [0.0, 1.0], {"m1": [0.0, 1.0], "m2": [None, 1.0]})
+    assert studied.plain.endswith("0     1  T\n1 m1   2 m2   * two meet")
