@@ -24,7 +24,13 @@ from skyt_tui.cli.output import console, fmt3, print_json, print_table
 from skyt_tui.engine import benchmark as bench
 from skyt_tui.engine.benchmark.from_runs import DEFAULT_SCORE
 from skyt_tui.engine.benchmark.irt import DEFAULT_LEVEL
-from skyt_tui.engine.benchmark.rotation import PERIODS, RotationRefused, parse_now
+from skyt_tui.engine.benchmark.rotation import (
+    HISTORY_COLUMNS,
+    PERIODS,
+    RotationRefused,
+    history_rows,
+    parse_now,
+)
 from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, MODES, SampleConfig
 from skyt_tui.engine.benchmark.validation import (
     METHODS,
@@ -821,28 +827,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     when = "due now" if status.due else f"next due on {status.next_rotation}"
     _say(f"rotation: {status.period}, current period {status.current_period}, {when}")
     if status.history:
-        history = Table(
-            "#",
-            "at (UTC)",
-            "period",
-            "forced",
-            "moved",
-            "held-out",
-            "short",
-            "version",
-            title="rotation history",
-        )
-        for record in status.history:
-            history.add_row(
-                str(record.number),
-                record.moment.strftime("%Y-%m-%d %H:%M"),
-                record.period,
-                "yes" if record.forced else "",
-                str(len(record.moved_to_training)),
-                str(len(record.held_out)),
-                str(sum(record.shortfall.values())),
-                str(record.benchmark_version),
-            )
+        history = Table(*HISTORY_COLUMNS, title="rotation history")
+        for row in history_rows(status.history):
+            history.add_row(*row)
         console().print(history)
     return 0
 
