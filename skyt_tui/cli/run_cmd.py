@@ -27,9 +27,13 @@ from skyt_tui.engine.generation.runner import (
     RetryPolicy,
     RunOutcome,
     RunSettings,
-    execute,
     provider_for,
-    run_sweep,
+)
+from skyt_tui.engine.generation.workflow import (
+    analyse_here,
+    resumable_contract,
+    resume_and_analyse,
+    sweep_and_analyse,
 )
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
@@ -285,7 +289,7 @@ def _outcome_dict(outcome: RunOutcome) -> dict:
     }
 
 
-def _report_outcome(outcome: RunOutcome, analyze: bool) -> None:
+def _report_outcome(outcome: RunOutcome, analysis: dict[str, Any] | None) -> None:
     out = console()
     run = runs.load_run(outcome.run_id)
     ok = outcome.finished - outcome.failed
@@ -304,10 +308,8 @@ def _report_outcome(outcome: RunOutcome, analyze: bool) -> None:
             )
     if outcome.abort_reason:
         out.print(f"  stopped: {outcome.abort_reason}", markup=False, soft_wrap=True)
-    if analyze and ok:
-        out.print(
-            "  " + metrics_line(run_analyses.analyze_stored_run(run)), markup=False, soft_wrap=True
-        )
+    if analysis is not None:
+        out.print("  " + metrics_line(analysis), markup=False, soft_wrap=True)
 
 
 def _exit_code(outcomes: list[RunOutcome]) -> int:
@@ -480,23 +482,19 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
             )
         progress.start(meta.id, meta.n, 0)
 
-    def ended(outcome: RunOutcome) -> None:
-        progress.stop()
-        if not args.json:
-            _report_outcome(outcome, analyze=not args.no_analyze)
-
     try:
-        return run_sweep(
+        generated = sweep_and_analyse(
             contract,
             run_settings,
             temperatures,
+            analyse=None if args.json or args.no_analyze else analyse_here,
             provider=provider,
             concurrency=args.concurrency,
             policy=policy,
             on_sample=progress.sample,
             on_retry=progress.retry,
             on_run_start=started,
-            on_run_end=ended,
+            on_run_end=lambda _: progress.stop(),
         )
     except KeyboardInterrupt:
         progress.stop()
@@ -504,6 +502,10 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
             raise
         _interrupted(current[-1])
         return None
+    if not args.json:
+        for outcome in generated.outcomes:
+            _report_outcome(outcome, generated.analyses.get(outcome.run_id))
+    return list(generated.outcomes)
 
 
 def _recorded_contract(contract: Contract, args: argparse.Namespace) -> Contract:
@@ -596,9 +598,7 @@ def resume_command(args: argparse.Namespace) -> int:
                 soft_wrap=True,
             )
         return 0 if status == runs.COMPLETE else 1
-    contract = run.contract_object()
-    if contract is None:
-        raise InputError(f"run {run_id}: has no contract snapshot, so it cannot be resumed")
+    contract = resumable_contract(run)
     policy = _policy(args)
     provider = provider_for(run, contract)
     if not args.json:
@@ -610,22 +610,23 @@ def resume_command(args: argparse.Namespace) -> int:
     progress = _Progress(enabled=not args.json and sys.stderr.isatty())
     progress.start(run_id, run.meta.n, run.meta.n - pending)
     try:
-        outcome = execute(
-            run_id,
-            provider,
-            contract,
+        generated = resume_and_analyse(
+            run,
+            analyse=None if args.json else analyse_here,
+            provider=provider,
             concurrency=args.concurrency,
             policy=policy,
             on_sample=progress.sample,
             on_retry=progress.retry,
             retry_failed=args.retry_failed,
+            on_run_end=lambda _: progress.stop(),
         )
     except KeyboardInterrupt:
         progress.stop()
         return _interrupted(run_id)
-    progress.stop()
+    [outcome] = generated.outcomes
     if args.json:
         print_json("run", {"runs": [_outcome_dict(outcome)]})
     else:
-        _report_outcome(outcome, analyze=True)
+        _report_outcome(outcome, generated.analyses.get(run_id))
     return _exit_code([outcome])
