@@ -723,3 +723,17 @@ async def test_section_bar_fits_with_the_demo_badge_and_keeps_help(
         await pilot.click(offset=(line.index("? help"), 0))
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
+
+
+def test_each_section_is_a_typed_section_screen_of_its_name():
+    """The sections are an explicit table of screen classes (imported when first opened), not
+    "module.Class" strings looked up by name."""
+    from skyt_tui.ui.app import SECTION_SCREENS
+    from skyt_tui.ui.screens.base import SectionScreen
+    from skyt_tui.ui.widgets.section_bar import SECTIONS
+
+    assert set(SECTION_SCREENS) == {"welcome", *(name for name, _ in SECTIONS)}
+    for name, screen_class in SECTION_SCREENS.items():
+        loaded = screen_class()
+        assert issubclass(loaded, SectionScreen) and loaded.SECTION == name
+    assert SECTION_SCREENS["contracts"]() is ContractsScreen

@@ -509,8 +509,11 @@ async def test_the_estimate_line_stays_current_while_requests_hang(monkeypatch):
     estimated = []
 
     def partial_metrics(run_id, cancelled=None):
+        from skyt_tui.engine.measure.metrics import RunMetrics
+
         estimated.append(run_id)
-        return {"n": 1 if len(estimated) == 1 else 2, "pass_rate": 1.0, "canon": "none"}
+        n = 1 if len(estimated) == 1 else 2
+        return RunMetrics(n=n, level="nodoc", tau=0.1, pass_rate=1.0, canon="none")
 
     monkeypatch.setattr(data, "partial_metrics", partial_metrics)
     started = threading.Event()

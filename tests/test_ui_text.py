@@ -228,7 +228,16 @@ def test_distance_bar_shows_what_repair_removed():
 
 
 def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
     from skyt_tui.ui.run_text import metric_cells
+
+    def analysed(metrics):
+        document = {
+            "id": "run",
+            "level": "nodoc",
+            "metrics": {"level": "nodoc", "tau": 0.1} | metrics,
+        }
+        return StoredAnalysis.from_document(document)
 
     metrics = {
         "R_raw": 2 / 3,
@@ -242,7 +251,7 @@ def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
         "pass_rate": 1.0,
     }
     metrics |= {"n": 3, "n_failed": 0, "canon": "established"}
-    assert metric_cells({"metrics": metrics}) == (
+    assert metric_cells(analysed(metrics)) == (
         "0.667",
         "0.250→0.500",
         "0.250",
@@ -251,7 +260,7 @@ def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
         "1.000",
     )
     # without a canon nothing measured against one; without code nothing at all (issue 14.2)
-    assert metric_cells({"metrics": metrics | {"canon": "none"}}) == (
+    assert metric_cells(analysed(metrics | {"canon": "none"})) == (
         "0.667",
         "–",
         "–",
@@ -259,8 +268,8 @@ def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
         "–",
         "1.000",
     )
-    assert metric_cells({"metrics": metrics | {"n": 0, "n_failed": 3}}) == ("–",) * 6
-    assert metric_cells({"metrics": metrics}, requested=5)[0] == Text("~0.667")
+    assert metric_cells(analysed(metrics | {"n": 0, "n_failed": 3})) == ("–",) * 6
+    assert metric_cells(analysed(metrics), requested=5)[0] == Text("~0.667")
     assert metric_cells(None) == ("…",) * 6
 
 
