@@ -202,3 +202,34 @@ def _frames(stream):
         )
         offset += FRAME_HEADER.size + length
     return frames
+
+
+def test_no_two_screens_import_each_other():
+    """Screens form no import cycle, deferred imports inside functions included: a detail is handed
+    what it needs of the list it was opened from instead of importing it back."""
+    import ast
+
+    screens = ROOT / "skyt_tui" / "ui" / "screens"
+    graph: dict[str, set[str]] = {}
+    for path in screens.glob("*.py"):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.module.startswith("skyt_tui.ui.screens."):
+                    names.add(node.module.rsplit(".", 1)[1])
+        graph[path.stem] = names
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            module = todo.pop()
+            for imported in graph.get(module, ()):
+                if imported == goal:
+                    return True
+                if imported not in seen:
+                    seen.add(imported)
+                    todo.append(imported)
+        return False
+
+    assert graph["runs"] and graph["run_detail"]
+    assert [module for module in sorted(graph) if reaches(module, module)] == []

@@ -1,4 +1,5 @@
-"""Metrics over sample records (SPEC §6, seeds/metrics-definitions.md)."""
+"""The repeatability metrics as pure functions of sample records: small runs worked by hand, the
+invariants under monotone repair (hypothesis), a seeded bootstrap, bit-identical recomputation."""
 
 import math
 import os

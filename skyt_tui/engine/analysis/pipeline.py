@@ -237,7 +237,7 @@ def analyze_runs(
     oracle: Oracle | None | bool = True,
     repair_samples: bool = True,
     canon_mode: str = "run",
-    store_canon_provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None]
+    store_canon_provider: Callable[[Contract], tuple[str, canon_store.Provenance] | None]
     | None = None,
     progress: Progress | None = None,
     repair_workers: int | None = None,
@@ -254,8 +254,8 @@ def analyze_runs(
     is its repaired text's tree distance, or its d_pre when that is smaller.
 
     `store_canon_provider(contract)` (store mode) finds the sample that should
-    become the canon when the store has none: (code, sample_index, provenance)
-    of the first passing sample of the contract's earliest run, or None.
+    become the canon when the store has none: (code, provenance) of the first
+    passing sample of the contract's earliest run, or None.
     """
     distance_version(level, distance)  # an unknown distance fails here, before any work
     if canon_mode not in ("run", "store"):
@@ -374,7 +374,7 @@ def _canon_for(
     contract: Contract | None,
     verdicts: list[Verdict] | None,
     mode: str,
-    provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None] | None,
+    provider: Callable[[Contract], tuple[str, canon_store.Provenance] | None] | None,
 ) -> CanonInfo:
     if contract is None or verdicts is None:
         return CanonInfo(
@@ -405,10 +405,8 @@ def _canon_for(
                 source="store",
                 reason="no stored sample of this contract passes the oracle yet",
             )
-        code, index, provenance = found
-        built = canon_store.build_canon(
-            contract, code, canon_store.Provenance(sample_index=index, **provenance), ORACLE_VERSION
-        )
+        code, provenance = found
+        built = canon_store.build_canon(contract, code, provenance, ORACLE_VERSION)
         try:
             canon_store.establish_canon(built)
         except canon_store.CanonExistsError:
@@ -435,23 +433,21 @@ def _canon_for(
 
 def _first_passing_here(
     p: _Prepared, verdicts: list[Verdict]
-) -> tuple[str, int, dict[str, Any]] | None:
+) -> tuple[str, canon_store.Provenance] | None:
     position = canon_store.first_canon_candidate(
         [v.passed for v in verdicts], [n.parse_error for n in p.normalized]
     )
     if position is None:
         return None
     run = p.run
-    return (
-        p.codes[position],
-        p.indexes[position],
-        {
-            "run_id": run.id,
-            "provider": run.extra.get("provider"),
-            "model": run.model,
-            "temperature": run.temperature,
-        },
+    provenance = canon_store.Provenance(
+        run_id=run.id,
+        sample_index=p.indexes[position],
+        provider=run.extra.get("provider"),
+        model=run.model,
+        temperature=run.temperature,
     )
+    return p.codes[position], provenance
 
 
 _RepairKey = tuple[str, str, str, frozenset[str]]
@@ -503,8 +499,9 @@ def _repair_all(
             level=level,
             max_steps=contract.rescue.max_transformations,
             allowed=tuple(contract.rescue.transformers),
+            # rewrites depend on no contract detail: group by the task, not its version
             group=contract.id,
-        )  # rewrites depend on no contract detail: group by the task, not its version
+        )
         for key in keys
         for contract, code, canon_code, kept in [tasks[key]]
     ]

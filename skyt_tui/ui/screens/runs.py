@@ -21,6 +21,7 @@ from textual.worker import get_current_worker
 
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.runs.analysis_child import AnalysisCancelled
+from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.run_store import RUNNING, RunSummary
 from skyt_tui.ui import data
 from skyt_tui.ui.run_text import (
@@ -111,7 +112,7 @@ def choose_columns(
     return [key for key, _ in COLUMNS if key in chosen]
 
 
-def sort_key(column: str, summary: RunSummary, analysis: dict[str, Any] | None) -> tuple[Any, ...]:
+def sort_key(column: str, summary: RunSummary, analysis: StoredAnalysis | None) -> tuple[Any, ...]:
     """Runs without a value (no analysis yet, no canon) sort after the others (before them, descending)."""
     meta = summary.meta
     if meta is None:
@@ -153,7 +154,7 @@ class StoreChanged(Message):
 
 
 class RunAnalysed(Message):
-    def __init__(self, run_id: str, analysis: dict[str, Any]) -> None:
+    def __init__(self, run_id: str, analysis: StoredAnalysis) -> None:
         super().__init__()
         self.run_id, self.analysis = run_id, analysis
 
@@ -187,7 +188,7 @@ class RunsScreen(SectionScreen):
     def __init__(self) -> None:
         super().__init__()
         self.summaries: list[RunSummary] = []
-        self.analyses: dict[str, dict[str, Any]] = {}
+        self.analyses: dict[str, StoredAnalysis] = {}
         self.snapshot: data.StoreSnapshot | None = None
         self.loading = False
         self.shown: list[RunSummary] = []
@@ -511,9 +512,9 @@ class RunsScreen(SectionScreen):
                 + (", the run is still generating" if state == "running" else ""),
                 style="yellow",
             )
-        elif analysis["metrics"].get("canon") != "established":
+        elif analysis.metrics.canon != "established":
             text.append(
-                f"\nno canon: anchor metrics not computed ({(analysis.get('canon') or {}).get('reason', '')})",
+                f"\nno canon: anchor metrics not computed ({analysis.canon.reason})",
                 style="yellow",
             )
         panel.update(text)
@@ -586,7 +587,20 @@ class RunsScreen(SectionScreen):
             return
         from skyt_tui.ui.screens.run_detail import RunDetailScreen
 
-        self.app.push_screen(RunDetailScreen(summary.id, self.analyses.get(summary.id)))
+        self.app.push_screen(
+            RunDetailScreen(summary.id, self.analyses.get(summary.id), walk=self.walk_runs)
+        )
+
+    def walk_runs(self, run_id: str, step: int) -> tuple[str, StoredAnalysis | None] | None:
+        """The run `step` rows from `run_id` in the list as filtered and sorted (wrapping round),
+        with its analysis; the cursor moves to it, so `esc` from a detail returns to the run shown."""
+        ids = [s.id for s in self.shown if s.meta is not None]
+        if run_id not in ids or len(ids) < 2:
+            return None
+        neighbour = ids[(ids.index(run_id) + step) % len(ids)]
+        table = self.query_one("#runs-table", DataTable)
+        table.move_cursor(row=[s.id for s in self.shown].index(neighbour))
+        return neighbour, self.analyses.get(neighbour)
 
     def action_heatmap(self) -> None:
         summary = self.selected_summary()
