@@ -247,17 +247,25 @@ def behaviour_keys(
     return vectors, outputs
 
 
+def agreeing_tests(outputs: Sequence[Sequence[str]]) -> list[bool]:
+    """Per test case: did every sample give the same output key? OER is the share of these
+    (here and in `literature.output_equivalence`); rows are one sample's keys each, one per test."""
+    tests = len(outputs[0]) if outputs else 0
+    if any(len(row) != tests for row in outputs):
+        raise ValueError("every sample needs one output per test case")
+    return [len({row[i] for row in outputs}) == 1 for i in range(tests)]
+
+
 def _behaviour_metrics(samples: Sequence[SampleAnalysis]) -> dict[str, Any]:
     if not samples or all(s.passed is None for s in samples):
         return {}
     n = len(samples)
     vectors, outputs = behaviour_keys(samples)
-    t = len(outputs[0])
-    agreeing = sum(len({row[i] for row in outputs}) == 1 for i in range(t))
+    agreeing = agreeing_tests(outputs)
     return {
         "pass_rate": _share(sum(bool(s.passed) for s in samples), n),
         "R_behavioral": modal_share(vectors),
-        "OER": _share(agreeing, t),
+        "OER": _share(sum(agreeing), len(agreeing)),
     }
 
 
