@@ -26,9 +26,8 @@ from rapidfuzz.distance import Levenshtein
 
 from skyt_tui.engine.measure.metrics import agreeing_tests, behaviour_keys
 from skyt_tui.engine.measure.records import SampleAnalysis
+from skyt_tui.engine.measure.registry import DEFAULT_TAUS
 
-DEFAULT_TAUS = (0.05, 0.10, 0.15, 0.20)
-"""SKYT's summary reports P_τ (its R_repair_at_τ) at these four thresholds."""
 ERROR_PREFIX = "!"
 """An output key starting with this is an exception, timeout or a test that never ran."""
 _SKIPPED_TOKENS = {

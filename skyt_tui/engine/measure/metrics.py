@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS, NORMALIZATION_VERSION
 from skyt_tui.engine.measure.records import SampleAnalysis
 from skyt_tui.engine.versions import DEFAULT_TAU  # noqa: F401 (re-exported)
@@ -362,22 +363,7 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
 def check_invariants(metrics: RunMetrics, samples: Sequence[SampleAnalysis] = ()) -> list[str]:
     """Violations of the metrics' invariants (docs/metrics.md); an empty list means all hold."""
     problems = []
-    unit = [
-        "R_raw",
-        "R_pairwise",
-        "R_anchor_pre",
-        "R_anchor_post",
-        "rescue_rate",
-        "rescue_of_noncanonical",
-        "mu_pre",
-        "mu_post",
-        "P_tau_pre",
-        "P_tau_post",
-        "R_anchor_mean",
-        "pass_rate",
-        "R_behavioral",
-        "OER",
-    ]
+    unit = [m.name for m in registry.computed_in(registry.METRICS_MODULE) if m.bounded]
     for name in unit:
         value = getattr(metrics, name)
         if value is not None and not 0.0 <= value <= 1.0:

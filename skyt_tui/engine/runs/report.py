@@ -12,6 +12,7 @@ import json
 import math
 from typing import Any
 
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.runs import run_store as runs
 
 SAMPLE_COLUMNS = (
@@ -45,25 +46,8 @@ SAMPLE_COLUMNS = (
 facts a source did not record (latency, tokens, ... of imported samples) are empty.
 """
 SIGNATURE_CHARS = 12
-SUMMARY_METRICS = (
-    "R_raw",
-    "R_pairwise",
-    "R_anchor_pre",
-    "R_anchor_post",
-    "Delta_rescue",
-    "rescue_rate",
-    "rescue_of_noncanonical",
-    "mu_pre",
-    "mu_post",
-    "Delta_mu",
-    "P_tau_pre",
-    "P_tau_post",
-    "Delta_P_tau",
-    "R_anchor_mean",
-    "pass_rate",
-    "R_behavioral",
-    "OER",
-)
+SUMMARY_METRICS = registry.report_metrics()
+"""The rows of `report RUN`'s metrics table (`measure.registry`: the metrics marked `report`)."""
 
 
 JSON_SCHEMA_VERSION = 1
