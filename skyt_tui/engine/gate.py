@@ -1,9 +1,9 @@
 """A CI gate on a stored run: thresholds on its metrics, one verdict, one line why.
 
 A metric is named as in `report --json` (`R_anchor_post`, `pass_rate`, `R_raw`,
-`n_failed`, or a dotted path such as `R_sig.alpha`; `measure.registry` defines each). A metric that was not
-computed fails the gate (it cannot show the threshold is met), and so does a
-run that is not complete. Comparisons use the full-precision stored value.
+`n_failed`, or a dotted path such as `R_sig.alpha`; `measure.registry` defines each). A
+metric that was not computed fails the gate (it cannot show the threshold is met), and so
+does a run that is not complete. Comparisons use the full-precision stored value.
 """
 
 from __future__ import annotations
