@@ -82,11 +82,16 @@ class Metric:
 
     def show(self, value: float | None) -> str:
         """The value as tables show it: a count whole, anything else with 3 decimals; `–` for None."""
-        if value is None:
-            return "–"
-        if self.unit == "count":
+        if value is not None and self.unit == "count":
             return str(int(value))
-        return f"{value:.3f}"
+        return fmt3(value)
+
+
+def fmt3(value: float | None) -> str:
+    """Metrics are stored at full precision and shown with 3 decimals; `–` for not computed."""
+    if value is None:
+        return "–"
+    return f"{value:.3f}"
 
 
 def _per_tau() -> tuple[Metric, ...]:
