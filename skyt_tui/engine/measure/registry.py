@@ -1,10 +1,11 @@
 """Every metric skyt-tui reports, defined once: name, label, direction, description, unit, where it is
 computed, what it needs, and which views show it (docs/metrics.md, "Adding a metric").
 
-The run report (`report RUN`, its table and `--json`), the gate, the study rows, tables and summary
-CSV, the CLI's tables and the app's Runs list all read their metric lists from here, so a metric
-added here (with its computation in the module named by `computed_in`) appears everywhere it
-belongs, in the same place with the same name.
+The `report RUN` table, the invariant checks, the gate's explanations, the study rows, tables and
+summary CSV, the CLI's tables and the app's Runs list all read their metric lists from here, so a
+metric added here (with its computation in the module named by `computed_in`) appears everywhere
+it belongs, in the same place with the same name. (`report --json` prints a run's `RunMetrics` as
+they are; `tests/test_registry.py` checks that each of its metrics is registered.)
 
 Order matters and is part of the output: the registry's order is the study's (`study report
 --metric` choices, the summary CSV's own columns); a run's own metrics (the `report RUN` table, the
