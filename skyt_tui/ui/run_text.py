@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.runs.run_store import ABORTED, INTERRUPTED, RUNNING, RunMeta, RunSummary
@@ -35,7 +36,11 @@ def pre_post(metrics: Mapping[str, float | None], pre: str, post: str) -> str:
     return f"{fmt3(metrics.get(pre))}→{fmt3(metrics.get(post))}"
 
 
-ANCHOR_METRICS = (
+ANCHOR_METRICS = registry.needing("canon")
+"""The metrics measured against the canon: not shown without one (`measure.registry`)."""
+SHOWN_METRICS = (
+    "R_raw",
+    "R_pairwise",
     "R_anchor_pre",
     "R_anchor_post",
     "rescue_rate",
@@ -43,9 +48,8 @@ ANCHOR_METRICS = (
     "mu_post",
     "P_tau_pre",
     "P_tau_post",
+    "pass_rate",
 )
-"""The metrics measured against the canon: not shown without one."""
-SHOWN_METRICS = ("R_raw", "R_pairwise", *ANCHOR_METRICS, "pass_rate")
 """The metrics the app shows of a run (the Runs list, a run's headline)."""
 PARTIAL_MARK = "~"
 """Before a metric of a run whose samples are not all in (running, interrupted): these are partial."""
@@ -60,7 +64,7 @@ def shown_metrics(analysis: StoredAnalysis) -> dict[str, float | None]:
         return dict.fromkeys(SHOWN_METRICS)
     shown: dict[str, float | None] = {name: getattr(metrics, name) for name in SHOWN_METRICS}
     if metrics.canon != "established":
-        shown.update(dict.fromkeys(ANCHOR_METRICS))
+        shown.update((name, None) for name in SHOWN_METRICS if name in ANCHOR_METRICS)
     return shown
 
 
@@ -73,22 +77,24 @@ def is_partial(analysis: StoredAnalysis | None, requested: int | None) -> bool:
     return analysis is not None and requested is not None and analysed_count(analysis) < requested
 
 
+def metric_cell(metrics: Mapping[str, float | None], metric: registry.Metric) -> str:
+    """One metric as a table cell: `pre→post` for a metric shown with its pair, else 3 decimals."""
+    if metric.pair is not None:
+        return pre_post(metrics, metric.pair, metric.name)
+    return fmt3(metrics.get(metric.name))
+
+
 def metric_cells(
     analysis: StoredAnalysis | None, requested: int | None = None
 ) -> tuple[str | Text, ...]:
-    """R_raw, R_anchor pre→post, rescue, μ pre→post, P_τ pre→post, pass rate — the Runs list's metric columns;
-    with `requested` (the run's N), metrics of fewer samples are marked partial (`~`, dimmed)."""
+    """The Runs list's metric columns (`registry.app_columns`: R_raw, R_anchor pre→post, rescue,
+    μ pre→post, P_τ pre→post, pass rate); with `requested` (the run's N), metrics of fewer samples
+    are marked partial (`~`, dimmed)."""
+    columns = registry.app_columns()
     if analysis is None:
-        return (PENDING,) * 6
+        return (PENDING,) * len(columns)
     m = shown_metrics(analysis)
-    cells = (
-        fmt3(m.get("R_raw")),
-        pre_post(m, "R_anchor_pre", "R_anchor_post"),
-        fmt3(m.get("rescue_rate")),
-        pre_post(m, "mu_pre", "mu_post"),
-        pre_post(m, "P_tau_pre", "P_tau_post"),
-        fmt3(m.get("pass_rate")),
-    )
+    cells = tuple(metric_cell(m, metric) for metric in columns)
     if not is_partial(analysis, requested):
         return cells
     return tuple(
@@ -140,15 +146,8 @@ def metrics_text(analysis: StoredAnalysis, requested: int | None = None) -> Text
     """The headline metrics on one line, names dimmed; partial metrics (fewer samples than `requested`)
     say so first."""
     m = shown_metrics(analysis)
-    parts = [
-        ("R_raw", fmt3(m.get("R_raw"))),
-        ("R_anchor", pre_post(m, "R_anchor_pre", "R_anchor_post")),
-        ("rescue", fmt3(m.get("rescue_rate"))),
-        ("μ", pre_post(m, "mu_pre", "mu_post")),
-        ("P_τ", pre_post(m, "P_tau_pre", "P_tau_post")),
-        ("pass", fmt3(m.get("pass_rate"))),
-        ("R_pairwise", fmt3(m.get("R_pairwise"))),
-    ]
+    shown = (*registry.app_columns(), registry.metric("R_pairwise"))
+    parts = [(metric.header, metric_cell(m, metric)) for metric in shown]
     text = Text()
     if is_partial(analysis, requested):
         text.append(

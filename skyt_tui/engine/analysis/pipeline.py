@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -221,7 +222,7 @@ def contract_for(run: RunInput) -> Contract | None:
         except ContractError:
             return None
     if run.source_format == "humaneval" and run.extra.get("problem") is not None:
-        return problem_contract(run.extra["problem"])
+        return problem_contract(run.extra["problem"], file=Path(run.source) / "problems.jsonl")
     return find_contract(run.contract_id)
 
 

@@ -16,6 +16,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.matrices import RunTexts
 from skyt_tui.engine.runs.report import fmt3
@@ -109,8 +110,8 @@ class FamiliesScreen(ModalScreen[None]):
             r_cell: Any = "…" if can_be_canon and preview is None else "–"
             mu_cell: Any = r_cell
             if preview is not None and can_be_canon:
-                r_cell = _compared(preview.R_anchor_pre, current.R_anchor_pre, higher=True)
-                mu_cell = _compared(preview.mu_pre, current.mu_pre, higher=False)
+                r_cell = _compared(preview.R_anchor_pre, current.R_anchor_pre, "R_anchor_pre")
+                mu_cell = _compared(preview.mu_pre, current.mu_pre, "mu_pre")
             table.add_row(
                 str(number),
                 str(len(family.members)),
@@ -196,9 +197,10 @@ class FamiliesScreen(ModalScreen[None]):
         self.show_family()
 
 
-def _compared(value: float, now: float | None, *, higher: bool) -> Text:
-    """The previewed value, green when better than now, red when worse."""
+def _compared(value: float, now: float | None, name: str) -> Text:
+    """The previewed value of metric `name`, green when better than now, red when worse (which way
+    is better: `measure.registry`)."""
     text = Text(fmt3(value))
     if isinstance(now, int | float) and value != now:
-        text.stylize("green" if (value > now) == higher else "red")
+        text.stylize("green" if (value > now) == registry.metric(name).higher_is_better else "red")
     return text

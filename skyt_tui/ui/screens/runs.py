@@ -20,6 +20,7 @@ from textual.widgets import ContentSwitcher, DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.runs.analysis_child import AnalysisCancelled
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.run_store import RUNNING, RunSummary
@@ -48,7 +49,8 @@ RUN = (
     "skyt-tui run CONTRACT --provider openai --model gpt-4o-mini",
     "generates, checks and stores a run",
 )
-METRIC_COLUMNS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass")
+METRIC_COLUMNS = tuple(metric.header for metric in registry.app_columns())
+"""The metric columns' headers (`measure.registry`: the metrics marked `app`)."""
 WATCH_INTERVAL_S = 1.0
 """How often the store is looked at for runs written elsewhere (stat calls only)."""
 
@@ -63,7 +65,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     *((name, name) for name in METRIC_COLUMNS),
 )
 """(key, header) in display order."""
-PRIORITY = (
+_RANKED = (
     "contract",
     "state",
     "N",
@@ -75,10 +77,16 @@ PRIORITY = (
     "T",
     "P_τ",
     "rescue",
+)
+PRIORITY = (
+    *_RANKED,
+    *(header for header in METRIC_COLUMNS if header not in _RANKED),
     "when",
 )
-"""Which columns a narrow terminal keeps first: columns are left out whole, never cut mid-number."""
-METRIC_WIDTHS = {"R_raw": 5, "R_anchor": 11, "rescue": 5, "μ": 11, "P_τ": 11, "pass": 5}
+"""Which columns a narrow terminal keeps first: columns are left out whole, never cut mid-number
+(a metric column not ranked here comes after the ranked ones)."""
+METRIC_WIDTHS = {metric.header: 11 if metric.pair else 5 for metric in registry.app_columns()}
+"""Cells of 3 decimals (`pre→post` for a metric shown with its pair)."""
 MODEL_WIDTH = 18
 
 
@@ -129,14 +137,7 @@ def sort_key(column: str, summary: RunSummary, analysis: StoredAnalysis | None) 
         return (0, run_state(summary))
     if column == "N":
         return (0, summary.n_ok, meta.n)
-    metric = {
-        "R_raw": "R_raw",
-        "R_anchor": "R_anchor_post",
-        "rescue": "rescue_rate",
-        "μ": "mu_post",
-        "P_τ": "P_tau_post",
-        "pass": "pass_rate",
-    }[column]
+    metric = {m.header: m.name for m in registry.app_columns()}[column]
     value = shown_metrics(analysis).get(metric) if analysis is not None else None
     return (0, value) if value is not None else (1, 0.0)
 
