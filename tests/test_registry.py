@@ -175,7 +175,10 @@ def test_the_app_columns_and_widths_come_from_the_registry():
     assert METRIC_COLUMNS == APP_COLUMNS
     assert set(METRIC_COLUMNS) <= set(PRIORITY)
     metrics = compute_metrics(samples(), canon=CANON_ESTABLISHED, pairwise_mean=0.3).to_dict()
-    cells = metric_cells({"metrics": metrics})
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
+
+    document = {"id": "run", "level": "nodoc", "metrics": {"level": "nodoc", "tau": 0.1} | metrics}
+    cells = metric_cells(StoredAnalysis.from_document(document))
     assert [len(cell) for cell in cells] == [METRIC_WIDTHS[h] for h in METRIC_COLUMNS]
     assert cells[1] == "0.250→0.500"  # R_anchor pre→post
     assert {"R_anchor_pre", "mu_post", "Delta_P_tau", "R_anchor_mean"} <= ANCHOR_METRICS
