@@ -157,7 +157,7 @@ def test_every_path_that_picks_a_canon_uses_the_one_rule(isolated_home, monkeypa
         ],
     )
 
-    def last_passing(verdicts_passed, parse_errors):
+    def last_passing(verdicts_passed, parse_errors, compliant=None):
         passing = [i for i, (p, e) in enumerate(zip(verdicts_passed, parse_errors)) if p and not e]
         return passing[-1] if passing else None
 

@@ -74,7 +74,10 @@ def test_an_operations_test_becomes_a_stateful_test_on_the_class():
         ("get", (2,), -1),
     ]
     assert contract.difficulty == "hard"
-    assert contract.oracle.pass_threshold == 0.9
+    # SKYT's oracle never reads correctness_threshold; without required_pass_rate it requires 0.8.
+    assert contract.oracle.pass_threshold == 0.8
+    assert contract.source["correctness_threshold"] == 0.9
+    assert contract.source["pass_threshold_rule"].startswith("SKYT's default 0.8")
     assert contract.rescue.max_transformations == 7
     assert contract.source["rescue_bounds"] == {"allow_print_removal": True}
     assert contract.constraints.fixed_names == ("capacity",)
@@ -218,9 +221,9 @@ def test_skyt_corpus_templates_become_ten_valid_contracts(tmp_path):
     assert fib.entry.name == "fibonacci" and fib.constraints.style == "iterative"
     assert fib.constraints.fixed_names == ("n",)
     assert [i.kwargs for i in fib.out_of_domain.inputs] == [{"n": -1}, {"n": -5}]
-    assert (
-        fib.source["required_pass_rate"] == 0.8 and fib.source["original_id"] == "fibonacci_basic"
-    )
+    # The threshold SKYT's oracle applies (required_pass_rate), not its unread correctness_threshold.
+    assert fib.oracle.pass_threshold == 0.8 and fib.source["correctness_threshold"] == 1.0
+    assert fib.source["original_id"] == "fibonacci_basic"
     assert by_id["merge_sort"].constraints.style == "recursive"
     assert by_id["binary_search"].tests[0].args == ([1, 2, 3, 4, 5], 3)
     assert by_id["merge_sort"].tests[0].args == ([3, 1, 4, 1, 5, 9, 2, 6],)

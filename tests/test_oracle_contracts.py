@@ -257,12 +257,13 @@ def test_pass_threshold(oracle):
     )
     verdict = oracle.check(contract, one_wrong)
     assert verdict.passed and verdict.pass_fraction == 0.75
-    assert verdict.reason == "passed 3/4 tests (threshold 0.75); first failure: test 4 'test 4'"
+    assert verdict.reason == "passed 3/4, threshold 0.75; first failure: test 4 'test 4'"
+    assert not verdict.passed_all and verdict.threshold == 0.75 and verdict.test_counts() == (3, 4)
     two_wrong = variant(contract, "if n < 10:", "if n > 1000:\n        return -1\n    if n < 10:")
     verdict = oracle.check(contract, two_wrong)
     assert not verdict.passed and verdict.pass_fraction == 0.5
     assert verdict.reason.startswith(
-        "2/4 tests passed, 3 needed; test 3 'test 3': expected 10, got -1"
+        "passed 2/4, threshold 0.75; test 3 'test 3': expected 10, got -1"
     )
 
 

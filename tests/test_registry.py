@@ -44,7 +44,7 @@ BOUNDED = (
     "rescue_of_noncanonical", "mu_pre", "mu_post", "P_tau_pre", "P_tau_post", "R_anchor_mean",
     "pass_rate", "R_behavioral", "OER",
 )  # fmt: skip
-APP_COLUMNS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass")
+APP_COLUMNS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass", "comply")
 
 
 def keeps_order(old, new):
@@ -83,24 +83,27 @@ def test_every_view_keeps_its_metrics_in_their_order():
 
 
 def samples():
-    """Four samples with oracle verdicts and distances to an established canon."""
+    """Four samples with oracle verdicts, compliance with coding rules and distances to an
+    established canon."""
     rows = [
-        (True, (True, True), ("1", "2"), 0.0, 0.0),
-        (True, (True, True), ("1", "2"), 0.2, 0.0),
-        (False, (True, False), ("1", "!ValueError"), 0.4, 0.3),
-        (False, (True, False), ("1", "!Timeout"), 0.5, 0.5),
+        (True, (True, True), ("1", "2"), 0.0, 0.0, True),
+        (True, (True, True), ("1", "2"), 0.2, 0.0, False),
+        (False, (True, False), ("1", "!ValueError"), 0.4, 0.3, True),
+        (False, (True, False), ("1", "!Timeout"), 0.5, 0.5, False),
     ]
     return [
         SampleAnalysis(
             index=i,
             signatures={level: f"s{i % 2}" for level in LEVELS},
             passed=passed,
+            passed_all=passed,
+            compliant=compliant,
             pass_vector=vector,
             outputs=outputs,
             d_pre=d_pre,
             d_post=d_post,
         )
-        for i, (passed, vector, outputs, d_pre, d_post) in enumerate(rows)
+        for i, (passed, vector, outputs, d_pre, d_post, compliant) in enumerate(rows)
     ]
 
 

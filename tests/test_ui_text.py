@@ -258,7 +258,9 @@ def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
         "0.123→0.100",
         "–",
         "1.000",
+        "–",  # compliance: the contract has no coding rules
     )
+    assert metric_cells(analysed(metrics | {"compliance_rate": 0.75}))[-1] == "0.750"
     # without a canon nothing measured against one; without code nothing at all (issue 14.2)
     assert metric_cells(analysed(metrics | {"canon": "none"})) == (
         "0.667",
@@ -267,10 +269,11 @@ def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
         "–",
         "–",
         "1.000",
+        "–",
     )
-    assert metric_cells(analysed(metrics | {"n": 0, "n_failed": 3})) == ("–",) * 6
+    assert metric_cells(analysed(metrics | {"n": 0, "n_failed": 3})) == ("–",) * 7
     assert metric_cells(analysed(metrics), requested=5)[0] == Text("~0.667")
-    assert metric_cells(None) == ("…",) * 6
+    assert metric_cells(None) == ("…",) * 7
 
 
 def test_scatter_puts_points_on_a_shared_range_with_the_diagonal():

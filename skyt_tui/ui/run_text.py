@@ -49,6 +49,7 @@ SHOWN_METRICS = (
     "P_tau_pre",
     "P_tau_post",
     "pass_rate",
+    "compliance_rate",
 )
 """The metrics the app shows of a run (the Runs list, a run's headline)."""
 PARTIAL_MARK = "~"
@@ -147,7 +148,11 @@ def metrics_text(analysis: StoredAnalysis, requested: int | None = None) -> Text
     say so first."""
     m = shown_metrics(analysis)
     shown = (*registry.app_columns(), registry.metric("R_pairwise"))
-    parts = [(metric.header, metric_cell(m, metric)) for metric in shown]
+    parts = [
+        (metric.header, metric_cell(m, metric))
+        for metric in shown
+        if not (metric.app_when_computed and m.get(metric.name) is None)
+    ]
     text = Text()
     if is_partial(analysis, requested):
         text.append(

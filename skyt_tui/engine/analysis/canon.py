@@ -30,6 +30,7 @@ from skyt_tui.engine.versions import CANON_VERSION, DISTANCE_FUNCTION  # noqa: F
 
 if TYPE_CHECKING:
     from skyt_tui.engine.oracle.judge import Oracle
+    from skyt_tui.engine.oracle.verdicts import Verdict
 
 CANON_KIND = "canon"
 STATUS_OK = "ok"
@@ -284,18 +285,27 @@ def require_canon(contract_id: str) -> CanonState:
 
 
 def first_canon_candidate(
-    verdicts_passed: Sequence[bool | None], parse_errors: Iterable[bool]
+    verdicts_passed: Sequence[bool | None],
+    parse_errors: Iterable[bool],
+    compliant: Sequence[bool | None] | None = None,
 ) -> int | None:
     """The canon rule (docs/canon.md): the position of the first sample, in generation order,
-    that parses and passed the oracle; None when none does.
+    that parses and passed the oracle; None when none does. With `compliant` (a contract with
+    coding rules, as SKYT's strict contracts), the first such sample that also complies, and
+    only when none does the first that passes (SKYT then rewrites that one to comply; skyt-tui
+    never rewrites a canon).
 
     `parse_errors` is read only as far as the answer needs, so it may be a generator that
     normalizes each sample when asked.
     """
+    first: int | None = None
     for position, (passed, parse_error) in enumerate(zip(verdicts_passed, parse_errors)):
         if passed and not parse_error:
-            return position
-    return None
+            if compliant is None or compliant[position] is not False:
+                return position
+            if first is None:
+                first = position
+    return first
 
 
 def first_canon_sample(contract: Contract, codes: Sequence[str], oracle: Oracle) -> int | None:
@@ -305,4 +315,13 @@ def first_canon_sample(contract: Contract, codes: Sequence[str], oracle: Oracle)
     return first_canon_candidate(
         [verdict.passed for verdict in verdicts],
         (normalize(code, contract.kept_names).parse_error for code in codes),
+        compliance_of(verdicts),
     )
+
+
+def compliance_of(verdicts: Sequence[Verdict]) -> list[bool | None] | None:
+    """Each verdict's compliance (None when the contract has no coding rules), for the canon rule."""
+    records = [getattr(v, "compliance", None) for v in verdicts]
+    if all(record is None for record in records):
+        return None
+    return [None if record is None else record.compliant for record in records]

@@ -101,8 +101,13 @@ class SampleDetail:
 
 
 def _verdict_summary(verdict: Verdict) -> dict[str, Any]:
-    return {
+    passed_tests, total = verdict.test_counts()
+    out: dict[str, Any] = {
         "passed": verdict.passed,
+        "passed_all": verdict.passed_all,
+        "threshold": verdict.threshold,
+        "tests_passed": passed_tests,
+        "tests_total": total,
         "status": verdict.status,
         "reason": verdict.reason,
         "pass_fraction": verdict.pass_fraction,
@@ -118,6 +123,9 @@ def _verdict_summary(verdict: Verdict) -> dict[str, Any]:
             for t in verdict.tests
         ],
     }
+    if verdict.compliance is not None:
+        out["compliance"] = verdict.compliance.to_dict()
+    return out
 
 
 @dataclass(frozen=True)
@@ -383,7 +391,9 @@ def _canon_for(
         )
     if mode == "run":
         position = canon_store.first_canon_candidate(
-            [v.passed for v in verdicts], [n.parse_error for n in p.normalized]
+            [v.passed for v in verdicts],
+            [n.parse_error for n in p.normalized],
+            canon_store.compliance_of(verdicts),
         )
         if position is None:
             return CanonInfo(
@@ -436,7 +446,9 @@ def _first_passing_here(
     p: _Prepared, verdicts: list[Verdict]
 ) -> tuple[str, canon_store.Provenance] | None:
     position = canon_store.first_canon_candidate(
-        [v.passed for v in verdicts], [n.parse_error for n in p.normalized]
+        [v.passed for v in verdicts],
+        [n.parse_error for n in p.normalized],
+        canon_store.compliance_of(verdicts),
     )
     if position is None:
         return None
@@ -473,8 +485,12 @@ def _repair_all(
     Many tasks run on worker processes (`repair.parallel`), a few on threads
     here; the results are the same. The searches of one contract share
     rewrites, and a candidate program is sent to the oracle once per contract.
+    A candidate is accepted when the oracle passes it and it breaks no coding rule
+    or pattern of the contract that the sample kept (so a compliant sample stays
+    compliant; `_accepted`).
     """
     tasks: dict[_RepairKey, tuple[Contract, str, str, frozenset[str]]] = {}
+    broken_before: dict[_RepairKey, frozenset[str] | None] = {}
     wanted: list[dict[int, _RepairKey]] = []
     for p, contract, vs, canon in zip(prepared, contracts, verdicts, canons):
         positions: dict[int, _RepairKey] = {}
@@ -488,6 +504,9 @@ def _repair_all(
                 ):
                     key = (contract.content_hash(), code, canon.code, p.kept)
                     tasks.setdefault(key, (contract, code, canon.code, p.kept))
+                    broken_before[key] = (
+                        verdict.compliance.broken if verdict.compliance is not None else None
+                    )
                     positions[position] = key
         wanted.append(positions)
 
@@ -506,8 +525,13 @@ def _repair_all(
         for key in keys
         for contract, code, canon_code, kept in [tasks[key]]
     ]
-    verdict_cache: dict[tuple[str, str], bool] = {}
+    verdict_cache: dict[tuple[str, str], tuple[bool, frozenset[str] | None]] = {}
+    """(contract hash, program) → (passes the oracle, the coding rules it breaks)."""
     cache_lock = threading.Lock()
+
+    def accepted(index: int, program: str) -> bool:
+        passed, broken = verdict_cache[(keys[index][0], program)]
+        return _accepted(passed, broken, broken_before[keys[index]])
 
     def verify(index: int, programs: Sequence[str]) -> list[bool]:
         contract = tasks[keys[index]][0]
@@ -522,10 +546,10 @@ def _repair_all(
             found = oracle.check_many([(contract, program) for program in pending], dedupe=True)
             with cache_lock:
                 verdict_cache.update(
-                    ((group, program), v.passed) for program, v in zip(pending, found)
+                    ((group, program), _outcome(v)) for program, v in zip(pending, found)
                 )
         with cache_lock:
-            return [verdict_cache[(group, program)] for program in programs]
+            return [accepted(index, program) for program in programs]
 
     def verify_many(requests: Sequence[tuple[int, Sequence[str]]]) -> list[list[bool]]:
         """A repair worker's gathered requests: the programs not yet known go to the oracle in one call."""
@@ -541,11 +565,10 @@ def _repair_all(
                 [(contract, program) for (_, program), contract in wanted.items()], dedupe=True
             )
             with cache_lock:
-                verdict_cache.update((key, v.passed) for key, v in zip(wanted, found))
+                verdict_cache.update((key, _outcome(v)) for key, v in zip(wanted, found))
         with cache_lock:
             return [
-                [verdict_cache[(keys[index][0], program)] for program in programs]
-                for index, programs in requests
+                [accepted(index, program) for program in programs] for index, programs in requests
             ]
 
     report("repair", 0, len(keys))
@@ -567,6 +590,17 @@ def _repair_all(
         )
     results = dict(zip(keys, found))
     return [{position: results[key] for position, key in positions.items()} for positions in wanted]
+
+
+def _outcome(verdict: Verdict) -> tuple[bool, frozenset[str] | None]:
+    return verdict.passed, (verdict.compliance.broken if verdict.compliance is not None else None)
+
+
+def _accepted(
+    passed: bool, broken: frozenset[str] | None, broken_before: frozenset[str] | None
+) -> bool:
+    """A repair candidate is kept only when it passes and breaks no rule the sample kept."""
+    return passed and (broken is None or broken <= (broken_before or frozenset()))
 
 
 def _repair_in_threads(
@@ -627,6 +661,10 @@ def _finish(
                 signatures=norm.signatures,
                 parse_error=norm.parse_error,
                 passed=verdict.passed if verdict is not None else None,
+                passed_all=verdict.passed_all if verdict is not None else None,
+                compliant=verdict.compliance.compliant
+                if verdict is not None and verdict.compliance is not None
+                else None,
                 pass_vector=verdict.pass_vector() if verdict is not None else None,
                 outputs=output_keys(verdict) if verdict is not None else None,
                 d_pre=d_pre[position],

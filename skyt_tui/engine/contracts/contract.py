@@ -18,6 +18,12 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from skyt_tui.engine import store
+from skyt_tui.engine.contracts.coding_rules import (
+    CODING_RULES,
+    PATTERN_MAX_CHARS,
+    PATTERNS_MAX,
+    pattern_tokens,
+)
 from skyt_tui.engine.contracts.values import LiteralError, parse_literal, to_toml_fields
 from skyt_tui.engine.errors import ContractError, StoreError
 
@@ -46,6 +52,17 @@ class Constraints:
     forbidden_calls: tuple[str, ...] = ()
     forbidden_imports: tuple[str, ...] = ()
     forbidden_nodes: tuple[str, ...] = ()
+    coding_rules: tuple[str, ...] = ()
+    """Coding-standard rule ids (`coding_rules.CODING_RULES`), checked for compliance."""
+    required_patterns: tuple[str, ...] = ()
+    """Code fragments the program must contain (formatting, comments and docstrings aside)."""
+    forbidden_patterns: tuple[str, ...] = ()
+    """Code fragments the program must not contain."""
+
+    @property
+    def has_compliance_rules(self) -> bool:
+        """Does the contract judge compliance (rules or patterns) besides correctness?"""
+        return bool(self.coding_rules or self.required_patterns or self.forbidden_patterns)
 
 
 @dataclass(frozen=True)
@@ -243,6 +260,30 @@ class _Reader:
                     raise self.fail(name, f"{item!r} is not a Python name")
         return tuple(value)
 
+    def rule_ids(self, name: str) -> tuple[str, ...]:
+        ids = self.names(name, identifiers=False)
+        for item in ids:
+            if item not in CODING_RULES:
+                raise self.fail(
+                    name, f"unknown rule {item!r}; skyt-tui checks {', '.join(CODING_RULES)}"
+                )
+        if len(set(ids)) != len(ids):
+            raise self.fail(name, "names a rule twice")
+        return ids
+
+    def patterns(self, name: str) -> tuple[str, ...]:
+        items = self.names(name, identifiers=False)
+        if len(items) > PATTERNS_MAX:
+            raise self.fail(name, f"at most {PATTERNS_MAX} patterns; got {len(items)}")
+        for item in items:
+            if len(item) > PATTERN_MAX_CHARS:
+                raise self.fail(
+                    name, f"a pattern has at most {PATTERN_MAX_CHARS} characters; got {len(item)}"
+                )
+            if not pattern_tokens(item):
+                raise self.fail(name, f"{item!r} holds no code to match (blank or a comment)")
+        return items
+
     def given(self, name: str) -> str:
         """The spelling the file used for `name` (`name` or `name_py`), for error messages."""
         return f"{name}_py" if f"{name}_py" in self.table else name
@@ -358,6 +399,9 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
         forbidden_calls=constraints_reader.names("forbidden_calls"),
         forbidden_imports=constraints_reader.names("forbidden_imports"),
         forbidden_nodes=constraints_reader.names("forbidden_nodes"),
+        coding_rules=constraints_reader.rule_ids("coding_rules"),
+        required_patterns=constraints_reader.patterns("required_patterns"),
+        forbidden_patterns=constraints_reader.patterns("forbidden_patterns"),
     )
     constraints_reader.finish()
 
@@ -608,6 +652,10 @@ def contract_to_toml_dict(contract: Contract) -> dict[str, Any]:
         "forbidden_imports": list(c.forbidden_imports),
         "forbidden_nodes": list(c.forbidden_nodes),
     }
+    # Written only when given, so the content hash of a contract without them stays as it was.
+    for key in ("coding_rules", "required_patterns", "forbidden_patterns"):
+        if getattr(c, key):
+            doc["constraints"][key] = list(getattr(c, key))
     doc["oracle"] = {
         "pass_threshold": contract.oracle.pass_threshold,
         "timeout_s": contract.oracle.timeout_s,

@@ -60,8 +60,10 @@ class RunMetrics:
     Delta_P_tau: float | None = None
     R_anchor_mean: float | None = None
     pass_rate: float | None = None
+    pass_all_rate: float | None = None
     R_behavioral: float | None = None
     OER: float | None = None
+    compliance_rate: float | None = None
     ci: dict[str, tuple[float, float]] = field(default_factory=dict)
     anchor_sensitivity: dict[str, float | int] | None = None
     versions: dict[str, str] = field(default_factory=dict)
@@ -263,11 +265,15 @@ def _behaviour_metrics(samples: Sequence[SampleAnalysis]) -> dict[str, Any]:
     n = len(samples)
     vectors, outputs = behaviour_keys(samples)
     agreeing = agreeing_tests(outputs)
-    return {
+    values: dict[str, Any] = {
         "pass_rate": _share(sum(bool(s.passed) for s in samples), n),
+        "pass_all_rate": _share(sum(bool(s.passed_all) for s in samples), n),
         "R_behavioral": modal_share(vectors),
         "OER": _share(sum(agreeing), len(agreeing)),
     }
+    if any(s.compliant is not None for s in samples):
+        values["compliance_rate"] = _share(sum(bool(s.compliant) for s in samples), n)
+    return values
 
 
 def anchor_sensitivity(samples: Sequence[SampleAnalysis], level: str) -> dict[str, float | int]:

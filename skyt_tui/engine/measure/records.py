@@ -21,7 +21,7 @@ class SampleAnalysis:
     """SHA-256 of the normalized text at each level (raw, format, nodoc, alpha)."""
     parse_error: bool = False
     passed: bool | None = None
-    """Oracle verdict; None = oracle not run."""
+    """Oracle verdict under the contract's pass threshold; None = oracle not run."""
     pass_vector: tuple[bool, ...] | None = None
     """Per-test pass/fail, in contract test order (R_behavioral)."""
     outputs: tuple[str, ...] | None = None
@@ -32,6 +32,10 @@ class SampleAnalysis:
     """Distance to the canon after repair."""
     repair_steps: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    passed_all: bool | None = None
+    """Passed every test, out-of-domain input and constraint; None = oracle not run."""
+    compliant: bool | None = None
+    """Keeps the contract's coding rules and patterns; None = no rules, or oracle not run."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -39,6 +43,8 @@ class SampleAnalysis:
             "signatures": dict(sorted(self.signatures.items())),
             "parse_error": self.parse_error,
             "passed": self.passed,
+            "passed_all": self.passed_all,
+            "compliant": self.compliant,
             "pass_vector": list(self.pass_vector) if self.pass_vector is not None else None,
             "outputs": list(self.outputs) if self.outputs is not None else None,
             "d_pre": self.d_pre,

@@ -65,6 +65,9 @@ class Metric:
     """Can be tabulated and compared: `study report --metric`."""
     app: bool = False
     """A column of the app's Runs list (with `label` as header)."""
+    app_when_computed: bool = False
+    """With `app`: the column is shown only while some listed run has a value (compliance:
+    only runs of contracts with coding rules have one)."""
     run_after: str | None = None
     """In a run's own order (the `report RUN` table), listed after this metric instead."""
 
@@ -392,7 +395,7 @@ REGISTRY: tuple[Metric, ...] = (
     ),
     Metric(
         "pass_rate",
-        "share of samples the oracle passes",
+        "share of samples the oracle passes under the contract's pass threshold",
         "higher",
         "share",
         METRICS_MODULE,
@@ -402,6 +405,33 @@ REGISTRY: tuple[Metric, ...] = (
         study_row=True,
         study_table=True,
         app=True,
+    ),
+    Metric(
+        "pass_all_rate",
+        "share of samples that pass every test, whatever the contract's pass threshold",
+        "higher",
+        "share",
+        METRICS_MODULE,
+        needs="oracle",
+        label="pass all",
+        report=True,
+        study_row=True,
+        study_table=True,
+    ),
+    Metric(
+        "compliance_rate",
+        "share of samples that keep the contract's coding rules and patterns (contracts with "
+        "rules only; separate from passing)",
+        "higher",
+        "share",
+        METRICS_MODULE,
+        needs="oracle",
+        label="comply",
+        report=True,
+        study_row=True,
+        study_table=True,
+        app=True,
+        app_when_computed=True,
     ),
     Metric(
         "R_behavioral",

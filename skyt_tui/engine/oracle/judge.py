@@ -11,9 +11,11 @@ separate sandboxed process that only talks to the sample by value (see
 
 
 
-Pass rule: the sample ran to the end (status "ok"), every out-of-domain
-input and constraint holds, and at least `pass_threshold` of the contract's
-tests pass. Bump ORACLE_VERSION whenever any of this changes.
+Pass rule (`verdicts`): the sample ran to the end (status "ok"), every
+out-of-domain input and constraint holds, and the share of the contract's tests
+it passes is at least `pass_threshold`. Bump ORACLE_VERSION whenever any of this
+changes. Compliance with the contract's coding rules (`compliance`) is recorded
+beside the verdict and never decides it.
 """
 
 from __future__ import annotations
@@ -101,12 +103,12 @@ class Oracle:
                     continue
                 first_of[key] = position
             plan = self._plan(contract)
-            early, constraint_outcomes = plan.early_verdict(code, self.isolation)
+            early, checks = plan.early_verdict(code, self.isolation)
             if early is not None:
                 entries.append(("done", early))
                 continue
             future = self._pool.submit({**plan.payload, "program": code}, contract.oracle.timeout_s)
-            entries.append(("run", plan, constraint_outcomes, future))
+            entries.append(("run", plan, checks, future))
         kept: dict[int, Verdict] = {}
         originals = {entry[1] for entry in entries if entry[0] == "copy"}
         for position, entry in enumerate(entries):
@@ -115,10 +117,8 @@ class Oracle:
             elif entry[0] == "done":
                 verdict = entry[1]
             else:
-                _, plan, constraint_outcomes, future = entry
-                verdict = plan.verdict(
-                    future.result(), constraint_outcomes, self.isolation, self._pool.limits
-                )
+                _, plan, checks, future = entry
+                verdict = plan.verdict(future.result(), checks, self.isolation, self._pool.limits)
             if position in originals:
                 kept[position] = verdict
             entries[position] = ()  # let the job's data go as soon as its verdict is out

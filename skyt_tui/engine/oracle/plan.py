@@ -4,7 +4,6 @@ that comes back is judged into a verdict."""
 from __future__ import annotations
 
 import ast
-import math
 import signal
 from dataclasses import dataclass, replace
 from typing import Any
@@ -19,6 +18,7 @@ from skyt_tui.engine.contracts.contract import (
     Step,
 )
 from skyt_tui.engine.errors import ContractError
+from skyt_tui.engine.oracle.compliance import Compliance, check_compliance, not_checked
 from skyt_tui.engine.oracle.constraints import (
     forbidden_calls_used,
     forbidden_imports_used,
@@ -42,6 +42,14 @@ from skyt_tui.engine.versions import ORACLE_VERSION
 
 MAX_PROGRAM_CHARS = 1_000_000
 DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True)
+class Prechecks:
+    """What the oracle reads from a program's syntax tree before it runs."""
+
+    constraint_outcomes: list[TestOutcome]
+    compliance: Compliance | None
 
 
 @dataclass(frozen=True)
@@ -183,13 +191,15 @@ class Plan:
             )
         return outcomes
 
-    def early_verdict(self, code: str, isolation: str) -> tuple[Verdict | None, list[TestOutcome]]:
-        """A verdict without running anything (too large, does not parse), plus constraint outcomes."""
+    def early_verdict(self, code: str, isolation: str) -> tuple[Verdict | None, Prechecks]:
+        """A verdict without running anything (too large, does not parse), plus what is read
+        from the syntax tree before the run: constraint outcomes and compliance."""
         if len(code) > MAX_PROGRAM_CHARS:
             reason = f"the program has {len(code)} characters (limit {MAX_PROGRAM_CHARS})"
-            return self.finish(
-                "too_large", reason, {}, self.constraint_outcomes(None, reason), isolation, 0.0, ""
-            ), []
+            checks = Prechecks(
+                self.constraint_outcomes(None, reason), not_checked(self.contract, reason)
+            )
+            return self.finish("too_large", reason, {}, checks, isolation, 0.0, ""), checks
         try:
             tree = ast.parse(code)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
@@ -198,23 +208,23 @@ class Plan:
             outcomes = {
                 slot.index: _failed(slot, "SyntaxError", message) for slot in self.sandboxed
             }
-            return self.finish(
-                "syntax_error",
-                f"syntax error: {message}",
-                outcomes,
+            checks = Prechecks(
                 self.constraint_outcomes(None),
-                isolation,
-                0.0,
-                "",
-            ), []
-        return None, self.constraint_outcomes(tree)
+                not_checked(self.contract, "the program does not parse, so no rule can be checked"),
+            )
+            return self.finish(
+                "syntax_error", f"syntax error: {message}", outcomes, checks, isolation, 0.0, ""
+            ), checks
+        return None, Prechecks(
+            self.constraint_outcomes(tree), check_compliance(self.contract, code, tree)
+        )
 
     # after running ----------------------------------------------------------------------------
 
     def verdict(
         self,
         result: RunResult,
-        constraint_outcomes: list[TestOutcome],
+        checks: Prechecks,
         isolation: str,
         limits: Limits = DEFAULT_LIMITS,
     ) -> Verdict:
@@ -259,9 +269,7 @@ class Plan:
             limits,
         )
         output = result.output.decode("utf-8", "replace")
-        return self.finish(
-            status, reason, outcomes, constraint_outcomes, isolation, result.elapsed_s, output
-        )
+        return self.finish(status, reason, outcomes, checks, isolation, result.elapsed_s, output)
 
     def read_sample_frames(
         self, frames: list[dict[str, Any]], outcomes: dict[int, TestOutcome], budget: wire.Budget
@@ -526,7 +534,7 @@ class Plan:
         status: str,
         reason: str,
         outcomes: dict[int, TestOutcome],
-        constraint_outcomes: list[TestOutcome],
+        checks: Prechecks,
         isolation: str,
         duration: float,
         output: str,
@@ -538,26 +546,32 @@ class Plan:
             if outcome is None:
                 outcome = _failed(slot, _missing_type(status), f"no result: {missing_reason}")
             tests.append(outcome)
-        tests.extend(constraint_outcomes)
+        tests.extend(checks.constraint_outcomes)
         tests = [_printable_outcome(outcome) for outcome in tests]
         contract_tests = tests[: self.test_count]
         passed_tests = sum(outcome.passed for outcome in contract_tests)
         fraction = passed_tests / self.test_count if self.test_count else 0.0
         threshold = self.contract.oracle.pass_threshold
-        required = math.ceil(threshold * self.test_count - 1e-9)
         others_ok = all(outcome.passed for outcome in tests[self.test_count :])
-        passed = status == "ok" and others_ok and passed_tests >= max(required, 1)
+        # SKYT's rule, to the bit: pass_rate >= required_pass_rate, a float division, no rounding.
+        passed = status == "ok" and others_ok and fraction >= threshold
+        passed_all = status == "ok" and all(outcome.passed for outcome in tests)
         if status == "ok":
             failing = next((o for o in tests if not o.passed), None)
             if passed:
-                reason = f"passed {passed_tests}/{self.test_count} tests"
-                if failing is not None:
-                    reason += f" (threshold {threshold:g}); first failure: test {failing.index + 1} {failing.name!r}"
+                reason = f"passed {passed_tests}/{self.test_count}"
+                if failing is None:
+                    reason += " tests"
+                else:
+                    reason += (
+                        f", threshold {threshold:g}; first failure: test {failing.index + 1} "
+                        f"{failing.name!r}"
+                    )
             elif failing is not None:
                 reason = f"test {failing.index + 1} {failing.name!r}: {failing.error_message or failing.error_type}"
-                if threshold < 1.0 and others_ok and passed_tests < required:
+                if threshold < 1.0 and others_ok:
                     reason = (
-                        f"{passed_tests}/{self.test_count} tests passed, {required} needed; "
+                        f"passed {passed_tests}/{self.test_count}, threshold {threshold:g}; "
                         + reason
                     )
         return Verdict(
@@ -570,6 +584,9 @@ class Plan:
             oracle_version=ORACLE_VERSION,
             duration_s=duration,
             output=output,
+            passed_all=passed_all,
+            threshold=threshold,
+            compliance=checks.compliance,
         )
 
 

@@ -10,9 +10,11 @@ Comparison rules (`values_match`):
 - exceptions match by name against the raised type's MRO, so a sample's
   `class InvalidInput(ValueError)` satisfies `raises = "ValueError"`.
 
-Pass rule: the sample ran to the end (status "ok"), every out-of-domain
-input and constraint holds, and at least `pass_threshold` of the contract's
-tests pass. Bump ORACLE_VERSION whenever any of this changes.
+Pass rule (SKYT's): the sample ran to the end (status "ok"), every
+out-of-domain input and constraint holds, and passed tests / the contract's
+tests >= `pass_threshold` (float division, no rounding). `passed_all` says
+whether it passed every test besides. Bump ORACLE_VERSION whenever any of
+this changes.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numbers
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from skyt_tui.engine.oracle.compliance import Compliance
 from skyt_tui.engine.sandbox import wire
 
 ACTUAL_MAX_CHARS = 2000
@@ -55,6 +58,7 @@ class Verdict:
     """
 
     passed: bool
+    """Passed under the contract's rule: at least `threshold` of its tests (see the module)."""
     pass_fraction: float
     tests: tuple[TestOutcome, ...]
     status: str
@@ -63,19 +67,40 @@ class Verdict:
     oracle_version: str
     duration_s: float
     output: str = ""
+    passed_all: bool = False
+    """Ran to the end and passed every test, out-of-domain input and constraint."""
+    threshold: float = 1.0
+    """The contract's `pass_threshold` the verdict was reached under."""
+    compliance: Compliance | None = None
+    """The contract's coding-standard rules and patterns (None when it has none): separate
+    from `passed`, a sample can pass its tests and break a rule."""
 
     def pass_vector(self) -> tuple[bool, ...]:
         return tuple(outcome.passed for outcome in self.tests)
 
+    def test_counts(self) -> tuple[int, int]:
+        """(passed, total) over the contract's own tests (out-of-domain inputs and constraints
+        not counted), the share `threshold` applies to."""
+        own = [o for o in self.tests if o.kind not in ("ood", "constraint")]
+        return sum(o.passed for o in own), len(own)
+
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["tests"] = [asdict(outcome) for outcome in self.tests]
+        data["compliance"] = None if self.compliance is None else self.compliance.to_dict()
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Verdict:
         tests = tuple(TestOutcome(**outcome) for outcome in data["tests"])
-        return cls(**{**data, "tests": tests})
+        compliance = data.get("compliance")
+        return cls(
+            **{
+                **data,
+                "tests": tests,
+                "compliance": None if compliance is None else Compliance.from_dict(compliance),
+            }
+        )
 
 
 # ---- comparison ------------------------------------------------------------------------------

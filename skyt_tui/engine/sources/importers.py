@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from skyt_tui.engine.contracts.coding_rules import CODING_RULES, skyt_rule_id
 from skyt_tui.engine.contracts.contract import (
     CONTRACT_SCHEMA_VERSION,
     DIFFICULTIES,
@@ -43,6 +44,9 @@ SKYT_DIFFICULTY_RULE = (
     "hard if any test is a class (operations) test; medium if recursion is required "
     "or any test passes a list or dict argument; easy otherwise"
 )
+
+SKYT_DEFAULT_PASS_RATE = 0.8
+"""What SKYT's oracle requires when a template gives no `required_pass_rate`."""
 
 _SKYT_OPERATION_KEYS = {"op", "args", "kwargs", "expected", "description"}
 _SKYT_POLICIES = {
@@ -191,7 +195,22 @@ def skyt_template_to_contract(
     ood, max_checks = _skyt_out_of_domain(get(template, "out_of_domain", dict, "", {}), fail)
     rescue = get(template, "rescue_bounds", dict, "", {})
     max_transformations = get(rescue, "max_transformations", int, "rescue_bounds.", 5)
-    threshold = get(oracle_reqs, "correctness_threshold", (int, float), "oracle_requirements.", 1.0)
+    # SKYT's oracle passes a sample at `required_pass_rate` (0.8 when absent) and never reads
+    # `correctness_threshold`: the threshold is the one SKYT applies.
+    threshold = get(oracle_reqs, "required_pass_rate", (int, float), "oracle_requirements.", None)
+    threshold_rule = "oracle_requirements.required_pass_rate, as SKYT's oracle applies it"
+    if threshold is None:
+        threshold = SKYT_DEFAULT_PASS_RATE
+        threshold_rule = (
+            f"SKYT's default {SKYT_DEFAULT_PASS_RATE:g} (the template has no required_pass_rate)"
+        )
+    if isinstance(threshold, bool) or not 0 < threshold <= 1:
+        raise fail("oracle_requirements.required_pass_rate", f"must be in (0, 1]; got {threshold!r}")
+    rules, unchecked, rule_texts = _skyt_rules(constraints, fail)
+    patterns = {
+        name: _skyt_patterns(get(constraints, name, list, "constraints.", []), name, fail)
+        for name in ("required_patterns", "forbidden_patterns")
+    }
 
     chosen = difficulty or _skyt_difficulty(cases, style)
     source: dict[str, Any] = {
@@ -203,9 +222,14 @@ def skyt_template_to_contract(
     for field in ("task_intent", "algorithm_family", "domain", "normalization_rules"):
         if template.get(field) is not None:
             source[field] = template[field]
-    for field in ("required_pass_rate",):
+    source["pass_threshold_rule"] = threshold_rule
+    for field in ("correctness_threshold",):
         if oracle_reqs.get(field) is not None:
             source[field] = oracle_reqs[field]
+    if rule_texts:
+        source["rule_texts"] = rule_texts
+    if unchecked:
+        source["unchecked_rules"] = unchecked
     for field in ("output_type", "requires_recursion", "implementation_style"):
         if constraints.get(field) is not None:
             source[field] = constraints[field]
@@ -235,7 +259,12 @@ def skyt_template_to_contract(
             "kind": "class" if is_class else "function",
             "name": class_name if is_class else function_name,
         },
-        "constraints": {"fixed_names": fixed, "style": style},
+        "constraints": {
+            "fixed_names": fixed,
+            "style": style,
+            **({"coding_rules": rules} if rules else {}),
+            **{name: values for name, values in patterns.items() if values},
+        },
         "oracle": {"pass_threshold": threshold},
         "out_of_domain": ood,
         "rescue": {"max_transformations": max_transformations},
@@ -287,6 +316,36 @@ def embedded_skyt_contract(template: dict[str, Any], *, key: str, file: Path | s
         }
     )
     return replace(base, id=embedded_contract_id(base.id, base), source=source)
+
+
+def _skyt_rules(
+    constraints: dict[str, Any], fail: Any
+) -> tuple[list[str], list[str], dict[str, str]]:
+    """SKYT's `misra_c_rules` and `nasa_power_of_10` as (rule ids skyt-tui checks, ids it does
+    not check, each id's text in the template)."""
+    checked: list[str] = []
+    unchecked: list[str] = []
+    texts: dict[str, str] = {}
+    for table in ("misra_c_rules", "nasa_power_of_10"):
+        rules = constraints.get(table)
+        if rules is None:
+            continue
+        if not isinstance(rules, dict):
+            raise fail(f"constraints.{table}", "must be an object of rules keyed by rule name")
+        for name, text in rules.items():
+            rule = skyt_rule_id(str(name)) or f"{table}.{name}"
+            if isinstance(text, str):
+                texts[rule] = text
+            target = checked if rule in CODING_RULES else unchecked
+            if rule not in target:
+                target.append(rule)
+    return checked, unchecked, texts
+
+
+def _skyt_patterns(values: list[Any], name: str, fail: Any) -> list[str]:
+    if not all(isinstance(v, str) and v.strip() for v in values):
+        raise fail(f"constraints.{name}", "must be a list of code fragments (strings)")
+    return list(values)
 
 
 def _skyt_style(constraints: dict[str, Any], fail: Any) -> str:

@@ -87,6 +87,8 @@ PRIORITY = (
 (a metric column not ranked here comes after the ranked ones)."""
 METRIC_WIDTHS = {metric.header: 11 if metric.pair else 5 for metric in registry.app_columns()}
 """Cells of 3 decimals (`pre→post` for a metric shown with its pair)."""
+WHEN_COMPUTED = frozenset(m.header for m in registry.app_columns() if m.app_when_computed)
+"""Metric columns shown only while some listed run has a value (compliance)."""
 MODEL_WIDTH = 18
 
 
@@ -105,6 +107,11 @@ def choose_columns(
 ) -> list[str]:
     """The columns that fit `width` cells, by priority, in display order (each cell has one space each side)."""
     needed = {}
+    absent = {
+        key
+        for key in WHEN_COMPUTED
+        if not any(str(row[key]).lstrip(PARTIAL_MARK) not in ("–", PENDING) for row in rows)
+    }
     for key, header in COLUMNS:
         widest = max((cell_width(row[key]) for row in rows), default=0)
         if key in METRIC_WIDTHS:
@@ -114,6 +121,8 @@ def choose_columns(
     chosen: set[str] = set()
     used = 0
     for key in PRIORITY:
+        if key in absent:
+            continue
         if used + needed[key] <= width or not chosen:
             chosen.add(key)
             used += needed[key]
