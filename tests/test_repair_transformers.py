@@ -476,3 +476,41 @@ class TestLoopForm:
             )
             == []
         )
+
+
+class TestMidpoint:
+    SUM = "def f(a):\n    lo, hi = 0, len(a) - 1\n    return (lo + hi) // 2\n"
+    OFFSET = "def f(a):\n    lo, hi = 0, len(a) - 1\n    return lo + (hi - lo) // 2\n"
+
+    def test_toward_the_canons_form_both_ways(self):
+        assert rewrite("midpoint", "m = left + (right - left) // 2\n", self.SUM) == (
+            "m = (left + right) // 2"
+        )
+        assert rewrite("midpoint", "m = (left + right) // 2\n", self.OFFSET) == (
+            "m = left + (right - left) // 2"
+        )
+        # either bound may be the base of the offset form: both readings are offered
+        assert sites("midpoint", "m = (left + right) // 2\n", self.OFFSET) == [2]
+        assert rewrite(
+            "midpoint", "m = (left + right) // 2\n", self.OFFSET, selection={0: 1}
+        ) == ("m = right + (left - right) // 2")
+
+    def test_only_toward_a_form_the_canon_uses(self):
+        assert sites("midpoint", "m = (lo + hi) // 2\n", self.SUM) == []
+        assert sites("midpoint", "m = (lo + hi) // 2\n", "x = 1\n") == []
+        both = self.SUM + "def g(lo, hi):\n    return lo + (hi - lo) // 2\n"
+        assert sites("midpoint", "m = (lo + hi) // 2\n", both) == []
+
+    def test_not_other_expressions(self):
+        for code in (
+            "m = lo + (hi - x) // 2\n",  # not the same lower bound
+            "m = (lo + hi) // 3\n",
+            "m = (lo + hi) / 2\n",
+            "m = (f() + hi) // 2\n",  # a call would be evaluated twice
+            "m = (lo + lo) // 2\n",
+        ):
+            assert sites("midpoint", code, self.OFFSET) == [], code
+
+    @pytest.mark.parametrize("lo, hi", [(0, 0), (0, 9), (-7, 3), (5, 6), (-9, -2), (2**70, 2**71 + 3)])
+    def test_equal_for_integers(self, lo, hi):
+        assert (lo + hi) // 2 == lo + (hi - lo) // 2 == hi + (lo - hi) // 2

@@ -21,7 +21,24 @@ SHORTCUTS = (
         "minimum R_anchor_post (share of samples equal to the canon after repair)",
     ),
     ("--min-r-anchor-pre", "R_anchor_pre", "min", "minimum R_anchor_pre (before repair)"),
-    ("--min-pass-rate", "pass_rate", "min", "minimum share of samples passing the oracle"),
+    (
+        "--min-pass-rate",
+        "pass_rate",
+        "min",
+        "minimum share of samples passing the oracle (under the contract's pass threshold)",
+    ),
+    (
+        "--min-pass-all-rate",
+        "pass_all_rate",
+        "min",
+        "minimum share of samples passing every test, whatever the contract's threshold",
+    ),
+    (
+        "--min-compliance",
+        "compliance_rate",
+        "min",
+        "minimum share of samples keeping the contract's coding rules (contracts with rules)",
+    ),
     ("--min-r-raw", "R_raw", "min", "minimum R_raw (share of byte-identical samples)"),
     ("--max-failed", "n_failed", "max", "most samples allowed to have failed generation"),
 )

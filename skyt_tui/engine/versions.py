@@ -18,7 +18,8 @@ DISTANCE_FUNCTIONS = {"levenshtein": DISTANCE_FUNCTION, "tree": TREE_DISTANCE_FU
 """The distances a run can be measured with (`analyze --distance`), each with its version."""
 DEFAULT_DISTANCE = "levenshtein"
 ORACLE_VERSION = "2"
-REPAIR_VERSION = "1"
+REPAIR_VERSION = "2"
+"""2: the midpoint transformer; a candidate that breaks a coding rule the sample kept is refused."""
 CANON_VERSION = "1"
 """Version of how a canon is chosen and stored; part of every cached analysis's key."""
 DEFAULT_TAU = 0.10

@@ -212,6 +212,23 @@ def verdict_text(oracle: OracleSummary | None, passed: bool) -> Text:
     reason = oracle.reason if oracle is not None else None
     if reason and not passed:
         text.append(f"  {printable(reason)}\n", style="red")
+    elif reason and oracle is not None and oracle.passed_all is False:
+        text.append(f"  {printable(reason)}\n", style="yellow")
+    return text
+
+
+def compliance_text(oracle: OracleSummary | None) -> Text:
+    """The contract's coding rules the sample breaks, one line each (empty without rules)."""
+    compliance = oracle.compliance if oracle is not None else None
+    text = Text()
+    if compliance is None:
+        return text
+    if compliance.compliant:
+        text.append("  ✓ keeps the contract's coding rules\n", style="green")
+        return text
+    for violation in compliance.violations:
+        text.append(f"  ✗ {printable(violation.rule)}: ", style="red")
+        text.append(printable(violation.message) + "\n")
     return text
 
 

@@ -70,6 +70,13 @@ class Metric:
     only runs of contracts with coding rules have one)."""
     run_after: str | None = None
     """In a run's own order (the `report RUN` table), listed after this metric instead."""
+    csv_name: str | None = None
+    """The summary CSV's header for this metric when its name is one of SKYT's columns, which
+    holds SKYT's quantity there (`studies.study_report.skyt_columns`)."""
+
+    @property
+    def csv_header(self) -> str:
+        return self.csv_name or self.name
 
     @property
     def header(self) -> str:
@@ -204,12 +211,14 @@ REGISTRY: tuple[Metric, ...] = (
     ),
     Metric(
         "R_structural",
-        "R_pairwise under the tree distance (SKYT's name; empty under Levenshtein)",
+        "R_pairwise under the tree distance (empty under Levenshtein); not SKYT's R_structural, "
+        "the modal share of SKYT's 14-property structural signatures",
         "higher",
         "share",
         STUDY_MODULE,
         study_row=True,
         study_table=True,
+        csv_name="R_pairwise_tree",
     ),
     Metric(
         "R_anchor_pre",
@@ -271,6 +280,7 @@ REGISTRY: tuple[Metric, ...] = (
         study_row=True,
         study_table=True,
         app=True,
+        csv_name="rescue_rate_of_n",
     ),
     Metric(
         "rescue_of_noncanonical",
@@ -318,6 +328,7 @@ REGISTRY: tuple[Metric, ...] = (
         report=True,
         study_row=True,
         study_table=True,
+        csv_name="Delta_mu_post_minus_pre",
     ),
     Metric(
         "mean_distance_pre",
@@ -443,6 +454,7 @@ REGISTRY: tuple[Metric, ...] = (
         report=True,
         study_row=True,
         study_table=True,
+        csv_name="R_behavioral_all_vectors",
     ),
     Metric(
         "OER",

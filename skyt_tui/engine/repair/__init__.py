@@ -25,6 +25,7 @@ from skyt_tui.engine.repair.import_form import ImportForm
 from skyt_tui.engine.repair.import_place import ImportPlace
 from skyt_tui.engine.repair.loop_form import LoopForm
 from skyt_tui.engine.repair.merge_ifs import MergeIfs
+from skyt_tui.engine.repair.midpoint import Midpoint
 from skyt_tui.engine.repair.negated_compare import NegatedCompare
 from skyt_tui.engine.repair.nested_helper import NestedHelper
 from skyt_tui.engine.repair.none_compare import NoneCompare
@@ -65,6 +66,7 @@ _ORDERED: tuple[type[Transformer], ...] = (
     TupleAssign,
     ChainedAssign,
     RangeStart,
+    Midpoint,
     LoopForm,
 )
 

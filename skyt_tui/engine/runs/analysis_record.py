@@ -33,24 +33,62 @@ class TestSummary:
 
 
 @dataclass(frozen=True)
+class ViolationSummary:
+    """One broken coding rule of a sample: rule id, line (None: no one line), what is wrong."""
+
+    rule: str
+    line: int | None = None
+    message: str = ""
+    pattern: str | None = None
+
+
+@dataclass(frozen=True)
+class ComplianceSummary:
+    compliant: bool
+    violations: tuple[ViolationSummary, ...] = ()
+
+
+@dataclass(frozen=True)
 class OracleSummary:
     """A sample's oracle verdict, as the analysis stores it."""
 
     passed: bool | None
+    """Passed under the contract's pass threshold."""
     status: str | None = None
     reason: str | None = None
     pass_fraction: float | None = None
     tests: tuple[TestSummary, ...] = ()
+    passed_all: bool | None = None
+    """Passed every test (None in analyses stored before it was recorded)."""
+    threshold: float | None = None
+    tests_passed: int | None = None
+    tests_total: int | None = None
+    compliance: ComplianceSummary | None = None
+    """The contract's coding rules (None when it has none)."""
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> OracleSummary:
         """A verdict as the analysis stores it (`oracle`, `oracle_after_repair` of a sample)."""
+        compliance = values.get("compliance")
         return cls(
             passed=values.get("passed"),
             status=values.get("status"),
             reason=values.get("reason"),
             pass_fraction=values.get("pass_fraction"),
             tests=tuple(TestSummary(**_known(TestSummary, t)) for t in values.get("tests") or ()),
+            passed_all=values.get("passed_all"),
+            threshold=values.get("threshold"),
+            tests_passed=values.get("tests_passed"),
+            tests_total=values.get("tests_total"),
+            compliance=None
+            if compliance is None
+            else ComplianceSummary(
+                compliant=bool(compliance["compliant"]),
+                violations=tuple(
+                    ViolationSummary(**_known(ViolationSummary, v))
+                    for v in compliance.get("violations") or ()
+                ),
+            ),
         )
 
 
@@ -182,6 +220,8 @@ def _facts(values: Mapping[str, Any]) -> SampleAnalysis:
         signatures=dict(values.get("signatures") or {}),
         parse_error=bool(values.get("parse_error")),
         passed=values.get("passed"),
+        passed_all=values.get("passed_all"),
+        compliant=values.get("compliant"),
         pass_vector=_optional_tuple(values.get("pass_vector")),
         outputs=_optional_tuple(values.get("outputs")),
         d_pre=values.get("d_pre"),

@@ -25,6 +25,12 @@ SAMPLE_COLUMNS = (
     "temperature",
     "level",
     "passed",
+    "passed_all",
+    "tests_passed",
+    "tests_total",
+    "threshold",
+    "compliant",
+    "violations",
     "parse_error",
     "d_pre",
     "d_post",
@@ -43,6 +49,9 @@ SAMPLE_COLUMNS = (
 )
 """The per-sample CSV of `report --csv`, `analyze --csv` and the app's export (docs/json.md).
 
+`passed` is the verdict under the contract's pass threshold (`threshold`, the share of
+`tests_total` that must pass), `passed_all` whether every test passed; `compliant` and
+`violations` (the broken rule ids) are empty for a contract without coding rules.
 `signature_level` is the signature at the analysis level (the `level` column, `--level`);
 facts a source did not record (latency, tokens, ... of imported samples) are empty.
 """
@@ -121,6 +130,9 @@ def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str,
                 "d_pre": facts.get("d_pre"),
                 "d_post": facts.get("d_post"),
                 "passed": facts.get("passed"),
+                **_verdict_columns(
+                    facts.get("passed_all"), facts.get("compliant"), facts.get("oracle")
+                ),
                 "parse_error": facts.get("parse_error"),
                 "truncated": record.truncated,
                 "finish_reason": record.finish_reason,
@@ -140,6 +152,26 @@ def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str,
     return rows
 
 
+def _verdict_columns(
+    passed_all: bool | None, compliant: bool | None, oracle: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The per-sample columns that say how the verdict was reached and which rules broke."""
+    oracle = oracle or {}
+    compliance = oracle.get("compliance") or {}
+    broken = [
+        f"{v.get('rule')}:{v['pattern']}" if v.get("pattern") else v.get("rule")
+        for v in compliance.get("violations") or ()
+    ]
+    return {
+        "passed_all": passed_all,
+        "tests_passed": oracle.get("tests_passed"),
+        "tests_total": oracle.get("tests_total"),
+        "threshold": oracle.get("threshold"),
+        "compliant": compliant,
+        "violations": " | ".join(str(rule) for rule in broken) or None,
+    }
+
+
 def _short(signature: str | None) -> str | None:
     return signature[:SIGNATURE_CHARS] if signature else None
 
@@ -149,7 +181,10 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
     here: that would load numpy for every report); recorded samples count as `ok`."""
     rows = []
     for analysis in analyses:
+        details = {detail.index: detail for detail in analysis.details}
         for sample in analysis.samples:
+            detail = details.get(sample.index)
+            oracle = detail.to_dict().get("oracle") if detail is not None else None
             rows.append(
                 {
                     "run_id": analysis.run.id,
@@ -160,6 +195,7 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
                     "temperature": analysis.run.temperature,
                     "level": analysis.level,
                     "passed": sample.passed,
+                    **_verdict_columns(sample.passed_all, sample.compliant, oracle),
                     "parse_error": sample.parse_error,
                     "d_pre": sample.d_pre,
                     "d_post": sample.d_post,

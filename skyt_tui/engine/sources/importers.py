@@ -205,7 +205,9 @@ def skyt_template_to_contract(
             f"SKYT's default {SKYT_DEFAULT_PASS_RATE:g} (the template has no required_pass_rate)"
         )
     if isinstance(threshold, bool) or not 0 < threshold <= 1:
-        raise fail("oracle_requirements.required_pass_rate", f"must be in (0, 1]; got {threshold!r}")
+        raise fail(
+            "oracle_requirements.required_pass_rate", f"must be in (0, 1]; got {threshold!r}"
+        )
     rules, unchecked, rule_texts = _skyt_rules(constraints, fail)
     patterns = {
         name: _skyt_patterns(get(constraints, name, list, "constraints.", []), name, fail)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -74,13 +74,17 @@ SKYT_COLUMNS = (
     "sweep_id",
     "notes",
 )
-"""SKYT's metrics_summary.csv columns, first in every study CSV (docs/studies.md maps each one)."""
+"""SKYT's metrics_summary.csv columns, first in every study CSV, each holding SKYT's quantity
+(`skyt_columns`; docs/studies.md maps each one)."""
 RUN_COLUMNS = ("run_id", "provider", "label", "level", "distance", "tau", "n", "n_failed", "canon")
 """What a study row says about its run and analysis, after SKYT's columns."""
-OWN_COLUMNS = RUN_COLUMNS + tuple(
-    m.name for m in registry.study_row_metrics() if m.name not in SKYT_COLUMNS
-)
-"""skyt-tui's own columns: the run's facts, then every study-row metric SKYT's columns lack."""
+_OWN_METRICS = tuple(m for m in registry.study_row_metrics() if m.csv_header not in SKYT_COLUMNS)
+OWN_COLUMNS = RUN_COLUMNS + tuple(m.csv_header for m in _OWN_METRICS)
+"""skyt-tui's own columns: the run's facts, then every study-row metric SKYT's columns lack, a
+metric whose name is a SKYT column with another meaning under its own `csv_name`
+(`Delta_mu_post_minus_pre`, `rescue_rate_of_n`, ...)."""
+_OWN_KEYS = RUN_COLUMNS + tuple(m.name for m in _OWN_METRICS)
+"""The study row's key of each own column."""
 CSV_COLUMNS = SKYT_COLUMNS + OWN_COLUMNS
 METRICS = registry.study_table_metrics()
 """Metrics a table, comparison or figure can be made of."""
@@ -135,7 +139,6 @@ def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict
         "n": m.get("n"),
         "n_failed": m.get("n_failed"),
         "canon": m.get("canon"),
-        "canon_coverage": None,
         "R_sig": (m.get("R_sig") or {}).get(study.level),
         "R_structural": m.get("R_pairwise") if study.distance == "tree" else None,
         "distances": {
@@ -164,7 +167,65 @@ def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict
         row[f"R_repair_at_{key}_pre"] = pre
         row[f"R_repair_at_{key}_post"] = post
         row[f"Delta_P_tau_{key}"] = None if pre is None or post is None else post - pre
+    row["skyt"] = skyt_columns(row, analysis, str(meta.origin.get("skyt_contract_id") or ""))
     return row
+
+
+def skyt_columns(
+    row: dict[str, Any], analysis: dict[str, Any], skyt_contract_id: str = ""
+) -> dict[str, Any]:
+    """SKYT's metrics_summary.csv columns of one run, each with SKYT's meaning (its
+    `src/metrics.py`), from the run's row and analysis:
+
+    - `runs`: the samples that produced code (SKYT's `successful_runs`), not those requested;
+    - `Delta_mu`: mean_distance_pre − mean_distance_post (skyt-tui's Delta_mu is post − pre);
+    - `canon_coverage`: share of samples passing the oracle, under the contract's threshold;
+    - `rescue_rate`: rescued samples over those not equal to the canon before repair, 0 when
+      there are none (skyt-tui's `rescue_of_noncanonical`; SKYT's half credit for a large
+      distance drop never applies, as its comparison has no `final_distance`);
+    - `R_behavioral`: the largest group of passing samples with one pass/fail vector over the
+      contract's tests, a failing sample a group of its own, over N;
+    - `R_structural`: SKYT's modal share of its 14-property structural signatures, which
+      skyt-tui does not compute: empty.
+    The rest are skyt-tui's values under SKYT's names, with the same meaning.
+    """
+    mu_pre, mu_post = row.get("mu_pre"), row.get("mu_post")
+    out = {column: row.get(column) for column in SKYT_COLUMNS}
+    out.update(
+        contract_id=skyt_contract_id or row.get("contract_id"),
+        runs=row.get("n"),
+        mean_distance_pre=mu_pre,
+        mean_distance_post=mu_post,
+        Delta_mu=None if mu_pre is None or mu_post is None else mu_pre - mu_post,
+        canon_coverage=row.get("pass_rate"),
+        rescue_rate=row.get("rescue_of_noncanonical"),
+        R_behavioral=skyt_behavioral(analysis.get("samples") or []),
+        R_structural=None,
+    )
+    return out
+
+
+def skyt_behavioral(samples: Sequence[dict[str, Any]]) -> float | None:
+    """SKYT's R_behavioral: passing samples grouped by their pass/fail vector over the contract's
+    tests (out-of-domain inputs and constraints left out), each failing sample alone; the
+    largest group over N. None when the oracle did not run."""
+    if not samples or any(s.get("passed") is None for s in samples):
+        return None
+    groups: Counter[Any] = Counter()
+    for position, sample in enumerate(samples):
+        if not sample["passed"]:
+            groups[("failed", position)] += 1
+            continue
+        tests = (sample.get("oracle") or {}).get("tests")
+        if tests is not None:
+            key = tuple(bool(t.get("passed")) for t in tests if t.get("kind") not in _NOT_TESTS)
+        else:
+            key = tuple(sample.get("pass_vector") or ())
+        groups[("passed", key)] += 1
+    return max(groups.values()) / len(samples)
+
+
+_NOT_TESTS = ("ood", "constraint")
 
 
 def study_rows(
@@ -463,12 +524,17 @@ def _csv_cell(value: Any) -> Any:
 
 
 def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
-    """One row per run: SKYT's metrics_summary.csv columns, then skyt-tui's own."""
+    """One row per run: SKYT's metrics_summary.csv columns with SKYT's meanings (`skyt_columns`),
+    then skyt-tui's own under their own names."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
-        writer.writerow([_csv_cell(row.get(column)) for column in CSV_COLUMNS])
+        skyt = row.get("skyt") or {}
+        writer.writerow(
+            [_csv_cell(skyt.get(column)) for column in SKYT_COLUMNS]
+            + [_csv_cell(row.get(key)) for key in _OWN_KEYS]
+        )
     return buffer.getvalue()
 
 

@@ -22,7 +22,12 @@ from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.printable import printable
-from skyt_tui.engine.runs.analysis_record import AnalysedSample, StoredAnalysis
+from skyt_tui.engine.runs.analysis_record import (
+    AnalysedSample,
+    ComplianceSummary,
+    OracleSummary,
+    StoredAnalysis,
+)
 from skyt_tui.engine.runs.matrices import RunTexts
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.runs.run_store import FAILED, SampleRecord, StoredRun
@@ -30,6 +35,7 @@ from skyt_tui.ui import data
 from skyt_tui.ui.diff_text import diff_renderable
 from skyt_tui.ui.run_text import (
     canon_text,
+    compliance_text,
     distance_bar,
     isolation_text,
     label_text,
@@ -96,6 +102,14 @@ class SampleRow:
     def repair_steps(self) -> tuple[str, ...]:
         return self.analysed.facts.repair_steps if self.analysed is not None else ()
 
+    @property
+    def oracle(self) -> OracleSummary | None:
+        return self.analysed.oracle if self.analysed is not None else None
+
+    @property
+    def compliance(self) -> ComplianceSummary | None:
+        return self.oracle.compliance if self.oracle is not None else None
+
 
 def sample_table_rows(run: StoredRun, analysis: StoredAnalysis) -> list[SampleRow]:
     """One row per stored sample, in the run's order."""
@@ -121,13 +135,46 @@ class RunChanged(Message):
 
 
 def verdict_cell(row: SampleRow) -> Text:
+    """`✓ pass` (every test), `✓ 5/6 ≥0.8` (passed under the contract's threshold, not every
+    test), `✗ 3/6 <0.8` or `✗ fail`."""
     if row.failed:
         return Text("! no code", style="bold red")
     if row.parse_error:
         return Text("✗ parse", style="red")
     if row.passed is None:
         return Text("–", style="dim")
-    return Text("✓ pass", style="green") if row.passed else Text("✗ fail", style="red")
+    oracle = row.oracle
+    counted = (
+        oracle is not None
+        and oracle.passed_all is not None
+        and oracle.tests_total
+        and oracle.threshold is not None
+        and oracle.threshold < 1.0
+    )
+    if row.passed:
+        if not counted or (oracle is not None and oracle.passed_all):
+            return Text("✓ pass", style="green")
+        assert oracle is not None
+        return Text(
+            f"✓ {oracle.tests_passed}/{oracle.tests_total} ≥{oracle.threshold:g}", style="yellow"
+        )
+    if counted and oracle is not None and oracle.status == "ok":
+        return Text(
+            f"✗ {oracle.tests_passed}/{oracle.tests_total} <{oracle.threshold:g}", style="red"
+        )
+    return Text("✗ fail", style="red")
+
+
+def rules_cell(row: SampleRow) -> Text:
+    """Compliance with the contract's coding rules: `✓`, or `✗` and the broken rules."""
+    compliance = row.compliance
+    if compliance is None:
+        return Text("–", style="dim")
+    if compliance.compliant:
+        return Text("✓", style="green")
+    rules = [v.rule for v in compliance.violations]
+    shown = rules[0] + (f" +{len(rules) - 1}" if len(rules) > 1 else "")
+    return Text(f"✗ {printable(shown)}", style="red")
 
 
 def steps_cell(steps: tuple[str, ...]) -> str:
@@ -136,10 +183,18 @@ def steps_cell(steps: tuple[str, ...]) -> str:
 
 
 SAMPLE_COLUMNS = ("#", "verdict", "sig", "d_pre", "d_post", "d_pre → d_post", "steps")
+RULES_COLUMN = "rules"
+"""Added after the others for a run whose contract has coding rules."""
 
 
-def sample_cells(row: SampleRow) -> tuple[str | Text, ...]:
-    return (
+def has_rules(analysis: StoredAnalysis | None) -> bool:
+    return analysis is not None and any(
+        s.oracle is not None and s.oracle.compliance is not None for s in analysis.samples
+    )
+
+
+def sample_cells(row: SampleRow, with_rules: bool = False) -> tuple[str | Text, ...]:
+    cells: tuple[str | Text, ...] = (
         str(row.index),
         verdict_cell(row),
         row.signature[:8] if row.signature else "–",
@@ -148,15 +203,17 @@ def sample_cells(row: SampleRow) -> tuple[str | Text, ...]:
         distance_bar(row.d_pre, row.d_post),
         steps_cell(row.repair_steps),
     )
+    return (*cells, rules_cell(row)) if with_rules else cells
 
 
-def sample_sort_key(column: int, row: SampleRow) -> tuple[Any, ...]:
+def sample_sort_key(name: str, row: SampleRow) -> tuple[Any, ...]:
     """Samples without a value (failed, not analysed) sort after the others (before them, descending)."""
-    name = SAMPLE_COLUMNS[column]
     if name == "#":
         return (0, row.index)
     if name == "verdict":
         return (0, verdict_cell(row).plain)
+    if name == RULES_COLUMN:
+        return (0, rules_cell(row).plain)
     if name == "sig":
         return (0, row.signature) if row.signature else (1, "")
     if name == "steps":
@@ -196,6 +253,8 @@ class RunDetailScreen(SectionScreen):
         self.all_rows: list[SampleRow] = []
         self.rows: list[SampleRow] = []
         """The rows shown: `all_rows` filtered and sorted."""
+        self.columns: tuple[str, ...] = SAMPLE_COLUMNS
+        """The samples table's columns: the rules column joins for a contract with coding rules."""
         self.sort_column: int | None = None
         self.sort_reverse = False
         self.sample_filter = ""
@@ -275,6 +334,9 @@ class RunDetailScreen(SectionScreen):
             self.notify(message.error, severity="error", markup=False)
             return
         self.run, self.analysis = message.run, message.analysis
+        if has_rules(self.analysis) and RULES_COLUMN not in self.columns:
+            self.columns = (*SAMPLE_COLUMNS, RULES_COLUMN)
+            self.query_one("#samples-table", DataTable).add_column(RULES_COLUMN, key=RULES_COLUMN)
         self.all_rows = sample_table_rows(self.run, self.analysis)
         self.rows = self.visible_rows()
         self.texts = data.run_texts(self.run, self.analysis)
@@ -339,8 +401,10 @@ class RunDetailScreen(SectionScreen):
         self.page = min(max(page, 0), self.pages - 1)
         table = self.query_one("#samples-table", DataTable)
         table.clear()
+        with_rules = RULES_COLUMN in self.columns
         table.add_rows(
-            sample_cells(row) for row in self.rows[self.page * PAGE : (self.page + 1) * PAGE]
+            sample_cells(row, with_rules)
+            for row in self.rows[self.page * PAGE : (self.page + 1) * PAGE]
         )
         first = self.page * PAGE
         shown = min(len(self.rows), first + PAGE)
@@ -348,7 +412,7 @@ class RunDetailScreen(SectionScreen):
         if self.sample_filter:
             note += f" (filter {self.sample_filter!r}, {len(self.all_rows)} in the run)"
         if self.sort_column is not None:
-            note += f" · sorted by {SAMPLE_COLUMNS[self.sort_column]}" + (
+            note += f" · sorted by {self.columns[self.sort_column]}" + (
                 " ▼" if self.sort_reverse else " ▲"
             )
         if self.pages > 1:
@@ -459,6 +523,7 @@ class RunDetailScreen(SectionScreen):
         head.append_text(verdict_cell(row))
         head.append(f" · d_pre {fmt3(row.d_pre)} → d_post {fmt3(row.d_post)}\n")
         head.append_text(verdict_text(oracle, bool(row.passed)))
+        head.append_text(compliance_text(oracle))
         return Group(
             head,
             code_syntax(self.texts.codes[self.positions[row.index]], self.app.current_theme.dark),
@@ -497,11 +562,13 @@ class RunDetailScreen(SectionScreen):
         rows = [
             row
             for row in self.all_rows
-            if not needle or needle in " ".join(str(c) for c in sample_cells(row)).lower()
+            if not needle
+            or needle
+            in " ".join(str(c) for c in sample_cells(row, RULES_COLUMN in self.columns)).lower()
         ]
         if self.sort_column is not None:
-            column = self.sort_column
-            rows.sort(key=lambda row: sample_sort_key(column, row), reverse=self.sort_reverse)
+            name = self.columns[self.sort_column]
+            rows.sort(key=lambda row: sample_sort_key(name, row), reverse=self.sort_reverse)
         return rows
 
     def _refill(self) -> None:
@@ -514,7 +581,7 @@ class RunDetailScreen(SectionScreen):
             self.sort_column, self.sort_reverse = 1, False
         elif not self.sort_reverse:
             self.sort_reverse = True
-        elif self.sort_column + 1 < len(SAMPLE_COLUMNS):
+        elif self.sort_column + 1 < len(self.columns):
             self.sort_column, self.sort_reverse = self.sort_column + 1, False
         else:
             self.sort_column, self.sort_reverse = None, False
