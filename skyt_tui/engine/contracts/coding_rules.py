@@ -93,5 +93,22 @@ def code_tokens(text: str) -> list[tuple[str, int]]:
 
 
 def pattern_tokens(pattern: str) -> tuple[str, ...]:
-    """The token texts a pattern is matched as (empty when it holds no code)."""
-    return tuple(text for text, _ in code_tokens(textwrap.dedent(pattern).strip()))
+    """The token texts a pattern is matched as (empty when it holds no code).
+
+    A pattern is formatted as programs are before matching (`ast.unparse`: redundant
+    parentheses, spacing and quoting gone), so `left + ((right - left) // 2)` and
+    `while (left <= right)` match what they mean. A clause header (`while a <= b`,
+    `for i in range`) is formatted with a body it does not have; a fragment that does not
+    parse either way (`[x for x`, `while`) is matched token by token as written.
+    """
+    text = textwrap.dedent(pattern).strip()
+    for candidate, body in ((text, ()), (text + ":\n    pass", (":", "pass"))):
+        try:
+            formatted = ast.unparse(ast.parse(candidate))
+        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+            continue
+        tokens = tuple(token for token, _ in code_tokens(formatted))
+        if body and tokens[-len(body) :] != body:
+            continue
+        return tokens[: len(tokens) - len(body)]
+    return tuple(token for token, _ in code_tokens(text))

@@ -67,8 +67,12 @@ def own_nodes(root: ast.AST, stop: tuple[type, ...] = _SCOPES) -> Iterator[ast.A
 
 
 def _block_nodes(statements: list[ast.stmt], stop: tuple[type, ...] = _SCOPES) -> Iterator[ast.AST]:
+    """The nodes of a block, not entering a `stop` node (a statement of the block included)."""
     for statement in statements:
-        yield from own_nodes(statement, stop)
+        if isinstance(statement, stop):
+            yield statement
+        else:
+            yield from own_nodes(statement, stop)
 
 
 @dataclass
