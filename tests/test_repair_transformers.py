@@ -491,9 +491,9 @@ class TestMidpoint:
         )
         # either bound may be the base of the offset form: both readings are offered
         assert sites("midpoint", "m = (left + right) // 2\n", self.OFFSET) == [2]
-        assert rewrite(
-            "midpoint", "m = (left + right) // 2\n", self.OFFSET, selection={0: 1}
-        ) == ("m = right + (left - right) // 2")
+        assert rewrite("midpoint", "m = (left + right) // 2\n", self.OFFSET, selection={0: 1}) == (
+            "m = right + (left - right) // 2"
+        )
 
     def test_only_toward_a_form_the_canon_uses(self):
         assert sites("midpoint", "m = (lo + hi) // 2\n", self.SUM) == []
@@ -511,6 +511,8 @@ class TestMidpoint:
         ):
             assert sites("midpoint", code, self.OFFSET) == [], code
 
-    @pytest.mark.parametrize("lo, hi", [(0, 0), (0, 9), (-7, 3), (5, 6), (-9, -2), (2**70, 2**71 + 3)])
+    @pytest.mark.parametrize(
+        "lo, hi", [(0, 0), (0, 9), (-7, 3), (5, 6), (-9, -2), (2**70, 2**71 + 3)]
+    )
     def test_equal_for_integers(self, lo, hi):
         assert (lo + hi) // 2 == lo + (hi - lo) // 2 == hi + (lo - hi) // 2
