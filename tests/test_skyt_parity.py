@@ -121,15 +121,17 @@ def test_pass_all_rate_counts_samples_passing_every_test():
             signatures=dict.fromkeys(LEVELS, "s"),
             passed=passed,
             passed_all=passed_all,
+            compliant=compliant,
             pass_vector=(True,),
             outputs=("1",),
         )
-        for i, (passed, passed_all) in enumerate(
-            [(True, True), (True, False), (True, False), (False, False)]
+        for i, (passed, passed_all, compliant) in enumerate(
+            [(True, True, True), (True, False, False), (True, False, False), (False, False, True)]
         )
     ]
     metrics = compute_metrics(samples)
-    assert (metrics.pass_rate, metrics.pass_all_rate) == (0.75, 0.25)
+    assert (metrics.pass_rate, metrics.pass_all_rate, metrics.compliance_rate) == (0.75, 0.25, 0.5)
+    assert compute_metrics([replace(s, compliant=None) for s in samples]).compliance_rate is None
 
 
 @pytest.mark.corpus

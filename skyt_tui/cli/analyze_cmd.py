@@ -85,7 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=tuple(DISTANCE_FUNCTIONS),
         default=DEFAULT_DISTANCE,
         help="distance for d_pre, d_post and R_pairwise: levenshtein (default) or tree "
-        "(normalised AST tree edit distance; R_pairwise is then SKYT's R_structural)",
+        "(normalised AST tree edit distance; R_pairwise is then a structural repeatability)",
     )
     add_tau_option(parser)
     parser.add_argument(

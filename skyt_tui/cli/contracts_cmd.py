@@ -28,7 +28,7 @@ from skyt_tui.engine.contracts.contract import (
     contract_to_toml_dict,
     load_contract,
 )
-from skyt_tui.engine.contracts.describe import call_text, describe_test
+from skyt_tui.engine.contracts.describe import call_text, describe_compliance, describe_test
 from skyt_tui.engine.errors import ContractError
 from skyt_tui.engine.sources.importers import (
     WriteOutcome,
@@ -224,6 +224,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     ):
         if names:
             facts.add_row(label, Text(", ".join(names)))
+    for label, text in describe_compliance(contract):
+        facts.add_row(label, Text(text))
     facts.add_row(
         "oracle",
         Text(

@@ -13,6 +13,7 @@ from skyt_tui.engine.contracts.contract import (
     StatefulTest,
     Step,
 )
+from skyt_tui.engine.contracts.describe import describe_compliance
 
 MAX_VALUE_CHARS = 60
 
@@ -103,6 +104,7 @@ def describe_constraints(contract: Contract) -> list[str]:
     ):
         if names:
             lines.append(f"{label}: {', '.join(names)}")
+    lines.extend(f"{label}: {text}" for label, text in describe_compliance(contract))
     lines.append(
         f"oracle: pass threshold {contract.oracle.pass_threshold:g}, timeout {contract.oracle.timeout_s:g} s"
     )

@@ -13,6 +13,7 @@ from skyt_tui.engine.contracts.contract import (
     StatefulTest,
     Test,
 )
+from skyt_tui.engine.printable import printable
 
 
 def call_text(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
@@ -54,3 +55,23 @@ def describe_test(contract: Contract, test: Test) -> list[str]:
         return lines
     assert isinstance(test, CheckTest)
     return [f"check({entry}) with the code below"]
+
+
+def describe_compliance(contract: Contract) -> list[tuple[str, str]]:
+    """(label, text) of the contract's coding rules and patterns, and of the rules its source
+    named that skyt-tui does not check (kept in `[source] unchecked_rules`); empty without any."""
+    c = contract.constraints
+    rows: list[tuple[str, str]] = []
+    if c.coding_rules:
+        rows.append(("coding rules", ", ".join(c.coding_rules)))
+    if c.required_patterns:
+        rows.append(("required patterns", " · ".join(c.required_patterns)))
+    if c.forbidden_patterns:
+        rows.append(("forbidden patterns", " · ".join(c.forbidden_patterns)))
+    unchecked = contract.source.get("unchecked_rules")
+    if isinstance(unchecked, list) and unchecked:
+        texts = contract.source.get("rule_texts")
+        texts = texts if isinstance(texts, dict) else {}
+        shown = [f"{rule} ({texts[rule]})" if rule in texts else str(rule) for rule in unchecked]
+        rows.append(("not checked", "; ".join(shown)))
+    return [(label, printable(text)) for label, text in rows]

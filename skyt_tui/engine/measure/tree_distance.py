@@ -1,4 +1,4 @@
-"""Normalised AST tree edit distance: a structural distance between two programs (SKYT's R_structural).
+"""Normalised AST tree edit distance: a structural distance between two programs.
 
 d_tree(a, b) = min(1, TED(A, B) / max(|A|, |B|)), where A and B are the ASTs of
 the two (normalised) texts, |T| counts nodes, and TED is the Zhang–Shasha tree

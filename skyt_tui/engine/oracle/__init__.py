@@ -3,7 +3,9 @@
 `judge.Oracle` sends programs and test inputs to the sandbox and computes every verdict in
 the parent (`plan` compiles a contract into a job and judges the frames that come back;
 `verdicts` holds the outcome records and the value comparison rules; `constraints` checks a
-contract's style rules on the syntax tree).
+contract's style rules on the syntax tree; `compliance` records, beside the verdict, whether
+the program keeps the contract's coding-standard rules (`rule_checks`) and code patterns).
 
-May import: `contracts`, `sandbox` (the only room that may) and the shared leaves.
+May import: `contracts`, `sandbox` (the only room that may), `measure.normalize` (patterns
+are matched on the program as normalization formats it) and the shared leaves.
 """

@@ -19,6 +19,7 @@ from typing import Any
 
 from skyt_tui.engine.contracts.coding_rules import code_tokens, pattern_tokens
 from skyt_tui.engine.contracts.contract import Contract
+from skyt_tui.engine.measure.normalize import strip_docstrings
 from skyt_tui.engine.oracle.rule_checks import RULE_CHECKS, Program
 from skyt_tui.engine.printable import printable
 
@@ -117,8 +118,6 @@ def check_compliance(
 
 def _formatted(code: str) -> tuple[str, dict[int, int]] | None:
     """The program at the `nodoc` level, and its statements' lines → the program's lines."""
-    from skyt_tui.engine.measure.normalize import strip_docstrings
-
     try:
         stripped = strip_docstrings(ast.parse(code))
         text = ast.unparse(stripped)
