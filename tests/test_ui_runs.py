@@ -409,3 +409,81 @@ async def test_brackets_mean_previous_and_next_run_in_the_detail_as_in_the_heatm
         await settle(pilot)
         listing = app.screen
         assert listing.selected_summary().id == order[0], "the list's cursor followed"
+
+
+@pilot_test
+async def test_a_strict_contracts_run_shows_threshold_verdicts_and_broken_rules(isolated_home):
+    """Issue 24: `✓ 4/5 ≥0.8` for a sample passing under the threshold but not every test, a
+    rules column with the first broken rule, each broken rule in the code view, and a comply
+    column in the list, which only runs of contracts with rules have."""
+    from pathlib import Path
+
+    from skyt_tui.engine.contracts.catalog import get_contract
+    from tests.run_helpers import CONTRACT_ID, install_contract
+
+    strict_dir = Path(__file__).parent / "fixtures" / "strict"
+    install_contract(isolated_home)
+    install_contract(
+        isolated_home,
+        (strict_dir / "binary_search_strict.toml").read_text(),
+        "binary_search_strict.toml",
+    )
+    samples = [
+        json.loads(line)
+        for line in (strict_dir / "samples.jsonl").read_text().splitlines()
+        if json.loads(line)["contract_id"] == "binary_search_strict"
+    ]
+    plain = runs.create_run(
+        contract_id=CONTRACT_ID,
+        contract=get_contract(CONTRACT_ID),
+        provider="openai",
+        model="m",
+        temperature=0.5,
+        n=3,
+        samples=[SampleRecord(index=i, status="ok", response=c, code=c) for i, c in enumerate(CODES)],
+        status=runs.COMPLETE,
+    )
+    async with SkytApp(start="runs", clock=clock).run_test(size=(160, 36)) as pilot:
+        await settle(pilot)
+        # only runs of contracts without rules: no comply column
+        assert "comply" not in pilot.app.screen.columns
+    codes = [s["code"] for s in samples[:4]]
+    # fails only the empty list (arr[0] raises): 4 of 5 tests, passing at 0.8
+    codes.append(codes[0].replace("    left = 0\n", "    left = 0 * arr[0]\n"))
+    strict = runs.create_run(
+        contract_id="binary_search_strict",
+        contract=get_contract("binary_search_strict"),
+        provider="openai",
+        model="m",
+        temperature=0.5,
+        n=len(codes),
+        samples=[SampleRecord(index=i, status="ok", response=c, code=c) for i, c in enumerate(codes)],
+        status=runs.COMPLETE,
+    )
+    metrics = run_analyses.analyze_stored_run(strict.id)["metrics"]
+    assert (metrics["pass_rate"], metrics["pass_all_rate"], metrics["compliance_rate"]) == (
+        1.0,
+        0.8,
+        0.8,
+    )
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(160, 36)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#runs-table", DataTable)
+        assert "comply" in app.screen.columns
+        assert str(table.get_cell(strict.id, "comply")) == "0.800"
+        assert str(table.get_cell(plain.id, "comply")) == "–"
+        screen = await open_run(pilot, strict.id)
+        samples_table = screen.query_one("#samples-table", DataTable)
+        assert screen.columns[:3] == ("#", "verdict", "rules")
+        rows = [[str(cell) for cell in samples_table.get_row_at(i)] for i in range(5)]
+        assert [row[1] for row in rows] == ["✓ pass"] * 4 + ["✓ 4/5 ≥0.8"]
+        assert [row[2] for row in rows] == ["✓", "✓", "✓", "✗ MISRA-12.1", "✓"]
+        samples_table.move_cursor(row=3)
+        await pilot.pause()
+        assert "✗ MISRA-12.1: line 5: `(right - left) // 2` as an operand of + needs" in (
+            screen_text(app)
+        )
+        samples_table.move_cursor(row=4)
+        await pilot.pause()
+        assert "passed 4/5, threshold 0.8; first failure: test 5" in screen_text(app)

@@ -151,7 +151,7 @@ def metrics_text(analysis: StoredAnalysis, requested: int | None = None) -> Text
     parts = [
         (metric.header, metric_cell(m, metric))
         for metric in shown
-        if not (metric.app_when_computed and m.get(metric.name) is None)
+        if not (metric.app_if_rules and m.get(metric.name) is None)
     ]
     text = Text()
     if is_partial(analysis, requested):

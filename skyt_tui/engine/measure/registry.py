@@ -65,9 +65,9 @@ class Metric:
     """Can be tabulated and compared: `study report --metric`."""
     app: bool = False
     """A column of the app's Runs list (with `label` as header)."""
-    app_when_computed: bool = False
-    """With `app`: the column is shown only while some listed run has a value (compliance:
-    only runs of contracts with coding rules have one)."""
+    app_if_rules: bool = False
+    """With `app`: the column is shown only while a listed run's contract has coding rules
+    (compliance; other runs have no value)."""
     run_after: str | None = None
     """In a run's own order (the `report RUN` table), listed after this metric instead."""
     csv_name: str | None = None
@@ -442,7 +442,7 @@ REGISTRY: tuple[Metric, ...] = (
         study_row=True,
         study_table=True,
         app=True,
-        app_when_computed=True,
+        app_if_rules=True,
     ),
     Metric(
         "R_behavioral",

@@ -184,7 +184,8 @@ def steps_cell(steps: tuple[str, ...]) -> str:
 
 SAMPLE_COLUMNS = ("#", "verdict", "sig", "d_pre", "d_post", "d_pre → d_post", "steps")
 RULES_COLUMN = "rules"
-"""Added after the others for a run whose contract has coding rules."""
+"""Joins after `verdict` for a run whose contract has coding rules."""
+RULES_COLUMNS = (*SAMPLE_COLUMNS[:2], RULES_COLUMN, *SAMPLE_COLUMNS[2:])
 
 
 def has_rules(analysis: StoredAnalysis | None) -> bool:
@@ -203,7 +204,7 @@ def sample_cells(row: SampleRow, with_rules: bool = False) -> tuple[str | Text, 
         distance_bar(row.d_pre, row.d_post),
         steps_cell(row.repair_steps),
     )
-    return (*cells, rules_cell(row)) if with_rules else cells
+    return (*cells[:2], rules_cell(row), *cells[2:]) if with_rules else cells
 
 
 def sample_sort_key(name: str, row: SampleRow) -> tuple[Any, ...]:
@@ -334,9 +335,14 @@ class RunDetailScreen(SectionScreen):
             self.notify(message.error, severity="error", markup=False)
             return
         self.run, self.analysis = message.run, message.analysis
-        if has_rules(self.analysis) and RULES_COLUMN not in self.columns:
-            self.columns = (*SAMPLE_COLUMNS, RULES_COLUMN)
-            self.query_one("#samples-table", DataTable).add_column(RULES_COLUMN, key=RULES_COLUMN)
+        columns = RULES_COLUMNS if has_rules(self.analysis) else SAMPLE_COLUMNS
+        if columns != self.columns:
+            self.columns = columns
+            self.sort_column = None
+            table = self.query_one("#samples-table", DataTable)
+            table.clear(columns=True)
+            for name in columns:
+                table.add_column(name, key=name)
         self.all_rows = sample_table_rows(self.run, self.analysis)
         self.rows = self.visible_rows()
         self.texts = data.run_texts(self.run, self.analysis)

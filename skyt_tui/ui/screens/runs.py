@@ -72,6 +72,7 @@ _RANKED = (
     "R_raw",
     "R_anchor",
     "pass",
+    "comply",
     "μ",
     "model",
     "T",
@@ -87,8 +88,17 @@ PRIORITY = (
 (a metric column not ranked here comes after the ranked ones)."""
 METRIC_WIDTHS = {metric.header: 11 if metric.pair else 5 for metric in registry.app_columns()}
 """Cells of 3 decimals (`pre→post` for a metric shown with its pair)."""
-WHEN_COMPUTED = frozenset(m.header for m in registry.app_columns() if m.app_when_computed)
-"""Metric columns shown only while some listed run has a value (compliance)."""
+IF_RULES = frozenset(m.header for m in registry.app_columns() if m.app_if_rules)
+"""Metric columns shown only while a listed run's contract has coding rules (compliance)."""
+
+
+def has_coding_rules(summary: RunSummary) -> bool:
+    """Does the run's contract (its stored snapshot) judge compliance with coding rules?"""
+    contract = summary.meta.contract if summary.meta is not None else None
+    constraints = (contract or {}).get("constraints")
+    return isinstance(constraints, dict) and any(
+        constraints.get(key) for key in ("coding_rules", "required_patterns", "forbidden_patterns")
+    )
 MODEL_WIDTH = 18
 
 
@@ -103,15 +113,14 @@ def cell_width(cell: Any) -> int:
 
 
 def choose_columns(
-    width: int, rows: list[dict[str, Any]], sort_column: str | None = None
+    width: int,
+    rows: list[dict[str, Any]],
+    sort_column: str | None = None,
+    with_rules: bool = False,
 ) -> list[str]:
     """The columns that fit `width` cells, by priority, in display order (each cell has one space each side)."""
     needed = {}
-    absent = {
-        key
-        for key in WHEN_COMPUTED
-        if not any(str(row[key]).lstrip(PARTIAL_MARK) not in ("–", PENDING) for row in rows)
-    }
+    absent = set() if with_rules else set(IF_RULES)
     for key, header in COLUMNS:
         widest = max((cell_width(row[key]) for row in rows), default=0)
         if key in METRIC_WIDTHS:
@@ -304,6 +313,10 @@ class RunsScreen(SectionScreen):
             self.query_one("#runs-table", DataTable).focus()
         self.refresh_bindings()
 
+    @property
+    def with_rules(self) -> bool:
+        return any(has_coding_rules(summary) for summary in self.shown)
+
     def row_cells(self, summary: RunSummary) -> dict[str, Any]:
         meta = summary.meta
         if meta is None:
@@ -346,7 +359,9 @@ class RunsScreen(SectionScreen):
         self.shown = self.visible_summaries()
         rows = {s.id: self.row_cells(s) for s in self.shown}
         width = (self.size.width or self.app.size.width) - 2  # the scrollbar
-        self.columns = choose_columns(width, list(rows.values()), self.sort_column)
+        self.columns = choose_columns(
+            width, list(rows.values()), self.sort_column, self.with_rules
+        )
         table.clear(columns=True)
         for key in self.columns:
             label = dict(COLUMNS)[key]
@@ -391,7 +406,7 @@ class RunsScreen(SectionScreen):
         if self.summaries:
             rows = [self.row_cells(s) for s in self.shown]
             width = self.size.width - 2
-            if choose_columns(width, rows, self.sort_column) != self.columns:
+            if choose_columns(width, rows, self.sort_column, self.with_rules) != self.columns:
                 self.fill_table()
 
     def on_run_analysed(self, message: RunAnalysed) -> None:
