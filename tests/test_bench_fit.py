@@ -138,7 +138,7 @@ def test_livecodebench_fit_reaches_the_maximum():
     model = irt.fit(scores, data.scores.item_ids, data.scores.systems)
     value = objective(scores, model.discrimination, model.intercept)
     assert value == pytest.approx(-4078.919, abs=0.01)
-    weights, _ = irt._e_step(scores, model.discrimination, model.intercept)
-    grad_a, grad_d, _ = irt._gradient(scores, weights, model.discrimination, model.intercept)
+    weights, _, p = irt._e_step(scores, model.discrimination, model.intercept)
+    grad_a, grad_d, _ = irt._gradient(scores, weights, model.discrimination, model.intercept, p)
     free_a, free_d = irt.projected_gradient(grad_a, grad_d, model.discrimination, model.intercept)
     assert max(np.max(np.abs(free_a)), np.max(np.abs(free_d))) < 1e-5

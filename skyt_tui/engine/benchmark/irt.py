@@ -240,16 +240,28 @@ _LOG_GRID_WEIGHTS = -0.5 * GRID**2 - math.log(float(np.exp(-0.5 * GRID**2).sum()
 """log of the N(0, 1) population's weights on GRID (normalised to sum 1)."""
 
 
-def _e_step(y: np.ndarray, a: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, float]:
-    """Posterior weights of every system over GRID, and the log marginal likelihood
-    Σ_s log Σ_g π_g Π_i p_gi^y (1 − p_gi)^(1−y) of a complete score matrix."""
-    log_joint = _log_likelihood(y, np.ones_like(y, dtype=bool), a, d) + _LOG_GRID_WEIGHTS[None, :]
+def _e_step(y: np.ndarray, a: np.ndarray, d: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """Posterior weights of every system over GRID, the log marginal likelihood
+    Σ_s log Σ_g π_g Π_i p_gi^y (1 − p_gi)^(1−y) of a complete score matrix, and p_gi.
+
+    With every item scored, Σ_i y log p + (1 − y) log(1 − p) = Σ_i log p − Σ_i (1 − y)(θ a + d)
+    (log(1 − σ(x)) = log σ(x) − x): a sum over the grid plus two numbers per system, no
+    systems × items × grid product."""
+    logits = GRID[:, None] * a[None, :] + d[None, :]
+    log_p = log_expit(logits)
+    misses = 1.0 - y
+    log_joint = (
+        log_p.sum(axis=1)[None, :]
+        - np.outer(misses @ a, GRID)
+        - (misses @ d)[:, None]
+        + _LOG_GRID_WEIGHTS[None, :]
+    )
     top = log_joint.max(axis=1, keepdims=True)
     weights = np.exp(log_joint - top)
     total = weights.sum(axis=1, keepdims=True)
     log_marginal = float(np.sum(top[:, 0] + np.log(total[:, 0])))
     posterior: np.ndarray = weights / total
-    return posterior, log_marginal
+    return posterior, log_marginal, np.exp(log_p)
 
 
 def log_posterior(scores: np.ndarray, a: np.ndarray, d: np.ndarray) -> float:
@@ -258,15 +270,14 @@ def log_posterior(scores: np.ndarray, a: np.ndarray, d: np.ndarray) -> float:
 
 
 def _gradient(
-    y: np.ndarray, weights: np.ndarray, a: np.ndarray, d: np.ndarray
+    y: np.ndarray, weights: np.ndarray, a: np.ndarray, d: np.ndarray, p: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """∂ log posterior / ∂(a, d) at (a, d), from the E step's weights at the same point (Fisher's
-    identity: the marginal score is the expected complete-data score), and the complete-data
-    curvature (n_g p(1 − p) per grid point and item) for the Newton step."""
+    """∂ log posterior / ∂(a, d) at (a, d), from the E step's weights and p at the same point
+    (Fisher's identity: the marginal score is the expected complete-data score), and the
+    complete-data curvature (n_g p(1 − p) per grid point and item) for the Newton step."""
     mean_a, sd_a = DISCRIMINATION_PRIOR
     expected_n = weights.sum(axis=0)
     expected_r = weights.T @ y
-    p = expit(GRID[:, None] * a[None, :] + d[None, :])
     residual = expected_r - expected_n[:, None] * p
     grad_a = GRID @ residual - (a - mean_a) / sd_a**2
     grad_d = residual.sum(axis=0) - d / INTERCEPT_SD**2
@@ -332,8 +343,8 @@ class _Point:
 
     @classmethod
     def at(cls, y: np.ndarray, a: np.ndarray, d: np.ndarray) -> _Point:
-        weights, log_marginal = _e_step(y, a, d)
-        grad_a, grad_d, curvature = _gradient(y, weights, a, d)
+        weights, log_marginal, p = _e_step(y, a, d)
+        grad_a, grad_d, curvature = _gradient(y, weights, a, d, p)
         return cls(a, d, weights, log_marginal + log_prior(a, d), grad_a, grad_d, curvature)
 
     def stationarity(self) -> float:
@@ -479,8 +490,27 @@ class Estimate:
     n_items: int
 
 
+def person_fit(model: IrtModel, observed: np.ndarray, ability: np.ndarray) -> np.ndarray:
+    """Per row: the mean over its scored items of (y − p)² / (p(1 − p) × the item's dispersion)
+    at `ability` — about 1 for a system the model describes as well as it describes the items'
+    fit systems, more for one whose scores stray from it (NaN with nothing scored)."""
+    y = np.atleast_2d(np.asarray(observed, dtype=np.float64))
+    scored = ~np.isnan(y)
+    p = model.probabilities(ability)
+    spread = np.maximum(p * (1.0 - p), 1e-12) * model.item_dispersion[None, :]
+    squares = np.where(scored, (np.where(scored, y, 0.0) - p) ** 2 / spread, 0.0)
+    counts = scored.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fit: np.ndarray = np.where(counts > 0, squares.sum(axis=1) / np.maximum(counts, 1), np.nan)
+    return fit
+
+
 def _estimate_arrays(
-    model: IrtModel, observed: np.ndarray, anchor_misfit: float, anchors: int
+    model: IrtModel,
+    observed: np.ndarray,
+    anchor_misfit: float,
+    anchors: int,
+    person_reference: float = 0.0,
 ) -> tuple[np.ndarray, ...]:
     y = np.atleast_2d(np.asarray(observed, dtype=np.float64))
     if y.shape[1] != model.n_items:
@@ -508,9 +538,27 @@ def _estimate_arrays(
         + n_unscored * n_unscored * model.system_misfit
         + (misfit_scale * model.n_items) ** 2 * anchor_misfit
     )
+    if person_reference > 0:
+        # A system the model fits worse on its scored items than it fits the fit systems on the
+        # same anchors is unlike them: everything above is scaled by how much worse.
+        ratio = person_fit(model, y, ability) / person_reference
+        variance = variance * np.maximum(np.nan_to_num(ratio, nan=1.0), 1.0)
     score = (np.where(scored, y, 0.0).sum(axis=1) + predicted) / model.n_items
     sd = np.sqrt(variance) / model.n_items
     return score, sd, ability, ability_sd, scored.sum(axis=1)
+
+
+@one_blas_thread
+def estimate_sd(
+    model: IrtModel,
+    observed: np.ndarray,
+    anchor_misfit: float = 0.0,
+    anchors: int = 0,
+    person_reference: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(p-IRT estimate, its sd) per row of `observed`, before any interval calibration."""
+    score, sd, *_ = _estimate_arrays(model, observed, anchor_misfit, anchors, person_reference)
+    return score, sd
 
 
 @one_blas_thread
@@ -520,10 +568,13 @@ def estimate_arrays(
     level: float = DEFAULT_LEVEL,
     anchor_misfit: float = 0.0,
     anchors: int = 0,
+    person_reference: float = 0.0,
+    scale: float = 1.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(estimate, low, high) per row of `observed`, as arrays: `estimate` without the objects."""
-    score, sd, *_ = _estimate_arrays(model, observed, anchor_misfit, anchors)
-    half = normal_quantile(0.5 + level / 2.0) * sd
+    """(estimate, low, high) per row of `observed`, as arrays: `estimate` without the objects;
+    `scale` widens the interval (the calibration on later systems)."""
+    score, sd, *_ = _estimate_arrays(model, observed, anchor_misfit, anchors, person_reference)
+    half = normal_quantile(0.5 + level / 2.0) * sd * scale
     return score, np.maximum(score - half, 0.0), np.minimum(score + half, 1.0)
 
 
@@ -534,22 +585,26 @@ def estimate(
     level: float = DEFAULT_LEVEL,
     anchor_misfit: float = 0.0,
     anchors: int = 0,
+    person_reference: float = 0.0,
+    scale: float = 1.0,
 ) -> tuple[Estimate, ...]:
     """p-IRT estimates for each row of `observed` (rows × the model's items, NaN = not scored).
 
     `anchor_misfit` (a variance in mean-score units, from `anchor_misfit`) widens the interval
-    by what the anchor set missed on the fit systems; `anchors` is that set's size.
+    by what the anchor set missed on the fit systems; `anchors` is that set's size;
+    `person_reference` (from `person_reference`) widens it for a system the model fits worse
+    than the fit systems; `scale` multiplies its half-width.
     """
     score, sd, ability, ability_sd, counts = _estimate_arrays(
-        model, observed, anchor_misfit, anchors
+        model, observed, anchor_misfit, anchors, person_reference
     )
-    half = normal_quantile(0.5 + level / 2.0) * sd
+    half = normal_quantile(0.5 + level / 2.0) * sd * scale
     return tuple(
         Estimate(
             score=float(score[row]),
             low=float(max(0.0, score[row] - half[row])),
             high=float(min(1.0, score[row] + half[row])),
-            sd=float(sd[row]),
+            sd=float(sd[row] * scale),
             ability=float(ability[row]),
             ability_sd=float(ability_sd[row]),
             observed=int(counts[row]),
@@ -557,6 +612,19 @@ def estimate(
         )
         for row in range(len(score))
     )
+
+
+def person_reference(model: IrtModel, scores: np.ndarray, anchors: np.ndarray) -> float:
+    """The fit systems' mean `person_fit` on the anchors, each at its ability from the anchors
+    alone: what a new system's own fit on its anchors is compared with (0 without anchors)."""
+    if len(anchors) == 0:
+        return 0.0
+    y = np.asarray(scores, dtype=np.float64)
+    observed = np.full_like(y, np.nan)
+    observed[:, anchors] = y[:, anchors]
+    _, _, ability, *_ = _estimate_arrays(model, observed, 0.0, len(anchors))
+    fit = person_fit(model, observed, ability)
+    return float(np.nanmean(fit)) if np.isfinite(fit).any() else 0.0
 
 
 def anchor_misfit(model: IrtModel, scores: np.ndarray, anchors: np.ndarray) -> float:

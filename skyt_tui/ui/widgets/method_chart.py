@@ -1,7 +1,7 @@
 """A character-cell chart of one statistic against the anchor count k, one marker per method.
 
 Used for the benchmark validation: median r and median MAE on held-out systems at k = 4, 10,
-25, … for irt (i), stratified (s) and random (r). The k positions are equally spaced (the k
+25, … for irt (i), cluster (c), stratified (s) and random (r). The k positions are equally spaced (the k
 values are roughly geometric); a cell where two methods meet shows `*`. Plain `Text`.
 """
 
@@ -13,7 +13,12 @@ from collections.abc import Mapping, Sequence
 from rich.text import Text
 from textual.widget import Widget
 
-MARKERS = {"irt": ("i", "bold green"), "stratified": ("s", "bold yellow"), "random": ("r", "bold")}
+MARKERS = {
+    "irt": ("i", "bold green"),
+    "cluster": ("c", "bold cyan"),
+    "stratified": ("s", "bold yellow"),
+    "random": ("r", "bold"),
+}
 LABEL_WIDTH = 6
 
 
