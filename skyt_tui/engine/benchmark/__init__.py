@@ -1,8 +1,9 @@
 """The benchmark: items and scores, anchor sample, validation, estimates, rotation, fingerprints (docs/benchmark.md).
 
 Call the functions re-exported here (from `api`); the modules underneath are pure
-(`sampler`, `irt`, `anchors`, `validation`, `correlation`, `rotation`, `fingerprints`,
-`items`), read stored runs (`from_runs`) or handle the files (`bench_store`).
+(`sampler`, `irt`, `tinybenchmarks`, `methods`, `anchors`, `validation`, `choice`,
+`correlation`, `rotation`, `fingerprints`, `items`), read stored runs (`from_runs`) or
+handle the files (`bench_store`).
 """
 
 from skyt_tui.engine.benchmark.anchors import SystemEstimate

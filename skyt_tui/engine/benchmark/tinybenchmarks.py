@@ -75,13 +75,15 @@ def _kmeans_once(
             break
         labels = new_labels
         counts = np.bincount(labels, minlength=k)
+        spread = distances[np.arange(n), labels]
         for empty in np.nonzero(counts == 0)[0]:
-            # an empty cluster takes the point farthest from its own centre
-            far = int(np.argmax(distances[np.arange(n), labels]))
+            # an empty cluster takes the point farthest from its centre among those whose
+            # cluster keeps another point (k ≤ n, so there is one)
+            far = int(np.argmax(np.where(counts[labels] > 1, spread, -1.0)))
             counts[labels[far]] -= 1
             labels[far] = empty
             counts[empty] = 1
-            distances[far] = 0.0
+            spread[far] = -1.0
         for axis in range(points.shape[1]):
             centres[:, axis] = np.bincount(labels, weights=points[:, axis], minlength=k) / counts
     inertia = float(((points - centres[labels]) ** 2).sum())

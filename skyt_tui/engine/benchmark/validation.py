@@ -27,7 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,7 +46,7 @@ from skyt_tui.engine.benchmark.correlation import (
 )
 from skyt_tui.engine.benchmark.items import Item, ScoreMatrix
 from skyt_tui.engine.benchmark.items import option_error as _error
-from skyt_tui.engine.benchmark.methods import Fits, choose, parse_dates
+from skyt_tui.engine.benchmark.methods import Chosen, Fits, choose, parse_dates
 from skyt_tui.engine.benchmark.sampler import (
     DEFAULT_SEED,
     MODEL_BASED,
@@ -302,10 +302,12 @@ def _run(
     splits: Sequence[tuple[np.ndarray, np.ndarray]],
     config: ValidationConfig,
     dates: Sequence[dt.date | None] | None = None,
+    observer: Observer | None = None,
 ) -> tuple[MethodResult, ...]:
     """Every (method, size) over the same splits: estimates for the held-out systems per draw.
     With `dates` (aligned with `data.used`) the model-based methods calibrate their intervals
-    on the later training systems, as `bench sample` does."""
+    on the later training systems, as `bench sample` does; `observer` sees every draw's
+    estimates (and, for a model-based method, what it chose)."""
     difficulties = [item.difficulty for item in data.items]
     stratum_sizes = Counter(difficulties)
     n_draws, n_held = len(splits), len(splits[0][1])
@@ -339,10 +341,11 @@ def _run(
         for method in methods:
             for size in sizes:
                 key = (method, size)
-                if method == "irt" and repeat and not fallback_draws[key]:
+                if method == "irt" and repeat and not fallback_draws[key] and observer is None:
                     estimates[key][draw] = estimates[key][draw - 1]
                     inside[key][draw] = inside[key][draw - 1]
                     continue
+                chosen = None
                 if method in MODEL_BASED and len(train) >= irt.MIN_SYSTEMS:
                     chosen = choose(method, fits, train, size, generators[key])
                     columns = chosen.anchors
@@ -364,6 +367,8 @@ def _run(
                         sizes=stratum_sizes if stratified else {"all": len(difficulties)},
                     )
                 actual_size[key] = len(columns)
+                if observer is not None:
+                    observer(Observed(method, size, draw, train, held, score, low, high, chosen))
                 estimates[key][draw] = score
                 inside[key][draw] = (low <= truth + 1e-12) & (truth <= high + 1e-12)
     truth_rows = np.stack([data.full[held] for _, held in splits])
@@ -398,6 +403,49 @@ def _run(
                 )
             )
     return tuple(results)
+
+
+@dataclass(frozen=True, eq=False)
+class Observed:
+    """One (method, size, draw) of a validation run: the held-out systems' estimates."""
+
+    method: str
+    size: int
+    draw: int
+    train: np.ndarray
+    held: np.ndarray
+    score: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    chosen: Chosen | None
+    """What a model-based method chose on the training systems (None for the others)."""
+
+
+Observer = Callable[[Observed], None]
+
+
+def validate_on_splits(
+    items: Sequence[Item],
+    scores: ScoreMatrix,
+    methods: Sequence[str],
+    sizes: Sequence[int],
+    splits: Sequence[tuple[np.ndarray, np.ndarray]],
+    config: ValidationConfig = ValidationConfig(),
+    release_dates: Mapping[str, str | None] | None = None,
+    observer: Observer | None = None,
+) -> tuple[MethodResult, ...]:
+    """Every method at every size on given (train, held-out) splits of the complete systems
+    (indices into `complete_systems(scores)`), as `bench validate` runs them; with
+    `release_dates` the model-based methods calibrate on the later training systems."""
+    for method in methods:
+        _check_method(method)
+    data = _complete(items, scores)
+    return _run(data, methods, sizes, splits, config, _dates(data, release_dates), observer)
+
+
+def complete_systems(items: Sequence[Item], scores: ScoreMatrix) -> tuple[str, ...]:
+    """The systems validation uses (a score for every item), in the order splits index them."""
+    return _complete(items, scores).used
 
 
 def compare_methods(
