@@ -75,7 +75,7 @@ SWEEP_START = "<!-- bench/anchor_methods.py --sweep-only --markdown: start -->"
 SWEEP_END = "<!-- bench/anchor_methods.py --sweep-only: end -->"
 ROWS = (
     ("auto", "skyt-tui auto (the default): the method auto picks on the training systems"),
-    ("irt", "skyt-tui irt: information-chosen anchors, p-IRT"),
+    ("irt", "skyt-tui irt: information-chosen anchors, p-IRT-EAP"),
     ("cluster", "skyt-tui cluster: clustered anchors, gp-IRT, skyt-tui's interval"),
     ("stratified", "skyt-tui stratified: design estimate"),
     ("random", "skyt-tui random: design estimate"),

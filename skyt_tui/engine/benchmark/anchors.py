@@ -190,7 +190,8 @@ class SystemEstimate:
     """Scored on every item: the score is its mean, not an estimate."""
     warnings: tuple[str, ...]
     estimator: str = ""
-    """p-irt (irt sample), gp-irt (cluster sample) or design (stratified, random)."""
+    """p-irt-eap (irt sample: skyt-tui's p-IRT, ability by posterior mean), gp-irt (cluster
+    sample: tinyBenchmarks') or design (stratified, random)."""
     interval_scale: float = 1.0
     """The calibration factor the interval's half-width was multiplied by (1: none)."""
 
@@ -253,7 +254,7 @@ def estimate_scores(
         chosen = chosen_of(sample, item_ids)
         score, low, high = chosen.arrays(y, level)
         scale = interval_scale(chosen.calibration, level)
-        estimator = "gp-irt" if chosen.method == "cluster" else "p-irt"
+        estimator = "gp-irt" if chosen.method == "cluster" else "p-irt-eap"
     else:
         score, low, high = design_arrays(y, strata, level)
         estimator = "design"

@@ -19,12 +19,15 @@ of k quantiles of the fitted abilities, the not yet chosen item of largest Fishe
 a²p(1−p), divided by the item's dispersion (how far its scores stray from the model: an item the
 model describes well tells more about θ).
 
-Estimate (p-IRT): the posterior of θ on the grid from the scored items; the full score is
+Estimate (p-IRT-EAP, skyt-tui's variant of tinyBenchmarks' p-IRT, which takes the maximum-
+likelihood θ instead — `tinybenchmarks`): the posterior of θ on the grid from the scored
+items; the full score is
 (sum of the observed scores + the model's predicted sum over the unscored items at the posterior
 mean θ) / N — with k anchors out of N items, (k/N) × anchor mean + (1 − k/N) × predicted mean.
 The interval is normal, from the variance of the unscored items' total: ability uncertainty,
 per-item spread (Bernoulli spread × the fitted dispersion), the model's system-level misfit, and
-the anchor set's own misfit measured on the fit systems (`anchor_misfit`).
+the anchor set's own misfit measured on the fit systems (`anchor_misfit`) — all of it scaled
+up for a system the model fits worse than the fit systems (`person_fit`).
 """
 
 from __future__ import annotations
@@ -85,11 +88,12 @@ def one_blas_thread(function: Callable[P, R]) -> Callable[P, R]:
 GRID = np.linspace(-5.0, 5.0, 41)
 """Quadrature points for θ, on the N(0, 1) scale of the prior."""
 ESTIMATE_PRIOR_SD = 1.5
-"""Prior sd of a new system's ability (the fit systems are N(0, 1) by construction). Wider than
-the fit's because a system estimated later is usually newer, often stronger than every fit
-system: on LiveCodeBench's time split (train before 2023-08-30, test after) the interval
+"""Prior sd of a new system's ability, on the scale of the fit's N(0, 1) population. Wider than
+the population because a system estimated later is usually newer, often stronger than every
+fit system: on LiveCodeBench's time split (train before 2023-08-30, test after) the interval
 coverage at 25 anchors rose from 85% to 92% (before 2023-04-30: 57% → 67%), at the price of
-0.001 in median MAE on random splits."""
+0.001 in median MAE on random splits (measured with the fit before issue 25, which rescaled
+the abilities to mean 0, sd 1 at every step)."""
 DISCRIMINATION_PRIOR = (1.0, 0.5)
 """Normal prior on a (mean, sd)."""
 INTERCEPT_SD = 5.0
