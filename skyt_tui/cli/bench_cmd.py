@@ -26,13 +26,7 @@ from skyt_tui.engine.benchmark.from_runs import DEFAULT_SCORE
 from skyt_tui.engine.benchmark.irt import DEFAULT_LEVEL
 from skyt_tui.engine.benchmark.methods import interval_scale
 from skyt_tui.engine.benchmark.rotation import PERIODS, RotationRefused, parse_now
-from skyt_tui.engine.benchmark.sampler import (
-    AUTO,
-    DEFAULT_SEED,
-    MODES,
-    MethodChoice,
-    SampleConfig,
-)
+from skyt_tui.engine.benchmark.sampler import AUTO, DEFAULT_SEED, MODES, SampleConfig
 from skyt_tui.engine.benchmark.tinybenchmarks import LambdaParts
 from skyt_tui.engine.benchmark.validation import (
     METHODS,
@@ -527,10 +521,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
         )
     )
     if sample.fallback:
-        _say(
-            f"warning: --method {sample.config.mode} fell back to stratified: {sample.fallback}",
-            "yellow",
-        )
+        _say(f"warning: {sample.config.mode} fell back to stratified: {sample.fallback}", "yellow")
     if sample.choice is not None:
         _print_choice(sample.choice)
     if sample.model is not None:
@@ -544,8 +535,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
         if sample.weights:
             weight = LambdaParts(sample.lambda_bias, sample.lambda_variance).weight(sample.size)
             _say(
-                f"gp-IRT: λ = {weight:.3f} on the weighted anchor mean (b {sample.lambda_bias:.4f}, "
-                f"v {sample.lambda_variance:.4f})"
+                f"gp-IRT: λ = {weight:.3f} (b {sample.lambda_bias:.4f}, v {sample.lambda_variance:.4f})"
             )
         scale = interval_scale(sample.calibration, DEFAULT_LEVEL)
         _say(f"intervals: {sample.calibration_note} (×{scale:.2f} at {DEFAULT_LEVEL:g})", "dim")
@@ -553,15 +543,9 @@ def cmd_sample(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_choice(choice: MethodChoice) -> None:
+def _print_choice(choice: bench.MethodChoice) -> None:
     """Why auto chose its method: every candidate's median MAE and coverage on one validation."""
-    where = (
-        f"time split: trained on the {choice.n_train} systems released before {choice.date}, "
-        f"tested on the {choice.n_test} after"
-        if choice.rule == "time split"
-        else f"{choice.draws} random splits, {choice.n_test} systems held out"
-    )
-    table = Table("method", "median MAE", "cover", title=f"auto: {where}")
+    table = Table("method", "median MAE", "cover", title=f"auto: every method on the {choice.rule}")
     for method in sorted(choice.mae, key=lambda m: choice.mae[m]):
         mark = " ◂ chosen" if method == choice.chosen else ""
         table.add_row(method + mark, f"{choice.mae[method]:.4f}", percent(choice.coverage[method]))

@@ -48,7 +48,12 @@ from skyt_tui.engine.benchmark.rotation import (
     RotationState,
     parse_now,
 )
-from skyt_tui.engine.benchmark.sampler import AnchorSample, SampleConfig, select_sample
+from skyt_tui.engine.benchmark.sampler import (
+    AnchorSample,
+    MethodChoice,
+    SampleConfig,
+    select_sample,
+)
 from skyt_tui.engine.benchmark.validation import (
     METHODS,
     MethodResult,
@@ -64,6 +69,7 @@ __all__ = [
     "METHODS",
     "AnchorSample",
     "EstimateReport",
+    "MethodChoice",
     "MethodResult",
     "RunsImportResult",
     "SystemEstimate",
