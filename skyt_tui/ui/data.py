@@ -8,6 +8,7 @@ several sections.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import threading
@@ -364,6 +365,8 @@ def validate_benchmark(
     from skyt_tui.engine import benchmark
 
     config = sample.config if sample is not None else benchmark.SampleConfig()
+    if sample is not None and config.mode == "auto":  # validate the method auto chose
+        config = dataclasses.replace(config, mode=sample.chosen_by)
     seed = sample.seed if sample is not None else benchmark.ValidationConfig().seed
     return benchmark.validate_benchmark(
         name, config, benchmark.ValidationConfig(seed=seed), methods=benchmark.METHODS
