@@ -1,0 +1,40 @@
+"""Figures over several contracts' probes (a human-eval folder, a study's runs) (docs/probe.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from skyt_tui.engine.probe.behaviour import PROBE_VERSION, ContractProbe
+
+
+def probe_summary(probes: Sequence[ContractProbe]) -> dict[str, Any]:
+    """Totals: samples probed and flagged, behaviour classes, contracts whose tests let
+    behaviourally different samples pass, and why contracts were not probed."""
+    probed = sum(1 for p in probes for s in p.samples if s.status == "probed")
+    with_reference = [p for p in probes if p.has_reference]
+    probed_with_reference = sum(
+        1 for p in with_reference for s in p.samples if s.status == "probed"
+    )
+    flagged = sum(1 for p in probes for s in p.samples if s.differs_from_reference)
+    not_probed: dict[str, int] = {}
+    for p in probes:
+        for s in p.samples:
+            if s.status not in ("probed", "failed the tests"):
+                not_probed[s.status] = not_probed.get(s.status, 0) + 1
+    settings = probes[0].settings.to_dict() if probes else {}
+    return {
+        "probe_version": PROBE_VERSION,
+        "settings": settings,
+        "contracts": len(probes),
+        "inputs_generated": sum(p.generated for p in probes),
+        "inputs_counted": sum(p.counted for p in probes),
+        "probed": probed,
+        "plausible_but_wrong": flagged,
+        "plausible_but_wrong_share": flagged / probed_with_reference
+        if probed_with_reference
+        else 0.0,
+        "behaviour_classes": sum(len(p.classes) for p in probes),
+        "split_contracts": [p.contract.id for p in probes if len(p.classes) > 1],
+        "not_probed": dict(sorted(not_probed.items())),
+    }
