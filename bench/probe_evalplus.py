@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -89,6 +90,97 @@ def truth(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_oracle(directory: str, probe: bool, extra: list[str]) -> tuple[dict, float]:
+    command = [sys.executable, "-m", "skyt_tui", "oracle", "--humaneval", directory, "--json"]
+    if probe:
+        command += ["--probe", *extra]
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout), time.perf_counter() - start
+
+
+def measure(args: argparse.Namespace) -> int:
+    truth = json.loads(Path(args.truth).read_text())["rows"]
+    failing_plus = {(row["task_id"], row["line"]) for row in truth if row["plus"] != "pass"}
+    extra = ["--probe-inputs", str(args.inputs), "--probe-seed", str(args.seed)]
+    plain_times, probe_times = [], []
+    report: dict = {}
+    for _ in range(args.rounds):  # interleaved: load changes hit both alike
+        load_before = os.getloadavg()[0]
+        _, plain = _run_oracle(args.dir, False, extra)
+        report, probed = _run_oracle(args.dir, True, extra)
+        plain_times.append(plain)
+        probe_times.append(probed)
+        print(
+            f"round: oracle {plain:.1f} s, oracle --probe {probed:.1f} s, "
+            f"ratio {probed / plain:.2f} (load average {load_before:.2f} -> {os.getloadavg()[0]:.2f})",
+            file=sys.stderr,
+        )
+    verdicts = report["verdicts"]
+    passing = {(v["task_id"], v["line"]) for v in verdicts if v["passed"]}
+    truth_keys = {(row["task_id"], row["line"]) for row in truth}
+    if passing != truth_keys:
+        print(
+            f"note: {len(passing ^ truth_keys)} samples pass in one oracle run and not the other "
+            "(timeouts); figures use the samples that passed in this run and have an EvalPlus verdict",
+            file=sys.stderr,
+        )
+    considered = passing & truth_keys
+    flagged = {
+        (v["task_id"], v["line"])
+        for v in verdicts
+        if v.get("probe", {}).get("differs_from_reference")
+        and (v["task_id"], v["line"]) in considered
+    }
+    without_witness = [
+        v
+        for v in verdicts
+        if v.get("probe", {}).get("differs_from_reference") and not v["probe"]["witness"]
+    ]
+    target = failing_plus & considered
+    found = flagged & target
+    missed_by_evalplus = sorted(flagged - target, key=lambda k: (int(k[0].split("/")[1]), k[1]))
+    plain_mean = sum(plain_times) / len(plain_times)
+    probe_mean = sum(probe_times) / len(probe_times)
+    result = {
+        "passing_samples": len(considered),
+        "evalplus_plus_fails": len(target),
+        "flagged": len(flagged),
+        "flagged_and_evalplus_fails": len(found),
+        "recall": len(found) / len(target) if target else None,
+        "precision": len(found) / len(flagged) if flagged else None,
+        "flags_without_witness": len(without_witness),
+        "oracle_s": plain_mean,
+        "oracle_probe_s": probe_mean,
+        "time_ratio": probe_mean / plain_mean,
+        "probe": {k: v for k, v in report["probe"].items() if k != "tasks"},
+    }
+    print(json.dumps(result, indent=1))
+    by_task: dict[str, list[int]] = {}
+    for task, line in sorted(target - flagged, key=lambda k: (int(k[0].split("/")[1]), k[1])):
+        by_task.setdefault(task, []).append(line)
+    print(
+        "EvalPlus fails, probe did not flag:",
+        {k: len(v) for k, v in by_task.items()},
+        file=sys.stderr,
+    )
+    shown: dict[str, int] = {}
+    for task, line in missed_by_evalplus:
+        if shown.get(task, 0) >= args.witnesses_per_task:
+            continue
+        shown[task] = shown.get(task, 0) + 1
+        v = next(v for v in verdicts if (v["task_id"], v["line"]) == (task, line))
+        w = v["probe"]["witness"]
+        print(
+            f"flag EvalPlus's inputs pass: {task} line {line}: {w['call'][:160]} -> {w['sample'][:80]}, "
+            f"reference {w.get('reference', '')[:80]}",
+            file=sys.stderr,
+        )
+    if args.out:
+        Path(args.out).write_text(json.dumps(report))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -99,6 +191,15 @@ def main() -> int:
     t.add_argument("--dir", default=str(CORPUS))
     t.add_argument("--workers", type=int, default=2)
     t.set_defaults(handler=truth)
+    m = sub.add_parser("measure")
+    m.add_argument("--truth", required=True)
+    m.add_argument("--dir", default=str(CORPUS))
+    m.add_argument("--rounds", type=int, default=1)
+    m.add_argument("--inputs", type=int, default=200)
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--witnesses-per-task", type=int, default=2)
+    m.add_argument("--out", help="keep the probe run's JSON here")
+    m.set_defaults(handler=measure)
     args = parser.parse_args()
     return int(args.handler(args))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,4 +38,33 @@ def probe_summary(probes: Sequence[ContractProbe]) -> dict[str, Any]:
         "behaviour_classes": sum(len(p.classes) for p in probes),
         "split_contracts": [p.contract.id for p in probes if len(p.classes) > 1],
         "not_probed": dict(sorted(not_probed.items())),
+    }
+
+
+def run_probe_figures(
+    probe: ContractProbe,
+    pass_vectors: Sequence[tuple[bool, ...] | None],
+    indexes: Sequence[int],
+    canon_position: int | None,
+) -> dict[str, Any]:
+    """Per run: plausible-but-wrong samples, behaviour classes, R_behavioral on tests and on
+    probes, and which canon candidates (passing samples) behave unlike the rest.
+
+    `pass_vectors`, `indexes` and the probe's records are aligned (one per generated sample);
+    `canon_position` is the canon's position among them when the canon is one of them.
+    """
+    from skyt_tui.engine.probe.behaviour import r_behavioral_probe
+
+    figures = probe.figures()
+    behaviours = [record.behaviour for record in probe.samples]
+    counts = Counter(pass_vectors)
+    canon_class = behaviours[canon_position] if canon_position is not None else None
+    unlike = set(figures["behaviourally_unlike"])
+    return {
+        **probe.to_dict(),
+        "R_behavioral": max(counts.values()) / len(pass_vectors) if pass_vectors else 0.0,
+        "R_behavioral_probe": r_behavioral_probe(pass_vectors, behaviours),
+        "behaviourally_unlike": [indexes[position] for position in sorted(unlike)],
+        "canon_class": canon_class,
+        "canon_unlike_rest": canon_position in unlike if canon_position is not None else None,
     }
