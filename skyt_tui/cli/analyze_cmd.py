@@ -16,10 +16,10 @@ from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import (
     add_json_option,
     add_probe_options,
-    probe_settings_of,
     add_source_options,
     add_tau_option,
     apply_isolation_setting,
+    probe_settings_of,
     tau_of,
 )
 from skyt_tui.cli.output import (
