@@ -29,8 +29,8 @@ HISTORY_DIR = "history"
 def witness_call(witness: dict[str, Any]) -> Call:
     """The input of a witness record (`args_py`, `kwargs_py`), read as Python literals."""
     try:
-        args = parse_literal(witness.get("args_py"))
-        kwargs = parse_literal(witness.get("kwargs_py") or "{}")
+        args = parse_literal(str(witness.get("args_py")))
+        kwargs = parse_literal(str(witness.get("kwargs_py") or "{}"))
     except LiteralError as exc:
         raise InputError(f"witness: args_py/kwargs_py: {exc}") from None
     if not isinstance(args, list) or not isinstance(kwargs, dict):

@@ -97,7 +97,7 @@ def probe_stored_run(
             for row, record in zip(rows, probe.samples)
         ],
     }
-    document = json.loads(json.dumps(document))
+    document = dict(json.loads(json.dumps(document)))
     store.write_json(stored.directory / PROBE_FILE, document, kind=PROBE_KIND)
     return document
 
