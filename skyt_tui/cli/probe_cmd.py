@@ -11,7 +11,6 @@ from rich.text import Text
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option, add_probe_options, probe_settings_of
 from skyt_tui.cli.output import console, fmt3, print_json
-from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.printable import printable
 
 
@@ -98,73 +97,23 @@ def print_run_probe(document: dict[str, Any]) -> None:
 
 
 def cmd_add_test(args: argparse.Namespace) -> int:
-    from skyt_tui.engine.analysis import canon as canon_store
-    from skyt_tui.engine.probe.witness import (
-        expected_output,
-        save_new_version,
-        with_witness_test,
-        witness_call,
-    )
-    from skyt_tui.engine.runs.analyses import shared_oracle
-    from skyt_tui.engine.runs.probes import load_stored_probe
-    from skyt_tui.engine.runs.run_store import load_run, resolve_run_id
-    from skyt_tui.engine.versions import ORACLE_VERSION
+    from skyt_tui.engine.runs.probes import witness_as_test
+    from skyt_tui.engine.runs.run_store import resolve_run_id
 
-    run = load_run(resolve_run_id(args.run))
-    contract = run.contract_object()
-    if contract is None:
-        raise InputError(f"run {run.id}: has no contract")
-    document = load_stored_probe(run)
-    if document is None:
-        raise InputError(f"run {run.id}: not probed yet (skyt-tui probe run {run.id})")
-    if document.get("stale"):
-        raise InputError(
-            f"run {run.id}: its probe is stale (samples, contract or versions changed); probe again"
-        )
-    row = next((r for r in document["samples"] if r.get("index") == args.sample), None)
-    if row is None:
-        raise InputError(f"run {run.id}: no sample {args.sample} among the probed samples")
-    witness = row["probe"].get("witness")
-    if not witness:
-        raise InputError(
-            f"run {run.id}: sample {args.sample} has no witness (it behaves like the "
-            f"{'reference' if document['run']['reference'] != 'none' else 'majority'} on every input)"
-        )
-    call = witness_call(witness)
-    if contract.reference is not None:
-        program, from_what = contract.reference, "reference"
-    else:
-        state = canon_store.load_canon(
-            contract.id, contract=contract, oracle_version=ORACLE_VERSION
-        )
-        if not state.usable or state.canon is None:
-            raise InputError(
-                f"contract {contract.id}: has no reference and no usable canon to take the "
-                f"expected output from ({state.reason or state.status})"
-            )
-        program, from_what = state.canon.code, "canon"
-    expected = expected_output(shared_oracle(), contract, program, call)
-    new = with_witness_test(contract, call, expected, from_what)
-    test = new.tests[-1]
-    summary = {
-        "contract": contract.id,
-        "from_version": contract.version,
-        "to_version": new.version,
-        "test": {"name": test.name, "expected_from": from_what},
-        "written": None,
-        "canon": "a canon made under the old version becomes stale; re-establish it with "
-        f"`skyt-tui canon reestablish {contract.id} --from RUN`",
-    }
-    if args.yes:
-        summary["written"] = str(save_new_version(new, contract))
+    summary = witness_as_test(resolve_run_id(args.run), args.sample, write=args.yes)
     if args.json:
         print_json("probe_add_test", summary)
         return 0
     out = console()
     out.print(
-        Text(f"{contract.id}: version {contract.version} → {new.version}, new test {test.name}")
+        Text(
+            f"{summary['contract']}: version {summary['from_version']} → {summary['to_version']}, "
+            f"new test {summary['test']}"
+        )
     )
-    out.print(Text(f"expected value from the {from_what}: {printable(repr(expected))[:200]}"))
+    out.print(
+        Text(f"expected value from the {summary['expected_from']}: {summary['expected'][:200]}")
+    )
     if summary["written"]:
         out.print(Text(f"written to {summary['written']}; the old version is kept under history/"))
         out.print(Text(summary["canon"], style="yellow"))

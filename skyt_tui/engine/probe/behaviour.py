@@ -117,6 +117,7 @@ class ContractProbe:
     examples: int
     skipped_examples: int
     generated: int
+    """Inputs generated in the domain the examples imply (or the declared one), before the guard."""
     rejected: int
     guard_rejected: int
     counted: int
@@ -185,6 +186,7 @@ class _Work:
     codes: Sequence[str]
     passed: Sequence[bool]
     calls: tuple[Call, ...] = ()
+    generated: int = 0
     examples: int = 0
     skipped: int = 0
     rejected: int = 0
@@ -246,6 +248,7 @@ def _prepare(
     seeds = [call for i, call in enumerate(examples.calls) if i not in examples.raising]
     generated = generate_inputs(contract, seeds, max_inputs=settings.max_inputs, seed=settings.seed)
     work.calls = generated.calls
+    work.generated = len(generated.calls)
     work.examples = len(seeds)
     work.skipped = examples.skipped
     work.rejected = generated.rejected
@@ -295,7 +298,7 @@ def _unprobed(work: _Work, settings: ProbeSettings, why: str) -> ContractProbe:
         settings=settings,
         examples=work.examples,
         skipped_examples=work.skipped,
-        generated=len(work.calls),
+        generated=work.generated,
         rejected=work.rejected,
         guard_rejected=work.guard_rejected,
         counted=0,
@@ -408,7 +411,7 @@ def _judge(
         settings=settings,
         examples=work.examples,
         skipped_examples=work.skipped,
-        generated=len(work.calls),
+        generated=work.generated,
         rejected=work.rejected,
         guard_rejected=work.guard_rejected,
         counted=len(counted),

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skyt_tui.engine import store
+from skyt_tui.engine.contracts.values import literal_text
 from skyt_tui.engine.errors import InputError, StoreError
 from skyt_tui.engine.runs.analyses import analyze_stored_run, shared_oracle
 from skyt_tui.engine.runs.run_store import OK, SAMPLES_FILE, StoredRun, load_run
@@ -122,3 +123,66 @@ def load_stored_probe(run: StoredRun | str) -> dict[str, Any] | None:
         current = None
     document["stale"] = document.get("key") != current
     return document
+
+
+def witness_as_test(run: StoredRun | str, sample_index: int, *, write: bool) -> dict[str, Any]:
+    """A stored run's sample's witness as a new contract version (docs/probe.md): what would
+    change, and with `write` the path written. The expected output comes from running the
+    contract's reference - or, without one, its usable canon - on the witness input afresh."""
+    from skyt_tui.engine.analysis import canon as canon_store
+    from skyt_tui.engine.probe.witness import (
+        expected_output,
+        save_new_version,
+        with_witness_test,
+        witness_call,
+    )
+
+    stored = load_run(run) if isinstance(run, str) else run
+    contract = stored.contract_object()
+    if contract is None:
+        raise InputError(f"run {stored.id}: has no contract")
+    document = load_stored_probe(stored)
+    if document is None:
+        raise InputError(f"run {stored.id}: not probed yet (skyt-tui probe run {stored.id})")
+    if document.get("stale"):
+        raise InputError(
+            f"run {stored.id}: its probe is stale (samples, contract or versions changed); probe again"
+        )
+    row = next((r for r in document.get("samples", []) if r.get("index") == sample_index), None)
+    if row is None:
+        raise InputError(f"run {stored.id}: no sample {sample_index} among the probed samples")
+    witness = (row.get("probe") or {}).get("witness")
+    if not witness:
+        raise InputError(
+            f"run {stored.id}: sample {sample_index} has no witness: it behaves like the "
+            "others on every generated input"
+        )
+    call = witness_call(witness)
+    if contract.reference is not None:
+        program, from_what = contract.reference, "reference"
+    else:
+        state = canon_store.load_canon(
+            contract.id, contract=contract, oracle_version=ORACLE_VERSION
+        )
+        if not state.usable or state.canon is None:
+            raise InputError(
+                f"contract {contract.id}: has no reference and no usable canon to take the "
+                f"expected output from ({state.reason or state.status})"
+            )
+        program, from_what = state.canon.code, "canon"
+    expected = expected_output(shared_oracle(), contract, program, call)
+    new = with_witness_test(contract, call, expected, from_what)
+    summary: dict[str, Any] = {
+        "contract": contract.id,
+        "from_version": contract.version,
+        "to_version": new.version,
+        "test": new.tests[-1].name,
+        "expected_from": from_what,
+        "expected": literal_text(expected),
+        "written": None,
+        "canon": "a canon made under the old version becomes stale; re-establish it "
+        f"(skyt-tui canon reestablish {contract.id} --from RUN)",
+    }
+    if write:
+        summary["written"] = str(save_new_version(new, contract))
+    return summary
