@@ -172,3 +172,37 @@ async def test_app_probes_a_run_splits_families_and_adds_the_witness(isolated_ho
         await settle(pilot)
     new = load_contract(isolated_home / "contracts" / "magnitude.toml")
     assert new.version == 2 and new.tests[-1].name.startswith("probe witness f(")
+
+
+@pilot_test
+async def test_a_run_started_with_probe_inputs_is_probed_after_it_finishes(isolated_home, tmp_path):
+    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.ui.app import SkytApp
+    from skyt_tui.ui.widgets.run_progress import RunProgress
+    from tests.test_ui_app import fill_dialog, select_contract
+    from tests.test_ui_live import wait_for
+
+    install_contract(isolated_home, CONTRACT, "magnitude.toml")
+    recording = tmp_path / "answers.jsonl"
+    recording.write_text("".join(json.dumps({"code": code}) + "\n" for code in SAMPLES))
+    app = SkytApp(start="contracts")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await select_contract(pilot, "magnitude")
+        await pilot.press("r")
+        await pilot.pause()
+        await fill_dialog(pilot, probe_inputs="many")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "a whole number of inputs" in str(
+            app.screen.query_one("#error-probe_inputs").render()
+        )
+        await fill_dialog(pilot, provider="replay", target=str(recording), n="3", probe_inputs="30")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        progress = app.screen.query_one(RunProgress)
+        await wait_for(pilot, lambda: not progress.running, 120)
+        await settle(pilot)
+    [run_id] = runs.run_ids()
+    document = json.loads((isolated_home / "runs" / run_id / "probe.json").read_text())
+    assert document["key"]["settings"]["max_inputs"] == 30
+    assert document["run"]["behaviour_classes"] == 2

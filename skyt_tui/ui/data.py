@@ -763,6 +763,8 @@ def execute_run(
                 )
             )
         metrics.append(f"{run_id}: {metrics_line(analysis)}")
+        if request.probe_inputs is not None and not cancel.is_set():
+            metrics.append(f"{run_id}: {probe_line(probe_run(run_id, request.probe_inputs))}")
     return RunOutcome(
         run_ids=tuple(outcome.run_id for outcome in outcomes),
         n_done=sum(outcome.finished for outcome in outcomes),
@@ -793,3 +795,15 @@ def witness_as_test(run_id: str, sample_index: int) -> dict[str, Any]:
     from skyt_tui.engine.runs.probes import witness_as_test as add
 
     return add(run_id, sample_index, write=True)
+
+
+def probe_line(document: dict[str, Any]) -> str:
+    """One headline of a run's probe, for the run's outcome."""
+    figures = document.get("run") or {}
+    line = (
+        f"probe: {figures.get('probed', 0)} passing samples, "
+        f"{figures.get('behaviour_classes', 0)} behaviour classes"
+    )
+    if figures.get("plausible_but_wrong"):
+        line += f", {figures['plausible_but_wrong']} differ from the reference"
+    return line
