@@ -8,6 +8,15 @@ from typing import Any
 
 from skyt_tui.engine.probe.behaviour import PROBE_VERSION, ContractProbe
 
+PROBE_METRICS = (
+    ("plausible_but_wrong", "lower", "passing samples that differ from the reference on a probe"),
+    ("plausible_but_wrong_share", "lower", "the same, as a share of the probed passing samples"),
+    ("behaviour_classes", "lower", "behaviour classes among passing samples on the probes"),
+    ("R_behavioral_probe", "higher", "modal share of (test pass/fail vector, probe class)"),
+)
+"""The per-run probe figures as metrics: (name, better direction, description). Computed in
+`run_probe_figures`, reported only for runs that were probed (docs/probe.md)."""
+
 
 def probe_summary(probes: Sequence[ContractProbe]) -> dict[str, Any]:
     """Totals: samples probed and flagged, behaviour classes, contracts whose tests let

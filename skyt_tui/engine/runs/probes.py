@@ -186,3 +186,16 @@ def witness_as_test(run: StoredRun | str, sample_index: int, *, write: bool) -> 
     if write:
         summary["written"] = str(save_new_version(new, contract))
     return summary
+
+
+def stored_probe_figures(run: StoredRun) -> dict[str, Any] | None:
+    """The per-run figures of the run's stored probe, or None when it has none or it is stale or
+    unreadable (a report never fails over a probe file)."""
+    try:
+        document = load_stored_probe(run)
+    except StoreError:
+        return None
+    if document is None or document.get("stale") or not isinstance(document.get("run"), dict):
+        return None
+    figures: dict[str, Any] = document["run"]
+    return figures
