@@ -106,7 +106,10 @@ def test_generation_keeps_types_and_the_examples_shared_properties():
         assert type(text) is str and set(text) <= {"a", "b"}, "the examples' characters only"
         assert len(text) <= 2 * 4 + 4 and len(numbers) <= 2 * 3 + 4
     lengths = {len(call.args[0]) for call in generated.calls}
-    assert 0 in lengths and max(lengths) > 3, "emptier and longer lists than the examples"
+    assert 1 in lengths and max(lengths) > 3, "shorter and longer lists than the examples"
+    assert 0 not in lengths and all(call.args[1] for call in generated.calls), (
+        "no example is empty, so neither is an input"
+    )
     assert generated.rejected > 0
 
 
@@ -298,3 +301,13 @@ def test_r_behavioral_on_probes_refines_the_tests_grouping():
     assert r_behavioral_probe(vectors, [1, 1, 2, None]) == 0.5
     assert r_behavioral_probe(vectors, [1, 1, 1, None]) == 0.75
     assert r_behavioral_probe([], []) == 0.0
+
+
+def test_sizes_the_examples_share_are_kept_and_small_integers_stay_above_one():
+    examples = [Call(("0101", "1100", 5)), Call(("1", "0", 11)), Call(("111000", "101010", 3))]
+    calls = generate_inputs(contract(), examples, max_inputs=120, seed=0).calls
+    assert calls and all(
+        len(a) == len(b) and a and set(a + b) <= {"0", "1"} for a, b, _ in (c.args for c in calls)
+    )
+    assert all(n >= 2 for *_, n in (c.args for c in calls)), "no example below 3: none below 2"
+    assert max(n for *_, n in (c.args for c in calls)) > 22, "numbers go beyond twice the examples"

@@ -38,6 +38,8 @@ PROBE_VERSION = "probe-1"
 """Names the generation, the counting rule and the comparison; bump when any of them changes."""
 DEFAULT_MAX_SECONDS = 600.0
 JOBS_PER_ROUND = 256
+REFERENCE_RESTARTS = 5
+"""Times the reference is run again past an input it hangs on (docs/probe.md)."""
 """Jobs handed to the pool between two looks at the time budget."""
 
 
@@ -132,6 +134,8 @@ class ContractProbe:
     reference_class: int | None = None
     note: str = ""
     inputs: tuple[Call, ...] = field(default=(), compare=False)
+    reference_excluded: int = 0
+    """Inputs left out because the reference raised on them or gave no result."""
 
     @property
     def has_reference(self) -> bool:
@@ -166,6 +170,7 @@ class ContractProbe:
             "generated": self.generated,
             "rejected": self.rejected,
             "guard_rejected": self.guard_rejected,
+            "reference_excluded": self.reference_excluded,
             "counted": self.counted,
             "reference": self.reference_status,
             "tolerance": {
@@ -195,6 +200,9 @@ class _Work:
     abs_tol: float | None = None
     tolerance_from: str = "none"
     note: str = ""
+    reference: tuple[CallOutput, ...] | None = None
+    """The reference's outputs on `calls`, once it has run (it returned a value on each)."""
+    reference_excluded: int = 0
 
 
 Progress = Callable[[int, int], None]
@@ -312,20 +320,63 @@ def _unprobed(work: _Work, settings: ProbeSettings, why: str) -> ContractProbe:
     )
 
 
+def _reference_outputs(oracle: Oracle, works: list[_Work]) -> dict[int, tuple[str, str]]:
+    """Run each reference on its inputs, then keep only the inputs it returns a value on.
+
+    An input on which the reference hangs (or hits a limit) would cost every later input its
+    result, so after such an input the rest is run again, at most `REFERENCE_RESTARTS` times.
+    Returns, per work, the reference job's first status and reason other than "ok".
+    """
+    outputs: dict[int, list[CallOutput]] = {}
+    starts: dict[int, int] = {}
+    ended: dict[int, tuple[str, str]] = {}
+    for w, work in enumerate(works):
+        if work.calls and work.contract.reference is not None:
+            outputs[w] = [CallOutput(MISSING)] * len(work.calls)
+            starts[w] = 0
+    for _ in range(REFERENCE_RESTARTS + 1):
+        pending = [w for w, start in starts.items() if start < len(works[w].calls)]
+        if not pending:
+            break
+        jobs = [
+            (works[w].contract, works[w].contract.reference or "", works[w].calls[starts[w] :])
+            for w in pending
+        ]
+        for w, result in zip(pending, oracle.calls_iter(jobs)):
+            start = starts[w]
+            outputs[w][start : start + len(result.outputs)] = result.outputs
+            if result.status == "ok":
+                starts[w] = len(works[w].calls)
+                continue
+            ended.setdefault(w, (result.status, result.reason))
+            missing = next(
+                (i for i, out in enumerate(result.outputs) if out.status == MISSING), None
+            )
+            starts[w] = len(works[w].calls) if missing is None else start + missing + 1
+    for w, found in outputs.items():
+        work = works[w]
+        kept = [i for i, out in enumerate(found) if out.status == RETURNED]
+        work.reference_excluded = len(work.calls) - len(kept)
+        work.calls = tuple(work.calls[i] for i in kept)
+        work.reference = tuple(found[i] for i in kept)
+    return ended
+
+
 def _run_batch(oracle: Oracle, works: list[_Work], settings: ProbeSettings) -> list[ContractProbe]:
+    ended = _reference_outputs(oracle, works)
     jobs: list[tuple[Contract, str, Sequence[Call]]] = []
-    slots: list[tuple[int, int | None]] = []  # (work, sample position or None for the reference)
+    slots: list[tuple[int, int | None]] = []  # (work, sample position)
     for w, work in enumerate(works):
         if not work.calls:
             continue
-        if work.contract.reference is not None:
-            jobs.append((work.contract, work.contract.reference, work.calls))
-            slots.append((w, None))
         for position, (code, ok) in enumerate(zip(work.codes, work.passed)):
             if ok:
                 jobs.append((work.contract, code, work.calls))
                 slots.append((w, position))
     outputs: list[dict[int | None, tuple[str, str, tuple[CallOutput, ...]]]] = [{} for _ in works]
+    for w, work in enumerate(works):
+        if work.reference is not None:
+            outputs[w][None] = (*ended.get(w, ("ok", "")), work.reference)
     for (w, slot), result in zip(slots, oracle.calls_iter(jobs)):
         outputs[w][slot] = (result.status, result.reason, result.outputs)
     return [_judge(work, settings, found) for work, found in zip(works, outputs)]
@@ -337,7 +388,11 @@ def _judge(
     found: dict[int | None, tuple[str, str, tuple[CallOutput, ...]]],
 ) -> ContractProbe:
     if not work.calls:
-        return _unprobed(work, settings, "no inputs")
+        return _unprobed(
+            work,
+            settings,
+            "no inputs" if not work.reference_excluded else "the reference returns on no input",
+        )
     contract = work.contract
     rel, abs_ = work.rel_tol, work.abs_tol
     probed = [p for p in range(len(work.codes)) if work.passed[p]]
@@ -405,7 +460,9 @@ def _judge(
         )
     note = work.note
     if reference is not None and reference[0] != "ok":
-        note = note or f"the reference did not finish: {reference[1]}"
+        note = note or (
+            f"the reference gave no result on some inputs ({reference[1]}); they are left out"
+        )
     return ContractProbe(
         contract=contract,
         settings=settings,
@@ -414,6 +471,7 @@ def _judge(
         generated=work.generated,
         rejected=work.rejected,
         guard_rejected=work.guard_rejected,
+        reference_excluded=work.reference_excluded,
         counted=len(counted),
         reference_status=reference[0] if reference is not None else "none",
         rel_tol=rel,

@@ -9,7 +9,9 @@ found or `MAX_ATTEMPTS_PER_INPUT` tries per wanted input are spent.
 The domain: a contract's declared `[domain]` arguments (docs/contracts.md) where it gives them;
 otherwise each argument keeps what all the examples share - its types, the sign of numbers (no
 negatives unless an example is negative, no zero unless an example is zero or below), the
-characters of strings, sortedness of lists, and sizes up to about twice the largest example.
+characters of strings, sortedness of lists, non-emptiness, integers no smaller than the
+smallest example or 2, numbers up to `MAGNITUDE` times the largest, sizes up to about twice
+the largest example, and equal sizes of arguments that have one size in every example.
 The contract's `guard` is applied later, in the sandbox (`behaviour`).
 
 Deterministic: one `random.Random` seeded with the seed and the contract id; inputs are ordered
@@ -32,6 +34,8 @@ from skyt_tui.engine.oracle.outputs import Call
 DEFAULT_MAX_INPUTS = 200
 MAX_ATTEMPTS_PER_INPUT = 30
 MAX_MUTATION_DEPTH = 4
+MAGNITUDE = 4
+"""Numbers go up to this many times the largest example (or 20 beyond it)."""
 MAX_GENERATED_CHARS = 20_000
 """An input whose literal text is longer than this is not generated."""
 
@@ -85,16 +89,18 @@ class Profile:
         if _is_number(value) and not isinstance(value, complex):
             if not math.isfinite(float(value)) or self.low is None or self.high is None:
                 return self.low is None
-            if self.low >= 0 and value < 0:
-                return False
+            if self.low >= 0 and value < min(self.low, 2 if isinstance(value, int) else 0):
+                return False  # no negatives unless shown; for ints none below min(smallest, 2)
             if self.low > 0 and value == 0:
                 return False
             bound = max(abs(self.low), abs(self.high))
-            if abs(value) > max(2 * bound, bound + 10):
+            if abs(value) > max(MAGNITUDE * bound, bound + 20):
                 return False
         if isinstance(value, str | list | tuple | dict | set) and self.max_len is not None:
             if len(value) > 2 * self.max_len + 4:
                 return False
+            if self.min_len and not value:
+                return False  # never empty when no example is
             if isinstance(value, tuple) and self.min_len == self.max_len != len(value):
                 return False
         if isinstance(value, str) and self.alphabet and not set(value) <= self.alphabet:
@@ -179,7 +185,8 @@ class Mutator:
             ilow, ihigh = int(self.profile.low or 0), int(self.profile.high or 0)
             return [value + 1, value - 1, 0, 1, -1, 2, value * 2, value // 2, -value,
                     value + rng.randint(2, 12), value * 3 + 1, ihigh, ihigh + 1, ilow, ilow - 1,
-                    ihigh * 2, rng.randint(min(ilow, 0), max(ihigh * 2, 10))]  # fmt: skip
+                    ihigh * 2, ihigh * MAGNITUDE, value + ihigh,
+                    rng.randint(min(ilow, 0), max(ihigh * MAGNITUDE, 10))]  # fmt: skip
         if isinstance(value, float):
             low, high = self.profile.low or 0.0, self.profile.high or 0.0
             return [value + 0.5, value - 0.5, value * 2, value / 2, 0.0, -value, float(round(value)),
@@ -292,6 +299,7 @@ def generate_inputs(
     rejected = 0
     if not examples or max_inputs <= 0:
         return Generated((), len(examples), 0)
+    same_size: dict[tuple[int, tuple[str, ...]], list[tuple[int, int]]] = {}
     checks: dict[tuple[int, tuple[str, ...]], list[Callable[[Any], bool]]] = {}
     profiles: dict[tuple[int, tuple[str, ...]], list[Profile]] = {}
     for signature, calls in groups.items():
@@ -301,6 +309,7 @@ def generate_inputs(
             for position, value in enumerate(_values(call)):
                 found[position].add(value)
         profiles[signature] = found
+        same_size[signature] = _same_sizes(calls) if len(calls) >= 2 else []
         checks[signature] = [
             _admit_declared(contract.domain.args[p])
             if p < signature[0] and p < len(contract.domain.args)
@@ -315,8 +324,10 @@ def generate_inputs(
         if key in seen:
             return
         seen.add(key)
-        if len(key) > MAX_GENERATED_CHARS or not all(
-            check(value) for check, value in zip(checks[signature], values)
+        if (
+            len(key) > MAX_GENERATED_CHARS
+            or not all(check(value) for check, value in zip(checks[signature], values))
+            or any(len(values[a]) != len(values[b]) for a, b in same_size[signature])
         ):
             rejected += 1
             return
@@ -358,6 +369,20 @@ def generate_inputs(
                 values[position] = rng.choice(options)
         offer(signature, values)
     return Generated(tuple(accepted), len(examples), rejected)
+
+
+def _same_sizes(calls: Sequence[Call]) -> list[tuple[int, int]]:
+    """Pairs of arguments that are sized (strings, lists, tuples) and of one size in every example:
+    a relation the examples keep, so generated inputs keep it too (e.g. two bit strings to xor)."""
+    rows = [_values(call) for call in calls]
+    width = len(rows[0])
+    sized = [p for p in range(width) if all(isinstance(row[p], str | list | tuple) for row in rows)]
+    return [
+        (a, b)
+        for i, a in enumerate(sized)
+        for b in sized[i + 1 :]
+        if all(len(row[a]) == len(row[b]) for row in rows)
+    ]
 
 
 def _admit_declared(spec: ArgDomain) -> Callable[[Any], bool]:
