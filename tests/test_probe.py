@@ -103,8 +103,11 @@ def test_generation_keeps_types_and_the_examples_shared_properties():
         numbers, text = call.args
         assert type(numbers) is list and all(type(n) is int for n in numbers)
         assert all(n >= 0 for n in numbers), "no example is negative, so neither is an input"
-        assert type(text) is str and set(text) <= {"a", "b"}, "the examples' characters only"
+        assert type(text) is str and set(text) <= {"a", "b", "A", "B", " "}, (
+            "the examples' characters, their letters in either case, and the space"
+        )
         assert len(text) <= 2 * 4 + 4 and len(numbers) <= 2 * 3 + 4
+    assert any(set(c.args[1]) & {"A", "B"} for c in generated.calls)
     lengths = {len(call.args[0]) for call in generated.calls}
     assert 1 in lengths and max(lengths) > 3, "shorter and longer lists than the examples"
     assert 0 not in lengths and all(call.args[1] for call in generated.calls), (

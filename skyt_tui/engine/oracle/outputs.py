@@ -12,11 +12,11 @@ memory_limit, output_limit, crashed, ...).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skyt_tui.engine.contracts.contract import CallTest, Contract, OraclePolicy
-from skyt_tui.engine.oracle.plan import Plan, _frames
+from skyt_tui.engine.oracle.plan import Plan, _frames, _seconds
 from skyt_tui.engine.oracle.verdicts import raised_type
 from skyt_tui.engine.sandbox import wire
 from skyt_tui.engine.sandbox.pool import Limits, RunResult
@@ -45,6 +45,8 @@ class CallOutput:
     status: str
     value: Any = None
     raised: str | None = None
+    seconds: float = field(default=0.0, compare=False)
+    """How long the call took in the sandbox (not part of what the call gave)."""
 
     def show(self, limit: int = 80) -> str:
         if self.status == RETURNED:
@@ -106,10 +108,14 @@ class CallsPlan:
                     protocol = "unexpected frame from the sample"
                     break
                 try:
+                    seconds = _seconds(frame)
                     if "x" in frame:
-                        outputs[position] = CallOutput(RAISED, raised=raised_type(frame["x"]))
+                        outputs[position] = CallOutput(
+                            RAISED, raised=raised_type(frame["x"]), seconds=seconds
+                        )
                     else:
-                        outputs[position] = CallOutput(RETURNED, wire.decode(frame["r"], budget))
+                        value = wire.decode(frame["r"], budget)
+                        outputs[position] = CallOutput(RETURNED, value, seconds=seconds)
                 except wire.TooLarge as exc:
                     too_large = str(exc)
                     break

@@ -38,6 +38,9 @@ PROBE_VERSION = "probe-1"
 """Names the generation, the counting rule and the comparison; bump when any of them changes."""
 DEFAULT_MAX_SECONDS = 600.0
 JOBS_PER_ROUND = 256
+SLOWDOWN = 4.0
+"""Samples get the contract's timeout for all inputs; the inputs kept are those the reference
+answers within 1/SLOWDOWN of it in all, so a sample up to SLOWDOWN times slower still finishes."""
 REFERENCE_RESTARTS = 5
 """Times the reference is run again past an input it hangs on (docs/probe.md)."""
 """Jobs handed to the pool between two looks at the time budget."""
@@ -321,7 +324,8 @@ def _unprobed(work: _Work, settings: ProbeSettings, why: str) -> ContractProbe:
 
 
 def _reference_outputs(oracle: Oracle, works: list[_Work]) -> dict[int, tuple[str, str]]:
-    """Run each reference on its inputs, then keep only the inputs it returns a value on.
+    """Run each reference on its inputs, then keep only the inputs it returns a value on, in
+    generation order while its time on them adds up to at most 1/SLOWDOWN of the timeout.
 
     An input on which the reference hangs (or hits a limit) would cost every later input its
     result, so after such an input the rest is run again, at most `REFERENCE_RESTARTS` times.
@@ -355,7 +359,12 @@ def _reference_outputs(oracle: Oracle, works: list[_Work]) -> dict[int, tuple[st
             starts[w] = len(works[w].calls) if missing is None else start + missing + 1
     for w, found in outputs.items():
         work = works[w]
-        kept = [i for i, out in enumerate(found) if out.status == RETURNED]
+        budget = work.contract.oracle.timeout_s / SLOWDOWN
+        kept, spent = [], 0.0
+        for i, out in enumerate(found):
+            if out.status == RETURNED and spent + out.seconds <= budget:
+                kept.append(i)
+                spent += out.seconds
         work.reference_excluded = len(work.calls) - len(kept)
         work.calls = tuple(work.calls[i] for i in kept)
         work.reference = tuple(found[i] for i in kept)

@@ -34,7 +34,7 @@ from skyt_tui.engine.oracle.outputs import Call
 DEFAULT_MAX_INPUTS = 200
 MAX_ATTEMPTS_PER_INPUT = 30
 MAX_MUTATION_DEPTH = 4
-MAGNITUDE = 4
+MAGNITUDE = 10
 """Numbers go up to this many times the largest example (or 20 beyond it)."""
 MAX_GENERATED_CHARS = 20_000
 """An input whose literal text is longer than this is not generated."""
@@ -82,6 +82,13 @@ class Profile:
             for item in value.values() if isinstance(value, dict) else value:
                 self.items.add(item, depth + 1)
 
+    def letters(self) -> set[str]:
+        """The examples' characters, and where they have letters, those letters in both cases
+        and the space: text the examples imply, written differently."""
+        if not any(ch.isalpha() for ch in self.alphabet):
+            return self.alphabet
+        return self.alphabet | {ch.swapcase() for ch in self.alphabet} | {" "}
+
     def admits(self, value: Any, depth: int = 0) -> bool:
         name = type(value).__name__
         if name not in self.types:
@@ -103,7 +110,7 @@ class Profile:
                 return False  # never empty when no example is
             if isinstance(value, tuple) and self.min_len == self.max_len != len(value):
                 return False
-        if isinstance(value, str) and self.alphabet and not set(value) <= self.alphabet:
+        if isinstance(value, str) and self.alphabet and not set(value) <= self.letters():
             return False
         if isinstance(value, list) and self.sorted_seen >= 2 and self.sorted_lists:
             try:
@@ -185,7 +192,7 @@ class Mutator:
             ilow, ihigh = int(self.profile.low or 0), int(self.profile.high or 0)
             return [value + 1, value - 1, 0, 1, -1, 2, value * 2, value // 2, -value,
                     value + rng.randint(2, 12), value * 3 + 1, ihigh, ihigh + 1, ilow, ilow - 1,
-                    ihigh * 2, ihigh * MAGNITUDE, value + ihigh,
+                    ihigh * 2, ihigh * MAGNITUDE, value * MAGNITUDE + 1, value + ihigh,
                     rng.randint(min(ilow, 0), max(ihigh * MAGNITUDE, 10))]  # fmt: skip
         if isinstance(value, float):
             low, high = self.profile.low or 0.0, self.profile.high or 0.0
@@ -216,7 +223,7 @@ class Mutator:
 
     def _string(self, value: str) -> list[Any]:
         rng = self.rng
-        alphabet = sorted(self.profile.alphabet) or list("ab ")
+        alphabet = sorted(self.profile.letters()) or list("ab ")
         others = [v for v in self.profile.values if isinstance(v, str) and v != value]
         out: list[Any] = ["", value[:1], value[1:], value[:-1], value[::-1], value + value,
                           value.upper(), value.lower(), value.swapcase(), value + " ", " " + value,
