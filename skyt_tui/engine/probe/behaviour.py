@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skyt_tui.engine.contracts.contract import Contract, Entry
-from skyt_tui.engine.contracts.values import LiteralError, literal_text
+from skyt_tui.engine.contracts.values import literal_text
 from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.oracle.outputs import MISSING, RETURNED, Call, CallOutput
 from skyt_tui.engine.oracle.verdicts import values_match
@@ -84,10 +84,8 @@ class Witness:
             "against": self.against,
             self.against: printable(self.expected.show(200)),
         }
-        try:
+        if self.expected.status == RETURNED:
             out["expected_py"] = literal_text(self.expected.value)
-        except (LiteralError, RecursionError):  # pragma: no cover - decoded values are literals
-            out["expected_py"] = None
         return out
 
 

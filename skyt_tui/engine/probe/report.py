@@ -71,6 +71,7 @@ def run_probe_figures(
     unlike = set(figures["behaviourally_unlike"])
     return {
         **probe.to_dict(),
+        "classes": [[indexes[position] for position in members] for members in probe.classes],
         "R_behavioral": max(counts.values()) / len(pass_vectors) if pass_vectors else 0.0,
         "R_behavioral_probe": r_behavioral_probe(pass_vectors, behaviours),
         "behaviourally_unlike": [indexes[position] for position in sorted(unlike)],
