@@ -153,6 +153,25 @@ def measure(args: argparse.Namespace) -> int:
     target = failing_plus & considered
     found = flagged & target
     missed_by_evalplus = sorted(flagged - target, key=lambda k: (int(k[0].split("/")[1]), k[1]))
+    decomposed: dict = {}
+    if args.decomposed:
+        kinds = {
+            (row["task_id"], row["line"]): row["against_reference"]
+            for row in json.loads(Path(args.decomposed).read_text())["rows"]
+        }
+        for kind in ("differs", "no result", "same"):
+            group = {key for key in target if kinds.get(key) == kind}
+            decomposed[kind] = {
+                "evalplus_fails": len(group),
+                "flagged": len(group & flagged),
+                "recall": len(group & flagged) / len(group) if group else None,
+            }
+        reachable = {key for key in target if kinds.get(key) in ("differs", "no result")}
+        decomposed["differs_or_no_result"] = {
+            "evalplus_fails": len(reachable),
+            "flagged": len(reachable & flagged),
+            "recall": len(reachable & flagged) / len(reachable) if reachable else None,
+        }
     plain_mean = sum(plain_times) / len(plain_times)
     probe_mean = sum(probe_times) / len(probe_times)
     result = {
@@ -167,6 +186,7 @@ def measure(args: argparse.Namespace) -> int:
         "oracle_probe_s": probe_mean,
         "time_ratio": probe_mean / plain_mean,
         "probe": {k: v for k, v in report["probe"].items() if k != "tasks"},
+        "evalplus_fails_by_behaviour_against_our_reference": decomposed,
     }
     print(json.dumps(result, indent=1))
     by_task: dict[str, list[int]] = {}

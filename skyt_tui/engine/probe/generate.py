@@ -9,8 +9,8 @@ found or `MAX_ATTEMPTS_PER_INPUT` tries per wanted input are spent.
 The domain: a contract's declared `[domain]` arguments (docs/contracts.md) where it gives them;
 otherwise each argument keeps what all the examples share - its types, the sign of numbers (no
 negatives unless an example is negative, no zero unless an example is zero or below), the
-characters of strings, sortedness of lists, non-emptiness, integers no smaller than the
-smallest example or 2, numbers up to `MAGNITUDE` times the largest, sizes up to about twice
+characters of strings, sortedness of lists, non-emptiness, integers of at least 2 when every
+example is, floats above 0 when every example is, numbers up to `MAGNITUDE` times the largest, sizes up to about twice
 the largest example, and equal sizes of arguments that have one size in every example.
 The contract's `guard` is applied later, in the sandbox (`behaviour`).
 
@@ -96,9 +96,11 @@ class Profile:
         if _is_number(value) and not isinstance(value, complex):
             if not math.isfinite(float(value)) or self.low is None or self.high is None:
                 return self.low is None
-            if self.low >= 0 and value < min(self.low, 2 if isinstance(value, int) else 0):
-                return False  # no negatives unless shown; for ints none below min(smallest, 2)
-            if self.low > 0 and value == 0:
+            if self.low >= 0 and value < 0:
+                return False  # no negatives unless an example is negative
+            if isinstance(value, int) and self.low >= 2 and value < 2:
+                return False  # examples from 2 up: 0 and 1 are likely outside (factorize(1))
+            if isinstance(value, float) and self.low > 0 and value == 0:
                 return False
             bound = max(abs(self.low), abs(self.high))
             if abs(value) > max(MAGNITUDE * bound, bound + 20):
