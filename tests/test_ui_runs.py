@@ -440,7 +440,9 @@ async def test_a_strict_contracts_run_shows_threshold_verdicts_and_broken_rules(
         model="m",
         temperature=0.5,
         n=3,
-        samples=[SampleRecord(index=i, status="ok", response=c, code=c) for i, c in enumerate(CODES)],
+        samples=[
+            SampleRecord(index=i, status="ok", response=c, code=c) for i, c in enumerate(CODES)
+        ],
         status=runs.COMPLETE,
     )
     async with SkytApp(start="runs", clock=clock).run_test(size=(160, 36)) as pilot:
@@ -457,7 +459,9 @@ async def test_a_strict_contracts_run_shows_threshold_verdicts_and_broken_rules(
         model="m",
         temperature=0.5,
         n=len(codes),
-        samples=[SampleRecord(index=i, status="ok", response=c, code=c) for i, c in enumerate(codes)],
+        samples=[
+            SampleRecord(index=i, status="ok", response=c, code=c) for i, c in enumerate(codes)
+        ],
         status=runs.COMPLETE,
     )
     metrics = run_analyses.analyze_stored_run(strict.id)["metrics"]

@@ -99,6 +99,8 @@ def has_coding_rules(summary: RunSummary) -> bool:
     return isinstance(constraints, dict) and any(
         constraints.get(key) for key in ("coding_rules", "required_patterns", "forbidden_patterns")
     )
+
+
 MODEL_WIDTH = 18
 
 
@@ -359,9 +361,7 @@ class RunsScreen(SectionScreen):
         self.shown = self.visible_summaries()
         rows = {s.id: self.row_cells(s) for s in self.shown}
         width = (self.size.width or self.app.size.width) - 2  # the scrollbar
-        self.columns = choose_columns(
-            width, list(rows.values()), self.sort_column, self.with_rules
-        )
+        self.columns = choose_columns(width, list(rows.values()), self.sort_column, self.with_rules)
         table.clear(columns=True)
         for key in self.columns:
             label = dict(COLUMNS)[key]
