@@ -425,3 +425,53 @@ def test_repair_never_makes_a_compliant_sample_break_a_rule(oracle, isolated_hom
     )
     assert "midpoint" in [step.transformer for step in unruled.details[0].repair.steps]
     assert unruled.samples[0].d_post == 0.0
+
+
+def test_a_skyt_template_brings_its_rules_patterns_and_what_is_not_checked():
+    from skyt_tui.engine.contracts.describe import describe_compliance
+    from skyt_tui.engine.sources.importers import skyt_template_to_contract
+
+    template = {
+        "id": "binary_search_strict",
+        "prompt": "Write binary_search(arr, target).",
+        "constraints": {
+            "function_name": "binary_search",
+            "misra_c_rules": {"rule_15_4": "No continue", "rule_8_7": "Encapsulate data"},
+            "nasa_power_of_10": {"p10_1": "No recursion", "p10_9": "Safe arithmetic"},
+            "required_patterns": ["while left <= right"],
+            "forbidden_patterns": ["continue"],
+        },
+        "oracle_requirements": {"test_cases": [{"input": [[1], 1], "expected": 0}]},
+    }
+    contract = skyt_template_to_contract(template, key="binary_search_strict")
+    c = contract.constraints
+    assert c.coding_rules == ("MISRA-15.4", "P10-1")
+    assert (c.required_patterns, c.forbidden_patterns) == (("while left <= right",), ("continue",))
+    assert contract.source["unchecked_rules"] == ["MISRA-8.7", "P10-9"]
+    assert contract.source["rule_texts"]["MISRA-15.4"] == "No continue"
+    assert contract_from_dict(contract_to_toml_dict(contract)) == contract
+    assert ("not checked", "MISRA-8.7 (Encapsulate data); P10-9 (Safe arithmetic)") in (
+        describe_compliance(contract)
+    )
+
+
+@pytest.mark.corpus
+def test_skyts_strict_templates_import_with_their_rules():
+    from skyt_tui.engine.sources.importers import import_skyt_templates
+    from tests.corpus import require
+
+    contracts = {
+        c.id: c for c in import_skyt_templates(require("skyt-msr2026", "templates-strict.json"))
+    }
+    search = contracts["binary_search_strict"]
+    assert search.constraints.coding_rules == (
+        "MISRA-15.4", "MISRA-17.2", "MISRA-12.1", "P10-1", "P10-2", "P10-4", "P10-6", "P10-7",
+    )  # fmt: skip
+    assert search.constraints.required_patterns == (
+        "left + (right - left) // 2",
+        "while left <= right",
+    )
+    assert search.source["unchecked_rules"] == ["P10-9"]
+    assert contracts["lru_cache_strict"].source["unchecked_rules"] == ["MISRA-8.7", "MISRA-8.9"]
+    assert not contracts["quick_sort"].constraints.has_compliance_rules
+    assert {c.oracle.pass_threshold for c in contracts.values()} == {0.8}

@@ -258,3 +258,16 @@ def test_the_midpoint_repair_brings_binary_search_to_skyts_anchor(oracle):
     assert analysis.metrics.R_anchor_post == 1.0
     steps = {step for sample in analysis.samples for step in sample.repair_steps}
     assert "midpoint" in steps
+
+
+def test_skyts_share_rule_gives_the_old_count_rules_verdicts_at_ordinary_thresholds():
+    """Why ORACLE_VERSION stays: the rule before (`passed ≥ ceil(threshold·n − 1e-9)`) and SKYT's
+    (`passed / n ≥ threshold`) agree for every threshold of up to three decimals and every n up
+    to 60; they part only within 1e-9 of a fraction (0.1 + 0.2 above)."""
+    for k in range(1, 1001):
+        threshold = k / 1000
+        for n in range(1, 61):
+            required = max(math.ceil(threshold * n - 1e-9), 1)
+            for passed in (required - 1, required):
+                if 0 <= passed <= n:
+                    assert (passed >= required) == (passed / n >= threshold), (threshold, n)

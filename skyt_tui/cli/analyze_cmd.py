@@ -169,6 +169,8 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
         title=f"{len(analyses)} run(s) · {distance_version(args.level, args.distance)} · τ {args.tau:g}"
     )
     shown = [registry.metric(name) for name in TABLE_METRICS]
+    if any(a.metrics.compliance_rate is not None for a in analyses):
+        shown.insert(1, registry.metric("compliance_rate"))  # a contract with coding rules
     columns = (
         "run",
         "model",
