@@ -205,6 +205,10 @@ def test_the_gate_explains_a_missing_metric_that_needs_a_canon():
     )
     assert _check(metrics, Threshold("pass_rate", 0.5, "min")).text == "pass_rate not computed"
     assert _check(metrics, Threshold("R_sig.raw", 0.5, "min")).text == "R_sig.raw not computed"
+    judged = {"canon": "established", "pass_rate": 1.0, "compliance_rate": None}
+    assert _check(judged, Threshold("compliance_rate", 0.5, "min")).text == (
+        "compliance_rate not computed (the run's contract has no coding rules)"
+    )
 
 
 def test_the_metrics_docs_name_every_metric():

@@ -97,8 +97,15 @@ def _check(metrics: dict[str, Any], threshold: Threshold) -> GateCheck:
     value = metric_value(metrics, threshold.metric)
     if value is None:
         canon = metrics.get("canon")
-        needs_canon = threshold.metric.split(".")[0] in registry.needing("canon")
+        name = threshold.metric.split(".")[0]
+        needs_canon = name in registry.needing("canon")
         why = f" (canon: {canon})" if canon and needs_canon else ""
+        if (
+            registry.is_registered(name)
+            and registry.metric(name).app_if_rules
+            and metrics.get("pass_rate") is not None
+        ):
+            why = " (the run's contract has no coding rules)"
         return GateCheck(threshold, None, False, f"{threshold.metric} not computed{why}")
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(
