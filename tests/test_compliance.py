@@ -475,3 +475,34 @@ def test_skyts_strict_templates_import_with_their_rules():
     assert contracts["lru_cache_strict"].source["unchecked_rules"] == ["MISRA-8.7", "MISRA-8.9"]
     assert not contracts["quick_sort"].constraints.has_compliance_rules
     assert {c.oracle.pass_threshold for c in contracts.values()} == {0.8}
+
+
+@pytest.mark.parametrize(
+    "constraints, message",
+    [
+        (
+            {"misra_c_rules": ["rule_15_4"]},
+            r"t\.json: binary_search_strict\.constraints\.misra_c_rules: must be an object",
+        ),
+        (
+            {"required_patterns": ["x", 3]},
+            r"constraints\.required_patterns: must be a list of code fragments",
+        ),
+        (
+            {"forbidden_patterns": "continue"},
+            r"constraints\.forbidden_patterns: has the wrong type",
+        ),
+    ],
+)
+def test_a_bad_skyt_rule_is_one_error_naming_file_and_field(constraints, message):
+    from skyt_tui.engine.errors import InputError
+    from skyt_tui.engine.sources.importers import skyt_template_to_contract
+
+    template = {
+        "id": "binary_search_strict",
+        "prompt": "p",
+        "constraints": {"function_name": "binary_search", **constraints},
+        "oracle_requirements": {"test_cases": [{"input": [[1], 1], "expected": 0}]},
+    }
+    with pytest.raises(InputError, match=message):
+        skyt_template_to_contract(template, key="binary_search_strict", file="t.json")
