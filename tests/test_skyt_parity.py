@@ -271,3 +271,46 @@ def test_skyts_share_rule_gives_the_old_count_rules_verdicts_at_ordinary_thresho
             for passed in (required - 1, required):
                 if 0 <= passed <= n:
                     assert (passed >= required) == (passed / n >= threshold), (threshold, n)
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_report_shows_the_threshold_verdict_and_the_broken_rules_per_sample(tmp_path):
+    """`report RUN`'s samples table: `yes 5/6 ≥0.8` for a sample passed under SKYT's threshold
+    but not every test, and a `rules` column (`yes`, `no: RULE +k`) for a contract with rules."""
+    import shutil
+    from pathlib import Path
+
+    from tests.run_helpers import run_cli
+
+    home = tmp_path / "home"
+    (home / "contracts").mkdir(parents=True)
+    strict = Path(__file__).parent / "fixtures" / "strict"
+    for toml in strict.glob("*.toml"):
+        shutil.copy(toml, home / "contracts" / toml.name)
+    slug = require("skyt-msr2026", "outputs", "slugify_temp0.0_20260119_125010.json")
+    for source in (strict / "samples.jsonl", slug):
+        assert run_cli(home, "import", str(source)).returncode == 0
+
+    def samples_table(contract: str) -> list[list[str]]:
+        (run_id,) = [p.name for p in (home / "runs").iterdir() if contract in p.name]
+        done = run_cli(home, "report", run_id, COLUMNS="200")
+        assert done.returncode == 0, done.stderr
+        table = done.stdout[done.stdout.index("samples (generation order)") :]
+        return [
+            [cell.strip() for cell in line.split("│")[1:-1]]
+            for line in table.splitlines()
+            if line.startswith("│")
+        ]
+
+    slug_rows = samples_table("slugify")
+    assert len(slug_rows) == 20 and all(row[4] == "yes 5/6 ≥0.8" for row in slug_rows)
+    strict_rows = samples_table("binary_search_strict")
+    assert [row[5] for row in strict_rows][:5] == [
+        "yes",
+        "yes",
+        "yes",
+        "no: MISRA-12.1",
+        "no: required-pattern:left + ((right - left) // 2) +1",
+    ]
+    assert all(row[4] == "yes" for row in strict_rows)

@@ -25,6 +25,7 @@ from skyt_tui.cli.output import (
 )
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
@@ -162,6 +163,35 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
+def _passed_cell(row: dict[str, Any]) -> str:
+    """`yes` (every test), `yes 5/6 ≥0.8` (passed under the contract's threshold, not every
+    test), `no 3/6 <0.8`, `no`, or `–` (not judged): the app's verdict column in words."""
+    passed, total, threshold = row["passed"], row["tests_total"], row["threshold"]
+    counted = (
+        row["passed_all"] is not None
+        and isinstance(total, int)
+        and total > 0
+        and isinstance(row["tests_passed"], int)
+        and isinstance(threshold, (int, float))
+        and threshold < 1.0
+    )
+    if passed is None or not counted or (passed and row["passed_all"]):
+        return _shown(passed)
+    sign = "≥" if passed else "<"
+    return f"{_shown(passed)} {row['tests_passed']}/{total} {sign}{threshold:g}"
+
+
+def _rules_cell(row: dict[str, Any]) -> Text:
+    """Compliance with the contract's coding rules: `yes`, or `no` and the broken rules."""
+    if row["compliant"] is None:
+        return Text("–")
+    if row["compliant"]:
+        return Text("yes")
+    broken = (row["violations"] or "").split(" | ")
+    shown = broken[0] + (f" +{len(broken) - 1}" if len(broken) > 1 else "")
+    return Text(f"no: {printable(shown)}")
+
+
 def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) -> None:
     out = console()
     meta = run.meta
@@ -258,28 +288,25 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
     if brief:
         return
     samples = Table(title="samples (generation order)")
-    for column in (
-        "#",
-        "status",
-        "d_pre",
-        "d_post",
-        "passed",
-        "parses",
-        "finish",
-        "latency s",
-        "signature",
-    ):
+    # a `rules` column after `passed` when the contract has coding rules
+    with_rules = any(row["compliant"] is not None for row in rows)
+    columns = ["#", "status", "d_pre", "d_post", "passed", "parses", "finish", "latency s"]
+    if with_rules:
+        columns.insert(columns.index("passed") + 1, "rules")
+    for column in (*columns, "signature"):
         samples.add_column(
             column, justify="right" if column in ("#", "d_pre", "d_post", "latency s") else "left"
         )
     for row in rows:
         finish = (row["finish_reason"] or "–") + (" (truncated)" if row["truncated"] else "")
+        rules = (_rules_cell(row),) if with_rules else ()
         samples.add_row(
             str(row["index"]),
             row["status"],
             _shown(row["d_pre"]),
             _shown(row["d_post"]),
-            _shown(row["passed"]),
+            _passed_cell(row),
+            *rules,
             "–" if row["parse_error"] is None else ("no" if row["parse_error"] else "yes"),
             Text(finish),
             _shown(row["latency_s"]),
