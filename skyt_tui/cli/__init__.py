@@ -113,11 +113,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_broken_pipe()
         return 0
-    except (OSError, AttributeError, ImportError) as exc:
+    except OSError as exc:
+        from skyt_tui.engine.store import WRITE_REFUSED
+
+        if exc.errno in WRITE_REFUSED and exc.filename is not None:
+            # a write the system refused (a read-only store, permissions, a full disk) that no
+            # writer turned into a StoreError: still one line, exit 2, like every other
+            print(f"skyt-tui: error: {refused_write(exc)}", file=sys.stderr)
+            return 2
         if sys.platform.startswith("linux"):
             raise  # a bug here: keep the traceback
         print(f"skyt-tui: error: {unsupported_platform(exc)}", file=sys.stderr)
         return 2
+    except (AttributeError, ImportError) as exc:
+        if sys.platform.startswith("linux"):
+            raise  # a bug here: keep the traceback
+        print(f"skyt-tui: error: {unsupported_platform(exc)}", file=sys.stderr)
+        return 2
+
+
+def refused_write(exc: OSError) -> str:
+    """`FILE: Permission denied` and the like: what the system refused, and where."""
+    from skyt_tui.engine.printable import printable
+
+    return f"{printable(exc.filename)}: {exc.strerror or exc}"
 
 
 def unsupported_platform(exc: BaseException) -> str:

@@ -657,7 +657,10 @@ def delete_run(run_id: str) -> None:
     directory = locations.run_dir(run_id)
     with runs.run_lock(run_id):
         trash = directory.with_name(f".deleting-{run_id}")
-        directory.rename(trash)  # one step: the run is gone for every reader at once
+        try:
+            directory.rename(trash)  # one step: the run is gone for every reader at once
+        except OSError as exc:
+            raise store.write_failure(directory, exc) from None
     shutil.rmtree(trash, ignore_errors=True)
 
 

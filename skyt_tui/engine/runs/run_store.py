@@ -495,9 +495,12 @@ def origin_index() -> dict[str, str]:
 
 def is_locked(run_id: str) -> bool:
     path = run_path(run_id) / LOCK_FILE
-    if not path.exists():
+    try:  # read-only is enough to test a flock, and works in a read-only store
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
         return False
-    fd = os.open(path, os.O_RDWR)
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read: {exc.strerror}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
@@ -517,7 +520,10 @@ def run_lock(run_id: str) -> Iterator[None]:
     directory = run_path(run_id)
     if not (directory / RUN_FILE).exists():
         raise NotFoundError(f"run {run_id!r}: not found (see `skyt-tui runs list`)")
-    fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise store.write_failure(directory, exc) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
