@@ -652,16 +652,7 @@ def resumable(summary: runs.RunSummary) -> bool:
 def delete_run(run_id: str) -> None:
     """Remove a stored run's folder (refused while a process adds samples to it). Canons keep their own copy
     of the code and their provenance, so a canon fixed from this run stays valid and says where it came from."""
-    import shutil
-
-    directory = locations.run_dir(run_id)
-    with runs.run_lock(run_id):
-        trash = directory.with_name(f".deleting-{run_id}")
-        try:
-            directory.rename(trash)  # one step: the run is gone for every reader at once
-        except OSError as exc:
-            raise store.write_failure(directory, exc) from None
-    shutil.rmtree(trash, ignore_errors=True)
+    runs.remove_run(run_id)
 
 
 def _resume(

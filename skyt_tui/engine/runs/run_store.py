@@ -546,6 +546,19 @@ def run_lock(run_id: str) -> Iterator[None]:
         os.close(fd)
 
 
+def remove_run(run_id: str) -> None:
+    """Remove a stored run's folder (refused while a process adds samples to it): renamed away in
+    one step, so every reader sees it gone at once, then deleted."""
+    directory = run_path(run_id)
+    with run_lock(run_id):
+        trash = directory.with_name(f".deleting-{run_id}-{secrets.token_hex(4)}")
+        try:
+            directory.rename(trash)
+        except OSError as exc:
+            raise store.write_failure(directory, exc) from None
+    shutil.rmtree(trash, ignore_errors=True)
+
+
 def append_sample(run_id: str, record: SampleRecord) -> None:
     """Append one finished sample and fsync it (call while holding `run_lock`)."""
     store.append_jsonl(run_path(run_id) / SAMPLES_FILE, {"kind": SAMPLE_KIND, **record.to_dict()})

@@ -25,6 +25,8 @@ BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 
 class AnthropicProvider(SDKProvider):
     name = "anthropic"
+    key_env = KEY_ENV
+    base_url_env = BASE_URL_ENV
     sends_seed = False
     deterministic = False
 

@@ -24,6 +24,8 @@ _PLACEHOLDER_KEY = "skyt-tui-no-key"
 
 class OpenAICompatProvider(SDKProvider):
     name = "openai"
+    key_env = KEY_ENV
+    base_url_env = BASE_URL_ENV
     sends_seed = True
     deterministic = False
 
