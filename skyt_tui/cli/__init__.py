@@ -61,8 +61,36 @@ EXIT_WHEN_READY = "SKYT_TUI_EXIT_WHEN_READY"
 screen is ready, printing that screen's name; the start-up test and bench/cli_start.py use it."""
 
 
+NO_TERMINAL = (
+    "the app needs a terminal, and {which} not one here (a pipe, a file or CI); without one, "
+    "`skyt-tui runs list` and `skyt-tui report latest` show what its Runs section does, and "
+    "`skyt-tui --help` lists every command"
+)
+
+
+def missing_terminal() -> str | None:
+    """The one line saying the app cannot start here, or None when stdin and stdout are terminals."""
+    missing = [
+        name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not _tty(stream)
+    ]
+    if not missing:
+        return None
+    which = f"{missing[0]} is" if len(missing) == 1 else "stdin and stdout are"
+    return NO_TERMINAL.format(which=which)
+
+
+def _tty(stream: object) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (OSError, ValueError):
+        return False
+
+
 def start_app() -> int:
     if not os.environ.get(EXIT_WHEN_READY):
+        if problem := missing_terminal():
+            print(f"skyt-tui: error: {problem}", file=sys.stderr)
+            return 2
         from skyt_tui.ui.app import run_app
 
         return run_app()
