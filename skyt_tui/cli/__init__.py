@@ -86,21 +86,24 @@ def _tty(stream: object) -> bool:
         return False
 
 
-def start_app() -> int:
+def start_app(notice: str | None = None) -> int:
+    """The app in this terminal; `notice` (a settings file moved) is shown in it."""
     if not os.environ.get(EXIT_WHEN_READY):
         if problem := missing_terminal():
+            if notice:
+                print(f"skyt-tui: note: {notice}", file=sys.stderr)
             print(f"skyt-tui: error: {problem}", file=sys.stderr)
             return 2
         from skyt_tui.ui.app import run_app
 
-        return run_app()
+        return run_app(notice=notice)
     from skyt_tui.ui.app import SkytApp
 
     async def exit_when_ready(pilot) -> None:  # type: ignore[no-untyped-def]
         print(type(pilot.app.screen).__name__, flush=True)
         pilot.app.exit()
 
-    app = SkytApp()
+    app = SkytApp(notice=notice)
     app.run(headless=True, auto_pilot=exit_when_ready)
     return app.return_code or 0
 
@@ -124,11 +127,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(command_on_line(argv))
     args = parser.parse_args(argv)
     try:
-        from skyt_tui.locations import check_store_env
+        from skyt_tui.locations import check_store_env, move_legacy_settings
 
         check_store_env()  # before any command or the app opens a store
+        notice = move_legacy_settings()
         if args.command is None:
-            return start_app()
+            return start_app(notice)
+        if notice:
+            print(f"skyt-tui: note: {notice}", file=sys.stderr)
         return int(args.handler(args) or 0)
     except SkytError as exc:  # a message may quote a sample's file name: shown printable
         from skyt_tui.engine.printable import printable

@@ -21,6 +21,7 @@ from skyt_tui.engine.generation.run_options import (
     HTTP_PROVIDERS,
     MAX_CONCURRENCY,
     check_run_options,
+    environment_base_url,
     provider_settings,
 )
 from skyt_tui.engine.generation.runner import (
@@ -137,8 +138,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     run.add_argument(
         "--base-url",
-        help="OpenAI-compatible or Anthropic endpoint (default: run.base_url in settings.toml when "
-        "--provider is its run.provider, else $OPENAI_BASE_URL / the provider's)",
+        help="OpenAI-compatible or Anthropic endpoint (default: $OPENAI_BASE_URL or "
+        "$ANTHROPIC_BASE_URL, else run.base_url in settings.toml when --provider is its "
+        "run.provider, else the provider's own)",
     )
     run.add_argument(
         "--command",
@@ -398,9 +400,13 @@ def apply_run_defaults(args: argparse.Namespace, defaults: RunDefaults) -> None:
             )
         args.provider = defaults.provider
     if args.provider == defaults.provider or defaults.provider is None:
-        if args.model is None and args.provider in ("openai", "anthropic"):
+        if args.model is None and args.provider in HTTP_PROVIDERS:
             args.model = defaults.model
-        if args.base_url is None and args.provider in ("openai", "anthropic"):
+        if (
+            args.base_url is None
+            and args.provider in HTTP_PROVIDERS
+            and environment_base_url(args.provider) is None  # a flag, then the environment
+        ):
             args.base_url = defaults.base_url
     if args.concurrency is None:
         args.concurrency = DEFAULT_CONCURRENCY

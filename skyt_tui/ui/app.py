@@ -127,10 +127,13 @@ class SkytApp(App[int]):
         run_executor: data.RunExecutor | None = None,
         start: str | None = None,
         clock: Callable[[], dt.datetime] | None = None,
+        notice: str | None = None,
     ) -> None:
         """`analyses` are drawn in the heatmap besides stored runs (development path); `run_executor` replaces the
-        run engine and `clock` the wall clock (tests, screenshots)."""
+        run engine and `clock` the wall clock (tests, screenshots); `notice` is shown once started
+        (the settings file moved)."""
         super().__init__()
+        self.notice = notice
         self.extra_analyses = tuple(analyses)
         self.run_executor: data.RunExecutor = run_executor or data.execute_run
         self.clock: Callable[[], dt.datetime] = clock or data.wall_clock
@@ -159,6 +162,8 @@ class SkytApp(App[int]):
         self.theme = theme if theme in self.available_themes else DARK_THEME
         if error:
             self.notify(f"settings not used: {error}", severity="warning", markup=False)
+        if self.notice:
+            self.notify(self.notice, timeout=10, markup=False)
         if (
             not data.is_demo_store()
             and not self.extra_analyses
@@ -281,9 +286,11 @@ class SkytApp(App[int]):
             self.notify(f"theme not saved: {error}", severity="warning", markup=False)
 
 
-def run_app(*, analyses: Sequence[RunAnalysis] = (), start: str | None = None) -> int:
+def run_app(
+    *, analyses: Sequence[RunAnalysis] = (), start: str | None = None, notice: str | None = None
+) -> int:
     """Start the app in this terminal; returns the exit code."""
-    app = SkytApp(analyses=analyses, start=start)
+    app = SkytApp(analyses=analyses, start=start, notice=notice)
     app.run()
     code = app.return_code or 0
     if app.quitting:

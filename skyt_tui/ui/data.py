@@ -484,7 +484,12 @@ def run_form_defaults() -> tuple[dict[str, str], str | None]:
         values["provider"] = run.provider
     if run.model:
         values["model"] = run.model
-    if run.base_url and (run.provider or "openai") in ("openai", "anthropic"):
+    provider = run.provider or "openai"
+    if (
+        run.base_url
+        and provider in run_options.HTTP_PROVIDERS
+        and run_options.environment_base_url(provider) is None  # the environment comes first
+    ):
         values["target"] = run.base_url
     return values, None
 
