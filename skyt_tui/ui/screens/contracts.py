@@ -26,6 +26,7 @@ from skyt_tui.engine.printable import printable
 from skyt_tui.ui import data
 from skyt_tui.ui.contract_text import describe_constraints, describe_tests, reflow
 from skyt_tui.ui.run_request import RunRequest
+from skyt_tui.ui.run_text import short_id
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.screens.run_dialog import RunDialog
@@ -173,7 +174,7 @@ class ContractsScreen(SectionScreen):
             if entry.contract is not None:
                 contract = entry.contract
                 table.add_row(
-                    Text(contract.id),
+                    Text(short_id(contract.id)),
                     contract.difficulty,
                     str(len(contract.tests)),
                     canon_cell(self.canon_states[contract.id]),
@@ -181,7 +182,7 @@ class ContractsScreen(SectionScreen):
                 )
             else:
                 table.add_row(
-                    Text(entry.path.name, style="red"),
+                    Text(short_id(entry.path.name), style="red"),
                     Text("invalid", style="bold red"),
                     "–",
                     "–",

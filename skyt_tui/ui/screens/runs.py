@@ -36,6 +36,7 @@ from skyt_tui.ui.run_text import (
     n_cell,
     run_line,
     run_state,
+    short_id,
     shown_metrics,
     state_cell,
     temperature,
@@ -67,14 +68,14 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 """(key, header) in display order."""
 _RANKED = (
     "contract",
+    "model",
+    "T",
     "state",
     "N",
     "R_raw",
     "R_anchor",
     "pass",
     "μ",
-    "model",
-    "T",
     "P_τ",
     "rescue",
 )
@@ -84,7 +85,8 @@ PRIORITY = (
     "when",
 )
 """Which columns a narrow terminal keeps first: columns are left out whole, never cut mid-number
-(a metric column not ranked here comes after the ranked ones)."""
+(a metric column not ranked here comes after the ranked ones). What tells runs apart (contract,
+model, temperature) is dropped last, so two runs never look alike."""
 METRIC_WIDTHS = {metric.header: 11 if metric.pair else 5 for metric in registry.app_columns()}
 """Cells of 3 decimals (`pre→post` for a metric shown with its pair)."""
 MODEL_WIDTH = 18
@@ -304,7 +306,7 @@ class RunsScreen(SectionScreen):
             return cells
         cells = {
             "when": meta.created[5:16].replace("T", " "),
-            "contract": Text(meta.contract_id),
+            "contract": Text(short_id(meta.contract_id)),
             "model": Text(clip(meta.model or meta.provider, MODEL_WIDTH)),
             "state": state_cell(summary),
             "N": n_cell(summary),
