@@ -450,29 +450,33 @@ def run_state(
     return INTERRUPTED
 
 
+def run_summary(run_id: str) -> RunSummary:
+    """One stored run's summary; a damaged run is summarised with its error, never dropped."""
+    try:
+        run = load_run(run_id)
+    except NotFoundError:
+        path = run_path(run_id) / RUN_FILE
+        return RunSummary(id=run_id, meta=None, state=DAMAGED, error=f"{path}: missing")
+    except StoreError as exc:
+        return RunSummary(id=run_id, meta=None, state=DAMAGED, error=str(exc))
+    return RunSummary(
+        id=run_id,
+        meta=run.meta,
+        n_ok=run.n_ok,
+        n_failed=run.n_failed,
+        n_truncated=run.n_truncated,
+        state=run.state,
+        error="; ".join(run.damaged) if run.state == DAMAGED else None,
+    )
+
+
 def list_runs() -> list[RunSummary]:
     """Every stored run, ordered by id; damaged runs are listed with their error, not dropped."""
     summaries = [
         RunSummary(id=p.name, meta=None, state=DAMAGED, error=f"{p / RUN_FILE}: missing")
         for p in broken_run_dirs()
     ]
-    for run_id in run_ids():
-        try:
-            run = load_run(run_id)
-        except StoreError as exc:
-            summaries.append(RunSummary(id=run_id, meta=None, state=DAMAGED, error=str(exc)))
-            continue
-        summaries.append(
-            RunSummary(
-                id=run_id,
-                meta=run.meta,
-                n_ok=run.n_ok,
-                n_failed=run.n_failed,
-                n_truncated=run.n_truncated,
-                state=run.state,
-                error="; ".join(run.damaged) if run.state == DAMAGED else None,
-            )
-        )
+    summaries += [run_summary(run_id) for run_id in run_ids()]
     summaries.sort(key=lambda summary: summary.id)
     return summaries
 

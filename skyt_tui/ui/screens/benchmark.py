@@ -604,7 +604,9 @@ class BenchmarkScreen(SectionScreen):
         self.show_selected()
 
     def selected_name(self) -> str | None:
-        if not self.summaries or not self.is_mounted:
+        # not `is_mounted`: it turns true only after on_mount, which shows the first benchmark
+        # (and the keys that act on it) without waiting for the table to report its cursor
+        if not self.summaries or not self.query("#bench-table"):
             return None
         row = self.query_one("#bench-table", DataTable).cursor_row
         return self.summaries[row].name if 0 <= row < len(self.summaries) else None
