@@ -217,6 +217,8 @@ class RunsScreen(SectionScreen):
         self.analysing: set[str] | None = None
         """The runs of the analysis under way, or None."""
         self.analysis_worker: Worker[None] | None = None
+        self.batch_reported: set[str] = set()
+        """Runs of the batch under way whose analysis has come (a canon it wrote may make it stale)."""
         self.analysis_started = 0.0
         self.analysis_behind = False
         self.unanalysable: set[str] = set()
@@ -361,13 +363,14 @@ class RunsScreen(SectionScreen):
                 self._analysis_done()
             return
         if self.analysing is not None:
-            if set(missing) <= self.analysing:
+            if set(missing) <= self.analysing - self.batch_reported:
                 return
             if time.monotonic() - self.analysis_started < RESTART_AFTER_S:
                 self.analysis_behind = True
                 return
         self._stop_analysis()  # a batch that lacks runs (what it finished is kept)
         self.analysing = set(missing)
+        self.batch_reported = set()
         self.analysis_behind = False
         self.analysis_started = time.monotonic()
         self._status(Text(f"analysing {len(missing)} run(s)…", style="dim"))
@@ -494,6 +497,7 @@ class RunsScreen(SectionScreen):
 
     def on_run_analysed(self, message: RunAnalysed) -> None:
         self.analyses[message.run_id] = message.analysis
+        self.batch_reported.add(message.run_id)
         table = self.query_one("#runs-table", DataTable)
         summary = next((s for s in self.summaries if s.id == message.run_id), None)
         requested = summary.meta.n if summary is not None and summary.meta is not None else None
