@@ -72,3 +72,39 @@ async def test_an_export_typed_as_a_bare_name_says_the_folder_it_landed_in(
         await pilot.pause()
         assert (tmp_path / "out.csv").is_file()
         assert f"Wrote 12 sample(s) to {tmp_path / 'out.csv'}" in notifications(app), slugify
+
+
+@pilot_test
+async def test_a_failed_sample_is_numbered_as_its_run_numbers_it(monkeypatch):
+    """In a sweep (or a resume) a sample's place in the request is not its number in the run: the
+    panel names the number the run's detail shows."""
+    import threading
+
+    from skyt_tui.ui import data
+    from skyt_tui.ui.widgets.run_progress import RunProgress
+    from tests.test_ui_app import start_run
+    from tests.test_ui_live import wait_for
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")  # the stand-in executor sends nothing
+    go_on = threading.Event()
+
+    def executor(request, report, cancel):
+        report(data.SampleProgress(index=0, total=3, run_id="run-a", sample=0))
+        report(
+            data.SampleProgress(
+                index=2, total=3, run_id="run-b", sample=1, failed=True, message="HTTP 500: busy"
+            )
+        )
+        assert go_on.wait(20) or cancel.is_set()
+        return data.RunOutcome(run_ids=("run-a", "run-b"), n_done=2, n_failed=1, cancelled=True)
+
+    app = SkytApp(start="contracts", run_executor=executor)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await start_run(pilot, n="3")
+        progress = app.screen.query_one(RunProgress)
+        await wait_for(pilot, lambda: progress.done == 2)
+        failures = str(progress.query_one("#run-progress-failures").render())
+        assert "sample 1: HTTP 500: busy" in failures and "sample 2" not in failures
+        go_on.set()
+        await wait_for(pilot, lambda: not progress.running)

@@ -147,7 +147,9 @@ class RunProgress(Vertical):
             )
             self.marks[progress.index] = mark
         if progress.failed:
-            self.failures.append(f"sample {progress.index}: {progress.message or 'failed'}")
+            # numbered as the run's detail numbers it, not by its place in a sweep or a resume
+            number = progress.index if progress.sample is None else progress.sample
+            self.failures.append(f"sample {number}: {progress.message or 'failed'}")
         if progress.usage:
             self.tokens["in"] += int(
                 progress.usage.get("input_tokens") or progress.usage.get("prompt_tokens") or 0
