@@ -8,7 +8,7 @@ interleaved round by round, with the load average:
 - first rows: a store of --runs stored runs nobody has analysed (20 samples each, made with the
   engine's own run writer, copied fresh for every start); `python -m skyt_tui` in a real terminal
   (tmux, 120×36), `2` pressed once the first screen shows; seconds from the key to the Runs list
-  showing rows under its header ("N run(s)");
+  showing rows under its header (first rows), and to its header counting every run (all rows);
 - another process's run: with that list open and its analyses still running, `skyt-tui import`
   of two runs in another process; seconds from the import's exit to the list counting them
   (capped at --cap seconds: the baseline never shows them while it analyses);
@@ -108,13 +108,11 @@ class Pane:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
 
 
-def rows_shown(runs: int):
-    def seen(text: str) -> bool:
-        lines = text.splitlines()
-        head = [i for i, line in enumerate(lines) if f"{runs} run(s)" in line]
-        return bool(head) and any("fibonacci_iterat" in line for line in lines[head[0] :])
-
-    return seen
+def rows_shown(text: str) -> bool:
+    """The Runs list's header ("40 run(s) read so far…", or every run's count) with a row under it."""
+    lines = text.splitlines()
+    head = [i for i, line in enumerate(lines) if " run(s)" in line and "newest first" in line]
+    return bool(head) and any("fibonacci_iterat" in line for line in lines[head[0] :])
 
 
 def app_round(tree: Path, store: Path, runs: int, cap: float) -> dict[str, float | None]:
@@ -125,11 +123,12 @@ def app_round(tree: Path, store: Path, runs: int, cap: float) -> dict[str, float
     pane = Pane(f"cd {shlex.quote(str(tree))} && {shlex.quote(sys.executable)} -m skyt_tui", env)
     try:
         if pane.wait(lambda text: "Quit" in text, 120) is None:
-            return {"first_rows_s": None, "other_process_row_s": None}
+            return {"first_rows_s": None, "all_rows_s": None, "other_process_row_s": None}
         pane.send("2")
-        first = pane.wait(rows_shown(runs), cap)
+        first = pane.wait(rows_shown, cap)
+        whole = pane.wait(lambda text: f"{runs} run(s), newest" in text, cap) if first else None
         other = None
-        if first is not None:
+        if whole is not None:
             done = subprocess.run(
                 [sys.executable, "-m", "skyt_tui", "import", str(SAMPLES)],
                 env=env,
@@ -138,7 +137,8 @@ def app_round(tree: Path, store: Path, runs: int, cap: float) -> dict[str, float
             )
             if done.returncode == 0:
                 other = pane.wait(lambda text: f"{runs + 2} run(s)" in text, cap)
-        return {"first_rows_s": first, "other_process_row_s": other}
+        all_rows = None if first is None or whole is None else first + whole
+        return {"first_rows_s": first, "all_rows_s": all_rows, "other_process_row_s": other}
     finally:
         pane.send("q")
         time.sleep(0.5)
@@ -188,7 +188,12 @@ def main(argv: list[str] | None = None) -> int:
         make_store(store, args.runs)
         made = time.perf_counter() - made
         figures: dict[str, dict[str, list[float | None]]] = {
-            name: {"first_rows_s": [], "other_process_row_s": [], "dead_server_s": []}
+            name: {
+                "first_rows_s": [],
+                "all_rows_s": [],
+                "other_process_row_s": [],
+                "dead_server_s": [],
+            }
             for name in trees
         }
         for _ in range(args.rounds):
@@ -222,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     for key, what in (
         ("first_rows_s", "key 2 → first rows of Runs"),
+        ("all_rows_s", "key 2 → every run listed (metrics to come)"),
         ("other_process_row_s", "another process's run → its row"),
         ("dead_server_s", "run -n 12 against a dead server → exit"),
     ):

@@ -7,6 +7,7 @@ from textual.widgets import DataTable, Input
 
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.export import ExportDialog
+from tests.test_ui_live import wait_for
 from tests.ui_support import clock, demo_run_id, notifications, pilot_test, settle
 
 
@@ -63,13 +64,12 @@ async def test_an_export_typed_as_a_bare_name_says_the_folder_it_landed_in(
         await pilot.press("/")
         await pilot.press(*"slugify")
         await pilot.press("enter")
+        await settle(pilot)
         await pilot.press("e")
-        await pilot.pause()
-        dialog = app.screen
-        assert isinstance(dialog, ExportDialog)
-        dialog.query_one("#export-path", Input).value = "out.csv"
+        await wait_for(pilot, lambda: isinstance(app.screen, ExportDialog))
+        app.screen.query_one("#export-path", Input).value = "out.csv"
         await pilot.press("enter")
-        await pilot.pause()
+        await wait_for(pilot, lambda: any("Wrote" in note for note in notifications(app)))
         assert (tmp_path / "out.csv").is_file()
         assert f"Wrote 12 sample(s) to {tmp_path / 'out.csv'}" in notifications(app), slugify
 
@@ -108,3 +108,24 @@ async def test_a_failed_sample_is_numbered_as_its_run_numbers_it(monkeypatch):
         assert "sample 1: HTTP 500: busy" in failures and "sample 2" not in failures
         go_on.set()
         await wait_for(pilot, lambda: not progress.running)
+
+
+def test_a_wrapped_diff_line_keeps_its_mark_on_every_row():
+    """A long added or removed line folded by a narrow screen keeps `+`/`-` on each row it takes,
+    so the continuation never reads as unchanged code (without colour either)."""
+    from rich.console import Console
+
+    from skyt_tui.ui.diff_text import diff_renderable
+
+    before = "def f(x):\n    return x + 1\n"
+    after = "def f(x):\n    return some_long_function_name(x, another_argument, and_more)\n"
+    console = Console(width=30, record=True, color_system=None)
+    console.print(diff_renderable(before, after, "canon", "sample 3", side_by_side=False))
+    rows = console.export_text().splitlines()
+    assert rows[:3] == ["--- canon", "+++ sample 3", "@@ -1,2 +1,2 @@"]
+    assert rows[3:5] == [" def f(x):", "-    return x + 1"]
+    added = rows[5:]
+    assert len(added) > 1 and all(row.startswith("+") for row in added), rows
+    assert "".join(row[1:] for row in added).replace(" ", "") == after.splitlines()[1].replace(
+        " ", ""
+    )
