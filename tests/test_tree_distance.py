@@ -201,7 +201,11 @@ def test_the_compiled_function_refuses_malformed_trees():
         (good.labels, good.leftmost, (1, 9)),  # keyroot past the tree
         (good.labels, good.leftmost, (1,)),  # the root is not a keyroot
         ((0, 1, 2), (0, 1, 1), (0, 2)),  # the root's leftmost leaf is not node 0
-        ((0, 1, 2, 3, 4), (0, 1, 0, 1, 0), (3, 4)),  # keyroot 3's range holds node 2, which starts at 0
+        (
+            (0, 1, 2, 3, 4),
+            (0, 1, 0, 1, 0),
+            (3, 4),
+        ),  # keyroot 3's range holds node 2, which starts at 0
         ((0, 1, 2), (0, 1, 0), (1, 2)),  # valid: leaves 0 and 1 under the root 2
     ]
     for labels, leftmost, keyroots in bad_trees[:7]:
@@ -223,7 +227,11 @@ def test_the_fallback_gives_the_same_analysis_and_says_so(tmp_path, capsys, monk
 
     from skyt_tui.cli import main
 
-    codes = ["def f(x):\n    return x + 1", "def f(y):\n    return y + 1", "def g(x):\n    return 2"]
+    codes = [
+        "def f(x):\n    return x + 1",
+        "def f(y):\n    return y + 1",
+        "def g(x):\n    return 2",
+    ]
     source = tmp_path / "samples.jsonl"
     source.write_text(
         "".join(json.dumps({"contract_id": "c", "model": "m", "code": c}) + "\n" for c in codes)

@@ -26,11 +26,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from types import ModuleType
 
 import numpy as np
 
 from skyt_tui.engine.versions import TREE_DISTANCE_FUNCTION  # noqa: F401 (re-exported)
 
+_compiled: ModuleType | None
 try:  # the compiled Zhang–Shasha (_ted.c); absent where the optional extension was not built
     from skyt_tui.engine.measure import _ted as _compiled
 except ImportError:  # pragma: no cover - depends on the install
