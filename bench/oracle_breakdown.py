@@ -17,7 +17,8 @@ and cutime/cstime: the CPU of children already reaped) before and after
   confinement (session, rlimits, uid, no_new_privs, Landlock, seccomp), the
   harness, the program and its calls, the reply frames;
 - `checker`: the warm checker processes and what they reaped;
-- `bwrap`: bubblewrap's own processes (bubblewrap only).
+- `bwrap`: bubblewrap's own processes and, in bubblewrap, the worker process that
+  holds the namespaces above the zygote (bubblewrap only).
 The floor (oracle_peers's fork loop: fork, run program + test, exit status) is
 measured the same way in the same rounds: its `samples` is the forked children,
 its `zygote` the two forking workers. Rounds alternate the harnesses; medians are
@@ -88,19 +89,29 @@ def descendants(root: int) -> dict[tuple[int, int], dict[str, Any]]:
 def role_of(
     stat: dict[str, Any], tree: dict[tuple[int, int], dict[str, Any]], forkers: set[int]
 ) -> str:
-    """bwrap, zygote (started by the pool, or a floor worker), checker (a zygote's child alive
-    when the jobs are done: forked, so it has the zygote's command line) or samples."""
-    if "bwrap" in stat["cmd"].split(" ")[0]:
-        return "bwrap"
+    """The role of a process alive after the jobs: `zygote` (a floor worker, or the worker that
+    forks the samples: the parent of a checker), `checker` (a worker process forked from the
+    zygote: it has the zygote's command line and no worker child), `samples`, and `bwrap`
+    (bubblewrap and a worker that only holds the namespaces, above the zygote)."""
     if stat["pid"] in forkers:
         return "zygote"
+    if "bwrap" in stat["cmd"].split(" ")[0]:
+        return "bwrap"
+    if "entry.py" not in stat["cmd"]:
+        return "samples"
     by_pid = {s["pid"]: s for s in tree.values()}
+    worker_children = [
+        s for s in tree.values() if s["ppid"] == stat["pid"] and "entry.py" in s["cmd"]
+    ]
     parent = by_pid.get(stat["ppid"])
-    if "entry.py" in stat["cmd"]:
-        if parent is not None and "entry.py" in parent["cmd"]:
-            return "checker"
-        return "zygote"
-    return "samples"
+    if not worker_children:
+        return "checker" if parent is not None and "entry.py" in parent["cmd"] else "zygote"
+    if any(
+        not any(s["ppid"] == child["pid"] and "entry.py" in s["cmd"] for s in tree.values())
+        for child in worker_children
+    ):
+        return "zygote"  # its worker child is a leaf: the checker
+    return "bwrap"
 
 
 def split(before: dict, after: dict, forkers: set[int] = frozenset()) -> dict[str, float]:
@@ -116,7 +127,7 @@ def split(before: dict, after: dict, forkers: set[int] = frozenset()) -> dict[st
         elif role == "checker":
             out["checker"] += reaped
         elif role == "bwrap":
-            out["zygote"] += reaped  # bwrap reaps only a zygote that died
+            out["bwrap"] += reaped  # a zygote that died, reaped by what holds it
         else:
             out[role] += reaped
     return out
