@@ -16,6 +16,7 @@ from skyt_tui.cli.output import (
     check_output_file,
     console,
     fmt3,
+    note_distance_implementation,
     print_json,
     print_table,
     with_stage_progress,
@@ -322,6 +323,7 @@ def _rows_with_progress(study, *, quiet: bool):
 
     from skyt_tui.engine.studies.study_report import study_rows
 
+    note_distance_implementation(study.distance)
     return with_stage_progress(lambda progress: study_rows(study, progress=progress), quiet)
 
 
