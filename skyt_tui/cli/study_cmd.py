@@ -16,6 +16,7 @@ from skyt_tui.cli.output import (
     check_output_file,
     console,
     fmt3,
+    note_distance_implementation,
     print_json,
     print_table,
     with_stage_progress,
@@ -262,6 +263,7 @@ def report_command(args: argparse.Namespace) -> int:
     from skyt_tui.engine.studies.study_report import (
         METRICS,
         aggregate,
+        check_figures,
         compare,
         parse_comparison,
         report_dict,
@@ -274,6 +276,8 @@ def report_command(args: argparse.Namespace) -> int:
     comparisons_wanted = [parse_comparison(text) for text in args.compare]
     if args.csv is not None:
         check_output_file(args.csv, "--csv")
+    if args.figures is not None:  # everything asked for is checked before the analysis starts
+        check_figures(args.figures)
     if args.name:
         study = load_study(args.name)
         if args.filter or args.ids_from:
@@ -295,9 +299,9 @@ def report_command(args: argparse.Namespace) -> int:
         raise InputError(f"study {study.name}: the filter selects no stored runs")
     aggregation = aggregate(rows, args.metric)
     comparisons = [compare(rows, args.metric, *wanted) for wanted in comparisons_wanted]
-    figures = write_figures(rows, aggregation, args.figures) if args.figures is not None else []
-    if args.csv is not None:
+    if args.csv is not None:  # first: the CSV is kept whatever the figures meet
         store.atomic_write_text(args.csv, summary_csv(rows))
+    figures = write_figures(rows, aggregation, args.figures) if args.figures is not None else []
     if args.json:
         print_json("study_report", report_dict(study, rows, aggregation, comparisons, figures))
         return 0
@@ -319,6 +323,7 @@ def _rows_with_progress(study, *, quiet: bool):
 
     from skyt_tui.engine.studies.study_report import study_rows
 
+    note_distance_implementation(study.distance)
     return with_stage_progress(lambda progress: study_rows(study, progress=progress), quiet)
 
 
