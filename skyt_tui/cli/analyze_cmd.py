@@ -14,10 +14,14 @@ from rich.table import Table
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import (
+    add_executor_options,
     add_json_option,
     add_source_options,
     add_tau_option,
+    apply_executor,
     apply_isolation_setting,
+    executor_lines,
+    print_executor,
     tau_of,
 )
 from skyt_tui.cli.output import (
@@ -83,6 +87,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--no-repair", action="store_true", help="skip repair (d_post = d_pre)")
     add_source_options(parser)
+    add_executor_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -99,6 +104,7 @@ def read_sources(args: argparse.Namespace, *, require_contract: bool) -> list:
 def run(args: argparse.Namespace) -> int:
     apply_isolation_setting()
     args.tau = tau_of(args)
+    apply_executor(args)
     runs = read_sources(args, require_contract=not args.no_oracle)
     if not runs:
         raise InputError("no runs found in the given sources")
@@ -107,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
     analyses = _analyze(runs, args)
     if args.csv is not None:
         write_output_file(args.csv, samples_csv(analysis_rows(analyses)), "--csv")
+    if not args.json:
+        print_executor(executor_lines())
     if args.json:
         print_json(
             "analysis",

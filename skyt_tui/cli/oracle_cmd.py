@@ -10,6 +10,7 @@ import argparse
 import sys
 import time
 from collections import Counter
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,13 @@ from rich.table import Table
 from rich.text import Text
 
 from skyt_tui.cli.commands import add_command
-from skyt_tui.cli.options import add_json_option
+from skyt_tui.cli.options import (
+    add_executor_options,
+    add_json_option,
+    apply_executor,
+    executor_lines,
+    print_executor,
+)
 from skyt_tui.cli.output import console, error_console, fmt3, print_json, print_table
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.printable import printable
@@ -71,7 +78,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--workers",
         type=int,
         default=None,
-        help="sandbox workers (default: run.workers in settings.toml, else one per core)",
+        help="sandbox workers, per node with --executor ray (default: run.workers in "
+        "settings.toml, else one per core)",
     )
     parser.add_argument(
         "--isolation",
@@ -81,6 +89,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "(default: run.isolation in settings.toml, else auto)",
     )
     add_json_option(parser)
+    add_executor_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -90,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     args.isolation = defaults.isolation if args.isolation is None else args.isolation
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers: must be at least 1")
+    apply_executor(args)
     if args.humaneval is not None:
         if args.contract or args.samples:
             raise InputError(
@@ -116,14 +126,16 @@ def _read_sample(path: Path) -> str:
 
 def run_samples(args: argparse.Namespace) -> int:
     from skyt_tui.engine.contracts.catalog import get_contract
-    from skyt_tui.engine.oracle.judge import Oracle
+    from skyt_tui.engine.executor.choice import current_executor
 
     contract = get_contract(args.contract)
     paths = [Path(p) for p in args.samples]
     codes = [_read_sample(path) for path in paths]
-    with Oracle(workers=args.workers, isolation=args.isolation) as oracle:
+    oracle = current_executor().open_oracle(workers=args.workers, isolation=args.isolation)
+    with closing(oracle):
         verdicts = oracle.check_many([(contract, code) for code in codes])
         isolation, layers = oracle.isolation, oracle.layers
+        where = executor_lines(oracle)
     if args.json:
         print_json(
             "oracle",
@@ -154,6 +166,7 @@ def run_samples(args: argparse.Namespace) -> int:
         )
     print_table(out, table)
     _print_isolation(isolation, layers)
+    print_executor(where)
     return 0
 
 
@@ -218,7 +231,7 @@ def _task_order(task_id: str) -> tuple[str, int, str]:
 
 
 def run_humaneval(args: argparse.Namespace) -> int:
-    from skyt_tui.engine.oracle.judge import Oracle
+    from skyt_tui.engine.executor.choice import current_executor
     from skyt_tui.engine.sources.humaneval import problem_contract
 
     ks = _parse_ks(args.ks)
@@ -243,8 +256,10 @@ def run_humaneval(args: argparse.Namespace) -> int:
     ]
     start = time.perf_counter()
     verdicts: list[Verdict] = []
-    with Oracle(workers=args.workers, isolation=args.isolation) as oracle:
+    oracle = current_executor().open_oracle(workers=args.workers, isolation=args.isolation)
+    with closing(oracle):
         isolation, layers, workers = oracle.isolation, oracle.layers, oracle.workers
+        where = executor_lines(oracle)
         show_progress = not args.json and sys.stderr.isatty()
         for verdict in oracle.check_iter(jobs):
             verdicts.append(verdict)
@@ -302,4 +317,5 @@ def run_humaneval(args: argparse.Namespace) -> int:
     )
     out.print(f"{elapsed:.1f} s, {len(verdicts) / elapsed:.0f} samples/s on {workers} workers")
     _print_isolation(isolation, layers)
+    print_executor(where)
     return 0

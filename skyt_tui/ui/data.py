@@ -204,7 +204,9 @@ def analyze_runs(
     """Analyses of stored runs, in `run_ids` order: cached ones at once, the rest in one sandboxed batch
     computed by a child process (so the event loop never waits for the analysis); call from a worker."""
     from skyt_tui.engine.runs.analysis_child import analyze_stored_runs_in_child
+    from skyt_tui.engine.settings import load_settings
 
+    where = load_settings().run  # settings.toml's executor: this machine or a Ray cluster
     results = analyze_stored_runs_in_child(
         run_ids,
         level=LEVEL,
@@ -212,6 +214,8 @@ def analyze_runs(
         on_result=on_result,
         progress=progress,
         cancelled=cancelled,
+        executor=where.executor,
+        ray_address=where.ray_address,
     )
     return [results[run_id] for run_id in run_ids if run_id in results]
 

@@ -18,7 +18,6 @@ computed: no contract → no oracle, hence no canon and no repair.
 
 from __future__ import annotations
 
-import atexit
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -33,6 +32,7 @@ from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.contracts.catalog import find_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import ContractError
+from skyt_tui.engine.executor.choice import Executor, Judge, current_executor
 from skyt_tui.engine.measure.distance import (
     PAIRWISE_MATRIX_LIMIT,
     distances_to,
@@ -53,7 +53,6 @@ from skyt_tui.engine.measure.tree_distance import (
     tree_mean_pairwise,
     tree_pairwise_matrix,
 )
-from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.oracle.verdicts import Verdict
 from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
 from skyt_tui.engine.repair.parallel import RepairTask, TaskVerifier, repair_in_processes
@@ -188,18 +187,10 @@ class RunAnalysis:
         return out
 
 
-_shared: Oracle | None = None
-_shared_lock = threading.Lock()
-
-
-def shared_oracle() -> Oracle:
-    """One warm sandbox pool per process, closed at exit (CLI commands and the app share it)."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = Oracle()
-            atexit.register(_shared.close)
-        return _shared
+def shared_oracle() -> Judge:
+    """One warm sandbox pool per process (on the chosen executor), closed at exit (CLI commands
+    and the app share it)."""
+    return current_executor().oracle()
 
 
 def contract_for(run: RunInput) -> Contract | None:
@@ -234,7 +225,7 @@ def analyze_runs(
     *,
     level: str = "nodoc",
     tau: float = DEFAULT_TAU,
-    oracle: Oracle | None | bool = True,
+    oracle: Judge | None | bool = True,
     repair_samples: bool = True,
     canon_mode: str = "run",
     store_canon_provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None]
@@ -242,6 +233,7 @@ def analyze_runs(
     progress: Progress | None = None,
     repair_workers: int | None = None,
     distance: str = DEFAULT_DISTANCE,
+    executor: Executor | None = None,
 ) -> list[RunAnalysis]:
     """Analyse runs. `oracle=True` uses the shared sandbox pool, False skips oracle, canon and repair.
 
@@ -253,6 +245,9 @@ def analyze_runs(
     searches by Levenshtein; under the tree distance a repaired sample's d_post
     is its repaired text's tree distance, or its d_pre when that is smaller.
 
+    `executor`: where the work runs (default: the process's, `executor.choice`);
+    with `oracle=True` its oracle judges. Results do not depend on it.
+
     `store_canon_provider(contract)` (store mode) finds the sample that should
     become the canon when the store has none: (code, sample_index, provenance)
     of the first passing sample of the contract's earliest run, or None.
@@ -261,10 +256,12 @@ def analyze_runs(
     if canon_mode not in ("run", "store"):
         raise ValueError(f"canon_mode must be 'run' or 'store', not {canon_mode!r}")
     report = progress or (lambda stage, done, total: None)
-    the_oracle = shared_oracle() if oracle is True else (oracle or None)
+    executor = executor or current_executor()
+    the_oracle = executor.oracle() if oracle is True else (oracle or None)
 
     contracts = _dedupe_contracts([contract_for(run) if the_oracle else None for run in runs])
-    prepared = [_prepare(run, contract) for run, contract in zip(runs, contracts)]
+    weights = [len(run.codes) for run in runs]
+    prepared: list[_Prepared] = executor.map(_prepare, list(zip(runs, contracts)), weights=weights)
 
     verdicts: list[list[Verdict] | None] = [None] * len(runs)
     if the_oracle is not None:
@@ -291,7 +288,15 @@ def analyze_runs(
     repairs: Sequence[dict[int, RepairResult] | None] = [None] * len(runs)
     if the_oracle is not None and repair_samples:
         repairs = _repair_all(
-            prepared, contracts, verdicts, canons, level, the_oracle, report, repair_workers
+            prepared,
+            contracts,
+            verdicts,
+            canons,
+            level,
+            the_oracle,
+            report,
+            repair_workers,
+            executor,
         )
 
     after: list[dict[int, Verdict]] = [{} for _ in runs]
@@ -317,22 +322,22 @@ def analyze_runs(
             "isolation": the_oracle.isolation,
             "layers": list(the_oracle.layers),
         }
-    results = []
-    for i in range(len(runs)):
-        results.append(
-            _finish(
-                prepared[i],
-                contracts[i],
-                verdicts[i],
-                canons[i],
-                repairs[i],
-                after[i],
-                level,
-                tau,
-                oracle_info,
-                distance,
-            )
+    stages = [
+        (
+            prepared[i],
+            contracts[i],
+            verdicts[i],
+            canons[i],
+            repairs[i],
+            after[i],
+            level,
+            tau,
+            oracle_info,
+            distance,
         )
+        for i in range(len(runs))
+    ]
+    results: list[RunAnalysis] = executor.map(_finish, stages, weights=weights)
     return results
 
 
@@ -467,15 +472,18 @@ def _repair_all(
     verdicts: list[list[Verdict] | None],
     canons: list[CanonInfo],
     level: str,
-    oracle: Oracle,
+    oracle: Judge,
     report: Progress,
     workers: int | None = None,
+    executor: Executor | None = None,
 ) -> list[dict[int, RepairResult]]:
     """Repair every oracle-passing, non-canonical sample; identical samples share one repair.
 
     Many tasks run on worker processes (`repair.parallel`), a few on threads
-    here; the results are the same. The searches of one contract share
-    rewrites, and a candidate program is sent to the oracle once per contract.
+    here, or all on the executor's cluster when `oracle` is its own; the
+    results are the same. The searches of one contract share rewrites, and a
+    candidate program is sent to the oracle once per contract (per unit of
+    searches on a cluster).
     """
     tasks: dict[_RepairKey, tuple[Contract, str, str, frozenset[str]]] = {}
     wanted: list[dict[int, _RepairKey]] = []
@@ -552,7 +560,16 @@ def _repair_all(
 
     report("repair", 0, len(keys))
     workers = (os.cpu_count() or 1) if workers is None else workers
-    if workers > 1 and len(repair_tasks) >= PROCESS_REPAIR_MIN_TASKS:
+    remote = None
+    if executor is not None and executor.owns(oracle):
+        remote = executor.repair(
+            repair_tasks,
+            [tasks[key][0] for key in keys],
+            lambda done: report("repair", done, len(keys)),
+        )
+    if remote is not None:
+        found = remote
+    elif workers > 1 and len(repair_tasks) >= PROCESS_REPAIR_MIN_TASKS:
         found = repair_in_processes(
             repair_tasks,
             verify,

@@ -34,7 +34,7 @@ from skyt_tui.engine.versions import (
 
 if TYPE_CHECKING:
     from skyt_tui.engine.analysis.pipeline import Progress, RunAnalysis
-    from skyt_tui.engine.oracle.judge import Oracle
+    from skyt_tui.engine.executor.choice import Judge
 
 
 from skyt_tui.engine.runs.run_store import (
@@ -119,14 +119,14 @@ def analyze_runs(sources: Sequence[RunInput], **options: Any) -> list[RunAnalysi
     return analyze(sources, **options)
 
 
-def shared_oracle() -> Oracle:
+def shared_oracle() -> Judge:
     from skyt_tui.engine.analysis.pipeline import shared_oracle as oracle
 
     return oracle()
 
 
 def first_passing_stored_sample(
-    contract: Contract, oracle: Oracle
+    contract: Contract, oracle: Judge
 ) -> tuple[str, int, dict[str, Any]] | None:
     """The sample that becomes a contract's canon: the first (in generation order) that parses
     and passes the oracle, in the contract's earliest stored run that has one (docs/canon.md)."""
