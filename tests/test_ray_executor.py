@@ -228,7 +228,7 @@ def test_import_analyze_and_study_report_on_ray_match_local(
     from skyt_tui.engine.runs.analyses import cached_analysis
     from skyt_tui.engine.runs.run_store import load_run
 
-    sources = skyt_slice()[:4]
+    sources = skyt_slice()[:3]
     on_ray = ["--executor", "ray", "--ray-address", ray_cluster.address]
 
     def study_table(name, import_options, report_options):
@@ -260,7 +260,7 @@ def test_the_apps_background_analysis_runs_where_the_settings_say(
     from skyt_tui.engine.runs.run_import import import_runs
     from skyt_tui.ui import data
 
-    sources = skyt_slice()[:2]
+    sources = skyt_slice()[:1]
     results = []
     for name, settings in (
         ("local", ""),
@@ -309,7 +309,7 @@ def test_a_raylet_killed_mid_run_loses_and_duplicates_nothing(ray_cluster, ray_e
 
     ray = ray_executor.ray
     runs = resolve_contracts(
-        load_sources([str(humaneval_slice(tmp_path / "he", samples=70))]),
+        load_sources([str(humaneval_slice(tmp_path / "he", samples=50))]),
         override=None,
         require=True,
     )

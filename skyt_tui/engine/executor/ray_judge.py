@@ -42,6 +42,22 @@ def source_digest() -> str:
     return digest.hexdigest()
 
 
+def give_up_oom_preference() -> None:
+    """Ray makes its workers the OOM killer's first choice (oom_score_adj 1000), and the sandbox's
+    zygotes would inherit it: where they cannot lower it themselves (no CAP_SYS_RESOURCE), a
+    sample filling its memory cgroup could get its zygote killed instead of itself. Back to 0,
+    as the app is on one machine, so the samples alone volunteer (docs/oracle.md)."""
+    path = "/proc/self/oom_score_adj"
+    try:
+        with open(path) as handle:
+            if int(handle.read().strip() or 0) <= 0:
+                return
+        with open(path, "w") as handle:
+            handle.write("0")
+    except (OSError, ValueError):
+        pass
+
+
 class NodeJudge:
     """One node's oracle. Calls come from the driver's dispatcher (batches) and from repair tasks
     (candidate programs); the actor runs them on threads, and the pool behind is thread-safe."""
@@ -58,6 +74,7 @@ class NodeJudge:
         driver's machine, which is this one in a local cluster)."""
         if store_home:
             os.environ["SKYT_HOME"] = store_home
+        give_up_oom_preference()
         self.problem: str | None = None
         self.oracle: Oracle | None = None
         self._contracts: dict[str, Contract] = {}

@@ -39,7 +39,8 @@ from skyt_tui.engine.printable import printable
 MAX_BATCH = 32
 """Jobs per batch at most: a lost node costs at most its few batches in flight."""
 JOBS_PER_WORKER = 4
-"""Jobs in flight per sandbox worker of a node: its pool always has the next job queued."""
+"""Jobs in flight per sandbox worker of a node (and at least two batches): while a batch comes
+back and the next one goes out, the node's pool still has jobs queued."""
 SPLIT_AFTER_LOSSES = 2
 """A batch lost this often is split into single jobs; a single job lost once more is a FAIL."""
 STARTUP_TIMEOUT_S = 180.0
@@ -140,10 +141,15 @@ class RayOracle:
         self._thread = threading.Thread(target=self._dispatch, name="skyt-ray-oracle", daemon=True)
         self._thread.start()
 
+    def _live(self) -> list[_Node]:
+        """The nodes judging now, in the order their judges started (a snapshot: the dispatcher
+        adds nodes while other threads read)."""
+        return [node for node in list(self._nodes.values()) if node.alive]
+
     @property
     def nodes(self) -> tuple[NodeInfo, ...]:
         """The nodes judging now, in the order their judges started."""
-        return tuple(node.info for node in self._nodes.values() if node.alive)
+        return tuple(node.info for node in self._live())
 
     @property
     def isolation(self) -> str:
@@ -167,11 +173,11 @@ class RayOracle:
 
     def jobs_in_flight(self) -> dict[str, int]:
         """Jobs sent to each live node and not yet back, by node id."""
-        return {node_id: node.jobs_in_flight for node_id, node in self._nodes.items() if node.alive}
+        return {node.info.node_id: node.jobs_in_flight for node in self._live()}
 
     def judges(self) -> dict[str, Any]:
         """Actor handles of the live judges by node id (repair tasks verify on their own node's)."""
-        return {node_id: node.handle for node_id, node in self._nodes.items() if node.alive}
+        return {node.info.node_id: node.handle for node in self._live()}
 
     def check(self, contract: Contract, code: str) -> Verdict:
         return self.check_many([(contract, code)])[0]
@@ -221,6 +227,7 @@ class RayOracle:
             self._changed.notify_all()
         originals = {entry[1] for entry in entries if entry[0] == "copy"}
         kept: dict[int, Verdict] = {}
+        finished = False
         try:
             for position, entry in enumerate(entries):
                 if entry[0] == "copy":
@@ -231,8 +238,10 @@ class RayOracle:
                     kept[position] = verdict
                 entries[position] = ("", None)
                 yield verdict
+            finished = True
         finally:
-            self._drop_call(call)
+            if not finished:
+                self._drop_call(call)
 
     def close(self) -> None:
         """Stop dispatching, fail what waits, and end every judge (at once when one still works)."""
@@ -247,8 +256,9 @@ class RayOracle:
             waiting, self._queue = list(self._queue), collections.deque()
         for batch in waiting:
             self._fail(batch, "the oracle was closed")
-        busy = [node for node in self._nodes.values() if node.jobs_in_flight]
-        idle = [node for node in self._nodes.values() if node.alive and not node.jobs_in_flight]
+        every = list(self._nodes.values())
+        busy = [node for node in every if node.jobs_in_flight]
+        idle = [node for node in every if node.alive and not node.jobs_in_flight]
         if idle:
             try:
                 self._ray.get(
@@ -256,7 +266,7 @@ class RayOracle:
                 )
             except Exception:  # noqa: BLE001 - a judge that cannot close is killed below
                 pass
-        for node in self._nodes.values():
+        for node in every:
             if node.alive or node in busy:
                 self._kill(node)
 
@@ -272,7 +282,8 @@ class RayOracle:
         return max(1, min(MAX_BATCH, math.ceil(count / (4 * workers))))
 
     def _drop_call(self, call: int) -> None:
-        """The caller stopped reading (an error, Ctrl-C): its batches not yet sent are dropped."""
+        """The caller stopped reading (an error, Ctrl-C): its batches not yet sent are dropped,
+        and those in flight are not retried if their node is lost."""
         with self._changed:
             self._stopped.add(call)
             kept = collections.deque(batch for batch in self._queue if batch.call != call)
@@ -359,7 +370,7 @@ class RayOracle:
         if first and not problems and not self._nodes:
             problems.append("every node of the Ray cluster was lost while its judge started")
         if first and problems:
-            for node in self._nodes.values():
+            for node in list(self._nodes.values()):
                 self._kill(node)
             raise ExecutorError(printable(problems[0]))
 
@@ -374,7 +385,7 @@ class RayOracle:
                     return
                 self._send_what_fits(in_flight)
             if not in_flight:
-                if self._queue and not any(node.alive for node in self._nodes.values()):
+                if self._queue and not self._live():
                     self._revive_or_give_up()
                 continue
             ready, _ = self._ray.wait(list(in_flight), num_returns=1, timeout=POLL_S)
@@ -385,13 +396,11 @@ class RayOracle:
     def _send_what_fits(self, in_flight: dict[Any, tuple[_Node, _Batch]]) -> None:
         """Give each live node batches while it has room, the least busy node first (lock held)."""
         while self._queue:
-            nodes = [node for node in self._nodes.values() if node.alive]
+            size = len(self._queue[0].jobs)
             roomy = [
                 node
-                for node in nodes
-                if node.jobs_in_flight == 0
-                or node.jobs_in_flight + len(self._queue[0].jobs)
-                <= JOBS_PER_WORKER * node.info.workers
+                for node in self._live()
+                if node.jobs_in_flight + size <= max(JOBS_PER_WORKER * node.info.workers, 2 * size)
             ]
             if not roomy:
                 return
@@ -438,10 +447,12 @@ class RayOracle:
             again = [batch]
         with self._changed:
             if batch.call in self._stopped:
+                for job in batch.jobs:
+                    job.future.cancel()
                 return
             self._queue.extendleft(reversed(again))
             self._changed.notify_all()
-        if not any(node.alive for node in self._nodes.values()):
+        if not self._live():
             self._revive_or_give_up()
 
     def _lose(self, node: _Node, reason: BaseException) -> None:
@@ -463,7 +474,7 @@ class RayOracle:
             self._start_judges(self._fresh_nodes())
         except Exception:  # noqa: BLE001 - nothing to start on
             pass
-        if any(node.alive for node in self._nodes.values()):
+        if self._live():
             return
         self._broken = "every node of the Ray cluster judging samples was lost"
         with self._changed:
