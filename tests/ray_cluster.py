@@ -26,6 +26,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 READY_LINE = b"Ray runtime started"
 START_TIMEOUT_S = 180.0
+START_ATTEMPTS = 3
+"""`ray start` gives a raylet 30 s (hard-coded) to register; on a loaded machine it may not, so
+a node is started up to this many times."""
 SECRET = "sk-skyt-hostile-test-0123456789"
 """An API key in every raylet's environment, hence its judges' (tests/test_hostile.py: samples
 on a node must not read it)."""
@@ -122,7 +125,24 @@ class LocalCluster:
         """Start one more raylet (the head first), with `env` over this process's environment;
         its index."""
         index = len(self.processes)
+        for attempt in range(1, START_ATTEMPTS + 1):
+            try:
+                process = self._start(index, env)
+            except RuntimeError:
+                if attempt == START_ATTEMPTS:
+                    raise
+                continue
+            self.processes.append(process)
+            return index
+        raise AssertionError("unreachable")
+
+    def _start(self, index: int, env: dict[str, str] | None) -> subprocess.Popen[bytes]:
+        """`ray start --block` for node `index`, once it says it started; its processes are
+        ended when it does not."""
         head = index == 0
+        if head:
+            self.port = free_ports(1)[0]
+            self.address = f"127.0.0.1:{self.port}"
         ports = free_ports(8)
         worker_start = free_port_range(40)
         command = [
@@ -171,7 +191,7 @@ class LocalCluster:
             ]
         else:
             command += ["--address", self.address]
-        log = Path(self.temp_dir) / f"node-{index}.log"
+        log = Path(self.temp_dir) / f"node-{index}-{len(self.logs)}.log"
         env = {
             **os.environ,
             # the workers import this checkout's skyt_tui, as a node would its installed one
@@ -191,19 +211,22 @@ class LocalCluster:
                 start_new_session=True,
                 preexec_fn=_end_with_this_process,
             )
-        self.processes.append(process)
         self.logs.append(log)
         deadline = time.monotonic() + START_TIMEOUT_S
         while READY_LINE not in log.read_bytes():
+            problem = None
             if process.poll() is not None:
-                raise RuntimeError(
-                    f"ray start (node {index}) exited with {process.returncode}: "
-                    + log.read_text(errors="replace")[-2000:]
-                )
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"ray start (node {index}) did not start in time")
+                problem = f"ray start (node {index}) exited with {process.returncode}: "
+                problem += log.read_text(errors="replace")[-2000:]
+            elif time.monotonic() > deadline:
+                problem = f"ray start (node {index}) did not start in time"
+            if problem is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+                raise RuntimeError(problem)
             time.sleep(0.2)
-        return index
+        return process
 
     def kill_node(self, index: int) -> None:
         """SIGKILL every process of raylet `index` (its agents too): the node is gone."""

@@ -139,6 +139,42 @@ def test_choosing_an_unknown_executor_is_refused():
         choose_executor("spark")
 
 
+def test_rays_cluster_messages_go_to_stderr(capsys):
+    """Ray's driver prints a node's death or a task's retry to stdout, which is `--json`'s."""
+    pytest.importorskip("ray", reason="the ray extra is not installed")
+    from ray._private import worker
+
+    from skyt_tui.engine.executor.ray_executor import cluster_messages_to_stderr
+
+    message = {"lines": ["a node was marked dead"], "pid": "raylet", "is_err": False}
+    original = worker.print_to_stdstream
+    try:
+        cluster_messages_to_stderr()
+        worker.print_to_stdstream(message, ignore_prefix=False)
+        out, err = capsys.readouterr()
+        assert out == ""
+        assert "a node was marked dead" in err
+    finally:
+        worker.print_to_stdstream = original
+
+
+def test_a_judge_gives_up_rays_oom_preference():
+    """Ray starts its workers at oom_score_adj 1000; the sandbox's zygotes would inherit it and be
+    the OOM killer's choice over the sample filling their cgroup. The judge goes back to 0."""
+    code = (
+        "import pathlib\n"
+        "path = pathlib.Path('/proc/self/oom_score_adj')\n"
+        "path.write_text('1000')\n"
+        "from skyt_tui.engine.executor.ray_judge import give_up_oom_preference\n"
+        "give_up_oom_preference()\n"
+        "print(path.read_text().strip())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "0"
+
+
 # ---- the same bytes ---------------------------------------------------------------------------
 
 
@@ -228,7 +264,7 @@ def test_import_analyze_and_study_report_on_ray_match_local(
     from skyt_tui.engine.runs.analyses import cached_analysis
     from skyt_tui.engine.runs.run_store import load_run
 
-    sources = skyt_slice()[:3]
+    sources = skyt_slice()[:2]
     on_ray = ["--executor", "ray", "--ray-address", ray_cluster.address]
 
     def study_table(name, import_options, report_options):
@@ -443,6 +479,38 @@ def _alive(pid):
     except OSError:
         return False
     return state != "Z"
+
+
+@pytest.mark.ray
+@pytest.mark.corpus
+def test_cancelling_the_apps_analysis_stops_the_judges(ray_cluster, monkeypatch, tmp_path):
+    """The app cancels its analysis process (a new selection, quitting): on a cluster, the
+    judges that process started go with it."""
+    from skyt_tui.engine.runs.analysis_child import AnalysisCancelled, analyze_stored_runs_in_child
+    from skyt_tui.engine.runs.run_import import import_runs
+
+    monkeypatch.setenv("SKYT_HOME", str(tmp_path / "home"))
+    ids = [meta.id for meta in import_runs([str(humaneval_slice(tmp_path / "he", 100))]).created]
+    earlier = _judge_pids()
+    seen: set[int] = set()
+
+    def cancelled():
+        seen.update(_judge_pids() - earlier)
+        return len(seen) >= 2
+
+    with pytest.raises(AnalysisCancelled):
+        analyze_stored_runs_in_child(
+            ids,
+            level="nodoc",
+            tau=0.1,
+            cancelled=cancelled,
+            executor="ray",
+            ray_address=ray_cluster.address,
+        )
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in seen) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(pid) for pid in seen), "a judge outlived the cancelled analysis"
 
 
 @pytest.mark.ray
