@@ -247,7 +247,7 @@ class LocalCluster:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGTERM)
             try:
-                process.wait(timeout=15)
+                process.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 pass
             with contextlib.suppress(ProcessLookupError):
