@@ -21,9 +21,12 @@ from tests.ui_support import demo_home, demo_store  # noqa: E402,F401
 
 
 def pytest_configure(config):
-    """With `-n`, distribute as `loadgroup` (`load`, but an `xdist_group` stays on one worker)."""
+    """With `-n`, distribute as `loadgroup` (`load`, but an `xdist_group` stays on one worker):
+    the controller schedules so, and each worker names grouped tests by their group."""
     if getattr(config.option, "dist", "no") == "load":
         config.option.dist = "loadgroup"
+    if hasattr(config, "workerinput"):
+        config.option.loadgroup = True
 
 
 @pytest.hookimpl(tryfirst=True)
