@@ -24,7 +24,7 @@ import pytest
 from skyt_tui.engine.contracts.contract import load_contract
 from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.sandbox import pool as sandbox
-from skyt_tui.engine.sandbox import worker as sandbox_worker
+from skyt_tui.engine.sandbox.worker import cleanup as sandbox_worker
 from tests.ray_cluster import SECRET
 
 FIXTURES = Path(__file__).parent / "fixtures" / "oracle"
@@ -441,11 +441,8 @@ HOSTILE.update(
                 hoard.append(fd)
             """)
             + SOLVE,
-            {
-                "memory_limit",
-                "load_error",
-                "timeout",
-            },  # a loaded machine may not fill 1 GiB in time
+            # a loaded machine may not fill 1 GiB in time
+            {"memory_limit", "load_error", "timeout"},
             "",
         ),
         "memfd_mapped": (
@@ -461,11 +458,8 @@ HOSTILE.update(
                 hoard.append(fd)
             """)
             + SOLVE,
-            {
-                "memory_limit",
-                "load_error",
-                "timeout",
-            },  # a loaded machine may not fill 1 GiB in time
+            # a loaded machine may not fill 1 GiB in time
+            {"memory_limit", "load_error", "timeout"},
             "",
         ),
         "tmpfs_hoard": (

@@ -16,12 +16,14 @@ from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import (
     add_executor_options,
     add_json_option,
+    add_probe_options,
     add_source_options,
     add_tau_option,
     apply_executor,
     apply_isolation_setting,
     executor_lines,
     print_executor,
+    probe_settings_of,
     tau_of,
 )
 from skyt_tui.cli.output import (
@@ -34,6 +36,7 @@ from skyt_tui.cli.output import (
     write_output_file,
 )
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
 from skyt_tui.engine.runs.report import analysis_rows, samples_csv
 from skyt_tui.engine.sources.recorded import (
@@ -47,6 +50,17 @@ from skyt_tui.engine.versions import DEFAULT_DISTANCE, DISTANCE_FUNCTIONS, dista
 
 if TYPE_CHECKING:  # the pipeline (oracle, sandbox, canon, repair) loads when the command runs
     from skyt_tui.engine.analysis.pipeline import RunAnalysis
+
+TABLE_METRICS = (
+    "pass_rate",
+    "R_raw",
+    "R_anchor_post",
+    "rescue_rate",
+    "mu_post",
+    "P_tau_post",
+    "R_pairwise",
+)
+"""The table's metric columns (headers from `measure.registry`; a metric with a pair shows pre→post)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -88,6 +102,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-repair", action="store_true", help="skip repair (d_post = d_pre)")
     add_source_options(parser)
     add_executor_options(parser)
+    add_probe_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -104,6 +119,9 @@ def read_sources(args: argparse.Namespace, *, require_contract: bool) -> list:
 def run(args: argparse.Namespace) -> int:
     apply_isolation_setting()
     args.tau = tau_of(args)
+    args.probe_settings = probe_settings_of(args)
+    if args.probe_settings is not None and args.no_oracle:
+        raise InputError("--probe needs the oracle; drop --no-oracle")
     apply_executor(args)
     runs = read_sources(args, require_contract=not args.no_oracle)
     if not runs:
@@ -114,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     if args.csv is not None:
         write_output_file(args.csv, samples_csv(analysis_rows(analyses)), "--csv")
     if not args.json:
-        print_executor(executor_lines())
+        print_executor(executor_lines(probe=args.probe_settings is not None))
     if args.json:
         print_json(
             "analysis",
@@ -147,6 +165,7 @@ def _analyze(runs, args) -> list[RunAnalysis]:
         oracle=not args.no_oracle,
         repair_samples=not args.no_repair,
         distance=args.distance,
+        probe=args.probe_settings,
     )
     return with_stage_progress(
         lambda progress: analyze_runs(runs, progress=progress, **options), quiet=args.json
@@ -157,18 +176,13 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
     table = Table(
         title=f"{len(analyses)} run(s) · {distance_version(args.level, args.distance)} · τ {args.tau:g}"
     )
+    shown = [registry.metric(name) for name in TABLE_METRICS]
     columns = (
         "run",
         "model",
         "T",
         "n",
-        "pass",
-        "R_raw",
-        "R_anchor pre→post",
-        "rescue",
-        "μ pre→post",
-        "P_τ pre→post",
-        "R_pairwise",
+        *(f"{m.header} pre→post" if m.pair else m.header for m in shown),
     )
     for column in columns:
         table.add_column(column, justify="left" if column in ("run", "model") else "right")
@@ -180,13 +194,12 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
             run_input.model or "–",
             "–" if run_input.temperature is None else f"{run_input.temperature:g}",
             str(m.n),
-            fmt3(m.pass_rate),
-            fmt3(m.R_raw),
-            f"{fmt3(m.R_anchor_pre)}→{fmt3(m.R_anchor_post)}",
-            fmt3(m.rescue_rate),
-            f"{fmt3(m.mu_pre)}→{fmt3(m.mu_post)}",
-            f"{fmt3(m.P_tau_pre)}→{fmt3(m.P_tau_post)}",
-            fmt3(m.R_pairwise),
+            *(
+                f"{fmt3(getattr(m, metric.pair))}→{fmt3(getattr(m, metric.name))}"
+                if metric.pair
+                else fmt3(getattr(m, metric.name))
+                for metric in shown
+            ),
         )
     out = console()
     print_table(out, table)
@@ -203,6 +216,23 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
         if facts.get("assembly"):
             out.print(
                 f"{analysis.run.id}: programs assembled: {assembly_label(facts['assembly'])}",
+                markup=False,
+                soft_wrap=True,
+            )
+    probed = [a for a in analyses if a.probe is not None]
+    if probed:
+        from skyt_tui.cli.probe_output import print_probe
+
+        print_probe(
+            out,
+            [a.probe for a in probed if a.probe is not None],
+            [[f"{a.run.id} #{s.index}" for s in a.samples] for a in probed],
+        )
+        for a in probed:
+            figures = a.probe_figures() or {}
+            out.print(
+                f"{a.run.id}: R_behavioral {fmt3(figures.get('R_behavioral'))} on tests, "
+                f"{fmt3(figures.get('R_behavioral_probe'))} on probes",
                 markup=False,
                 soft_wrap=True,
             )

@@ -10,7 +10,8 @@ import argparse
 import sys
 import time
 from collections import Counter
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,9 +22,11 @@ from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import (
     add_executor_options,
     add_json_option,
+    add_probe_options,
     apply_executor,
     executor_lines,
     print_executor,
+    probe_settings_of,
 )
 from skyt_tui.cli.output import console, error_console, fmt3, print_json, print_table
 from skyt_tui.engine.errors import InputError
@@ -33,6 +36,7 @@ from skyt_tui.engine.sources import humaneval
 from skyt_tui.engine.versions import ORACLE_VERSION
 
 if TYPE_CHECKING:
+    from skyt_tui.engine.oracle.judge import Oracle
     from skyt_tui.engine.oracle.verdicts import Verdict
 
 # The oracle and the sandbox (and the catalog) load when the command runs, not when the parser
@@ -88,6 +92,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="auto (bubblewrap when it works here), bubblewrap, or reduced "
         "(default: run.isolation in settings.toml, else auto)",
     )
+    add_probe_options(parser)
     add_json_option(parser)
     add_executor_options(parser)
     parser.set_defaults(handler=run)
@@ -99,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     args.isolation = defaults.isolation if args.isolation is None else args.isolation
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers: must be at least 1")
+    args.probe_settings = probe_settings_of(args)
     apply_executor(args)
     if args.humaneval is not None:
         if args.contract or args.samples:
@@ -131,11 +137,19 @@ def run_samples(args: argparse.Namespace) -> int:
     contract = get_contract(args.contract)
     paths = [Path(p) for p in args.samples]
     codes = [_read_sample(path) for path in paths]
+    probe = None
     oracle = current_executor().open_oracle(workers=args.workers, isolation=args.isolation)
     with closing(oracle):
         verdicts = oracle.check_many([(contract, code) for code in codes])
         isolation, layers = oracle.isolation, oracle.layers
-        where = executor_lines(oracle)
+        where = executor_lines(oracle, probe=args.probe_settings is not None)
+        if args.probe_settings is not None:
+            from skyt_tui.engine.probe.behaviour import probe_contracts
+
+            with _probe_oracle(oracle, args) as here:
+                probe = probe_contracts(
+                    here, [(contract, codes, [v.passed for v in verdicts])], args.probe_settings
+                )[0]
     if args.json:
         print_json(
             "oracle",
@@ -145,9 +159,18 @@ def run_samples(args: argparse.Namespace) -> int:
                 "layers": list(layers),
                 "contract": contract.id,
                 "samples": [
-                    {"path": str(path), "verdict": verdict.to_dict()}
-                    for path, verdict in zip(paths, verdicts)
+                    {
+                        "path": str(path),
+                        "verdict": verdict.to_dict(),
+                        **(
+                            {"probe": probe.samples[k].to_dict(contract.entry.name)}
+                            if probe is not None
+                            else {}
+                        ),
+                    }
+                    for k, (path, verdict) in enumerate(zip(paths, verdicts))
                 ],
+                **({"probe": probe.to_dict()} if probe is not None else {}),
             },
         )
         return 0
@@ -165,6 +188,10 @@ def run_samples(args: argparse.Namespace) -> int:
             Text(printable(verdict.reason)),
         )
     print_table(out, table)
+    if probe is not None:
+        from skyt_tui.cli.probe_output import print_probe
+
+        print_probe(out, [probe], [[str(path) for path in paths]])
     _print_isolation(isolation, layers)
     print_executor(where)
     return 0
@@ -248,7 +275,8 @@ def run_humaneval(args: argparse.Namespace) -> int:
     if not completions:
         raise InputError.at(directory / "samples.jsonl", "no samples")
     contracts = {
-        task_id: problem_contract(problem, args.timeout) for task_id, problem in problems.items()
+        task_id: problem_contract(problem, args.timeout, file=directory / "problems.jsonl")
+        for task_id, problem in problems.items()
     }
     jobs = [
         (contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion))
@@ -259,7 +287,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
     oracle = current_executor().open_oracle(workers=args.workers, isolation=args.isolation)
     with closing(oracle):
         isolation, layers, workers = oracle.isolation, oracle.layers, oracle.workers
-        where = executor_lines(oracle)
+        where = executor_lines(oracle, probe=args.probe_settings is not None)
         show_progress = not args.json and sys.stderr.isatty()
         for verdict in oracle.check_iter(jobs):
             verdicts.append(verdict)
@@ -268,8 +296,19 @@ def run_humaneval(args: argparse.Namespace) -> int:
                 sys.stderr.flush()
         if show_progress:
             sys.stderr.write("\n")
-    elapsed = time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        probes = None
+        if args.probe_settings is not None:
+            with _probe_oracle(oracle, args) as here:
+                probes, probe_elapsed = _probe_humaneval(
+                    here, contracts, completions, jobs, verdicts, args.probe_settings, show_progress
+                )
     score = score_humaneval(problems, completions, verdicts, ks)
+    sample_probes: dict[int, dict[str, Any]] = {}
+    if probes is not None:
+        for probe, positions in probes:
+            for position, record in zip(positions, probe.samples):
+                sample_probes[position] = record.to_dict(probe.contract.entry.name)
     report = {
         "oracle_version": ORACLE_VERSION,
         "isolation": isolation,
@@ -288,10 +327,19 @@ def run_humaneval(args: argparse.Namespace) -> int:
                 "passed": v.passed,
                 "status": v.status,
                 "reason": v.reason,
+                **({"probe": sample_probes[k]} if probes is not None else {}),
             }
-            for c, v in zip(completions, verdicts)
+            for k, (c, v) in enumerate(zip(completions, verdicts))
         ],
     }
+    if probes is not None:
+        from skyt_tui.engine.probe.report import probe_summary
+
+        report["probe"] = {
+            **probe_summary([probe for probe, _ in probes]),
+            "elapsed_s": probe_elapsed,
+            "tasks": [probe.to_dict() for probe, _ in probes],
+        }
     if args.json:
         print_json("humaneval", report)
         return 0
@@ -316,6 +364,70 @@ def run_humaneval(args: argparse.Namespace) -> int:
         "statuses: " + ", ".join(f"{name} {count}" for name, count in score["statuses"].items())
     )
     out.print(f"{elapsed:.1f} s, {len(verdicts) / elapsed:.0f} samples/s on {workers} workers")
+    if probes is not None:
+        from skyt_tui.cli.probe_output import print_probe
+
+        print_probe(
+            out,
+            [probe for probe, _ in probes],
+            [
+                [f"{completions[k].task_id} line {completions[k].line}" for k in positions]
+                for _, positions in probes
+            ],
+        )
+        out.print(f"probing: {probe_elapsed:.1f} s")
     _print_isolation(isolation, layers)
     print_executor(where)
     return 0
+
+
+@contextmanager
+def _probe_oracle(oracle: object, args: argparse.Namespace) -> Iterator[Oracle]:
+    """The oracle that probes: the command's own on this machine; with a cluster, a pool on this
+    machine with the same workers and isolation (probing runs here, docs/scaling.md)."""
+    from skyt_tui.engine.oracle.judge import Oracle
+
+    if isinstance(oracle, Oracle):
+        yield oracle
+        return
+    with Oracle(workers=args.workers, isolation=args.isolation) as here:
+        yield here
+
+
+def _probe_humaneval(
+    oracle: Any,
+    contracts: dict[str, Any],
+    completions: list[humaneval.Completion],
+    jobs: list[tuple[Any, str]],
+    verdicts: list[Verdict],
+    settings: Any,
+    show_progress: bool,
+) -> tuple[list[tuple[Any, list[int]]], float]:
+    """Each task's probe, with the positions (in `completions`) of its samples."""
+    from skyt_tui.engine.probe.behaviour import probe_contracts
+
+    start = time.perf_counter()
+    positions: dict[str, list[int]] = {}
+    for k, completion in enumerate(completions):
+        positions.setdefault(completion.task_id, []).append(k)
+    tasks = sorted(positions, key=_task_order)
+    items = [
+        (
+            contracts[task],
+            [jobs[k][1] for k in positions[task]],
+            [verdicts[k].passed for k in positions[task]],
+        )
+        for task in tasks
+    ]
+
+    def progress(done: int, total: int) -> None:
+        if show_progress:
+            sys.stderr.write(f"\r{done}/{total} probe jobs")
+            sys.stderr.flush()
+
+    probes = probe_contracts(oracle, items, settings, progress)
+    if show_progress:
+        sys.stderr.write("\n")
+    return [
+        (probe, positions[task]) for probe, task in zip(probes, tasks)
+    ], time.perf_counter() - start

@@ -23,6 +23,7 @@ from skyt_tui.cli.output import (
     table_width,
     write_output_file,
 )
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
@@ -213,7 +214,7 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
         interval = ci.get(name)
         table.add_row(
             Text(name),
-            fmt3(value) if value is not None else NOT_COMPUTED,
+            registry.metric(name).show(value) if value is not None else NOT_COMPUTED,
             f"[{fmt3(interval[0])}, {fmt3(interval[1])}]" if interval else "",
         )
     for level in LEVELS:

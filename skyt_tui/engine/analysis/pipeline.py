@@ -22,8 +22,9 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.contracts.catalog import find_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import ContractError
-from skyt_tui.engine.executor.choice import Executor, Judge, current_executor
+from skyt_tui.engine.executor.choice import Executor, Judge, current_executor, local_oracle
 from skyt_tui.engine.measure.distance import (
     PAIRWISE_MATRIX_LIMIT,
     distances_to,
@@ -53,7 +54,10 @@ from skyt_tui.engine.measure.tree_distance import (
     tree_mean_pairwise,
     tree_pairwise_matrix,
 )
+from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.oracle.verdicts import Verdict
+from skyt_tui.engine.probe.behaviour import ContractProbe, ProbeSettings, probe_contracts
+from skyt_tui.engine.probe.report import run_probe_figures
 from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
 from skyt_tui.engine.repair.parallel import RepairTask, TaskVerifier, repair_in_processes
 from skyt_tui.engine.sources.humaneval import problem_contract
@@ -157,10 +161,32 @@ class RunAnalysis:
     canon: CanonInfo = CanonInfo(CANON_NOT_COMPUTED)
     contract: Contract | None = None
     oracle_info: dict[str, Any] = field(default_factory=dict)
+    probe: ContractProbe | None = None
+    """The run's probe (`probe=` settings given), its records aligned with `samples`."""
+
+    def probe_figures(self) -> dict[str, Any] | None:
+        if self.probe is None:
+            return None
+        canon_position = next(
+            (
+                position
+                for position, sample in enumerate(self.samples)
+                if self.canon.source == "run" and sample.index == self.canon.sample_index
+            ),
+            None,
+        )
+        return run_probe_figures(
+            self.probe,
+            [sample.pass_vector for sample in self.samples],
+            [sample.index for sample in self.samples],
+            canon_position,
+        )
 
     def summary(self) -> dict[str, Any]:
         """The run's entry in `analyze --json`."""
+        probe = self.probe_figures()
         return {
+            **({"probe": probe} if probe is not None else {}),
             "id": self.run.id,
             "contract_id": self.run.contract_id,
             "model": self.run.model,
@@ -177,12 +203,18 @@ class RunAnalysis:
         out["level"] = self.level
         if with_samples:
             details = {d.index: d for d in self.details}
+            entry = self.contract.entry.name if self.contract is not None else ""
             out["samples"] = [
                 {
                     **sample.to_dict(),
                     **(details[sample.index].to_dict() if sample.index in details else {}),
+                    **(
+                        {"probe": self.probe.samples[position].to_dict(entry)}
+                        if self.probe is not None
+                        else {}
+                    ),
                 }
-                for sample in self.samples
+                for position, sample in enumerate(self.samples)
             ]
         return out
 
@@ -212,7 +244,7 @@ def contract_for(run: RunInput) -> Contract | None:
         except ContractError:
             return None
     if run.source_format == "humaneval" and run.extra.get("problem") is not None:
-        return problem_contract(run.extra["problem"])
+        return problem_contract(run.extra["problem"], file=Path(run.source) / "problems.jsonl")
     return find_contract(run.contract_id)
 
 
@@ -228,12 +260,13 @@ def analyze_runs(
     oracle: Judge | None | bool = True,
     repair_samples: bool = True,
     canon_mode: str = "run",
-    store_canon_provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None]
+    store_canon_provider: Callable[[Contract], tuple[str, canon_store.Provenance] | None]
     | None = None,
     progress: Progress | None = None,
     repair_workers: int | None = None,
     distance: str = DEFAULT_DISTANCE,
     executor: Executor | None = None,
+    probe: ProbeSettings | None = None,
 ) -> list[RunAnalysis]:
     """Analyse runs. `oracle=True` uses the shared sandbox pool, False skips oracle, canon and repair.
 
@@ -248,9 +281,12 @@ def analyze_runs(
     `executor`: where the work runs (default: the process's, `executor.choice`);
     with `oracle=True` its oracle judges. Results do not depend on it.
 
+    `probe`: also run each run's passing samples on generated inputs (docs/probe.md); the
+    probe's calls run on this machine's sandbox pool whatever the executor (`local_oracle`).
+
     `store_canon_provider(contract)` (store mode) finds the sample that should
-    become the canon when the store has none: (code, sample_index, provenance)
-    of the first passing sample of the contract's earliest run, or None.
+    become the canon when the store has none: (code, provenance) of the first
+    passing sample of the contract's earliest run, or None.
     """
     distance_version(level, distance)  # an unknown distance fails here, before any work
     if canon_mode not in ("run", "store"):
@@ -315,6 +351,23 @@ def analyze_runs(
                 if result.steps:
                     after[i][position] = lookup[(id(contract), result.code)]
 
+    probes: list[ContractProbe | None] = [None] * len(runs)
+    if the_oracle is not None and probe is not None:
+        probe_oracle = the_oracle if isinstance(the_oracle, Oracle) else local_oracle()
+        wanted = [i for i, (contract, vs) in enumerate(zip(contracts, verdicts)) if contract and vs]
+        report("probe", 0, len(wanted))
+        found = probe_contracts(
+            probe_oracle,
+            [
+                (contracts[i], prepared[i].codes, [v.passed for v in verdicts[i] or []])  # type: ignore[misc]
+                for i in wanted
+            ],
+            probe,
+        )
+        for i, probed in zip(wanted, found):
+            probes[i] = probed
+        report("probe", len(wanted), len(wanted))
+
     oracle_info = {}
     if the_oracle is not None:
         oracle_info = {
@@ -337,8 +390,11 @@ def analyze_runs(
         )
         for i in range(len(runs))
     ]
-    results: list[RunAnalysis] = executor.map(_finish, stages, weights=weights)
-    return results
+    finished: list[RunAnalysis] = executor.map(_finish, stages, weights=weights)
+    return [
+        replace(result, probe=probes[i]) if probes[i] is not None else result
+        for i, result in enumerate(finished)
+    ]
 
 
 @dataclass(frozen=True)
@@ -379,7 +435,7 @@ def _canon_for(
     contract: Contract | None,
     verdicts: list[Verdict] | None,
     mode: str,
-    provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None] | None,
+    provider: Callable[[Contract], tuple[str, canon_store.Provenance] | None] | None,
 ) -> CanonInfo:
     if contract is None or verdicts is None:
         return CanonInfo(
@@ -410,10 +466,8 @@ def _canon_for(
                 source="store",
                 reason="no stored sample of this contract passes the oracle yet",
             )
-        code, index, provenance = found
-        built = canon_store.build_canon(
-            contract, code, canon_store.Provenance(sample_index=index, **provenance), ORACLE_VERSION
-        )
+        code, provenance = found
+        built = canon_store.build_canon(contract, code, provenance, ORACLE_VERSION)
         try:
             canon_store.establish_canon(built)
         except canon_store.CanonExistsError:
@@ -440,23 +494,21 @@ def _canon_for(
 
 def _first_passing_here(
     p: _Prepared, verdicts: list[Verdict]
-) -> tuple[str, int, dict[str, Any]] | None:
+) -> tuple[str, canon_store.Provenance] | None:
     position = canon_store.first_canon_candidate(
         [v.passed for v in verdicts], [n.parse_error for n in p.normalized]
     )
     if position is None:
         return None
     run = p.run
-    return (
-        p.codes[position],
-        p.indexes[position],
-        {
-            "run_id": run.id,
-            "provider": run.extra.get("provider"),
-            "model": run.model,
-            "temperature": run.temperature,
-        },
+    provenance = canon_store.Provenance(
+        run_id=run.id,
+        sample_index=p.indexes[position],
+        provider=run.extra.get("provider"),
+        model=run.model,
+        temperature=run.temperature,
     )
+    return p.codes[position], provenance
 
 
 _RepairKey = tuple[str, str, str, frozenset[str]]
@@ -511,8 +563,9 @@ def _repair_all(
             level=level,
             max_steps=contract.rescue.max_transformations,
             allowed=tuple(contract.rescue.transformers),
+            # rewrites depend on no contract detail: group by the task, not its version
             group=contract.id,
-        )  # rewrites depend on no contract detail: group by the task, not its version
+        )
         for key in keys
         for contract, code, canon_code, kept in [tasks[key]]
     ]

@@ -1,8 +1,11 @@
 """The benchmark: items and scores, anchor sample, validation, estimates, rotation, fingerprints (docs/benchmark.md).
 
 Call the functions re-exported here (from `api`); the modules underneath are pure
-(`sampler`, `irt`, `anchors`, `validation`, `correlation`, `rotation`, `fingerprints`,
-`items`), read stored runs (`from_runs`) or handle the files (`bench_store`).
+(`sampler`, `irt`, `tinybenchmarks`, `methods`, `anchors`, `validation`, `choice`,
+`correlation`, `rotation`, `fingerprints`, `items`), read stored runs (`from_runs`) or
+handle the files (`bench_store`).
+
+May import: `runs`, `contracts` and the rooms below them, and the shared leaves.
 """
 
 from skyt_tui.engine.benchmark.anchors import SystemEstimate
@@ -41,13 +44,20 @@ from skyt_tui.engine.benchmark.api import (
 from skyt_tui.engine.benchmark.fingerprints import ContaminationReport, Fingerprint, ItemOverlap
 from skyt_tui.engine.benchmark.items import BenchmarkData, Item, ScoreMatrix, SystemInfo
 from skyt_tui.engine.benchmark.rotation import (
+    HISTORY_COLUMNS,
     RotationPlan,
     RotationRecord,
     RotationRefused,
     RotationState,
+    history_rows,
     parse_now,
 )
-from skyt_tui.engine.benchmark.sampler import AnchorSample, SampleConfig, select_sample
+from skyt_tui.engine.benchmark.sampler import (
+    AnchorSample,
+    MethodChoice,
+    SampleConfig,
+    select_sample,
+)
 from skyt_tui.engine.benchmark.validation import (
     METHODS,
     MethodResult,
@@ -60,9 +70,11 @@ from skyt_tui.engine.benchmark.validation import (
 )
 
 __all__ = [
+    "HISTORY_COLUMNS",
     "METHODS",
     "AnchorSample",
     "EstimateReport",
+    "MethodChoice",
     "MethodResult",
     "RunsImportResult",
     "SystemEstimate",
@@ -102,6 +114,7 @@ __all__ = [
     "benchmark_versions",
     "current_sample",
     "draw_sample",
+    "history_rows",
     "import_benchmark",
     "list_benchmarks",
     "load_benchmark",

@@ -22,6 +22,7 @@ from skyt_tui.engine.errors import SkytError
 
 if TYPE_CHECKING:
     from skyt_tui.engine.contracts.contract import Contract
+    from skyt_tui.engine.oracle.judge import Oracle
     from skyt_tui.engine.oracle.verdicts import Verdict
     from skyt_tui.engine.repair.parallel import RepairTask
     from skyt_tui.engine.repair.pipeline import RepairResult
@@ -168,3 +169,27 @@ def current_executor() -> Executor:
                 _current = Executor()
             atexit.register(_current.close)
         return _current
+
+
+_local: Executor | None = None
+
+
+def local_oracle() -> Oracle:
+    """This machine's shared oracle whatever the chosen executor: for the work that runs here
+    only (probing samples on generated inputs, docs/probe.md). With the local executor it is
+    that executor's shared oracle, so there is one warm pool."""
+    global _local
+    from skyt_tui.engine.oracle.judge import Oracle
+
+    if _chosen[0] == "local":
+        executor = current_executor()
+    else:
+        with _current_lock:
+            if _local is None:
+                _local = Executor()
+                atexit.register(_local.close)
+            executor = _local
+    judge = executor.oracle()
+    if not isinstance(judge, Oracle):  # the local executor's oracle is always one
+        raise ExecutorError("this machine's oracle is not a sandbox pool")
+    return judge

@@ -12,6 +12,8 @@ import json
 import math
 from typing import Any
 
+from skyt_tui.engine.measure import registry
+from skyt_tui.engine.measure.registry import fmt3 as fmt3
 from skyt_tui.engine.runs import run_store as runs
 
 SAMPLE_COLUMNS = (
@@ -45,25 +47,10 @@ SAMPLE_COLUMNS = (
 facts a source did not record (latency, tokens, ... of imported samples) are empty.
 """
 SIGNATURE_CHARS = 12
-SUMMARY_METRICS = (
-    "R_raw",
-    "R_pairwise",
-    "R_anchor_pre",
-    "R_anchor_post",
-    "Delta_rescue",
-    "rescue_rate",
-    "rescue_of_noncanonical",
-    "mu_pre",
-    "mu_post",
-    "Delta_mu",
-    "P_tau_pre",
-    "P_tau_post",
-    "Delta_P_tau",
-    "R_anchor_mean",
-    "pass_rate",
-    "R_behavioral",
-    "OER",
-)
+# `fmt3` (3 decimals, `–` for not computed) is the registry's; the CLI and the app import it
+# from here.
+SUMMARY_METRICS = registry.report_metrics()
+"""The rows of `report RUN`'s metrics table (`measure.registry`: the metrics marked `report`)."""
 
 
 JSON_SCHEMA_VERSION = 1
@@ -82,13 +69,6 @@ def envelope(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     if clash:
         raise ValueError(f"data for kind {kind!r} has envelope keys: {', '.join(sorted(clash))}")
     return {"schema_version": JSON_SCHEMA_VERSION, "kind": kind, **data}
-
-
-def fmt3(value: float | None) -> str:
-    """Metrics are stored at full precision and shown with 3 decimals."""
-    if value is None:
-        return "–"
-    return f"{value:.3f}"
 
 
 def json_safe(value: Any) -> Any:
@@ -194,7 +174,10 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
 def report_dict(
     run: runs.StoredRun, analysis: dict[str, Any], *, with_text: bool = False
 ) -> dict[str, Any]:
-    """Everything `report --json` prints: run, state, counts, metrics, canon, oracle and the sample rows."""
+    """Everything `report --json` prints: run, state, counts, metrics, canon, oracle and the sample
+    rows, and the run's probe figures when it has a probe that is not stale (docs/probe.md)."""
+    from skyt_tui.engine.runs.probes import stored_probe_figures
+
     meta = run.meta.to_dict()
     meta.pop("contract", None)
     rows = sample_rows(run, analysis)
@@ -219,6 +202,7 @@ def report_dict(
         "canon": analysis.get("canon"),
         "oracle": analysis.get("oracle"),
         "samples": rows,
+        **({"probe": probe} if (probe := stored_probe_figures(run)) is not None else {}),
     }
 
 

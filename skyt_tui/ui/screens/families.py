@@ -1,6 +1,11 @@
 """A run's solution families (`f` in a run's detail): one row per family — its representative, how many
 samples and which, what they do — the diff of the selected family's representative against the largest
-family's, and what choosing it as the canon would do to R_anchor, μ and P_τ before re-establishing."""
+family's, and what choosing it as the canon would do to R_anchor, μ and P_τ before re-establishing.
+
+When the run was probed (`p` in a run's detail, docs/probe.md), passing families are split by their
+behaviour class on the generated inputs, the selected family's witness is shown with both outputs, a
+warning says when the tests let behaviourally different samples pass, and `t` adds the witness to the
+contract as a test (a new contract version, after a confirmation)."""
 
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
+from skyt_tui.engine.measure import registry
+from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.matrices import RunTexts
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.ui.diff_text import diff_renderable
@@ -52,12 +59,20 @@ class FamiliesScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,q", "dismiss", "Close"),
         Binding("d", "toggle_diff", "Side by side"),
+        Binding("t", "witness_test", "Witness as test"),
     ]
 
-    def __init__(self, run_id: str, analysis: dict[str, Any], texts: RunTexts) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        analysis: StoredAnalysis,
+        texts: RunTexts,
+        probe: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(id="families-screen")
         self.run_id, self.analysis, self.texts = run_id, analysis, texts
-        self.families = solution_families(analysis)
+        self.probe = probe if probe and not probe.get("stale") else None
+        self.families = solution_families(analysis, self.probe)
         self.positions = {int(label): position for position, label in enumerate(texts.labels)}
         self.previews: dict[int, CanonPreview] = {}
 
@@ -79,6 +94,7 @@ class FamiliesScreen(ModalScreen[None]):
             f"\nsame program up to formatting, comments and names ({FAMILY_LEVEL}) and same outputs",
             style="dim",
         )
+        title.append_text(probe_title(self.probe))
         self.query_one("#families-title", Static).update(title)
         table = self.query_one("#families-table", DataTable)
         for name in (
@@ -88,6 +104,7 @@ class FamiliesScreen(ModalScreen[None]):
             "verdict",
             "rep",
             "members",
+            "probe",
             "if canon: R_anchor",
             "μ",
         ):
@@ -101,15 +118,15 @@ class FamiliesScreen(ModalScreen[None]):
         cursor = table.cursor_row
         table.clear()
         n = sum(len(f.members) for f in self.families) or 1
-        current = self.analysis.get("metrics", {})
+        current = self.analysis.metrics
         for number, family in enumerate(self.families, start=1):
             preview = self.previews.get(family.representative)
             can_be_canon = bool(family.passed) and not family.parse_error
             r_cell: Any = "…" if can_be_canon and preview is None else "–"
             mu_cell: Any = r_cell
             if preview is not None and can_be_canon:
-                r_cell = _compared(preview.R_anchor_pre, current.get("R_anchor_pre"), higher=True)
-                mu_cell = _compared(preview.mu_pre, current.get("mu_pre"), higher=False)
+                r_cell = _compared(preview.R_anchor_pre, current.R_anchor_pre, "R_anchor_pre")
+                mu_cell = _compared(preview.mu_pre, current.mu_pre, "mu_pre")
             table.add_row(
                 str(number),
                 str(len(family.members)),
@@ -117,6 +134,7 @@ class FamiliesScreen(ModalScreen[None]):
                 verdict_word(family),
                 str(family.representative),
                 members_text(family.members),
+                probe_cell(family),
                 r_cell,
                 mu_cell,
                 key=str(number),
@@ -127,11 +145,11 @@ class FamiliesScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="families-preview", exit_on_error=False)
     def _preview(self) -> None:
-        level = str(self.analysis.get("level") or "nodoc")
+        level = self.analysis.level or "nodoc"
         matrix = self.texts.matrix(level)
         if matrix is None:
             return
-        tau = float(self.analysis.get("metrics", {}).get("tau") or 0.1)
+        tau = float(self.analysis.metrics.tau or 0.1)
         reps = [f.representative for f in self.families if f.passed and not f.parse_error]
         self.post_message(PreviewsReady(previews(matrix, self.texts.labels, reps, tau)))
 
@@ -158,7 +176,7 @@ class FamiliesScreen(ModalScreen[None]):
             f"family of sample {family.representative}: samples {', '.join(map(str, family.members))}\n"
         )
         preview = self.previews.get(family.representative)
-        current = self.analysis.get("metrics", {})
+        current = self.analysis.metrics
         if family.parse_error or not family.passed:
             head.append("cannot be the canon: it does not pass the oracle\n", style="dim")
         elif preview is not None:
@@ -166,9 +184,9 @@ class FamiliesScreen(ModalScreen[None]):
                 f"with sample {family.representative} as the canon (before repair; repair not previewed): "
             )
             head.append(
-                f"R_anchor {fmt3(current.get('R_anchor_pre'))} → {fmt3(preview.R_anchor_pre)} · "
-                f"μ {fmt3(current.get('mu_pre'))} → {fmt3(preview.mu_pre)} · "
-                f"P_τ {fmt3(current.get('P_tau_pre'))} → {fmt3(preview.P_tau_pre)}\n",
+                f"R_anchor {fmt3(current.R_anchor_pre)} → {fmt3(preview.R_anchor_pre)} · "
+                f"μ {fmt3(current.mu_pre)} → {fmt3(preview.mu_pre)} · "
+                f"P_τ {fmt3(current.P_tau_pre)} → {fmt3(preview.P_tau_pre)}\n",
                 style="bold",
             )
             head.append(
@@ -176,6 +194,8 @@ class FamiliesScreen(ModalScreen[None]):
                 style="dim",
             )
         parts: list[Any] = [head]
+        if family.probe is not None:
+            parts.append(witness_text(family.probe))
         if family is largest:
             parts.append(Text("the largest family", style="dim"))
         elif family.representative in self.positions and largest.representative in self.positions:
@@ -194,10 +214,103 @@ class FamiliesScreen(ModalScreen[None]):
         self.app.diff_side_by_side = not self.app.diff_side_by_side
         self.show_family()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "witness_test":
+            family = self.selected() if self.is_mounted else None
+            return bool(family and family.probe and family.probe.get("witness"))
+        return True
 
-def _compared(value: float, now: Any, *, higher: bool) -> Text:
-    """The previewed value, green when better than now, red when worse."""
+    def action_witness_test(self) -> None:
+        family = self.selected()
+        if family is None or family.probe is None or not family.probe.get("witness"):
+            return
+        from skyt_tui.ui.screens.confirm import ConfirmScreen
+
+        witness = family.probe["witness"]
+        body = Text(
+            f"Add {witness['call']} as a call test of the contract: a new contract version, "
+            f"expected output from the reference (or, without one, the canon), run afresh in the "
+            "sandbox. The old version is kept; a canon made under it becomes stale."
+        )
+        index = family.representative
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._add_witness(index)
+
+        self.app.push_screen(ConfirmScreen("Add the witness as a test?", body, "Add"), answered)
+
+    @work(thread=True, exclusive=True, group="families-witness", exit_on_error=False)
+    def _add_witness(self, index: int) -> None:
+        from skyt_tui.engine.errors import SkytError
+        from skyt_tui.ui import data
+
+        try:
+            summary = data.witness_as_test(self.run_id, index)
+        except SkytError as exc:
+            self.app.call_from_thread(
+                self.app.notify, str(exc), severity="error", markup=False, timeout=10
+            )
+            return
+        message = (
+            f"{summary['contract']} v{summary['from_version']} → v{summary['to_version']}: "
+            f"added {summary['test']}; {summary['canon']}"
+        )
+        self.app.call_from_thread(self.app.notify, message, markup=False, timeout=10)
+
+
+def probe_title(probe: dict[str, Any] | None) -> Text:
+    """The probe's line in the title: classes on generated inputs, and the warning when the tests
+    let behaviourally different samples pass."""
+    if probe is None:
+        return Text(
+            "\nnot probed: p in the run's detail runs the passing samples on generated inputs",
+            style="dim",
+        )
+    figures = probe.get("run") or {}
+    text = Text(
+        f"\nsplit by behaviour on {figures.get('counted', 0)} generated inputs: "
+        f"{figures.get('behaviour_classes', 0)} classes among passing samples",
+        style="dim",
+    )
+    if (figures.get("behaviour_classes") or 0) > 1:
+        wrong = figures.get("plausible_but_wrong")
+        text.append(
+            "\nwarning: the tests let behaviourally different samples pass"
+            + (f" ({wrong} differ from the reference)" if wrong else ""),
+            style="bold yellow",
+        )
+    return text
+
+
+def probe_cell(family: Family) -> Text:
+    record = family.probe
+    if record is None or record.get("behaviour") is None:
+        return Text("–", style="dim")
+    cell = Text(f"class {record['behaviour']}")
+    if record.get("differs_from_reference"):
+        cell.append(" ≠ ref", style="red")
+    return cell
+
+
+def witness_text(record: dict[str, Any]) -> Text:
+    """The family's witness with both outputs (text from samples, shown as plain Text)."""
+    witness = record.get("witness")
+    if not witness:
+        return Text(f"behaviour class {record.get('behaviour')}: no witness\n", style="dim")
+    against = str(witness.get("against", "reference"))
+    text = Text(f"behaviour class {record.get('behaviour')}: witness ", style="bold")
+    text.append(str(witness.get("call", ""))[:300])
+    text.append(f"\n  this sample: {str(witness.get('sample', ''))[:300]}\n")
+    text.append(f"  {against}: {str(witness.get(against, ''))[:300]}\n")
+    text.append("t adds the witness to the contract as a test\n", style="dim")
+    return text
+
+
+def _compared(value: float, now: float | None, name: str) -> Text:
+    """The previewed value of metric `name`, green when better than now, red when worse (which way
+    is better: `measure.registry`)."""
     text = Text(fmt3(value))
     if isinstance(now, int | float) and value != now:
-        text.stylize("green" if (value > now) == higher else "red")
+        text.stylize("green" if (value > now) == registry.metric(name).higher_is_better else "red")
     return text
