@@ -1,7 +1,11 @@
 """The Ray executor against the local one, on this machine: samples/s, ratios, overhead, projection.
 
     python bench/scale_ray.py [--rounds N] [--oracle-samples N] [--humaneval-tasks K]
-                              [--no-kill] [--kill-after S] [--json]
+                              [--no-kill] [--kill-after S] [--json] [--write-docs]
+    python bench/scale_ray.py --from-json FIGURES.json [--write-docs]
+
+`--write-docs` writes the figures and the projection into docs/scaling.md (between its
+`<!-- scale_ray:... -->` marks); `--from-json` takes the figures of an earlier `--json` run.
 
 Three configurations, interleaved round by round (local, one raylet, two raylets, local, ...),
 with the load average before each measurement, all with the same two sandbox workers in all:
@@ -184,10 +188,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-kill", action="store_true")
     parser.add_argument("--kill-after", type=float, default=25.0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--write-docs", action="store_true", help="the figures into docs/scaling.md"
+    )
+    parser.add_argument("--from-json", type=Path, help="figures of an earlier --json run")
     parser.add_argument("--child-oracle", choices=("local", "ray"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child_oracle:
         print(json.dumps(oracle_child(args.child_oracle, args.oracle_samples)))
+        return 0
+    if args.from_json is not None:
+        figures = json.loads(args.from_json.read_text())
+        print_summary(figures)
+        if args.write_docs:
+            write_docs(figures)
         return 0
     from tests.ray_cluster import LocalCluster
 
@@ -231,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(figures, indent=2))
     else:
         print_summary(figures)
+    if args.write_docs:
+        write_docs(figures)
     return 0
 
 
@@ -339,6 +355,107 @@ def print_summary(figures: dict) -> None:
     for key, hours in projection["hours"].items():
         nodes, workers = key.split("x")
         print(f"  {nodes:>4} nodes x {workers:>2} workers: {hours:8.2f} h")
+
+
+DOCS = ROOT / "docs" / "scaling.md"
+MARKS = {
+    "figures": ("<!-- scale_ray:figures -->", "<!-- /scale_ray:figures -->"),
+    "projection": ("<!-- scale_ray:projection -->", "<!-- /scale_ray:projection -->"),
+}
+
+
+def figures_markdown(figures: dict) -> str:
+    summary = figures["summary"]
+    configs = summary["configs"]
+    lines = [
+        f"Measured with `python bench/scale_ray.py` ({figures['rounds']} round(s), "
+        f"{figures['cores']} cores, load average {figures['load_at_start']:.1f} at the start; "
+        "the load of each configuration is the median before its measurements). Oracle: "
+        f"{configs['local']['workers']} sandbox workers in all, human-eval samples judged once "
+        "the oracle is up; analyze: `skyt-tui analyze CORPUS --json --samples` as a user runs "
+        f"it, on the SKYT corpus ({configs['local']['skyt_samples']:,} samples) and on the first "
+        f"human-eval tasks ({configs['local']['humaneval_samples']:,} samples). Ratio: local "
+        "time / this time (below 1: slower than local). +ms/sample: the time Ray adds per sample.",
+        "",
+        "| | oracle samples/s | ratio | +ms/sample | start s | SKYT samples/s | ratio "
+        "| +ms/sample | human-eval samples/s | ratio | +ms/sample | same bytes | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    names = {
+        "local": "local",
+        "ray-1": "Ray, one raylet (2 CPUs)",
+        "ray-2": "Ray, two raylets (1 CPU each)",
+    }
+    for config, row in configs.items():
+        same = row["skyt_identical"] and row["humaneval_identical"]
+        lines.append(
+            f"| {names.get(config, config)} | {row['oracle_samples_per_s']:.1f} | "
+            f"{row['oracle_ratio']:.2f} | {row['oracle_overhead_ms_per_sample']:.2f} | "
+            f"{row['oracle_start_s']:.1f} | {row['skyt_samples_per_s']:.1f} | "
+            f"{row['skyt_ratio']:.2f} | {row['skyt_overhead_ms_per_sample']:.2f} | "
+            f"{row['humaneval_samples_per_s']:.1f} | {row['humaneval_ratio']:.2f} | "
+            f"{row['humaneval_overhead_ms_per_sample']:.2f} | {'yes' if same else 'NO'} | "
+            f"{row['load']:.1f} |"
+        )
+    lines.append("")
+    lines.append(
+        "The driver's own CPU per sample (the `skyt-tui` process): "
+        + "; ".join(
+            f"{config} oracle {row['oracle_driver_cpu_ms_per_sample']:.2f} ms, analyze SKYT "
+            f"{row['skyt_driver_cpu_ms_per_sample']:.2f} ms, human-eval "
+            f"{row['humaneval_driver_cpu_ms_per_sample']:.2f} ms"
+            for config, row in configs.items()
+        )
+        + "."
+    )
+    if "killed" in summary:
+        killed = summary["killed"]
+        lines.append("")
+        lines.append(
+            f"With the second raylet SIGKILLed mid-run, analyze of the SKYT corpus on two raylets "
+            f"took {killed['wall_s']:.1f} s and printed "
+            + ("the same bytes as local." if killed["identical"] else "DIFFERENT bytes from local.")
+        )
+    return "\n".join(lines) + "\n"
+
+
+def projection_markdown(figures: dict) -> str:
+    projection = figures["summary"]["projection"]
+    lines = [
+        "From the human-eval analyze on two raylets above (little duplication, as in a fresh "
+        "study): T = F + n · max(d, c / (N · W)) for n = "
+        f"{projection['samples']:,} samples on N nodes of W workers, with F = "
+        f"{projection['fixed_s']:.1f} s (connect and start the judges), c = "
+        f"{projection['worker_s_per_sample'] * 1000:.1f} worker-ms per sample (wall × workers / "
+        f"samples, on this loaded machine) and d = {projection['driver_s_per_sample'] * 1000:.2f} ms "
+        "of the driver's CPU per sample, which no node takes off it: past N · W = "
+        f"{projection['driver_bound_from_workers']:.0f} workers the driver is the limit.",
+        "",
+        "| nodes × workers | hours |",
+        "|---|---|",
+    ]
+    for key, hours in projection["hours"].items():
+        nodes, workers = key.split("x")
+        lines.append(f"| {nodes} × {workers} | {hours:.2f} |")
+    lines.append("")
+    lines.append(
+        "These are projections, not measurements: a real cluster adds the network (each batch "
+        "crosses it twice) and its nodes are not this loaded 2-core machine."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def write_docs(figures: dict, path: Path = DOCS) -> None:
+    """The figures and the projection into docs/scaling.md, between their marks."""
+    text = path.read_text()
+    for name, markdown in (
+        ("figures", figures_markdown(figures)),
+        ("projection", projection_markdown(figures)),
+    ):
+        start_mark, end_mark = MARKS[name]
+        start, end = text.index(start_mark) + len(start_mark), text.index(end_mark)
+        text = text[:start] + "\n" + markdown + text[end:]
+    path.write_text(text)
 
 
 if __name__ == "__main__":

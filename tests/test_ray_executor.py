@@ -220,6 +220,28 @@ def test_analyze_prints_the_same_bytes_on_ray_humaneval(
 
 @pytest.mark.ray
 @pytest.mark.corpus
+def test_analyze_with_probe_on_ray_probes_here_and_prints_the_same_bytes(
+    ray_cluster, ray_executor, back_to_local, capsys, tmp_path
+):
+    """The probe's calls run on this machine's pool (a judge runs no calls); the verdicts on the
+    cluster; the output is the local executor's, and the human-readable run says where it probed."""
+    folder = str(humaneval_slice(tmp_path / "he", samples=6))
+    probe = ["--probe", "--probe-inputs", "12"]
+    local = _analyze_json([folder], capsys, *probe)
+    on_ray = _analyze_json(
+        [folder], capsys, *probe, "--executor", "ray", "--ray-address", ray_cluster.address
+    )
+    assert all("probe" in run for run in json.loads(local)["runs"])
+    assert on_ray == local
+    assert (
+        main(["analyze", folder, *probe, "--executor", "ray", "--ray-address", ray_cluster.address])
+        == 0
+    )
+    assert "probing ran on this machine" in capsys.readouterr().err
+
+
+@pytest.mark.ray
+@pytest.mark.corpus
 def test_a_fresh_process_connects_and_prints_the_same_bytes(ray_cluster, tmp_path):
     """The real command line: a new interpreter that connects, judges and disconnects."""
     sources = skyt_slice()[:3]
@@ -312,7 +334,10 @@ def test_the_apps_background_analysis_runs_where_the_settings_say(
     where = ("id", "source")  # the run's id and folder differ between the two stores
 
     def strip(analyses):
-        return [{key: value for key, value in a.items() if key not in where} for a in analyses]
+        """The stored documents the app's typed records were read from, less what names the store."""
+        return [
+            {key: value for key, value in a.document.items() if key not in where} for a in analyses
+        ]
 
     assert strip(on_ray) == strip(local)
     broken = tmp_path / "broken"
