@@ -245,6 +245,9 @@ def analyze_runs(
         if on_result is not None:
             on_result(run_id, records[run_id])
 
+    from skyt_tui.engine.settings import load_settings
+
+    where = load_settings().run  # settings.toml's executor: this machine or a Ray cluster
     documents = analyze_stored_runs_in_child(
         run_ids,
         level=LEVEL,
@@ -252,6 +255,8 @@ def analyze_runs(
         on_result=arrived,
         progress=progress,
         cancelled=cancelled,
+        executor=where.executor,
+        ray_address=where.ray_address,
     )
     return [
         records[run_id] if run_id in records else StoredAnalysis.from_document(documents[run_id])
