@@ -391,6 +391,12 @@ RESULT_BOMBS = {
         {"too_large"},
         "values",
     ),
+    # issue 26 class 1: a frame under 1 MiB whose value counting would backtrack for hours
+    "escaped_quotes": (
+        forge_result("""'"' + '\\\\",' * 300_000"""),
+        {"protocol_error"},
+        "malformed",
+    ),
     "huge_json_number": (
         forge_result("'9' * 5_000_000"),
         {"protocol_error"},
