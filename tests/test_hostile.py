@@ -966,3 +966,87 @@ def test_analyze_gives_real_samples_the_same_verdicts_beside_hostile_ones(
         assert mixed["samples"][position] | {"index": index} == alone["samples"][index]
     assert alone["canon"]["sample_index"] is not None
     assert positions[alone["canon"]["sample_index"]] == mixed["canon"]["sample_index"]
+
+
+# Issue 26, classes 2 and 4: samples that strain the parent process rather than the sandbox.
+PARENT_STRAIN = {
+    # the style rule's recursion check follows a call chain as long as the program has functions
+    "call_chain": "def fibonacci(n):\n    return f0(n)\n"
+    + "".join(f"def f{k}(n):\n    return f{k + 1}(n)\n" for k in range(1500))
+    + "def f1500(n):\n    return 0 if n <= 0 else n\n",
+    # an elif chain nests the syntax tree 1,200 levels deep (normalization walks it)
+    "elif_chain": "def fibonacci(n):\n    if n < 0:\n        return 0\n"
+    + "".join(f"    elif n == -{k}:\n        return 0\n" for k in range(1, 1200))
+    + "    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n",
+    # an expression 2,000 operators deep
+    "operator_chain": "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n"
+    + "        a, b = b, a + b"
+    + " + 0" * 2000
+    + "\n    return max(a, 0)\n",
+    # 4 MB of program: quadratic distances would take minutes
+    "huge_program": "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n"
+    + "        a, b = b, a + b\n    return max(a, 0)\n"
+    + "".join(f"# {'padding ' * 12}{k}\n" for k in range(40_000)),
+}
+
+
+@pytest.mark.parametrize("mode", isolation_modes())
+def test_samples_that_strain_the_parent_fail_alone_and_the_batch_is_judged(
+    mode, tmp_path, monkeypatch, capsys
+):
+    """A call chain under a style rule, an elif chain and an operator chain nested past the
+    interpreter's recursion limit, and a 4 MB program, among real samples: `analyze` ends with
+    exit 0 in bounded time, each strained sample fails or is refused on its own (the huge one with
+    one line), and every real sample keeps its verdict and distances to the last digit."""
+    import json
+
+    from skyt_tui.cli import main
+    from skyt_tui.locations import bundled_examples_dir
+
+    examples = sorted((bundled_examples_dir() / "fibonacci_iterative").glob("*.py"))
+    codes = [path.read_text() for path in examples]
+    strained = list(PARENT_STRAIN.values())
+    assert len(PARENT_STRAIN["huge_program"]) > 4_000_000
+
+    def analyze(programs, name):
+        rows = [
+            {"contract_id": "fibonacci_iterative", "model": "m", "temperature": 0.7, "code": code}
+            for code in programs
+        ]
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        monkeypatch.setenv("SKYT_HOME", str(tmp_path / f"home-{name}"))
+        monkeypatch.setenv("SKYT_SANDBOX", mode)
+        start = time.monotonic()
+        assert main(["analyze", str(path), "--json", "--samples"]) == 0
+        elapsed = time.monotonic() - start
+        captured = capsys.readouterr()
+        [run] = json.loads(captured.out)["runs"]
+        return run, captured.err, elapsed
+
+    alone, _, _ = analyze(codes, "alone")
+    mixed_programs = [*codes[:2], *strained, *codes[2:]]
+    mixed, warnings, elapsed = analyze(mixed_programs, "mixed")
+    assert elapsed < 120, "the strained samples stalled the analysis"
+    by_index = {sample["index"]: sample for sample in mixed["samples"]}
+    huge = mixed_programs.index(PARENT_STRAIN["huge_program"])
+    assert huge not in by_index
+    assert mixed["refused"] == [
+        {
+            "index": huge,
+            "reason": f"the program has {len(mixed_programs[huge]):,} characters (limit 50,000)",
+        }
+    ]
+    assert warnings.count("\n") == 1 and f"sample {huge} refused" in warnings
+    assert mixed["metrics"]["n"] == len(mixed_programs) - 1
+    assert mixed["metrics"]["n_failed"] == 1
+    for kind in ("call_chain", "elif_chain", "operator_chain"):
+        sample = by_index[mixed_programs.index(PARENT_STRAIN[kind])]
+        assert not sample["passed"] or sample["parse_error"], kind
+    assert by_index[2]["oracle"]["status"] != "ok" or not by_index[2]["passed"]
+    assert by_index[3]["parse_error"] and by_index[4]["parse_error"]
+    positions = [0, 1] + list(range(2 + len(strained), len(mixed_programs)))
+    for index, position in enumerate(positions):
+        assert by_index[position] | {"index": index} == alone["samples"][index]
+    assert alone["canon"]["sample_index"] is not None
+    assert positions[alone["canon"]["sample_index"]] == mixed["canon"]["sample_index"]

@@ -26,6 +26,7 @@ from skyt_tui.cli.output import (
     fmt3,
     print_json,
     print_table,
+    warn,
     with_stage_progress,
     write_output_file,
 )
@@ -105,6 +106,9 @@ def run(args: argparse.Namespace) -> int:
     if args.csv is not None:
         check_output_file(args.csv, "--csv")
     analyses = _analyze(runs, args)
+    for analysis in analyses:
+        for refused in analysis.refused:
+            warn(refused.line(analysis.run.id))
     if args.csv is not None:
         write_output_file(args.csv, samples_csv(analysis_rows(analyses)), "--csv")
     if args.json:

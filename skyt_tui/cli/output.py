@@ -14,7 +14,7 @@ from rich.measure import Measurement
 from rich.table import Table
 
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.printable import json_printable
+from skyt_tui.engine.printable import json_printable, printable
 from skyt_tui.engine.runs.report import envelope, fmt3
 from skyt_tui.engine.runs.report import json_safe as _json_safe
 from skyt_tui.engine.store import atomic_write_text
@@ -52,6 +52,20 @@ def print_json(kind: str, data: Any) -> None:
         _json_safe(envelope(kind, data)), indent=2, sort_keys=True, ensure_ascii=False
     )
     sys.stdout.write(json_printable(text) + "\n")
+
+
+def warn(line: str) -> None:
+    """One warning line on stderr (outside text in it shown printable)."""
+    print(f"skyt-tui: warning: {printable(line)}", file=sys.stderr)
+
+
+def refused_lines(run_id: str, analysis: dict[str, Any]) -> list[str]:
+    """One line per sample the analysis refused (a program over the size limit)."""
+    return [
+        f"run {run_id}: sample {entry.get('index')} refused: {entry.get('reason')}"
+        for entry in analysis.get("refused") or []
+        if isinstance(entry, dict)
+    ]
 
 
 def check_output_file(path: Path, option: str) -> None:

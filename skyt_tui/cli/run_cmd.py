@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option, apply_isolation_setting
-from skyt_tui.cli.output import console, error_console, print_json
+from skyt_tui.cli.output import console, error_console, print_json, refused_lines
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError, NotFoundError
@@ -298,9 +298,10 @@ def _report_outcome(outcome: RunOutcome, analyze: bool) -> None:
     if outcome.abort_reason:
         out.print(f"  stopped: {outcome.abort_reason}", markup=False, soft_wrap=True)
     if analyze and ok:
-        out.print(
-            "  " + metrics_line(run_analyses.analyze_stored_run(run)), markup=False, soft_wrap=True
-        )
+        analysis = run_analyses.analyze_stored_run(run)
+        for refused in refused_lines(run.id, analysis):
+            out.print(f"  {refused}", markup=False, soft_wrap=True)
+        out.print("  " + metrics_line(analysis), markup=False, soft_wrap=True)
 
 
 def _exit_code(outcomes: list[RunOutcome]) -> int:

@@ -20,7 +20,9 @@ from skyt_tui.cli.output import (
     fmt3,
     print_json,
     print_table,
+    refused_lines,
     table_width,
+    warn,
     write_output_file,
 )
 from skyt_tui.engine.measure.normalize import LEVELS
@@ -296,6 +298,8 @@ def report_command(args: argparse.Namespace) -> int:
         check_output_file(Path(args.csv), "--csv")
     run = runs.load_run(runs.resolve_run_id(args.run))
     analysis = run_analyses.analyze_stored_run(run, level=args.level, tau=tau)
+    for line in refused_lines(run.id, analysis):
+        warn(line)
     if args.json:
         print_json(
             "report",

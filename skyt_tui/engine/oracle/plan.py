@@ -37,9 +37,9 @@ from skyt_tui.engine.oracle.verdicts import (
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sandbox import wire
 from skyt_tui.engine.sandbox.pool import Limits, RunResult
+from skyt_tui.engine.syntax import MAX_PROGRAM_CHARS
 from skyt_tui.engine.versions import ORACLE_VERSION
 
-MAX_PROGRAM_CHARS = 1_000_000
 DEFAULT_LIMITS = Limits()
 
 
@@ -185,7 +185,7 @@ class Plan:
     def early_verdict(self, code: str, isolation: str) -> tuple[Verdict | None, list[TestOutcome]]:
         """A verdict without running anything (too large, does not parse), plus constraint outcomes."""
         if len(code) > MAX_PROGRAM_CHARS:
-            reason = f"the program has {len(code)} characters (limit {MAX_PROGRAM_CHARS})"
+            reason = f"the program has {len(code):,} characters (limit {MAX_PROGRAM_CHARS:,})"
             return self.finish(
                 "too_large", reason, {}, self.constraint_outcomes(None, reason), isolation, 0.0, ""
             ), []

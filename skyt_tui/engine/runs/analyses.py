@@ -106,7 +106,7 @@ def _use_run_indexes(analysis: dict[str, Any], indexes: tuple[int, ...]) -> None
 
     They differ only when an interrupted run finished sample 3 before sample 2.
     """
-    for sample in analysis.get("samples", []):
+    for sample in [*analysis.get("samples", []), *analysis.get("refused", [])]:
         position = sample.get("index")
         if isinstance(position, int) and 0 <= position < len(indexes):
             sample["index"] = indexes[position]

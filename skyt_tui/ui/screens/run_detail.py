@@ -21,8 +21,8 @@ from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.matrices import RunTexts
-from skyt_tui.engine.runs.report import fmt3, sample_rows
-from skyt_tui.engine.runs.run_store import FAILED, StoredRun
+from skyt_tui.engine.runs.report import REFUSED, fmt3, sample_rows
+from skyt_tui.engine.runs.run_store import FAILED, OK, StoredRun
 from skyt_tui.ui import data
 from skyt_tui.ui.diff_text import diff_renderable
 from skyt_tui.ui.run_text import (
@@ -66,6 +66,8 @@ class RunChanged(Message):
 def verdict_cell(row: dict[str, Any]) -> Text:
     if row["status"] == FAILED:
         return Text("! no code", style="bold red")
+    if row["status"] == REFUSED:
+        return Text("! too large", style="bold red")
     if row["parse_error"]:
         return Text("✗ parse", style="red")
     if row["passed"] is None:
@@ -339,6 +341,8 @@ class RunDetailScreen(SectionScreen):
                 failed.append("\n\nlast response:\n", style="bold")
                 failed.append(printable(record.response, multiline=True))
             return failed
+        if row["status"] == REFUSED:  # not analysed: neither its code nor a diff is worth showing
+            return Text(f"sample {index} {row['error']}", style="bold red")
         if view == "view-code":
             return self._code_view(row)
         level = self.texts.level
@@ -527,7 +531,7 @@ class RunDetailScreen(SectionScreen):
         if row is None:
             return
         content = self.sample_view(row, tabs.active if tabs.active in VIEWS else VIEWS[0])
-        if tabs.active == "view-code" and self.texts is not None and row["status"] != FAILED:
+        if tabs.active == "view-code" and self.texts is not None and row["status"] == OK:
             plain = self.texts.codes[self.positions[row["index"]]]
         else:
             plain = _plain(content)
