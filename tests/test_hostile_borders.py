@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import time
+from pathlib import Path
 
 import pytest
 
 from skyt_tui.engine import syntax
 from skyt_tui.engine.contracts.contract import Entry
+from skyt_tui.engine.errors import StoreError
 from skyt_tui.engine.measure.normalize import normalize
 from skyt_tui.engine.measure.tree_distance import MAX_TREE_NODES, tree_distance, tree_of
 from skyt_tui.engine.oracle.constraints import is_recursive
@@ -206,3 +209,406 @@ def test_analysis_refuses_a_huge_sample_and_measures_the_rest(tmp_path, monkeypa
     ]
     lines = csv_path.read_text().splitlines()
     assert [line.split(",")[3] for line in lines[1:]] == ["ok", "refused", "ok"]
+
+
+# -- the command line, against a store of its own ------------------------------------------------
+
+GOOD = "def slugify(text):\n    return '-'.join(text.lower().split())\n"
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    path = tmp_path / "home"
+    path.mkdir()
+    monkeypatch.setenv("SKYT_HOME", str(path))
+    monkeypatch.delenv("SKYT_STORE", raising=False)
+    return path
+
+
+def cli(capsys, *args):
+    """(exit code, stdout, stderr) of one command."""
+    from skyt_tui.cli import main
+
+    code = main([str(arg) for arg in args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def one_line_error(err, *needles):
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("skyt-tui: error: "), err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]
+
+
+def samples_file(tmp_path, rows, name="samples.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def import_one_run(capsys, tmp_path, contract_id="slugify", model="m"):
+    rows = [{"contract_id": contract_id, "model": model, "temperature": 0.5, "code": GOOD}] * 2
+    path = samples_file(tmp_path, rows, f"{contract_id}-{model}.jsonl")
+    code, out, err = cli(capsys, "import", path, "--json")
+    assert code == 0, err
+    [run_id] = json.loads(out)["created"]
+    return run_id
+
+
+# -- 5. the store never writes through a link it did not make -------------------------------------
+
+
+def test_a_planted_store_lock_link_is_refused_and_its_target_untouched(home, tmp_path, capsys):
+    """Every store write takes the store's lock, which wrote our pid into whatever `.lock` was."""
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    (home / ".lock").symlink_to(outside)
+    code, _, err = cli(
+        capsys, "import", samples_file(tmp_path, [{"contract_id": "slugify", "code": GOOD}])
+    )
+    assert code == 2
+    one_line_error(err, str(home / ".lock"), "symbolic link")
+    assert outside.read_text() == "keep me"
+    assert not (home / "runs").exists() or not any((home / "runs").iterdir())
+
+
+def test_a_lock_with_another_hard_link_is_refused(home, tmp_path, capsys):
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    os.link(outside, home / ".lock")
+    code, _, err = cli(
+        capsys, "import", samples_file(tmp_path, [{"contract_id": "slugify", "code": GOOD}])
+    )
+    assert code == 2
+    one_line_error(err, str(home / ".lock"), "hard link")
+    assert outside.read_text() == "keep me"
+
+
+def test_a_planted_folder_link_in_the_store_is_refused(home, tmp_path, capsys):
+    """runs/ pointing elsewhere: the run would be built there."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (home / "runs").symlink_to(elsewhere)
+    code, _, err = cli(
+        capsys, "import", samples_file(tmp_path, [{"contract_id": "slugify", "code": GOOD}])
+    )
+    assert code == 2
+    one_line_error(err, str(home / "runs"), "symbolic link")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_run_lock_or_log_link_is_refused(home, tmp_path, capsys):
+    from skyt_tui.engine.runs import run_store as runs
+
+    run_id = import_one_run(capsys, tmp_path)
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    lock = home / "runs" / run_id / ".lock"
+    lock.unlink(missing_ok=True)
+    lock.symlink_to(outside)
+    with pytest.raises(StoreError, match="symbolic link"):
+        with runs.run_lock(run_id):
+            pass
+    lock.unlink()
+    log = home / "runs" / run_id / "samples.jsonl"
+    log.unlink()
+    log.symlink_to(outside)
+    with pytest.raises(StoreError, match="samples.jsonl: is a symbolic link"):
+        runs.append_sample(run_id, runs.SampleRecord(index=0, status="ok", code="x = 1"))
+    assert outside.read_text() == "keep me"
+
+
+def test_the_canon_history_is_never_appended_through_a_link(home, tmp_path, capsys):
+    from skyt_tui.engine.analysis import canon as canon_store
+    from skyt_tui.engine.contracts.catalog import get_contract
+
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    (home / "canon").mkdir()
+    (home / "canon" / "slugify.history.jsonl").symlink_to(outside)
+    contract = get_contract("slugify")
+    built = canon_store.build_canon(
+        contract, contract.reference, canon_store.Provenance(run_id="r", sample_index=0), "2"
+    )
+    with pytest.raises(StoreError, match="slugify.history.jsonl: is a symbolic link"):
+        canon_store.establish_canon(built)
+    assert outside.read_text() == "keep me"
+    assert not (home / "canon" / "slugify.json").exists(), "refused, yet half written"
+    (home / "canon" / "slugify.history.jsonl").unlink()
+    (home / "canon" / "slugify.json").symlink_to(outside)
+    with pytest.raises(StoreError, match="slugify.json: is a symbolic link"):
+        canon_store.reestablish_canon(built, reason="test")
+    assert outside.read_text() == "keep me"
+    assert not (home / "canon" / "slugify.history.jsonl").exists()
+
+
+def test_settings_and_contracts_are_not_written_through_links(home, tmp_path, capsys):
+    from skyt_tui.engine import settings as settings_module
+
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    (home / "settings.toml").symlink_to(outside)
+    with pytest.raises(StoreError, match="settings.toml: is a symbolic link"):
+        settings_module.save_settings(settings_module.Settings())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (home / "contracts").symlink_to(elsewhere)
+    problems = tmp_path / "problems.jsonl"
+    problems.write_text(
+        json.dumps(
+            {
+                "task_id": "Task/1",
+                "prompt": "def inc(x):\n",
+                "entry_point": "inc",
+                "canonical_solution": "    return x + 1\n",
+                "test": "def check(candidate):\n    assert candidate(1) == 2\n",
+            }
+        )
+        + "\n"
+    )
+    code, _, err = cli(capsys, "contracts", "import-humaneval", problems)
+    assert code == 2
+    one_line_error(err, str(home / "contracts"), "symbolic link")
+    assert outside.read_text() == "keep me" and list(elsewhere.iterdir()) == []
+
+
+# -- 7. every id that becomes a path is checked first ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("canon", "show", "../../etc/passwd"),
+        ("canon", "history", "../../x"),
+        ("canon", "show", "slugify\n"),
+        ("report", "../../x"),
+        ("study", "show", "../x"),
+        ("bench", "status", "../x"),
+    ],
+)
+def test_an_id_naming_a_path_is_refused_with_one_line(home, tmp_path, capsys, args):
+    """`canon show ../…` read files outside the store; every id is checked against its pattern."""
+    secret = home.parent / "x.history.jsonl"
+    secret.write_text('{"event": "established", "secret": 1}\n')
+    (home.parent / "x.json").write_text('{"schema_version": 1, "kind": "canon"}')
+    code, out, err = cli(capsys, *args)
+    assert code == 2, (out, err)
+    assert "secret" not in out
+    one_line_error(err)
+
+
+def test_an_imported_contract_id_that_is_a_path_never_becomes_one(home, tmp_path, capsys):
+    """A recorded sample's contract id is outside text: stored runs, canons and the catalog
+    look-up all build paths from it."""
+    target = tmp_path / "evil.toml"
+    target.write_text('id = "evil"\n')
+    for contract_id in ("../../escape", str(target), "slugify\n"):
+        rows = [{"contract_id": contract_id, "model": "m", "code": GOOD}]
+        code, _, err = cli(capsys, "import", samples_file(tmp_path, rows), "--no-oracle")
+        assert code == 2
+        one_line_error(err, "not a contract id")
+    assert not (tmp_path / "escape").exists()
+    assert not (home / "runs").exists() or not any((home / "runs").iterdir())
+
+
+# -- 8. deep, huge or planted files: one line, or the entry listed with its error -----------------
+
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
+
+
+def test_json_nested_100000_deep_is_one_line_everywhere(home, tmp_path, capsys):
+    deep_row = '{"contract_id": "slugify", "code": "x = 1", "extra": ' + DEEP_JSON + "}\n"
+    (tmp_path / "deep.jsonl").write_text(deep_row)
+    (tmp_path / "deep.json").write_text(DEEP_JSON)
+    (tmp_path / "items.jsonl").write_text(
+        '{"id": "a", "difficulty": "easy", "x": ' + DEEP_JSON + "}\n"
+    )
+    (tmp_path / "templates.json").write_text(DEEP_JSON)
+    commands = [
+        ("analyze", tmp_path / "deep.jsonl", "--no-oracle"),
+        ("analyze", tmp_path / "deep.json", "--no-oracle"),
+        ("import", tmp_path / "deep.jsonl"),
+        ("bench", "import", "b", tmp_path / "items.jsonl"),
+        ("contracts", "import-skyt", tmp_path / "templates.json"),
+        ("contracts", "import-humaneval", tmp_path / "deep.jsonl"),
+    ]
+    for args in commands:
+        start = time.monotonic()
+        code, _, err = cli(capsys, *args)
+        assert code == 2, args
+        one_line_error(err, "nested deeper than 200 levels")
+        assert time.monotonic() - start < 5
+
+
+def test_a_value_nested_just_below_the_parser_limit_is_refused_too(home, tmp_path, capsys):
+    """Python's parser accepts ~990 levels; the code walking the value would then overflow."""
+    nested = "[" * 900 + "]" * 900
+    path = samples_file(tmp_path, [])
+    path.write_text('{"contract_id": "slugify", "code": "x = 1", "meta": ' + nested + "}\n")
+    code, _, err = cli(capsys, "analyze", path, "--no-oracle")
+    assert code == 2
+    one_line_error(err, "nested deeper than 200 levels")
+
+
+def test_toml_nested_3000_deep_is_one_line(home, tmp_path, capsys):
+    deep = "x = " + "[" * 3000 + "]" * 3000 + "\n"
+    (home / "settings.toml").write_text(deep)
+    code, _, err = cli(capsys, "analyze", samples_file(tmp_path, [{"code": GOOD}]), "--no-oracle")
+    assert code == 2
+    one_line_error(err, "settings.toml", "nested deeper than 200 levels")
+    (home / "settings.toml").unlink()
+    (home / "studies").mkdir()
+    (home / "studies" / "deep.toml").write_text(deep)
+    code, out, err = cli(capsys, "study", "list", "--json")
+    assert code == 0, err
+    [entry] = json.loads(out)["studies"]
+    assert "nested deeper than 200 levels" in entry["error"]
+
+
+def test_a_huge_field_in_ids_from_is_one_line(home, tmp_path, capsys):
+    ids = tmp_path / "ids.csv"
+    ids.write_text("run_id,notes\nrun-1," + "x" * 200_000 + "\n")
+    code, _, err = cli(capsys, "study", "create", "s", "--ids-from", ids)
+    assert code == 2
+    one_line_error(err, str(ids), "field larger than field limit")
+
+
+def _plant_contract_files(directory, tmp_path):
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "deep.toml").write_text("x = " + "[" * 3000 + "]" * 3000 + "\n")
+    (directory / "nested_value.toml").write_text("x = " + "[" * 150 + "]" * 150 + "\n")
+    (directory / "binary.toml").write_bytes(b"\xff\xfe\x00")
+    (directory / "folder.toml").mkdir()
+    os.mkfifo(directory / "fifo.toml")
+    (directory / "device.toml").symlink_to("/dev/zero")
+    (directory / "dangling.toml").symlink_to(tmp_path / "missing.toml")
+    with open(directory / "sparse.toml", "wb") as handle:
+        handle.truncate(300 << 20)
+    (directory / "newline_id.toml").write_text(
+        (Path(__file__).parent / "fixtures" / "oracle" / "hostile.toml")
+        .read_text()
+        .replace('id = "fixture_hostile"', 'id = "fixture_hostile\\n"')
+    )
+    return {
+        "deep",
+        "nested_value",
+        "binary",
+        "fifo",
+        "device",
+        "dangling",
+        "sparse",
+        "newline_id",
+    }
+
+
+def test_planted_contract_files_are_listed_with_their_errors(home, tmp_path, capsys):
+    planted = _plant_contract_files(home / "contracts", tmp_path)
+    start = time.monotonic()
+    code, out, err = cli(capsys, "contracts", "list", "--json")
+    assert time.monotonic() - start < 10
+    assert code == 0, err
+    rows = {row["id"]: row for row in json.loads(out)["contracts"]}
+    assert {"slugify", "fibonacci_iterative"} <= {i for i, row in rows.items() if not row["error"]}
+    assert planted - {"nested_value"} <= {i for i, row in rows.items() if row["error"]}
+    code, out, err = cli(capsys, "contracts", "list")
+    assert code == 0 and "slugify" in out
+
+
+def _plant_runs(home, tmp_path, run_id):
+    """Damaged copies of a good run, each broken one way."""
+    import shutil
+
+    runs_dir = home / "runs"
+    source = runs_dir / run_id
+    planted = {}
+
+    def copy(name):
+        target = runs_dir / name
+        shutil.copytree(source, target)
+        document = json.loads((target / "run.json").read_text())
+        document["id"] = name
+        (target / "run.json").write_text(json.dumps(document))
+        planted[name] = target
+        return target
+
+    fifo = copy("20260101-000000-slugify-t0.5-f1f0")
+    (fifo / "run.json").unlink()
+    os.mkfifo(fifo / "run.json")
+    (copy("20260101-000000-slugify-t0.5-d1e2") / "samples.jsonl").write_text(
+        '{"kind": "sample", "index": 0, "status": "ok", "code": "x", "deep": ' + DEEP_JSON + "}\n"
+    )
+    for field, value in (("model", {"a": 1}), ("label", ["x"]), ("contract_id", "../../x")):
+        target = copy(f"20260101-000000-slugify-t0.5-{field[:4]}")
+        document = json.loads((target / "run.json").read_text())
+        document[field] = value
+        (target / "run.json").write_text(json.dumps(document))
+    folder = copy("20260101-000000-slugify-t0.5-fold")
+    (folder / "samples.jsonl").unlink()
+    (folder / "samples.jsonl").mkdir()
+    zero = copy("20260101-000000-slugify-t0.5-zero")
+    (zero / "samples.jsonl").unlink()
+    (zero / "samples.jsonl").symlink_to("/dev/zero")
+    (runs_dir / "not a run id").mkdir()
+    (runs_dir / "not a run id" / "run.json").write_text("{}")
+    return planted
+
+
+def test_planted_runs_never_break_the_listing_of_the_others(home, tmp_path, capsys):
+    good = import_one_run(capsys, tmp_path)
+    planted = _plant_runs(home, tmp_path, good)
+    start = time.monotonic()
+    code, out, err = cli(capsys, "runs", "list", "--json")
+    assert time.monotonic() - start < 10
+    assert code == 0, err
+    listed = {run["id"]: run for run in json.loads(out)["runs"]}
+    assert listed[good]["state"] == "complete"
+    for name in planted:
+        assert listed[name]["state"] == "damaged", name
+    assert listed["not a run id"]["state"] == "damaged"
+    code, out, err = cli(capsys, "runs", "list")
+    assert code == 0 and good in out, err
+    for name in planted:
+        code, _, err = cli(capsys, "report", name)
+        assert code == 2, name
+        one_line_error(err)
+
+
+# -- 9. names are matched whole: a trailing newline is not a name ---------------------------------
+
+
+def test_names_ending_in_a_newline_are_refused(home, tmp_path, capsys):
+    from skyt_tui.engine.contracts.contract import contract_from_dict, is_contract_id
+    from skyt_tui.engine.errors import ContractError
+
+    ids = tmp_path / "ids.txt"
+    ids.write_text("run-1\n")
+    code, _, err = cli(capsys, "study", "create", "name\n", "--ids-from", ids)
+    assert code == 2
+    one_line_error(err, "study name")
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"id": "a", "difficulty": "easy"}\n')
+    code, _, err = cli(capsys, "bench", "import", "bench\n", items)
+    assert code == 2
+    one_line_error(err, "benchmark name")
+    assert not is_contract_id("slugify\n") and is_contract_id("slugify")
+    with pytest.raises(ContractError, match="id"):
+        contract_from_dict(
+            {
+                "id": "c\n",
+                "prompt": "p",
+                "entry": {"name": "f"},
+                "tests": [{"args": [1], "expected": 1}],
+            }
+        )
+    with pytest.raises(ContractError, match="entry.name"):
+        contract_from_dict(
+            {
+                "id": "c",
+                "prompt": "p",
+                "entry": {"name": "f\n"},
+                "tests": [{"args": [1], "expected": 1}],
+            }
+        )

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.table import Table
+from rich.text import Text
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import (
@@ -205,6 +206,9 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
     isolation = {a.oracle_info.get("isolation") for a in analyses if a.oracle_info}
     if "reduced" in isolation:
         out.print(
-            "[yellow]reduced isolation:[/] bubblewrap is not available; samples ran with limits, seccomp "
-            "and Landlock only (see docs/oracle.md)."
+            Text.assemble(
+                ("reduced isolation:", "yellow"),
+                " bubblewrap is not available; samples ran with limits, seccomp "
+                "and Landlock only (see docs/oracle.md).",
+            )
         )

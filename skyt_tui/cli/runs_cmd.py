@@ -8,7 +8,6 @@ from typing import Any
 
 from rich import box
 from rich.table import Table
-from rich.text import Text
 
 from skyt_tui import locations
 from skyt_tui.cli.commands import add_command
@@ -18,6 +17,7 @@ from skyt_tui.cli.output import (
     check_output_file,
     console,
     fmt3,
+    plain,
     print_json,
     print_table,
     refused_lines,
@@ -97,7 +97,7 @@ def list_command(args: argparse.Namespace) -> int:
     table.add_column("model", no_wrap=True, overflow="ellipsis", max_width=30)
     table.add_column("label", no_wrap=True, overflow="ellipsis")
     for row in rows:
-        table.add_row(*(Text(cell) for cell in row))
+        table.add_row(*(plain(cell) for cell in row))
     print_table(out, table)
     return 0
 
@@ -118,11 +118,11 @@ def _list_row(s: runs.RunSummary) -> tuple[str, str, str, str, str, str]:
 
 def _print_two_line_list(out: Any, title: str, rows: list[tuple[str, ...]], id_width: int) -> None:
     """For narrow terminals: the counts on the run's line, model and label dimmed beneath it."""
-    out.print(Text(title))
-    out.print(Text(f"{'run':<{id_width}}  {'samples':>7}  {'failed':>6}  state", style="bold"))
+    out.print(plain(title))
+    out.print(plain(f"{'run':<{id_width}}  {'samples':>7}  {'failed':>6}  state", style="bold"))
     for run_id, samples, failed, state, model, label in rows:
-        out.print(Text(f"{run_id:<{id_width}}  {samples:>7}  {failed:>6}  {state}"))
-        detail = Text("  " + " · ".join(part for part in (model, label) if part), style="dim")
+        out.print(plain(f"{run_id:<{id_width}}  {samples:>7}  {failed:>6}  {state}"))
+        detail = plain("  " + " · ".join(part for part in (model, label) if part), style="dim")
         detail.truncate(out.width, overflow="ellipsis")
         out.print(detail, no_wrap=True)
 
@@ -214,15 +214,15 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
         value = m.get(name)
         interval = ci.get(name)
         table.add_row(
-            Text(name),
+            plain(name),
             fmt3(value) if value is not None else NOT_COMPUTED,
             f"[{fmt3(interval[0])}, {fmt3(interval[1])}]" if interval else "",
         )
     for level in LEVELS:
-        table.add_row(Text(f"R_sig[{level}]"), fmt3(m["R_sig"][level]), "")
+        table.add_row(plain(f"R_sig[{level}]"), fmt3(m["R_sig"][level]), "")
     for level in LEVELS:
         table.add_row(
-            Text(f"distinct / entropy [{level}]"),
+            plain(f"distinct / entropy [{level}]"),
             f"{m['distinct'][level]} / {m['entropy_bits'][level]:.2f} bits",
             "",
         )
@@ -282,7 +282,7 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
             _shown(row["d_post"]),
             _shown(row["passed"]),
             "–" if row["parse_error"] is None else ("no" if row["parse_error"] else "yes"),
-            Text(finish),
+            plain(finish),
             _shown(row["latency_s"]),
             row["signature_level"] or "–",
         )

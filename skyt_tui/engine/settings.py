@@ -173,7 +173,7 @@ _PROFILE_CHECKS: dict[str, Any] = {
     "system": _text,
     "concurrency": _integer(1, run_options.MAX_CONCURRENCY),
 }
-PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
+PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _OPTIONAL = {"theme", "run.provider", "run.model", "run.base_url", "run.workers"}
 """Keys that may be unset (None): they are then left out of the file."""
 
@@ -225,7 +225,7 @@ def _profiles(value: Any, where: str | Path) -> dict[str, Profile]:
     profiles: dict[str, Profile] = {}
     for name, table in value.items():
         at = f"profiles.{name}"
-        if not PROFILE_NAME.match(name):
+        if not PROFILE_NAME.fullmatch(name):
             raise InputError.at(where, "a profile name is letters, digits, '_', '-' and '.'", at)
         if not isinstance(table, dict):
             raise InputError.at(where, f"must be a table ([{at}])", at)

@@ -22,7 +22,7 @@ from typing import Any
 
 from skyt_tui import locations
 from skyt_tui.engine import store
-from skyt_tui.engine.contracts.contract import Contract, contract_to_toml_dict
+from skyt_tui.engine.contracts.contract import Contract, check_contract_id, contract_to_toml_dict
 from skyt_tui.engine.errors import NotFoundError, SkytError, StoreError
 from skyt_tui.engine.measure.normalize import LEVELS, NORMALIZATION_VERSION, normalize
 from skyt_tui.engine.versions import CANON_VERSION, DISTANCE_FUNCTION  # noqa: F401 (CANON_VERSION re-exported)
@@ -123,11 +123,11 @@ class CanonState:
 
 
 def canon_path(contract_id: str) -> Path:
-    return locations.canon_dir() / f"{contract_id}.json"
+    return locations.canon_dir() / f"{check_contract_id(contract_id)}.json"
 
 
 def history_path(contract_id: str) -> Path:
-    return locations.canon_dir() / f"{contract_id}.history.jsonl"
+    return locations.canon_dir() / f"{check_contract_id(contract_id)}.history.jsonl"
 
 
 def build_canon(
@@ -214,6 +214,7 @@ def establish_canon(canon: Canon) -> Canon:
     """Store a first canon; refused if any canon (even stale or damaged) exists for the contract."""
     path = canon_path(canon.contract_id)
     with store.store_lock():
+        store.check_writable(path, history_path(canon.contract_id))
         if path.exists():
             raise CanonExistsError(
                 f"{path}: contract {canon.contract_id} already has a canon; it is write-once "
@@ -236,11 +237,13 @@ def reestablish_canon(canon: Canon, *, reason: str) -> Canon:
     path = canon_path(canon.contract_id)
     with store.store_lock():
         old: dict[str, Any] | None = None
+        store.check_writable(path, history_path(canon.contract_id))
         if path.exists():
+            raw = store.read_bytes(path)
             try:
-                old = json.loads(path.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError):
-                old = {"unreadable": path.read_bytes().decode("utf-8", "replace")}
+                old = store.loads_json(raw)
+            except store.JsonProblem:
+                old = {"unreadable": raw.decode("utf-8", "replace")}
         store.append_jsonl(
             history_path(canon.contract_id),
             {

@@ -19,11 +19,13 @@ from typing import Any, Literal, cast
 
 from skyt_tui.engine import store
 from skyt_tui.engine.contracts.values import LiteralError, parse_literal, to_toml_fields
-from skyt_tui.engine.errors import ContractError, StoreError
+from skyt_tui.engine.errors import ContractError, InputError, StoreError
 
 CONTRACT_SCHEMA_VERSION = 1
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
-IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+"""A contract id, matched whole (`fullmatch`: `$` would accept a trailing newline)."""
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""A Python identifier (ASCII), matched whole with `fullmatch`."""
 DIFFICULTIES = ("easy", "medium", "hard")
 STYLES = ("any", "iterative", "recursive")
 OOD_POLICIES = ("ignore", "must_return", "must_raise")
@@ -239,7 +241,7 @@ class _Reader:
             raise self.fail(name, "must be a list of strings")
         if identifiers:
             for item in value:
-                if not IDENTIFIER.match(item.replace(".", "_")):
+                if not IDENTIFIER.fullmatch(item.replace(".", "_")):
                     raise self.fail(name, f"{item!r} is not a Python name")
         return tuple(value)
 
@@ -258,7 +260,7 @@ class _Reader:
     def kwargs(self, name: str = "kwargs") -> dict[str, Any]:
         value = self.value(name, {}, allow_py=True)
         if not isinstance(value, dict) or not all(
-            isinstance(k, str) and IDENTIFIER.match(k) for k in value
+            isinstance(k, str) and IDENTIFIER.fullmatch(k) for k in value
         ):
             raise self.fail(
                 self.given(name), "must be a table of keyword arguments with Python-name keys"
@@ -320,6 +322,21 @@ def load_contract(path: Path | str) -> Contract:
     return contract_from_dict(data, path)
 
 
+ID_RULE = "letters, digits, '_', '.', '-', at most 128, starting with a letter or digit"
+
+
+def is_contract_id(text: object) -> bool:
+    return isinstance(text, str) and ID_PATTERN.fullmatch(text) is not None
+
+
+def check_contract_id(text: str, what: str = "contract id") -> str:
+    """`text` when it is a contract id, else one `InputError`: every path built from a contract id
+    (its file, its canon, its runs) is checked here first, so `../x` never becomes a path."""
+    if not is_contract_id(text):
+        raise InputError(f"{what} {text!r}: not a contract id ({ID_RULE})")
+    return text
+
+
 def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") -> Contract:
     top = _Reader(path, data)
     version = top.integer("schema_version", CONTRACT_SCHEMA_VERSION, low=1)
@@ -329,7 +346,7 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
             f"{version} is newer than this skyt-tui understands ({CONTRACT_SCHEMA_VERSION})",
         )
     contract_id = top.text("id")
-    if not ID_PATTERN.match(contract_id):
+    if not ID_PATTERN.fullmatch(contract_id):
         raise top.fail(
             "id",
             f"{contract_id!r} must start with a letter or digit and use only letters, digits, _ . -",
@@ -347,7 +364,7 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
         ),
         name=entry_reader.text("name"),
     )
-    if not IDENTIFIER.match(entry.name):
+    if not IDENTIFIER.fullmatch(entry.name):
         raise entry_reader.fail("name", f"{entry.name!r} is not a Python name")
     entry_reader.finish()
 
@@ -455,7 +472,7 @@ def _read_ood(reader: _Reader) -> OutOfDomain:
         )
     if policy != "ignore" and not inputs:
         raise reader.fail("inputs", f"policy {policy} needs at least one input")
-    if raises is not None and not IDENTIFIER.match(raises):
+    if raises is not None and not IDENTIFIER.fullmatch(raises):
         raise reader.fail("raises", f"{raises!r} is not an exception type name")
     reader.finish()
     return OutOfDomain(
@@ -478,7 +495,7 @@ def _read_test(reader: _Reader, entry: Entry) -> Test:
         )
     elif kind == "raises":
         raises = reader.text("raises")
-        if not IDENTIFIER.match(raises):
+        if not IDENTIFIER.fullmatch(raises):
             raise reader.fail("raises", f"{raises!r} is not an exception type name")
         test = RaisesTest(name=name, args=reader.args(), kwargs=reader.kwargs(), raises=raises)
     elif kind == "stateful":
@@ -514,7 +531,7 @@ def _read_test(reader: _Reader, entry: Entry) -> Test:
 
 def _read_step(reader: _Reader) -> Step:
     method = reader.text("call")
-    if not IDENTIFIER.match(method):
+    if not IDENTIFIER.fullmatch(method):
         raise reader.fail("call", f"{method!r} is not a method name")
     expected = reader.value("expected", UNCHECKED, allow_py=True)
     raises = reader.text("raises", None)

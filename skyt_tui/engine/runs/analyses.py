@@ -83,7 +83,7 @@ def run_input(run: StoredRun) -> RunInput:
 
 def _file_digest(path: Path) -> str | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(store.read_bytes(path)).hexdigest()
     except FileNotFoundError:
         return None
 
