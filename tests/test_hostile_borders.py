@@ -56,6 +56,7 @@ def test_counting_still_sees_through_strings():
 @pytest.mark.parametrize(
     "line",
     ["```" + " " * 200_000 + "`", "```" + "\t " * 100_000 + "x`", "~" * 200_000 + "`"],
+    ids=["spaces", "tabs and spaces", "tildes"],
 )
 def test_a_long_fence_line_in_an_answer_is_matched_in_one_pass(line):
     """An LLM answer (outside text) with a long almost-fence line: quadratic before."""
@@ -612,3 +613,182 @@ def test_names_ending_in_a_newline_are_refused(home, tmp_path, capsys):
                 "tests": [{"args": [1], "expected": 1}],
             }
         )
+
+
+# -- 6. terminal escapes from files never reach the terminal --------------------------------------
+
+ESCAPES = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\x1b]0;pwned\x07\x9b6n\u202eevil"
+"""Write the clipboard (OSC 52), clear the screen, set the title, a C1 CSI, a bidi override."""
+
+
+def assert_inert(text, where):
+    bad = sorted({repr(char) for char in text if not (char.isprintable() or char == "\n")})
+    assert not bad, f"{where}: {bad} reached the output raw"
+
+
+def plant_names(home, tmp_path, capsys):
+    """A store whose runs, contract, benchmark and study carry `ESCAPES` in every name a file
+    gives them; returns (stored run id, recorded-samples file, estimate CSV)."""
+    import random
+
+    rows = [
+        {
+            "run_id": f"run{ESCAPES}",
+            "contract_id": "slugify",
+            "model": f"model{ESCAPES}",
+            "code": code,
+        }
+        for code in (GOOD, "x =")
+    ]
+    samples = samples_file(tmp_path, rows)
+    contract = (Path(__file__).parent / "fixtures" / "oracle" / "hostile.toml").read_text()
+    contract = contract.replace(
+        'title = "Increment (hostile suite)"',
+        f"title = {json.dumps('Increment ' + ESCAPES)}\ndescription = {json.dumps(ESCAPES)}",
+    )
+    (home / "contracts").mkdir()
+    (home / "contracts" / "hostile.toml").write_text(contract)
+    random.seed(1)
+    items = [{"id": f"i{k}", "difficulty": ["easy", "medium", "hard"][k % 3]} for k in range(30)]
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(item) + "\n" for item in items))
+    lines = ["system,issue_id,score"]
+    for system in range(6):
+        name = f"sys{system}{ESCAPES}" if system == 0 else f"sys{system}"
+        lines += [f"{name},{item['id']},{random.random():.2f}" for item in items]
+    (tmp_path / "results.csv").write_text("\n".join(lines) + "\n")
+    (home / "studies").mkdir()
+    (home / "studies" / "s.toml").write_text(
+        f'schema_version = 1\nname = "s"\ndescription = {json.dumps(ESCAPES)}\n'
+    )
+    assert cli(capsys, "import", samples, "--no-oracle")[0] == 0
+    [run_id] = [r["id"] for r in json.loads(cli(capsys, "runs", "list", "--json")[1])["runs"]]
+    bench = (
+        "bench",
+        "import",
+        "b",
+        tmp_path / "items.jsonl",
+        "--results",
+        tmp_path / "results.csv",
+    )
+    assert cli(capsys, *bench)[0] == 0
+    code, out, _ = cli(capsys, "bench", "sample", "b", "--size", "6", "--json")
+    estimate = tmp_path / "estimate.csv"
+    estimate.write_text(
+        "system,issue_id,score\n"
+        + "".join(f"new{ESCAPES},{i},0.5\n" for i in json.loads(out)["ids"])
+    )
+    return run_id, samples, estimate
+
+
+def test_text_from_files_reaches_no_terminal_raw(home, tmp_path, capsys):
+    from skyt_tui.cli.output import console
+
+    run_id, samples, estimate = plant_names(home, tmp_path, capsys)
+    commands = [  # (command, whether it shows one of the names)
+        (("runs", "list"), True),
+        (("report", run_id), True),
+        (("report", run_id, "--csv", "-"), False),
+        (("analyze", samples, "--no-oracle"), True),
+        (("analyze", samples, "--no-oracle", "--json"), True),
+        (("contracts", "list"), True),
+        (("contracts", "show", "fixture_hostile"), True),
+        (("bench", "estimate", "b", estimate), True),
+        (("bench", "validate", "b", "--size", "6"), False),
+        (("study", "list"), True),
+        (("study", "show", "s"), True),
+        (("gate", run_id, "--min-r-raw", "0.5"), False),
+    ]
+    for args, shows_name in commands:
+        code, out, err = cli(capsys, *args)
+        assert code in (0, 1), (args, err)
+        assert_inert(out + err, " ".join(map(str, args)))
+        if shows_name:  # shown, as escapes
+            assert "\\x1b]52" in out + err or "\\u001b]52" in out, args
+    # and whatever a command prints through the console, whichever way it calls it
+    import io
+
+    stream = io.StringIO()
+    out = type(console())(file=stream, force_terminal=True, width=100)
+    out.print(f"[link=https://example.com]label[/link] {ESCAPES}")
+    from rich.text import Text
+
+    out.print(Text(ESCAPES))
+    printed = stream.getvalue()
+    assert "\x1b]8;" not in printed and "\x1b]52" not in printed and "\x1b[2J" not in printed
+
+
+def _inert_screen(app, where):
+    from tests.ui_support import screen_text
+
+    shown = screen_text(app)
+    assert_inert(shown.replace("\n", ""), where)
+    return shown
+
+
+def test_the_app_shows_names_from_files_inert(home, tmp_path, capsys):
+    """Every section, every contract's detail, every benchmark view and a run's samples, over a
+    store whose names carry terminal escapes: nothing reaches the screen raw; where a name is
+    shown its escapes are visible (`\\x1b]52…`)."""
+    import asyncio
+
+    from skyt_tui.ui.app import SkytApp
+    from tests.ui_support import settle
+
+    plant_names(home, tmp_path, capsys)
+
+    async def visit():
+        app = SkytApp()
+        async with app.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            for key in "123456":
+                await pilot.press(key)
+                await settle(pilot)
+                _inert_screen(app, app.current_mode)
+            await pilot.press("1")
+            await settle(pilot)
+            for step in range(25):
+                await pilot.press("down")
+                await pilot.pause()
+                _inert_screen(app, f"contract {step}")
+            await pilot.press("5")
+            await settle(pilot)
+            for view in range(6):
+                await pilot.press("v")
+                await settle(pilot)
+                _inert_screen(app, f"benchmark view {view}")
+            await pilot.press("2")
+            await settle(pilot)
+            assert "model\\x1b]52" in _inert_screen(app, "runs")
+            await pilot.press("enter")
+            await settle(pilot)
+            for step in range(3):
+                await pilot.press("down")
+                await settle(pilot)
+                _inert_screen(app, f"run detail {step}")
+            app.notify(f"a message quoting a file: {ESCAPES}", markup=False)
+            await pilot.pause()
+            _inert_screen(app, "notification")
+
+    asyncio.run(visit())
+
+
+def test_a_name_a_screen_forgot_to_escape_is_still_inert(home):
+    """The class guard under the screens' own escaping: the app's line filter."""
+    import asyncio
+
+    from rich.text import Text
+    from textual.widgets import Static
+
+    from skyt_tui.ui.app import SkytApp
+    from tests.ui_support import settle
+
+    async def show():
+        app = SkytApp(start="contracts")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(pilot)
+            await app.screen.mount(Static(Text(f"raw {ESCAPES} end"), id="forgot"))
+            await pilot.pause()
+            shown = _inert_screen(app, "a raw Static")
+            assert "raw" in shown and "end" in shown
+
+    asyncio.run(show())

@@ -174,7 +174,7 @@ def distance_bar(d_pre: float | None, d_post: float | None, width: int = BAR_WID
 def run_line(meta: RunMeta, created: bool = True) -> Text:
     """`contract · provider/model · T 0.7 · N 20 · created`, for headers."""
     line = f"{meta.contract_id} · {meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)} · N {meta.n}"
-    return Text(line + (f" · {meta.created[:19].replace('T', ' ')}" if created else ""))
+    return Text(printable(line + (f" · {meta.created[:19].replace('T', ' ')}" if created else "")))
 
 
 def label_text(meta: RunMeta | None) -> Text:
@@ -182,7 +182,7 @@ def label_text(meta: RunMeta | None) -> Text:
     label = data.run_label(meta)
     if not label:
         return Text()
-    return Text(label, style="bold yellow" if data.is_demo(meta) else "italic")
+    return Text(printable(label), style="bold yellow" if data.is_demo(meta) else "italic")
 
 
 def verdict_text(oracle: dict[str, Any] | None, passed: bool) -> Text:

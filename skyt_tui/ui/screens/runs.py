@@ -20,6 +20,7 @@ from textual.widgets import ContentSwitcher, DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.analysis_child import AnalysisCancelled
 from skyt_tui.engine.runs.run_store import RUNNING, RunSummary
 from skyt_tui.ui import data
@@ -303,7 +304,7 @@ class RunsScreen(SectionScreen):
         cells = {
             "when": meta.created[5:16].replace("T", " "),
             "contract": Text(meta.contract_id),
-            "model": Text(clip(meta.model or meta.provider, MODEL_WIDTH)),
+            "model": Text(clip(printable(meta.model or meta.provider), MODEL_WIDTH)),
             "state": state_cell(summary),
             "N": n_cell(summary),
             "T": temperature(meta.temperature),
