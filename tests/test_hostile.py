@@ -19,7 +19,7 @@ import pytest
 from skyt_tui.engine.contracts.contract import load_contract
 from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.sandbox import pool as sandbox
-from skyt_tui.engine.sandbox import worker as sandbox_worker
+from skyt_tui.engine.sandbox.worker import cleanup as sandbox_worker
 
 FIXTURES = Path(__file__).parent / "fixtures" / "oracle"
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,10 +1,22 @@
 """The architecture rules that keep the engine reusable and the app thin."""
 
+import ast
+import json
+import shutil
 import subprocess
 import sys
+import textwrap
+import threading
+from dataclasses import asdict
 from pathlib import Path
 
+from skyt_tui.engine.sandbox.pool import WORKER_ENV, Limits
+from skyt_tui.engine.sandbox.worker import zygote
+from skyt_tui.engine.sandbox.worker.framing import FRAME_HEADER, encode_frame, read_exact
+
 ROOT = Path(__file__).resolve().parents[1]
+SANDBOX = ROOT / "skyt_tui" / "engine" / "sandbox"
+WORKER = SANDBOX / "worker"
 
 
 def test_engine_never_imports_textual():
@@ -48,3 +60,145 @@ def test_version_and_module_entry_point():
         check=True,
     )
     assert out.stdout.startswith("skyt-tui ")
+
+
+def test_what_runs_in_the_sandbox_imports_the_standard_library_alone():
+    """The worker's modules and `wire` run where skyt_tui is hidden and no third-party package is
+    promised: every absolute import is of the standard library; a relative import reaches only
+    the worker's own modules or `wire` (checked here too). The names the zygote preloads are the
+    standard library's as well."""
+    own = {path.stem for path in WORKER.glob("*.py")} - {"__init__"}
+    modules = [*sorted(WORKER.glob("*.py")), SANDBOX / "wire.py"]
+    assert len(modules) > 2 and {"entry", "zygote", "framing"} <= own
+    wrong = []
+    for path in modules:
+        in_worker = path.parent == WORKER
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                targets = [node.module or ""]
+            elif isinstance(node, ast.ImportFrom):
+                relative = _relative_targets(node, own) if in_worker else None
+                if relative is None:
+                    wrong.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+                continue
+            else:
+                continue
+            for target in targets:
+                if target.split(".")[0] not in sys.stdlib_module_names:
+                    wrong.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    preloaded = [
+        name
+        for name in zygote.PRELOADED_MODULES
+        if name.split(".")[0] not in sys.stdlib_module_names
+    ]
+    assert wrong == [] and preloaded == []
+
+
+def _relative_targets(node, own):
+    """The worker-relative names a relative import in a worker module names, or None when it
+    reaches beyond the worker's modules and `wire`."""
+    names = [alias.name for alias in node.names]
+    if node.level == 1:
+        wanted = [node.module.split(".")[0]] if node.module else names
+        return wanted if all(name in own for name in wanted) else None
+    if node.level == 2:
+        wanted = [node.module] if node.module else names
+        return wanted if wanted == ["wire"] else None
+    return None
+
+
+def test_the_worker_starts_by_path_from_a_folder_off_sys_path(tmp_path):
+    """The worker's files, copied as bubblewrap binds them (`worker/` beside `wire.py`), start the
+    way the pool starts them, and without site-packages too (-S): nothing but the standard library
+    and those files. A sample it runs finds that folder neither on `sys.path` nor by `import`, and
+    nothing of skyt_tui is loaded."""
+    copy = tmp_path / "skyt-sandbox"
+    shutil.copytree(WORKER, copy / "worker", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(SANDBOX / "wire.py", copy / "wire.py")
+    config = {
+        "sample_uid": None,
+        "checker_uid": None,
+        "workdir": str(tmp_path / "work"),
+        "read_paths": [],
+        "hidden_paths": [],
+        "limits": asdict(Limits()),
+        "seccomp": False,
+        "landlock": False,
+        "memory_cgroup": False,
+        "tmpfs": None,
+        "private_ipc": False,
+        "namespaces": False,
+        "layout": [],
+        "shared_dirs": [],
+    }
+    program = textwrap.dedent("""
+        import importlib, os, sys
+        def probe(folders):
+            found = []
+            for name in ("entry", "zygote", "framing", "wire", "worker", "skyt_tui"):
+                try:
+                    importlib.import_module(name)
+                    found.append(name)
+                except ImportError:
+                    pass
+            return {
+                "on_path": [p for p in sys.path if os.path.abspath(p or ".") in folders],
+                "imported": found,
+                "skyt_tui": sorted(m for m in sys.modules if m.split(".")[0] == "skyt_tui"),
+            }
+        """)
+    folders = [str(copy), str(copy / "worker")]
+    job = {
+        "program": program,
+        "entry": "probe",
+        "entry_kind": "function",
+        "tests": [{"i": 0, "op": "call", "args": [folders], "kwargs": {}}],
+        "checks": [],
+        "timeout_s": 10.0,
+    }
+    command = [sys.executable, "-S", "-s", "-P", "-B", str(copy / "worker" / "entry.py")]
+    proc = subprocess.Popen(
+        command,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(WORKER_ENV),
+        cwd=tmp_path,
+    )
+    watchdog = threading.Timer(60, proc.kill)
+    watchdog.start()
+    try:
+        proc.stdin.write(encode_frame(config) + encode_frame(job))
+        proc.stdin.flush()
+        replies = [_reply(proc.stdout.fileno()) for _ in range(4)]
+        proc.stdin.close()
+        assert proc.wait() == 0, proc.stderr.read()
+    finally:
+        watchdog.cancel()
+        proc.kill()
+    assert [header["t"] for header, _ in replies] == ["hello", "started", "result", "ready"]
+    frames = _frames(replies[2][1][0])
+    assert [frame["t"] for frame in frames] == ["loaded", "call", "tests_done"], frames
+    assert frames[1]["r"] == {"on_path": [], "imported": [], "skyt_tui": []}
+
+
+def _reply(fd):
+    """One reply of the zygote: its header and the raw blobs after it."""
+    head = read_exact(fd, FRAME_HEADER.size)
+    assert head is not None, "the worker ended without answering"
+    (length,) = FRAME_HEADER.unpack(head)
+    header = json.loads(read_exact(fd, length))
+    return header, [read_exact(fd, size) if size else b"" for size in header["lens"]]
+
+
+def _frames(stream):
+    frames, offset = [], 0
+    while offset < len(stream):
+        (length,) = FRAME_HEADER.unpack_from(stream, offset)
+        frames.append(
+            json.loads(stream[offset + FRAME_HEADER.size : offset + FRAME_HEADER.size + length])
+        )
+        offset += FRAME_HEADER.size + length
+    return frames

@@ -1,6 +1,7 @@
 """The sandbox pool: what a sample's process looks like, and how the pool survives its workers."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from skyt_tui import locations
 from skyt_tui.engine.contracts.contract import load_contract
 from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.oracle.plan import _frames
@@ -43,13 +45,13 @@ def pool(request):
         os.environ.pop(SECRET_NAME, None)
 
 
-def probe(pool, program, timeout=2.0, **limits):
-    """Run `probe()` of `program` in the sandbox and return its decoded result (or the raised type name)."""
+def probe(pool, program, timeout=2.0, args=()):
+    """Run `probe(*args)` of `program` in the sandbox and return its decoded result (or the raised type name)."""
     payload = {
         "program": textwrap.dedent(program),
         "entry": "probe",
         "entry_kind": "function",
-        "tests": [{"i": 0, "op": "call", "args": [], "kwargs": {}}],
+        "tests": [{"i": 0, "op": "call", "args": wire.encode(list(args)), "kwargs": {}}],
         "checks": [],
     }
     result = pool.run([(payload, timeout)])[0]
@@ -100,6 +102,125 @@ def test_samples_run_unprivileged_when_the_app_is_root(pool):
         assert uid[0] != 0 and uid[0] >= sandbox.SAMPLE_UID_BASE and uid[2] == []
         assert "uid" in pool.layers
     assert "rlimits" in pool.layers
+
+
+def test_a_sample_cannot_import_the_worker_or_skyt_tui(pool):
+    """The worker's modules are imported under a private package name, from a folder that is not
+    on `sys.path`: a sample's `import` finds neither them nor skyt_tui."""
+    program = """
+        import importlib, os, sys
+        def probe(folders):
+            found = []
+            for name in ("entry", "zygote", "framing", "wire", "worker", "skyt_tui"):
+                try:
+                    importlib.import_module(name)
+                    found.append(name)
+                except ImportError:
+                    pass
+            on_path = [p for p in sys.path if os.path.abspath(p or ".") in folders]
+            loaded = [m for m in sys.modules if m.split(".")[0] == "skyt_tui"]
+            return on_path, found, loaded
+        """
+    worker = sandbox.WORKER_DIR
+    folders = [
+        str(worker),
+        str(worker.parent),
+        sandbox.SANDBOX_MOUNT,
+        f"{sandbox.SANDBOX_MOUNT}/worker",
+    ]
+    assert probe(pool, program, args=[folders]) == ([], [], [])
+
+
+READ_ATTEMPT = """
+    import os
+    def probe(paths):
+        seen = []
+        for path in paths:
+            try:
+                if os.path.isdir(path):
+                    seen.append(["listed", sorted(os.listdir(path))])
+                else:
+                    with open(path, "rb") as handle:
+                        seen.append(["read", handle.read(16).hex()])
+            except OSError as exc:
+                seen.append(["refused", type(exc).__name__])
+        return seen
+    """
+
+
+def hiding_cases():
+    """(isolation, install, layers switched off): each way of hiding, on its own where it can be."""
+    problem = sandbox._bwrap_probe()
+    skip = [pytest.mark.skipif(problem is not None, reason=str(problem))]
+    cases = [
+        ("bubblewrap", "as-here", ()),
+        ("bubblewrap", "readable-folders", ()),
+        ("bubblewrap", "readable-folders", ("landlock",)),
+        ("reduced", "as-here", ()),
+        ("reduced", "readable-folders", ()),
+        ("reduced", "readable-folders", ("landlock",)),
+        ("reduced", "readable-folders", ("namespaces",)),
+    ]
+    return [
+        pytest.param(
+            *case,
+            marks=skip if case[0] == "bubblewrap" else [],
+            id="-".join([case[0], case[1], *(f"no-{layer}" for layer in case[2])]),
+        )
+        for case in cases
+    ]
+
+
+@pytest.mark.parametrize(("mode", "install", "without"), hiding_cases())
+def test_a_sample_never_reads_skyt_tuis_package_or_store(mode, install, without, monkeypatch):
+    """What a sample may never read comes from `locations`: the whole skyt_tui package and the
+    store, wherever they are. "readable-folders" puts the package's folder and the store's among
+    the folders samples may read (as a plain install into site-packages would), so only the
+    hiding keeps them out: a hidden set that shrank (say to the engine's folder after a file
+    moved) fails here, and reading the files beside them shows those folders really are readable.
+    The mounts (bubblewrap's, or the private root of `namespaces`) and Landlock each hide them
+    on their own."""
+    package = locations.package_dir()
+    secrets = [package / "__init__.py", package / "engine" / "sandbox" / "pool.py", package]
+    controls = []
+    if install == "readable-folders":
+        if not os.path.isdir("/var/tmp"):
+            pytest.skip("no /var/tmp for a store outside the sandbox's private /tmp")
+        beside = Path(tempfile.mkdtemp(prefix="skyt-hidden-test-", dir="/var/tmp"))
+        home = beside / "skyt-home"
+        home.mkdir()
+        (home / "settings.toml").write_text("secret = 1\n")
+        (beside / "visible.txt").write_text("visible\n")
+        for path in (beside, home):
+            path.chmod(0o755)
+        monkeypatch.setenv("SKYT_HOME", str(home))
+        outside = [str(package.parent), str(beside)]
+        dirs = sandbox.python_dirs()
+        monkeypatch.setattr(sandbox, "python_dirs", lambda: sorted({*dirs, *outside}))
+        secrets += [home / "settings.toml", home]
+        hidden = set(sandbox.hidden_paths())
+        sibling = next(
+            p for p in sorted(package.parent.iterdir()) if p.is_file() and str(p) not in hidden
+        )
+        controls = [sibling, beside / "visible.txt"]
+    else:
+        beside = None
+        home = locations.home_dir()
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "settings.toml").write_text("secret = 1\n")
+        secrets += [home / "settings.toml", home]
+    try:
+        with SandboxPool(workers=1, isolation=mode, without=without) as pool:
+            layers = {layer.split("-")[0] for layer in pool.layers}
+            if not {"bubblewrap", "namespaces", "landlock"} & layers:
+                pytest.skip(f"no layer in force here hides files ({', '.join(sorted(layers))})")
+            seen = probe(pool, READ_ATTEMPT, args=[[str(p) for p in [*secrets, *controls]]])
+    finally:
+        if beside is not None:
+            shutil.rmtree(beside)
+    for path, (how, what) in zip(secrets, seen):
+        assert how == "refused" or (how == "listed" and what == []), (str(path), how, what)
+    assert [how for how, _ in seen[len(secrets) :]] == ["read"] * len(controls)
 
 
 def test_jobs_run_in_parallel(pool):

@@ -7,7 +7,7 @@ in the app's process, against expected values the sample never sees. So a
 sample cannot pass by returning an object whose `__eq__` says True, printing
 "ok", exiting early or patching builtins. `check(candidate)` bodies run in a
 separate sandboxed process that only talks to the sample by value (see
-`sandbox_worker.py`).
+`sandbox.worker.check`).
 
 
 

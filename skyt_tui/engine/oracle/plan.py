@@ -37,6 +37,7 @@ from skyt_tui.engine.oracle.verdicts import (
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sandbox import wire
 from skyt_tui.engine.sandbox.pool import Limits, RunResult
+from skyt_tui.engine.sandbox.worker.framing import FRAME_HEADER
 from skyt_tui.engine.syntax import MAX_PROGRAM_CHARS
 from skyt_tui.engine.versions import ORACLE_VERSION
 
@@ -670,13 +671,14 @@ def _frames(
     while offset < len(stream):
         if len(frames) >= max_frames:
             return frames, "more result frames than the contract has tests", None
-        if offset + 4 > len(stream):
+        if offset + FRAME_HEADER.size > len(stream):
             return frames, "a truncated frame", None
-        length = int.from_bytes(stream[offset : offset + 4], "big")
-        body = stream[offset + 4 : offset + 4 + length]
+        (length,) = FRAME_HEADER.unpack_from(stream, offset)
+        offset += FRAME_HEADER.size
+        body = stream[offset : offset + length]
         if len(body) < length:
             return frames, "a truncated frame", None
-        offset += 4 + length
+        offset += length
         try:
             frame = wire.parse_json(body, budget)
         except wire.TooLarge as exc:

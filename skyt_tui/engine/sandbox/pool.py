@@ -1,7 +1,7 @@
 """A pool of warm, sandboxed worker processes that run untrusted programs (docs/oracle.md).
 
 Starting an interpreter costs ~60 ms; forking a warm one ~1 ms. So the pool
-starts one *zygote* per core (`worker.py`), once, inside bubblewrap
+starts one *zygote* per core (the `worker` package), once, inside bubblewrap
 when it works here (read-only system dirs, private /tmp, no network, own pid
 namespace, dies with the app) and as a plain child otherwise ("reduced"
 isolation). Each job is sent to an idle zygote, which forks fresh, confined
@@ -25,7 +25,6 @@ import selectors
 import shutil
 import signal
 import stat
-import struct
 import subprocess
 import sys
 import sysconfig
@@ -41,13 +40,16 @@ from typing import Any
 from skyt_tui import locations
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.sandbox import cgroups
-from skyt_tui.engine.sandbox.worker import MAX_WORKDIR_ENTRIES, remove_tree
+from skyt_tui.engine.sandbox.worker.cleanup import MAX_WORKDIR_ENTRIES, remove_tree
+from skyt_tui.engine.sandbox.worker.framing import FRAME_HEADER
 
 ISOLATIONS = ("auto", "bubblewrap", "reduced")
 ENV_VAR = "SKYT_SANDBOX"
-WORKER_PATH = Path(__file__).resolve().with_name("worker.py")
+WORKER_DIR = Path(__file__).resolve().with_name("worker")
+WORKER_ENTRY = WORKER_DIR / "entry.py"
 WIRE_PATH = Path(__file__).resolve().with_name("wire.py")
 SANDBOX_MOUNT = "/skyt-sandbox"
+"""Where bubblewrap binds the worker's folder (`worker/`) and `wire.py`, as they sit here."""
 SAMPLE_UID_BASE = 1_999_000_000
 """When the app runs as root, samples run as SAMPLE_UID_BASE + a per-pool offset: uids no
 account uses, one per worker slot, so RLIMIT_NPROC binds and no sample can touch another's files.
@@ -68,7 +70,6 @@ CLEANUP_TIMEOUT_S = 30.0
 MAX_WORKERS = 256
 BASE_PREFIX = "skyt-sandbox-"
 _STALE_BASE = re.compile(r"skyt-sandbox-(\d+)-(\d+)-(\d+)-[A-Za-z0-9_]+")
-_FRAME = struct.Struct(">I")
 _pool_counter = iter(range(1 << 30))
 
 
@@ -233,7 +234,7 @@ def bwrap_command(*, tmp_size: int) -> list[str]:
         "-s",
         "-P",
         "-B",
-        f"{SANDBOX_MOUNT}/sandbox_worker.py",
+        f"{SANDBOX_MOUNT}/worker/{WORKER_ENTRY.name}",
     ]
 
 
@@ -274,8 +275,8 @@ def bwrap_prefix(*, tmp_size: int) -> list[str]:
             args += ["--tmpfs", path]
     args += [
         "--ro-bind",
-        str(WORKER_PATH),
-        f"{SANDBOX_MOUNT}/sandbox_worker.py",
+        str(WORKER_DIR),
+        f"{SANDBOX_MOUNT}/worker",
         "--ro-bind",
         str(WIRE_PATH),
         f"{SANDBOX_MOUNT}/wire.py",
@@ -449,7 +450,7 @@ class SandboxPool:
             ensure_ascii=True,
             allow_nan=False,
         ).encode("ascii")
-        job = _Job(_FRAME.pack(len(body)) + body, float(timeout_s), Future())
+        job = _Job(FRAME_HEADER.pack(len(body)) + body, float(timeout_s), Future())
         with self._lock:
             if self._closing:
                 raise SandboxError("the sandbox pool is closed")
@@ -594,7 +595,7 @@ class SandboxPool:
         if bubblewrap:
             command = bwrap_command(tmp_size=tmpfs_bytes)
         else:
-            command = [sys.executable, "-s", "-P", "-B", str(WORKER_PATH)]
+            command = [sys.executable, "-s", "-P", "-B", str(WORKER_ENTRY)]
         if self._cgroups is not None:
             self._set_memory_limit(slot, cgroups.STARTUP_ALLOWANCE + self.limits.memory_bytes)
             command = self._cgroups.join_command(slot.index, command)
@@ -634,7 +635,7 @@ class SandboxPool:
             "shared_dirs": [] if bubblewrap else list(SHARED_DIRS),
         }
         body = json.dumps(config).encode("utf-8")
-        slot.outbuf += _FRAME.pack(len(body)) + body
+        slot.outbuf += FRAME_HEADER.pack(len(body)) + body
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         for stream, role in ((proc.stdout, "stdout"), (proc.stderr, "stderr")):
             os.set_blocking(stream.fileno(), False)
@@ -695,17 +696,17 @@ class SandboxPool:
     @staticmethod
     def _take_message(slot: _Slot) -> tuple[dict[str, Any], list[bytes]] | None:
         buf = slot.inbuf
-        if len(buf) < _FRAME.size:
+        if len(buf) < FRAME_HEADER.size:
             return None
-        (length,) = _FRAME.unpack_from(buf)
-        if len(buf) < _FRAME.size + length:
+        (length,) = FRAME_HEADER.unpack_from(buf)
+        if len(buf) < FRAME_HEADER.size + length:
             return None
-        header = json.loads(bytes(buf[_FRAME.size : _FRAME.size + length]))
+        header = json.loads(bytes(buf[FRAME_HEADER.size : FRAME_HEADER.size + length]))
         lens = header.get("lens", [])
-        total = _FRAME.size + length + sum(lens)
+        total = FRAME_HEADER.size + length + sum(lens)
         if len(buf) < total:
             return None
-        blobs, offset = [], _FRAME.size + length
+        blobs, offset = [], FRAME_HEADER.size + length
         for size in lens:
             blobs.append(bytes(buf[offset : offset + size]))
             offset += size

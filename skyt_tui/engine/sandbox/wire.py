@@ -29,8 +29,9 @@ make building it quadratic). Every step is then linear or bounded, so no
 result can stall the app that decodes it; past a bound, decoding raises
 `TooLarge`.
 
-This module imports only the standard library: the sandbox worker loads it
-by path inside the sandbox, where skyt_tui itself is not importable.
+This module imports only the standard library: the sandbox worker imports it
+inside the sandbox (as `_skyt_sandbox.wire`, see `worker/__init__.py`), where
+skyt_tui itself is not importable.
 """
 
 from __future__ import annotations

@@ -1,0 +1,146 @@
+"""The warm checker: the zygote's handle on its checker process C, and C's serving loop."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import socket
+from typing import TYPE_CHECKING, Any
+
+from .check import CheckHarness, SampleClient
+from .framing import FRAME_HEADER, ProtocolError, read_exact
+from .processes import exit_info
+from .sample import flush_stdio
+
+if TYPE_CHECKING:
+    from .zygote import Zygote
+
+
+class Checker:
+    """The check process C, kept warm: one per zygote, serving job after job.
+
+    Forking a fresh C for every job cost as much as the sample's own fork.
+    Instead the zygote forks C once and confines it as it confines a sample
+    (own session, rlimits, a uid of its own, no_new_privs, Landlock without the
+    working directory, seccomp). For each job the zygote hands it, over a
+    socket pair made before the fork (SCM_RIGHTS), three fresh pipes: to and
+    from that job's sample process S, and for its result frames; it runs the
+    check bodies, writes the frames and closes all three, which ends S (its
+    request pipe reaches end of file) and tells the zygote the checks are done.
+
+    So C talks to one sample at a time, only by value, over pipes no other job
+    has; it holds no sample code or object, and each check body runs in a
+    fresh namespace with `random` reseeded (see `CheckHarness`). Its CPU limit
+    is set anew for each job (what it used so far + the job's timeout + 2 s).
+    A job that ends with its checks unfinished (timeout, a limit, C killed or
+    crashed) kills it, and the next job forks a new one; it is also replaced
+    after MAX_JOBS jobs.
+    """
+
+    MAX_JOBS = 1000
+
+    def __init__(self, zygote: Zygote) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        pid = os.fork()
+        if pid == 0:
+            ours.close()
+            zygote.checker_main(theirs)
+        theirs.close()
+        self.pid = pid
+        self.channel = ours
+        self.jobs = 0
+        self.exit: dict[str, int | None] | None = None
+        self.pidfd: int | None
+        try:
+            self.pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            self.pidfd = None
+
+    def alive(self) -> bool:
+        if self.exit is None:
+            try:
+                done, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.exit = {"code": None, "signal": None}
+                return False
+            if done:
+                self.exit = exit_info(status)
+        return self.exit is None
+
+    def reaped(self, status: int) -> None:
+        """Someone else's `waitpid(-1)` collected this process: keep its exit."""
+        if self.exit is None:
+            self.exit = exit_info(status)
+
+    def hand_over(
+        self, job: dict[str, Any], timeout_s: float, replies: int, requests: int, results: int
+    ) -> dict[str, int | None] | None:
+        """Give the job's checks and pipe ends to C; its exit if it is gone."""
+        body = json.dumps(
+            {"entry": job["entry"], "checks": job["checks"], "timeout_s": timeout_s},
+            separators=(",", ":"),
+            ensure_ascii=True,
+            allow_nan=False,
+        ).encode("ascii")
+        try:
+            socket.send_fds(
+                self.channel, [FRAME_HEADER.pack(len(body))], [replies, requests, results]
+            )
+            self.channel.sendall(body)
+        except OSError:
+            self.stop()
+            return self.exit or {"code": None, "signal": None}
+        return None
+
+    def stop(self) -> dict[str, int | None] | None:
+        """Kill C (and anything it started), reap it; its exit."""
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.exit is None:
+            try:
+                _, status = os.waitpid(self.pid, 0)
+                self.exit = exit_info(status)
+            except ChildProcessError:
+                self.exit = {"code": None, "signal": None}
+        self.channel.close()
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+        return self.exit
+
+    @staticmethod
+    def serve(channel: socket.socket) -> None:
+        """Inside C: run each job's checks until the zygote closes the channel."""
+        fd = channel.fileno()
+        while True:
+            header, fds, _flags, _address = socket.recv_fds(channel, FRAME_HEADER.size, 3)
+            if not header:
+                for received in fds:
+                    os.close(received)
+                return
+            if len(fds) != 3:
+                raise ProtocolError("a job came without its pipes")
+            replies, requests, results = fds
+            try:
+                if len(header) < FRAME_HEADER.size:
+                    rest = read_exact(fd, FRAME_HEADER.size - len(header))
+                    header += rest or b""
+                (length,) = FRAME_HEADER.unpack(header)
+                body = read_exact(fd, length)
+                if body is None:
+                    return
+                job = json.loads(body)
+                used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
+                soft = int(used) + int(float(job["timeout_s"])) + 2
+                resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
+                CheckHarness(job, results, SampleClient(requests, replies)).run()
+            except (OSError, ProtocolError):
+                pass  # the job ended under it (its pipes closed); the zygote decides
+            finally:
+                flush_stdio()
+                for received in fds:
+                    os.close(received)
