@@ -1050,3 +1050,80 @@ def test_samples_that_strain_the_parent_fail_alone_and_the_batch_is_judged(
         assert by_index[position] | {"index": index} == alone["samples"][index]
     assert alone["canon"]["sample_index"] is not None
     assert positions[alone["canon"]["sample_index"]] == mixed["canon"]["sample_index"]
+
+
+# Issue 26, class 3: a contract's check code is as untrusted as a sample.
+CHECK_CONTRACT = """schema_version = 1
+id = "{id}"
+title = "Half (a contract from a file)"
+difficulty = "easy"
+prompt = "Write half(x) returning x / 2."
+reference = "def half(x):\\n    return x / 2\\n"
+
+[entry]
+name = "half"
+
+[oracle]
+timeout_s = 1.5
+
+[[tests]]
+kind = "check"
+code = '''
+{check}
+'''
+"""
+
+PATCH_THE_CHECKER = """
+import gc, sys
+def check(candidate):
+    for module in list(sys.modules.values()):
+        harness = getattr(module, "CheckHarness", None)
+        if isinstance(harness, type):
+            harness.run_one = lambda self, code, calls: None  # every later check "passes"
+    for thing in gc.get_objects():
+        if isinstance(thing, type) and thing.__name__ == "CheckHarness":
+            thing.run_one = lambda self, code, calls: None
+    assert candidate(4) == 2
+"""
+
+REMEMBER_THE_LAST_SAMPLE = """
+import json
+def check(candidate):
+    assert not hasattr(json, "previous"), f"a check of another sample left {json.previous!r}"
+    json.previous = candidate(4)
+    assert json.previous == 2
+"""
+
+
+@pytest.mark.parametrize("mode", isolation_modes())
+def test_a_contracts_check_code_changes_no_other_verdict(mode, tmp_path):
+    """A human-eval check body (contract code read from a file) that patches the checker, then a
+    wrong sample of another contract on the same worker: it fails, as it does alone; a check that
+    keeps state between samples finds none."""
+    host = Host(mode, tmp_path, workers=1)
+    try:
+        contracts = {}
+        for name, check in (("patch", PATCH_THE_CHECKER), ("remember", REMEMBER_THE_LAST_SAMPLE)):
+            path = tmp_path / f"{name}.toml"
+            path.write_text(CHECK_CONTRACT.format(id=f"check_{name}", check=check))
+            contracts[name] = load_contract(path)
+        other = host.contracts["hostile_check"]
+        wrong = "def half(x):\n    return 0\n"
+        alone = host.oracle.check(other, wrong)
+        assert not alone.passed
+        assert host.oracle.check(contracts["patch"], contracts["patch"].reference).passed
+        after = host.oracle.check(other, wrong)
+        assert not after.passed, "another contract's check code made a wrong answer pass"
+
+        def outcomes(verdict):
+            return [
+                (t.name, t.passed, t.actual, t.error_type, t.error_message) for t in verdict.tests
+            ]
+
+        assert after.reason == alone.reason and outcomes(after) == outcomes(alone)
+        assert host.oracle.check(other, other.reference).passed
+        remember = contracts["remember"]
+        verdicts = [host.oracle.check(remember, remember.reference) for _ in range(3)]
+        assert all(verdict.passed for verdict in verdicts), [v.reason for v in verdicts]
+    finally:
+        host.close()
