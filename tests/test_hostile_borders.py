@@ -212,6 +212,52 @@ def test_analysis_refuses_a_huge_sample_and_measures_the_rest(tmp_path, monkeypa
     assert [line.split(",")[3] for line in lines[1:]] == ["ok", "refused", "ok"]
 
 
+def test_token_lcs_of_huge_repetitive_samples_is_linear():
+    """Ouyang et al.'s LCS of a 50,000-character sample against the first: difflib's
+    find_longest_match took O(n·m) (minutes on 25,000 tokens); the suffix automaton gives the
+    same length."""
+    import difflib
+
+    from skyt_tui.engine.measure.literature import longest_common_block, similarity_to_first
+
+    a, b = ["x"] * 25_000, ["x", "y"] * 12_500
+    start = time.monotonic()
+    assert longest_common_block(a, b) == 1
+    first = "x = 1\n" * 8_000
+    similarity_to_first([first, "x = 1\ny = 2\n" * 4_000])
+    assert time.monotonic() - start < 10
+    small_a, small_b = a[:300] + ["z"] * 5, b[:300] + ["z"] * 5
+    expected = difflib.SequenceMatcher(None, small_a, small_b, autojunk=False)
+    assert longest_common_block(small_a, small_b) == expected.find_longest_match().size
+
+
+def test_role_alignment_of_repetitive_programs_is_declined_not_run():
+    """rename_locals aligns token streams with difflib, cubic on repetitive ones."""
+    from skyt_tui.engine.repair.base import Decline
+    from skyt_tui.engine.repair.rename_locals import CanonRoles, role_mapping
+
+    canon = "def f(a):\n" + "    a = a\n" * 2_000 + "    return a\n"
+    sample = "def f(b):\n" + "    b = b + b\n" * 2_000 + "    return b\n"
+    start = time.monotonic()
+    with pytest.raises(Decline, match="too long or repetitive"):
+        role_mapping(ast.parse(sample), CanonRoles(ast.parse(canon)), frozenset())
+    assert time.monotonic() - start < 10
+
+
+def test_a_diff_of_repetitive_samples_is_bounded():
+    """The app's side-by-side diff matched lines with difflib without its junk heuristic:
+    500 lines of one repeated line took 11 s, 1,000 took 90 s (cubic)."""
+    from skyt_tui.ui.diff_text import MAX_DIFF_LINES, side_by_side_diff, unified_diff_text
+
+    for lines in (500, 25_000):
+        before, after = "x\n" * lines, "x\ny\n" * (lines // 2)
+        start = time.monotonic()
+        side_by_side_diff(before, after, "canon", "sample")
+        shown = unified_diff_text(before, after, "canon", "sample").plain
+        assert time.monotonic() - start < 5
+        assert (f"first {MAX_DIFF_LINES:,} lines" in shown) == (lines > MAX_DIFF_LINES)
+
+
 # -- the command line, against a store of its own ------------------------------------------------
 
 GOOD = "def slugify(text):\n    return '-'.join(text.lower().split())\n"

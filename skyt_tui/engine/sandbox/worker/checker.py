@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
@@ -9,7 +10,7 @@ import signal
 import socket
 from typing import TYPE_CHECKING, Any
 
-from .check import CheckHarness, SampleClient
+from .check import CheckHarness, SampleClient, compile_check
 from .framing import FRAME_HEADER, ProtocolError, read_exact
 from .processes import exit_info
 from .sample import flush_stdio
@@ -155,7 +156,17 @@ class Checker:
         channel: socket.socket, job: dict[str, Any], replies: int, requests: int, results: int
     ) -> None:
         """Inside C: run one job's checks in a child process, wait for it, and share its fate.
-        The job's three pipe ends are closed here, whatever happens."""
+        The job's three pipe ends are closed here, whatever happens.
+
+        C compiles the check bodies first (compiling is not running them, and a contract's
+        bodies are then compiled once, not once per sample) and freezes its heap, so the child
+        copies none of C's pages on its first garbage collection."""
+        for check in job.get("checks", ()):
+            try:
+                compile_check(str(check["code"]))
+            except Exception:
+                pass  # the child meets the same error and reports it as the check's
+        gc.freeze()
         try:
             pid = os.fork()
         except OSError:  # no process to spare (the sample used the uid's): the checks never run
