@@ -135,12 +135,12 @@ def test_parse_errors_of_every_kind_are_syntax_errors():
 
 
 def test_the_recursion_rule_follows_a_call_chain_of_any_length():
-    """`style` checks walk the call graph: 20,000 functions calling the next (RecursionError at
+    """`style` checks walk the call graph: 5,000 functions calling the next (RecursionError at
     ~1,000 before); the last one calling the first makes it recursive."""
-    chain = "".join(f"def f{k}(n):\n    return f{k + 1}(n)\n" for k in range(20_000))
+    chain = "".join(f"def f{k}(n):\n    return f{k + 1}(n)\n" for k in range(5_000))
     entry = Entry(kind="function", name="f0")
-    assert not is_recursive(ast.parse(chain + "def f20000(n):\n    return n\n"), entry)
-    assert is_recursive(ast.parse(chain + "def f20000(n):\n    return f0(n)\n"), entry)
+    assert not is_recursive(ast.parse(chain + "def f5000(n):\n    return n\n"), entry)
+    assert is_recursive(ast.parse(chain + "def f5000(n):\n    return f0(n)\n"), entry)
 
 
 # -- 4. size: a documented limit per sample, bounded distance work -------------------------------
@@ -621,6 +621,27 @@ def test_planted_runs_never_break_the_listing_of_the_others(home, tmp_path, caps
         code, _, err = cli(capsys, "report", name)
         assert code == 2, name
         one_line_error(err)
+
+
+def test_planted_canons_are_listed_as_corrupt_and_never_break_the_listing(home, capsys):
+    canon_dir = home / "canon"
+    canon_dir.mkdir()
+    (canon_dir / "not an id.json").write_text("{}")
+    (canon_dir / "deep.json").write_text(DEEP_JSON)
+    os.mkfifo(canon_dir / "fifo.json")
+    (canon_dir / "device.json").symlink_to("/dev/zero")
+    document = {"schema_version": 1, "kind": "canon", "contract_id": "typed", "code": "x"}
+    (canon_dir / "typed.json").write_text(json.dumps({**document, "texts": ["x"], "provenance": 1}))
+    start = time.monotonic()
+    code, out, err = cli(capsys, "canon", "list", "--json")
+    assert time.monotonic() - start < 10
+    assert code == 0, err
+    states = {canon["contract_id"]: canon["status"] for canon in json.loads(out)["canons"]}
+    assert states == dict.fromkeys(("deep", "device", "fifo", "typed"), "corrupt")
+    code, out, err = cli(capsys, "canon", "list")
+    assert code == 0 and "typed" in out, err
+    code, out, err = cli(capsys, "canon", "show", "typed")
+    assert code == 0 and "corrupt canon: texts is not a JSON dict" in out, err
 
 
 # -- 9. names are matched whole: a trailing newline is not a name ---------------------------------

@@ -22,7 +22,12 @@ from typing import Any
 
 from skyt_tui import locations
 from skyt_tui.engine import store
-from skyt_tui.engine.contracts.contract import Contract, check_contract_id, contract_to_toml_dict
+from skyt_tui.engine.contracts.contract import (
+    Contract,
+    check_contract_id,
+    contract_to_toml_dict,
+    is_contract_id,
+)
 from skyt_tui.engine.errors import NotFoundError, SkytError, StoreError
 from skyt_tui.engine.measure.normalize import LEVELS, NORMALIZATION_VERSION, normalize
 from skyt_tui.engine.versions import CANON_VERSION, DISTANCE_FUNCTION  # noqa: F401 (CANON_VERSION re-exported)
@@ -158,7 +163,26 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+_DOCUMENT_TYPES = {
+    "contract_id": str,
+    "code": str,
+    "texts": dict,
+    "signatures": dict,
+    "contract": dict,
+    "contract_hash": str,
+    "versions": dict,
+    "provenance": dict,
+    "content_hash": str,
+}
+
+
 def _from_document(document: dict[str, Any], path: Path) -> Canon:
+    for key, kind in _DOCUMENT_TYPES.items():
+        if key in document and not isinstance(document[key], kind):
+            raise StoreError(f"{path}: corrupt canon: {key} is not a JSON {kind.__name__}")
+    texts = document.get("texts") or {}
+    if not all(isinstance(text, str) for text in texts.values()):
+        raise StoreError(f"{path}: corrupt canon: texts must be strings")
     try:
         return Canon(
             contract_id=document["contract_id"],
@@ -267,10 +291,11 @@ def canon_history(contract_id: str) -> list[dict[str, Any]]:
 
 
 def list_canons() -> list[str]:
+    """The contract ids with a canon file (a file whose name is not a contract id is not one)."""
     directory = locations.canon_dir()
     if not directory.is_dir():
         return []
-    return sorted(p.stem for p in directory.glob("*.json"))
+    return sorted(p.stem for p in directory.glob("*.json") if is_contract_id(p.stem))
 
 
 def require_canon(contract_id: str) -> CanonState:
