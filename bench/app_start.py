@@ -253,11 +253,12 @@ def main(argv: list[str] | None = None) -> int:
         "target_s": TARGET_S,
         "repeat": args.repeat,
     }
+    # the bundled examples include unparseable samples on purpose
     subprocess.run(
         [sys.executable, "-m", "compileall", "-q", "-x", "/bundled/", str(ROOT / "skyt_tui")],
         check=True,
         capture_output=True,
-    )  # the bundled examples include unparseable samples on purpose
+    )
     with tempfile.TemporaryDirectory(prefix="skyt-bench-home-") as home:
         env = child_env(home)
         figures["python_pass_s"] = statistics.median(

@@ -7,9 +7,8 @@ import pytest
 def isolated_home(tmp_path, monkeypatch):
     home = tmp_path / "skyt-home"
     monkeypatch.setenv("SKYT_HOME", str(home))
-    monkeypatch.delenv(
-        "SKYT_STORE", raising=False
-    )  # the app may switch to the demo store: undone after the test
+    # the app may switch to the demo store: undone after the test
+    monkeypatch.delenv("SKYT_STORE", raising=False)
     return home
 
 

@@ -167,3 +167,30 @@ def test_a_damaged_rotation_log_marks_its_benchmark_and_lists_the_others(demo, c
     assert main(["bench", "list"]) == 0
     out = capsys.readouterr().out
     assert "damaged" in out and "demo" in out
+
+
+def test_status_shows_the_rotation_history_with_the_apps_columns(demo, capsys, monkeypatch):
+    """`bench status` and the app's History tab draw one table: the same columns, the same cells."""
+    from skyt_tui.engine import benchmark
+    from skyt_tui.ui.screens.benchmark import history_view
+
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["bench", "rotate", "demo", "--now", "2024-05-03"]) == 0
+    assert main(["bench", "rotate", "demo", "--now", "2024-05-20", "--force"]) == 0
+    capsys.readouterr()
+    assert main(["bench", "status", "demo"]) == 0
+    out = capsys.readouterr().out
+    history = benchmark.rotation_history("demo")
+    rows = benchmark.history_rows(history)
+    assert len(rows) == 2 and rows[1][3] == "yes"
+    header = next(line for line in out.splitlines() if "at (UTC)" in line)
+    assert [name for name in benchmark.HISTORY_COLUMNS if name not in header] == []
+    for row in rows:
+        assert any(all(cell in line for cell in row) for line in out.splitlines()), row
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=open(os.devnull, "w"))
+    console.print(history_view(tuple(history)))
+    shown = console.export_text()
+    for row in rows:
+        assert any(all(cell in line for cell in row) for line in shown.splitlines()), row

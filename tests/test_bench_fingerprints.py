@@ -66,9 +66,8 @@ def test_tokens_and_ngrams():
 
 
 def test_contamination_counts_shared_13grams_across_lines_and_case(tmp_path):
-    leaked = (
-        " ".join(WORDS.split()[:14]).upper().replace(" OVER ", "\nover ")
-    )  # 14 words → 2 of the item's 13-grams
+    # 14 words → 2 of the item's 13-grams
+    leaked = " ".join(WORDS.split()[:14]).upper().replace(" OVER ", "\nover ")
     dump = tmp_path / "dump.txt"
     dump.write_text(f"noise before\n{leaked}\nnoise after\n")
     items = (

@@ -39,11 +39,8 @@ def at(text: str) -> dt.datetime:
         ("2024-03-01", D(2024, 3, 1), D(2024, 2, 26)),  # a week spanning the month end
         ("2024-12-31", D(2024, 12, 1), D(2024, 12, 30)),  # Tuesday; week started Monday 30th
         ("2025-01-01", D(2025, 1, 1), D(2024, 12, 30)),  # same week as above, across the year end
-        (
-            "2024-06-02",
-            D(2024, 6, 1),
-            D(2024, 5, 27),
-        ),  # a Sunday belongs to the week that began Monday
+        # a Sunday belongs to the week that began Monday
+        ("2024-06-02", D(2024, 6, 1), D(2024, 5, 27)),
         ("2024-06-03", D(2024, 6, 1), D(2024, 6, 3)),  # a Monday starts its own week
         ("2024-03-01T01:00:00+02:00", D(2024, 2, 1), D(2024, 2, 26)),  # still 29 Feb in UTC
         ("2024-02-29T23:30:00-05:00", D(2024, 3, 1), D(2024, 2, 26)),  # already 1 March in UTC
@@ -61,9 +58,8 @@ def test_next_period_start_and_labels():
     assert next_period_start(D(2024, 1, 1), "monthly") == D(2024, 2, 1)
     assert next_period_start(D(2024, 12, 30), "weekly") == D(2025, 1, 6)
     assert next_period_start(D(2024, 2, 26), "weekly") == D(2024, 3, 4)
-    assert (
-        period_label(D(2024, 12, 30), "weekly") == "2025-W01"
-    )  # ISO week of the year it mostly lies in
+    # ISO week of the year it mostly lies in
+    assert period_label(D(2024, 12, 30), "weekly") == "2025-W01"
     assert period_label(D(2024, 2, 1), "monthly") == "2024-02"
 
 
@@ -165,9 +161,8 @@ def test_dry_pool_is_reported_and_leaves_an_empty_held_out():
         "the pool is empty" in warning for warning in third.warnings
     )
     assert set(state.training) == {item.id for item in items}
-    state, fourth = rotate(
-        items, state, "2024-04-01"
-    )  # nothing left to move or draw: still no crash
+    # nothing left to move or draw: still no crash
+    state, fourth = rotate(items, state, "2024-04-01")
     assert fourth.record.moved_to_training == () and state.held_out == ()
 
 
@@ -273,9 +268,8 @@ def test_preview_writes_nothing_and_matches_the_applied_rotation(lcb_like):
 def test_rotate_if_due_is_the_automatic_rotation(lcb_like):
     assert bench.rotate_if_due("demo", at("2024-05-03")).record.number == 1
     assert bench.rotate_if_due("demo", at("2024-05-31T23:59:59")) is None
-    assert (
-        bench.rotate_if_due("demo", at("2024-05-31T23:30:00-01:00")).record.number == 2
-    )  # 1 June in UTC
+    # 1 June in UTC
+    assert bench.rotate_if_due("demo", at("2024-05-31T23:30:00-01:00")).record.number == 2
     assert len(bench.rotation_history("demo")) == 2
 
 

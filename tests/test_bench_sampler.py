@@ -74,9 +74,8 @@ def test_sample_size_rate_floor_and_clamp():
     assert default_floor(100_000) == 1000
     assert SampleConfig().size_for(400) == 50
     assert SampleConfig(floor=0).size_for(400) == 4
-    assert (
-        SampleConfig(rate=0.07, floor=0).size_for(100) == 7
-    )  # not 8 from 0.07*100 = 7.000000000000001
+    # not 8 from 0.07*100 = 7.000000000000001
+    assert SampleConfig(rate=0.07, floor=0).size_for(100) == 7
     assert SampleConfig(floor=500).size_for(400) == 400
     assert SampleConfig(rate=0.0, floor=0).size_for(400) == 1
     assert SampleConfig().size_for(30) == 30

@@ -1,4 +1,5 @@
-"""The canon store: write-once, integrity, staleness, re-establishment with history (SPEC §4)."""
+"""The canon store: write-once, integrity checked against the contract and versions (stale, tampered,
+corrupt), re-establishment with history, and the one rule that picks a canon."""
 
 import json
 
@@ -106,3 +107,69 @@ def test_first_candidate_in_generation_order():
     assert canon_store.first_canon_candidate([False, True, True], [False, False, False]) == 1
     assert canon_store.first_canon_candidate([True, True], [True, False]) == 1
     assert canon_store.first_canon_candidate([None, False], [False, False]) is None
+
+
+class StubOracle:
+    """Passes every program that contains "pass"; records what it was asked."""
+
+    def __init__(self):
+        self.asked = []
+
+    def check_many(self, jobs, dedupe=True):
+        from types import SimpleNamespace
+
+        self.asked.append([code for _, code in jobs])
+        return [SimpleNamespace(passed="pass" in code) for _, code in jobs]
+
+
+def test_the_canon_rule_skips_failing_and_unparseable_samples():
+    codes = ["def f(x): return x  # fail\n", "def f(x: pass\n", "def f(x): return x  # pass\n"]
+    oracle = StubOracle()
+    assert canon_store.first_canon_sample(CONTRACT, codes, oracle) == 2
+    assert oracle.asked == [codes]
+    assert canon_store.first_canon_sample(CONTRACT, codes[:2], oracle) is None
+
+
+def test_every_path_that_picks_a_canon_uses_the_one_rule(isolated_home, monkeypatch):
+    """The stored-run path, `canon reestablish` and the analysis all ask `canon.first_canon_candidate`:
+    a changed rule (here: the last passing sample) changes what each of them picks."""
+    from skyt_tui.engine.runs import analyses as run_analyses
+    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs.canon_actions import reestablish_from_run
+    from skyt_tui.engine.runs.run_store import SampleRecord
+    from tests.run_helpers import CONTRACT_ID, install_contract
+
+    install_contract(isolated_home)
+    from skyt_tui.engine.contracts.catalog import get_contract
+
+    contract = get_contract(CONTRACT_ID)
+    codes = ["def f(x):\n    return x + 1\n", "def f(x):\n    return 1 + x\n"]
+    meta = runs.create_run(
+        contract_id=CONTRACT_ID,
+        contract=contract,
+        provider="openai",
+        model="m",
+        temperature=0.0,
+        n=2,
+        samples=[
+            SampleRecord(index=i, status="ok", response=code, code=code)
+            for i, code in enumerate(codes)
+        ],
+    )
+
+    def last_passing(verdicts_passed, parse_errors):
+        passing = [i for i, (p, e) in enumerate(zip(verdicts_passed, parse_errors)) if p and not e]
+        return passing[-1] if passing else None
+
+    monkeypatch.setattr(canon_store, "first_canon_candidate", last_passing)
+
+    class PassAll(StubOracle):
+        def check_many(self, jobs, dedupe=True):
+            from types import SimpleNamespace
+
+            return [SimpleNamespace(passed=True) for _ in jobs]
+
+    code, provenance = run_analyses.first_passing_stored_sample(contract, PassAll())
+    assert (code, provenance.sample_index, provenance.run_id) == (codes[1], 1, meta.id)
+    canon = reestablish_from_run(CONTRACT_ID, meta.id, oracle=PassAll())
+    assert canon.code == codes[1].rstrip() and canon.provenance["sample_index"] == 1

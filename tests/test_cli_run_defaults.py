@@ -183,3 +183,44 @@ def test_an_unknown_profile_is_one_line_naming_the_known_ones(isolated_home, cap
     assert err == (
         "skyt-tui: error: --profile: no profile 'nope' in settings.toml (known: local)\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("provider", "model", "flag", "target"),
+    [
+        ("openai", "m", "base_url", "http://127.0.0.1:9/v1"),
+        ("openai", "m", "base_url", None),
+        ("anthropic", "m", "base_url", "http://127.0.0.1:9"),
+        ("command", None, "command_line", "python3 answer.py"),
+        ("replay", None, "replay", "RECORDING"),
+    ],
+)
+def test_the_cli_and_the_app_give_a_run_the_same_provider_settings(
+    tmp_path, provider, model, flag, target
+):
+    """One mapping from (provider, target, model, timeout) to the settings stored in run.json: a
+    replay with a timeout used to keep it from `run` and lose it from the app's dialog."""
+    import argparse
+
+    from skyt_tui.cli.run_cmd import _provider_settings
+    from skyt_tui.ui import data
+    from skyt_tui.ui.run_request import parse_run_form
+
+    target = str(tmp_path) if target == "RECORDING" else target
+    args = argparse.Namespace(
+        provider=provider, model=model, base_url=None, command_line=None, replay=None, timeout=7.0
+    )
+    setattr(args, flag, target)
+    request = parse_run_form(
+        contract_id="c",
+        provider=provider,
+        model=model or "",
+        n="2",
+        temperatures="0",
+        concurrency="1",
+        target=target or "",
+        timeout="7",
+        environ={"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"},
+    )
+    assert _provider_settings(args) == data.provider_settings(request)
+    assert _provider_settings(args)["timeout_s"] == 7.0

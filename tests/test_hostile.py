@@ -442,11 +442,8 @@ HOSTILE.update(
                 hoard.append(fd)
             """)
             + SOLVE,
-            {
-                "memory_limit",
-                "load_error",
-                "timeout",
-            },  # a loaded machine may not fill 1 GiB in time
+            # a loaded machine may not fill 1 GiB in time
+            {"memory_limit", "load_error", "timeout"},
             "",
         ),
         "memfd_mapped": (
@@ -462,11 +459,8 @@ HOSTILE.update(
                 hoard.append(fd)
             """)
             + SOLVE,
-            {
-                "memory_limit",
-                "load_error",
-                "timeout",
-            },  # a loaded machine may not fill 1 GiB in time
+            # a loaded machine may not fill 1 GiB in time
+            {"memory_limit", "load_error", "timeout"},
             "",
         ),
         "tmpfs_hoard": (

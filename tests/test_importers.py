@@ -15,9 +15,8 @@ from skyt_tui.engine.contracts.contract import (
     load_contract,
 )
 from skyt_tui.engine.errors import ContractError, InputError
-from skyt_tui.engine.sources.humaneval import split_check
+from skyt_tui.engine.sources.humaneval import HUMANEVAL_DIFFICULTY_RULE, split_check
 from skyt_tui.engine.sources.importers import (
-    HUMANEVAL_DIFFICULTY_RULE,
     import_humaneval_problems,
     import_skyt_templates,
     skyt_template_to_contract,

@@ -202,3 +202,57 @@ def _frames(stream):
         )
         offset += FRAME_HEADER.size + length
     return frames
+
+
+def test_no_two_screens_import_each_other():
+    """Screens form no import cycle, deferred imports inside functions included: a detail is handed
+    what it needs of the list it was opened from instead of importing it back."""
+    import ast
+
+    screens = ROOT / "skyt_tui" / "ui" / "screens"
+    graph: dict[str, set[str]] = {}
+    for path in screens.glob("*.py"):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                if node.module.startswith("skyt_tui.ui.screens."):
+                    names.add(node.module.rsplit(".", 1)[1])
+        graph[path.stem] = names
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            module = todo.pop()
+            for imported in graph.get(module, ()):
+                if imported == goal:
+                    return True
+                if imported not in seen:
+                    seen.add(imported)
+                    todo.append(imported)
+        return False
+
+    assert graph["runs"] and graph["run_detail"]
+    assert [module for module in sorted(graph) if reaches(module, module)] == []
+
+
+def test_the_engine_is_rooms_each_on_contributings_map():
+    """The tree shows the architecture: a dozen modules at most at the engine's top, every room
+    (package) saying in its docstring what it holds and may import, and named on CONTRIBUTING.md's
+    map; no module of the package over 1,000 lines."""
+    engine = ROOT / "skyt_tui" / "engine"
+    top = [p.name for p in engine.glob("*.py") if p.name != "__init__.py"]
+    assert len(top) <= 12, sorted(top)
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    rooms = sorted(p.parent.name for p in engine.glob("*/__init__.py"))
+    assert len(rooms) >= 10
+    for room in rooms:
+        doc = ast.get_docstring(ast.parse((engine / room / "__init__.py").read_text()))
+        assert doc and "import" in doc, f"{room}/__init__.py must say what the room may import"
+        assert f"`{room}/`" in contributing, f"CONTRIBUTING.md's map does not name {room}/"
+    long = [
+        (str(path.relative_to(ROOT)), n)
+        for path in (ROOT / "skyt_tui").rglob("*.py")
+        if "bundled" not in path.parts
+        and (n := len(path.read_text(encoding="utf-8").splitlines())) > 1000
+    ]
+    assert long == []

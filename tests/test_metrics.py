@@ -1,4 +1,5 @@
-"""Metrics over sample records (SPEC §6, seeds/metrics-definitions.md)."""
+"""The repeatability metrics as pure functions of sample records: small runs worked by hand, the
+invariants under monotone repair (hypothesis), a seeded bootstrap, bit-identical recomputation."""
 
 import math
 import os
@@ -7,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -217,3 +219,86 @@ def test_large_runs_get_r_pairwise_from_the_mean_and_a_bounded_interval():
     finally:
         metrics_module.PAIRWISE_BOOTSTRAP_BUDGET = original
     assert "R_pairwise" in compute_metrics(samples, pairwise=pairwise).ci
+
+
+# ---- pass rate, R_behavioral and OER from oracle verdicts -------------------------------------
+# (these cases tested the oracle room's own pass_rate / r_behavioral / output_equivalence_rate,
+# which nothing reported; they now test the definitions the reports use)
+
+
+def verdict(vector, actuals, kinds=None, errors=None):
+    from skyt_tui.engine.oracle.verdicts import TestOutcome, Verdict
+
+    kinds = kinds or ["call"] * len(vector)
+    errors = errors or [None] * len(vector)
+    tests = tuple(
+        TestOutcome(i, f"t{i}", kind, ok, actual, error, None, 0.0)
+        for i, (ok, actual, kind, error) in enumerate(zip(vector, actuals, kinds, errors))
+    )
+    return Verdict(all(vector), sum(vector) / len(vector), tests, "ok", "", "reduced", "1", 0.0)
+
+
+def judged(*verdicts):
+    """Sample records as the analysis pipeline makes them from verdicts."""
+    from skyt_tui.engine.analysis.pipeline import output_keys
+
+    return [
+        SampleAnalysis(
+            index=i,
+            signatures={level: str(i) for level in ("raw", "format", "nodoc", "alpha")},
+            passed=v.passed,
+            pass_vector=v.pass_vector(),
+            outputs=output_keys(v),
+        )
+        for i, v in enumerate(verdicts)
+    ]
+
+
+def test_behaviour_metrics_of_three_verdicts():
+    m = compute_metrics(
+        judged(
+            verdict([True, True, False], ["1", "2", "3"]),
+            verdict([True, True, False], ["1", "2", "4"]),
+            verdict([True, True, True], ["1", "5", "4"]),
+        )
+    )
+    assert m.pass_rate == pytest.approx(1 / 3)
+    assert m.R_behavioral == pytest.approx(2 / 3)  # two of three share a pass vector
+    assert m.OER == pytest.approx(1 / 3)  # only test 0 has one output
+
+
+def test_behaviour_metrics_of_verdicts_edge_cases():
+    none = compute_metrics([])
+    assert none.pass_rate is None and none.R_behavioral is None and none.OER is None
+    one = compute_metrics(judged(verdict([False, True], [None, "1"])))
+    assert one.R_behavioral == 1.0 and one.OER == 1.0
+    constrained = compute_metrics(
+        judged(
+            verdict([True, False], ["1", None], ["call", "constraint"]),
+            verdict([True, True], ["1", None], ["call", "constraint"]),
+        )
+    )
+    assert constrained.OER == 1.0  # constraints have no output
+    assert constrained.R_behavioral == 0.5  # but they are in the pass vector
+
+
+def test_oer_counts_an_error_as_its_type_and_a_verdict_of_another_width_as_not_run():
+    """Where the oracle room's OER differed: it compared `actual` only (every error was the same
+    "no output") and refused verdicts of different widths; the reported OER keys an error by its
+    type and counts a sample without a full verdict as not run."""
+    raised = compute_metrics(
+        judged(
+            verdict([False, True], [None, "1"], errors=["ValueError", None]),
+            verdict([False, True], [None, "1"], errors=["TypeError", None]),
+        )
+    )
+    assert raised.OER == 0.5  # the oracle room's definition gave 1.0
+    same_error = compute_metrics(
+        judged(
+            verdict([False], [None], errors=["ValueError"]),
+            verdict([False], [None], errors=["ValueError"]),
+        )
+    )
+    assert same_error.OER == 1.0
+    widths = compute_metrics(judged(verdict([True], ["1"]), verdict([True, True], ["1", "2"])))
+    assert widths.OER == 0.0 and widths.R_behavioral == 0.5  # the oracle room's raised ValueError

@@ -1,4 +1,5 @@
-"""Normalization levels and signatures (SPEC §3)."""
+"""Normalization: the raw, format, nodoc and alpha levels, the names each keeps, and the signatures
+computed from them."""
 
 import ast
 import hashlib

@@ -14,9 +14,8 @@ CONTRACT = FIXTURES / "hostile.toml"
 @pytest.fixture(autouse=True)
 def home(tmp_path, monkeypatch):
     monkeypatch.setenv("SKYT_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv(
-        "SKYT_SANDBOX", "reduced"
-    )  # the command's own code path is what is tested here
+    # the command's own code path is what is tested here
+    monkeypatch.setenv("SKYT_SANDBOX", "reduced")
 
 
 def write(path, text):
@@ -93,10 +92,8 @@ def humaneval_folder(tmp_path):
     ]
     samples = [
         ("Toy/0", "    return 2 * x\n"),
-        (
-            "Toy/0",
-            "    return x + x\n\n\ndef unrelated():\n    raise SystemExit\n",
-        ),  # cut at "\ndef"
+        # cut at "\ndef"
+        ("Toy/0", "    return x + x\n\n\ndef unrelated():\n    raise SystemExit\n"),
         ("Toy/0", "    return x * x\n"),
         ("Toy/1", "    return x\n"),
         ("Toy/1", "    while True:\n        pass\n"),

@@ -1,4 +1,5 @@
-"""Pure parts of the oracle: value comparison, constraint analysis, pass@k, behaviour metrics."""
+"""Pure parts of the oracle: value comparison, constraint analysis, pass@k (the behaviour metrics are
+the measure room's: tests/test_metrics.py)."""
 
 import ast
 import functools
@@ -19,12 +20,7 @@ from skyt_tui.engine.oracle.constraints import (
 )
 from skyt_tui.engine.oracle.plan import Plan
 from skyt_tui.engine.oracle.verdicts import (
-    TestOutcome,
-    Verdict,
-    output_equivalence_rate,
     pass_at_k,
-    pass_rate,
-    r_behavioral,
     values_match,
 )
 from skyt_tui.engine.sandbox.pool import ProcessExit, RunResult
@@ -176,39 +172,6 @@ def test_pass_at_k(n, c, k, expected):
 def test_pass_at_k_needs_k_at_most_n():
     with pytest.raises(ValueError):
         pass_at_k(5, 1, 10)
-
-
-def verdict(vector, actuals, kinds=None):
-    kinds = kinds or ["call"] * len(vector)
-    tests = tuple(
-        TestOutcome(i, f"t{i}", kind, ok, actual, None, None, 0.0)
-        for i, (ok, actual, kind) in enumerate(zip(vector, actuals, kinds))
-    )
-    return Verdict(all(vector), sum(vector) / len(vector), tests, "ok", "", "reduced", "1", 0.0)
-
-
-def test_behaviour_metrics_on_three_samples():
-    samples = [
-        verdict([True, True, False], ["1", "2", "3"]),
-        verdict([True, True, False], ["1", "2", "4"]),
-        verdict([True, True, True], ["1", "5", "4"]),
-    ]
-    assert pass_rate(samples) == pytest.approx(1 / 3)
-    assert r_behavioral(samples) == pytest.approx(2 / 3)  # two of three share a pass vector
-    assert output_equivalence_rate(samples) == pytest.approx(1 / 3)  # only test 0 has one output
-
-
-def test_behaviour_metrics_edge_cases():
-    assert pass_rate([]) == r_behavioral([]) == output_equivalence_rate([]) == 0.0
-    one = [verdict([False, True], [None, "1"])]
-    assert r_behavioral(one) == 1.0 and output_equivalence_rate(one) == 1.0
-    constrained = [
-        verdict([True, False], ["1", None], ["call", "constraint"]),
-        verdict([True, True], ["1", None], ["call", "constraint"]),
-    ]
-    assert output_equivalence_rate(constrained) == 1.0  # constraints have no output
-    with pytest.raises(ValueError):
-        output_equivalence_rate([verdict([True], ["1"]), verdict([True, True], ["1", "2"])])
 
 
 json_values = st.recursive(

@@ -17,6 +17,7 @@ import pytest
 from rich.console import Console
 
 from skyt_tui.engine.printable import json_printable, printable
+from skyt_tui.engine.runs.analysis_record import OracleSummary
 from skyt_tui.engine.sandbox import pool as sandbox
 from skyt_tui.ui.diff_text import unified_diff_text
 from skyt_tui.ui.run_text import verdict_text
@@ -139,7 +140,7 @@ def test_the_apps_verdict_lines_escape_even_old_records():
             }
         ],
     }
-    shown = rendered(verdict_text(oracle, passed=False))
+    shown = rendered(verdict_text(OracleSummary.from_dict(oracle), passed=False))
     assert inert(shown) and "\\x1b[2J" in shown
 
 

@@ -146,9 +146,8 @@ def test_anthropic_provider_against_the_server(monkeypatch):
 
 
 def test_anthropic_without_a_key_is_one_line(monkeypatch):
-    pytest.importorskip(
-        "anthropic"
-    )  # the optional extra; without it the next test's message comes first
+    # the optional extra; without it the next test's message comes first
+    pytest.importorskip("anthropic")
     from skyt_tui.engine.generation.providers import anthropic_provider
 
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)

@@ -106,9 +106,8 @@ def test_kept_names_are_never_renamed():
 
 def test_partial_veto_keeps_only_passing_steps():
     def no_renames(programs):
-        return [
-            re.search(r"\bst\b", program) is not None for program in programs
-        ]  # renaming `st` away fails
+        # renaming `st` away fails
+        return [re.search(r"\bst\b", program) is not None for program in programs]
 
     result = repair(SAMPLE, CANON, kept_names=KEPT, verify=no_renames, max_steps=10)
     assert "st = []" in result.code

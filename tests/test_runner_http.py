@@ -480,3 +480,55 @@ def test_run_sweep_in_the_engine_with_replay(contract, tmp_path):
         start_run(
             contract, RunSettings(provider="replay", model=None, temperature=None, n=3), provider
         )
+
+
+def test_sweep_then_analyse_is_one_workflow_with_one_batch(contract, tmp_path):
+    """`run --sweep`, `resume` and the app's run dialog share `workflow`: every run that produced
+    code is analysed in one batch after the sweep (one analysis process for the app), none after
+    a cancel, and a resumed run like a new one."""
+    import threading
+
+    from skyt_tui.engine.generation.workflow import resume_and_analyse, sweep_and_analyse
+
+    (tmp_path / "01.py").write_text("def f(x):\n    return x + 1\n")
+    (tmp_path / "02.py").write_text("def f(x):\n    return 1 + x\n")
+    settings = RunSettings(
+        provider="replay",
+        model=None,
+        temperature=None,
+        n=2,
+        provider_settings={"source": str(tmp_path)},
+    )
+    batches = []
+
+    def analyse(run_ids):
+        batches.append(list(run_ids))
+        return [{"run": run_id} for run_id in run_ids]
+
+    generated = sweep_and_analyse(contract, settings, [0.0, 0.5], analyse=analyse)
+    ids = [outcome.run_id for outcome in generated.outcomes]
+    assert batches == [ids] and generated.analyses == {run_id: {"run": run_id} for run_id in ids}
+
+    cancel = threading.Event()
+    cancel.set()
+    stopped = sweep_and_analyse(contract, settings, [0.0], analyse=analyse, cancel=cancel)
+    assert stopped.outcomes == () and stopped.analyses == {} and len(batches) == 1
+
+    interrupted = runs.create_run(
+        contract_id=CONTRACT_ID,
+        contract=contract,
+        provider="replay",
+        model=None,
+        temperature=0.0,
+        n=2,
+        provider_settings={"source": str(tmp_path)},
+    )
+    ended = []
+    resumed = resume_and_analyse(
+        runs.load_run(interrupted.id), analyse=analyse, on_run_end=lambda o: ended.append(o.status)
+    )
+    assert ended == ["complete"] and batches[-1] == [interrupted.id]
+    assert resumed.analyses == {interrupted.id: {"run": interrupted.id}}
+    analysed_here = sweep_and_analyse(contract, settings, [0.0])
+    [analysis] = analysed_here.analyses.values()
+    assert analysis["metrics"]["n"] == 2 and analysis["metrics"]["pass_rate"] == 1.0

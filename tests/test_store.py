@@ -1,4 +1,5 @@
-"""Atomic writes, append-only logs, schema versions, corrupt files and the lock (SPEC §10)."""
+"""The store's primitives: atomic writes, append-only logs, schema versions, the errors for corrupt files,
+and the lock."""
 
 import json
 import multiprocessing

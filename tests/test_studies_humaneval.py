@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
+from dataclasses import asdict, replace
 
 import pytest
 
@@ -65,7 +66,11 @@ def problem(test=TEST):
 
 def test_problem_contract_has_one_test_per_assert_and_per_test_outcomes():
     contract = problem_contract(problem())
-    assert [t.name for t in contract.tests] == ["check[1]", "check[2]", "check[3]"]
+    assert [t.name for t in contract.tests] == [
+        "Toy/0 check[1]",
+        "Toy/0 check[2]",
+        "Toy/0 check[3]",
+    ]
     with Oracle(workers=1) as oracle:
         good, wrong_first, wrong_loop = oracle.check_many(
             [
@@ -100,15 +105,57 @@ def test_split_checks_give_the_whole_checks_verdicts_on_real_completions():
     assert partly  # some failing samples pass some asserts: outcomes per test now exist
 
 
-def test_imported_human_eval_contracts_split_the_check_as_the_oracle_does():
-    """analyze (oracle.problem_contract) and import (importers) judge with the same tests."""
-    from skyt_tui.engine.sources.importers import humaneval_problem_to_contract
+def humaneval_folder(tmp_path):
+    folder = tmp_path / "toy"
+    folder.mkdir()
+    (folder / "problems.jsonl").write_text(json.dumps(asdict(problem())) + "\n")
+    answers = ["    return x + 10\n", "    return 12 if x == 2 else (0 if x < 3 else 11)\n"]
+    (folder / "samples.jsonl").write_text(
+        "".join(json.dumps({"task_id": "Toy/0", "completion": a}) + "\n" for a in answers)
+    )
+    return folder
 
-    imported = humaneval_problem_to_contract(problem())
-    direct = problem_contract(problem())
-    assert [t.code for t in imported.tests] == [t.code for t in direct.tests]
-    assert [t.name for t in imported.tests] == [
-        "Toy/0 check[1]",
-        "Toy/0 check[2]",
-        "Toy/0 check[3]",
-    ]
+
+def test_every_path_judges_a_problem_by_the_one_contract(tmp_path, capsys):
+    """analyze, import, `contracts import-humaneval` and `oracle --humaneval` once had two
+    converters (different test names, difficulty, fixed names, timeout): the same sample's
+    verdict named its tests differently by the path it came in."""
+    from skyt_tui.cli import main
+    from skyt_tui.engine.analysis.pipeline import contract_for
+    from skyt_tui.engine.runs.run_import import _source_contract
+    from skyt_tui.engine.sources.importers import import_humaneval_problems
+    from skyt_tui.engine.sources.recorded import load_humaneval_runs
+
+    folder = humaneval_folder(tmp_path)
+    (run,) = load_humaneval_runs(folder)
+    one = run.extra["contract"]  # what analyze and import judge by
+    bare = replace(run, extra={k: v for k, v in run.extra.items() if k != "contract"})
+    assert contract_for(bare) == one and _source_contract(bare) == one
+    (imported,) = import_humaneval_problems(folder / "problems.jsonl")
+    assert imported.content_hash() == one.content_hash()
+    assert problem_contract(problem(), file=folder / "problems.jsonl") == one
+    names = [t.name for t in one.tests]
+    assert names == ["Toy/0 check[1]", "Toy/0 check[2]", "Toy/0 check[3]"]
+
+    assert main(["analyze", str(folder), "--json", "--samples"]) == 0
+    (analysed,) = json.loads(capsys.readouterr().out)["runs"]
+    assert analysed["contract"]["hash"] == one.content_hash()
+    wrong = analysed["samples"][1]["oracle"]
+    assert [t["name"] for t in wrong["tests"] if t["kind"] == "check"] == names
+    assert main(["oracle", "--humaneval", str(folder), "--json", "--timeout", "5"]) == 0
+    verdicts = json.loads(capsys.readouterr().out)["verdicts"]
+    assert [v["passed"] for v in verdicts] == [True, False]
+    assert verdicts[1]["reason"] == wrong["reason"]
+    assert "'Toy/0 check[1]'" in verdicts[1]["reason"]
+
+
+def test_oracle_humaneval_refuses_a_problem_without_check(tmp_path, capsys):
+    from skyt_tui.cli import main
+
+    folder = humaneval_folder(tmp_path)
+    row = {**asdict(problem()), "test": "assert True\n"}
+    (folder / "problems.jsonl").write_text(json.dumps(row) + "\n")
+    assert main(["oracle", "--humaneval", str(folder), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "problems.jsonl [Toy/0]: test does not define check(candidate)" in err
+    assert err.count("\n") == 1

@@ -551,9 +551,8 @@ async def test_a_run_shows_live_progress_and_failures():
         assert (progress.done, progress.total) == (3, 3)
         shown = screen_text(app)
         assert "✓!✗" in shown
-        assert (
-            "sample 1: HTTP 429 [rate limited]" in shown
-        )  # provider text shown as is, not as markup
+        # provider text shown as is, not as markup
+        assert "sample 1: HTTP 429 [rate limited]" in shown
         assert "Finished: 2 samples, 1 failed — fib-run-1" in shown
         assert "fib-run-1: N=2  R_raw=0.500" in shown
 
@@ -614,9 +613,8 @@ async def test_a_missing_api_key_names_the_field_and_the_error_goes_once_fixed(m
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert "must be between" in str(dialog.query_one("#error-n").render())
-        await fill_dialog(
-            pilot, target="http://127.0.0.1:9/v1", n="2"
-        )  # fixed: both errors go at once
+        # fixed: both errors go at once
+        await fill_dialog(pilot, target="http://127.0.0.1:9/v1", n="2")
         assert str(dialog.query_one("#error-target").render()) == ""
         assert str(dialog.query_one("#error-n").render()) == ""
         assert runs.run_ids() == []  # nothing stored half-made
@@ -725,3 +723,17 @@ async def test_section_bar_fits_with_the_demo_badge_and_keeps_help(
         await pilot.click(offset=(line.index("? help"), 0))
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
+
+
+def test_each_section_is_a_typed_section_screen_of_its_name():
+    """The sections are an explicit table of screen classes (imported when first opened), not
+    "module.Class" strings looked up by name."""
+    from skyt_tui.ui.app import SECTION_SCREENS
+    from skyt_tui.ui.screens.base import SectionScreen
+    from skyt_tui.ui.widgets.section_bar import SECTIONS
+
+    assert set(SECTION_SCREENS) == {"welcome", *(name for name, _ in SECTIONS)}
+    for name, screen_class in SECTION_SCREENS.items():
+        loaded = screen_class()
+        assert issubclass(loaded, SectionScreen) and loaded.SECTION == name
+    assert SECTION_SCREENS["contracts"]() is ContractsScreen

@@ -245,9 +245,8 @@ async def test_two_hundred_samples_render_in_100_lines():
         await pilot.press("end")
         await pilot.pause()
         assert heatmap.cursor_pair == (199, 199)
-        assert (
-            heatmap.scroll_offset.x > 0 and heatmap.scroll_offset.y > 0
-        )  # scrolled to keep the cursor in view
+        # scrolled to keep the cursor in view
+        assert heatmap.scroll_offset.x > 0 and heatmap.scroll_offset.y > 0
 
 
 @pilot_test

@@ -217,9 +217,8 @@ async def test_after_a_canon_is_re_established_the_open_run_and_the_contract_nam
     from tests.run_helpers import CONTRACT_ID
 
     first = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
-    run_analyses.analyze_stored_run(
-        first.id
-    )  # the first run's first passing sample becomes the canon
+    # the first run's first passing sample becomes the canon
+    run_analyses.analyze_stored_run(first.id)
     second = make_run(isolated_home, 2, [ok(0, CODES[2]), ok(1)], runs.COMPLETE)
     app = SkytApp(start="runs")
     async with app.run_test(size=(120, 36)) as pilot:
@@ -510,8 +509,11 @@ async def test_the_estimate_line_stays_current_while_requests_hang(monkeypatch):
     estimated = []
 
     def partial_metrics(run_id, cancelled=None):
+        from skyt_tui.engine.measure.metrics import RunMetrics
+
         estimated.append(run_id)
-        return {"n": 1 if len(estimated) == 1 else 2, "pass_rate": 1.0, "canon": "none"}
+        n = 1 if len(estimated) == 1 else 2
+        return RunMetrics(n=n, level="nodoc", tau=0.1, pass_rate=1.0, canon="none")
 
     monkeypatch.setattr(data, "partial_metrics", partial_metrics)
     started = threading.Event()

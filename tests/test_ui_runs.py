@@ -61,7 +61,7 @@ async def test_the_list_shows_each_runs_metrics_as_the_engine_computed_them(demo
         }
         shown = screen_text(app)
         assert "6 demo run(s): hand-written examples (not model output)" in shown
-        # the demo store was analysed with reduced isolation: the status line says so (SPEC §7)
+        # the demo store was analysed with reduced isolation: the status line says so
         assert "6 of 6 run(s) analysed · ⚠ reduced isolation" in shown
         # newest first: the demo made its runs a second apart, slugify last
         assert app.screen.shown[0].id == demo_run_id("slugify")
@@ -281,13 +281,13 @@ async def test_the_samples_of_a_run_sort_and_filter(demo_home):
         await pilot.press("slash")
         screen.query_one("#samples-filter", Input).value = "✗"  # as typed
         await pilot.pause()
-        assert [r["index"] for r in screen.rows] == failing
+        assert [r.index for r in screen.rows] == failing
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, RunDetailScreen) and len(screen.rows) == 14
         await pilot.press("s", "s", "s", "s", "s", "s")  # verdict ▲▼, sig ▲▼, d_pre ▲▼
         await pilot.pause()
-        d_pre = [r["d_pre"] for r in screen.rows if r["d_pre"] is not None]
+        d_pre = [r.d_pre for r in screen.rows if r.d_pre is not None]
         assert d_pre == sorted(d_pre, reverse=True) and "sorted by d_pre ▼" in screen_text(app)
 
 
@@ -322,6 +322,7 @@ async def test_diffs_can_be_shown_side_by_side(demo_home):
 async def test_solution_families_with_a_canon_preview(demo_home):
     """Issue 14.15: `f` groups a run's samples by alpha signature and outputs, one representative each, the
     diff against the largest family, and what each passing representative would do as the canon."""
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
     from skyt_tui.ui.families import solution_families
     from skyt_tui.ui.screens.families import FamiliesScreen
 
@@ -334,7 +335,7 @@ async def test_solution_families_with_a_canon_preview(demo_home):
         screen = app.screen
         assert isinstance(screen, FamiliesScreen)
         analysis = run_analyses.analyze_stored_run(fib)
-        families = solution_families(analysis)
+        families = solution_families(StoredAnalysis.from_document(analysis))
         assert sum(len(f.members) for f in families) == 14
         assert [len(f.members) for f in families] == sorted(
             (len(f.members) for f in families), reverse=True

@@ -228,7 +228,16 @@ def test_distance_bar_shows_what_repair_removed():
 
 
 def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
     from skyt_tui.ui.run_text import metric_cells
+
+    def analysed(metrics):
+        document = {
+            "id": "run",
+            "level": "nodoc",
+            "metrics": {"level": "nodoc", "tau": 0.1} | metrics,
+        }
+        return StoredAnalysis.from_document(document)
 
     metrics = {
         "R_raw": 2 / 3,
@@ -242,7 +251,7 @@ def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
         "pass_rate": 1.0,
     }
     metrics |= {"n": 3, "n_failed": 0, "canon": "established"}
-    assert metric_cells({"metrics": metrics}) == (
+    assert metric_cells(analysed(metrics)) == (
         "0.667",
         "0.250→0.500",
         "0.250",
@@ -251,7 +260,7 @@ def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
         "1.000",
     )
     # without a canon nothing measured against one; without code nothing at all (issue 14.2)
-    assert metric_cells({"metrics": metrics | {"canon": "none"}}) == (
+    assert metric_cells(analysed(metrics | {"canon": "none"})) == (
         "0.667",
         "–",
         "–",
@@ -259,8 +268,8 @@ def test_metric_cells_use_three_decimals_and_mark_what_is_missing():
         "–",
         "1.000",
     )
-    assert metric_cells({"metrics": metrics | {"n": 0, "n_failed": 3}}) == ("–",) * 6
-    assert metric_cells({"metrics": metrics}, requested=5)[0] == Text("~0.667")
+    assert metric_cells(analysed(metrics | {"n": 0, "n_failed": 3})) == ("–",) * 6
+    assert metric_cells(analysed(metrics), requested=5)[0] == Text("~0.667")
     assert metric_cells(None) == ("…",) * 6
 
 
@@ -296,3 +305,30 @@ def test_ui_modules_keep_the_engine_free_of_textual():
     subprocess.run(
         [sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1]
     )
+
+
+def test_one_line_chart_draws_the_method_and_study_charts():
+    """Two series over three x positions, worked by hand: ticks at the top, middle and bottom, `*`
+    where the two meet, the x labels under their columns."""
+    from skyt_tui.ui.widgets import method_chart, study_chart
+    from skyt_tui.ui.widgets.line_chart import Series, legend_text, line_chart_text
+
+    series = [
+        Series("a", (0.0, 0.5, 1.0), "a", "bold"),
+        Series("b", (1.0, None, 1.0), "b", "bold"),
+    ]
+    chart = line_chart_text("title", ["0", "1", "2"], "x", series, height=3, step=2)
+    assert chart.plain.split("\n") == [
+        "title",
+        " 1.00 ┤b   *",
+        " 0.50 ┤  a  ",
+        " 0.00 ┤a    ",
+        "      └─────",
+        "       0 1 2  x",
+    ]
+    assert legend_text(series, "two meet").plain == "a a   b b   * two meet"
+    nan = float("nan")
+    drawn = method_chart.chart_text("r", [4, 10], {"irt": [0.0, 1.0], "random": [nan, 1.0]}, 3)
+    assert drawn.plain.split("\n")[1:4] == [" 1.00 ┤    *", " 0.50 ┤     ", " 0.00 ┤i    "]
+    studied = study_chart.chart_text("R_raw", [0.0, 1.0], {"m1": [0.0, 1.0], "m2": [None, 1.0]})
+    assert studied.plain.endswith("0     1  T\n1 m1   2 m2   * two meet")

@@ -68,9 +68,8 @@ def build_demo_store(home: Path) -> None:
 def demo_store(tmp_path_factory) -> Path:
     home = tmp_path_factory.mktemp("demo-store") / "home"
     build_demo_store(home)
-    return (
-        home / "demo"
-    )  # `skyt-tui demo` writes to the demo's own store; tests use it as a plain store
+    # `skyt-tui demo` writes to the demo's own store; tests use it as a plain store
+    return home / "demo"
 
 
 @pytest.fixture

@@ -32,6 +32,7 @@ from skyt_tui.cli.output import (
     write_output_file,
 )
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
 from skyt_tui.engine.runs.report import analysis_rows, samples_csv
 from skyt_tui.engine.sources.recorded import (
@@ -45,6 +46,17 @@ from skyt_tui.engine.versions import DEFAULT_DISTANCE, DISTANCE_FUNCTIONS, dista
 
 if TYPE_CHECKING:  # the pipeline (oracle, sandbox, canon, repair) loads when the command runs
     from skyt_tui.engine.analysis.pipeline import RunAnalysis
+
+TABLE_METRICS = (
+    "pass_rate",
+    "R_raw",
+    "R_anchor_post",
+    "rescue_rate",
+    "mu_post",
+    "P_tau_post",
+    "R_pairwise",
+)
+"""The table's metric columns (headers from `measure.registry`; a metric with a pair shows pre→post)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -154,18 +166,13 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
     table = Table(
         title=f"{len(analyses)} run(s) · {distance_version(args.level, args.distance)} · τ {args.tau:g}"
     )
+    shown = [registry.metric(name) for name in TABLE_METRICS]
     columns = (
         "run",
         "model",
         "T",
         "n",
-        "pass",
-        "R_raw",
-        "R_anchor pre→post",
-        "rescue",
-        "μ pre→post",
-        "P_τ pre→post",
-        "R_pairwise",
+        *(f"{m.header} pre→post" if m.pair else m.header for m in shown),
     )
     for column in columns:
         table.add_column(column, justify="left" if column in ("run", "model") else "right")
@@ -177,13 +184,12 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
             run_input.model or "–",
             "–" if run_input.temperature is None else f"{run_input.temperature:g}",
             str(m.n),
-            fmt3(m.pass_rate),
-            fmt3(m.R_raw),
-            f"{fmt3(m.R_anchor_pre)}→{fmt3(m.R_anchor_post)}",
-            fmt3(m.rescue_rate),
-            f"{fmt3(m.mu_pre)}→{fmt3(m.mu_post)}",
-            f"{fmt3(m.P_tau_pre)}→{fmt3(m.P_tau_post)}",
-            fmt3(m.R_pairwise),
+            *(
+                f"{fmt3(getattr(m, metric.pair))}→{fmt3(getattr(m, metric.name))}"
+                if metric.pair
+                else fmt3(getattr(m, metric.name))
+                for metric in shown
+            ),
         )
     out = console()
     print_table(out, table)

@@ -24,7 +24,13 @@ from skyt_tui.cli.output import console, fmt3, plain, print_json, print_table
 from skyt_tui.engine import benchmark as bench
 from skyt_tui.engine.benchmark.from_runs import DEFAULT_SCORE
 from skyt_tui.engine.benchmark.irt import DEFAULT_LEVEL
-from skyt_tui.engine.benchmark.rotation import PERIODS, RotationRefused, parse_now
+from skyt_tui.engine.benchmark.rotation import (
+    HISTORY_COLUMNS,
+    PERIODS,
+    RotationRefused,
+    history_rows,
+    parse_now,
+)
 from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, MODES, SampleConfig
 from skyt_tui.engine.benchmark.validation import (
     METHODS,
@@ -49,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     commands = parser.add_subparsers(dest="bench_command", metavar="SUBCOMMAND", required=True)
 
     sub = commands.add_parser("list", help="benchmarks in the store")
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_list)
 
     sub = commands.add_parser(
@@ -94,7 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --from-runs: the run metric used as score (pass_rate, the default, R_raw, "
         "R_anchor_pre, R_anchor_post, R_behavioral, P_tau_pre, P_tau_post)",
     )
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_import)
 
     sub = commands.add_parser(
@@ -109,7 +115,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})"
     )
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_sample)
 
     sub = commands.add_parser(
@@ -155,7 +161,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})"
     )
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_validate)
 
     sub = commands.add_parser(
@@ -183,7 +189,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also store the scores as the next version of the benchmark (new systems are added, "
         "a known system's missing scores filled in)",
     )
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_estimate)
 
     sub = commands.add_parser(
@@ -206,7 +212,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub.add_argument(
         "--seed", type=int, default=DEFAULT_SEED, help=f"RNG seed (default {DEFAULT_SEED})"
     )
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_rotate)
 
     sub = commands.add_parser(
@@ -219,7 +225,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="period for 'next rotation' (default: the last rotation's)",
     )
     _now_option(sub)
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_status)
 
     sub = commands.add_parser(
@@ -227,7 +233,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     sub.add_argument("name", metavar="NAME", help=NAME_HELP)
     _limit_option(sub)
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_fingerprints)
 
     sub = commands.add_parser("contamination", help="items whose text shares 13-grams with FILE")
@@ -237,12 +243,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--all", action="store_true", help="list every item, not only the flagged ones"
     )
     _limit_option(sub)
-    _json_flag(sub)
+    add_json_option(sub)
     sub.set_defaults(handler=cmd_contamination)
-
-
-def _json_flag(parser: argparse.ArgumentParser) -> None:
-    add_json_option(parser)
 
 
 def _limit_option(parser: argparse.ArgumentParser) -> None:
@@ -825,28 +827,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     when = "due now" if status.due else f"next due on {status.next_rotation}"
     _say(f"rotation: {status.period}, current period {status.current_period}, {when}")
     if status.history:
-        history = Table(
-            "#",
-            "at (UTC)",
-            "period",
-            "forced",
-            "moved",
-            "held-out",
-            "short",
-            "version",
-            title="rotation history",
-        )
-        for record in status.history:
-            history.add_row(
-                str(record.number),
-                record.moment.strftime("%Y-%m-%d %H:%M"),
-                record.period,
-                "yes" if record.forced else "",
-                str(len(record.moved_to_training)),
-                str(len(record.held_out)),
-                str(sum(record.shortfall.values())),
-                str(record.benchmark_version),
-            )
+        history = Table(*HISTORY_COLUMNS, title="rotation history")
+        for row in history_rows(status.history):
+            history.add_row(*row)
         console().print(history)
     return 0
 

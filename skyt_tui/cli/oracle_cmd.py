@@ -230,7 +230,8 @@ def run_humaneval(args: argparse.Namespace) -> int:
     if not completions:
         raise InputError.at(directory / "samples.jsonl", "no samples")
     contracts = {
-        task_id: problem_contract(problem, args.timeout) for task_id, problem in problems.items()
+        task_id: problem_contract(problem, args.timeout, file=directory / "problems.jsonl")
+        for task_id, problem in problems.items()
     }
     jobs = [
         (contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion))

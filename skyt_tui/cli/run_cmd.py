@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -15,15 +16,24 @@ from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError, NotFoundError
 from skyt_tui.engine.generation.providers import PROVIDERS, make_provider
-from skyt_tui.engine.generation.run_options import MAX_CONCURRENCY, check_run_options
+from skyt_tui.engine.generation.run_options import (
+    HTTP_PROVIDERS,
+    MAX_CONCURRENCY,
+    check_run_options,
+    provider_settings,
+)
 from skyt_tui.engine.generation.runner import (
     RetryEvent,
     RetryPolicy,
     RunOutcome,
     RunSettings,
-    execute,
     provider_for,
-    run_sweep,
+)
+from skyt_tui.engine.generation.workflow import (
+    analyse_here,
+    resumable_contract,
+    resume_and_analyse,
+    sweep_and_analyse,
 )
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
@@ -190,15 +200,12 @@ def _policy(args: argparse.Namespace) -> RetryPolicy:
     )
 
 
-def _provider_settings(args: argparse.Namespace) -> dict:
-    settings: dict = {}
-    if args.timeout is not None:
-        settings["timeout_s"] = args.timeout
-    if args.provider in ("openai", "anthropic"):
+def _provider_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The run's provider settings (`run_options.provider_settings`), once every flag given is
+    one the provider takes."""
+    if args.provider in HTTP_PROVIDERS:
         if not args.model:
             raise InputError(f"--model is required with --provider {args.provider}")
-        if args.base_url:
-            settings["base_url"] = args.base_url
     elif args.base_url:
         raise InputError(
             f"--base-url applies to --provider openai or anthropic, not {args.provider}"
@@ -208,7 +215,6 @@ def _provider_settings(args: argparse.Namespace) -> dict:
             raise InputError(
                 "--command is required with --provider command (the program that answers)"
             )
-        settings["command"] = args.command_line
     elif args.command_line:
         raise InputError("--command applies to --provider command only")
     if args.provider == "replay":
@@ -216,11 +222,16 @@ def _provider_settings(args: argparse.Namespace) -> dict:
             raise InputError(
                 "--replay SOURCE is required with --provider replay (recorded answers)"
             )
-        settings["source"] = args.replay
-        settings["model"] = args.model
     elif args.replay:
         raise InputError("--replay applies to --provider replay only")
-    return settings
+    return provider_settings(args.provider, _target(args), model=args.model, timeout_s=args.timeout)
+
+
+def _target(args: argparse.Namespace) -> str | None:
+    """What the provider needs besides a model, from the flag that gives it for this provider."""
+    flags = {"command": args.command_line, "replay": args.replay}
+    target: str | None = flags.get(args.provider, args.base_url)
+    return target
 
 
 class _Progress:
@@ -278,7 +289,7 @@ def _outcome_dict(outcome: RunOutcome) -> dict:
     }
 
 
-def _report_outcome(outcome: RunOutcome, analyze: bool) -> None:
+def _report_outcome(outcome: RunOutcome, analysis: dict[str, Any] | None) -> None:
     out = console()
     run = runs.load_run(outcome.run_id)
     ok = outcome.finished - outcome.failed
@@ -297,8 +308,7 @@ def _report_outcome(outcome: RunOutcome, analyze: bool) -> None:
             )
     if outcome.abort_reason:
         out.print(f"  stopped: {outcome.abort_reason}", markup=False, soft_wrap=True)
-    if analyze and ok:
-        analysis = run_analyses.analyze_stored_run(run)
+    if analysis is not None:
         for refused in refused_lines(run.id, analysis):
             out.print(f"  {refused}", markup=False, soft_wrap=True)
         out.print("  " + metrics_line(analysis), markup=False, soft_wrap=True)
@@ -381,11 +391,10 @@ def check_cli_options(args: argparse.Namespace) -> None:
     option, exit 2); the checked values replace the parsed ones."""
     if args.sweep and args.temperature is not None:
         raise InputError("give --temperature or --sweep, not both")
-    target = {"command": args.command_line, "replay": args.replay}.get(args.provider, args.base_url)
     options = check_run_options(
         provider=args.provider,
         model=args.model,
-        target=target,
+        target=_target(args),
         n=args.n,
         temperatures=args.sweep if args.sweep else args.temperature,
         concurrency=args.concurrency,
@@ -475,23 +484,19 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
             )
         progress.start(meta.id, meta.n, 0)
 
-    def ended(outcome: RunOutcome) -> None:
-        progress.stop()
-        if not args.json:
-            _report_outcome(outcome, analyze=not args.no_analyze)
-
     try:
-        return run_sweep(
+        generated = sweep_and_analyse(
             contract,
             run_settings,
             temperatures,
+            analyse=None if args.json or args.no_analyze else analyse_here,
             provider=provider,
             concurrency=args.concurrency,
             policy=policy,
             on_sample=progress.sample,
             on_retry=progress.retry,
             on_run_start=started,
-            on_run_end=ended,
+            on_run_end=lambda _: progress.stop(),
         )
     except KeyboardInterrupt:
         progress.stop()
@@ -499,6 +504,10 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
             raise
         _interrupted(current[-1])
         return None
+    if not args.json:
+        for outcome in generated.outcomes:
+            _report_outcome(outcome, generated.analyses.get(outcome.run_id))
+    return list(generated.outcomes)
 
 
 def _recorded_contract(contract: Contract, args: argparse.Namespace) -> Contract:
@@ -591,9 +600,7 @@ def resume_command(args: argparse.Namespace) -> int:
                 soft_wrap=True,
             )
         return 0 if status == runs.COMPLETE else 1
-    contract = run.contract_object()
-    if contract is None:
-        raise InputError(f"run {run_id}: has no contract snapshot, so it cannot be resumed")
+    contract = resumable_contract(run)
     policy = _policy(args)
     provider = provider_for(run, contract)
     if not args.json:
@@ -605,22 +612,23 @@ def resume_command(args: argparse.Namespace) -> int:
     progress = _Progress(enabled=not args.json and sys.stderr.isatty())
     progress.start(run_id, run.meta.n, run.meta.n - pending)
     try:
-        outcome = execute(
-            run_id,
-            provider,
-            contract,
+        generated = resume_and_analyse(
+            run,
+            analyse=None if args.json else analyse_here,
+            provider=provider,
             concurrency=args.concurrency,
             policy=policy,
             on_sample=progress.sample,
             on_retry=progress.retry,
             retry_failed=args.retry_failed,
+            on_run_end=lambda _: progress.stop(),
         )
     except KeyboardInterrupt:
         progress.stop()
         return _interrupted(run_id)
-    progress.stop()
+    [outcome] = generated.outcomes
     if args.json:
         print_json("run", {"runs": [_outcome_dict(outcome)]})
     else:
-        _report_outcome(outcome, analyze=True)
+        _report_outcome(outcome, generated.analyses.get(run_id))
     return _exit_code([outcome])

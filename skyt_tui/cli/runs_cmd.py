@@ -25,6 +25,7 @@ from skyt_tui.cli.output import (
     warn,
     write_output_file,
 )
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
@@ -215,7 +216,7 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
         interval = ci.get(name)
         table.add_row(
             plain(name),
-            fmt3(value) if value is not None else NOT_COMPUTED,
+            registry.metric(name).show(value) if value is not None else NOT_COMPUTED,
             f"[{fmt3(interval[0])}, {fmt3(interval[1])}]" if interval else "",
         )
     for level in LEVELS:

@@ -24,7 +24,7 @@ import datetime as dt
 import hashlib
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from skyt_tui import locations
@@ -180,13 +180,10 @@ def _establish_canons(contract_ids: list[str], now: dt.datetime) -> None:
         found = run_analyses.first_passing_stored_sample(contract, run_analyses.shared_oracle())
         if found is None:
             continue
-        code, index, provenance = found
+        code, provenance = found
         stamp = now.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         canon = canon_store.build_canon(
-            contract,
-            code,
-            canon_store.Provenance(sample_index=index, established_at=stamp, **provenance),
-            ORACLE_VERSION,
+            contract, code, replace(provenance, established_at=stamp), ORACLE_VERSION
         )
         try:
             canon_store.establish_canon(canon)

@@ -1,9 +1,9 @@
 """A CI gate on a stored run: thresholds on its metrics, one verdict, one line why.
 
 A metric is named as in `report --json` (`R_anchor_post`, `pass_rate`, `R_raw`,
-`n_failed`, or a dotted path such as `R_sig.alpha`). A metric that was not
-computed fails the gate (it cannot show the threshold is met), and so does a
-run that is not complete. Comparisons use the full-precision stored value.
+`n_failed`, or a dotted path such as `R_sig.alpha`; `measure.registry` defines each). A
+metric that was not computed fails the gate (it cannot show the threshold is met), and so
+does a run that is not complete. Comparisons use the full-precision stored value.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.measure import registry
 
 
 @dataclass(frozen=True)
@@ -96,12 +97,8 @@ def _check(metrics: dict[str, Any], threshold: Threshold) -> GateCheck:
     value = metric_value(metrics, threshold.metric)
     if value is None:
         canon = metrics.get("canon")
-        why = (
-            f" (canon: {canon})"
-            if canon
-            and threshold.metric.startswith(("R_anchor", "mu_", "P_tau", "Delta", "rescue"))
-            else ""
-        )
+        needs_canon = threshold.metric.split(".")[0] in registry.needing("canon")
+        why = f" (canon: {canon})" if canon and needs_canon else ""
         return GateCheck(threshold, None, False, f"{threshold.metric} not computed{why}")
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(

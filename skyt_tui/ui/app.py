@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import atexit
 import datetime as dt
-import importlib
 import os
 import sys
 import threading
@@ -32,30 +31,76 @@ from skyt_tui.ui.widgets.section_bar import SECTIONS
 
 if TYPE_CHECKING:
     from skyt_tui.engine.analysis.pipeline import RunAnalysis
+    from skyt_tui.ui.screens.base import SectionScreen
+    from skyt_tui.ui.screens.contracts import ContractsScreen
 
 LIGHT_THEME, DARK_THEME = "textual-light", "textual-dark"
 SWITCHING_MODE = "switching-store"
 INERT = Inert()
 QUIT_WAIT_S = 3.0
 """After "cancel and quit", the longest the app waits for the run to be stored as interrupted."""
-SECTION_SCREENS = {
-    "welcome": "welcome.WelcomeScreen",
-    "contracts": "contracts.ContractsScreen",
-    "runs": "runs.RunsScreen",
-    "canon": "canon.CanonScreen",
-    "heatmap": "heatmap.HeatmapScreen",
-    "benchmark": "benchmark.BenchmarkScreen",
-    "studies": "studies.StudiesScreen",
+
+
+def _welcome() -> type[SectionScreen]:
+    from skyt_tui.ui.screens.welcome import WelcomeScreen
+
+    return WelcomeScreen
+
+
+def _contracts() -> type[ContractsScreen]:
+    from skyt_tui.ui.screens.contracts import ContractsScreen
+
+    return ContractsScreen
+
+
+def _runs() -> type[SectionScreen]:
+    from skyt_tui.ui.screens.runs import RunsScreen
+
+    return RunsScreen
+
+
+def _canon() -> type[SectionScreen]:
+    from skyt_tui.ui.screens.canon import CanonScreen
+
+    return CanonScreen
+
+
+def _heatmap() -> type[SectionScreen]:
+    from skyt_tui.ui.screens.heatmap import HeatmapScreen
+
+    return HeatmapScreen
+
+
+def _benchmark() -> type[SectionScreen]:
+    from skyt_tui.ui.screens.benchmark import BenchmarkScreen
+
+    return BenchmarkScreen
+
+
+def _studies() -> type[SectionScreen]:
+    from skyt_tui.ui.screens.studies import StudiesScreen
+
+    return StudiesScreen
+
+
+SECTION_SCREENS: dict[str, Callable[[], type[SectionScreen]]] = {
+    "welcome": _welcome,
+    "contracts": _contracts,
+    "runs": _runs,
+    "canon": _canon,
+    "heatmap": _heatmap,
+    "benchmark": _benchmark,
+    "studies": _studies,
 }
-"""Each section's screen class in `skyt_tui.ui.screens`, imported when the section is first opened: the
-heatmap and benchmark screens bring numpy, and the first screen should not wait for them."""
+"""Each section's screen class, imported when the section is first opened: the heatmap and
+benchmark screens bring numpy, and the first screen should not wait for them."""
 
 
 def section_screen(mode: str) -> Callable[[], Screen]:
-    module, name = SECTION_SCREENS[mode].split(".")
+    screen_class = SECTION_SCREENS[mode]
 
     def make() -> Screen:
-        return getattr(importlib.import_module(f"skyt_tui.ui.screens.{module}"), name)()
+        return screen_class()()
 
     return make
 
@@ -127,9 +172,8 @@ class SkytApp(App[int]):
             and data.store_is_empty()
             and data.demo_store_has_runs()
         ):
-            data.set_demo_store(
-                True
-            )  # `skyt-tui demo && skyt-tui`: the demo, marked DEMO, until you have runs
+            # `skyt-tui demo && skyt-tui`: the demo, marked DEMO, until you have runs
+            data.set_demo_store(True)
         first_start = data.store_is_empty() and not self.extra_analyses
         self.switch_mode(self.start_section or ("welcome" if first_start else "contracts"))
 
@@ -167,19 +211,24 @@ class SkytApp(App[int]):
                 severity="warning",
             )
             return
-        await self.use_store(data.is_demo_store(), "contracts")
-        screen = self.screen
-        if getattr(screen, "SECTION", "") == "contracts" and hasattr(screen, "begin_run"):
+        screen = await self._contracts_screen(data.is_demo_store())
+        if screen is not None:
             screen.select_contract(request.contract_id)
             screen.begin_run(request)
 
     async def run_in_own_store(self, contract_id: str) -> None:
         """Leave the demo for the user's store and open the run dialog on the same contract there."""
-        await self.use_store(False, "contracts")
-        screen = self.screen
-        if getattr(screen, "SECTION", "") == "contracts" and hasattr(screen, "select_contract"):
+        screen = await self._contracts_screen(demo=False)
+        if screen is not None:
             screen.select_contract(contract_id)
             screen.action_start_run()
+
+    async def _contracts_screen(self, demo: bool) -> ContractsScreen | None:
+        """Open Contracts over the demo's store or the user's; its screen, unless the store could
+        not be switched (a run in progress)."""
+        await self.use_store(demo, "contracts")
+        screen = self.screen
+        return screen if isinstance(screen, _contracts()) else None
 
     async def action_toggle_store(self) -> None:
         await self.use_store(not data.is_demo_store())
@@ -230,9 +279,8 @@ class SkytApp(App[int]):
         if self.run_cancelling is not None:
             self.run_cancelling()
         self.notify("Cancelling the run, then quitting…", timeout=5)
-        self.set_timer(
-            QUIT_WAIT_S, self.exit
-        )  # a run that does not end in time does not hold the app
+        # a run that does not end in time does not hold the app
+        self.set_timer(QUIT_WAIT_S, self.exit)
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT_THEME if self.current_theme.dark else DARK_THEME

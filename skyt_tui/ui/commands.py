@@ -19,13 +19,14 @@ class BindingCommands(Provider):
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         commands = []
         app = self.app
+        # a section's keys kept off its footer (sort, run again, enlarge…) are commands too
         actions: list[KeyAction] = [
             a
             for a in key_actions(self.screen)
             if a.shown
             or a.node is app
             or (isinstance(a.node, SectionScreen) and a.action not in TEXTUAL_SCREEN_ACTIONS)
-        ]  # a section's keys kept off its footer (sort, run again, enlarge…) are commands too
+        ]
         for action in actions:
             name = (
                 action.description

@@ -24,6 +24,7 @@ from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.demo import DEMO_LABEL, DemoResult, create_demo
 from skyt_tui.engine.demo import demo_store_has_runs as demo_has_runs
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.generation import run_options
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.report import metrics_line, report_json, sample_rows, samples_csv
 from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION
@@ -32,6 +33,9 @@ from skyt_tui.ui.run_request import RunRequest
 if TYPE_CHECKING:  # the benchmark, matrix and provider modules load when first used (numpy, SDKs): a quick first screen
     from skyt_tui.engine import benchmark
     from skyt_tui.engine.generation.runner import RetryEvent
+    from skyt_tui.engine.generation.workflow import Generated
+    from skyt_tui.engine.measure.metrics import RunMetrics
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
     from skyt_tui.engine.runs.matrices import RunTexts
 
 Clock = Callable[[], dt.datetime]
@@ -194,15 +198,16 @@ def load_run(run_id: str) -> runs.StoredRun:
     return runs.load_run(run_id)
 
 
-def analyze_runs(
+def analysis_documents(
     run_ids: Sequence[str],
     *,
     on_result: Callable[[str, dict[str, Any]], None] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
 ) -> list[dict[str, Any]]:
-    """Analyses of stored runs, in `run_ids` order: cached ones at once, the rest in one sandboxed batch
-    computed by a child process (so the event loop never waits for the analysis); call from a worker."""
+    """The stored analysis documents of stored runs, in `run_ids` order: cached ones at once, the rest
+    in one sandboxed batch computed by a child process (so the event loop never waits for the
+    analysis); call from a worker."""
     from skyt_tui.engine.runs.analysis_child import analyze_stored_runs_in_child
 
     results = analyze_stored_runs_in_child(
@@ -216,30 +221,61 @@ def analyze_runs(
     return [results[run_id] for run_id in run_ids if run_id in results]
 
 
-def partial_metrics(
-    run_id: str, cancelled: Callable[[], bool] | None = None
-) -> dict[str, Any] | None:
+def analyze_runs(
+    run_ids: Sequence[str],
+    *,
+    on_result: Callable[[str, StoredAnalysis], None] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> list[StoredAnalysis]:
+    """`analysis_documents` read once into typed records (`StoredAnalysis`), each reported to
+    `on_result` as it comes."""
+    from skyt_tui.engine.runs.analysis_child import analyze_stored_runs_in_child
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
+
+    records: dict[str, StoredAnalysis] = {}
+
+    def arrived(run_id: str, document: dict[str, Any]) -> None:
+        records[run_id] = StoredAnalysis.from_document(document)
+        if on_result is not None:
+            on_result(run_id, records[run_id])
+
+    documents = analyze_stored_runs_in_child(
+        run_ids,
+        level=LEVEL,
+        tau=DEFAULT_TAU,
+        on_result=arrived,
+        progress=progress,
+        cancelled=cancelled,
+    )
+    return [
+        records[run_id] if run_id in records else StoredAnalysis.from_document(documents[run_id])
+        for run_id in run_ids
+        if run_id in documents
+    ]
+
+
+def partial_metrics(run_id: str, cancelled: Callable[[], bool] | None = None) -> RunMetrics | None:
     """The metrics of a run's samples so far (while it generates: a sandboxed analysis in a child process,
     cached by the samples it saw); None when it has no code yet."""
     run = runs.load_run(run_id)
     if not run.n_ok:
         return None
     [analysis] = analyze_runs([run_id], cancelled=cancelled)
-    metrics: dict[str, Any] = analysis["metrics"]
-    return metrics
+    return analysis.metrics
 
 
 def analyze_run(
     run: runs.StoredRun, *, cancelled: Callable[[], bool] | None = None
-) -> dict[str, Any]:
+) -> StoredAnalysis:
     [analysis] = analyze_runs([run.id], cancelled=cancelled)
     return analysis
 
 
-def run_texts(run: runs.StoredRun, analysis: dict[str, Any]) -> RunTexts:
+def run_texts(run: runs.StoredRun, analysis: StoredAnalysis) -> RunTexts:
     from skyt_tui.engine.runs.matrices import stored_run_texts
 
-    return stored_run_texts(run, analysis)
+    return stored_run_texts(run, analysis.document)
 
 
 def is_demo(meta: runs.RunMeta | None) -> bool:
@@ -265,19 +301,18 @@ def run_label(meta: runs.RunMeta | None) -> str:
     return meta.label
 
 
-def isolation(analysis: dict[str, Any] | None) -> str | None:
+def isolation(analysis: StoredAnalysis | None) -> str | None:
     """'bubblewrap' or 'reduced' when the oracle ran for this analysis, else None."""
-    oracle = (analysis or {}).get("oracle") or {}
-    return oracle.get("isolation")
+    return analysis.oracle.isolation if analysis is not None else None
 
 
-def export_run(run: runs.StoredRun, analysis: dict[str, Any], path: str, kind: str) -> int:
+def export_run(run: runs.StoredRun, analysis: StoredAnalysis, path: str, kind: str) -> int:
     """Write the run's samples as CSV (`kind` "csv"), or its report as JSON ("json", "json+code"); returns rows."""
     target = Path(path).expanduser()
     if kind == "csv":
-        text = samples_csv(sample_rows(run, analysis))
+        text = samples_csv(sample_rows(run, analysis.document))
     elif kind in ("json", "json+code"):
-        text = report_json(run, analysis, with_text=kind == "json+code")
+        text = report_json(run, analysis.document, with_text=kind == "json+code")
     else:
         raise ValueError(f"unknown export kind {kind!r}")
     if not target.parent.is_dir():
@@ -429,14 +464,10 @@ RunExecutor = Callable[[RunRequest, Callable[[SampleProgress], None], threading.
 
 
 def provider_settings(request: RunRequest) -> dict[str, Any]:
-    """The settings `make_provider` takes, from the dialog's "where" field."""
-    target = request.target.strip()
-    timeout = {"timeout_s": request.timeout_s} if request.timeout_s is not None else {}
-    if request.provider in ("openai", "anthropic"):
-        return ({"base_url": target} if target else {}) | timeout
-    if request.provider == "command":
-        return {"command": target} | timeout
-    return {"source": target, "model": request.model or None}
+    """The settings `make_provider` takes, from the dialog's "where" field (as `skyt-tui run`'s)."""
+    return run_options.provider_settings(
+        request.provider, request.target.strip(), model=request.model, timeout_s=request.timeout_s
+    )
 
 
 def run_form_defaults() -> tuple[dict[str, str], str | None]:
@@ -575,7 +606,7 @@ def save_theme(theme: str) -> str | None:
 def rerun_request(meta: runs.RunMeta, concurrency: int = 4) -> RunRequest:
     """A new run with a stored run's settings (provider, model, where, N, temperature)."""
     settings = meta.provider_settings
-    target = settings.get("base_url") or settings.get("command") or settings.get("source") or ""
+    target = run_options.settings_target(meta.provider, settings)
     timeout = settings.get("timeout_s")
     tokens = meta.request.get("max_tokens")
     return RunRequest(
@@ -585,7 +616,7 @@ def rerun_request(meta: runs.RunMeta, concurrency: int = 4) -> RunRequest:
         n=meta.n,
         temperatures=(meta.temperature if meta.temperature is not None else 0.0,),
         concurrency=concurrency,
-        target=str(target),
+        target=target,
         timeout_s=float(timeout) if isinstance(timeout, int | float) else None,
         seed=meta.seed,
         max_tokens=tokens if isinstance(tokens, int) else None,
@@ -633,13 +664,11 @@ def delete_run(run_id: str) -> None:
 def _resume(
     request: RunRequest, report: Callable[[SampleProgress], None], cancel: threading.Event
 ) -> RunOutcome:
-    from skyt_tui.engine.generation.runner import execute, provider_for
+    from skyt_tui.engine.generation.workflow import resumable_contract, resume_and_analyse
 
     assert request.resume is not None
     run = runs.load_run(request.resume)
-    contract = run.contract_object()
-    if contract is None:
-        raise SkytError(f"run {run.id}: has no contract snapshot, so it cannot be resumed")
+    resumable_contract(run)
     total = run.meta.n
 
     def sample_done(record: runs.SampleRecord) -> None:
@@ -658,27 +687,62 @@ def _resume(
     for sample in run.samples:  # what is already stored shows at once
         if sample.status == runs.OK or not request.retry_failed:
             sample_done(sample)
-    outcome = execute(
-        run.id,
-        provider_for(run, contract),
-        contract,
+    analysed = _Analysed()
+    generated = resume_and_analyse(
+        run,
+        analyse=analysed.documents,
         concurrency=request.concurrency,
         cancel=cancel,
         on_sample=sample_done,
         retry_failed=request.retry_failed,
     )
+    return _outcome(generated, analysed.records, report, total, request.n, cancel)
+
+
+class _Analysed:
+    """The workflow's analyser for the app (`analyze_runs`, in a child process), keeping the typed
+    records of what it analysed."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, StoredAnalysis] = {}
+
+    def documents(self, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+        found = analyze_runs(run_ids)
+        self.records.update((analysis.run_id, analysis) for analysis in found)
+        return [analysis.document for analysis in found]
+
+
+def _outcome(
+    generated: Generated,
+    records: dict[str, StoredAnalysis],
+    report: Callable[[SampleProgress], None],
+    total: int,
+    n_per_run: int,
+    cancel: threading.Event,
+) -> RunOutcome:
+    """Each analysed sample's verdict (at its place in the whole request: runs of a sweep follow
+    each other) and one headline line per analysed run."""
     metrics = []
-    if not cancel.is_set() and runs.load_run(run.id).n_ok:
-        [analysis] = analyze_runs([run.id])
-        for sample in analysis.get("samples", []):
-            report(SampleProgress(index=sample["index"], total=total, passed=sample.get("passed")))
-        metrics.append(f"{run.id}: {metrics_line(analysis)}")
+    for position, outcome in enumerate(generated.outcomes):
+        document = generated.analyses.get(outcome.run_id)
+        if document is None:
+            continue
+        for sample in records[outcome.run_id].samples:
+            report(
+                SampleProgress(
+                    index=position * n_per_run + sample.index,
+                    total=total,
+                    passed=sample.facts.passed,
+                )
+            )
+        metrics.append(f"{outcome.run_id}: {metrics_line(document)}")
+    outcomes = generated.outcomes
     return RunOutcome(
-        run_ids=(run.id,),
-        n_done=outcome.finished,
-        n_failed=outcome.failed,
+        run_ids=tuple(outcome.run_id for outcome in outcomes),
+        n_done=sum(outcome.finished for outcome in outcomes),
+        n_failed=sum(outcome.failed for outcome in outcomes),
         cancelled=cancel.is_set(),
-        stopped=outcome.abort_reason,
+        stopped=next((outcome.abort_reason for outcome in outcomes if outcome.abort_reason), None),
         metrics=tuple(metrics),
     )
 
@@ -688,7 +752,8 @@ def execute_run(
 ) -> RunOutcome:
     """Generate and store one run per temperature, reporting every sample, then analyse each finished run
     (or complete a stored run, `request.resume`)."""
-    from skyt_tui.engine.generation.runner import RunSettings, run_sweep
+    from skyt_tui.engine.generation.runner import RunSettings
+    from skyt_tui.engine.generation.workflow import sweep_and_analyse
 
     if request.resume is not None:
         return _resume(request, report, cancel)
@@ -734,40 +799,16 @@ def execute_run(
         max_tokens=request.max_tokens,
         system=request.system or None,
     )
-    outcomes = run_sweep(
+    analysed = _Analysed()
+    generated = sweep_and_analyse(
         contract,
         settings,
         list(request.temperatures),
+        analyse=analysed.documents,
         concurrency=request.concurrency,
         cancel=cancel,
         on_sample=sample_done,
         on_retry=retrying,
         on_run_start=started,
     )
-    analysed = [
-        (position, outcome.run_id)
-        for position, outcome in enumerate(outcomes)
-        if not cancel.is_set() and runs.load_run(outcome.run_id).n_ok
-    ]  # a cancelled run is left to the Runs list to analyse: cancel (and quit) returns at once
-    analyses = analyze_runs(
-        [run_id for _, run_id in analysed]
-    )  # one batch: one analysis process for the sweep
-    metrics = []
-    for (position, run_id), analysis in zip(analysed, analyses):
-        for sample in analysis.get("samples", []):
-            report(
-                SampleProgress(
-                    index=position * request.n + sample["index"],
-                    total=total,
-                    passed=sample.get("passed"),
-                )
-            )
-        metrics.append(f"{run_id}: {metrics_line(analysis)}")
-    return RunOutcome(
-        run_ids=tuple(outcome.run_id for outcome in outcomes),
-        n_done=sum(outcome.finished for outcome in outcomes),
-        n_failed=sum(outcome.failed for outcome in outcomes),
-        cancelled=cancel.is_set(),
-        stopped=next((outcome.abort_reason for outcome in outcomes if outcome.abort_reason), None),
-        metrics=tuple(metrics),
-    )
+    return _outcome(generated, analysed.records, report, total, request.n, cancel)

@@ -50,9 +50,8 @@ def unified_diff_text(
     text = Text()
     for line in lines:
         style = next((style for prefix, style in LINE_STYLES if line.startswith(prefix)), "")
-        text.append(
-            printable(line, multiline=True) + "\n", style=style
-        )  # sample code: no raw escapes
+        # sample code: no raw escapes
+        text.append(printable(line, multiline=True) + "\n", style=style)
     text.rstrip()
     if cut_before or cut_after:
         text.append_text(_cut_note())

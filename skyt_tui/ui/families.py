@@ -12,6 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from skyt_tui.engine.measure.records import SampleAnalysis
+from skyt_tui.engine.runs.analysis_record import StoredAnalysis
+
 FAMILY_LEVEL = "alpha"
 
 
@@ -30,27 +33,26 @@ class Family:
         return self.members[0]
 
 
-def behaviour_key(sample: dict[str, Any]) -> tuple[Any, ...]:
+def behaviour_key(sample: SampleAnalysis) -> tuple[Any, ...]:
     """What a sample does: its outputs on the oracle's tests, else its verdict."""
-    outputs = sample.get("outputs")
-    if outputs is not None:
-        return ("outputs", *[str(o) for o in outputs])
-    return ("verdict", sample.get("passed"), bool(sample.get("parse_error")))
+    if sample.outputs is not None:
+        return ("outputs", *[str(o) for o in sample.outputs])
+    return ("verdict", sample.passed, sample.parse_error)
 
 
-def solution_families(analysis: dict[str, Any]) -> list[Family]:
+def solution_families(analysis: StoredAnalysis) -> list[Family]:
     """Families of the analysed samples, largest first (ties: earliest representative first)."""
-    groups: dict[tuple[str, tuple[Any, ...]], list[dict[str, Any]]] = {}
-    for sample in analysis.get("samples", []):
-        signature = (sample.get("signatures") or {}).get(FAMILY_LEVEL) or ""
+    groups: dict[tuple[str, tuple[Any, ...]], list[SampleAnalysis]] = {}
+    for sample in (analysed.facts for analysed in analysis.samples):
+        signature = sample.signatures.get(FAMILY_LEVEL) or ""
         groups.setdefault((signature, behaviour_key(sample)), []).append(sample)
     families = [
         Family(
             signature=signature,
             behaviour=behaviour,
-            passed=members[0].get("passed"),
-            parse_error=bool(members[0].get("parse_error")),
-            members=tuple(sorted(int(m["index"]) for m in members)),
+            passed=members[0].passed,
+            parse_error=members[0].parse_error,
+            members=tuple(sorted(m.index for m in members)),
         )
         for (signature, behaviour), members in groups.items()
     ]

@@ -7,14 +7,19 @@ from anywhere, so nothing here is parsed as markup.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.runs.run_store import ABORTED, INTERRUPTED, RUNNING, RunMeta, RunSummary
 from skyt_tui.ui import data
+
+if TYPE_CHECKING:  # the records bring the metrics module (numpy): loaded with the first analysis
+    from skyt_tui.engine.runs.analysis_record import OracleSummary, StoredAnalysis
 
 BAR_WIDTH = 10
 PENDING = "…"
@@ -24,14 +29,18 @@ def temperature(value: float | None) -> str:
     return "–" if value is None else f"{value:g}"
 
 
-def pre_post(metrics: dict[str, Any], pre: str, post: str) -> str:
+def pre_post(metrics: Mapping[str, float | None], pre: str, post: str) -> str:
     """`0.417→0.500`; `–` for a value that was not computed (one `–` when neither was)."""
     if metrics.get(pre) is None and metrics.get(post) is None:
         return "–"
     return f"{fmt3(metrics.get(pre))}→{fmt3(metrics.get(post))}"
 
 
-ANCHOR_METRICS = (
+ANCHOR_METRICS = registry.needing("canon")
+"""The metrics measured against the canon: not shown without one (`measure.registry`)."""
+SHOWN_METRICS = (
+    "R_raw",
+    "R_pairwise",
     "R_anchor_pre",
     "R_anchor_post",
     "rescue_rate",
@@ -39,50 +48,53 @@ ANCHOR_METRICS = (
     "mu_post",
     "P_tau_pre",
     "P_tau_post",
+    "pass_rate",
 )
-"""The metrics measured against the canon: not shown without one."""
+"""The metrics the app shows of a run (the Runs list, a run's headline)."""
 PARTIAL_MARK = "~"
 """Before a metric of a run whose samples are not all in (running, interrupted): these are partial."""
 
 
-def shown_metrics(analysis: dict[str, Any]) -> dict[str, Any]:
-    """The analysis' metrics with what is not true left out: nothing measured against a canon when there is
-    none, and nothing at all when no sample produced code (the engine reports 0.000 for those)."""
-    metrics = dict(analysis["metrics"])
-    if not metrics.get("n"):
-        return {key: value for key, value in metrics.items() if key in ("n", "n_failed", "tau")}
-    if metrics.get("canon") != "established":
-        for key in ANCHOR_METRICS:
-            metrics[key] = None
-    return metrics
+def shown_metrics(analysis: StoredAnalysis) -> dict[str, float | None]:
+    """The `SHOWN_METRICS` of the analysis with what is not true left out (None): nothing measured
+    against a canon when there is none, and nothing at all when no sample produced code (the engine
+    reports 0.000 for those)."""
+    metrics = analysis.metrics
+    if not metrics.n:
+        return dict.fromkeys(SHOWN_METRICS)
+    shown: dict[str, float | None] = {name: getattr(metrics, name) for name in SHOWN_METRICS}
+    if metrics.canon != "established":
+        shown.update((name, None) for name in SHOWN_METRICS if name in ANCHOR_METRICS)
+    return shown
 
 
-def analysed_count(analysis: dict[str, Any]) -> int:
+def analysed_count(analysis: StoredAnalysis) -> int:
     """Samples the analysis saw (code or a failure): fewer than the run's N means partial metrics."""
-    metrics = analysis["metrics"]
-    return int(metrics.get("n") or 0) + int(metrics.get("n_failed") or 0)
+    return analysis.metrics.n + analysis.metrics.n_failed
 
 
-def is_partial(analysis: dict[str, Any] | None, requested: int | None) -> bool:
+def is_partial(analysis: StoredAnalysis | None, requested: int | None) -> bool:
     return analysis is not None and requested is not None and analysed_count(analysis) < requested
 
 
+def metric_cell(metrics: Mapping[str, float | None], metric: registry.Metric) -> str:
+    """One metric as a table cell: `pre→post` for a metric shown with its pair, else 3 decimals."""
+    if metric.pair is not None:
+        return pre_post(metrics, metric.pair, metric.name)
+    return fmt3(metrics.get(metric.name))
+
+
 def metric_cells(
-    analysis: dict[str, Any] | None, requested: int | None = None
+    analysis: StoredAnalysis | None, requested: int | None = None
 ) -> tuple[str | Text, ...]:
-    """R_raw, R_anchor pre→post, rescue, μ pre→post, P_τ pre→post, pass rate — the Runs list's metric columns;
-    with `requested` (the run's N), metrics of fewer samples are marked partial (`~`, dimmed)."""
+    """The Runs list's metric columns (`registry.app_columns`: R_raw, R_anchor pre→post, rescue,
+    μ pre→post, P_τ pre→post, pass rate); with `requested` (the run's N), metrics of fewer samples
+    are marked partial (`~`, dimmed)."""
+    columns = registry.app_columns()
     if analysis is None:
-        return (PENDING,) * 6
+        return (PENDING,) * len(columns)
     m = shown_metrics(analysis)
-    cells = (
-        fmt3(m.get("R_raw")),
-        pre_post(m, "R_anchor_pre", "R_anchor_post"),
-        fmt3(m.get("rescue_rate")),
-        pre_post(m, "mu_pre", "mu_post"),
-        pre_post(m, "P_tau_pre", "P_tau_post"),
-        fmt3(m.get("pass_rate")),
-    )
+    cells = tuple(metric_cell(m, metric) for metric in columns)
     if not is_partial(analysis, requested):
         return cells
     return tuple(
@@ -130,19 +142,12 @@ def n_cell(summary: RunSummary) -> Text:
     return Text(f"{summary.n_ok}/{summary.meta.n}", style=style)
 
 
-def metrics_text(analysis: dict[str, Any], requested: int | None = None) -> Text:
+def metrics_text(analysis: StoredAnalysis, requested: int | None = None) -> Text:
     """The headline metrics on one line, names dimmed; partial metrics (fewer samples than `requested`)
     say so first."""
     m = shown_metrics(analysis)
-    parts = [
-        ("R_raw", fmt3(m.get("R_raw"))),
-        ("R_anchor", pre_post(m, "R_anchor_pre", "R_anchor_post")),
-        ("rescue", fmt3(m.get("rescue_rate"))),
-        ("μ", pre_post(m, "mu_pre", "mu_post")),
-        ("P_τ", pre_post(m, "P_tau_pre", "P_tau_post")),
-        ("pass", fmt3(m.get("pass_rate"))),
-        ("R_pairwise", fmt3(m.get("R_pairwise"))),
-    ]
+    shown = (*registry.app_columns(), registry.metric("R_pairwise"))
+    parts = [(metric.header, metric_cell(m, metric)) for metric in shown]
     text = Text()
     if is_partial(analysis, requested):
         text.append(
@@ -185,7 +190,7 @@ def label_text(meta: RunMeta | None) -> Text:
     return Text(printable(label), style="bold yellow" if data.is_demo(meta) else "italic")
 
 
-def verdict_text(oracle: dict[str, Any] | None, passed: bool) -> Text:
+def verdict_text(oracle: OracleSummary | None, passed: bool) -> Text:
     """A sample's failing tests (name, error, what it returned) and the oracle's reason.
 
     Every text here can come from the sample (exception names and messages,
@@ -193,13 +198,13 @@ def verdict_text(oracle: dict[str, Any] | None, passed: bool) -> Text:
     source, so each is shown printable: a control character as `\\x1b`, never raw.
     """
     text = Text()
-    for test in (oracle or {}).get("tests", []):
-        if not test.get("passed"):
-            text.append(f"  ✗ {printable(test.get('name') or test.get('kind'))}: ", style="red")
-            error = f"{test.get('error_type') or 'wrong result'} {test.get('error_message') or ''}"
-            got = f" (got {test['actual']})" if test.get("actual") is not None else ""
+    for test in oracle.tests if oracle is not None else ():
+        if not test.passed:
+            text.append(f"  ✗ {printable(test.name or test.kind)}: ", style="red")
+            error = f"{test.error_type or 'wrong result'} {test.error_message or ''}"
+            got = f" (got {test.actual})" if test.actual is not None else ""
             text.append(printable(error.strip() + got) + "\n")
-    reason = (oracle or {}).get("reason")
+    reason = oracle.reason if oracle is not None else None
     if reason and not passed:
         text.append(f"  {printable(reason)}\n", style="red")
     return text
@@ -215,15 +220,15 @@ def isolation_text(isolation: str | None) -> Text:
 
 
 def canon_text(
-    analysis: dict[str, Any], run_id: str | None = None, *, demo_canon: bool = False
+    analysis: StoredAnalysis, run_id: str | None = None, *, demo_canon: bool = False
 ) -> Text:
     """Where the run's canon comes from; `demo_canon` (the canon is a demo run's sample while this run is
     not a demo run) says loudly that the run is measured against hand-written example code."""
-    canon = analysis.get("canon") or {}
-    status = canon.get("status")
-    if status == "established":
-        where = "this run" if canon.get("run_id") == run_id else f"run {canon.get('run_id')}"
-        text = Text(f"canon: sample {canon.get('sample_index')} of {where}", style="dim")
+    canon = analysis.canon
+    status = canon.status
+    if canon.established:
+        where = "this run" if canon.run_id == run_id else f"run {canon.run_id}"
+        text = Text(f"canon: sample {canon.sample_index} of {where}", style="dim")
         if demo_canon:
             text.append(
                 f" ⚠ a demo run: {data.DEMO_LABEL}; this run is measured against it "
@@ -231,7 +236,7 @@ def canon_text(
                 style="bold yellow",
             )
         return text
-    reason = canon.get("reason") or ""
+    reason = canon.reason or ""
     return Text(
         f"canon: {status or 'not computed'}" + (f" — {reason}" if reason else ""), style="yellow"
     )

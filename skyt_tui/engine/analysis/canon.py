@@ -16,9 +16,10 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skyt_tui import locations
 from skyt_tui.engine import store
@@ -31,6 +32,9 @@ from skyt_tui.engine.contracts.contract import (
 from skyt_tui.engine.errors import NotFoundError, SkytError, StoreError
 from skyt_tui.engine.measure.normalize import LEVELS, NORMALIZATION_VERSION, normalize
 from skyt_tui.engine.versions import CANON_VERSION, DISTANCE_FUNCTION  # noqa: F401 (CANON_VERSION re-exported)
+
+if TYPE_CHECKING:
+    from skyt_tui.engine.oracle.judge import Oracle
 
 CANON_KIND = "canon"
 STATUS_OK = "ok"
@@ -308,10 +312,25 @@ def require_canon(contract_id: str) -> CanonState:
 
 
 def first_canon_candidate(
-    verdicts_passed: list[bool | None], parse_errors: list[bool]
+    verdicts_passed: Sequence[bool | None], parse_errors: Iterable[bool]
 ) -> int | None:
-    """Position of the first sample (generation order) that parses and passed the oracle."""
+    """The canon rule (docs/canon.md): the position of the first sample, in generation order,
+    that parses and passed the oracle; None when none does.
+
+    `parse_errors` is read only as far as the answer needs, so it may be a generator that
+    normalizes each sample when asked.
+    """
     for position, (passed, parse_error) in enumerate(zip(verdicts_passed, parse_errors)):
         if passed and not parse_error:
             return position
     return None
+
+
+def first_canon_sample(contract: Contract, codes: Sequence[str], oracle: Oracle) -> int | None:
+    """The canon rule on one run's samples (generation order): the oracle judges them, each
+    distinct program once, and the position of the first that parses and passes comes back."""
+    verdicts = oracle.check_many([(contract, code) for code in codes], dedupe=True)
+    return first_canon_candidate(
+        [verdict.passed for verdict in verdicts],
+        (normalize(code, contract.kept_names).parse_error for code in codes),
+    )

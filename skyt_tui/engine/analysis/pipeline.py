@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -241,7 +242,7 @@ def contract_for(run: RunInput) -> Contract | None:
         except ContractError:
             return None
     if run.source_format == "humaneval" and run.extra.get("problem") is not None:
-        return problem_contract(run.extra["problem"])
+        return problem_contract(run.extra["problem"], file=Path(run.source) / "problems.jsonl")
     return find_contract(run.contract_id)
 
 
@@ -257,7 +258,7 @@ def analyze_runs(
     oracle: Oracle | None | bool = True,
     repair_samples: bool = True,
     canon_mode: str = "run",
-    store_canon_provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None]
+    store_canon_provider: Callable[[Contract], tuple[str, canon_store.Provenance] | None]
     | None = None,
     progress: Progress | None = None,
     repair_workers: int | None = None,
@@ -274,8 +275,8 @@ def analyze_runs(
     is its repaired text's tree distance, or its d_pre when that is smaller.
 
     `store_canon_provider(contract)` (store mode) finds the sample that should
-    become the canon when the store has none: (code, sample_index, provenance)
-    of the first passing sample of the contract's earliest run, or None.
+    become the canon when the store has none: (code, provenance) of the first
+    passing sample of the contract's earliest run, or None.
     """
     distance_version(level, distance)  # an unknown distance fails here, before any work
     if canon_mode not in ("run", "store"):
@@ -406,7 +407,7 @@ def _canon_for(
     contract: Contract | None,
     verdicts: list[Verdict] | None,
     mode: str,
-    provider: Callable[[Contract], tuple[str, int, dict[str, Any]] | None] | None,
+    provider: Callable[[Contract], tuple[str, canon_store.Provenance] | None] | None,
 ) -> CanonInfo:
     if contract is None or verdicts is None:
         return CanonInfo(
@@ -437,10 +438,8 @@ def _canon_for(
                 source="store",
                 reason="no stored sample of this contract passes the oracle yet",
             )
-        code, index, provenance = found
-        built = canon_store.build_canon(
-            contract, code, canon_store.Provenance(sample_index=index, **provenance), ORACLE_VERSION
-        )
+        code, provenance = found
+        built = canon_store.build_canon(contract, code, provenance, ORACLE_VERSION)
         try:
             canon_store.establish_canon(built)
         except canon_store.CanonExistsError:
@@ -467,23 +466,21 @@ def _canon_for(
 
 def _first_passing_here(
     p: _Prepared, verdicts: list[Verdict]
-) -> tuple[str, int, dict[str, Any]] | None:
+) -> tuple[str, canon_store.Provenance] | None:
     position = canon_store.first_canon_candidate(
         [v.passed for v in verdicts], [n.parse_error for n in p.normalized]
     )
     if position is None:
         return None
     run = p.run
-    return (
-        p.codes[position],
-        p.indexes[position],
-        {
-            "run_id": run.id,
-            "provider": run.extra.get("provider"),
-            "model": run.model,
-            "temperature": run.temperature,
-        },
+    provenance = canon_store.Provenance(
+        run_id=run.id,
+        sample_index=p.indexes[position],
+        provider=run.extra.get("provider"),
+        model=run.model,
+        temperature=run.temperature,
     )
+    return p.codes[position], provenance
 
 
 _RepairKey = tuple[str, str, str, frozenset[str]]
@@ -535,8 +532,9 @@ def _repair_all(
             level=level,
             max_steps=contract.rescue.max_transformations,
             allowed=tuple(contract.rescue.transformers),
+            # rewrites depend on no contract detail: group by the task, not its version
             group=contract.id,
-        )  # rewrites depend on no contract detail: group by the task, not its version
+        )
         for key in keys
         for contract, code, canon_code, kept in [tasks[key]]
     ]

@@ -3,6 +3,8 @@
 Call the functions re-exported here (from `api`); the modules underneath are pure
 (`sampler`, `irt`, `anchors`, `validation`, `correlation`, `rotation`, `fingerprints`,
 `items`), read stored runs (`from_runs`) or handle the files (`bench_store`).
+
+May import: `runs`, `contracts` and the rooms below them, and the shared leaves.
 """
 
 from skyt_tui.engine.benchmark.anchors import SystemEstimate
@@ -41,10 +43,12 @@ from skyt_tui.engine.benchmark.api import (
 from skyt_tui.engine.benchmark.fingerprints import ContaminationReport, Fingerprint, ItemOverlap
 from skyt_tui.engine.benchmark.items import BenchmarkData, Item, ScoreMatrix, SystemInfo
 from skyt_tui.engine.benchmark.rotation import (
+    HISTORY_COLUMNS,
     RotationPlan,
     RotationRecord,
     RotationRefused,
     RotationState,
+    history_rows,
     parse_now,
 )
 from skyt_tui.engine.benchmark.sampler import AnchorSample, SampleConfig, select_sample
@@ -60,6 +64,7 @@ from skyt_tui.engine.benchmark.validation import (
 )
 
 __all__ = [
+    "HISTORY_COLUMNS",
     "METHODS",
     "AnchorSample",
     "EstimateReport",
@@ -102,6 +107,7 @@ __all__ = [
     "benchmark_versions",
     "current_sample",
     "draw_sample",
+    "history_rows",
     "import_benchmark",
     "list_benchmarks",
     "load_benchmark",

@@ -93,10 +93,6 @@ class Benchmark:
     def strata(self) -> dict[str, int]:
         return self.data.strata()
 
-    @property
-    def latest_version(self) -> int:
-        return self.versions[-1].version
-
 
 @dataclass(frozen=True)
 class ImportResult:

@@ -217,9 +217,8 @@ def _log_likelihood(
     log_p = log_expit(logits)
     hits = np.where(scored, scores, 0.0)
     misses = np.where(scored, 1.0 - scores, 0.0)
-    log_likelihood: np.ndarray = (
-        hits @ log_p.T + misses @ (log_p - logits).T
-    )  # log(1 − σ(x)) = log σ(x) − x
+    # log(1 − σ(x)) = log σ(x) − x
+    log_likelihood: np.ndarray = hits @ log_p.T + misses @ (log_p - logits).T
     return log_likelihood
 
 

@@ -149,6 +149,40 @@ class RotationRecord:
         )
 
 
+HISTORY_COLUMNS = (
+    "#",
+    "at (UTC)",
+    "period",
+    "forced",
+    "moved",
+    "held-out",
+    "short",
+    "pool after",
+    "version",
+)
+"""The rotation history as a table: `bench status` and the app's History tab (docs/benchmark.md)."""
+
+
+def history_rows(history: Sequence[RotationRecord]) -> list[tuple[str, ...]]:
+    """One row of `HISTORY_COLUMNS` per rotation, in the order given: its number, when (UTC, to
+    the minute), the period, whether it was forced, how many ids moved to training and were drawn
+    held out, the shortfall, the pool left and the benchmark version it was drawn on."""
+    return [
+        (
+            str(record.number),
+            record.moment.strftime("%Y-%m-%d %H:%M"),
+            record.period,
+            "yes" if record.forced else "",
+            str(len(record.moved_to_training)),
+            str(len(record.held_out)),
+            str(sum(record.shortfall.values())),
+            str(record.pool_after),
+            str(record.benchmark_version),
+        )
+        for record in history
+    ]
+
+
 @dataclass(frozen=True)
 class RotationState:
     held_out: tuple[str, ...]

@@ -31,9 +31,8 @@ def is_toml_faithful(value: Any) -> bool:
     if isinstance(value, bool | str):
         return True
     if isinstance(value, int):
-        return (
-            -(2**63) <= value < 2**63
-        )  # TOML integers are 64-bit; larger ones go to a _py literal
+        # TOML integers are 64-bit; larger ones go to a _py literal
+        return -(2**63) <= value < 2**63
     if isinstance(value, float):
         return True
     if isinstance(value, list):

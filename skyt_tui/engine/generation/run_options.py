@@ -60,6 +60,37 @@ TARGET_OPTIONS = {
     "command": "--command",
     "replay": "--replay",
 }
+TARGET_SETTINGS = {
+    "openai": "base_url",
+    "anthropic": "base_url",
+    "command": "command",
+    "replay": "source",
+}
+"""Where each provider's target goes in its `provider_settings` (what `make_provider` takes and
+run.json stores)."""
+
+
+def provider_settings(
+    provider: str, target: str | None, *, model: str | None = None, timeout_s: float | None = None
+) -> dict[str, Any]:
+    """A run's `provider_settings` from its checked options, for `skyt-tui run` and the app alike:
+    the target under the provider's key (an HTTP provider's only when given: its default URL
+    applies otherwise), the timeout when given, and for replay the model to record when the
+    recording names none."""
+    settings: dict[str, Any] = {}
+    if timeout_s is not None:
+        settings["timeout_s"] = timeout_s
+    if provider in TARGET_SETTINGS and (target or provider not in HTTP_PROVIDERS):
+        settings[TARGET_SETTINGS[provider]] = target
+    if provider == "replay":
+        settings["model"] = model or None
+    return settings
+
+
+def settings_target(provider: str, settings: dict[str, Any]) -> str:
+    """A stored run's target back from its `provider_settings` (to run it again)."""
+    target = settings.get(TARGET_SETTINGS.get(provider, ""))
+    return target if isinstance(target, str) else ""
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The measurement room: pure functions from sample texts and verdicts to numbers (docs/metrics.md).
 
 `normalize` (levels and signatures), `distance` (normalised Levenshtein), `tree_distance`
-(AST edit distance), `records` (the per-sample facts), `metrics` (the repeatability metrics)
-and `literature` (metrics of other studies).
+(AST edit distance), `records` (the per-sample facts), `metrics` (the repeatability metrics),
+`literature` (metrics of other studies) and `registry` (every metric's name, direction,
+description and views, defined once; what reports, studies, the CLI and the app list).
 
 May import: `versions` only. Nothing here touches a file.
 """

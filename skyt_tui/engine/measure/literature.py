@@ -23,11 +23,10 @@ from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
-from skyt_tui.engine.measure.metrics import behaviour_keys
+from skyt_tui.engine.measure.metrics import agreeing_tests, behaviour_keys
 from skyt_tui.engine.measure.records import SampleAnalysis
+from skyt_tui.engine.measure.registry import DEFAULT_TAUS
 
-DEFAULT_TAUS = (0.05, 0.10, 0.15, 0.20)
-"""SKYT's summary reports P_τ (its R_repair_at_τ) at these four thresholds."""
 ERROR_PREFIX = "!"
 """An output key starting with this is an exception, timeout or a test that never ran."""
 _SKIPPED_TOKENS = {
@@ -152,14 +151,13 @@ def spread(values: Sequence[float]) -> dict[str, float]:
 def output_equivalence(outputs: Sequence[Sequence[str]]) -> dict[str, Any]:
     """OER over per-sample output rows (one key per test case, same length).
 
-    OER: share of test cases on which every sample gives the same output.
+    OER: share of test cases on which every sample gives the same output (`metrics.agreeing_tests`,
+    as the run's reported OER; None here when there are no test cases, 0 there).
     OER_ow: the same share counted only over test cases where no sample raised,
     timed out or did not run (None when every test case had one).
     """
-    tests = len(outputs[0]) if outputs else 0
-    if any(len(row) != tests for row in outputs):
-        raise ValueError("every sample needs one output per test case")
-    equal = [len({row[i] for row in outputs}) == 1 for i in range(tests)]
+    equal = agreeing_tests(outputs)
+    tests = len(equal)
     normal = [not any(row[i].startswith(ERROR_PREFIX) for row in outputs) for i in range(tests)]
     n_normal = sum(normal)
     return {

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS, NORMALIZATION_VERSION
 from skyt_tui.engine.measure.records import SampleAnalysis
 from skyt_tui.engine.versions import DEFAULT_TAU  # noqa: F401 (re-exported)
@@ -247,17 +248,25 @@ def behaviour_keys(
     return vectors, outputs
 
 
+def agreeing_tests(outputs: Sequence[Sequence[str]]) -> list[bool]:
+    """Per test case: did every sample give the same output key? OER is the share of these
+    (here and in `literature.output_equivalence`); rows are one sample's keys each, one per test."""
+    tests = len(outputs[0]) if outputs else 0
+    if any(len(row) != tests for row in outputs):
+        raise ValueError("every sample needs one output per test case")
+    return [len({row[i] for row in outputs}) == 1 for i in range(tests)]
+
+
 def _behaviour_metrics(samples: Sequence[SampleAnalysis]) -> dict[str, Any]:
     if not samples or all(s.passed is None for s in samples):
         return {}
     n = len(samples)
     vectors, outputs = behaviour_keys(samples)
-    t = len(outputs[0])
-    agreeing = sum(len({row[i] for row in outputs}) == 1 for i in range(t))
+    agreeing = agreeing_tests(outputs)
     return {
         "pass_rate": _share(sum(bool(s.passed) for s in samples), n),
         "R_behavioral": modal_share(vectors),
-        "OER": _share(agreeing, t),
+        "OER": _share(sum(agreeing), len(agreeing)),
     }
 
 
@@ -354,22 +363,7 @@ def _interval(values: np.ndarray) -> tuple[float, float]:
 def check_invariants(metrics: RunMetrics, samples: Sequence[SampleAnalysis] = ()) -> list[str]:
     """Violations of the metrics' invariants (docs/metrics.md); an empty list means all hold."""
     problems = []
-    unit = [
-        "R_raw",
-        "R_pairwise",
-        "R_anchor_pre",
-        "R_anchor_post",
-        "rescue_rate",
-        "rescue_of_noncanonical",
-        "mu_pre",
-        "mu_post",
-        "P_tau_pre",
-        "P_tau_post",
-        "R_anchor_mean",
-        "pass_rate",
-        "R_behavioral",
-        "OER",
-    ]
+    unit = [m.name for m in registry.computed_in(registry.METRICS_MODULE) if m.bounded]
     for name in unit:
         value = getattr(metrics, name)
         if value is not None and not 0.0 <= value <= 1.0:

@@ -135,14 +135,6 @@ def _sign(texts: dict[str, str]) -> dict[str, str]:
     return {level: signature(texts[level]) for level in LEVELS}
 
 
-def normalize_level(code: str, level: str, kept_names: Iterable[str] = ()) -> str:
-    if level not in LEVELS:
-        raise ValueError(
-            f"unknown normalization level {level!r}; choose one of {', '.join(LEVELS)}"
-        )
-    return normalize(code, kept_names).texts[level]
-
-
 def _stable_fallback(raw: str) -> str:
     """`fallback_normalize` iterated to a fixed point, so the level is idempotent.
 
@@ -198,9 +190,8 @@ def fallback_normalize(code: str) -> str:
                 lines.append("    " * depth + " ".join(current))
             return "\n".join(lines)
         rest = source_lines[statement_row - 1 if current else last_row :]
-        lines.extend(
-            line for line in rest if line.strip()
-        )  # kept verbatim: a trailing "\\ " matters
+        # kept verbatim: a trailing "\\ " matters
+        lines.extend(line for line in rest if line.strip())
         return "\n".join(lines)
     if current:
         lines.append("    " * depth + " ".join(current))

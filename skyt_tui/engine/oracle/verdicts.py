@@ -20,8 +20,6 @@ from __future__ import annotations
 import hashlib
 import math
 import numbers
-from collections import Counter
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -187,7 +185,7 @@ def show_value(value: Any) -> str:
     return wire.short_repr(value, 60)
 
 
-# ---- constraints (checked on the AST, in the parent) ----------------------------------------
+# ---- pass@k (oracle --humaneval) ------------------------------------------------------------
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -197,35 +195,3 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     if n - c < k:
         return 1.0
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
-
-
-def pass_rate(verdicts: Sequence[Verdict]) -> float:
-    """Share of samples that pass; 0 for no samples."""
-    return sum(v.passed for v in verdicts) / len(verdicts) if verdicts else 0.0
-
-
-def r_behavioral(verdicts: Sequence[Verdict]) -> float:
-    """Modal share of per-test pass/fail vectors; 0 for no samples."""
-    if not verdicts:
-        return 0.0
-    counts = Counter(v.pass_vector() for v in verdicts)
-    return max(counts.values()) / len(verdicts)
-
-
-def output_equivalence_rate(verdicts: Sequence[Verdict]) -> float:
-    """OER: share of tests (constraints excluded) on which every sample produced the same output.
-
-    Outputs are the canonical `actual` strings; "no output" (None) is a value
-    too, so samples that all time out on a test agree on it. 0 for no samples
-    or no tests; all verdicts must come from the same contract.
-    """
-    if not verdicts:
-        return 0.0
-    width = {len(v.tests) for v in verdicts}
-    if len(width) != 1:
-        raise ValueError("OER needs verdicts of one contract (different numbers of tests)")
-    positions = [i for i, outcome in enumerate(verdicts[0].tests) if outcome.kind != "constraint"]
-    if not positions:
-        return 0.0
-    same = sum(1 for i in positions if len({v.tests[i].actual for v in verdicts}) == 1)
-    return same / len(positions)

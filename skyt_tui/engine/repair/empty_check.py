@@ -63,11 +63,8 @@ def classify(node: ast.AST, in_boolean_context: bool) -> tuple[str, str] | None:
         )
         if mirrored is None:
             return None
-        op, left, right = (
-            mirrored(),
-            right,
-            left,
-        )  # `0 == len(x)`, `[] != x`, `0 < len(x)`, `1 <= len(x)`
+        # `0 == len(x)`, `[] != x`, `0 < len(x)`, `1 <= len(x)`
+        op, left, right = mirrored(), right, left
     name = _len_of(left)
     if name is not None and _is(right, int, 0):
         return {ast.Eq: ("len==0", name), ast.Gt: ("len>0", name), ast.NotEq: ("len!=0", name)}.get(

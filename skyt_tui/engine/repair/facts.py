@@ -131,20 +131,6 @@ class Facts:
         )
 
 
-def list_names(tree: ast.AST) -> set[str]:
-    return set(Facts.of(tree).lists)
-
-
-def sequence_names(tree: ast.AST) -> set[str]:
-    """Names with evidence of holding a sized container (list, str, tuple, dict, set)."""
-    return set(Facts.of(tree).sequences)
-
-
 def dict_names(tree: ast.AST) -> set[str]:
     """Names every assignment of which is a dict display, comprehension or `dict(...)` call."""
     return set(Facts.of(tree).dicts)
-
-
-def numeric_names(tree: ast.AST) -> set[str]:
-    """Names with evidence of holding a number: arithmetic operands, numeric constants, `len(...)` results."""
-    return set(Facts.of(tree).numbers)

@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from skyt_tui import __version__, locations
 from skyt_tui.engine import store
-from skyt_tui.engine.contracts.contract import (
-    Contract,
-)
+from skyt_tui.engine.analysis import canon as canon_store
+from skyt_tui.engine.analysis.canon import Provenance
+from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import StoreError
-from skyt_tui.engine.measure.normalize import normalize
 from skyt_tui.engine.sources.recorded import RunInput
 from skyt_tui.engine.versions import (
     CANON_VERSION,
@@ -125,37 +124,39 @@ def shared_oracle() -> Oracle:
     return oracle()
 
 
+def first_passing_sample_of_run(
+    run: StoredRun, contract: Contract, oracle: Oracle
+) -> tuple[str, Provenance] | None:
+    """The sample of `run` the canon rule picks (`canon.first_canon_sample`), with where it came from."""
+    finished = [sample for sample in run.samples if sample.status == OK and sample.code is not None]
+    codes = [sample.code for sample in finished if sample.code is not None]
+    position = canon_store.first_canon_sample(contract, codes, oracle)
+    if position is None:
+        return None
+    provenance = Provenance(
+        run_id=run.id,
+        sample_index=finished[position].index,
+        provider=run.meta.provider,
+        model=run.meta.model,
+        temperature=run.meta.temperature,
+    )
+    return codes[position], provenance
+
+
 def first_passing_stored_sample(
     contract: Contract, oracle: Oracle
-) -> tuple[str, int, dict[str, Any]] | None:
-    """The sample that becomes a contract's canon: the first (in generation order) that parses
-    and passes the oracle, in the contract's earliest stored run that has one (docs/canon.md)."""
-    candidates = [
+) -> tuple[str, Provenance] | None:
+    """The sample that becomes a contract's canon: the canon rule's pick in the contract's
+    earliest stored run that has one (docs/canon.md)."""
+    candidates = sorted(
         (s.meta.created, s.id)
         for s in list_runs()
         if s.meta is not None and s.meta.contract_id == contract.id
-    ]
-    candidates.sort()
+    )
     for _, run_id in candidates:
-        run = load_run(run_id)
-        finished = [
-            (sample, sample.code)
-            for sample in run.samples
-            if sample.status == OK and sample.code is not None
-        ]
-        verdicts = oracle.check_many([(contract, code) for _, code in finished], dedupe=True)
-        for (sample, code), verdict in zip(finished, verdicts):
-            if verdict.passed and not normalize(code, contract.kept_names).parse_error:
-                return (
-                    code,
-                    sample.index,
-                    {
-                        "run_id": run.id,
-                        "provider": run.meta.provider,
-                        "model": run.meta.model,
-                        "temperature": run.meta.temperature,
-                    },
-                )
+        found = first_passing_sample_of_run(load_run(run_id), contract, oracle)
+        if found is not None:
+            return found
     return None
 
 

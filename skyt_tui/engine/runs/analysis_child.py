@@ -170,9 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     threading.Thread(target=_exit_when_parent_goes, daemon=True).start()
     with contextlib.suppress(OSError):
-        os.nice(
-            NICENESS
-        )  # background work: the app's own process keeps the CPU it needs to answer keys
+        # background work: the app's own process keeps the CPU it needs to answer keys
+        os.nice(NICENESS)
     out = sys.stdout
     lock = threading.Lock()
 

@@ -6,9 +6,9 @@ from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.analysis.pipeline import shared_oracle
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.measure.normalize import normalize
 from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs.analyses import first_passing_sample_of_run
 from skyt_tui.engine.versions import ORACLE_VERSION
 
 
@@ -26,26 +26,13 @@ def reestablish_from_run(
         raise InputError(
             f"run {run.id} is for contract {run.meta.contract_id!r}, not {contract.id!r}"
         )
-    oracle = oracle or shared_oracle()
-    finished = [(s, s.code) for s in run.samples if s.status == runs.OK and s.code is not None]
-    verdicts = oracle.check_many([(contract, code) for _, code in finished], dedupe=True)
-    for (sample, code), verdict in zip(finished, verdicts):
-        if verdict.passed and not normalize(code, contract.kept_names).parse_error:
-            provenance = canon_store.Provenance(
-                run_id=run.id,
-                sample_index=sample.index,
-                provider=run.meta.provider,
-                model=run.meta.model,
-                temperature=run.meta.temperature,
-            )
-            new = canon_store.build_canon(contract, code, provenance, ORACLE_VERSION)
-            previous = canon_store.load_canon(
-                contract.id, contract=contract, oracle_version=ORACLE_VERSION
-            )
-            reason = (
-                f"re-established by the user from run {run.id} (previous canon: {previous.status})"
-            )
-            return canon_store.reestablish_canon(new, reason=reason)
-    raise InputError(
-        f"run {run.id}: no sample parses and passes the oracle of {contract.id}; the canon is unchanged"
-    )
+    found = first_passing_sample_of_run(run, contract, oracle or shared_oracle())
+    if found is None:
+        raise InputError(
+            f"run {run.id}: no sample parses and passes the oracle of {contract.id}; the canon is unchanged"
+        )
+    code, provenance = found
+    new = canon_store.build_canon(contract, code, provenance, ORACLE_VERSION)
+    previous = canon_store.load_canon(contract.id, contract=contract, oracle_version=ORACLE_VERSION)
+    reason = f"re-established by the user from run {run.id} (previous canon: {previous.status})"
+    return canon_store.reestablish_canon(new, reason=reason)

@@ -12,6 +12,8 @@ import json
 import math
 from typing import Any
 
+from skyt_tui.engine.measure import registry
+from skyt_tui.engine.measure.registry import fmt3 as fmt3
 from skyt_tui.engine.runs import run_store as runs
 
 SAMPLE_COLUMNS = (
@@ -47,25 +49,10 @@ facts a source did not record (latency, tokens, ... of imported samples) are emp
 SIGNATURE_CHARS = 12
 REFUSED = "refused"
 """A sample's `status` when its program is over the size limit: not judged, measured or counted in N."""
-SUMMARY_METRICS = (
-    "R_raw",
-    "R_pairwise",
-    "R_anchor_pre",
-    "R_anchor_post",
-    "Delta_rescue",
-    "rescue_rate",
-    "rescue_of_noncanonical",
-    "mu_pre",
-    "mu_post",
-    "Delta_mu",
-    "P_tau_pre",
-    "P_tau_post",
-    "Delta_P_tau",
-    "R_anchor_mean",
-    "pass_rate",
-    "R_behavioral",
-    "OER",
-)
+# `fmt3` (3 decimals, `–` for not computed) is the registry's; the CLI and the app import it
+# from here.
+SUMMARY_METRICS = registry.report_metrics()
+"""The rows of `report RUN`'s metrics table (`measure.registry`: the metrics marked `report`)."""
 
 
 JSON_SCHEMA_VERSION = 1
@@ -84,13 +71,6 @@ def envelope(kind: str, data: dict[str, Any]) -> dict[str, Any]:
     if clash:
         raise ValueError(f"data for kind {kind!r} has envelope keys: {', '.join(sorted(clash))}")
     return {"schema_version": JSON_SCHEMA_VERSION, "kind": kind, **data}
-
-
-def fmt3(value: float | None) -> str:
-    """Metrics are stored at full precision and shown with 3 decimals."""
-    if value is None:
-        return "–"
-    return f"{value:.3f}"
 
 
 def json_safe(value: Any) -> Any:

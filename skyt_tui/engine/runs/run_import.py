@@ -32,7 +32,7 @@ from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError, SkytError
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.run_store import FAILED, OK, RunMeta, SampleRecord
-from skyt_tui.engine.sources import importers
+from skyt_tui.engine.sources import humaneval, importers
 from skyt_tui.engine.sources.extract import KIND_OF_METHOD, METHOD_OF_KIND
 from skyt_tui.engine.sources.recorded import (
     FieldMap,
@@ -92,9 +92,7 @@ def _source_contract(run: RunInput) -> Contract | None:
         return given
     problem = run.extra.get("problem")
     if problem is not None:
-        return importers.humaneval_problem_to_contract(
-            problem, file=Path(run.source) / "problems.jsonl"
-        )
+        return humaneval.problem_contract(problem, file=Path(run.source) / "problems.jsonl")
     return None
 
 

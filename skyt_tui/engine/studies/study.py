@@ -276,9 +276,8 @@ def load_study(name: str) -> Study:
         data = store.read_toml(path)
     except FileNotFoundError:
         raise NotFoundError(f"study {name!r}: not found (see `skyt-tui study list`)") from None
-    version = data.pop(
-        "schema_version", store.SCHEMA_VERSION
-    )  # a hand-written study may leave it out
+    # a hand-written study may leave it out
+    version = data.pop("schema_version", store.SCHEMA_VERSION)
     if not isinstance(version, int) or isinstance(version, bool) or version > store.SCHEMA_VERSION:
         raise StoreError(f"{path}: schema_version {version!r} is not one this skyt-tui reads")
     study = Study.from_toml_dict(data, path)

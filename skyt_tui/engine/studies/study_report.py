@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.measure.literature import DEFAULT_TAUS, literature_metrics
+from skyt_tui.engine.measure import registry
+from skyt_tui.engine.measure.literature import literature_metrics
 from skyt_tui.engine.measure.records import SampleAnalysis
+from skyt_tui.engine.measure.registry import DEFAULT_TAUS
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.studies.stats import (
@@ -73,67 +75,14 @@ SKYT_COLUMNS = (
     "notes",
 )
 """SKYT's metrics_summary.csv columns, first in every study CSV (docs/studies.md maps each one)."""
-OWN_COLUMNS = (
-    "run_id",
-    "provider",
-    "label",
-    "level",
-    "distance",
-    "tau",
-    "n",
-    "n_failed",
-    "canon",
-    "R_sig",
-    "R_pairwise",
-    "R_anchor_mean",
-    "rescue_of_noncanonical",
-    "mu_pre",
-    "mu_post",
-    "P_tau_pre",
-    "P_tau_post",
-    "Delta_P_tau",
-    "pass_rate",
-    "OER",
-    "OER_ow",
-    "tests",
-    "test_pass_rate_mean",
-    "test_pass_rate_variance",
-    "test_pass_rate_max_diff",
-    "LCS",
-    "LED",
+RUN_COLUMNS = ("run_id", "provider", "label", "level", "distance", "tau", "n", "n_failed", "canon")
+"""What a study row says about its run and analysis, after SKYT's columns."""
+OWN_COLUMNS = RUN_COLUMNS + tuple(
+    m.name for m in registry.study_row_metrics() if m.name not in SKYT_COLUMNS
 )
+"""skyt-tui's own columns: the run's facts, then every study-row metric SKYT's columns lack."""
 CSV_COLUMNS = SKYT_COLUMNS + OWN_COLUMNS
-METRICS = (
-    "R_raw",
-    "R_sig",
-    "R_pairwise",
-    "R_structural",
-    "R_anchor_pre",
-    "R_anchor_post",
-    "R_anchor_mean",
-    "Delta_rescue",
-    "rescue_rate",
-    "rescue_of_noncanonical",
-    "mu_pre",
-    "mu_post",
-    "Delta_mu",
-    "std_distance_pre",
-    "std_distance_post",
-    "P_tau_pre",
-    "P_tau_post",
-    "Delta_P_tau",
-    "pass_rate",
-    "R_behavioral",
-    "OER",
-    "OER_ow",
-    "test_pass_rate_mean",
-    "test_pass_rate_variance",
-    "test_pass_rate_max_diff",
-    "LCS",
-    "LED",
-    *(f"R_repair_at_{t:g}_pre" for t in DEFAULT_TAUS),
-    *(f"R_repair_at_{t:g}_post" for t in DEFAULT_TAUS),
-)
+METRICS = registry.study_table_metrics()
 """Metrics a table, comparison or figure can be made of."""
 
 
@@ -198,40 +147,16 @@ def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict
             ],
         },
     }
-    for name in (
-        "R_raw",
-        "R_pairwise",
-        "R_anchor_pre",
-        "R_anchor_post",
-        "R_anchor_mean",
-        "Delta_rescue",
-        "rescue_rate",
-        "rescue_of_noncanonical",
-        "mu_pre",
-        "mu_post",
-        "Delta_mu",
-        "P_tau_pre",
-        "P_tau_post",
-        "Delta_P_tau",
-        "pass_rate",
-        "R_behavioral",
-        "OER",
-    ):
-        row[name] = m.get(name)
+    for metric in registry.computed_in(registry.METRICS_MODULE):
+        if metric.study_row and not metric.per_level:
+            row[metric.name] = m.get(metric.name)
     row["mean_distance_pre"] = m.get("mu_pre")
     row["mean_distance_post"] = m.get("mu_post")
     row["std_distance_pre"] = extra["std_d_pre"]
     row["std_distance_post"] = extra["std_d_post"]
-    for name in (
-        "OER_ow",
-        "tests",
-        "test_pass_rate_mean",
-        "test_pass_rate_variance",
-        "test_pass_rate_max_diff",
-        "LCS",
-        "LED",
-    ):
-        row[name] = extra[name]
+    for metric in registry.computed_in(registry.LITERATURE_MODULE):
+        if metric.study_row:
+            row[metric.name] = extra[metric.name]
     for tau in DEFAULT_TAUS:
         key = f"{tau:g}"
         pre = (extra["P_tau_pre"] or {}).get(key)

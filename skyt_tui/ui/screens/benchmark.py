@@ -432,30 +432,10 @@ def history_view(history: tuple[benchmark.RotationRecord, ...]) -> Group | Text:
     if not history:
         return Text("No rotation yet. The first rotation draws the held-out set.", style="dim")
     table = Table(box=None, header_style="dim", pad_edge=False)
-    for column in (
-        "#",
-        "at (UTC)",
-        "period",
-        "forced",
-        "moved",
-        "held-out",
-        "short",
-        "pool after",
-        "version",
-    ):
+    for column in benchmark.HISTORY_COLUMNS:
         table.add_column(column, justify="left" if column in ("at (UTC)", "period") else "right")
-    for record in reversed(history):
-        table.add_row(
-            str(record.number),
-            record.at[:16].replace("T", " "),
-            record.period,
-            "yes" if record.forced else "",
-            str(len(record.moved_to_training)),
-            str(len(record.held_out)),
-            str(sum(record.shortfall.values())),
-            str(record.pool_after),
-            str(record.benchmark_version),
-        )
+    for row in benchmark.history_rows(tuple(reversed(history))):
+        table.add_row(*row)
     moved = Text()
     for record in reversed(history):
         moved.append(f"\nrotation {record.number}", style="bold")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.syntax import Syntax
@@ -31,6 +31,9 @@ from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.screens.run_dialog import RunDialog
 from skyt_tui.ui.widgets.empty_state import empty_state_text
 from skyt_tui.ui.widgets.run_progress import RunProgress
+
+if TYPE_CHECKING:  # the metrics module brings numpy: loaded with the first estimate
+    from skyt_tui.engine.measure.metrics import RunMetrics
 
 
 def display_error(entry: CatalogEntry) -> str:
@@ -97,7 +100,7 @@ class RunProgressed(Message):
 
 
 class RunEstimated(Message):
-    def __init__(self, run_id: str, metrics: dict[str, Any]) -> None:
+    def __init__(self, run_id: str, metrics: RunMetrics | None) -> None:
         super().__init__()
         self.run_id, self.metrics = run_id, metrics
 
@@ -396,13 +399,13 @@ class ContractsScreen(SectionScreen):
             metrics = data.partial_metrics(run_id, cancelled=lambda: worker.is_cancelled)
         except Exception:  # an estimate that fails leaves the panel as it was; the run goes on
             metrics = None
-        self.post_message(RunEstimated(run_id, metrics or {}))
+        self.post_message(RunEstimated(run_id, metrics))
 
     def on_run_estimated(self, message: RunEstimated) -> None:
         self.estimating = False
         self.estimated_at = time.monotonic()
         progress = self.query_one(RunProgress)
-        if progress.running and message.metrics:
+        if progress.running and message.metrics is not None:
             progress.show_estimate(message.metrics)
 
     def on_run_ended(self, message: RunEnded) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -14,6 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.run_store import StoredRun
 from skyt_tui.ui import data
 
@@ -94,7 +94,7 @@ class ExportDialog(ModalScreen[tuple[str, str] | None]):
         self.action_submit()
 
 
-def ask_export(screen: Screen, run: StoredRun, analysis: dict[str, Any]) -> None:
+def ask_export(screen: Screen, run: StoredRun, analysis: StoredAnalysis) -> None:
     """Open the dialog over `screen` and write the file it returns, reporting the result as a notification."""
 
     def write(choice: tuple[str, str] | None) -> None:

@@ -16,6 +16,8 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
+from skyt_tui.engine.measure import registry
+from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.matrices import RunTexts
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.ui.diff_text import diff_renderable
@@ -54,7 +56,7 @@ class FamiliesScreen(ModalScreen[None]):
         Binding("d", "toggle_diff", "Side by side"),
     ]
 
-    def __init__(self, run_id: str, analysis: dict[str, Any], texts: RunTexts) -> None:
+    def __init__(self, run_id: str, analysis: StoredAnalysis, texts: RunTexts) -> None:
         super().__init__(id="families-screen")
         self.run_id, self.analysis, self.texts = run_id, analysis, texts
         self.families = solution_families(analysis)
@@ -101,15 +103,15 @@ class FamiliesScreen(ModalScreen[None]):
         cursor = table.cursor_row
         table.clear()
         n = sum(len(f.members) for f in self.families) or 1
-        current = self.analysis.get("metrics", {})
+        current = self.analysis.metrics
         for number, family in enumerate(self.families, start=1):
             preview = self.previews.get(family.representative)
             can_be_canon = bool(family.passed) and not family.parse_error
             r_cell: Any = "…" if can_be_canon and preview is None else "–"
             mu_cell: Any = r_cell
             if preview is not None and can_be_canon:
-                r_cell = _compared(preview.R_anchor_pre, current.get("R_anchor_pre"), higher=True)
-                mu_cell = _compared(preview.mu_pre, current.get("mu_pre"), higher=False)
+                r_cell = _compared(preview.R_anchor_pre, current.R_anchor_pre, "R_anchor_pre")
+                mu_cell = _compared(preview.mu_pre, current.mu_pre, "mu_pre")
             table.add_row(
                 str(number),
                 str(len(family.members)),
@@ -127,11 +129,11 @@ class FamiliesScreen(ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="families-preview", exit_on_error=False)
     def _preview(self) -> None:
-        level = str(self.analysis.get("level") or "nodoc")
+        level = self.analysis.level or "nodoc"
         matrix = self.texts.matrix(level)
         if matrix is None:
             return
-        tau = float(self.analysis.get("metrics", {}).get("tau") or 0.1)
+        tau = float(self.analysis.metrics.tau or 0.1)
         reps = [f.representative for f in self.families if f.passed and not f.parse_error]
         self.post_message(PreviewsReady(previews(matrix, self.texts.labels, reps, tau)))
 
@@ -158,7 +160,7 @@ class FamiliesScreen(ModalScreen[None]):
             f"family of sample {family.representative}: samples {', '.join(map(str, family.members))}\n"
         )
         preview = self.previews.get(family.representative)
-        current = self.analysis.get("metrics", {})
+        current = self.analysis.metrics
         if family.parse_error or not family.passed:
             head.append("cannot be the canon: it does not pass the oracle\n", style="dim")
         elif preview is not None:
@@ -166,9 +168,9 @@ class FamiliesScreen(ModalScreen[None]):
                 f"with sample {family.representative} as the canon (before repair; repair not previewed): "
             )
             head.append(
-                f"R_anchor {fmt3(current.get('R_anchor_pre'))} → {fmt3(preview.R_anchor_pre)} · "
-                f"μ {fmt3(current.get('mu_pre'))} → {fmt3(preview.mu_pre)} · "
-                f"P_τ {fmt3(current.get('P_tau_pre'))} → {fmt3(preview.P_tau_pre)}\n",
+                f"R_anchor {fmt3(current.R_anchor_pre)} → {fmt3(preview.R_anchor_pre)} · "
+                f"μ {fmt3(current.mu_pre)} → {fmt3(preview.mu_pre)} · "
+                f"P_τ {fmt3(current.P_tau_pre)} → {fmt3(preview.P_tau_pre)}\n",
                 style="bold",
             )
             head.append(
@@ -195,9 +197,10 @@ class FamiliesScreen(ModalScreen[None]):
         self.show_family()
 
 
-def _compared(value: float, now: Any, *, higher: bool) -> Text:
-    """The previewed value, green when better than now, red when worse."""
+def _compared(value: float, now: float | None, name: str) -> Text:
+    """The previewed value of metric `name`, green when better than now, red when worse (which way
+    is better: `measure.registry`)."""
     text = Text(fmt3(value))
     if isinstance(now, int | float) and value != now:
-        text.stylize("green" if (value > now) == higher else "red")
+        text.stylize("green" if (value > now) == registry.metric(name).higher_is_better else "red")
     return text

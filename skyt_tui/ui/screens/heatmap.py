@@ -10,7 +10,6 @@ the choices (run, level, pre/post, order); the widget only draws.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 import numpy as np
 from rich.text import Text
@@ -25,6 +24,7 @@ from textual.widgets import ContentSwitcher, Static
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.measure.normalize import LEVELS
 from skyt_tui.engine.printable import printable
+from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.matrices import RunTexts, analysis_run_texts
 from skyt_tui.ui import data
 from skyt_tui.ui.run_text import temperature
@@ -75,17 +75,17 @@ class TextsLoaded(Message):
         self.run = run
 
 
-def sample_marks(analysis: dict[str, Any]) -> dict[str, str]:
+def sample_marks(analysis: StoredAnalysis) -> dict[str, str]:
     """Each analysed sample's mark for the heatmap's axes: ✓ passed, ✗ failed, ! does not parse."""
     marks = {}
-    for sample in analysis.get("samples", []):
-        if sample.get("parse_error"):
+    for sample in (analysed.facts for analysed in analysis.samples):
+        if sample.parse_error:
             mark = "!"
-        elif sample.get("passed") is None:
+        elif sample.passed is None:
             mark = "·"
         else:
-            mark = "✓" if sample.get("passed") else "✗"
-        marks[str(sample.get("index"))] = mark
+            mark = "✓" if sample.passed else "✗"
+        marks[str(sample.index)] = mark
     return marks
 
 

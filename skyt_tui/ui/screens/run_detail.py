@@ -7,6 +7,8 @@ of 10,000 samples opens as fast as one of 20; `[` and `]` turn pages.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Group
@@ -20,9 +22,10 @@ from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.printable import printable
+from skyt_tui.engine.runs.analysis_record import AnalysedSample, StoredAnalysis
 from skyt_tui.engine.runs.matrices import RunTexts
-from skyt_tui.engine.runs.report import REFUSED, fmt3, sample_rows
-from skyt_tui.engine.runs.run_store import FAILED, OK, StoredRun
+from skyt_tui.engine.runs.report import fmt3
+from skyt_tui.engine.runs.run_store import FAILED, SampleRecord, StoredRun
 from skyt_tui.ui import data
 from skyt_tui.ui.diff_text import diff_renderable
 from skyt_tui.ui.run_text import (
@@ -47,11 +50,73 @@ RUN_KEYS = Binding.Group("Run", compact=True)
 a large run's pages are `<`/`>`."""
 
 
+RunWalk = Callable[[str, int], "tuple[str, StoredAnalysis | None] | None"]
+"""(run shown, step) → the run `step` places away in the list the detail was opened from, with
+its analysis when known (None: no other run there). The list's cursor follows."""
+
+
+@dataclass(frozen=True)
+class SampleRow:
+    """A row of the samples table: a stored sample and, when it produced code, its analysis."""
+
+    record: SampleRecord
+    analysed: AnalysedSample | None
+    level: str
+    refusal: str | None = None
+    """Why the analysis refused the sample (a program over the size limit), if it did."""
+
+    @property
+    def index(self) -> int:
+        return self.record.index
+
+    @property
+    def failed(self) -> bool:
+        return self.record.status == FAILED
+
+    @property
+    def passed(self) -> bool | None:
+        return self.analysed.facts.passed if self.analysed is not None else None
+
+    @property
+    def parse_error(self) -> bool:
+        return self.analysed is not None and self.analysed.facts.parse_error
+
+    @property
+    def d_pre(self) -> float | None:
+        return self.analysed.facts.d_pre if self.analysed is not None else None
+
+    @property
+    def d_post(self) -> float | None:
+        return self.analysed.facts.d_post if self.analysed is not None else None
+
+    @property
+    def signature(self) -> str:
+        """The signature at the analysis level ("" when not analysed)."""
+        return self.analysed.facts.signatures.get(self.level, "") if self.analysed else ""
+
+    @property
+    def repair_steps(self) -> tuple[str, ...]:
+        return self.analysed.facts.repair_steps if self.analysed is not None else ()
+
+
+def sample_table_rows(run: StoredRun, analysis: StoredAnalysis) -> list[SampleRow]:
+    """One row per stored sample, in the run's order."""
+    return [
+        SampleRow(
+            record,
+            analysis.sample(record.index),
+            analysis.level,
+            analysis.refused.get(record.index),
+        )
+        for record in run.samples
+    ]
+
+
 class RunLoaded(Message):
     def __init__(
         self,
         run: StoredRun | None,
-        analysis: dict[str, Any] | None,
+        analysis: StoredAnalysis | None,
         error: str = "",
         snapshot: tuple[object, ...] = (),
     ) -> None:
@@ -63,50 +128,50 @@ class RunChanged(Message):
     """The run's files or a canon changed since the view was drawn."""
 
 
-def verdict_cell(row: dict[str, Any]) -> Text:
-    if row["status"] == FAILED:
+def verdict_cell(row: SampleRow) -> Text:
+    if row.failed:
         return Text("! no code", style="bold red")
-    if row["status"] == REFUSED:
+    if row.refusal is not None:
         return Text("! too large", style="bold red")
-    if row["parse_error"]:
+    if row.parse_error:
         return Text("✗ parse", style="red")
-    if row["passed"] is None:
+    if row.passed is None:
         return Text("–", style="dim")
-    return Text("✓ pass", style="green") if row["passed"] else Text("✗ fail", style="red")
+    return Text("✓ pass", style="green") if row.passed else Text("✗ fail", style="red")
 
 
-def steps_cell(steps: str | None) -> str:
+def steps_cell(steps: tuple[str, ...]) -> str:
     """The number of repair steps kept (their names are in the "after repair" view)."""
-    return str(len(steps.split())) if steps else ""
+    return str(len(steps)) if steps else ""
 
 
 SAMPLE_COLUMNS = ("#", "verdict", "sig", "d_pre", "d_post", "d_pre → d_post", "steps")
 
 
-def sample_cells(row: dict[str, Any]) -> tuple[Any, ...]:
+def sample_cells(row: SampleRow) -> tuple[str | Text, ...]:
     return (
-        str(row["index"]),
+        str(row.index),
         verdict_cell(row),
-        row["signature_level"][:8] if row["signature_level"] else "–",
-        fmt3(row["d_pre"]),
-        fmt3(row["d_post"]),
-        distance_bar(row["d_pre"], row["d_post"]),
-        steps_cell(row["repair_steps"]),
+        row.signature[:8] if row.signature else "–",
+        fmt3(row.d_pre),
+        fmt3(row.d_post),
+        distance_bar(row.d_pre, row.d_post),
+        steps_cell(row.repair_steps),
     )
 
 
-def sample_sort_key(column: int, row: dict[str, Any]) -> tuple[Any, ...]:
+def sample_sort_key(column: int, row: SampleRow) -> tuple[Any, ...]:
     """Samples without a value (failed, not analysed) sort after the others (before them, descending)."""
     name = SAMPLE_COLUMNS[column]
     if name == "#":
-        return (0, row["index"])
+        return (0, row.index)
     if name == "verdict":
         return (0, verdict_cell(row).plain)
     if name == "sig":
-        return (0, row["signature_level"]) if row["signature_level"] else (1, "")
+        return (0, row.signature) if row.signature else (1, "")
     if name == "steps":
-        return (0, len((row["repair_steps"] or "").split()))
-    value = row["d_pre"] if name == "d_pre" else row["d_post"]
+        return (0, len(row.repair_steps))
+    value = row.d_pre if name == "d_pre" else row.d_post
     return (0, value) if value is not None else (1, 0.0)
 
 
@@ -129,13 +194,17 @@ class RunDetailScreen(SectionScreen):
         Binding("greater_than_sign", "page(1)", "Next page", key_display=">", group=PAGE_KEYS),
     ]
 
-    def __init__(self, run_id: str, analysis: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, run_id: str, analysis: StoredAnalysis | None = None, walk: RunWalk | None = None
+    ) -> None:
         self.run_id = run_id
         super().__init__()
+        self.walk = walk
+        """The previous/next run of the list the detail was opened from (`[`/`]`)."""
         self.run: StoredRun | None = None
         self.analysis = analysis
-        self.all_rows: list[dict[str, Any]] = []
-        self.rows: list[dict[str, Any]] = []
+        self.all_rows: list[SampleRow] = []
+        self.rows: list[SampleRow] = []
         """The rows shown: `all_rows` filtered and sorted."""
         self.sort_column: int | None = None
         self.sort_reverse = False
@@ -143,8 +212,6 @@ class RunDetailScreen(SectionScreen):
         self.texts: RunTexts | None = None
         self.positions: dict[int, int] = {}
         """Run sample index → position among the analysed samples (the texts' order)."""
-        self.facts: dict[int, dict[str, Any]] = {}
-        """Run sample index → the sample's entry in the analysis."""
         self.page = 0
         self.snapshot: tuple[object, ...] | None = None
         self.updating = True
@@ -218,11 +285,10 @@ class RunDetailScreen(SectionScreen):
             self.notify(message.error, severity="error", markup=False)
             return
         self.run, self.analysis = message.run, message.analysis
-        self.all_rows = sample_rows(self.run, self.analysis)
+        self.all_rows = sample_table_rows(self.run, self.analysis)
         self.rows = self.visible_rows()
         self.texts = data.run_texts(self.run, self.analysis)
         self.positions = {int(label): position for position, label in enumerate(self.texts.labels)}
-        self.facts = {sample["index"]: sample for sample in self.analysis.get("samples", [])}
         self._show_head()
         table = self.query_one("#samples-table", DataTable)
         first = table.row_count == 0
@@ -245,7 +311,7 @@ class RunDetailScreen(SectionScreen):
         head.append(f" · {self.run.n_ok} ok, {self.run.n_failed} failed")
         head.append("\n" if narrow else f" · created {meta.created[:19].replace('T', ' ')}\n")
         label = label_text(meta)
-        canon_run = (self.analysis.get("canon") or {}).get("run_id")
+        canon_run = self.analysis.canon.run_id
         demo_canon = canon_run != meta.id and not data.is_demo(meta) and data.is_demo_run(canon_run)
         if narrow:
             head.append(f"{meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)}")
@@ -262,9 +328,9 @@ class RunDetailScreen(SectionScreen):
             head.append("\n")
         if not narrow:
             head.append_text(canon_text(self.analysis, meta.id, demo_canon=demo_canon))
-            tau = self.analysis["metrics"].get("tau")
+            tau = self.analysis.metrics.tau
             head.append(
-                f" · level {self.analysis.get('level')}"
+                f" · level {self.analysis.level}"
                 + (f", τ {tau:g}" if tau is not None else "")
                 + " · ",
                 style="dim",
@@ -305,7 +371,7 @@ class RunDetailScreen(SectionScreen):
     def _highlighted(self) -> None:
         self.show_sample()
 
-    def selected_row(self) -> dict[str, Any] | None:
+    def selected_row(self) -> SampleRow | None:
         if not self.rows:
             return None
         row = self.page * PAGE + self.query_one("#samples-table", DataTable).cursor_row
@@ -324,14 +390,14 @@ class RunDetailScreen(SectionScreen):
     def _view_changed(self) -> None:
         self.show_sample()
 
-    def sample_view(self, row: dict[str, Any], view: str) -> Any:
+    def sample_view(self, row: SampleRow, view: str) -> Any:
         """One view of one sample: its code ("view-code"), or its diff to the canon before or after repair."""
         assert self.run is not None and self.texts is not None
-        index = row["index"]
-        if row["status"] == FAILED:
+        index = row.index
+        if row.failed:
             if view != "view-code":
                 return Text("no code to compare", style="dim")
-            record = next(r for r in self.run.samples if r.index == index)
+            record = row.record
             failed = Text(
                 f"sample {index}: generation failed after {record.attempts} attempt(s)\n",
                 style="bold red",
@@ -341,8 +407,8 @@ class RunDetailScreen(SectionScreen):
                 failed.append("\n\nlast response:\n", style="bold")
                 failed.append(printable(record.response, multiline=True))
             return failed
-        if row["status"] == REFUSED:  # not analysed: neither its code nor a diff is worth showing
-            return Text(f"sample {index} {row['error']}", style="bold red")
+        if row.refusal is not None:  # not analysed: neither its code nor a diff is worth showing
+            return Text(f"sample {index} refused: {row.refusal}", style="bold red")
         if view == "view-code":
             return self._code_view(row)
         level = self.texts.level
@@ -356,7 +422,7 @@ class RunDetailScreen(SectionScreen):
         if view == "view-before":
             return Group(
                 Text(
-                    f"canon → sample {index} at level {level}: d_pre = {fmt3(row['d_pre'])}",
+                    f"canon → sample {index} at level {level}: d_pre = {fmt3(row.d_pre)}",
                     style="bold",
                 ),
                 diff_renderable(
@@ -367,24 +433,25 @@ class RunDetailScreen(SectionScreen):
                     self.app.diff_side_by_side,
                 ),
             )
-        steps = (self.facts.get(index, {}).get("repair") or {}).get("steps") or []
+        repair = row.analysed.repair if row.analysed is not None else None
+        steps = repair.steps if repair is not None else ()
         if self.texts.repaired[position] is None:
             reason = (
                 "identical to the canon already"
-                if not row["d_pre"]
+                if not row.d_pre
                 else "not repaired: only samples that pass the oracle are"
-                if not row["passed"]
+                if not row.passed
                 else "no repair step brought it closer to the canon"
             )
-            return Text(f"sample {index}: {reason}; d_post = {fmt3(row['d_post'])}", style="dim")
+            return Text(f"sample {index}: {reason}; d_post = {fmt3(row.d_post)}", style="dim")
         head = Text(
             f"canon → sample {index} after {len(steps)} repair step(s) at level {level}: "
-            f"d {fmt3(row['d_pre'])} → {fmt3(row['d_post'])}\n",
+            f"d {fmt3(row.d_pre)} → {fmt3(row.d_post)}\n",
             style="bold",
         )
         for number, step in enumerate(steps, start=1):
             head.append(
-                f"  {number}. {step['transformer']}: {fmt3(step['d_before'])} → {fmt3(step['d_after'])}\n"
+                f"  {number}. {step.transformer}: {fmt3(step.d_before)} → {fmt3(step.d_after)}\n"
             )
         return Group(
             head,
@@ -397,18 +464,16 @@ class RunDetailScreen(SectionScreen):
             ),
         )
 
-    def _code_view(self, row: dict[str, Any]) -> Group:
+    def _code_view(self, row: SampleRow) -> Group:
         assert self.texts is not None
-        facts = self.facts.get(row["index"], {})
-        head = Text(f"sample {row['index']} · ", style="bold")
+        oracle = row.analysed.oracle if row.analysed is not None else None
+        head = Text(f"sample {row.index} · ", style="bold")
         head.append_text(verdict_cell(row))
-        head.append(f" · d_pre {fmt3(row['d_pre'])} → d_post {fmt3(row['d_post'])}\n")
-        head.append_text(verdict_text(facts.get("oracle"), bool(row["passed"])))
+        head.append(f" · d_pre {fmt3(row.d_pre)} → d_post {fmt3(row.d_post)}\n")
+        head.append_text(verdict_text(oracle, bool(row.passed)))
         return Group(
             head,
-            code_syntax(
-                self.texts.codes[self.positions[row["index"]]], self.app.current_theme.dark
-            ),
+            code_syntax(self.texts.codes[self.positions[row.index]], self.app.current_theme.dark),
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -439,7 +504,7 @@ class RunDetailScreen(SectionScreen):
         self.app.diff_side_by_side = not self.app.diff_side_by_side
         self.show_sample()
 
-    def visible_rows(self) -> list[dict[str, Any]]:
+    def visible_rows(self) -> list[SampleRow]:
         needle = self.sample_filter.lower()
         rows = [
             row
@@ -489,31 +554,19 @@ class RunDetailScreen(SectionScreen):
             box.display = False
             self.query_one("#samples-table", DataTable).focus()
 
-    def _runs_list(self) -> Any:
-        """The Runs list this detail was opened from (below it on the screen stack), or None."""
-        from skyt_tui.ui.screens.runs import RunsScreen
-
-        return next((s for s in self.app.screen_stack if isinstance(s, RunsScreen)), None)
-
     def action_run(self, step: int) -> None:
-        """Show the previous/next run of the Runs list (as filtered and sorted there, wrapping
-        round); the list's cursor follows, so `esc` returns to the run shown."""
-        listing = self._runs_list()
-        shown = [s for s in listing.shown if s.meta is not None] if listing is not None else []
-        ids = [s.id for s in shown]
-        if self.run_id not in ids or len(ids) < 2:
+        """Show the previous/next run of the list this detail was opened from (`walk`)."""
+        found = self.walk(self.run_id, step) if self.walk is not None else None
+        if found is None:
             self.notify("No other run in the list.", timeout=2)
             return
-        neighbour = ids[(ids.index(self.run_id) + step) % len(ids)]
-        table = listing.query_one("#runs-table", DataTable)
-        table.move_cursor(row=[s.id for s in listing.shown].index(neighbour))
-        self.show_run(neighbour, listing.analyses.get(neighbour))
+        self.show_run(*found)
 
-    def show_run(self, run_id: str, analysis: dict[str, Any] | None = None) -> None:
+    def show_run(self, run_id: str, analysis: StoredAnalysis | None = None) -> None:
         """Show another run in place (its sort and filter kept, from its first page)."""
         self.run_id, self.analysis = run_id, analysis
         self.run, self.texts, self.snapshot = None, None, None
-        self.all_rows, self.rows, self.positions, self.facts = [], [], {}, {}
+        self.all_rows, self.rows, self.positions = [], [], {}
         self.page = 0
         self.updating = True
         self.query_one("#samples-table", DataTable).clear()
@@ -531,13 +584,14 @@ class RunDetailScreen(SectionScreen):
         if row is None:
             return
         content = self.sample_view(row, tabs.active if tabs.active in VIEWS else VIEWS[0])
-        if tabs.active == "view-code" and self.texts is not None and row["status"] == OK:
-            plain = self.texts.codes[self.positions[row["index"]]]
+        analysed = not row.failed and row.refusal is None
+        if tabs.active == "view-code" and self.texts is not None and analysed:
+            plain = self.texts.codes[self.positions[row.index]]
         else:
             plain = _plain(content)
         self.app.copy_to_clipboard(plain)
         self.notify(
-            f"Copied {'the code' if tabs.active == 'view-code' else 'the diff'} of sample {row['index']}.",
+            f"Copied {'the code' if tabs.active == 'view-code' else 'the diff'} of sample {row.index}.",
             timeout=2,
         )
 

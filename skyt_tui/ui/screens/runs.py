@@ -20,8 +20,10 @@ from textual.widgets import ContentSwitcher, DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.analysis_child import AnalysisCancelled
+from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.run_store import RUNNING, RunSummary
 from skyt_tui.ui import data
 from skyt_tui.ui.run_text import (
@@ -48,7 +50,8 @@ RUN = (
     "skyt-tui run CONTRACT --provider openai --model gpt-4o-mini",
     "generates, checks and stores a run",
 )
-METRIC_COLUMNS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass")
+METRIC_COLUMNS = tuple(metric.header for metric in registry.app_columns())
+"""The metric columns' headers (`measure.registry`: the metrics marked `app`)."""
 WATCH_INTERVAL_S = 1.0
 """How often the store is looked at for runs written elsewhere (stat calls only)."""
 
@@ -63,7 +66,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     *((name, name) for name in METRIC_COLUMNS),
 )
 """(key, header) in display order."""
-PRIORITY = (
+_RANKED = (
     "contract",
     "state",
     "N",
@@ -75,10 +78,16 @@ PRIORITY = (
     "T",
     "P_τ",
     "rescue",
+)
+PRIORITY = (
+    *_RANKED,
+    *(header for header in METRIC_COLUMNS if header not in _RANKED),
     "when",
 )
-"""Which columns a narrow terminal keeps first: columns are left out whole, never cut mid-number."""
-METRIC_WIDTHS = {"R_raw": 5, "R_anchor": 11, "rescue": 5, "μ": 11, "P_τ": 11, "pass": 5}
+"""Which columns a narrow terminal keeps first: columns are left out whole, never cut mid-number
+(a metric column not ranked here comes after the ranked ones)."""
+METRIC_WIDTHS = {metric.header: 11 if metric.pair else 5 for metric in registry.app_columns()}
+"""Cells of 3 decimals (`pre→post` for a metric shown with its pair)."""
 MODEL_WIDTH = 18
 
 
@@ -112,7 +121,7 @@ def choose_columns(
     return [key for key, _ in COLUMNS if key in chosen]
 
 
-def sort_key(column: str, summary: RunSummary, analysis: dict[str, Any] | None) -> tuple[Any, ...]:
+def sort_key(column: str, summary: RunSummary, analysis: StoredAnalysis | None) -> tuple[Any, ...]:
     """Runs without a value (no analysis yet, no canon) sort after the others (before them, descending)."""
     meta = summary.meta
     if meta is None:
@@ -129,14 +138,7 @@ def sort_key(column: str, summary: RunSummary, analysis: dict[str, Any] | None) 
         return (0, run_state(summary))
     if column == "N":
         return (0, summary.n_ok, meta.n)
-    metric = {
-        "R_raw": "R_raw",
-        "R_anchor": "R_anchor_post",
-        "rescue": "rescue_rate",
-        "μ": "mu_post",
-        "P_τ": "P_tau_post",
-        "pass": "pass_rate",
-    }[column]
+    metric = {m.header: m.name for m in registry.app_columns()}[column]
     value = shown_metrics(analysis).get(metric) if analysis is not None else None
     return (0, value) if value is not None else (1, 0.0)
 
@@ -154,7 +156,7 @@ class StoreChanged(Message):
 
 
 class RunAnalysed(Message):
-    def __init__(self, run_id: str, analysis: dict[str, Any]) -> None:
+    def __init__(self, run_id: str, analysis: StoredAnalysis) -> None:
         super().__init__()
         self.run_id, self.analysis = run_id, analysis
 
@@ -188,7 +190,7 @@ class RunsScreen(SectionScreen):
     def __init__(self) -> None:
         super().__init__()
         self.summaries: list[RunSummary] = []
-        self.analyses: dict[str, dict[str, Any]] = {}
+        self.analyses: dict[str, StoredAnalysis] = {}
         self.snapshot: data.StoreSnapshot | None = None
         self.loading = False
         self.shown: list[RunSummary] = []
@@ -512,9 +514,9 @@ class RunsScreen(SectionScreen):
                 + (", the run is still generating" if state == "running" else ""),
                 style="yellow",
             )
-        elif analysis["metrics"].get("canon") != "established":
+        elif analysis.metrics.canon != "established":
             text.append(
-                f"\nno canon: anchor metrics not computed ({(analysis.get('canon') or {}).get('reason', '')})",
+                f"\nno canon: anchor metrics not computed ({analysis.canon.reason})",
                 style="yellow",
             )
         panel.update(text)
@@ -587,7 +589,20 @@ class RunsScreen(SectionScreen):
             return
         from skyt_tui.ui.screens.run_detail import RunDetailScreen
 
-        self.app.push_screen(RunDetailScreen(summary.id, self.analyses.get(summary.id)))
+        self.app.push_screen(
+            RunDetailScreen(summary.id, self.analyses.get(summary.id), walk=self.walk_runs)
+        )
+
+    def walk_runs(self, run_id: str, step: int) -> tuple[str, StoredAnalysis | None] | None:
+        """The run `step` rows from `run_id` in the list as filtered and sorted (wrapping round),
+        with its analysis; the cursor moves to it, so `esc` from a detail returns to the run shown."""
+        ids = [s.id for s in self.shown if s.meta is not None]
+        if run_id not in ids or len(ids) < 2:
+            return None
+        neighbour = ids[(ids.index(run_id) + step) % len(ids)]
+        table = self.query_one("#runs-table", DataTable)
+        table.move_cursor(row=[s.id for s in self.shown].index(neighbour))
+        return neighbour, self.analyses.get(neighbour)
 
     def action_heatmap(self) -> None:
         summary = self.selected_summary()

@@ -137,7 +137,7 @@ class StudiesScreen(SectionScreen):
         try:
             ids = [meta.id for meta in select_runs(study.filter)]
             if ids:
-                data.analyze_runs(
+                data.analysis_documents(
                     ids,
                     progress=lambda stage, done, total: self.post_message(
                         StudyProgress(f"analysing {len(ids)} run(s): {stage} {done}/{total}…")

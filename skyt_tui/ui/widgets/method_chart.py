@@ -7,14 +7,23 @@ values are roughly geometric); a cell where two methods meet shows `*`. Plain `T
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 from rich.text import Text
 from textual.widget import Widget
 
+from skyt_tui.ui.widgets.line_chart import LABEL_WIDTH, Series, legend_text, line_chart_text
+
 MARKERS = {"irt": ("i", "bold green"), "stratified": ("s", "bold yellow"), "random": ("r", "bold")}
-LABEL_WIDTH = 6
+STEP = 4
+
+
+def method_series(series: Mapping[str, Sequence[float]]) -> list[Series]:
+    """`series` maps a method to one value per size (NaN where undefined)."""
+    return [
+        Series(method, tuple(values), *MARKERS.get(method, (method[:1], "bold")))
+        for method, values in series.items()
+    ]
 
 
 def chart_text(
@@ -25,56 +34,10 @@ def chart_text(
     fmt: str = "{:.2f}",
 ) -> Text:
     """`series` maps a method to one value per size (NaN where undefined)."""
-    values = [v for column in series.values() for v in column if not math.isnan(v)]
-    text = Text(title + "\n", style="bold")
-    if not values or not sizes:
-        text.append("no data", style="dim")
-        return text
-    low, high = min(values), max(values)
-    if high - low < 1e-9:
-        low, high = low - 0.01, high + 0.01
-    step = 4
-    width = step * (len(sizes) - 1) + 1
-
-    def row(value: float) -> int:
-        return round((high - value) / (high - low) * (height - 1))
-
-    cells: dict[tuple[int, int], str] = {}
-    for method, column in series.items():
-        marker = MARKERS.get(method, (method[:1], "bold"))[0]
-        for index, value in enumerate(column):
-            if math.isnan(value):
-                continue
-            key = (row(value), index * step)
-            cells[key] = "*" if key in cells and cells[key] != marker else marker
-    styles = {marker: style for marker, style in MARKERS.values()}
-    ticks = {0: high, (height - 1) // 2: (high + low) / 2, height - 1: low}
-    for r in range(height):
-        label = fmt.format(ticks[r]) if r in ticks else ""
-        text.append(f"{label:>{LABEL_WIDTH - 1}} ", style="dim")
-        text.append("┤" if r in ticks else "│", style="dim")
-        for c in range(width):
-            mark = cells.get((r, c))
-            text.append(mark or " ", style=styles.get(mark or "", "bold"))
-        text.append("\n")
-    text.append(" " * LABEL_WIDTH + "└" + "─" * width + "\n", style="dim")
-    axis = [" "] * (width + 4)
-    for index, size in enumerate(sizes):
-        label = str(size)
-        start = index * step
-        axis[start : start + len(label)] = label
-    text.append(" " * (LABEL_WIDTH + 1) + "".join(axis).rstrip() + "  k", style="dim")
-    return text
-
-
-def legend(methods: Sequence[str]) -> Text:
-    text = Text()
-    for method in methods:
-        marker, style = MARKERS.get(method, (method[:1], "bold"))
-        text.append(marker, style=style)
-        text.append(f" {method}   ")
-    text.append("* two methods meet", style="dim")
-    return text
+    labels = [str(size) for size in sizes]
+    return line_chart_text(
+        title, labels, "k", method_series(series), height=height, step=STEP, fmt=fmt
+    )
 
 
 class MethodChart(Widget):
@@ -112,7 +75,7 @@ class MethodChart(Widget):
         return (one if side_by_side else 2 * one) + 2
 
     def _chart_width(self) -> int:
-        return LABEL_WIDTH + 1 + 4 * max(len(self.sizes) - 1, 0) + 8
+        return LABEL_WIDTH + 1 + STEP * max(len(self.sizes) - 1, 0) + 8
 
     def render(self) -> Text:
         if not self.sizes:
@@ -132,7 +95,7 @@ class MethodChart(Widget):
             for line in (*left, *right):
                 text.append_text(line)
                 text.append("\n")
-        text.append_text(legend(list(self.r)))
+        text.append_text(legend_text(method_series(self.r), "two methods meet"))
         if self.note:
             text.append("\n" + self.note, style="dim")
         return text

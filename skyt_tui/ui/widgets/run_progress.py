@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,6 +19,9 @@ from textual.widgets import ProgressBar, Static
 
 from skyt_tui.ui.data import RunOutcome, SampleProgress
 from skyt_tui.ui.run_request import RunRequest
+
+if TYPE_CHECKING:  # the metrics module brings numpy: loaded with the first estimate
+    from skyt_tui.engine.measure.metrics import RunMetrics
 from skyt_tui.ui.run_text import wilson_interval
 
 MARKS = {"pending": "·", "done": "○", "passed": "✓", "wrong": "✗", "failed": "!"}
@@ -73,7 +76,7 @@ class RunProgress(Vertical):
         self.clock: Callable[[], float] = time.monotonic
         self.started_at = 0.0
         self.last_sample_at: float | None = None
-        self.metrics: dict[str, Any] = {}
+        self.metrics: RunMetrics | None = None
         self.run_id = ""
         self.unestimated = 0
         """Samples recorded since the last estimate began (the screen resets it when it starts one)."""
@@ -106,7 +109,7 @@ class RunProgress(Vertical):
         self.tokens = {"in": 0, "out": 0, "samples": 0}
         self.started_at = self.clock()
         self.last_sample_at = None
-        self.metrics = {}
+        self.metrics = None
         self.run_id = ""
         self.unestimated = 0
         self.query_one("#run-progress-estimate", Static).update("")
@@ -152,19 +155,19 @@ class RunProgress(Vertical):
         self.last_sample_at = self.clock()
         if progress.run_id:
             if progress.run_id != self.run_id:
-                self.metrics = {}
+                self.metrics = None
             self.run_id = progress.run_id
             self.unestimated += 1
         self.total = max(self.total, progress.total)
         self.done = sum(mark != "pending" for mark in self.marks)
         self._render_marks()
 
-    def show_estimate(self, metrics: dict[str, Any] | None = None) -> Text:
+    def show_estimate(self, metrics: RunMetrics | None = None) -> Text:
         """Elapsed time, pass rate and R_anchor so far with their 95% intervals, tokens so far, and — with
         a width asked for in the dialog — the offer to stop once both intervals are narrower. Without
         `metrics`, the last ones shown (the timer's refresh)."""
         if metrics is not None:
-            self.metrics = dict(metrics)
+            self.metrics = metrics
         metrics = self.metrics
         now = self.clock()
         text = Text(f"{clock_text(now - self.started_at)} elapsed", style="dim")
@@ -172,16 +175,17 @@ class RunProgress(Vertical):
             text.append(", waiting for the first sample", style="dim")
         else:
             text.append(f", last sample {clock_text(now - self.last_sample_at)} ago", style="dim")
-        if not metrics and not self.tokens["samples"]:
+        if metrics is None and not self.tokens["samples"]:
             self.query_one("#run-progress-estimate", Static).update(text)
             return text
         text.append(" · ", style="dim")
-        n = int(metrics.get("n") or 0)
+        n = metrics.n if metrics is not None else 0
         text.append(f"so far, {n} sample(s) with code: ", style="dim")
         widths = []
         for name, key in (("pass", "pass_rate"), ("R_anchor", "R_anchor_pre")):
-            value = metrics.get(key)
-            if value is None or (key == "R_anchor_pre" and metrics.get("canon") != "established"):
+            value = getattr(metrics, key) if metrics is not None else None
+            canon = metrics.canon if metrics is not None else None
+            if value is None or (key == "R_anchor_pre" and canon != "established"):
                 text.append(f"{name} –  ", style="dim")
                 continue
             low, high = wilson_interval(float(value), n)

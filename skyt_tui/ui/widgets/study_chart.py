@@ -12,7 +12,13 @@ from collections.abc import Mapping, Sequence
 from rich.text import Text
 from textual.widget import Widget
 
-LABEL_WIDTH = 6
+from skyt_tui.ui.widgets.line_chart import (
+    Series,
+    chart_values,
+    legend_text,
+    line_chart_text,
+)
+
 STEP = 6
 HEIGHT = 8
 STYLES = ("bold cyan", "bold yellow", "bold magenta", "bold green", "bold red", "bold blue")
@@ -22,47 +28,22 @@ def chart_text(
     title: str, temperatures: Sequence[float], series: Mapping[str, Sequence[float | None]]
 ) -> Text:
     """`series` maps a model to one value per temperature (None where it has no runs)."""
-    text = Text(title + "\n", style="bold")
-    values = [v for column in series.values() for v in column if v is not None]
-    if not values or not temperatures:
-        text.append("no data to chart (runs need a model and a temperature)", style="dim")
-        return text
-    low, high = min(values), max(values)
-    if high - low < 1e-9:
-        low, high = low - 0.01, high + 0.01
-    width = STEP * (len(temperatures) - 1) + 1
-
-    def row(value: float) -> int:
-        return round((high - value) / (high - low) * (HEIGHT - 1))
-
-    markers = {model: str(number % 10) for number, model in enumerate(series, start=1)}
-    styles = {markers[m]: STYLES[i % len(STYLES)] for i, m in enumerate(series)}
-    cells: dict[tuple[int, int], str] = {}
-    for model, column in series.items():
-        for index, value in enumerate(column):
-            if value is None:
-                continue
-            key = (row(value), index * STEP)
-            cells[key] = "*" if key in cells and cells[key] != markers[model] else markers[model]
-    ticks = {0: high, (HEIGHT - 1) // 2: (high + low) / 2, HEIGHT - 1: low}
-    for r in range(HEIGHT):
-        label = f"{ticks[r]:.2f}" if r in ticks else ""
-        text.append(f"{label:>{LABEL_WIDTH - 1}} ", style="dim")
-        text.append("┤" if r in ticks else "│", style="dim")
-        for c in range(width):
-            mark = cells.get((r, c))
-            text.append(mark or " ", style=styles.get(mark or "", "bold"))
+    lines = [
+        Series(model, tuple(values), str(number % 10), STYLES[(number - 1) % len(STYLES)])
+        for number, (model, values) in enumerate(series.items(), start=1)
+    ]
+    text = line_chart_text(
+        title,
+        [f"{temperature:g}" for temperature in temperatures],
+        "T",
+        lines,
+        height=HEIGHT,
+        step=STEP,
+        empty="no data to chart (runs need a model and a temperature)",
+    )
+    if chart_values(lines) and temperatures:
         text.append("\n")
-    text.append(" " * LABEL_WIDTH + "└" + "─" * width + "\n", style="dim")
-    axis = [" "] * (width + 6)
-    for index, temperature in enumerate(temperatures):
-        label = f"{temperature:g}"
-        axis[index * STEP : index * STEP + len(label)] = label
-    text.append(" " * (LABEL_WIDTH + 1) + "".join(axis).rstrip() + "  T\n", style="dim")
-    for model in series:
-        text.append(markers[model], style=styles[markers[model]])
-        text.append(f" {model}   ")
-    text.append("* two meet", style="dim")
+        text.append_text(legend_text(lines, "two meet"))
     return text
 
 

@@ -1,0 +1,222 @@
+"""The metric registry: every metric defined once, and every list of metrics read from it."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from skyt_tui.engine.measure import registry
+from skyt_tui.engine.measure.literature import literature_metrics
+from skyt_tui.engine.measure.metrics import CANON_ESTABLISHED, RunMetrics, compute_metrics
+from skyt_tui.engine.measure.records import SampleAnalysis
+
+ROOT = Path(__file__).resolve().parents[1]
+LEVELS = ("raw", "format", "nodoc", "alpha")
+
+# The lists as they were written out by hand before the registry (issue 22): a view may gain
+# metrics, but those it had keep their order, so no existing column, row or header moves.
+REPORT_ROWS = (
+    "R_raw", "R_pairwise", "R_anchor_pre", "R_anchor_post", "Delta_rescue", "rescue_rate",
+    "rescue_of_noncanonical", "mu_pre", "mu_post", "Delta_mu", "P_tau_pre", "P_tau_post",
+    "Delta_P_tau", "R_anchor_mean", "pass_rate", "R_behavioral", "OER",
+)  # fmt: skip
+STUDY_METRICS = (
+    "R_raw", "R_sig", "R_pairwise", "R_structural", "R_anchor_pre", "R_anchor_post",
+    "R_anchor_mean", "Delta_rescue", "rescue_rate", "rescue_of_noncanonical", "mu_pre", "mu_post",
+    "Delta_mu", "std_distance_pre", "std_distance_post", "P_tau_pre", "P_tau_post", "Delta_P_tau",
+    "pass_rate", "R_behavioral", "OER", "OER_ow", "test_pass_rate_mean", "test_pass_rate_variance",
+    "test_pass_rate_max_diff", "LCS", "LED",
+    *(f"R_repair_at_{t:g}_pre" for t in (0.05, 0.1, 0.15, 0.2)),
+    *(f"R_repair_at_{t:g}_post" for t in (0.05, 0.1, 0.15, 0.2)),
+)  # fmt: skip
+OWN_COLUMNS = (
+    "run_id", "provider", "label", "level", "distance", "tau", "n", "n_failed", "canon", "R_sig",
+    "R_pairwise", "R_anchor_mean", "rescue_of_noncanonical", "mu_pre", "mu_post", "P_tau_pre",
+    "P_tau_post", "Delta_P_tau", "pass_rate", "OER", "OER_ow", "tests", "test_pass_rate_mean",
+    "test_pass_rate_variance", "test_pass_rate_max_diff", "LCS", "LED",
+)  # fmt: skip
+BOUNDED = (
+    "R_raw", "R_pairwise", "R_anchor_pre", "R_anchor_post", "rescue_rate",
+    "rescue_of_noncanonical", "mu_pre", "mu_post", "P_tau_pre", "P_tau_post", "R_anchor_mean",
+    "pass_rate", "R_behavioral", "OER",
+)  # fmt: skip
+APP_COLUMNS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass")
+
+
+def keeps_order(old, new):
+    """Every name of `old` is in `new`, in the same order (new names may come anywhere)."""
+    kept = [name for name in new if name in old]
+    return kept == list(old)
+
+
+def test_names_are_unique_and_entries_complete():
+    names = [m.name for m in registry.REGISTRY]
+    assert len(names) == len(set(names))
+    for m in registry.REGISTRY:
+        assert m.description.strip() and m.direction in ("higher", "lower", "neither")
+        assert m.computed_in in (
+            registry.METRICS_MODULE,
+            registry.LITERATURE_MODULE,
+            registry.STUDY_MODULE,
+        )
+        assert m.pair is None or registry.is_registered(m.pair)
+        assert not m.study_table or m.study_row, m.name
+        assert m.run_after is None or registry.is_registered(m.run_after)
+
+
+def test_every_view_keeps_its_metrics_in_their_order():
+    from skyt_tui.engine.runs.report import SUMMARY_METRICS
+    from skyt_tui.engine.studies import study_report
+
+    assert keeps_order(REPORT_ROWS, SUMMARY_METRICS)
+    assert keeps_order(STUDY_METRICS, study_report.METRICS)
+    assert keeps_order(OWN_COLUMNS, study_report.OWN_COLUMNS)
+    assert study_report.CSV_COLUMNS[: len(study_report.SKYT_COLUMNS)] == study_report.SKYT_COLUMNS
+    assert keeps_order(
+        BOUNDED, [m.name for m in registry.computed_in(registry.METRICS_MODULE) if m.bounded]
+    )
+    assert keeps_order(APP_COLUMNS, [m.header for m in registry.app_columns()])
+
+
+def samples():
+    """Four samples with oracle verdicts and distances to an established canon."""
+    rows = [
+        (True, (True, True), ("1", "2"), 0.0, 0.0),
+        (True, (True, True), ("1", "2"), 0.2, 0.0),
+        (False, (True, False), ("1", "!ValueError"), 0.4, 0.3),
+        (False, (True, False), ("1", "!Timeout"), 0.5, 0.5),
+    ]
+    return [
+        SampleAnalysis(
+            index=i,
+            signatures={level: f"s{i % 2}" for level in LEVELS},
+            passed=passed,
+            pass_vector=vector,
+            outputs=outputs,
+            d_pre=d_pre,
+            d_post=d_post,
+        )
+        for i, (passed, vector, outputs, d_pre, d_post) in enumerate(rows)
+    ]
+
+
+def test_each_metric_is_in_the_output_of_the_module_that_computes_it():
+    run = compute_metrics(samples(), canon=CANON_ESTABLISHED, pairwise_mean=0.3).to_dict()
+    literature = literature_metrics(samples(), ["x = 1", "x = 2", "x = 1", "y = 3"])
+    for m in registry.computed_in(registry.METRICS_MODULE):
+        assert m.name in run and run[m.name] is not None, m.name
+        assert isinstance(run[m.name], dict) == m.per_level, m.name
+    for m in registry.computed_in(registry.LITERATURE_MODULE):
+        assert m.name in literature and literature[m.name] is not None, m.name
+
+
+def test_every_metric_a_run_computes_is_registered():
+    """A metric added to RunMetrics without a registry entry would be in `report --json` but in
+    no table, no study row and no gate explanation."""
+    not_metrics = {"level", "tau", "canon", "ci", "anchor_sensitivity", "versions"}
+    not_metrics |= {"invariant_violations"}
+    fields = {f.name for f in dataclasses.fields(RunMetrics)} - not_metrics
+    assert fields == {m.name for m in registry.computed_in(registry.METRICS_MODULE)}
+
+
+def test_a_study_row_has_every_study_row_metric(tmp_path):
+    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.studies.study import Study
+    from skyt_tui.engine.studies.study_report import CSV_COLUMNS, run_row
+
+    codes = ["x = 1", "x = 2", "x = 1", "y = 3"]
+    stored = runs.create_run(
+        contract_id="c",
+        provider="replay",
+        model="m",
+        temperature=0.0,
+        n=4,
+        samples=[
+            runs.SampleRecord(index=i, status=runs.OK, code=code, response=code)
+            for i, code in enumerate(codes)
+        ],
+        status=runs.COMPLETE,
+        created=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+    analysis = {
+        "metrics": compute_metrics(samples(), canon=CANON_ESTABLISHED, pairwise_mean=0.3).to_dict(),
+        "samples": [s.to_dict() for s in samples()],
+    }
+    row = run_row(runs.load_run(stored.id), analysis, Study(name="s", distance="tree"))
+    for m in registry.study_row_metrics():
+        assert row[m.name] is not None, m.name
+        assert m.name in CSV_COLUMNS
+    assert row["R_structural"] == row["R_pairwise"]
+    assert row["mean_distance_pre"] == row["mu_pre"]
+
+
+def test_curated_selections_name_registered_metrics_the_right_way_round():
+    from skyt_tui.cli.analyze_cmd import TABLE_METRICS
+    from skyt_tui.cli.gate_cmd import SHORTCUTS
+    from skyt_tui.engine.benchmark.from_runs import SCORE_METRICS
+    from skyt_tui.ui.screens.studies import SHOWN_METRICS
+
+    assert all(registry.is_registered(name) for name in TABLE_METRICS)
+    for _flag, name, kind, _help in SHORTCUTS:  # --min on a metric where higher is better
+        assert registry.metric(name).direction == ("higher" if kind == "min" else "lower")
+    for name in SCORE_METRICS:  # item scores: shares where higher is better
+        assert registry.metric(name).higher_is_better and registry.metric(name).unit == "share"
+    assert set(SHOWN_METRICS) <= set(registry.study_table_metrics())
+
+
+def test_the_app_columns_and_widths_come_from_the_registry():
+    from skyt_tui.ui.run_text import ANCHOR_METRICS, metric_cells
+    from skyt_tui.ui.screens.runs import METRIC_COLUMNS, METRIC_WIDTHS, PRIORITY
+
+    assert METRIC_COLUMNS == APP_COLUMNS
+    assert set(METRIC_COLUMNS) <= set(PRIORITY)
+    metrics = compute_metrics(samples(), canon=CANON_ESTABLISHED, pairwise_mean=0.3).to_dict()
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
+
+    document = {"id": "run", "level": "nodoc", "metrics": {"level": "nodoc", "tau": 0.1} | metrics}
+    cells = metric_cells(StoredAnalysis.from_document(document))
+    assert [len(cell) for cell in cells] == [METRIC_WIDTHS[h] for h in METRIC_COLUMNS]
+    assert cells[1] == "0.250→0.500"  # R_anchor pre→post
+    assert {"R_anchor_pre", "mu_post", "Delta_P_tau", "R_anchor_mean"} <= ANCHOR_METRICS
+    assert "pass_rate" not in ANCHOR_METRICS and "R_raw" not in ANCHOR_METRICS
+
+
+@pytest.mark.parametrize(
+    "name, value, shown",
+    [("R_raw", 2 / 3, "0.667"), ("n_failed", 3, "3"), ("tests", 7.0, "7"), ("OER", None, "–")],
+)
+def test_values_are_shown_by_their_unit(name, value, shown):
+    assert registry.metric(name).show(value) == shown
+
+
+def test_the_gate_explains_a_missing_metric_that_needs_a_canon():
+    from skyt_tui.engine.gate import Threshold, _check
+
+    metrics = {"canon": "none", "R_anchor_mean": None, "pass_rate": None, "R_sig": {"raw": None}}
+    assert _check(metrics, Threshold("R_anchor_mean", 0.5, "min")).text == (
+        "R_anchor_mean not computed (canon: none)"
+    )
+    assert _check(metrics, Threshold("pass_rate", 0.5, "min")).text == "pass_rate not computed"
+    assert _check(metrics, Threshold("R_sig.raw", 0.5, "min")).text == "R_sig.raw not computed"
+
+
+def test_the_metrics_docs_name_every_metric():
+    docs = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    docs += (ROOT / "docs" / "studies.md").read_text(encoding="utf-8")
+    for m in registry.REGISTRY:
+        name = re.sub(r"_\d+(\.\d+)?(?=(_pre|_post)?$)", "_τ", m.name)
+        stem = name.removesuffix("_pre").removesuffix("_post")
+        assert f"`{name}" in docs or f"`{stem}" in docs or name in docs, m.name
+
+
+def test_the_oracle_room_computes_no_run_metric():
+    """It once had pass_rate, r_behavioral and output_equivalence_rate of its own, called by
+    tests only, with an OER that differed from the reported one."""
+    from skyt_tui.engine.oracle import verdicts
+
+    for name in ("pass_rate", "r_behavioral", "output_equivalence_rate"):
+        assert not hasattr(verdicts, name)
