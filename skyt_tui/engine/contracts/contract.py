@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from skyt_tui.engine import store
+from skyt_tui.engine import store, syntax
 from skyt_tui.engine.contracts.values import LiteralError, parse_literal, to_toml_fields
 from skyt_tui.engine.errors import ContractError, InputError, StoreError
 
@@ -290,11 +290,10 @@ class _Reader:
 def _require_parse(reader: _Reader, name: str, code: str) -> ast.Module:
     """Python code held in a contract must at least parse; say where it does not."""
     try:
-        return ast.parse(code)
+        return syntax.parse(code, max_depth=None, filename="<contract>")
     except SyntaxError as exc:
-        raise reader.fail(name, f"is not valid Python (line {exc.lineno}: {exc.msg})") from None
-    except ValueError as exc:
-        raise reader.fail(name, f"is not valid Python ({exc})") from None
+        where = f"line {exc.lineno}: " if exc.lineno is not None else ""
+        raise reader.fail(name, f"is not valid Python ({where}{exc.msg})") from None
 
 
 def _toml_type(value: Any) -> str:
