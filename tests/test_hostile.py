@@ -391,9 +391,20 @@ RESULT_BOMBS = {
         {"too_large"},
         "values",
     ),
-    # issue 26 class 1: a frame under 1 MiB whose value counting would backtrack for hours
+    # issue 26 class 1: a frame under 1 MiB whose value counting would backtrack for hours (its
+    # string never closes: the frame's own quotes would otherwise end it, as forge_result's do)
     "escaped_quotes": (
-        forge_result("""'"' + '\\\\",' * 300_000"""),
+        textwrap.dedent("""
+        import json
+        _dumps = json.dumps
+        def _forge(payload, *args, **kwargs):
+            if isinstance(payload, dict) and payload.get("t") == "call":
+                return '{"t":"call","i":%d,"r":"' % payload["i"] + '\\\\",' * 300_000
+            return _dumps(payload, *args, **kwargs)
+        json.dumps = _forge
+        def solve(x):
+            return x + 1
+        """),
         {"protocol_error"},
         "malformed",
     ),
