@@ -21,7 +21,12 @@ from skyt_tui.engine import syntax
 from skyt_tui.engine.contracts.contract import Entry
 from skyt_tui.engine.errors import StoreError
 from skyt_tui.engine.measure.normalize import normalize
-from skyt_tui.engine.measure.tree_distance import MAX_TREE_NODES, tree_distance, tree_of
+from skyt_tui.engine.measure.tree_distance import (
+    MAX_TREE_NODES,
+    postorder_tree,
+    tree_distance,
+    tree_of,
+)
 from skyt_tui.engine.oracle.constraints import is_recursive
 from skyt_tui.engine.sandbox import wire
 from skyt_tui.engine.sources import extract
@@ -107,7 +112,10 @@ def test_a_program_at_the_depth_bound_is_normalized_even_from_a_deep_stack(shape
     assert syntax.depth(ast.parse(make(n))) == syntax.MAX_DEPTH
     at_bound = _from_deep_stack(300, lambda: normalize(make(n)))
     assert not at_bound.parse_error
-    assert tree_of(at_bound.texts["nodoc"]) is not None
+    text = at_bound.texts["nodoc"]
+    size = postorder_tree(syntax.parse(text)).size  # the depth bound lets it parse
+    # measured unless it is over the other bound, the number of nodes (the elif chain is)
+    assert (tree_of(text) is not None) == (size <= MAX_TREE_NODES)
     assert normalize(make(n + 1)).parse_error
 
 
