@@ -39,7 +39,8 @@ class Checker:
     for each job it forks a child that runs the job's checks (each body in a
     fresh namespace with `random` reseeded, see `CheckHarness`) and exits, and
     nothing a check did survives into another job. The child is forked from
-    the warm, already confined C (about a millisecond), never from the zygote.
+    the warm, already confined C, never from the zygote (3-5 ms of CPU per
+    job measured on a loaded machine, docs/performance.md).
     Its CPU limit is the job's timeout + 2 s. A child that dies of a signal
     (its CPU limit, a crash) makes C die of the same one, as if it had run
     the check itself: the zygote reports it and the next job forks a new C,
