@@ -400,6 +400,31 @@ def test_the_canon_history_is_never_appended_through_a_link(home, tmp_path, caps
     assert not (home / "canon" / "slugify.history.jsonl").exists()
 
 
+def test_a_witness_added_as_a_test_makes_no_folder_through_a_link(home, tmp_path, capsys):
+    """`probe add-test --yes` keeps the old version under contracts/history/: with `contracts`
+    a planted link to a folder outside the store, it made `history` there before any write
+    was refused."""
+    from tests.test_probe_store import CONTRACT, SAMPLES
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "magnitude.toml").write_text(CONTRACT)
+    source = samples_file(
+        tmp_path, [{"run_id": "m", "contract_id": "magnitude", "code": c} for c in SAMPLES]
+    )
+    (home / "contracts").symlink_to(outside)  # reading through it is allowed
+    code, out, err = cli(capsys, "import", source, "--json")
+    assert code == 0, err
+    [run_id] = json.loads(out)["created"]
+    code, _, err = cli(capsys, "probe", "run", run_id, "--probe-inputs", "40")
+    assert code == 0, err
+    code, _, err = cli(capsys, "probe", "add-test", run_id, "1", "--yes")
+    assert code == 2
+    one_line_error(err, str(home / "contracts"), "symbolic link")
+    assert sorted(p.name for p in outside.iterdir()) == ["magnitude.toml"]
+    assert (outside / "magnitude.toml").read_text() == CONTRACT
+
+
 def test_settings_and_contracts_are_not_written_through_links(home, tmp_path, capsys):
     from skyt_tui.engine import settings as settings_module
 
