@@ -64,11 +64,18 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+WRITE_REFUSED = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
+"""The errors of a write the system refuses (permissions, a read-only file system, a full disk or
+quota): the user's to fix, so one line rather than a traceback."""
+
+
 def write_failure(path: Path, exc: OSError) -> StoreError:
     """One line for a write the system refused (full disk, quota, permissions, read-only)."""
     reason = exc.strerror or str(exc)
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         reason += "; nothing was written (free some space and try again)"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        reason += "; nothing was written (this needs write access there)"
     return StoreError(f"{path}: cannot write: {reason}")
 
 

@@ -492,6 +492,29 @@ def run_state(
     return INTERRUPTED
 
 
+def run_summary(run_id: str) -> RunSummary:
+    """One stored run's summary; a damaged run is summarised with its error, never dropped."""
+    try:
+        run = load_run(run_id)
+    except NotFoundError:
+        path = run_path(run_id) / RUN_FILE
+        return RunSummary(id=run_id, meta=None, state=DAMAGED, error=f"{path}: missing")
+    except StoreError as exc:
+        return RunSummary(id=run_id, meta=None, state=DAMAGED, error=str(exc))
+    if run.meta.id != run_id:
+        error = f"{run.directory / RUN_FILE}: corrupt run file: id is not {run_id!r}"
+        return RunSummary(id=run_id, meta=None, state=DAMAGED, error=error)
+    return RunSummary(
+        id=run_id,
+        meta=run.meta,
+        n_ok=run.n_ok,
+        n_failed=run.n_failed,
+        n_truncated=run.n_truncated,
+        state=run.state,
+        error="; ".join(run.damaged) if run.state == DAMAGED else None,
+    )
+
+
 def list_runs() -> list[RunSummary]:
     """Every stored run, ordered by id; damaged runs are listed with their error, not dropped."""
     summaries = [
@@ -505,27 +528,7 @@ def list_runs() -> list[RunSummary]:
         )
         for p in broken_run_dirs()
     ]
-    for run_id in run_ids():
-        try:
-            run = load_run(run_id)
-            if run.meta.id != run_id:
-                raise StoreError(
-                    f"{run.directory / RUN_FILE}: corrupt run file: id is not {run_id!r}"
-                )
-        except StoreError as exc:
-            summaries.append(RunSummary(id=run_id, meta=None, state=DAMAGED, error=str(exc)))
-            continue
-        summaries.append(
-            RunSummary(
-                id=run_id,
-                meta=run.meta,
-                n_ok=run.n_ok,
-                n_failed=run.n_failed,
-                n_truncated=run.n_truncated,
-                state=run.state,
-                error="; ".join(run.damaged) if run.state == DAMAGED else None,
-            )
-        )
+    summaries += [run_summary(run_id) for run_id in run_ids()]
     summaries.sort(key=lambda summary: summary.id)
     return summaries
 
@@ -565,6 +568,19 @@ def run_lock(run_id: str) -> Iterator[None]:
 
     with store.file_lock(directory / LOCK_FILE, timeout_s=0, busy=busy, what="the run"):
         yield
+
+
+def remove_run(run_id: str) -> None:
+    """Remove a stored run's folder (refused while a process adds samples to it): renamed away in
+    one step, so every reader sees it gone at once, then deleted."""
+    directory = run_path(run_id)
+    with run_lock(run_id):
+        trash = directory.with_name(f".deleting-{run_id}-{secrets.token_hex(4)}")
+        try:
+            directory.rename(trash)
+        except OSError as exc:
+            raise store.write_failure(directory, exc) from None
+    shutil.rmtree(trash, ignore_errors=True)
 
 
 def append_sample(run_id: str, record: SampleRecord) -> None:
