@@ -810,8 +810,10 @@ def plant_names(home, tmp_path, capsys):
     return run_id, samples, estimate
 
 
-def test_text_from_files_reaches_no_terminal_raw(home, tmp_path, capsys):
+def test_text_from_files_reaches_no_terminal_raw(home, tmp_path, capsys, monkeypatch):
     from skyt_tui.cli.output import console
+
+    monkeypatch.delenv("COLUMNS", raising=False)  # tables as wide as the names (xdist sets it)
 
     run_id, samples, estimate = plant_names(home, tmp_path, capsys)
     commands = [  # (command, whether it shows one of the names)
