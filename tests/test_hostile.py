@@ -396,6 +396,23 @@ RESULT_BOMBS = {
         {"too_large"},
         "values",
     ),
+    # issue 26 class 1: a frame under 1 MiB whose value counting would backtrack for hours (its
+    # string never closes: the frame's own quotes would otherwise end it, as forge_result's do)
+    "escaped_quotes": (
+        textwrap.dedent("""
+        import json
+        _dumps = json.dumps
+        def _forge(payload, *args, **kwargs):
+            if isinstance(payload, dict) and payload.get("t") == "call":
+                return '{"t":"call","i":%d,"r":"' % payload["i"] + '\\\\",' * 300_000
+            return _dumps(payload, *args, **kwargs)
+        json.dumps = _forge
+        def solve(x):
+            return x + 1
+        """),
+        {"protocol_error"},
+        "malformed",
+    ),
     "huge_json_number": (
         forge_result("'9' * 5_000_000"),
         {"protocol_error"},
@@ -1024,3 +1041,164 @@ def test_analyze_gives_real_samples_the_same_verdicts_beside_hostile_ones(
         assert mixed["samples"][position] | {"index": index} == alone["samples"][index]
     assert alone["canon"]["sample_index"] is not None
     assert positions[alone["canon"]["sample_index"]] == mixed["canon"]["sample_index"]
+
+
+# Issue 26, classes 2 and 4: samples that strain the parent process rather than the sandbox.
+PARENT_STRAIN = {
+    # the style rule's recursion check follows a call chain as long as the program has functions
+    "call_chain": "def fibonacci(n):\n    return f0(n)\n"
+    + "".join(f"def f{k}(n):\n    return f{k + 1}(n)\n" for k in range(1500))
+    + "def f1500(n):\n    return 0 if n <= 0 else n\n",
+    # an elif chain nests the syntax tree 1,200 levels deep (normalization walks it)
+    "elif_chain": "def fibonacci(n):\n    if n < 0:\n        return 0\n"
+    + "".join(f"    elif n == -{k}:\n        return 0\n" for k in range(1, 1200))
+    + "    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n",
+    # an expression 2,000 operators deep
+    "operator_chain": "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n"
+    + "        a, b = b, a + b"
+    + " + 0" * 2000
+    + "\n    return max(a, 0)\n",
+    # 4 MB of program: quadratic distances would take minutes
+    "huge_program": "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n"
+    + "        a, b = b, a + b\n    return max(a, 0)\n"
+    + "".join(f"# {'padding ' * 12}{k}\n" for k in range(40_000)),
+}
+
+
+@pytest.mark.parametrize("mode", isolation_modes())
+def test_samples_that_strain_the_parent_fail_alone_and_the_batch_is_judged(
+    mode, tmp_path, monkeypatch, capsys
+):
+    """A call chain under a style rule, an elif chain and an operator chain nested past the
+    interpreter's recursion limit, and a 4 MB program, among real samples: `analyze` ends with
+    exit 0 in bounded time, each strained sample fails or is refused on its own (the huge one with
+    one line), and every real sample keeps its verdict and distances to the last digit."""
+    import json
+
+    from skyt_tui.cli import main
+    from skyt_tui.locations import bundled_examples_dir
+
+    examples = sorted((bundled_examples_dir() / "fibonacci_iterative").glob("*.py"))
+    codes = [path.read_text() for path in examples]
+    strained = list(PARENT_STRAIN.values())
+    assert len(PARENT_STRAIN["huge_program"]) > 4_000_000
+
+    def analyze(programs, name):
+        rows = [
+            {"contract_id": "fibonacci_iterative", "model": "m", "temperature": 0.7, "code": code}
+            for code in programs
+        ]
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        monkeypatch.setenv("SKYT_HOME", str(tmp_path / f"home-{name}"))
+        monkeypatch.setenv("SKYT_SANDBOX", mode)
+        start = time.monotonic()
+        assert main(["analyze", str(path), "--json", "--samples"]) == 0
+        elapsed = time.monotonic() - start
+        captured = capsys.readouterr()
+        [run] = json.loads(captured.out)["runs"]
+        return run, captured.err, elapsed
+
+    alone, _, _ = analyze(codes, "alone")
+    mixed_programs = [*codes[:2], *strained, *codes[2:]]
+    mixed, warnings, elapsed = analyze(mixed_programs, "mixed")
+    assert elapsed < 120, "the strained samples stalled the analysis"
+    by_index = {sample["index"]: sample for sample in mixed["samples"]}
+    huge = mixed_programs.index(PARENT_STRAIN["huge_program"])
+    assert huge not in by_index
+    assert mixed["refused"] == [
+        {
+            "index": huge,
+            "reason": f"the program has {len(mixed_programs[huge]):,} characters (limit 50,000)",
+        }
+    ]
+    assert warnings.count("\n") == 1 and f"sample {huge} refused" in warnings
+    assert mixed["metrics"]["n"] == len(mixed_programs) - 1
+    assert mixed["metrics"]["n_failed"] == 1
+    for kind in ("call_chain", "elif_chain", "operator_chain"):
+        sample = by_index[mixed_programs.index(PARENT_STRAIN[kind])]
+        assert not sample["passed"] or sample["parse_error"], kind
+    assert by_index[2]["oracle"]["status"] != "ok" or not by_index[2]["passed"]
+    assert by_index[3]["parse_error"] and by_index[4]["parse_error"]
+    positions = [0, 1] + list(range(2 + len(strained), len(mixed_programs)))
+    for index, position in enumerate(positions):
+        assert by_index[position] | {"index": index} == alone["samples"][index]
+    assert alone["canon"]["sample_index"] is not None
+    assert positions[alone["canon"]["sample_index"]] == mixed["canon"]["sample_index"]
+
+
+# Issue 26, class 3: a contract's check code is as untrusted as a sample.
+CHECK_CONTRACT = """schema_version = 1
+id = "{id}"
+title = "Half (a contract from a file)"
+difficulty = "easy"
+prompt = "Write half(x) returning x / 2."
+reference = "def half(x):\\n    return x / 2\\n"
+
+[entry]
+name = "half"
+
+[oracle]
+timeout_s = 1.5
+
+[[tests]]
+kind = "check"
+code = '''
+{check}
+'''
+"""
+
+PATCH_THE_CHECKER = """
+import gc, sys
+def check(candidate):
+    for module in list(sys.modules.values()):
+        harness = getattr(module, "CheckHarness", None)
+        if isinstance(harness, type):
+            harness.run_one = lambda self, code, calls: None  # every later check "passes"
+    for thing in gc.get_objects():
+        if isinstance(thing, type) and thing.__name__ == "CheckHarness":
+            thing.run_one = lambda self, code, calls: None
+    assert candidate(4) == 2
+"""
+
+REMEMBER_THE_LAST_SAMPLE = """
+import json
+def check(candidate):
+    assert not hasattr(json, "previous"), f"a check of another sample left {json.previous!r}"
+    json.previous = candidate(4)
+    assert json.previous == 2
+"""
+
+
+@pytest.mark.parametrize("mode", isolation_modes())
+def test_a_contracts_check_code_changes_no_other_verdict(mode, tmp_path):
+    """A human-eval check body (contract code read from a file) that patches the checker, then a
+    wrong sample of another contract on the same worker: it fails, as it does alone; a check that
+    keeps state between samples finds none."""
+    host = Host(mode, tmp_path, workers=1)
+    try:
+        contracts = {}
+        for name, check in (("patch", PATCH_THE_CHECKER), ("remember", REMEMBER_THE_LAST_SAMPLE)):
+            path = tmp_path / f"{name}.toml"
+            path.write_text(CHECK_CONTRACT.format(id=f"check_{name}", check=check))
+            contracts[name] = load_contract(path)
+        other = host.contracts["hostile_check"]
+        wrong = "def half(x):\n    return 0\n"
+        alone = host.oracle.check(other, wrong)
+        assert not alone.passed
+        assert host.oracle.check(contracts["patch"], contracts["patch"].reference).passed
+        after = host.oracle.check(other, wrong)
+        assert not after.passed, "another contract's check code made a wrong answer pass"
+
+        def outcomes(verdict):
+            return [
+                (t.name, t.passed, t.actual, t.error_type, t.error_message) for t in verdict.tests
+            ]
+
+        assert after.reason == alone.reason and outcomes(after) == outcomes(alone)
+        assert host.oracle.check(other, other.reference).passed
+        remember = contracts["remember"]
+        verdicts = [host.oracle.check(remember, remember.reference) for _ in range(3)]
+        assert all(verdict.passed for verdict in verdicts), [v.reason for v in verdicts]
+    finally:
+        host.close()

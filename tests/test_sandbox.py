@@ -282,14 +282,18 @@ def check_ids(result):
 
 @pytest.mark.parametrize("mode", modes())
 def test_one_fork_per_sample_the_checker_stays_warm(mode):
-    """Each job forks only its sample process; the check process is forked once per worker and
-    runs job after job (as a uid of its own when the app is root)."""
+    """Each job forks its sample process from the zygote; the check process is forked once per
+    worker and serves job after job (as a uid of its own when the app is root), each job's
+    checks in a child it forks, so no check's state reaches another job (issue 26.3)."""
+    parent = "import os\ndef check(candidate):\n    candidate(os.getppid(), os.getuid())\n"
     with SandboxPool(workers=1, isolation=mode) as pool:
         ids = [check_ids(result) for result in pool.run([(check_job(IDS), 5.0)] * 4)]
+        parents = [check_ids(r) for r in pool.run([(check_job(IDS, parent), 5.0)] * 4)]
     checker_pids = {checker_pid for checker_pid, _, _, _ in ids}
+    warm_pids = {warm_pid for warm_pid, _, _, _ in parents}
     sample_pids = {sample_pid for _, _, sample_pid, _ in ids}
-    assert len(checker_pids) == 1 and len(sample_pids) == 4
-    assert not checker_pids & sample_pids
+    assert len(warm_pids) == 1 and len(checker_pids) == 4 and len(sample_pids) == 4
+    assert not (checker_pids | warm_pids) & sample_pids
     if os.geteuid() == 0:
         (checker_uid,) = {uid for _, uid, _, _ in ids}
         (sample_uid,) = {uid for _, _, _, uid in ids}

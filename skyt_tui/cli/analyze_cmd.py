@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.table import Table
+from rich.text import Text
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import (
@@ -33,6 +34,7 @@ from skyt_tui.cli.output import (
     note_distance_implementation,
     print_json,
     print_table,
+    warn,
     with_stage_progress,
     write_output_file,
 )
@@ -130,6 +132,9 @@ def run(args: argparse.Namespace) -> int:
     if args.csv is not None:
         check_output_file(args.csv, "--csv")
     analyses = _analyze(runs, args)
+    for analysis in analyses:
+        for refused in analysis.refused:
+            warn(refused.line(analysis.run.id))
     if args.csv is not None:
         write_output_file(args.csv, samples_csv(analysis_rows(analyses)), "--csv")
     if not args.json:
@@ -243,6 +248,9 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
     isolation = {a.oracle_info.get("isolation") for a in analyses if a.oracle_info}
     if "reduced" in isolation:
         out.print(
-            "[yellow]reduced isolation:[/] bubblewrap is not available; samples ran with limits, seccomp "
-            "and Landlock only (see docs/oracle.md)."
+            Text.assemble(
+                ("reduced isolation:", "yellow"),
+                " bubblewrap is not available; samples ran with limits, seccomp "
+                "and Landlock only (see docs/oracle.md).",
+            )
         )

@@ -20,7 +20,7 @@ from rich.text import Text
 from skyt_tui import locations
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option
-from skyt_tui.cli.output import console, fmt3, print_json, print_table
+from skyt_tui.cli.output import console, fmt3, plain, print_json, print_table
 from skyt_tui.engine import benchmark as bench
 from skyt_tui.engine.benchmark.from_runs import DEFAULT_SCORE
 from skyt_tui.engine.benchmark.irt import DEFAULT_LEVEL
@@ -337,11 +337,11 @@ def _now(args: argparse.Namespace) -> dt.datetime:
 
 def _plain(value: Any) -> Text:
     """Untrusted text (ids, names) goes into tables as Text, never as markup."""
-    return Text("–" if value is None else str(value))
+    return plain("–" if value is None else str(value))
 
 
 def _say(message: str, style: str | None = None) -> None:
-    console().print(Text(message, style=style or ""))
+    console().print(plain(message, style=style or ""))
 
 
 def _jsonable(obj: Any) -> Any:
@@ -376,7 +376,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         info = summary.version
         if info is None:
             table.add_row(
-                _plain(summary.name), Text("damaged", style="bold red"), "", "", "", "", ""
+                _plain(summary.name), plain("damaged", style="bold red"), "", "", "", "", ""
             )
             continue
         sample = (

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option
-from skyt_tui.cli.output import console, print_json, print_table
+from skyt_tui.cli.output import console, plain, print_json, print_table
 from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.contracts.catalog import find_contract
 from skyt_tui.engine.runs.canon_actions import reestablish_from_run
@@ -100,7 +100,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         temperature = provenance.get("temperature")
         table.add_row(
             state.contract_id,
-            Text(state.status, style="green" if state.status == "ok" else "bold red"),
+            plain(state.status, style="green" if state.status == "ok" else "bold red"),
             str(provenance.get("run_id", "–")),
             str(provenance.get("sample_index", "–")),
             str(provenance.get("model") or "–"),
@@ -125,15 +125,15 @@ def cmd_show(args: argparse.Namespace) -> int:
         )
     )
     for reason in state.reasons:
-        out.print(Text(f"  {reason}", style="red"))
+        out.print(plain(f"  {reason}", style="red"))
     if state.canon is None:
         return 0
     facts = Table.grid(padding=(0, 2))
     for key, value in sorted(state.canon.provenance.items()):
-        facts.add_row(key, Text(str(value)))
+        facts.add_row(key, plain(str(value)))
     for key, value in sorted(state.canon.versions.items()):
-        facts.add_row(f"{key} version", Text(value))
-    facts.add_row("content hash", Text(state.canon.content_hash))
+        facts.add_row(f"{key} version", plain(value))
+    facts.add_row("content hash", plain(state.canon.content_hash))
     out.print(facts)
     out.print(Syntax(state.canon.code, "python", line_numbers=True))
     return 0
@@ -145,7 +145,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         print_json("canon_history", {"contract_id": args.contract, "events": events})
         return 0
     if not events:
-        console().print(Text(f"No canon history for {args.contract}."))
+        console().print(plain(f"No canon history for {args.contract}."))
         return 0
     table = Table(title=f"canon history of {args.contract}")
     for column in ("#", "event", "at", "run", "sample", "reason", "content hash"):
@@ -158,7 +158,7 @@ def cmd_history(args: argparse.Namespace) -> int:
             str(event.get("at", "")),
             str(provenance.get("run_id", "–")),
             str(provenance.get("sample_index", "–")),
-            Text(event.get("reason", "")),
+            plain(event.get("reason", "")),
             str(event.get("canon", {}).get("content_hash", ""))[:16],
         )
     print_table(console(), table)
@@ -172,7 +172,7 @@ def cmd_reestablish(args: argparse.Namespace) -> int:
         return 0
     provenance = canon.provenance
     console().print(
-        Text(
+        plain(
             f"canon of {canon.contract_id} re-established from run {provenance['run_id']}, "
             f"sample {provenance['sample_index']}; the previous canon is kept in `skyt-tui canon history {canon.contract_id}`"
         )

@@ -18,7 +18,7 @@ from rich.text import Text
 from skyt_tui import locations
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option
-from skyt_tui.cli.output import console, print_json, print_table, table_width
+from skyt_tui.cli.output import console, plain, print_json, print_table, table_width
 from skyt_tui.engine import store
 from skyt_tui.engine.contracts.catalog import CatalogEntry, get_contract, scan_contracts
 from skyt_tui.engine.contracts.contract import (
@@ -30,6 +30,7 @@ from skyt_tui.engine.contracts.contract import (
 )
 from skyt_tui.engine.contracts.describe import call_text, describe_compliance, describe_test
 from skyt_tui.engine.errors import ContractError
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sources.importers import (
     WriteOutcome,
     import_humaneval_problems,
@@ -144,7 +145,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             break
         shown.remove(optional)
     table = Table(
-        title=Text(f"{len(valid)} contracts"),
+        title=plain(f"{len(valid)} contracts"),
         title_justify="left",
         box=None,
         header_style="bold",
@@ -158,12 +159,12 @@ def cmd_list(args: argparse.Namespace) -> int:
             justify="right" if headers[i] == "tests" else "left",
         )
     for row in rows:
-        table.add_row(*(Text(row[i]) for i in shown))
+        table.add_row(*(plain(row[i]) for i in shown))
     print_table(out, table)
     if invalid:
-        out.print(Text(f"{len(invalid)} invalid contract file(s):", style="bold red"))
+        out.print(plain(f"{len(invalid)} invalid contract file(s):", style="bold red"))
         for entry in invalid:
-            out.print(Text(f"  {entry.error}"), soft_wrap=True)
+            out.print(plain(f"  {entry.error}"), soft_wrap=True)
     return 0
 
 
@@ -195,46 +196,46 @@ def cmd_show(args: argparse.Namespace) -> int:
     header.append(f" — {contract.title}")
     out.print(header)
     out.print(
-        Text(
+        plain(
             f"difficulty {contract.difficulty} · version {contract.version} · {origin} · {contract.path}",
             style="dim",
         ),
         soft_wrap=True,
     )
     if contract.description:
-        out.print(Text(contract.description))
-    out.print(Text(f"\nprompt ({contract.prompt_style})", style="bold"))
+        out.print(plain(contract.description))
+    out.print(plain(f"\nprompt ({contract.prompt_style})", style="bold"))
     if contract.prompt_style == "completion":
         out.print(Syntax(contract.prompt.strip("\n"), "python", theme="ansi_dark", word_wrap=True))
     else:
-        out.print(Text(contract.prompt.strip("\n")), soft_wrap=True)
+        out.print(plain(contract.prompt.strip("\n")), soft_wrap=True)
     out.print()
 
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold")
     facts.add_column()
     c = contract.constraints
-    facts.add_row("entry", Text(f"{contract.entry.kind} {contract.entry.name}"))
-    facts.add_row("fixed names", Text(", ".join(c.fixed_names) or "–"))
-    facts.add_row("style", Text(c.style))
+    facts.add_row("entry", plain(f"{contract.entry.kind} {contract.entry.name}"))
+    facts.add_row("fixed names", plain(", ".join(c.fixed_names) or "–"))
+    facts.add_row("style", plain(c.style))
     for label, names in (
         ("forbidden calls", c.forbidden_calls),
         ("forbidden imports", c.forbidden_imports),
         ("forbidden nodes", c.forbidden_nodes),
     ):
         if names:
-            facts.add_row(label, Text(", ".join(names)))
+            facts.add_row(label, plain(", ".join(names)))
     for label, text in describe_compliance(contract):
-        facts.add_row(label, Text(text))
+        facts.add_row(label, plain(text))
     facts.add_row(
         "oracle",
-        Text(
+        plain(
             f"pass threshold {contract.oracle.pass_threshold:g}, timeout {contract.oracle.timeout_s:g} s"
         ),
     )
     ood = contract.out_of_domain
     if ood.policy == "ignore":
-        facts.add_row("out of domain", Text("ignored"))
+        facts.add_row("out of domain", plain("ignored"))
     else:
         outcome = (
             f"return {ood.return_value!r}"
@@ -242,21 +243,21 @@ def cmd_show(args: argparse.Namespace) -> int:
             else f"raise {ood.raises or 'any exception'}"
         )
         inputs = "; ".join(call_text(contract.entry.name, i.args, i.kwargs) for i in ood.inputs)
-        facts.add_row("out of domain", Text(f"{outcome} for {inputs}"))
+        facts.add_row("out of domain", plain(f"{outcome} for {inputs}"))
     transformers = ", ".join(contract.rescue.transformers) or "all transformers"
     facts.add_row(
-        "rescue", Text(f"at most {contract.rescue.max_transformations} steps; {transformers}")
+        "rescue", plain(f"at most {contract.rescue.max_transformations} steps; {transformers}")
     )
     out.print(facts)
 
-    out.print(Text(f"\n{len(contract.tests)} tests", style="bold"))
+    out.print(plain(f"\n{len(contract.tests)} tests", style="bold"))
     for number, test in enumerate(contract.tests, start=1):
-        line = Text(f"{number:>3}. ")
+        line = plain(f"{number:>3}. ")
         line.append(f"{test.kind:<9}", style="cyan")
         line.append(test.name or "")
         out.print(line)
         for described in describe_test(contract, test):
-            out.print(Text(f"       {described}"), soft_wrap=True)
+            out.print(plain(f"       {described}"), soft_wrap=True)
         if isinstance(test, CheckTest):
             out.print(
                 Syntax(
@@ -268,7 +269,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 )
             )
     if contract.reference is not None:
-        out.print(Text("\nreference", style="bold"))
+        out.print(plain("\nreference", style="bold"))
         out.print(
             Syntax(
                 contract.reference.strip("\n"),
@@ -279,7 +280,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             )
         )
     else:
-        out.print(Text("\nno reference solution", style="dim"))
+        out.print(plain("\nno reference solution", style="dim"))
     return 0
 
 
@@ -332,10 +333,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         out = console()
         for result in results:
             if result["ok"]:
-                out.print(Text(f"ok     {result['path']} ({result['id']})"), soft_wrap=True)
+                out.print(plain(f"ok     {result['path']} ({result['id']})"), soft_wrap=True)
             else:
-                print(f"skyt-tui: error: {result['error']}", file=sys.stderr)
-        out.print(Text(f"{len(results) - len(bad)} valid, {len(bad)} invalid"), soft_wrap=True)
+                print(f"skyt-tui: error: {printable(result['error'])}", file=sys.stderr)
+        out.print(plain(f"{len(results) - len(bad)} valid, {len(bad)} invalid"), soft_wrap=True)
     return 2 if bad else 0
 
 
@@ -374,10 +375,10 @@ def _report(outcomes: list[WriteOutcome], out_dir: Path, as_json: bool) -> None:
     words = {"written": "wrote", "unchanged": "same ", "overwritten": "overwrote"}
     for outcome in outcomes:
         note = "  (identical content, skipped)" if outcome.action == "unchanged" else ""
-        out.print(Text(f"{words[outcome.action]:<9} {outcome.path}{note}"), soft_wrap=True)
+        out.print(plain(f"{words[outcome.action]:<9} {outcome.path}{note}"), soft_wrap=True)
     counts = {action: sum(1 for o in outcomes if o.action == action) for action in words}
     out.print(
-        Text(
+        plain(
             f"{len(outcomes)} contracts in {out_dir}: {counts['written']} written, "
             f"{counts['unchanged']} unchanged, {counts['overwritten']} overwritten"
         ),

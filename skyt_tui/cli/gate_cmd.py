@@ -10,6 +10,7 @@ from skyt_tui.cli.output import print_json
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.gate import Threshold, evaluate, parse_threshold
 from skyt_tui.engine.measure.normalize import LEVELS
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
 
@@ -114,5 +115,5 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         for result in results:
-            print(result.line())
+            print(printable(result.line()))
     return 0 if all(r.passed for r in results) else 1

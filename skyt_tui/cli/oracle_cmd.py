@@ -29,6 +29,7 @@ from skyt_tui.cli.options import (
     probe_settings_of,
 )
 from skyt_tui.cli.output import console, error_console, fmt3, print_json, print_table
+from skyt_tui.engine import store
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.settings import load_settings
@@ -119,15 +120,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _read_sample(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return store.read_text(path)
     except FileNotFoundError:
         raise InputError.at(path, "no such file") from None
-    except IsADirectoryError:
-        raise InputError.at(path, "is a directory, not a sample file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError.at(path, f"not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise InputError.at(path, exc.strerror or str(exc)) from None
 
 
 def run_samples(args: argparse.Namespace) -> int:

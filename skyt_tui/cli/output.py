@@ -11,10 +11,12 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.measure import Measurement
+from rich.segment import Segment
 from rich.table import Table
+from rich.text import Text
 
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.printable import json_printable
+from skyt_tui.engine.printable import json_printable, printable
 from skyt_tui.engine.runs.report import envelope, fmt3
 from skyt_tui.engine.runs.report import json_safe as _json_safe
 from skyt_tui.engine.store import atomic_write_text
@@ -27,11 +29,39 @@ JSON_HELP = "print JSON (the envelope in docs/json.md) instead of a table"
 
 
 class _Console(Console):
+    """Rich's console with two guards for text from outside (names, titles, labels, errors):
+    markup is off by default (a `[link=…]` in a run label would become a hyperlink escape),
+    and every character a terminal could act on is shown as an escape at rendering, whichever
+    call printed it. Rich's own styling and cursor control are untouched: styles are rendered
+    from the segments' styles, and control segments are passed as they are."""
+
+    def __init__(self, **options: Any) -> None:
+        options.setdefault("markup", False)
+        super().__init__(**options)
+
+    def render_str(self, text: str, **options: Any) -> Text:
+        """Strings (table cells, printed lines) escaped before they are measured, so a table
+        holding a control character still lines up; `_render_buffer` catches the rest."""
+        return super().render_str(printable(text, multiline=True), **options)
+
+    def _render_buffer(self, buffer: Any) -> str:
+        return super()._render_buffer(
+            segment
+            if segment.control or segment.text.isprintable()
+            else Segment(printable(segment.text, multiline=True), segment.style)
+            for segment in buffer
+        )
+
     def on_broken_pipe(self) -> None:
         """Rich's own handling exits with code 1 from inside `print`; raise instead, so `main`
         ends `skyt-tui runs list | head -1` quietly with code 0 like every other write."""
         self.quiet = True
         raise BrokenPipeError
+
+
+def plain(text: object, style: str = "") -> Text:
+    """Outside text as a cell or a line: never markup, control characters shown as escapes."""
+    return Text(printable(text, multiline=True), style=style)
 
 
 def console() -> Console:
@@ -64,6 +94,20 @@ def print_json(kind: str, data: Any) -> None:
     sys.stdout.write(json_printable(text) + "\n")
 
 
+def warn(line: str) -> None:
+    """One warning line on stderr (outside text in it shown printable)."""
+    print(f"skyt-tui: warning: {printable(line)}", file=sys.stderr)
+
+
+def refused_lines(run_id: str, analysis: dict[str, Any]) -> list[str]:
+    """One line per sample the analysis refused (a program over the size limit)."""
+    return [
+        f"run {run_id}: sample {entry.get('index')} refused: {entry.get('reason')}"
+        for entry in analysis.get("refused") or []
+        if isinstance(entry, dict)
+    ]
+
+
 def check_output_file(path: Path, option: str) -> None:
     """Refuse an output path whose folder does not exist (no folder is made) or that is a
     folder, before any work is done; `-` (stdout) is always fine."""
@@ -79,8 +123,8 @@ def check_output_file(path: Path, option: str) -> None:
 
 def write_output_file(path: Path, text: str, option: str) -> None:
     """`text` to stdout for `-`, else atomically to `path` (see `check_output_file`)."""
-    if str(path) == "-":
-        sys.stdout.write(text)
+    if str(path) == "-":  # to a terminal, what a cell holds is shown, never acted on
+        sys.stdout.write(printable(text, multiline=True) if sys.stdout.isatty() else text)
         return
     check_output_file(path, option)
     atomic_write_text(Path(path), text)

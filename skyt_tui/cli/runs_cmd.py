@@ -18,14 +18,16 @@ from skyt_tui.cli.output import (
     check_output_file,
     console,
     fmt3,
+    plain,
     print_json,
     print_table,
+    refused_lines,
     table_width,
+    warn,
     write_output_file,
 )
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
-from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
@@ -97,7 +99,7 @@ def list_command(args: argparse.Namespace) -> int:
     table.add_column("model", no_wrap=True, overflow="ellipsis", max_width=30)
     table.add_column("label", no_wrap=True, overflow="ellipsis")
     for row in rows:
-        table.add_row(*(Text(cell) for cell in row))
+        table.add_row(*(plain(cell) for cell in row))
     print_table(out, table)
     return 0
 
@@ -118,11 +120,11 @@ def _list_row(s: runs.RunSummary) -> tuple[str, str, str, str, str, str]:
 
 def _print_two_line_list(out: Any, title: str, rows: list[tuple[str, ...]], id_width: int) -> None:
     """For narrow terminals: the counts on the run's line, model and label dimmed beneath it."""
-    out.print(Text(title))
-    out.print(Text(f"{'run':<{id_width}}  {'samples':>7}  {'failed':>6}  state", style="bold"))
+    out.print(plain(title))
+    out.print(plain(f"{'run':<{id_width}}  {'samples':>7}  {'failed':>6}  state", style="bold"))
     for run_id, samples, failed, state, model, label in rows:
-        out.print(Text(f"{run_id:<{id_width}}  {samples:>7}  {failed:>6}  {state}"))
-        detail = Text("  " + " · ".join(part for part in (model, label) if part), style="dim")
+        out.print(plain(f"{run_id:<{id_width}}  {samples:>7}  {failed:>6}  {state}"))
+        detail = plain("  " + " · ".join(part for part in (model, label) if part), style="dim")
         detail.truncate(out.width, overflow="ellipsis")
         out.print(detail, no_wrap=True)
 
@@ -184,12 +186,12 @@ def _passed_cell(row: dict[str, Any]) -> str:
 def _rules_cell(row: dict[str, Any]) -> Text:
     """Compliance with the contract's coding rules: `yes`, or `no` and the broken rules."""
     if row["compliant"] is None:
-        return Text("–")
+        return plain("–")
     if row["compliant"]:
-        return Text("yes")
+        return plain("yes")
     broken = (row["violations"] or "").split(" | ")
     shown = broken[0] + (f" +{len(broken) - 1}" if len(broken) > 1 else "")
-    return Text(f"no: {printable(shown)}")
+    return plain(f"no: {shown}")
 
 
 def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) -> None:
@@ -243,15 +245,15 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
         value = m.get(name)
         interval = ci.get(name)
         table.add_row(
-            Text(name),
+            plain(name),
             registry.metric(name).show(value) if value is not None else NOT_COMPUTED,
             f"[{fmt3(interval[0])}, {fmt3(interval[1])}]" if interval else "",
         )
     for level in LEVELS:
-        table.add_row(Text(f"R_sig[{level}]"), fmt3(m["R_sig"][level]), "")
+        table.add_row(plain(f"R_sig[{level}]"), fmt3(m["R_sig"][level]), "")
     for level in LEVELS:
         table.add_row(
-            Text(f"distinct / entropy [{level}]"),
+            plain(f"distinct / entropy [{level}]"),
             f"{m['distinct'][level]} / {m['entropy_bits'][level]:.2f} bits",
             "",
         )
@@ -308,7 +310,7 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
             _passed_cell(row),
             *rules,
             "–" if row["parse_error"] is None else ("no" if row["parse_error"] else "yes"),
-            Text(finish),
+            plain(finish),
             _shown(row["latency_s"]),
             row["signature_level"] or "–",
         )
@@ -324,6 +326,8 @@ def report_command(args: argparse.Namespace) -> int:
         check_output_file(Path(args.csv), "--csv")
     run = runs.load_run(runs.resolve_run_id(args.run))
     analysis = run_analyses.analyze_stored_run(run, level=args.level, tau=tau)
+    for line in refused_lines(run.id, analysis):
+        warn(line)
     if args.json:
         print_json(
             "report",

@@ -8,7 +8,6 @@ from typing import Any
 
 from rich import box
 from rich.table import Table
-from rich.text import Text
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import (
@@ -24,6 +23,7 @@ from skyt_tui.cli.output import (
     console,
     fmt3,
     note_distance_implementation,
+    plain,
     print_json,
     print_table,
     with_stage_progress,
@@ -204,9 +204,11 @@ def list_command(args: argparse.Namespace) -> int:
         table.add_column(column, justify="right" if column == "runs" else "left")
     for entry in entries:
         if "error" in entry:
-            table.add_row(Text(entry["name"]), "–", Text(f"damaged: {entry['error']}", style="red"))
+            table.add_row(
+                plain(entry["name"]), "–", plain(f"damaged: {entry['error']}", style="red")
+            )
         else:
-            table.add_row(Text(entry["name"]), str(entry["runs"]), Text(entry["description"]))
+            table.add_row(plain(entry["name"]), str(entry["runs"]), plain(entry["description"]))
     print_table(out, table)
     return 0
 
@@ -397,7 +399,7 @@ def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
             if not any(contract in g.cells for g in groups):
                 continue
             cells.add_row(
-                Text(contract),
+                plain(contract),
                 *(
                     fmt3(g.cells.get(contract))
                     + (
@@ -460,7 +462,7 @@ def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
             result.add_column(column, justify="right", no_wrap=True, min_width=len(column))
         for c in comparison.paired:
             result.add_row(
-                Text(c.a.rsplit(" ", 1)[0]),
+                plain(c.a.rsplit(" ", 1)[0]),
                 str(c.n),
                 str(c.n_nonzero),
                 fmt3(c.mean_a),

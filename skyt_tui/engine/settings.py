@@ -239,7 +239,7 @@ def _profiles(value: Any, where: str | Path) -> dict[str, Profile]:
     profiles: dict[str, Profile] = {}
     for name, table in value.items():
         at = f"profiles.{name}"
-        if not PROFILE_NAME.match(name):
+        if not PROFILE_NAME.fullmatch(name):
             raise InputError.at(where, "a profile name is letters, digits, '_', '-' and '.'", at)
         if not isinstance(table, dict):
             raise InputError.at(where, f"must be a table ([{at}])", at)

@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.filter import LineFilter
 from textual.screen import Screen
 
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.ui import data
 from skyt_tui.ui.commands import BindingCommands
 from skyt_tui.ui.help import HelpScreen, key_actions
+from skyt_tui.ui.inert import Inert
 from skyt_tui.ui.run_request import RunRequest
 from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.widgets.section_bar import SECTIONS
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
 
 LIGHT_THEME, DARK_THEME = "textual-light", "textual-dark"
 SWITCHING_MODE = "switching-store"
+INERT = Inert()
 QUIT_WAIT_S = 3.0
 """After "cancel and quit", the longest the app waits for the run to be stored as interrupted."""
 
@@ -151,6 +154,10 @@ class SkytApp(App[int]):
         self.quitting = False
         self.diff_side_by_side = False
         """Diffs shown side by side instead of unified (`d` in a run's detail or a heatmap diff)."""
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then `Inert`: no widget shows a character a terminal would act on."""
+        return [*super().get_line_filters(), INERT]
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """Textual's own commands, minus those our bindings already offer (quit) or replace (keys → `?`)."""

@@ -13,16 +13,31 @@ from rich.text import Text
 from skyt_tui.engine.printable import printable
 
 LINE_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
+MAX_DIFF_LINES = 1000
+"""Lines of each side compared (real samples have tens): difflib's matching grows with the
+product of the lengths, and far faster on repetitive lines, which a sample can be."""
+
+
+def _lines(text: str) -> tuple[list[str], bool]:
+    lines = text.splitlines()
+    return lines[:MAX_DIFF_LINES], len(lines) > MAX_DIFF_LINES
+
+
+def _cut_note() -> Text:
+    return Text(
+        f"\n(only the first {MAX_DIFF_LINES:,} lines of each side are compared)", style="dim"
+    )
 
 
 def unified_diff_text(
     before: str, after: str, before_label: str, after_label: str, context: int = 3
 ) -> Text:
     """The unified diff of two code texts; an explicit line when they are identical."""
+    (before_lines, cut_before), (after_lines, cut_after) = _lines(before), _lines(after)
     lines = list(
         difflib.unified_diff(
-            before.splitlines(),
-            after.splitlines(),
+            before_lines,
+            after_lines,
             fromfile=before_label,
             tofile=after_label,
             lineterm="",
@@ -39,6 +54,8 @@ def unified_diff_text(
         # sample code: no raw escapes
         text.append(printable(line, multiline=True) + "\n", style=style)
     text.rstrip()
+    if cut_before or cut_after:
+        text.append_text(_cut_note())
     return text
 
 
@@ -68,15 +85,15 @@ def side_by_side_diff(
 ) -> RenderableType:
     """The two texts in two columns, lines aligned: removed lines red on the left, added ones green on the
     right, changed ones both; an explicit line when they are identical."""
-    left, right = before.splitlines(), after.splitlines()
-    if left == right:
+    (left, cut_left), (right, cut_right) = _lines(before), _lines(after)
+    if left == right and not (cut_left or cut_right):
         return Text(
             f"{before_label} and {after_label} are identical at this level.", style="italic"
         )
     table = Table(box=None, expand=True, show_edge=False, pad_edge=False, header_style="bold")
     table.add_column(before_label, ratio=1, overflow="fold")
     table.add_column(after_label, ratio=1, overflow="fold")
-    matcher = difflib.SequenceMatcher(None, left, right, autojunk=False)
+    matcher = difflib.SequenceMatcher(None, left, right)  # junk heuristic: 200 lines or more
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         for k in range(max(i2 - i1, j2 - j1)):
             a = left[i1 + k] if i1 + k < i2 else None
@@ -86,6 +103,8 @@ def side_by_side_diff(
                 Text(printable(a, multiline=True), style=style_a) if a is not None else Text(""),
                 Text(printable(b, multiline=True), style=style_b) if b is not None else Text(""),
             )
+    if cut_left or cut_right:
+        table.add_row(_cut_note(), Text(""))
     return table
 
 

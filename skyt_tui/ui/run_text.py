@@ -197,7 +197,7 @@ def short_id(text: str, width: int = ID_WIDTH) -> str:
 def run_line(meta: RunMeta, created: bool = True) -> Text:
     """`contract · provider/model · T 0.7 · N 20 · created`, for headers."""
     line = f"{meta.contract_id} · {meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)} · N {meta.n}"
-    return Text(line + (f" · {meta.created[:19].replace('T', ' ')}" if created else ""))
+    return Text(printable(line + (f" · {meta.created[:19].replace('T', ' ')}" if created else "")))
 
 
 def label_text(meta: RunMeta | None) -> Text:
@@ -205,7 +205,7 @@ def label_text(meta: RunMeta | None) -> Text:
     label = data.run_label(meta)
     if not label:
         return Text()
-    return Text(label, style="bold yellow" if data.is_demo(meta) else "italic")
+    return Text(printable(label), style="bold yellow" if data.is_demo(meta) else "italic")
 
 
 def verdict_text(oracle: OracleSummary | None, passed: bool) -> Text:

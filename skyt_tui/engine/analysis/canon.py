@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from skyt_tui import locations
 from skyt_tui.engine import store
-from skyt_tui.engine.contracts.contract import Contract, contract_to_toml_dict
+from skyt_tui.engine.contracts.contract import (
+    Contract,
+    check_contract_id,
+    contract_to_toml_dict,
+    is_contract_id,
+)
 from skyt_tui.engine.errors import NotFoundError, SkytError, StoreError
 from skyt_tui.engine.measure.normalize import LEVELS, NORMALIZATION_VERSION, normalize
 from skyt_tui.engine.versions import CANON_VERSION, DISTANCE_FUNCTION  # noqa: F401 (CANON_VERSION re-exported)
@@ -128,11 +133,11 @@ class CanonState:
 
 
 def canon_path(contract_id: str) -> Path:
-    return locations.canon_dir() / f"{contract_id}.json"
+    return locations.canon_dir() / f"{check_contract_id(contract_id)}.json"
 
 
 def history_path(contract_id: str) -> Path:
-    return locations.canon_dir() / f"{contract_id}.history.jsonl"
+    return locations.canon_dir() / f"{check_contract_id(contract_id)}.history.jsonl"
 
 
 def build_canon(
@@ -163,7 +168,26 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+_DOCUMENT_TYPES = {
+    "contract_id": str,
+    "code": str,
+    "texts": dict,
+    "signatures": dict,
+    "contract": dict,
+    "contract_hash": str,
+    "versions": dict,
+    "provenance": dict,
+    "content_hash": str,
+}
+
+
 def _from_document(document: dict[str, Any], path: Path) -> Canon:
+    for key, kind in _DOCUMENT_TYPES.items():
+        if key in document and not isinstance(document[key], kind):
+            raise StoreError(f"{path}: corrupt canon: {key} is not a JSON {kind.__name__}")
+    texts = document.get("texts") or {}
+    if not all(isinstance(text, str) for text in texts.values()):
+        raise StoreError(f"{path}: corrupt canon: texts must be strings")
     try:
         return Canon(
             contract_id=document["contract_id"],
@@ -219,6 +243,7 @@ def establish_canon(canon: Canon) -> Canon:
     """Store a first canon; refused if any canon (even stale or damaged) exists for the contract."""
     path = canon_path(canon.contract_id)
     with store.store_lock():
+        store.check_writable(path, history_path(canon.contract_id))
         if path.exists():
             raise CanonExistsError(
                 f"{path}: contract {canon.contract_id} already has a canon; it is write-once "
@@ -241,11 +266,13 @@ def reestablish_canon(canon: Canon, *, reason: str) -> Canon:
     path = canon_path(canon.contract_id)
     with store.store_lock():
         old: dict[str, Any] | None = None
+        store.check_writable(path, history_path(canon.contract_id))
         if path.exists():
+            raw = store.read_bytes(path)
             try:
-                old = json.loads(path.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError):
-                old = {"unreadable": path.read_bytes().decode("utf-8", "replace")}
+                old = store.loads_json(raw)
+            except store.JsonProblem:
+                old = {"unreadable": raw.decode("utf-8", "replace")}
         store.append_jsonl(
             history_path(canon.contract_id),
             {
@@ -269,10 +296,11 @@ def canon_history(contract_id: str) -> list[dict[str, Any]]:
 
 
 def list_canons() -> list[str]:
+    """The contract ids with a canon file (a file whose name is not a contract id is not one)."""
     directory = locations.canon_dir()
     if not directory.is_dir():
         return []
-    return sorted(p.stem for p in directory.glob("*.json"))
+    return sorted(p.stem for p in directory.glob("*.json") if is_contract_id(p.stem))
 
 
 def require_canon(contract_id: str) -> CanonState:

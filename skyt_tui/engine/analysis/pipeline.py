@@ -62,6 +62,7 @@ from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
 from skyt_tui.engine.repair.parallel import RepairTask, TaskVerifier, repair_in_processes
 from skyt_tui.engine.sources.humaneval import problem_contract
 from skyt_tui.engine.sources.recorded import RunInput
+from skyt_tui.engine.syntax import MAX_PROGRAM_CHARS
 from skyt_tui.engine.versions import DEFAULT_DISTANCE, DEFAULT_TAU, ORACLE_VERSION, distance_version
 
 Progress = Callable[[str, int, int], None]
@@ -131,6 +132,22 @@ def _verdict_summary(verdict: Verdict) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
+class RefusedSample:
+    """A sample whose program is too large to judge or measure (`syntax.MAX_PROGRAM_CHARS`): it is
+    left out of every stage and metric, counted in `n_failed`, and listed with the reason."""
+
+    index: int
+    reason: str
+
+    def line(self, run_id: str) -> str:
+        """The one line saying so (the CLI prints it; the app shows it)."""
+        return f"run {run_id}: sample {self.index} refused: {self.reason}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class CanonInfo:
     """The canon a run was measured against."""
 
@@ -169,6 +186,8 @@ class RunAnalysis:
     canon: CanonInfo = CanonInfo(CANON_NOT_COMPUTED)
     contract: Contract | None = None
     oracle_info: dict[str, Any] = field(default_factory=dict)
+    refused: tuple[RefusedSample, ...] = ()
+    """Samples too large to analyse (each also counted in `metrics.n_failed`)."""
     probe: ContractProbe | None = None
     """The run's probe (`probe=` settings given), its records aligned with `samples`."""
 
@@ -204,6 +223,7 @@ class RunAnalysis:
             "metrics": self.metrics.to_dict(),
             "canon": self.canon.to_dict(),
             "oracle": dict(self.oracle_info),
+            **({"refused": [r.to_dict() for r in self.refused]} if self.refused else {}),
         }
 
     def to_dict(self, *, with_samples: bool = True) -> dict[str, Any]:
@@ -412,6 +432,7 @@ class _Prepared:
     codes: tuple[str, ...]
     normalized: tuple[Normalized, ...]
     kept: frozenset[str]
+    refused: tuple[RefusedSample, ...] = ()
 
 
 def _dedupe_contracts(contracts: list[Contract | None]) -> list[Contract | None]:
@@ -427,14 +448,25 @@ def _dedupe_contracts(contracts: list[Contract | None]) -> list[Contract | None]
 
 
 def _prepare(run: RunInput, contract: Contract | None) -> _Prepared:
+    """The samples to analyse: each generated one, except programs over `MAX_PROGRAM_CHARS`
+    (distances, repair and the tree distance grow with the square of a program's length)."""
     kept = frozenset(run.kept_names | (contract.kept_names if contract else frozenset()))
-    generated = [(index, code) for index, code in enumerate(run.codes) if code is not None]
+    generated, refused = [], []
+    for index, code in enumerate(run.codes):
+        if code is None:
+            continue
+        if len(code) > MAX_PROGRAM_CHARS:
+            reason = f"the program has {len(code):,} characters (limit {MAX_PROGRAM_CHARS:,})"
+            refused.append(RefusedSample(index, reason))
+            continue
+        generated.append((index, code))
     return _Prepared(
         run=run,
         indexes=tuple(index for index, _ in generated),
         codes=tuple(code for _, code in generated),
         normalized=tuple(normalize(code, kept) for _, code in generated),
         kept=kept,
+        refused=tuple(refused),
     )
 
 
@@ -788,6 +820,7 @@ def _finish(
         canon=canon,
         contract=contract,
         oracle_info=oracle_info,
+        refused=p.refused,
     )
 
 

@@ -28,7 +28,8 @@ from skyt_tui.engine.benchmark.items import BenchmarkData, Item, ScoreMatrix, Sy
 from skyt_tui.engine.benchmark.items import option_error as _error
 from skyt_tui.engine.errors import NotFoundError, StoreError
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+"""A benchmark name, matched whole (`fullmatch`)."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ class VersionInfo:
 
 
 def check_name(name: str) -> str:
-    if not NAME_PATTERN.match(name or ""):
+    if not NAME_PATTERN.fullmatch(name or ""):
         raise _error(
             f"{name!r} must start with a letter or digit and use only letters, digits, _ . -",
             key="benchmark name",
@@ -90,7 +91,7 @@ def benchmark_names() -> tuple[str, ...]:
         sorted(
             path.name
             for path in root.iterdir()
-            if (path / "versions").is_dir() and NAME_PATTERN.match(path.name)
+            if (path / "versions").is_dir() and NAME_PATTERN.fullmatch(path.name)
         )
     )
 
@@ -152,7 +153,7 @@ def write_version(
 ) -> VersionInfo:
     """Write `data` as the next version; the caller holds `store.store_lock()`."""
     root = versions_dir(name)
-    root.mkdir(parents=True, exist_ok=True)
+    store.make_dirs(root)
     existing = [number for number, _ in _version_dirs(name)]
     number = max(existing, default=0) + 1
     info = VersionInfo(

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from skyt_tui.engine import store
 from skyt_tui.engine.errors import InputError
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -195,11 +196,11 @@ def _jsonl_records(path: Path) -> Iterator[tuple[int, Any]]:
                 if not line.strip():
                     continue
                 try:
-                    yield number, json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError.at(
-                        f"{path}:{number}", f"invalid JSON: {exc.msg} (column {exc.colno})"
-                    ) from None
+                    value = store.loads_json(line)
+                except store.JsonProblem as exc:
+                    where = f" (column {exc.column})" if exc.column is not None else ""
+                    raise InputError.at(f"{path}:{number}", f"invalid JSON: {exc}{where}") from None
+                yield number, value
         except UnicodeDecodeError as exc:
             raise InputError.at(f"{path}:{number + 1}", f"not UTF-8 ({exc.reason})") from None
 

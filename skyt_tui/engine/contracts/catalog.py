@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skyt_tui import locations
-from skyt_tui.engine.contracts.contract import Contract, load_contract
+from skyt_tui.engine.contracts.contract import Contract, is_contract_id, load_contract
 from skyt_tui.engine.errors import ContractError, NotFoundError
 
 
@@ -72,7 +72,10 @@ def get_contract(id_or_path: str | Path) -> Contract:
 
 
 def find_contract(contract_id: str) -> Contract | None:
-    """Like `get_contract` by id, but None when absent or invalid (for optional lookups)."""
+    """Like `get_contract` by id, but None when absent or invalid (for optional lookups of ids
+    read from files: an id that is not a contract id, a path, is never looked up)."""
+    if not is_contract_id(contract_id):
+        return None
     try:
         return get_contract(contract_id) if not contract_id.endswith(".toml") else None
     except (NotFoundError, ContractError):

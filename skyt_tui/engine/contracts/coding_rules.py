@@ -37,13 +37,13 @@ CODING_RULES: dict[str, str] = {
 PATTERN_MAX_CHARS = 500
 PATTERNS_MAX = 100
 
-_SKYT_NAME = re.compile(r"^(?:rule_(\d+)_(\d+)|p10_(\d+))$")
+_SKYT_NAME = re.compile(r"rule_(\d+)_(\d+)|p10_(\d+)")
 
 
 def skyt_rule_id(name: str) -> str | None:
     """SKYT's key (`rule_15_4` under `misra_c_rules`, `p10_1` under `nasa_power_of_10`) as a
     rule id (`MISRA-15.4`, `P10-1`), whether or not skyt-tui checks it; None for other keys."""
-    match = _SKYT_NAME.match(name)
+    match = _SKYT_NAME.fullmatch(name)
     if match is None:
         return None
     if match.group(3) is not None:

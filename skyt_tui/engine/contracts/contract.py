@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from skyt_tui.engine import store
+from skyt_tui.engine import store, syntax
 from skyt_tui.engine.contracts.coding_rules import (
     CODING_RULES,
     PATTERN_MAX_CHARS,
@@ -25,11 +25,13 @@ from skyt_tui.engine.contracts.coding_rules import (
     pattern_tokens,
 )
 from skyt_tui.engine.contracts.values import LiteralError, parse_literal, to_toml_fields
-from skyt_tui.engine.errors import ContractError, StoreError
+from skyt_tui.engine.errors import ContractError, InputError, StoreError
 
 CONTRACT_SCHEMA_VERSION = 1
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
-IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+"""A contract id, matched whole (`fullmatch`: `$` would accept a trailing newline)."""
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""A Python identifier (ASCII), matched whole with `fullmatch`."""
 DIFFICULTIES = ("easy", "medium", "hard")
 STYLES = ("any", "iterative", "recursive")
 OOD_POLICIES = ("ignore", "must_return", "must_raise")
@@ -292,7 +294,7 @@ class _Reader:
             raise self.fail(name, "must be a list of strings")
         if identifiers:
             for item in value:
-                if not IDENTIFIER.match(item.replace(".", "_")):
+                if not IDENTIFIER.fullmatch(item.replace(".", "_")):
                     raise self.fail(name, f"{item!r} is not a Python name")
         return tuple(value)
 
@@ -335,7 +337,7 @@ class _Reader:
     def kwargs(self, name: str = "kwargs") -> dict[str, Any]:
         value = self.value(name, {}, allow_py=True)
         if not isinstance(value, dict) or not all(
-            isinstance(k, str) and IDENTIFIER.match(k) for k in value
+            isinstance(k, str) and IDENTIFIER.fullmatch(k) for k in value
         ):
             raise self.fail(
                 self.given(name), "must be a table of keyword arguments with Python-name keys"
@@ -365,11 +367,10 @@ class _Reader:
 def _require_parse(reader: _Reader, name: str, code: str) -> ast.Module:
     """Python code held in a contract must at least parse; say where it does not."""
     try:
-        return ast.parse(code)
+        return syntax.parse(code, max_depth=None, filename="<contract>")
     except SyntaxError as exc:
-        raise reader.fail(name, f"is not valid Python (line {exc.lineno}: {exc.msg})") from None
-    except ValueError as exc:
-        raise reader.fail(name, f"is not valid Python ({exc})") from None
+        where = f"line {exc.lineno}: " if exc.lineno is not None else ""
+        raise reader.fail(name, f"is not valid Python ({where}{exc.msg})") from None
 
 
 def _toml_type(value: Any) -> str:
@@ -397,6 +398,21 @@ def load_contract(path: Path | str) -> Contract:
     return contract_from_dict(data, path)
 
 
+ID_RULE = "letters, digits, '_', '.', '-', at most 128, starting with a letter or digit"
+
+
+def is_contract_id(text: object) -> bool:
+    return isinstance(text, str) and ID_PATTERN.fullmatch(text) is not None
+
+
+def check_contract_id(text: str, what: str = "contract id") -> str:
+    """`text` when it is a contract id, else one `InputError`: every path built from a contract id
+    (its file, its canon, its runs) is checked here first, so `../x` never becomes a path."""
+    if not is_contract_id(text):
+        raise InputError(f"{what} {text!r}: not a contract id ({ID_RULE})")
+    return text
+
+
 def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") -> Contract:
     top = _Reader(path, data)
     version = top.integer("schema_version", CONTRACT_SCHEMA_VERSION, low=1)
@@ -406,7 +422,7 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
             f"{version} is newer than this skyt-tui understands ({CONTRACT_SCHEMA_VERSION})",
         )
     contract_id = top.text("id")
-    if not ID_PATTERN.match(contract_id):
+    if not ID_PATTERN.fullmatch(contract_id):
         raise top.fail(
             "id",
             f"{contract_id!r} must start with a letter or digit and use only letters, digits, _ . -",
@@ -424,7 +440,7 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
         ),
         name=entry_reader.text("name"),
     )
-    if not IDENTIFIER.match(entry.name):
+    if not IDENTIFIER.fullmatch(entry.name):
         raise entry_reader.fail("name", f"{entry.name!r} is not a Python name")
     entry_reader.finish()
 
@@ -539,7 +555,7 @@ def _read_ood(reader: _Reader) -> OutOfDomain:
         )
     if policy != "ignore" and not inputs:
         raise reader.fail("inputs", f"policy {policy} needs at least one input")
-    if raises is not None and not IDENTIFIER.match(raises):
+    if raises is not None and not IDENTIFIER.fullmatch(raises):
         raise reader.fail("raises", f"{raises!r} is not an exception type name")
     reader.finish()
     return OutOfDomain(
@@ -635,7 +651,7 @@ def _read_test(reader: _Reader, entry: Entry) -> Test:
         )
     elif kind == "raises":
         raises = reader.text("raises")
-        if not IDENTIFIER.match(raises):
+        if not IDENTIFIER.fullmatch(raises):
             raise reader.fail("raises", f"{raises!r} is not an exception type name")
         test = RaisesTest(name=name, args=reader.args(), kwargs=reader.kwargs(), raises=raises)
     elif kind == "stateful":
@@ -671,7 +687,7 @@ def _read_test(reader: _Reader, entry: Entry) -> Test:
 
 def _read_step(reader: _Reader) -> Step:
     method = reader.text("call")
-    if not IDENTIFIER.match(method):
+    if not IDENTIFIER.fullmatch(method):
         raise reader.fail("call", f"{method!r} is not a method name")
     expected = reader.value("expected", UNCHECKED, allow_py=True)
     raises = reader.text("raises", None)

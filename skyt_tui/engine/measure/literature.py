@@ -18,7 +18,6 @@ import math
 import re
 import tokenize
 from collections.abc import Iterable, Sequence
-from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Any
 
@@ -64,8 +63,55 @@ def lcs_ratio(a: Sequence[str], b: Sequence[str]) -> float:
     longest = max(len(a), len(b))
     if longest == 0:
         return 1.0
-    match = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
-    return match.size / longest
+    return longest_common_block(a, b) / longest
+
+
+def longest_common_block(a: Sequence[str], b: Sequence[str]) -> int:
+    """The length of the longest run of tokens found contiguous in both, in O(len a + len b).
+
+    The value `difflib.SequenceMatcher(None, a, b, autojunk=False).find_longest_match()` gives,
+    which costs O(len a · len b) and more on repetitive token streams (a sample is outside
+    text); here a suffix automaton of `a` is built, then `b` walked through it.
+    """
+    if not a or not b:
+        return 0
+    length: list[int] = [0]
+    link: list[int] = [-1]
+    moves: list[dict[str, int]] = [{}]
+    last = 0
+    for token in a:
+        state = len(length)
+        length.append(length[last] + 1)
+        link.append(0)
+        moves.append({})
+        back = last
+        while back != -1 and token not in moves[back]:
+            moves[back][token] = state
+            back = link[back]
+        if back != -1:
+            target = moves[back][token]
+            if length[back] + 1 == length[target]:
+                link[state] = target
+            else:
+                clone = len(length)
+                length.append(length[back] + 1)
+                link.append(link[target])
+                moves.append(dict(moves[target]))
+                while back != -1 and moves[back].get(token) == target:
+                    moves[back][token] = clone
+                    back = link[back]
+                link[target] = link[state] = clone
+        last = state
+    best = matched = state = 0
+    for token in b:
+        while state and token not in moves[state]:
+            state = link[state]
+            matched = length[state]
+        if token in moves[state]:
+            state = moves[state][token]
+            matched += 1
+            best = max(best, matched)
+    return best
 
 
 def led(a: Sequence[str], b: Sequence[str]) -> tuple[int, float]:

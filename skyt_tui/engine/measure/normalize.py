@@ -8,7 +8,8 @@ contract keeps), so equal input always gives byte-identical output and SHA-256.
 - nodoc  format without module/class/function docstrings;
 - alpha  nodoc with local names renamed in first-occurrence order.
 
-Code that does not parse gets a tokenize-based fallback (comments and spacing
+Code that does not parse, or whose syntax tree nests deeper than
+`syntax.MAX_DEPTH` levels, gets a tokenize-based fallback (comments and spacing
 stripped) at every level above raw and is flagged `parse_error`; it can never
 become canon. Parsing is analysis only: nothing here executes the code.
 """
@@ -25,6 +26,7 @@ import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from skyt_tui.engine import syntax
 from skyt_tui.engine.versions import LEVELS as LEVELS  # re-exported
 from skyt_tui.engine.versions import NORMALIZATION_VERSION as NORMALIZATION_VERSION
 
@@ -53,9 +55,11 @@ def raw_level(code: str) -> str:
 
 
 def _parse(code: str) -> ast.Module | None:
+    """The tree, or None when the code does not parse or nests deeper than `syntax.MAX_DEPTH`
+    (every walk below recurses per level: bounded here, they cannot run out of stack)."""
     try:
-        return ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return syntax.parse(code)
+    except SyntaxError:
         return None
 
 
@@ -80,17 +84,29 @@ def normalize(code: str, kept_names: Iterable[str] = ()) -> Normalized:
 def _normalize_cached(code: str, kept_names: frozenset[str]) -> Normalized:
     raw = raw_level(code)
     tree = _parse(raw)
-    formatted = _unparse(tree) if tree is not None else None
-    if tree is None or formatted is None:
+    levels = _tree_levels(tree, kept_names) if tree is not None else None
+    if levels is None:
         fallback = _stable_fallback(raw)
         texts = {"raw": raw, "format": fallback, "nodoc": fallback, "alpha": fallback}
         return Normalized(texts=texts, signatures=_sign(texts), parse_error=True)
-    nodoc_tree = strip_docstrings(tree)
-    nodoc = _unparse(nodoc_tree) or formatted
-    alpha_tree = rename_locals(nodoc_tree, frozenset(kept_names))
-    alpha = _unparse(alpha_tree) or nodoc
-    texts = {"raw": raw, "format": formatted, "nodoc": nodoc, "alpha": alpha}
+    texts = {"raw": raw, **levels}
     return Normalized(texts=texts, signatures=_sign(texts), parse_error=False)
+
+
+def _tree_levels(tree: ast.Module, kept_names: frozenset[str]) -> dict[str, str] | None:
+    """format, nodoc and alpha of a parsed program; None when a walk gives up (a last guard:
+    `_parse` bounds the depth, so the recursive walks here have the stack they need)."""
+    try:
+        formatted = _unparse(tree)
+        if formatted is None:
+            return None
+        nodoc_tree = strip_docstrings(tree)
+        nodoc = _unparse(nodoc_tree) or formatted
+        alpha_tree = rename_locals(nodoc_tree, kept_names)
+        alpha = _unparse(alpha_tree) or nodoc
+    except (RecursionError, MemoryError):
+        return None
+    return {"format": formatted, "nodoc": nodoc, "alpha": alpha}
 
 
 def normalize_text(code: str, level: str, kept_names: Iterable[str] = ()) -> tuple[str, bool]:

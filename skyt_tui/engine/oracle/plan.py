@@ -38,9 +38,9 @@ from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sandbox import wire
 from skyt_tui.engine.sandbox.pool import Limits, RunResult
 from skyt_tui.engine.sandbox.worker.framing import FRAME_HEADER
+from skyt_tui.engine.syntax import MAX_PROGRAM_CHARS
 from skyt_tui.engine.versions import ORACLE_VERSION
 
-MAX_PROGRAM_CHARS = 1_000_000
 DEFAULT_LIMITS = Limits()
 
 
@@ -195,7 +195,7 @@ class Plan:
         """A verdict without running anything (too large, does not parse), plus what is read
         from the syntax tree before the run: constraint outcomes and compliance."""
         if len(code) > MAX_PROGRAM_CHARS:
-            reason = f"the program has {len(code)} characters (limit {MAX_PROGRAM_CHARS})"
+            reason = f"the program has {len(code):,} characters (limit {MAX_PROGRAM_CHARS:,})"
             checks = Prechecks(
                 self.constraint_outcomes(None, reason), not_checked(self.contract, reason)
             )

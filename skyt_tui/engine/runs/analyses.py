@@ -82,7 +82,7 @@ def run_input(run: StoredRun) -> RunInput:
 
 def _file_digest(path: Path) -> str | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(store.read_bytes(path)).hexdigest()
     except FileNotFoundError:
         return None
 
@@ -105,7 +105,7 @@ def _use_run_indexes(analysis: dict[str, Any], indexes: tuple[int, ...]) -> None
 
     They differ only when an interrupted run finished sample 3 before sample 2.
     """
-    for sample in analysis.get("samples", []):
+    for sample in [*analysis.get("samples", []), *analysis.get("refused", [])]:
         position = sample.get("index")
         if isinstance(position, int) and 0 <= position < len(indexes):
             sample["index"] = indexes[position]

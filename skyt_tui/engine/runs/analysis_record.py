@@ -160,6 +160,8 @@ class StoredAnalysis:
     document: dict[str, Any] = field(repr=False, compare=False)
     """The stored document this record was read from, for what writes that format out again
     (reports, CSV, exports); not to be changed."""
+    refused: Mapping[int, str] = field(default_factory=dict)
+    """Run sample index → why the analysis refused it (a program over the size limit)."""
     by_index: Mapping[int, AnalysedSample] = field(init=False, repr=False, compare=False)
     """Run sample index → analysed sample."""
 
@@ -188,6 +190,10 @@ class StoredAnalysis:
                 oracle=_oracle_run(document.get("oracle") or {}),
                 samples=tuple(_sample(sample) for sample in document.get("samples") or ()),
                 document=dict(document),
+                refused={
+                    int(entry["index"]): str(entry["reason"])
+                    for entry in document.get("refused") or ()
+                },
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise StoreError(

@@ -33,7 +33,7 @@ def _key(run: StoredRun, settings: ProbeSettings) -> dict[str, Any]:
     from skyt_tui.engine.probe.behaviour import PROBE_VERSION
 
     try:
-        digest = hashlib.sha256((run.directory / SAMPLES_FILE).read_bytes()).hexdigest()
+        digest = hashlib.sha256(store.read_bytes(run.directory / SAMPLES_FILE)).hexdigest()
     except FileNotFoundError:
         digest = None
     return {

@@ -56,6 +56,8 @@ SAMPLE_COLUMNS = (
 facts a source did not record (latency, tokens, ... of imported samples) are empty.
 """
 SIGNATURE_CHARS = 12
+REFUSED = "refused"
+"""A sample's `status` when its program is over the size limit: not judged, measured or counted in N."""
 # `fmt3` (3 decimals, `–` for not computed) is the registry's; the CLI and the app import it
 # from here.
 SUMMARY_METRICS = registry.report_metrics()
@@ -113,10 +115,12 @@ def metrics_line(analysis: dict[str, Any]) -> str:
 def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per sample in index order: stored facts merged with the analysis, failed samples included."""
     analysed = {s["index"]: s for s in analysis.get("samples", [])}
+    refused = {r["index"]: r["reason"] for r in analysis.get("refused", [])}
     level = analysis.get("level", "nodoc")
     rows = []
     for record in run.samples:
         facts = analysed.get(record.index, {})
+        refusal = refused.get(record.index)
         signatures = facts.get("signatures") or {}
         usage = record.usage or {}
         rows.append(
@@ -124,7 +128,7 @@ def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str,
                 "run_id": run.meta.id,
                 "contract_id": run.meta.contract_id,
                 "index": record.index,
-                "status": record.status,
+                "status": REFUSED if refusal else record.status,
                 "temperature": run.meta.temperature,
                 "level": level,
                 "d_pre": facts.get("d_pre"),
@@ -146,7 +150,7 @@ def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str,
                 "signature_raw": _short(signatures.get("raw")),
                 "signature_level": _short(signatures.get(level)),
                 "repair_steps": " ".join(facts.get("repair_steps") or []) or None,
-                "error": record.error,
+                "error": f"refused: {refusal}" if refusal else record.error,
             }
         )
     return rows
@@ -182,10 +186,24 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
     rows = []
     for analysis in analyses:
         details = {detail.index: detail for detail in analysis.details}
+        run_rows = []
+        for refused in analysis.refused:
+            run_rows.append(
+                {
+                    "run_id": analysis.run.id,
+                    "contract_id": analysis.run.contract_id,
+                    "index": refused.index,
+                    "status": REFUSED,
+                    "model": analysis.run.model,
+                    "temperature": analysis.run.temperature,
+                    "level": analysis.level,
+                    "error": f"refused: {refused.reason}",
+                }
+            )
         for sample in analysis.samples:
             detail = details.get(sample.index)
             oracle = detail.to_dict().get("oracle") if detail is not None else None
-            rows.append(
+            run_rows.append(
                 {
                     "run_id": analysis.run.id,
                     "contract_id": analysis.run.contract_id,
@@ -204,6 +222,7 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
                     "repair_steps": " ".join(sample.repair_steps) or None,
                 }
             )
+        rows.extend(sorted(run_rows, key=lambda row: row["index"]))
     return rows
 
 

@@ -16,11 +16,10 @@ changes its status, so two processes cannot resume the same run.
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import hashlib
 import json
 import os
+import re
 import secrets
 import shutil
 from collections.abc import Iterable, Iterator, Sequence
@@ -34,8 +33,10 @@ from skyt_tui.engine import store
 from skyt_tui.engine.contracts.contract import (
     CONTRACT_SCHEMA_VERSION,
     Contract,
+    check_contract_id,
     contract_from_dict,
     contract_to_toml_dict,
+    is_contract_id,
 )
 from skyt_tui.engine.errors import ContractError, InputError, NotFoundError, StoreError
 
@@ -95,6 +96,19 @@ class RunMeta:
         for key in ("id", "contract_id", "provider", "created", "status"):
             if not isinstance(data.get(key), str) or not data[key]:
                 raise bad(key, "missing or not a string")
+        if not RUN_ID_PATTERN.fullmatch(data["id"]):
+            raise bad("id", "not a run id")
+        if not is_contract_id(data["contract_id"]):
+            raise bad("contract_id", "not a contract id")
+        for key in ("model", "contract_hash", "sweep"):
+            if data.get(key) is not None and not isinstance(data[key], str):
+                raise bad(key, "not a string")
+        for key in ("label", "note"):
+            if not isinstance(data.get(key, ""), str):
+                raise bad(key, "not a string")
+        seed = data.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+            raise bad("seed", "not an integer")
         if data["status"] not in STATUSES:
             raise bad("status", f"unknown status {data['status']!r}")
         if not isinstance(data.get("n"), int) or isinstance(data["n"], bool) or data["n"] < 0:
@@ -153,6 +167,27 @@ class SampleRecord:
             )
         if data["status"] == OK and not isinstance(data.get("code"), str):
             raise StoreError(f"{path}: corrupt sample record {index}: status ok without code")
+        for key in (
+            "response",
+            "code",
+            "extraction",
+            "finish_reason",
+            "model",
+            "error",
+            "finished",
+        ):
+            if data.get(key) is not None and not isinstance(data[key], str):
+                raise StoreError(f"{path}: corrupt sample record {index}: {key} is not a string")
+        for key, kinds in (("latency_s", (int, float)), ("seed", (int,)), ("attempts", (int,))):
+            value = data.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, kinds)):
+                raise StoreError(f"{path}: corrupt sample record {index}: {key} is not a number")
+        usage = data.get("usage")
+        if usage is not None and not (
+            isinstance(usage, dict)
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in usage.values())
+        ):
+            raise StoreError(f"{path}: corrupt sample record {index}: usage is not token counts")
         known = {f.name for f in fields(cls)}
         return cls(**{key: value for key, value in data.items() if key in known})
 
@@ -267,6 +302,7 @@ def create_run(
     id_suffix: str | None = None,
 ) -> RunMeta:
     """Create a run directory whole (metadata and any given samples) and return its metadata."""
+    check_contract_id(contract_id)  # it becomes part of the run id, a folder name
     if n < 0:
         raise InputError(f"-n must be at least 0, not {n}")
     created_at = created or datetime.now(UTC)
@@ -293,10 +329,7 @@ def create_run(
         sweep=sweep,
     )
     runs_dir = locations.runs_dir()
-    try:
-        runs_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise store.write_failure(runs_dir, exc) from None
+    store.make_dirs(runs_dir)
     with store.store_lock():
         for attempt in range(16):
             if id_suffix is None:
@@ -336,8 +369,13 @@ def create_run(
 # --- reading ------------------------------------------------------------------------------
 
 
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,199}")
+"""A run id (`new_run_id`: time, contract id, temperature, suffix), matched whole."""
+
+
 def run_path(run_id: str) -> Path:
-    if not run_id or "/" in run_id or run_id.startswith("."):
+    """The run's folder; an id that is not a run id (`../x`, a newline) never becomes a path."""
+    if not isinstance(run_id, str) or not RUN_ID_PATTERN.fullmatch(run_id):
         raise InputError(f"run {run_id!r}: not a valid run id")
     return locations.run_dir(run_id)
 
@@ -390,18 +428,22 @@ def broken_run_dirs() -> list[Path]:
     return sorted(
         p
         for p in directory.iterdir()
-        if p.is_dir() and not p.name.startswith(".") and not (p / RUN_FILE).exists()
+        if p.is_dir()
+        and not p.name.startswith(".")
+        and not (RUN_ID_PATTERN.fullmatch(p.name) and os.path.lexists(p / RUN_FILE))
     )
 
 
 def run_ids() -> list[str]:
+    """The stored runs' ids: folders named like a run id that hold a run.json (anything else
+    in runs/ is not a run: `broken_run_dirs` lists the folders among it)."""
     directory = locations.runs_dir()
     if not directory.is_dir():
         return []
     return sorted(
         p.name
         for p in directory.iterdir()
-        if p.is_dir() and not p.name.startswith(".") and (p / RUN_FILE).exists()
+        if RUN_ID_PATTERN.fullmatch(p.name) and p.is_dir() and os.path.lexists(p / RUN_FILE)
     )
 
 
@@ -459,6 +501,9 @@ def run_summary(run_id: str) -> RunSummary:
         return RunSummary(id=run_id, meta=None, state=DAMAGED, error=f"{path}: missing")
     except StoreError as exc:
         return RunSummary(id=run_id, meta=None, state=DAMAGED, error=str(exc))
+    if run.meta.id != run_id:
+        error = f"{run.directory / RUN_FILE}: corrupt run file: id is not {run_id!r}"
+        return RunSummary(id=run_id, meta=None, state=DAMAGED, error=error)
     return RunSummary(
         id=run_id,
         meta=run.meta,
@@ -473,7 +518,14 @@ def run_summary(run_id: str) -> RunSummary:
 def list_runs() -> list[RunSummary]:
     """Every stored run, ordered by id; damaged runs are listed with their error, not dropped."""
     summaries = [
-        RunSummary(id=p.name, meta=None, state=DAMAGED, error=f"{p / RUN_FILE}: missing")
+        RunSummary(
+            id=p.name,
+            meta=None,
+            state=DAMAGED,
+            error=f"{p / RUN_FILE}: missing"
+            if RUN_ID_PATTERN.fullmatch(p.name)
+            else f"{p}: not a run id (a folder skyt-tui did not make)",
+        )
         for p in broken_run_dirs()
     ]
     summaries += [run_summary(run_id) for run_id in run_ids()]
@@ -498,24 +550,7 @@ def origin_index() -> dict[str, str]:
 
 
 def is_locked(run_id: str) -> bool:
-    path = run_path(run_id) / LOCK_FILE
-    try:  # read-only is enough to test a flock, and works in a read-only store
-        fd = os.open(path, os.O_RDONLY)
-    except FileNotFoundError:
-        return False
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        if exc.errno in (errno.EAGAIN, errno.EACCES):
-            return True
-        raise
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
+    return store.lock_held(run_path(run_id) / LOCK_FILE)
 
 
 @contextlib.contextmanager
@@ -524,30 +559,15 @@ def run_lock(run_id: str) -> Iterator[None]:
     directory = run_path(run_id)
     if not (directory / RUN_FILE).exists():
         raise NotFoundError(f"run {run_id!r}: not found (see `skyt-tui runs list`)")
-    try:
-        fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise store.write_failure(directory, exc) from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                raise StoreError(
-                    f"{directory / LOCK_FILE}: cannot lock the run: {exc.strerror}"
-                ) from None
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
-            pid = f" (pid {holder})" if holder.isdigit() else ""
-            raise StoreError(
-                f"run {run_id}: another skyt-tui process is adding samples to it{pid}; wait for it to finish"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
+
+    def busy(holder: str) -> str:
+        return (
+            f"run {run_id}: another skyt-tui process is adding samples to it{holder}; "
+            f"wait for it to finish"
+        )
+
+    with store.file_lock(directory / LOCK_FILE, timeout_s=0, busy=busy, what="the run"):
         yield
-    finally:
-        with contextlib.suppress(OSError):
-            fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 def remove_run(run_id: str) -> None:

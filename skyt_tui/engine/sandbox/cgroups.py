@@ -36,7 +36,7 @@ JOIN_SCRIPT = (
 SHELL = "/bin/sh"
 STARTUP_ALLOWANCE = 256 << 20
 """Added to the sample limit while a zygote starts, before its own usage is known."""
-_NAME = re.compile(r"^skyt-sandbox-(\d+)-(\d+)-(\d+)-\d+$")
+_NAME = re.compile(r"skyt-sandbox-(\d+)-(\d+)-(\d+)-\d+")
 _counter = itertools.count()
 
 
@@ -232,7 +232,7 @@ def sweep_stale(parent: Path) -> None:
     except OSError:
         return
     for entry in entries:
-        match = _NAME.match(entry.name)
+        match = _NAME.fullmatch(entry.name)
         if not match or not entry.is_dir(follow_symlinks=False):
             continue
         if owner_alive(*(int(group) for group in match.groups())):

@@ -69,7 +69,7 @@ CLEANUP_TIMEOUT_S = 30.0
 """How long a zygote may take to clean up after a job before it is replaced."""
 MAX_WORKERS = 256
 BASE_PREFIX = "skyt-sandbox-"
-_STALE_BASE = re.compile(r"^skyt-sandbox-(\d+)-(\d+)-(\d+)-[A-Za-z0-9_]+$")
+_STALE_BASE = re.compile(r"skyt-sandbox-(\d+)-(\d+)-(\d+)-[A-Za-z0-9_]+")
 _pool_counter = iter(range(1 << 30))
 
 
@@ -130,7 +130,7 @@ def sweep_stale_folders() -> int:
     except OSError:
         return 0
     for entry in entries:
-        match = _STALE_BASE.match(entry.name)
+        match = _STALE_BASE.fullmatch(entry.name)
         if not match:
             continue
         try:

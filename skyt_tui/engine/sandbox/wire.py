@@ -57,7 +57,11 @@ MAX_EQUAL_HASHES = 32
 MAX_JSON_NUMBER_CHARS = 40
 """The encoder writes ints below 2**63 and float reprs as JSON numbers; anything longer is forged."""
 PRECISE_COUNT_BYTES = 1 << 20
-_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_JSON_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
+"""A JSON string, or an unterminated one running to the end. Possessive quantifiers and the
+unterminated alternative make every match attempt from a `"` succeed without backtracking, so
+removing strings is one linear pass however the quotes and backslashes are arranged (a pattern
+that could fail from a quote would rescan the rest of the body from every later quote)."""
 _TAGS = frozenset(
     {
         "$int",
@@ -277,7 +281,8 @@ def count_values(body: bytes, limit: int = MAX_VALUES) -> int:
     every container opens with `[` or `{`, so counting those bytes bounds the
     count from above; it is exact unless strings contain them, and where the
     quick count exceeds `limit` on a moderate body, strings are removed and
-    the count repeated. A larger body past the limit is reported as such.
+    the count repeated (one linear pass, see `_JSON_STRING`). A larger body
+    past the limit is reported as such.
     """
     quick = body.count(b",") + body.count(b":") + body.count(b"[") + body.count(b"{") + 1
     if quick <= limit or len(body) > PRECISE_COUNT_BYTES:

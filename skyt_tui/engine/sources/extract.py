@@ -38,9 +38,12 @@ import textwrap
 from dataclasses import dataclass
 
 from skyt_tui.engine.sources import humaneval
+from skyt_tui.engine.syntax import MAX_PROGRAM_CHARS
 
 PYTHON_TAGS = frozenset({"python", "py", "python3", "py3"})
-_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
+_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}+|~{3,}+)[ \t]*+(?P<info>[^`\n]*+)$")
+"""Possessive quantifiers: the spaces and the info string could otherwise trade characters on a
+long line that fails at `$`, quadratic in its length (an answer is outside text)."""
 _CODE_START = re.compile(
     r"^(?:async[ \t]+def[ \t]|def[ \t]|class[ \t]|import[ \t]|from[ \t]+[\w.]+[ \t]+import\b|@\w)"
 )
@@ -93,6 +96,10 @@ def _fenced_blocks(text: str) -> list[_Block]:
 
 
 def _parses(code: str) -> bool:
+    """Whether `code` parses; a program over the size limit is never tried (extraction tries up to
+    128 cuts of an answer, and such a program is refused by the oracle and the analysis anyway)."""
+    if len(code) > MAX_PROGRAM_CHARS:
+        return False
     try:
         ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):

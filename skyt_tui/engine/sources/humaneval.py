@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from skyt_tui.engine import store
+from skyt_tui.engine import store, syntax
 from skyt_tui.engine.contracts.contract import (
     CONTRACT_SCHEMA_VERSION,
     Contract,
@@ -80,7 +80,7 @@ def split_check(test: str) -> tuple[str, ...]:
     statements sharing a line, a body on the `def` line) is returned whole.
     """
     try:
-        module = ast.parse(test)
+        module = syntax.parse(test, max_depth=None)  # any parser failure: SyntaxError
     except SyntaxError:
         return (test,)
     checks = [s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == "check"]
@@ -261,7 +261,7 @@ def _parameter_names(problem: Problem) -> list[str]:
     """The entry point's parameters as the prompt spells them (the prompt fixes them)."""
     for body in (problem.canonical_solution, "    pass\n"):
         try:
-            module = ast.parse(problem.prompt + body)
+            module = syntax.parse(problem.prompt + body, max_depth=None)
         except SyntaxError:
             continue
         for node in module.body:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from skyt_tui.engine import store
 from skyt_tui.engine.contracts.coding_rules import CODING_RULES, skyt_rule_id
 from skyt_tui.engine.contracts.contract import (
     CONTRACT_SCHEMA_VERSION,
@@ -84,21 +85,6 @@ def _value_fields(name: str, value: Any, fail: Any) -> dict[str, Any]:
         raise fail(str(exc)) from None
 
 
-def _read_json(path: Path) -> Any:
-    if not path.is_file():
-        raise InputError.at(path, "no such file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError.at(path, f"not UTF-8 text (byte {exc.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError.at(
-            path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
-
-
 def _skyt_templates(path: Path, data: Any) -> list[tuple[str, dict[str, Any]]]:
     """(key, template) pairs from a dict keyed by id, a list, or a single template."""
     if isinstance(data, dict) and isinstance(data.get("prompt"), str):
@@ -128,7 +114,7 @@ def import_skyt_templates(path: Path | str, *, difficulty: str | None = None) ->
     path = Path(path)
     return [
         skyt_template_to_contract(template, key=key, file=path, difficulty=difficulty)
-        for key, template in _skyt_templates(path, _read_json(path))
+        for key, template in _skyt_templates(path, store.read_json_file(path))
     ]
 
 
@@ -435,7 +421,7 @@ def _skyt_operations_test(operations: Any, name: str, where: str, fail: Any) -> 
                 raise fail(f"{at}.op", "init must be the first operation")
             init = call
             continue
-        if not IDENTIFIER.match(operation["op"]):
+        if not IDENTIFIER.fullmatch(operation["op"]):
             raise fail(f"{at}.op", f"{operation['op']!r} is not a method name")
         step = {"call": operation["op"], **call}
         if operation.get("expected") is not None:
@@ -474,7 +460,7 @@ def _skyt_out_of_domain(ood: dict[str, Any], fail: Any) -> tuple[dict[str, Any],
     result: dict[str, Any] = {"policy": policy}
     inputs = []
     for i, example in enumerate(examples):
-        bad = [name for name in example if not IDENTIFIER.match(str(name))]
+        bad = [name for name in example if not IDENTIFIER.fullmatch(str(name))]
         if bad:
             raise fail(f"out_of_domain.examples[{i}]", f"{bad[0]!r} is not a parameter name")
         inputs.append(

@@ -26,8 +26,6 @@ contract is unknown. Every problem is one `InputError` line naming the file
 
 from __future__ import annotations
 
-import json
-import tomllib
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -69,19 +67,6 @@ def assembly_counts(kinds: Iterable[str | None]) -> dict[str, int]:
     return {kind: counted.get(kind, 0) for kind in ASSEMBLY_KINDS}
 
 
-def _read_json_file(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InputError.at(path, f"not UTF-8 text (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise InputError.at(
-            path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
-    except OSError as exc:
-        raise InputError.at(path, f"cannot read: {exc.strerror}") from None
-
-
 def _temperature(path: Path, value: Any, key: str) -> float | None:
     if value is None:
         return None
@@ -91,7 +76,7 @@ def _temperature(path: Path, value: Any, key: str) -> float | None:
 
 
 def load_skyt_experiment(path: Path) -> RunInput:
-    data = _read_json_file(path)
+    data = store.read_json_file(path)
     if not isinstance(data, dict):
         raise InputError.at(path, "not a SKYT experiment file (expected a JSON object)")
     for key in ("experiment_id", "contract_id", "raw_outputs"):
@@ -248,10 +233,7 @@ def parse_field_map(text: str | None) -> FieldMap:
         path = Path(text)
         if not path.is_file():
             raise InputError(f"--map: {text!r} is neither KEY=FIELD pairs nor a TOML mapping file")
-        try:
-            document = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise InputError.at(path, f"--map: invalid TOML: {exc}") from None
+        document = store.parse_toml(store.read_text(path), f"{path}: --map")
         pairs = document.get("map", document)
         if not isinstance(pairs, dict):
             raise InputError.at(path, '--map: [map] must be a table of KEY = "FIELD"')
@@ -279,7 +261,7 @@ def parse_field_map(text: str | None) -> FieldMap:
 def _mapped_rows(path: Path, mapping: FieldMap) -> list[tuple[int, dict[str, Any]]]:
     if path.suffix == ".jsonl":
         return store.read_jsonl_rows(path)
-    data = _read_json_file(path)
+    data = store.read_json_file(path)
     if isinstance(data, dict):
         listed = [value for value in data.values() if isinstance(value, list)]
         if len(listed) != 1:

@@ -18,7 +18,7 @@ from typing import Any
 
 from skyt_tui import locations
 from skyt_tui.engine import store
-from skyt_tui.engine.errors import InputError, NotFoundError, StoreError
+from skyt_tui.engine.errors import InputError, NotFoundError, SkytError, StoreError
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.versions import (
     DEFAULT_DISTANCE,
@@ -28,9 +28,10 @@ from skyt_tui.engine.versions import (
     LEVELS,
 )
 
-STUDY_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+STUDY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+"""A study name, matched whole (`fullmatch`)."""
 FILTER_KEYS = ("contract", "model", "temperature", "provider", "label", "since", "until", "id")
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def studies_dir() -> Path:
@@ -101,7 +102,7 @@ class RunFilter:
             if key not in {f.name for f in fields(cls)}:
                 raise InputError(f"{where}: {key}: unknown criterion")
             if key in ("since", "until"):
-                if not isinstance(value, str) or not _DATE.match(value):
+                if not isinstance(value, str) or not _DATE.fullmatch(value):
                     raise InputError(f"{where}: {key}: must be a date YYYY-MM-DD")
                 values[key] = value
                 continue
@@ -137,7 +138,7 @@ def parse_filter(expressions: Sequence[str], base: RunFilter | None = None) -> R
                 f"--filter {expression!r}: expected KEY=VALUE with KEY one of {', '.join(FILTER_KEYS)}"
             )
         if key in ("since", "until"):
-            if not _DATE.match(text.strip()):
+            if not _DATE.fullmatch(text.strip()):
                 raise InputError(f"--filter {expression!r}: {key} must be a date YYYY-MM-DD")
             current = (
                 replace(current, since=text.strip())
@@ -163,21 +164,20 @@ def ids_from_file(path: Path) -> tuple[str, ...]:
     metrics_summary.csv), or plain text with one id a line."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = store.read_text(path)
     except FileNotFoundError:
         raise InputError.at(path, "no such file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError.at(path, f"not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise InputError.at(path, f"cannot read: {exc.strerror}") from None
     lines = text.splitlines()
-    header = next(csv.reader(lines[:1]), [])
-    for column in ("run_id", "experiment_id"):
-        if column in header:
-            reader = csv.DictReader(lines)
-            ids = tuple(dict.fromkeys(row[column] for row in reader if row.get(column)))
-            break
-    else:
+    reader = csv.reader(lines)
+    try:
+        header = next(reader, [])
+        column = next((name for name in ("run_id", "experiment_id") if name in header), None)
+        if column is not None:
+            at = header.index(column)
+            ids = tuple(dict.fromkeys(row[at] for row in reader if len(row) > at and row[at]))
+    except csv.Error as exc:  # e.g. a field past the csv module's limit of 131,072 characters
+        raise InputError.at(path, f"line {reader.line_num}: malformed CSV: {exc}") from None
+    if column is None:
         ids = tuple(
             dict.fromkeys(
                 line.strip() for line in lines if line.strip() and not line.startswith("#")
@@ -251,7 +251,7 @@ class Study:
 
 
 def check_name(name: str) -> str:
-    if not STUDY_NAME.match(name or ""):
+    if not STUDY_NAME.fullmatch(name or ""):
         raise InputError(
             f"study name {name!r}: use letters, digits, '_', '.', '-' (at most 64, not starting with a symbol)"
         )
@@ -266,7 +266,6 @@ def save_study(study: Study, *, overwrite: bool = False) -> Path:
     path = study_path(study.name)
     if path.exists() and not overwrite:
         raise InputError(f"study {study.name!r} already exists ({path}); use --force to replace it")
-    path.parent.mkdir(parents=True, exist_ok=True)
     store.write_toml(path, study.to_toml_dict())
     return path
 
@@ -298,7 +297,7 @@ def list_studies() -> list[tuple[str, Study | None, str | None]]:
     for path in sorted(directory.glob("*.toml")):
         try:
             out.append((path.stem, load_study(path.stem), None))
-        except (InputError, StoreError) as exc:
+        except SkytError as exc:  # any one file's problem is that entry's, not the listing's
             out.append((path.stem, None, str(exc)))
     return out
 

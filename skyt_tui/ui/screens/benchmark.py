@@ -32,6 +32,7 @@ from textual.widgets import (
 
 from skyt_tui.engine import benchmark
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.ui import data
 from skyt_tui.ui.screens.base import SectionScreen
@@ -362,7 +363,7 @@ def systems_table(report: benchmark.ValidationReport) -> Table:
         table.add_column(column, justify="left" if column == "system" else "right")
     for point in sorted(report.sample_check.points, key=lambda p: -p.full_mean):
         table.add_row(
-            Text(point.system),
+            Text(printable(point.system)),
             fmt3(point.estimate),
             fmt3(point.full_mean),
             f"{point.estimate - point.full_mean:+.3f}",

@@ -23,6 +23,7 @@ from textual.widgets import ContentSwitcher, Static
 
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.measure.normalize import LEVELS
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.matrices import RunTexts, analysis_run_texts
 from skyt_tui.ui import data
@@ -330,10 +331,10 @@ class HeatmapScreen(SectionScreen):
             "[@click=screen.prev_run]◀[/] run $position [@click=screen.next_run]▶[/]  "
             "[b]$run_id[/b] · $model · T $temperature · N $n",
             position=f"{self.run_index + 1}/{len(self.runs)}",
-            run_id=run.run_id
-            if run.contract_id in run.run_id
-            else f"{run.run_id} ({run.contract_id})",
-            model=run.model or "model unknown",
+            run_id=printable(
+                run.run_id if run.contract_id in run.run_id else f"{run.run_id} ({run.contract_id})"
+            ),
+            model=printable(run.model or "model unknown"),
             temperature=temperature(run.temperature),
             n=str(run.total if texts is not None else "…"),
         )
@@ -353,7 +354,7 @@ class HeatmapScreen(SectionScreen):
             order=order,
         )
         if run.label:
-            line2 += Content.from_markup(" · [b $warning]$label[/]", label=run.label)
+            line2 += Content.from_markup(" · [b $warning]$label[/]", label=printable(run.label))
         if len(texts) < run.total:
             line2 += Content.from_markup(
                 " · [b $warning]first $shown of $total samples[/]",

@@ -68,6 +68,8 @@ class SampleRow:
     record: SampleRecord
     analysed: AnalysedSample | None
     level: str
+    refusal: str | None = None
+    """Why the analysis refused the sample (a program over the size limit), if it did."""
 
     @property
     def index(self) -> int:
@@ -114,7 +116,13 @@ class SampleRow:
 def sample_table_rows(run: StoredRun, analysis: StoredAnalysis) -> list[SampleRow]:
     """One row per stored sample, in the run's order."""
     return [
-        SampleRow(record, analysis.sample(record.index), analysis.level) for record in run.samples
+        SampleRow(
+            record,
+            analysis.sample(record.index),
+            analysis.level,
+            analysis.refused.get(record.index),
+        )
+        for record in run.samples
     ]
 
 
@@ -147,6 +155,8 @@ def verdict_cell(row: SampleRow) -> Text:
     test), `✗ 3/6 <0.8` or `✗ fail`."""
     if row.failed:
         return Text("! no code", style="bold red")
+    if row.refusal is not None:
+        return Text("! too large", style="bold red")
     if row.parse_error:
         return Text("✗ parse", style="red")
     if row.passed is None:
@@ -476,6 +486,8 @@ class RunDetailScreen(SectionScreen):
                 failed.append("\n\nlast response:\n", style="bold")
                 failed.append(printable(record.response, multiline=True))
             return failed
+        if row.refusal is not None:  # not analysed: neither its code nor a diff is worth showing
+            return Text(f"sample {index} refused: {row.refusal}", style="bold red")
         if view == "view-code":
             return self._code_view(row)
         level = self.texts.level
@@ -696,7 +708,8 @@ class RunDetailScreen(SectionScreen):
         if row is None:
             return
         content = self.sample_view(row, tabs.active if tabs.active in VIEWS else VIEWS[0])
-        if tabs.active == "view-code" and self.texts is not None and not row.failed:
+        analysed = not row.failed and row.refusal is None
+        if tabs.active == "view-code" and self.texts is not None and analysed:
             plain = self.texts.codes[self.positions[row.index]]
         else:
             plain = _plain(content)

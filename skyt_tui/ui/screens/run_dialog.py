@@ -130,7 +130,7 @@ class ProfileNameScreen(ModalScreen[str | None]):
     def check(self, name: str) -> str | None:
         if not name:
             return "required"
-        if not PROFILE_NAME.match(name):
+        if not PROFILE_NAME.fullmatch(name):
             return "a profile name is letters, digits, '_', '-' and '.' (starting with a letter or digit)"
         if name in self.existing:
             return f"a profile {name!r} exists already: choose another name"

@@ -22,6 +22,7 @@ from textual.worker import Worker, get_current_worker
 
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.measure import registry
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.analysis_child import AnalysisCancelled
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.run_store import RUNNING, RunSummary
@@ -439,7 +440,7 @@ class RunsScreen(SectionScreen):
         cells = {
             "when": meta.created[5:16].replace("T", " "),
             "contract": Text(short_id(meta.contract_id)),
-            "model": Text(clip(meta.model or meta.provider, MODEL_WIDTH)),
+            "model": Text(clip(printable(meta.model or meta.provider), MODEL_WIDTH)),
             "state": state_cell(summary),
             "N": n_cell(summary),
             "T": temperature(meta.temperature),

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.ui import data
 from skyt_tui.ui.screens.base import SectionScreen
@@ -216,7 +217,7 @@ class StudiesScreen(SectionScreen):
         )
         for group in aggregation.groups:
             table.add_row(
-                Text(group.model),
+                Text(printable(group.model)),
                 "–" if group.temperature is None else f"{group.temperature:g}",
                 fmt3(group.mean),
                 fmt3(group.std),
@@ -232,7 +233,7 @@ class StudiesScreen(SectionScreen):
         series: dict[str, list[float | None]] = {}
         for trend in aggregation.trends:
             means = dict(zip(trend.temperatures, trend.means))
-            series[trend.model] = [means.get(t) for t in temperatures]
+            series[printable(trend.model)] = [means.get(t) for t in temperatures]
         chart.set_data(
             f"{self.metric} against temperature (mean over contracts)", temperatures, series
         )

