@@ -95,6 +95,13 @@ def benchmarks_dir() -> Path:
 
 
 SETTINGS_FILE = "settings.toml"
+RUN_DIALOG_FILE = "run-dialog.toml"
+
+
+def run_dialog_file() -> Path:
+    """The app's run dialog's own memory (what it last started), apart from settings.toml,
+    whose `[run]` defaults the command line uses: the same file whichever store is open."""
+    return home_dir() / RUN_DIALOG_FILE
 
 
 def config_dir() -> Path:

@@ -25,6 +25,7 @@ HEAVY = (
     "skyt_tui.engine.benchmark",
     "openai",
     "ray",
+    "shtab",
 )
 
 

@@ -502,6 +502,56 @@ async def test_run_dialog_returns_a_request_and_remembers_it():
 
 
 @pilot_test
+async def test_the_run_dialog_keeps_its_memory_apart_from_the_cli_defaults(isolated_home):
+    """Issue 27.9: a run started in the dialog leaves settings.toml's `[run]` defaults (which
+    `skyt-tui run` uses) as they were; the dialog's own file gives its values back next start."""
+    from skyt_tui import locations
+    from skyt_tui.engine.settings import load_settings
+
+    settings = isolated_home / "settings.toml"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('[run]\nprovider = "openai"\nmodel = "cli-model"\nn = 7\n')
+    before = settings.read_bytes()
+
+    def executor(request, report, cancel):
+        return data.RunOutcome(run_ids=(), n_done=0, n_failed=0)
+
+    app = SkytApp(start="contracts", run_executor=executor)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await select_contract(pilot, "fibonacci_iterative")
+        await pilot.press("r")
+        await pilot.pause()
+        assert app.screen.query_one("#field-model", Input).value == "cli-model"
+        await fill_dialog(pilot, provider="anthropic", model="dialog-model", n="3")
+        await pilot.click("#run-start")
+        await settle(pilot)
+    assert settings.read_bytes() == before
+    assert load_settings().run.model == "cli-model" and load_settings().run.n == 7
+    assert locations.run_dialog_file().is_file()
+    app = SkytApp(start="contracts", run_executor=executor)  # a new start
+    async with app.run_test(size=(120, 36)) as pilot:
+        await select_contract(pilot, "fibonacci_iterative")
+        await pilot.press("r")
+        await pilot.pause()
+        values = {f: app.screen.query_one(f"#field-{f}", Input).value for f in ("model", "n")}
+        assert values == {"model": "dialog-model", "n": "3"}
+
+
+def test_a_damaged_run_dialog_memory_is_named_and_the_settings_still_used(isolated_home):
+    from skyt_tui import locations
+
+    isolated_home.mkdir(parents=True, exist_ok=True)
+    (isolated_home / "settings.toml").write_text('[run]\nmodel = "cli-model"\n')
+    locations.run_dialog_file().write_text('[form]\nmodel = 3\n')
+    values, error = data.run_form_defaults()
+    assert values["model"] == "cli-model"
+    assert error and "run-dialog.toml: form.model: must be text" in error
+    locations.run_dialog_file().write_text("[form\n")
+    values, error = data.run_form_defaults()
+    assert values["model"] == "cli-model" and "run-dialog.toml" in (error or "")
+
+
+@pilot_test
 async def test_the_third_field_follows_the_provider():
     app = SkytApp(start="contracts")
     async with app.run_test(size=(120, 36)) as pilot:

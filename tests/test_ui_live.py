@@ -420,7 +420,7 @@ async def test_run_again_asks_for_a_new_run_with_the_same_settings(isolated_home
 @pilot_test
 async def test_the_dialog_remembers_across_restarts_and_sends_every_option(monkeypatch):
     """Issue 14.7/14.9: timeout, seed, max tokens and system prompt reach the server; the values come back
-    from settings.toml on the next start; the theme too."""
+    from the dialog's own memory (run-dialog.toml) on the next start; the theme too."""
     from textual.widgets import Input, Select
 
     from tests.test_ui_app import fill_dialog, select_contract
@@ -450,7 +450,7 @@ async def test_the_dialog_remembers_across_restarts_and_sends_every_option(monke
     [run_id] = runs.run_ids()
     meta = runs.load_meta(run_id)
     assert meta.provider_settings["timeout_s"] == 7.0 and meta.seed == 42
-    app = SkytApp(start="contracts")  # a new start: values from settings.toml
+    app = SkytApp(start="contracts")  # a new start: values from run-dialog.toml
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         assert app.theme == "textual-light"

@@ -24,13 +24,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     The other commands are listed with their help, so `skyt-tui --help` imports none.
     """
-    parser = argparse.ArgumentParser(
-        prog="skyt-tui",
-        description="Measure and improve the repeatability of LLM code generation. "
-        "Without a command, starts the terminal app.",
-    )
-    parser.add_argument("--version", action="version", version=f"skyt-tui {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser, subparsers = top_parser()
     chosen = COMMANDS[command].module if command in COMMANDS else None
     for name, entry in COMMANDS.items():
         if entry.module != chosen:
@@ -39,6 +33,17 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         importlib.import_module(f"skyt_tui.cli.{chosen}").register(subparsers)
         _describe_subcommands(parser)
     return parser
+
+
+def top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
+    """The top-level parser (`--version`) and its empty table of commands."""
+    parser = argparse.ArgumentParser(
+        prog="skyt-tui",
+        description="Measure and improve the repeatability of LLM code generation. "
+        "Without a command, starts the terminal app.",
+    )
+    parser.add_argument("--version", action="version", version=f"skyt-tui {__version__}")
+    return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
 
 
 def _describe_subcommands(parser: argparse.ArgumentParser) -> None:

@@ -45,6 +45,7 @@ COMMANDS: dict[str, Command] = {
     ),
     "paths": Command("paths_cmd", "where state, settings and contracts live"),
     "study": Command("study_cmd", "compare stored runs across models, temperatures and contracts"),
+    "completion": Command("completion_cmd", "print a shell completion script (bash, zsh, fish)"),
 }
 
 

@@ -24,12 +24,12 @@ from skyt_tui.engine.contracts.catalog import CatalogEntry, get_contract, scan_c
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.demo import DEMO_LABEL, DemoResult, create_demo
 from skyt_tui.engine.demo import demo_store_has_runs as demo_has_runs
-from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.errors import SkytError, StoreError
 from skyt_tui.engine.generation import run_options
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.report import metrics_line, report_json, sample_rows, samples_csv
 from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION
-from skyt_tui.ui.run_request import RunRequest
+from skyt_tui.ui.run_request import FORM_FIELDS, RunRequest, form_values
 
 if TYPE_CHECKING:  # the benchmark, matrix and provider modules load when first used (numpy, SDKs): a quick first screen
     from skyt_tui.engine import benchmark
@@ -510,27 +510,78 @@ def provider_settings(request: RunRequest) -> dict[str, Any]:
 
 
 def run_form_defaults() -> tuple[dict[str, str], str | None]:
-    """The run dialog's first values from settings.toml (`[run]`: provider, model, base_url, n,
-    temperature), and the file's one-line error when it cannot be read."""
+    """The run dialog's first values: what it last started (its own memory, `run-dialog.toml`),
+    over settings.toml's `[run]` defaults (provider, model, base_url, n, temperature); and the
+    one-line error of a file that cannot be read (the other's values are still used)."""
     from skyt_tui.engine.settings import load_settings
 
+    values: dict[str, str] = {}
+    errors: list[str] = []
     try:
         run = load_settings().run
     except SkytError as exc:
-        return {}, str(exc)
-    values = {"n": str(run.n), "temperatures": f"{run.temperature:g}"}
-    if run.provider:
-        values["provider"] = run.provider
-    if run.model:
-        values["model"] = run.model
-    provider = run.provider or "openai"
-    if (
-        run.base_url
-        and provider in run_options.HTTP_PROVIDERS
-        and run_options.environment_base_url(provider) is None  # the environment comes first
-    ):
-        values["target"] = run.base_url
-    return values, None
+        errors.append(str(exc))
+    else:
+        values = {"n": str(run.n), "temperatures": f"{run.temperature:g}"}
+        if run.provider:
+            values["provider"] = run.provider
+        if run.model:
+            values["model"] = run.model
+        provider = run.provider or "openai"
+        if (
+            run.base_url
+            and provider in run_options.HTTP_PROVIDERS
+            and run_options.environment_base_url(provider) is None  # the environment comes first
+        ):
+            values["target"] = run.base_url
+    try:
+        values |= remembered_run_form()
+    except SkytError as exc:
+        errors.append(str(exc))
+    return values, "; ".join(errors) or None
+
+
+MAX_REMEMBERED_FIELD = 4096
+"""The longest field value the run dialog's memory gives back (a system prompt fits)."""
+
+
+def remembered_run_form() -> dict[str, str]:
+    """What the run dialog last started, as its field texts (empty when it never started one).
+
+    The file is outside input: only known fields holding text of a bounded length are taken;
+    a damaged file is a StoreError naming it."""
+    path = locations.run_dialog_file()
+    try:
+        document = store.read_toml(path)
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    form = document.get("form", {})
+    if not isinstance(form, dict):
+        raise StoreError(f"{path}: form: must be a table")
+    values: dict[str, str] = {}
+    for field in FORM_FIELDS:
+        value = form.get(field)
+        if value is None:
+            continue
+        if not isinstance(value, str) or len(value) > MAX_REMEMBERED_FIELD:
+            raise StoreError(
+                f"{path}: form.{field}: must be text of at most {MAX_REMEMBERED_FIELD} characters"
+            )
+        values[field] = value
+    return values
+
+
+def remember_run_request(request: RunRequest) -> str | None:
+    """Keep the dialog's values for its next start in its own file (`run-dialog.toml`), never in
+    settings.toml, whose `[run]` defaults `skyt-tui run` uses; the one-line error when the file
+    cannot be written."""
+    try:
+        store.write_toml(locations.run_dialog_file(), {"form": form_values(request)})
+    except (SkytError, OSError) as exc:
+        return str(exc)
+    return None
 
 
 def run_form_profiles() -> dict[str, dict[str, str]]:
@@ -563,30 +614,6 @@ def run_form_profiles() -> dict[str, dict[str, str]]:
             values["system"] = profile.system
         out[name] = values
     return out
-
-
-def remember_run_request(request: RunRequest) -> str | None:
-    """Keep the dialog's values in settings.toml for the next start (and `skyt-tui run`'s defaults);
-    the one-line error when the file cannot be written or read."""
-    from skyt_tui.engine.settings import load_settings, save_settings, with_value
-
-    try:
-        settings = load_settings()
-        for key, value in (
-            ("run.provider", request.provider),
-            ("run.model", request.model or None),
-            (
-                "run.base_url",
-                request.target or None if request.provider in ("openai", "anthropic") else None,
-            ),
-            ("run.n", request.n),
-            ("run.temperature", request.temperatures[0]),
-        ):
-            settings = with_value(settings, key, value)
-        save_settings(settings)
-    except (SkytError, OSError) as exc:
-        return str(exc)
-    return None
 
 
 def profile_table(request: RunRequest) -> dict[str, Any]:

@@ -55,6 +55,41 @@ class RunRequest:
     retry_failed: bool = False
 
 
+FORM_FIELDS = (
+    "provider",
+    "model",
+    "target",
+    "n",
+    "temperatures",
+    "concurrency",
+    "timeout",
+    "seed",
+    "max_tokens",
+    "system",
+    "stop_width",
+    "probe_inputs",
+)
+"""The run dialog's text fields, in its order."""
+
+
+def form_values(request: RunRequest) -> dict[str, str]:
+    """The dialog's field texts that give `request` back (what the dialog shows again)."""
+    return {
+        "provider": request.provider,
+        "model": request.model,
+        "target": request.target,
+        "n": str(request.n),
+        "temperatures": ", ".join(f"{t:g}" for t in request.temperatures),
+        "concurrency": str(request.concurrency),
+        "timeout": f"{request.timeout_s:g}" if request.timeout_s is not None else "",
+        "seed": str(request.seed) if request.seed is not None else "",
+        "max_tokens": str(request.max_tokens) if request.max_tokens is not None else "",
+        "system": request.system,
+        "stop_width": f"{request.stop_width:g}" if request.stop_width is not None else "",
+        "probe_inputs": str(request.probe_inputs) if request.probe_inputs is not None else "",
+    }
+
+
 class RunFormError(ValueError):
     def __init__(self, errors: dict[str, str]) -> None:
         super().__init__("; ".join(f"{field}: {reason}" for field, reason in errors.items()))

@@ -21,6 +21,7 @@ from skyt_tui.ui.run_request import (
     TARGET_LABELS,
     RunFormError,
     RunRequest,
+    form_values,
     parse_run_form,
 )
 
@@ -71,23 +72,11 @@ def _target_kind(provider: str) -> str:
 
 
 def _initial(previous: RunRequest | None, defaults: dict[str, str] | None = None) -> dict[str, str]:
-    """The last request of this session, else the settings.toml defaults, else the built-in ones."""
+    """The last request of this session, else the dialog's remembered values and settings.toml's
+    defaults (`data.run_form_defaults`), else the built-in ones."""
     if previous is None:
         return DEFAULTS | (defaults or {})
-    return {
-        "provider": previous.provider,
-        "model": previous.model,
-        "target": previous.target,
-        "n": str(previous.n),
-        "temperatures": ", ".join(f"{t:g}" for t in previous.temperatures),
-        "concurrency": str(previous.concurrency),
-        "timeout": f"{previous.timeout_s:g}" if previous.timeout_s is not None else "",
-        "seed": str(previous.seed) if previous.seed is not None else "",
-        "max_tokens": str(previous.max_tokens) if previous.max_tokens is not None else "",
-        "system": previous.system,
-        "stop_width": f"{previous.stop_width:g}" if previous.stop_width is not None else "",
-        "probe_inputs": str(previous.probe_inputs) if previous.probe_inputs is not None else "",
-    }
+    return form_values(previous)
 
 
 class ProfileNameScreen(ModalScreen[str | None]):
