@@ -6,9 +6,10 @@ from __future__ import annotations
 from textual.widgets import DataTable, Input
 
 from skyt_tui.ui.app import SkytApp
+from skyt_tui.ui.screens.run_detail import sample_cells
 from skyt_tui.ui.screens.export import ExportDialog
 from tests.test_ui_live import wait_for
-from tests.ui_support import clock, demo_run_id, notifications, pilot_test, settle
+from tests.ui_support import clock, demo_run_id, notifications, pilot_test, screen_text, settle
 
 
 @pilot_test
@@ -129,3 +130,73 @@ def test_a_wrapped_diff_line_keeps_its_mark_on_every_row():
     assert "".join(row[1:] for row in added).replace(" ", "") == after.splitlines()[1].replace(
         " ", ""
     )
+
+
+def test_filters_put_exact_matches_first_then_near_ones():
+    """Issue 27.9: filters forgive a typo (rapidfuzz), exact substring matches first."""
+    from skyt_tui.ui.fuzzy import ranked_matches
+
+    rows = ["gcd gpt-4o", "fibonacci_iterative gpt-4o-mini", "slugify llama3", "gcd fibonaci"]
+    assert ranked_matches(rows, "fibonaci", str) == (
+        ["gcd fibonaci", "fibonacci_iterative gpt-4o-mini"],
+        1,
+    )
+    assert ranked_matches(rows, "gpt4o", str)[0] == [
+        "gcd gpt-4o",
+        "fibonacci_iterative gpt-4o-mini",
+    ]
+    assert ranked_matches(rows, "GCD", str) == (["gcd gpt-4o", "gcd fibonaci"], 2)
+    assert ranked_matches(rows, "gdc", str) == ([], 0)  # short: exact only
+    assert ranked_matches(rows, "zzzzzz", str) == ([], 0)
+    assert ranked_matches(rows, "  ", str) == (rows, 4)
+
+
+@pilot_test
+async def test_a_typo_in_the_runs_filter_still_finds_the_run(demo_home):
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#runs-table", DataTable)
+        await pilot.press("/")
+        await pilot.press(*"slugfy")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert table.row_count == 1
+        assert str(table.coordinate_to_cell_key((0, 0)).row_key.value) == demo_run_id("slugify")
+        assert "(1 near, after the exact)" in screen_text(app)
+
+
+@pilot_test
+async def test_a_typo_in_the_samples_and_benchmark_filters_still_finds_rows(demo_home):
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        screen = app.screen
+        words = {
+            word
+            for row in screen.all_rows
+            for word in " ".join(str(c) for c in sample_cells(row)).split()
+            if word.isalnum() and len(word) >= 6
+        }
+        word = max(sorted(words), key=len)  # a signature, a repair step
+        typo = word[: len(word) // 2] + word[len(word) // 2 + 1 :]
+        await pilot.press("/")
+        screen.query_one("#samples-filter", Input).value = typo  # typed with a typo
+        await pilot.pause()
+        assert any(word in " ".join(str(c) for c in sample_cells(r)) for r in screen.rows), typo
+    app = SkytApp(start="benchmark", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("v", "v", "v")
+        table = app.screen.query_one("#bench-fingerprint-table", DataTable)
+        ids = [str(table.get_row_at(row)[0]) for row in range(table.row_count)]
+        item = max(ids, key=len)
+        typo = item[: len(item) // 2] + item[len(item) // 2 + 1 :]
+        exact = [i for i in ids if typo.casefold() in i.casefold()]
+        await pilot.press("slash")
+        await pilot.press(*typo)
+        await pilot.pause()
+        shown = [str(table.get_row_at(row)[0]) for row in range(table.row_count)]
+        assert item in shown and shown[: len(exact)] == exact, (typo, shown)

@@ -35,6 +35,7 @@ from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.ui import data
+from skyt_tui.ui.fuzzy import near_note, ranked_matches
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.widgets.empty_state import EmptyState
@@ -725,16 +726,14 @@ class BenchmarkScreen(SectionScreen):
         scrollbar = 2 if not table.size.height or n_rows > table.size.height - 1 else 0
         return width - 2 - scrollbar
 
-    def _matches(self, row: tuple[str, ...], needle: str) -> bool:
-        cells = (*row, NO_TEXT) if row[0] in self.no_text else row
-        return any(needle in cell.casefold() for cell in cells)
+    def _row_text(self, row: tuple[str, ...]) -> str:
+        return " ".join((*row, NO_TEXT) if row[0] in self.no_text else row)
 
     def _fill_items(self) -> None:
         """The item table: `item_rows` filtered by `item_filter`, sorted by `sort_column`, in the
         columns that fit the pane (`choose_item_columns`)."""
         table = self.query_one("#bench-fingerprint-table", DataTable)
-        needle = self.item_filter.casefold()
-        rows = [r for r in self.item_rows if not needle or self._matches(r, needle)]
+        rows, n_exact = ranked_matches(self.item_rows, self.item_filter, self._row_text)
         if self.sort_column is not None:
             rows.sort(key=lambda r: r[self.sort_column], reverse=self.sort_reverse)
         self.shown_rows = rows
@@ -765,6 +764,7 @@ class BenchmarkScreen(SectionScreen):
         if self.item_filter:
             note.append(f"{len(rows)} of {len(self.item_rows)} items match ", style="dim")
             note.append(repr(self.item_filter))
+            note.append(near_note(len(rows), n_exact), style="dim")
         if self.sort_column is not None:
             arrow = "↓" if self.sort_reverse else "↑"
             note.append(

@@ -345,7 +345,9 @@ class ContractsScreen(SectionScreen):
             return
         self.last_request = request
         if error := data.remember_run_request(request):
-            self.notify(f"the run dialog's values not kept: {error}", severity="warning", markup=False)
+            self.notify(
+                f"the run dialog's values not kept: {error}", severity="warning", markup=False
+            )
         self.begin_run(request)
 
     def begin_run(self, request: RunRequest) -> None:

@@ -33,6 +33,7 @@ from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.runs.run_store import FAILED, SampleRecord, StoredRun
 from skyt_tui.ui import data
 from skyt_tui.ui.diff_text import diff_renderable
+from skyt_tui.ui.fuzzy import near_note, ranked_matches
 from skyt_tui.ui.run_text import (
     canon_text,
     compliance_text,
@@ -278,6 +279,7 @@ class RunDetailScreen(SectionScreen):
         self.sort_column: int | None = None
         self.sort_reverse = False
         self.sample_filter = ""
+        self.n_exact = 0
         self.texts: RunTexts | None = None
         self.positions: dict[int, int] = {}
         """Run sample index → position among the analysed samples (the texts' order)."""
@@ -435,7 +437,10 @@ class RunDetailScreen(SectionScreen):
         shown = min(len(self.rows), first + PAGE)
         note = f"samples {first + 1 if self.rows else 0}–{shown} of {len(self.rows)}"
         if self.sample_filter:
-            note += f" (filter {self.sample_filter!r}, {len(self.all_rows)} in the run)"
+            note += (
+                f" (filter {self.sample_filter!r}{near_note(len(self.rows), self.n_exact)}, "
+                f"{len(self.all_rows)} in the run)"
+            )
         if self.sort_column is not None:
             note += f" · sorted by {self.columns[self.sort_column]}" + (
                 " ▼" if self.sort_reverse else " ▲"
@@ -626,14 +631,12 @@ class RunDetailScreen(SectionScreen):
         self.show_sample()
 
     def visible_rows(self) -> list[SampleRow]:
-        needle = self.sample_filter.lower()
-        rows = [
-            row
-            for row in self.all_rows
-            if not needle
-            or needle
-            in " ".join(str(c) for c in sample_cells(row, RULES_COLUMN in self.columns)).lower()
-        ]
+        with_rules = RULES_COLUMN in self.columns
+        rows, self.n_exact = ranked_matches(
+            self.all_rows,
+            self.sample_filter,
+            lambda row: " ".join(str(c) for c in sample_cells(row, with_rules)),
+        )
         if self.sort_column is not None:
             name = self.columns[self.sort_column]
             rows.sort(key=lambda row: sample_sort_key(name, row), reverse=self.sort_reverse)

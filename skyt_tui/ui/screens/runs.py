@@ -27,6 +27,7 @@ from skyt_tui.engine.runs.analysis_child import AnalysisCancelled
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.run_store import RUNNING, RunSummary
 from skyt_tui.ui import data
+from skyt_tui.ui.fuzzy import near_note, ranked_matches
 from skyt_tui.ui.run_text import (
     PARTIAL_MARK,
     PENDING,
@@ -250,6 +251,8 @@ class RunsScreen(SectionScreen):
         self.sort_column: str | None = None
         self.sort_reverse = False
         self.run_filter = ""
+        self.n_exact = 0
+        """How many of the rows shown match the filter exactly (the rest are near matches)."""
 
     def compose_body(self) -> ComposeResult:
         with ContentSwitcher(initial="runs-view", id="runs-switcher"):
@@ -450,14 +453,11 @@ class RunsScreen(SectionScreen):
 
     def visible_summaries(self) -> list[RunSummary]:
         """The runs the filter lets through, in the chosen order (newest first by default)."""
-        needle = self.run_filter.lower()
-        shown = [
-            s
-            for s in self.summaries
-            if not needle
-            or needle in " ".join(str(c) for c in self.row_cells(s).values()).lower()
-            or needle in s.id.lower()
-        ]
+        shown, self.n_exact = ranked_matches(
+            self.summaries,
+            self.run_filter,
+            lambda s: " ".join([*(str(c) for c in self.row_cells(s).values()), s.id]),
+        )
         if self.sort_column is not None:
             shown.sort(
                 key=lambda s: sort_key(self.sort_column or "", s, self.analyses.get(s.id)),
@@ -504,7 +504,10 @@ class RunsScreen(SectionScreen):
         note = self.query_one("#runs-filter-note", Static)
         parts = []
         if self.run_filter:
-            parts.append(f"filter {self.run_filter!r}: {len(self.shown)} of {len(self.summaries)}")
+            parts.append(
+                f"filter {self.run_filter!r}: {len(self.shown)} of {len(self.summaries)}"
+                + near_note(len(self.shown), self.n_exact)
+            )
         if self.sort_column is not None:
             parts.append(
                 f"sorted by {dict(COLUMNS)[self.sort_column]}"
