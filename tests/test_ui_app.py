@@ -542,7 +542,7 @@ def test_a_damaged_run_dialog_memory_is_named_and_the_settings_still_used(isolat
 
     isolated_home.mkdir(parents=True, exist_ok=True)
     (isolated_home / "settings.toml").write_text('[run]\nmodel = "cli-model"\n')
-    locations.run_dialog_file().write_text('[form]\nmodel = 3\n')
+    locations.run_dialog_file().write_text("[form]\nmodel = 3\n")
     values, error = data.run_form_defaults()
     assert values["model"] == "cli-model"
     assert error and "run-dialog.toml: form.model: must be text" in error

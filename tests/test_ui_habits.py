@@ -6,8 +6,8 @@ from __future__ import annotations
 from textual.widgets import DataTable, Input
 
 from skyt_tui.ui.app import SkytApp
-from skyt_tui.ui.screens.run_detail import sample_cells
 from skyt_tui.ui.screens.export import ExportDialog
+from skyt_tui.ui.screens.run_detail import sample_cells
 from tests.test_ui_live import wait_for
 from tests.ui_support import clock, demo_run_id, notifications, pilot_test, screen_text, settle
 
