@@ -200,3 +200,41 @@ async def test_a_typo_in_the_samples_and_benchmark_filters_still_finds_rows(demo
         await pilot.pause()
         shown = [str(table.get_row_at(row)[0]) for row in range(table.row_count)]
         assert item in shown and shown[: len(exact)] == exact, (typo, shown)
+
+
+@pilot_test
+async def test_the_palette_lists_every_sections_commands_the_current_ones_first(demo_home):
+    """Issue 27.9: ctrl+p offers every section's commands, not only the current one's; the
+    current section's come first, and another's runs there."""
+    from textual.command import CommandList, CommandPalette
+
+    app = SkytApp(start="contracts", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(app.screen, CommandPalette))
+        commands = app.screen.query_one(CommandList)
+        await wait_for(pilot, lambda: commands.option_count > 40, 20)
+
+        def listed():
+            return [
+                str(commands.get_option_at_index(i).prompt).split("\n")[0]
+                for i in range(commands.option_count)
+            ]
+
+        names = listed()
+        for expected in (
+            "Runs: Filter",
+            "Runs: Export…",
+            "Benchmark: Rotate now…",
+            "Canon: Reload",
+        ):
+            assert expected in names, names
+        sections = [name.split(":")[0] for name in names if ":" in name]
+        assert sections[0] == "Contracts"
+        assert sections.index("Runs") > max(i for i, s in enumerate(sections) if s == "Contracts")
+        await pilot.press(*"runs filter")
+        await wait_for(pilot, lambda: listed() and listed()[0] == "Runs: Filter", 20)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.current_mode == "runs", 20)
+        await wait_for(pilot, lambda: app.screen.query_one("#runs-filter", Input).display, 20)
