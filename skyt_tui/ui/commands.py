@@ -87,7 +87,9 @@ class BindingCommands(Provider):
         app = self.app
         if app.current_mode != section:
             await app.switch_mode(section)
-        await app.run_action(action, app.screen)
+        screen = app.screen
+        # after the section has taken its focus back (a filter box opened now keeps the focus)
+        screen.call_after_refresh(app.run_action, action, screen)
 
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
         commands = []
