@@ -238,3 +238,59 @@ async def test_the_palette_lists_every_sections_commands_the_current_ones_first(
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.current_mode == "runs", 20)
         await wait_for(pilot, lambda: app.screen.query_one("#runs-filter", Input).display, 20)
+        await pilot.pause()
+        assert app.focused is app.screen.query_one("#runs-filter", Input)  # typing filters
+
+
+def test_which_terminals_take_an_osc52_copy():
+    from skyt_tui.ui.clipboard import osc52_support
+
+    assert osc52_support({"TERM": "xterm-kitty"}) == ("yes", "xterm-kitty")
+    assert osc52_support({"TERM_PROGRAM": "WezTerm", "TERM": "xterm-256color"})[0] == "yes"
+    assert osc52_support({"TERM": "xterm-256color", "WT_SESSION": "1"})[0] == "yes"
+    assert osc52_support({"TERM_PROGRAM": "Apple_Terminal"}) == ("no", "Apple_Terminal")
+    assert osc52_support({"TERM": "linux"})[0] == "no"
+    # inside tmux an outer kitty's variables are inherited, but tmux drops the copy by default
+    assert (
+        osc52_support({"KITTY_WINDOW_ID": "1", "TMUX": "/tmp/tmux-0/default,1,0"})[0] == "unknown"
+    )
+    assert osc52_support({"TERM": "tmux-256color", "TMUX": "/tmp/t,1,0"}) == ("unknown", "tmux")
+    assert osc52_support({"TERM": "xterm-256color"}) == ("unknown", "xterm-256color")
+    assert osc52_support({"TERM": "xterm-kitty"}, terminal=False) == ("no", "no terminal")
+
+
+@pilot_test
+async def test_a_copy_the_terminal_cannot_take_lands_in_a_file_and_says_where(demo_home):
+    """Issue 27.9: where OSC 52 cannot work (here: no terminal at all) the copy is written to
+    clipboard.txt in the store's folder, and the notification says so and where."""
+    from skyt_tui.engine.analysis.canon import load_canon
+    from skyt_tui.ui.clipboard import clipboard_file
+
+    app = SkytApp(start="canon", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#canon-table", DataTable)
+        contract_id = str(table.get_row_at(table.cursor_row)[0])
+        await pilot.press("c")
+        await wait_for(pilot, lambda: any("Copied" in note for note in notifications(app)))
+        [note] = [note for note in notifications(app) if "Copied" in note]
+        assert note == (
+            f"Copied the canon code of {contract_id} to {clipboard_file()} "
+            "(there is no terminal to copy to)"
+        )
+        code = load_canon(contract_id).canon.code
+        assert clipboard_file().read_text() == code and app.clipboard == code
+
+
+@pilot_test
+async def test_a_copy_that_cannot_be_written_either_says_so(demo_home):
+    from skyt_tui.ui.clipboard import clipboard_file
+
+    clipboard_file().mkdir(parents=True)  # in the way: the file cannot be written
+    app = SkytApp(start="canon", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: any("Could not copy" in n for n in notifications(app)))
+        [note] = [n for n in notifications(app) if "Could not copy" in n]
+        assert str(clipboard_file()) in note and note.count("\n") == 0

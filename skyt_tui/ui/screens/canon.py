@@ -21,6 +21,7 @@ from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.runs.run_store import RunSummary
 from skyt_tui.ui import data
+from skyt_tui.ui.clipboard import copy_text
 from skyt_tui.ui.run_text import short_id, temperature
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen
@@ -291,8 +292,9 @@ class CanonScreen(SectionScreen):
     def action_copy(self) -> None:
         contract_id = self.selected_id()
         if contract_id is not None and self.states[contract_id].canon is not None:
-            self.app.copy_to_clipboard(self.states[contract_id].canon.code)
-            self.notify(f"Copied the canon code of {contract_id}.", timeout=2)
+            copy_text(
+                self.app, self.states[contract_id].canon.code, f"the canon code of {contract_id}"
+            )
 
     def action_reestablish(self) -> None:
         contract_id = self.selected_id()

@@ -10,6 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from skyt_tui.ui.clipboard import copy_text
 from skyt_tui.ui.diff_text import diff_renderable, unified_diff_text
 
 
@@ -46,5 +47,4 @@ class PairDiffScreen(ModalScreen[None]):
         self.query_one("#pair-diff-body").focus()
 
     def action_copy(self) -> None:
-        self.app.copy_to_clipboard(self.diff.plain)
-        self.notify("Diff copied to the clipboard.", timeout=2)
+        copy_text(self.app, self.diff.plain, "the diff")

@@ -32,6 +32,7 @@ from skyt_tui.engine.runs.matrices import RunTexts
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.runs.run_store import FAILED, SampleRecord, StoredRun
 from skyt_tui.ui import data
+from skyt_tui.ui.clipboard import copy_text
 from skyt_tui.ui.diff_text import diff_renderable
 from skyt_tui.ui.fuzzy import near_note, ranked_matches
 from skyt_tui.ui.run_text import (
@@ -716,10 +717,10 @@ class RunDetailScreen(SectionScreen):
             plain = self.texts.codes[self.positions[row.index]]
         else:
             plain = _plain(content)
-        self.app.copy_to_clipboard(plain)
-        self.notify(
-            f"Copied {'the code' if tabs.active == 'view-code' else 'the diff'} of sample {row.index}.",
-            timeout=2,
+        copy_text(
+            self.app,
+            plain,
+            f"{'the code' if tabs.active == 'view-code' else 'the diff'} of sample {row.index}",
         )
 
     def action_export(self) -> None:
