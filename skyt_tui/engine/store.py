@@ -28,7 +28,7 @@ from typing import Any
 import tomli_w
 
 from skyt_tui import locations
-from skyt_tui.engine.errors import InputError, StoreError
+from skyt_tui.engine.errors import StoreError
 
 SCHEMA_VERSION = 1
 LOCK_TIMEOUT_S = 10.0
@@ -258,36 +258,6 @@ def read_jsonl(
             )
         records.append(record)
     return records
-
-
-def read_jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """Every row of a JSONL file someone else wrote (recorded samples, problems), with its line number.
-
-    Unlike `read_jsonl` (the store's own logs) nothing is forgiven: any line that is
-    not a JSON object, torn or not, is one `InputError` naming the file and line.
-    Blank lines are skipped.
-    """
-    path = Path(path)
-    if not path.is_file():
-        raise InputError.at(path, "no such file")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError.at(path, f"not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise InputError.at(path, f"cannot read: {exc.strerror}") from None
-    rows: list[tuple[int, dict[str, Any]]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError.at(path, f"line {number}: invalid JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise InputError.at(path, f"line {number}: expected a JSON object")
-        rows.append((number, row))
-    return rows
 
 
 def _is_torn_fragment(lines: list[bytes], number: int) -> bool:

@@ -75,7 +75,7 @@ def run_agreement(judged: Judged) -> dict[str, Any] | None:
     ]
     out["disagreements"] = len(differing)
     out["disagreeing_samples"] = differing
-    if tool.tool == "evalplus":
+    if tool.tool == "evalplus" and tool.metric == "base+plus":
         out["evalplus"] = _evalplus_rates(judged)
     return out
 
@@ -142,7 +142,7 @@ def source_summaries(judged: Sequence[Judged], loses: dict[str, str]) -> list[di
             entry["tool_pass_rate"] = _mean(rates) if None not in rates else None
             counts = [a.get("disagreements") if a else None for a in per_run]
             entry["disagreements"] = sum(c for c in counts if c is not None)
-            if tool.tool == "evalplus":
+            if tool.tool == "evalplus" and tool.metric == "base+plus":
                 entry["evalplus"] = {
                     kind: {
                         who: _mean([a["evalplus"][kind][who] for a in per_run if a])

@@ -81,18 +81,9 @@ def _value_fields(name: str, value: Any, fail: Any) -> dict[str, Any]:
 
 
 def _read_json(path: Path) -> Any:
-    if not path.is_file():
-        raise InputError.at(path, "no such file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError.at(path, f"not UTF-8 text (byte {exc.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError.at(
-            path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
+    from skyt_tui.engine.sources import files
+
+    return files.read_json(path)
 
 
 def _skyt_templates(path: Path, data: Any) -> list[tuple[str, dict[str, Any]]]:

@@ -161,15 +161,9 @@ def parse_filter(expressions: Sequence[str], base: RunFilter | None = None) -> R
 def ids_from_file(path: Path) -> tuple[str, ...]:
     """Ids listed in a file: a CSV with a `run_id` or `experiment_id` column (e.g. SKYT's
     metrics_summary.csv), or plain text with one id a line."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError.at(path, "no such file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError.at(path, f"not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise InputError.at(path, f"cannot read: {exc.strerror}") from None
+    from skyt_tui.engine.sources import files
+
+    text = files.read_text(path)
     lines = text.splitlines()
     header = next(csv.reader(lines[:1]), [])
     for column in ("run_id", "experiment_id"):
@@ -184,7 +178,7 @@ def ids_from_file(path: Path) -> tuple[str, ...]:
             )
         )
     if not ids:
-        raise InputError.at(path, "lists no ids")
+        raise InputError.at(files.label(path), "lists no ids")
     return ids
 
 

@@ -15,7 +15,6 @@ Sources (one contract's answers, in generation order):
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,7 @@ from typing import Any
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.generation.providers.base import ProviderError, Request, Response
-from skyt_tui.engine.sources import humaneval
+from skyt_tui.engine.sources import files, humaneval
 from skyt_tui.engine.sources.recorded import load_skyt_experiment
 
 ANSWER_FIELDS = ("response", "text", "completion", "code")
@@ -76,10 +75,7 @@ def _from_skyt_file(path: Path, contract: Contract) -> ReplaySource:
 def _from_skyt_folder(path: Path, files: list[Path], contract: Contract) -> ReplaySource:
     matching = []
     for file in files:
-        try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            raise InputError.at(file, "not a readable JSON file") from None
+        data = files.read_json(file)
         wanted = {contract.id, str(contract.source.get("original_id") or contract.id)}
         if isinstance(data, dict) and data.get("contract_id") in wanted:
             matching.append(file)
@@ -103,29 +99,15 @@ def _from_humaneval(samples_path: Path, contract: Contract) -> ReplaySource:
 
 def _is_humaneval_samples(path: Path) -> bool:
     try:
-        with path.open(encoding="utf-8") as handle:
-            first = next((line for line in handle if line.strip()), "")
-        row = json.loads(first)
-    except (OSError, ValueError, UnicodeDecodeError):
+        row = files.first_json_line(files.read_text(path))
+    except InputError:
         return False
     return isinstance(row, dict) and "task_id" in row and "completion" in row
 
 
 def _from_answers_jsonl(path: Path, contract: Contract) -> ReplaySource:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError.at(path, f"not UTF-8 text (byte {exc.start})") from None
     answers = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError.at(path, f"line {number}: invalid JSON ({exc.msg})") from None
-        if not isinstance(row, dict):
-            raise InputError.at(path, f"line {number}: expected a JSON object")
+    for number, row in files.read_jsonl_rows(path):
         if row.get("contract_id") not in (None, contract.id):
             continue
         field = next((name for name in ANSWER_FIELDS if name in row), None)
@@ -149,10 +131,7 @@ def _from_answers_jsonl(path: Path, contract: Contract) -> ReplaySource:
 def _from_py_folder(path: Path, files: list[Path]) -> ReplaySource:
     answers = []
     for file in sorted(files, key=lambda f: natural_key(f.name)):
-        try:
-            answers.append(RecordedAnswer(file.read_text(encoding="utf-8")))
-        except UnicodeDecodeError as exc:
-            raise InputError.at(file, f"not UTF-8 text (byte {exc.start})") from None
+        answers.append(RecordedAnswer(files.read_text(file)))
     return ReplaySource(path, "py-folder", tuple(answers))
 
 

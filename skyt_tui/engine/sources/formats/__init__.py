@@ -100,6 +100,9 @@ class Format:
     load: Callable[[Source, LoadOptions], list[RunInput]]
     needs: tuple[str, ...] = field(default=())
     """Options this format may need (`--problems`, `--requests`)."""
+    resembles: Callable[[Source], bool] | None = None
+    """A file that is not quite this format but clearly meant to be (a SKYT file missing a
+    key): its reader then says precisely what is wrong instead of "unrecognised"."""
 
 
 def _formats() -> tuple[Format, ...]:
@@ -117,8 +120,8 @@ def _formats() -> tuple[Format, ...]:
 
     return (
         skyt.FORMAT,
-        humaneval_samples.FORMAT,
         evalplus.FORMAT,
+        humaneval_samples.FORMAT,
         inspect_log.FORMAT,
         lm_eval.FORMAT,
         bigcode.FORMAT,
@@ -149,6 +152,15 @@ def detect(source: Source) -> Format:
     for candidate in formats():
         if candidate.recognise(source):
             return candidate
+    if not source.is_dir and not source.is_zip():
+        if not source.text.strip():
+            raise InputError(f"{source.name}: no samples (empty file)")
+        for candidate in formats():
+            if candidate.resembles is not None and candidate.resembles(source):
+                return candidate
+        if source.json_or_none() is None and source.first_row() is None:
+            if source.text.lstrip()[:1] in ("{", "["):
+                source.json()  # raises the parser's own message, line and column
     raise InputError(f"{source.name}: {describe(source)}")
 
 
@@ -161,14 +173,20 @@ def _keys(value: dict[str, Any], limit: int = 8) -> str:
 def describe(source: Source) -> str:
     """What an unrecognised file looks like, and what to give instead (one line)."""
     choices = f"give --format ({', '.join(names())}) or --map KEY=FIELD for your own records"
+    return "unsupported source: " + _looks_like(source, choices)
+
+
+def _looks_like(source: Source, choices: str) -> str:
     if source.is_dir:
         return (
-            "a folder holding no SKYT experiment files (*.json) and no human-eval problems.jsonl; "
-            "give the files themselves"
+            "the folder contains no SKYT experiment files (*.json) and no human-eval "
+            "problems.jsonl; give the files themselves"
         )
     if source.is_zip():
         return f"a zip archive that is not an Inspect log (no header.json); {choices}"
     document = source.json_or_none()
+    if isinstance(document, dict) and "\n" not in source.text.strip():
+        document = None  # one line: a JSONL of one record
     if isinstance(document, dict):
         return (
             f"a JSON object with the keys {_keys(document)}, not a format skyt-tui knows; {choices}"

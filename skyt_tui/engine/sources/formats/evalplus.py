@@ -59,8 +59,10 @@ def recognise(source: Source) -> bool:
     if source.is_dir or source.is_zip():
         return False
     document = source.json_or_none()
-    if document is not None:
-        return _results_of(document) is not None
+    if _results_of(document) is not None:
+        return True
+    if isinstance(document, list):
+        return False
     return is_samples_row(source.first_row()) and _sibling_results(source) is not None
 
 
@@ -82,7 +84,7 @@ def _status(where: str, value: Any, key: str) -> str | None:
 
 
 def load(source: Source, options: LoadOptions) -> list[RunInput]:
-    if source.json_or_none() is not None:
+    if _results_of(source.json_or_none()) is not None:
         results_name = source.name
         document = source.json()
         stem = Path(source.name).stem

@@ -29,7 +29,7 @@ def is_samples_row(row: dict | None) -> bool:
 def recognise(source: Source) -> bool:
     if source.is_dir:
         return humaneval.is_humaneval_dir(Path(source.path))
-    if source.is_zip() or source.json_or_none() is not None:
+    if source.is_zip() or isinstance(source.json_or_none(), list):
         return False
     return is_samples_row(source.first_row())
 

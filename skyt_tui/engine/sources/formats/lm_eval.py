@@ -23,7 +23,7 @@ KEYS = ("doc_id", "doc", "arguments", "resps")
 
 
 def recognise(source: Source) -> bool:
-    if source.is_dir or source.is_zip() or source.json_or_none() is not None:
+    if source.is_dir or source.is_zip():
         return False
     first = source.first_row()
     return first is not None and all(key in first for key in KEYS)

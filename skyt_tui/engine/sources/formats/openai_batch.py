@@ -44,13 +44,13 @@ def _is_input(row: Any) -> bool:
 
 
 def recognise(source: Source) -> bool:
-    if source.is_dir or source.is_zip() or source.json_or_none() is not None:
+    if source.is_dir or source.is_zip():
         return False
     return _is_output(source.first_row())
 
 
 def recognise_input(source: Source) -> bool:
-    if source.is_dir or source.is_zip() or source.json_or_none() is not None:
+    if source.is_dir or source.is_zip():
         return False
     return _is_input(source.first_row())
 

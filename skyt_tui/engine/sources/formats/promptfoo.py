@@ -42,9 +42,8 @@ def _results_of(document: Any) -> list[Any] | None:
 def recognise(source: Source) -> bool:
     if source.is_dir or source.is_zip():
         return False
-    document = source.json_or_none()
-    if document is not None:
-        return _results_of(document) is not None
+    if _results_of(source.json_or_none()) is not None:
+        return True
     return _is_result(source.first_row())
 
 
@@ -72,9 +71,8 @@ def _problem(task_id: str, result: dict[str, Any]) -> humaneval.Problem | None:
 
 
 def load(source: Source, options: LoadOptions) -> list[RunInput]:
-    document = source.json_or_none()
-    if document is not None:
-        listed = _results_of(document) or []
+    listed = _results_of(source.json_or_none())
+    if listed is not None:
         rows = list(enumerate(listed, start=1))
         unit = "result"
     else:

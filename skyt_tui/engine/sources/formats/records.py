@@ -27,6 +27,7 @@ from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.sources import files
 from skyt_tui.engine.sources.formats import Format, Source
 from skyt_tui.engine.sources.formats.tasks import temperature as checked_temperature
+from skyt_tui.engine.sources.formats.tasks import with_problem
 from skyt_tui.engine.sources.run_input import LoadOptions, RunInput
 
 MAP_FIELDS = ("run", "task", "code", "model", "temperature", "sample")
@@ -202,19 +203,34 @@ def _is_records_row(row: dict[str, Any] | None) -> bool:
     )
 
 
+def resembles(source: Source) -> bool:
+    """A JSONL whose first line has one of the default field names (a record missing another)."""
+    if isinstance(source.json_or_none(), list):
+        return False
+    first = source.first_row()
+    return first is not None and bool({"code", "run_id", "contract_id"} & first.keys())
+
+
 def recognise(source: Source) -> bool:
     if source.is_dir or source.is_zip():
         return False
     document = source.json_or_none()
     if isinstance(document, list):
         return bool(document) and _is_records_row(document[0] if document else None)
-    if document is not None:
-        return False
     return _is_records_row(source.first_row())
 
 
 def _rows(source: Source, mapping: FieldMap) -> tuple[list[tuple[int, dict[str, Any]]], str]:
     document = source.json_or_none()
+    if (
+        isinstance(document, dict)
+        and not mapping.given_key("records")
+        and not any(
+            isinstance(value, list) and value and isinstance(value[0], dict)
+            for value in document.values()
+        )
+    ):
+        document = None  # a JSONL of one record
     if document is None:
         if mapping.given_key("records"):
             raise InputError.at(
@@ -335,17 +351,20 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
             samples = sorted(samples, key=lambda item: item[0])
         answers = tuple(code for _, _, code in samples)
         runs.append(
-            RunInput(
-                id=g["id"],
-                contract_id=g["contract_id"],
-                model=g["model"],
-                temperature=g["temperature"],
-                codes=answers,
-                kept_names=frozenset(),
-                source=path,
-                source_format="jsonl",
-                extra={"line": g["line"], "lines": tuple(n for _, n, _ in samples)},
-                responses=answers,
+            with_problem(
+                RunInput(
+                    id=g["id"],
+                    contract_id=g["contract_id"],
+                    model=g["model"],
+                    temperature=g["temperature"],
+                    codes=answers,
+                    kept_names=frozenset(),
+                    source=path,
+                    source_format="jsonl",
+                    extra={"line": g["line"], "lines": tuple(n for _, n, _ in samples)},
+                    responses=answers,
+                ),
+                options,
             )
         )
     return runs
@@ -371,4 +390,5 @@ FORMAT = Format(
     loses="every field not mapped",
     recognise=recognise,
     load=load,
+    resembles=resembles,
 )

@@ -29,6 +29,11 @@ def recognise(source: Source) -> bool:
     return isinstance(document, dict) and all(key in document for key in KEYS)
 
 
+def resembles(source: Source) -> bool:
+    document = source.json_or_none()
+    return isinstance(document, dict) and any(key in document for key in KEYS)
+
+
 def load_experiment(path: str | Path, data: Any = None) -> RunInput:
     """One SKYT experiment file as a run (`data`: its JSON, when already read)."""
     where = files.label(path)
@@ -125,4 +130,5 @@ FORMAT = Format(
     loses="SKYT's repaired outputs and distances (recomputed by skyt-tui's own rules)",
     recognise=recognise,
     load=load,
+    resembles=resembles,
 )

@@ -114,3 +114,27 @@ def task_run(
         facts=tuple(facts),
         tool=tool,
     )
+
+
+def with_problem(run: RunInput, options: LoadOptions) -> RunInput:
+    """`run` judged by its task's problem from `--problems` when one has its contract id."""
+    from dataclasses import replace
+
+    if options.problems is None or run.extra.get("contract") is not None:
+        return run
+    problem = humaneval.find_problem(options.problem_index, run.contract_id)
+    if problem is None:
+        return run
+    extra = {
+        **run.extra,
+        "task_id": problem.task_id,
+        "problem": problem,
+        "contract": humaneval.problem_contract(problem, file=options.problems_file or "<problems>"),
+        "contract_origin": "problem",
+    }
+    return replace(
+        run,
+        contract_id=humaneval.safe_task_id(problem.task_id),
+        kept_names=run.kept_names | {problem.entry_point},
+        extra=extra,
+    )
