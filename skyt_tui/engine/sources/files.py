@@ -38,6 +38,9 @@ MAX_ZIP_MEMBERS = 100_000
 MAX_ZIP_MEMBER_BYTES = 64 << 20
 """The most read from one member of a zip archive, whatever its header says (64 MiB)."""
 
+ZIP_ZSTANDARD = 93
+"""The zip compression method number of zstd (what Inspect writes)."""
+
 _stdin_bytes: bytes | None = None
 
 
@@ -200,6 +203,7 @@ class ZipMembers:
 
     def __init__(self, data: bytes, where: str | Path) -> None:
         self.where = label(where)
+        self._data = data
         try:
             self._zip = zipfile.ZipFile(io.BytesIO(data))
             infos = self._zip.infolist()
@@ -212,8 +216,12 @@ class ZipMembers:
 
     def read(self, name: str) -> bytes:
         try:
-            with self._zip.open(name) as member:
-                data = member.read(MAX_ZIP_MEMBER_BYTES + 1)
+            info = self._zip.getinfo(name)
+            if info.compress_type == ZIP_ZSTANDARD:
+                data = self._zstd_member(info)
+            else:
+                with self._zip.open(info) as member:
+                    data = member.read(MAX_ZIP_MEMBER_BYTES + 1)
         except KeyError:
             raise InputError(f"{self.where}: no member {name!r}") from None
         except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError) as exc:
@@ -230,5 +238,50 @@ class ZipMembers:
             )
         return data
 
+    def _zstd_member(self, info: zipfile.ZipInfo) -> bytes:
+        """A zstd-compressed member (Inspect's .eval logs), decompressed at most one byte past
+        the cap: the raw bytes are taken from the member's local header (zipfile before Python
+        3.14 cannot open such a member)."""
+        raw = self._raw(info)
+        try:
+            import zstandard
+        except ImportError:
+            return _zstd_stdlib(raw)
+        reader = zstandard.ZstdDecompressor().stream_reader(
+            io.BytesIO(raw), read_across_frames=True
+        )
+        try:
+            return bytes(reader.read(MAX_ZIP_MEMBER_BYTES + 1))
+        except zstandard.ZstdError as exc:
+            raise ValueError(f"corrupt zstd data ({exc})") from None
+
+    def _raw(self, info: zipfile.ZipInfo) -> bytes:
+        buffer = self._data
+        start = info.header_offset
+        header = buffer[start : start + 30]
+        if len(header) < 30 or header[:4] != b"PK\x03\x04":
+            raise ValueError("bad local file header")
+        name_length = int.from_bytes(header[26:28], "little")
+        extra_length = int.from_bytes(header[28:30], "little")
+        begin = start + 30 + name_length + extra_length
+        raw = buffer[begin : begin + info.compress_size]
+        if len(raw) != info.compress_size:
+            raise ValueError("member runs past the end of the archive")
+        return raw
+
     def json(self, name: str) -> Any:
         return loads(decode(self.read(name), f"{self.where}: {name}"), f"{self.where}: {name}")
+
+
+def _zstd_stdlib(raw: bytes) -> bytes:
+    """zstd with the standard library (Python 3.14+), bounded like the `zstandard` path."""
+    try:
+        from compression import zstd  # type: ignore[import-not-found]
+    except ImportError:
+        raise NotImplementedError(
+            "the member is zstd-compressed: install the zstandard package "
+            "(pip install zstandard), or convert the log with `inspect log convert --to json`"
+        ) from None
+    decompressor = zstd.ZstdDecompressor()
+    data: bytes = decompressor.decompress(raw, max_length=MAX_ZIP_MEMBER_BYTES + 1)
+    return data

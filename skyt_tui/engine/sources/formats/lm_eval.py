@@ -67,6 +67,10 @@ def _model(results: dict[str, Any]) -> str | None:
         return name
     config = results.get("config") if isinstance(results.get("config"), dict) else {}
     args = config.get("model_args")
+    if isinstance(args, dict):
+        for key in ("model", "pretrained"):
+            if isinstance(args.get(key), str) and args[key]:
+                return str(args[key])
     if isinstance(args, str):
         for part in args.split(","):
             key, _, value = part.partition("=")
