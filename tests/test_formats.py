@@ -406,3 +406,33 @@ def test_parse_field_map_rejects_bad_paths():
         parse_field_map("code=a.*.b.*")
     with pytest.raises(InputError, match="where must be PATH=VALUE"):
         parse_field_map("code=x,where=filter")
+
+
+def test_import_keeps_what_the_tool_recorded_and_report_shows_its_verdicts(capsys):
+    """Prompt sent, stop reason, token counts and the tool's verdict survive import."""
+    assert main(["import", str(INSPECT_EVAL), "--json"]) == 0
+    created = json.loads(capsys.readouterr().out)["created"]
+    study0 = next(i for i in created if runs.load_meta(i).contract_id == "Study_0")
+    run = runs.load_run(study0)
+    assert run.meta.origin["tool"]["name"] == "inspect"
+    assert run.meta.origin["generation"] == {"temperature": 0.7}
+    first = run.samples[0]
+    assert first.finish_reason == "stop" and first.usage == {
+        "prompt_tokens": 60,
+        "completion_tokens": 30,
+        "total_tokens": 90,
+    }
+    assert first.prompt.startswith("Read the following") and first.extraction == "completion-full"
+    assert [s.recorded_verdict["passed"] for s in run.samples] == [True, False, False]
+    assert main(["report", study0, "--json"]) == 0
+    verdicts = json.loads(capsys.readouterr().out)["tool_verdicts"]
+    assert verdicts["tool"] == "inspect" and verdicts["disagreements"] == 1
+    assert verdicts["disagreeing_samples"] == [1]
+
+
+def test_old_sample_records_still_read(tmp_path):
+    """Records written before `prompt` and `recorded_verdict` existed read as None."""
+    record = runs.SampleRecord.from_dict(
+        {"index": 0, "status": "ok", "code": "x = 1", "extraction": "recorded"}, tmp_path
+    )
+    assert record.prompt is None and record.recorded_verdict is None

@@ -198,6 +198,15 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
         )
     if facts.get("assembly"):
         out.print(f"programs assembled: {assembly_label(facts['assembly'])}", markup=False)
+    verdicts = _tool_verdicts(run, analysis).get("tool_verdicts")
+    if verdicts:
+        line = (
+            f"recorded by {verdicts['tool']}: pass {fmt3(verdicts.get('tool_pass_rate'))} by "
+            f"{verdicts['tool']}, {fmt3(verdicts.get('skyt_pass_rate'))} by skyt-tui"
+        )
+        if verdicts.get("disagreements") is not None:
+            line += f" · {verdicts['disagreements']} disagreement(s)"
+        out.print(line, markup=False, soft_wrap=True)
     if meta.label:
         out.print(f"label: {meta.label}", markup=False)
     if meta.note:
@@ -290,6 +299,13 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
         out.print(f"d_pre/d_post: {NOT_COMPUTED} (canon: {m.get('canon')})", markup=False)
 
 
+def _tool_verdicts(run: runs.StoredRun, analysis: dict[str, Any]) -> dict[str, Any]:
+    from skyt_tui.engine.runs.run_import import stored_tool_verdicts
+
+    verdicts = stored_tool_verdicts(run, analysis)
+    return {"tool_verdicts": verdicts} if verdicts is not None else {}
+
+
 def report_command(args: argparse.Namespace) -> int:
     apply_isolation_setting()
     tau = tau_of(args)
@@ -303,6 +319,7 @@ def report_command(args: argparse.Namespace) -> int:
             {
                 **report_dict(run, analysis, with_text=args.samples),
                 "provenance": stored_provenance(run),
+                **_tool_verdicts(run, analysis),
             },
         )
         return 0

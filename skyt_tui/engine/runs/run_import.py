@@ -230,7 +230,7 @@ def _sample(run: RunInput, index: int, code: str | None) -> SampleRecord:
     verdict = None
     if run.tool is not None and (facts.tool_passed is not None or facts.tool_detail):
         verdict = {"tool": run.tool.tool, "passed": facts.tool_passed, "detail": facts.tool_detail}
-    kept = {
+    kept: dict[str, Any] = {
         "finish_reason": facts.finish_reason,
         "usage": facts.usage,
         "model": facts.model,
@@ -343,3 +343,58 @@ def stored_provenance(run: runs.StoredRun) -> dict[str, Any]:
     if counts:
         out["assembly"] = counts
     return out
+
+
+def stored_tool_verdicts(run: runs.StoredRun, analysis: dict[str, Any]) -> dict[str, Any] | None:
+    """An imported run's recorded tool verdicts beside skyt-tui's (as `analyze` shows them);
+    None for runs whose source kept no verdict."""
+    from skyt_tui.engine.sources.agreement import Judged, run_agreement
+    from skyt_tui.engine.sources.recorded import SampleFacts, ToolReport
+
+    tool = run.meta.origin.get("tool")
+    if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+        return None
+    by_index = {sample.index: sample for sample in run.samples}
+    codes: list[str | None] = []
+    facts: list[SampleFacts] = []
+    for index in range(run.meta.n):
+        sample = by_index.get(index)
+        verdict = sample.recorded_verdict if sample is not None else None
+        codes.append(sample.code if sample is not None else None)
+        facts.append(
+            SampleFacts(
+                tool_passed=verdict.get("passed") if isinstance(verdict, dict) else None,
+                tool_detail=verdict.get("detail") if isinstance(verdict, dict) else None,
+            )
+        )
+    report = ToolReport(
+        tool=tool["name"],
+        granularity=str(tool.get("granularity") or "sample"),
+        metric=str(tool.get("metric") or "pass"),
+        task_pass_rate=tool.get("task_pass_rate"),
+        total_pass_rate=tool.get("total_pass_rate"),
+    )
+    stored = RunInput(
+        id=run.meta.id,
+        contract_id=run.meta.contract_id,
+        model=run.meta.model,
+        temperature=run.meta.temperature,
+        codes=tuple(codes),
+        kept_names=frozenset(),
+        source=str(run.meta.origin.get("source", "")),
+        source_format=str(run.meta.origin.get("format", "")),
+        facts=tuple(facts),
+        tool=report,
+    )
+    names: tuple[str, ...] = ()
+    contract = run.contract_object()
+    if contract is not None:
+        names = tuple(test.name for test in contract.tests)
+    passed: dict[int, bool | None] = {}
+    tests: dict[int, tuple[tuple[str, ...], tuple[bool, ...]]] = {}
+    for sample in analysis.get("samples", []):
+        passed[sample["index"]] = sample.get("passed")
+        vector = sample.get("pass_vector")
+        if isinstance(vector, list) and len(vector) == len(names):
+            tests[sample["index"]] = (names, tuple(bool(v) for v in vector))
+    return run_agreement(Judged(run=stored, passed=passed, tests=tests))

@@ -23,7 +23,8 @@ from typing import Any
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.generation.providers.base import ProviderError, Request, Response
-from skyt_tui.engine.sources import files, humaneval
+from skyt_tui.engine.sources import files as foreign
+from skyt_tui.engine.sources import humaneval
 from skyt_tui.engine.sources.recorded import load_skyt_experiment
 
 ANSWER_FIELDS = ("response", "text", "completion", "code")
@@ -75,7 +76,7 @@ def _from_skyt_file(path: Path, contract: Contract) -> ReplaySource:
 def _from_skyt_folder(path: Path, files: list[Path], contract: Contract) -> ReplaySource:
     matching = []
     for file in files:
-        data = files.read_json(file)
+        data = foreign.read_json(file)
         wanted = {contract.id, str(contract.source.get("original_id") or contract.id)}
         if isinstance(data, dict) and data.get("contract_id") in wanted:
             matching.append(file)
@@ -99,7 +100,7 @@ def _from_humaneval(samples_path: Path, contract: Contract) -> ReplaySource:
 
 def _is_humaneval_samples(path: Path) -> bool:
     try:
-        row = files.first_json_line(files.read_text(path))
+        row = foreign.first_json_line(foreign.read_text(path))
     except InputError:
         return False
     return isinstance(row, dict) and "task_id" in row and "completion" in row
@@ -107,7 +108,7 @@ def _is_humaneval_samples(path: Path) -> bool:
 
 def _from_answers_jsonl(path: Path, contract: Contract) -> ReplaySource:
     answers = []
-    for number, row in files.read_jsonl_rows(path):
+    for number, row in foreign.read_jsonl_rows(path):
         if row.get("contract_id") not in (None, contract.id):
             continue
         field = next((name for name in ANSWER_FIELDS if name in row), None)
@@ -131,7 +132,7 @@ def _from_answers_jsonl(path: Path, contract: Contract) -> ReplaySource:
 def _from_py_folder(path: Path, files: list[Path]) -> ReplaySource:
     answers = []
     for file in sorted(files, key=lambda f: natural_key(f.name)):
-        answers.append(RecordedAnswer(files.read_text(file)))
+        answers.append(RecordedAnswer(foreign.read_text(file)))
     return ReplaySource(path, "py-folder", tuple(answers))
 
 

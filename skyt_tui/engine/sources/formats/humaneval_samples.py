@@ -9,15 +9,16 @@ task id (`contracts import-humaneval` writes `HumanEval_0` for `HumanEval/0`).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.sources import humaneval
 from skyt_tui.engine.sources.formats import Format, Source
 from skyt_tui.engine.sources.formats.tasks import task_run
-from skyt_tui.engine.sources.run_input import LoadOptions, RunInput, SampleFacts
+from skyt_tui.engine.sources.run_input import LoadOptions, RunInput, SampleFacts, ToolReport
 
 
-def is_samples_row(row: dict | None) -> bool:
+def is_samples_row(row: dict[str, Any] | None) -> bool:
     return (
         isinstance(row, dict)
         and isinstance(row.get("task_id"), str)
@@ -43,7 +44,7 @@ def completion_runs(
     model: str | None = None,
     temperature: float | None = None,
     facts: dict[int, SampleFacts] | None = None,
-    tool=None,
+    tool: ToolReport | None = None,
 ) -> list[RunInput]:
     """One run per task of `completions`, in first-appearance order of the tasks."""
     by_task: dict[str, list[humaneval.Completion]] = {}

@@ -20,6 +20,8 @@ from skyt_tui.engine.sources import humaneval
 from skyt_tui.engine.sources.files import ZipMembers
 from skyt_tui.engine.sources.formats import Format, Source
 from skyt_tui.engine.sources.formats.tasks import (
+    as_dict,
+    as_list,
     messages_text,
     task_run,
     temperature,
@@ -88,14 +90,14 @@ def _sample(where: str, sample: Any) -> tuple[str, int, str | None, SampleFacts,
     epoch = sample.get("epoch", 1)
     if isinstance(epoch, bool) or not isinstance(epoch, int):
         raise InputError(f"{where}: epoch must be an integer")
-    output = sample.get("output") if isinstance(sample.get("output"), dict) else {}
+    output = as_dict(sample.get("output"))
     answer = output.get("completion")
     failed = sample.get("error") is not None or output.get("error") is not None
     if failed or not isinstance(answer, str) or not answer:
         answer = None
-    choices = output.get("choices") if isinstance(output.get("choices"), list) else []
+    choices = as_list(output.get("choices"))
     first = choices[0] if choices and isinstance(choices[0], dict) else {}
-    counts = output.get("usage") if isinstance(output.get("usage"), dict) else {}
+    counts = as_dict(output.get("usage"))
     passed, detail = _verdict(sample.get("scores"))
     facts = SampleFacts(
         prompt=messages_text(sample.get("input")),
@@ -137,16 +139,12 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
         header, samples = _samples_of_archive(source)
     else:
         header = source.json()
-        samples = header.get("samples") if isinstance(header.get("samples"), list) else []
+        samples = as_list(header.get("samples"))
     spec = header["eval"]
     model = text_or_none(spec.get("model"))
-    config = (
-        spec.get("model_generate_config")
-        if isinstance(spec.get("model_generate_config"), dict)
-        else {}
-    )
-    plan = header.get("plan") if isinstance(header.get("plan"), dict) else {}
-    plan_config = plan.get("config") if isinstance(plan.get("config"), dict) else {}
+    config = as_dict(spec.get("model_generate_config"))
+    plan = as_dict(header.get("plan"))
+    plan_config = as_dict(plan.get("config"))
     chosen = config.get("temperature", plan_config.get("temperature"))
     run_temperature = temperature(source.name, chosen)
     if not samples:

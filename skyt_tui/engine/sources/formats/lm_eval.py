@@ -16,7 +16,12 @@ from typing import Any
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.sources import files, humaneval
 from skyt_tui.engine.sources.formats import Format, Source
-from skyt_tui.engine.sources.formats.tasks import task_run, temperature, text_or_none
+from skyt_tui.engine.sources.formats.tasks import (
+    as_dict,
+    task_run,
+    temperature,
+    text_or_none,
+)
 from skyt_tui.engine.sources.run_input import LoadOptions, RunInput, SampleFacts, ToolReport
 
 KEYS = ("doc_id", "doc", "arguments", "resps")
@@ -65,7 +70,7 @@ def _model(results: dict[str, Any]) -> str | None:
     name = text_or_none(results.get("model_name"))
     if name:
         return name
-    config = results.get("config") if isinstance(results.get("config"), dict) else {}
+    config = as_dict(results.get("config"))
     args = config.get("model_args")
     if isinstance(args, dict):
         for key in ("model", "pretrained"):

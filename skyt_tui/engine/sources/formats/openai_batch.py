@@ -19,6 +19,7 @@ from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.sources import files
 from skyt_tui.engine.sources.formats import Format, Source
 from skyt_tui.engine.sources.formats.tasks import (
+    as_list,
     messages_text,
     task_run,
     temperature,
@@ -89,7 +90,7 @@ def _by_prompt(prompt: str | None, options: LoadOptions) -> str | None:
 
 
 def _answer(body: dict[str, Any]) -> tuple[str | None, str | None]:
-    choices = body.get("choices") if isinstance(body.get("choices"), list) else []
+    choices = as_list(body.get("choices"))
     first = choices[0] if choices and isinstance(choices[0], dict) else {}
     message = first.get("message") if isinstance(first.get("message"), dict) else None
     text = message.get("content") if message is not None else first.get("text")

@@ -15,7 +15,7 @@ from typing import Any
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.sources import humaneval
 from skyt_tui.engine.sources.formats import Format, Source
-from skyt_tui.engine.sources.formats.tasks import task_run, text_or_none, usage
+from skyt_tui.engine.sources.formats.tasks import as_dict, task_run, text_or_none, usage
 from skyt_tui.engine.sources.run_input import LoadOptions, RunInput, SampleFacts, ToolReport
 
 
@@ -48,9 +48,9 @@ def recognise(source: Source) -> bool:
 
 
 def _task(result: dict[str, Any]) -> str | None:
-    variables = result.get("vars") if isinstance(result.get("vars"), dict) else {}
-    case = result.get("testCase") if isinstance(result.get("testCase"), dict) else {}
-    metadata = case.get("metadata") if isinstance(case.get("metadata"), dict) else {}
+    variables = as_dict(result.get("vars"))
+    case = as_dict(result.get("testCase"))
+    metadata = as_dict(case.get("metadata"))
     for value in (variables.get("task_id"), metadata.get("task_id"), case.get("description")):
         if isinstance(value, str) and value:
             return value
@@ -58,7 +58,7 @@ def _task(result: dict[str, Any]) -> str | None:
 
 
 def _problem(task_id: str, result: dict[str, Any]) -> humaneval.Problem | None:
-    variables = result.get("vars") if isinstance(result.get("vars"), dict) else {}
+    variables = as_dict(result.get("vars"))
     if all(isinstance(variables.get(key), str) for key in ("prompt", "test", "entry_point")):
         return humaneval.Problem(
             task_id=task_id,
@@ -89,14 +89,14 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
             raise InputError(
                 f"{at}: no task id (give each test a vars.task_id, or metadata.task_id)"
             )
-        provider = result.get("provider") if isinstance(result.get("provider"), dict) else {}
+        provider = as_dict(result.get("provider"))
         model = text_or_none(provider.get("label")) or text_or_none(provider.get("id"))
-        response = result.get("response") if isinstance(result.get("response"), dict) else {}
+        response = as_dict(result.get("response"))
         output = response.get("output")
         failed = result.get("error") and not isinstance(output, str)
         answer = output if isinstance(output, str) and not failed else None
-        tokens = response.get("tokenUsage") if isinstance(response.get("tokenUsage"), dict) else {}
-        prompt = result.get("prompt") if isinstance(result.get("prompt"), dict) else {}
+        tokens = as_dict(response.get("tokenUsage"))
+        prompt = as_dict(result.get("prompt"))
         success = result.get("success")
         facts = SampleFacts(
             prompt=text_or_none(prompt.get("raw")),

@@ -184,10 +184,10 @@ def parse_field_map(text: str | None) -> FieldMap:
             known = ", ".join(MAP_FIELDS + MAP_SELECTORS)
             raise InputError(f"{where}: unknown key {key!r} (known: {known})")
         if key == "where":
-            path, sep, _ = value.partition("=") if isinstance(value, str) else ("", "", "")
+            target, sep, _ = value.partition("=") if isinstance(value, str) else ("", "", "")
             if not sep:
                 raise InputError(f"{where}: where must be PATH=VALUE, not {value!r}")
-            _check_path(where, key, path)
+            _check_path(where, key, target)
             continue
         _check_path(where, key, value)
     if not {"code", "task", "run", "records"} & pairs.keys():

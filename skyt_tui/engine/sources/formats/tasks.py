@@ -18,6 +18,15 @@ from skyt_tui.engine.sources import humaneval
 from skyt_tui.engine.sources.run_input import LoadOptions, RunInput, SampleFacts, ToolReport
 
 
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one (a field a tool left out)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def run_id(task_id: str, model: str | None, temperature: float | None) -> str:
     """`HumanEval_0_gpt-4o-mini_t0.2`: unique per task, model and temperature."""
     parts = [humaneval.safe_task_id(task_id)]
