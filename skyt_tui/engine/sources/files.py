@@ -184,12 +184,17 @@ def read_jsonl_rows(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
 
 def first_json_line(text: str) -> Any:
     """The first non-blank line of `text` as JSON, or None when it is not JSON (format sniffing)."""
-    for line in text.split("\n"):
+    start = 0
+    while start <= len(text):
+        end = text.find("\n", start)
+        end = len(text) if end == -1 else end
+        line = text[start:end]
         if line.strip():
             try:
                 return loads(line, "<sniff>")
             except InputError:
                 return None
+        start = end + 1
     return None
 
 

@@ -11,6 +11,7 @@ May import: the sources room's own modules (`files`, `humaneval`, `run_input`), 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,8 @@ from typing import Any
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.sources import files
 from skyt_tui.engine.sources.run_input import LoadOptions, RunInput
+
+_LEADING_SPACE = re.compile(r"\s*+")
 
 
 class Source:
@@ -61,7 +64,9 @@ class Source:
             return self._json[0]
         if self.is_dir or self.is_zip() or self._not_json:
             return None
-        if self.text.lstrip()[:1] not in ("{", "["):
+        first = _LEADING_SPACE.match(self.text)
+        position = first.end() if first else 0
+        if self.text[position : position + 1] not in ("{", "["):
             self._not_json = True
             return None
         try:
