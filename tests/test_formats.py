@@ -21,8 +21,6 @@ import pytest
 from skyt_tui.cli import main
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.runs import run_store as runs
-from skyt_tui.engine.sources import files
-from skyt_tui.engine.sources.formats import Source, detect
 from skyt_tui.engine.sources.recorded import load_sources, parse_field_map, resolve_contracts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,6 +167,8 @@ def test_map_picks_the_samples_list_out_of_an_inspect_json_log(capsys):
 
 def test_inspect_archive_members_are_read_with_a_cap(tmp_path, monkeypatch):
     """A member that inflates past the cap is refused without inflating it whole."""
+    from skyt_tui.engine.sources import files
+
     bomb = tmp_path / "bomb.eval"
     with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("header.json", json.dumps({"eval": {"task": "t", "model": "m"}}))
@@ -321,6 +321,8 @@ def test_openai_batch_output_without_requests_says_what_to_give():
 
 
 def test_formats_are_recognised_from_content_not_names(tmp_path):
+    from skyt_tui.engine.sources.formats import Source, detect
+
     for path, name in [
         (INSPECT_EVAL, "inspect"),
         (INSPECT_JSON, "inspect"),
@@ -392,6 +394,8 @@ def test_read_jsonl_rows_is_the_one_reader(tmp_path):
 
 
 def test_stdin_is_read_once(monkeypatch):
+    from skyt_tui.engine.sources import files
+
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"a": 1}\n')))
     files.set_stdin_bytes(None)
     try:
@@ -436,3 +440,32 @@ def test_old_sample_records_still_read(tmp_path):
         {"index": 0, "status": "ok", "code": "x = 1", "extraction": "recorded"}, tmp_path
     )
     assert record.prompt is None and record.recorded_verdict is None
+
+
+def test_study_report_csv_to_stdout_writes_only_the_csv(tmp_path, isolated_home, monkeypatch):
+    """Before: `study report --csv -` wrote a file named `-`."""
+    assert main(["import", str(INSPECT_JSON)]) == 0
+    monkeypatch.chdir(tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SKYT_HOME": str(isolated_home)}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "skyt_tui",
+            "study",
+            "report",
+            "--filter",
+            "provider=replay",
+            "--csv",
+            "-",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "-").exists()
+    lines = done.stdout.splitlines()
+    assert len(lines) == 4 and "," in lines[0] and "wrote" not in done.stdout
