@@ -444,7 +444,7 @@ def test_old_sample_records_still_read(tmp_path):
 
 def test_study_report_csv_to_stdout_writes_only_the_csv(tmp_path, isolated_home, monkeypatch):
     """Before: `study report --csv -` wrote a file named `-`."""
-    assert main(["import", str(INSPECT_JSON)]) == 0
+    assert main(["import", str(ROOT / "tests" / "fixtures" / "fibonacci_samples.jsonl")]) == 0
     monkeypatch.chdir(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SKYT_HOME": str(isolated_home)}
     done = subprocess.run(
@@ -468,4 +468,4 @@ def test_study_report_csv_to_stdout_writes_only_the_csv(tmp_path, isolated_home,
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "-").exists()
     lines = done.stdout.splitlines()
-    assert len(lines) == 4 and "," in lines[0] and "wrote" not in done.stdout
+    assert len(lines) == 3 and "," in lines[0] and "wrote" not in done.stdout
