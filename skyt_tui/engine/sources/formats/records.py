@@ -360,7 +360,7 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
                     codes=answers,
                     kept_names=frozenset(),
                     source=path,
-                    source_format="jsonl",
+                    source_format="jsonl",  # the name earlier imports' origin keys carry
                     extra={"line": g["line"], "lines": tuple(n for _, n, _ in samples)},
                     responses=answers,
                 ),
