@@ -159,9 +159,7 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
         if plus_tests and problem is not None:
             contract = evalplus_contract(problem, file=options.problems_file or "<problems>")
             extra = {**run.extra, "contract": contract, "contract_origin": "problem"}
-            run = replace(
-                run, contract_id=contract.id, extra=extra, kept_names=contract.kept_names
-            )
+            run = replace(run, contract_id=contract.id, extra=extra, kept_names=contract.kept_names)
         runs.append(run)
     if not runs:
         raise InputError.at(results_name, "no samples (eval is empty)")
