@@ -8,6 +8,7 @@ EvalPlus's results there were written by EvalPlus itself.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import os
@@ -120,6 +121,28 @@ def test_fenced_chat_answers_score_the_same_by_analyze_import_and_replay(
     [outcome] = json.loads(replay.stdout)["runs"]
     replayed = runs.load_run(outcome["run_id"])
     assert [s.code for s in replayed.samples] == [s.code for s in stored.samples]
+
+
+def test_analyze_csv_and_report_csv_say_how_each_answer_was_taken(capsys, isolated_home):
+    """Before: `analyze --csv` left `extraction`, the stop reason and the token counts empty
+    for recorded samples whose `report --csv`, once imported, has them."""
+    columns = ("passed", "extraction", "finish_reason", "prompt_tokens", "completion_tokens")
+
+    def rows(text: str) -> dict[tuple[str, str], list[str]]:
+        return {
+            (row["contract_id"], row["index"]): [row[c] for c in columns]
+            for row in csv.DictReader(io.StringIO(text))
+        }
+
+    assert main(["analyze", str(INSPECT_EVAL), "--csv", "-", "--no-repair"]) == 0
+    analysed = rows(capsys.readouterr().out)
+    assert analysed[("Study_0", "0")] == ["True", "completion-full", "stop", "60", "30"]
+    assert main(["import", str(INSPECT_EVAL), "--json"]) == 0
+    reported: dict[tuple[str, str], list[str]] = {}
+    for run_id in json.loads(capsys.readouterr().out)["created"]:
+        assert main(["report", run_id, "--csv", "-"]) == 0
+        reported |= rows(capsys.readouterr().out)
+    assert len(analysed) == 9 and reported == analysed
 
 
 def test_plain_code_is_unchanged_by_the_rule():

@@ -146,17 +146,22 @@ def _short(signature: str | None) -> str | None:
 
 def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
     """`SAMPLE_COLUMNS` rows of `analyze`'s results (`engine.analysis.RunAnalysis`, not imported
-    here: that would load numpy for every report); recorded samples count as `ok`."""
+    here: that would load numpy for every report); recorded samples count as `ok`, with what
+    their source recorded (stop reason, token counts, the model per sample) and how each
+    answer's code was taken (`extraction`), as `report --csv` has them for a stored run."""
     rows = []
     for analysis in analyses:
+        run = analysis.run
         for sample in analysis.samples:
+            fact = run.fact(sample.index)
+            usage = fact.usage or {}
             rows.append(
                 {
-                    "run_id": analysis.run.id,
-                    "contract_id": analysis.run.contract_id,
+                    "run_id": run.id,
+                    "contract_id": run.contract_id,
                     "index": sample.index,
                     "status": "ok",
-                    "model": analysis.run.model,
+                    "model": fact.model or run.model,
                     "temperature": analysis.run.temperature,
                     "level": analysis.level,
                     "passed": sample.passed,
@@ -166,6 +171,14 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
                     "signature_raw": _short(sample.signatures.get("raw")),
                     "signature_level": _short(sample.signatures.get(analysis.level)),
                     "repair_steps": " ".join(sample.repair_steps) or None,
+                    "finish_reason": fact.finish_reason,
+                    "extraction": (
+                        run.extraction[sample.index] if sample.index < len(run.extraction) else None
+                    ),
+                    "prompt_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
+                    "completion_tokens": usage.get(
+                        "completion_tokens", usage.get("output_tokens")
+                    ),
                 }
             )
     return rows
