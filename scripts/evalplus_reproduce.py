@@ -38,10 +38,13 @@ def main() -> int:
     parser.add_argument("--dataset", type=Path, required=True)
     parser.add_argument("--tasks", type=int, default=20)
     parser.add_argument("--samples", type=int, default=10)
+    parser.add_argument("--task-ids", nargs="*", help="these tasks instead of the first --tasks")
     args = parser.parse_args()
     problems = {p["task_id"]: p for p in rows(CORPUS / "problems.jsonl")}
     dataset = {p["task_id"]: p for p in rows(args.dataset)}
     tasks = [t for t in problems if t in dataset][: args.tasks]
+    if args.task_ids:
+        tasks = [t for t in args.task_ids if t in problems and t in dataset]
     answers: dict[str, list[str]] = {t: [] for t in tasks}
     for sample in rows(CORPUS / "samples.jsonl"):
         task = sample["task_id"]
@@ -93,6 +96,7 @@ def main() -> int:
                 str(subset),
                 "--json",
                 "--no-repair",
+                "--samples",
             ],
             capture_output=True,
             text=True,
@@ -112,6 +116,10 @@ def main() -> int:
         verdicts = run.get("tool_verdicts") or {}
         if verdicts.get("disagreements"):
             print(f"  {run['contract_id']}: samples {verdicts['disagreeing_samples']}")
+            for index in verdicts["disagreeing_samples"]:
+                sample = run["samples"][index]
+                detail = sample.get("recorded", {}).get("tool_detail")
+                print(f"    #{index}: skyt-tui {sample['oracle']['status']}, EvalPlus {detail}")
     return 0
 
 
