@@ -396,6 +396,32 @@ def test_standard_input_is_a_source():
     assert result.returncode == 0, result.stderr
 
 
+def test_standard_input_for_oracle_samples_contracts_and_contamination(monkeypatch):
+    """Before: `oracle CONTRACT -` and `contracts validate -` said "-: no such file", and
+    `bench contamination NAME -` read a file named `-`."""
+    result = run_cli("oracle", "fibonacci_iterative", "-", "--json", stdin=FIB)
+    assert result.returncode == 0, result.stderr
+    [verdict] = json.loads(result.stdout)["samples"]
+    assert verdict["verdict"]["passed"] is True
+    bundled = ROOT / "skyt_tui" / "bundled" / "contracts" / "balanced_brackets.toml"
+    result = run_cli("contracts", "validate", "-", "--json", stdin=bundled.read_text())
+    assert result.returncode == 0, result.stderr
+    [checked] = json.loads(result.stdout)["results"]
+    assert checked["ok"] and checked["id"] == "balanced_brackets"
+    result = run_cli("contracts", "validate", "-", stdin="id = [")
+    assert result.returncode == 2 and "<stdin>: invalid TOML" in result.stderr
+
+    from skyt_tui.engine.benchmark.fingerprints import check_contamination
+    from skyt_tui.engine.benchmark.items import Item
+
+    words = "the quick brown fox jumps over the lazy dog while seven wizards quietly hex"
+    stdin = io.TextIOWrapper(io.BytesIO(f"noise\n{words}\n".encode()))
+    monkeypatch.setattr(sys, "stdin", stdin)
+    report = check_contamination((Item(id="leaky", difficulty="easy", body=words),), "-")
+    assert report.file == "<stdin>" and report.contaminated[0].shared == 2
+    assert not stdin.buffer.closed
+
+
 def test_analyze_csv_to_stdout_writes_only_the_csv():
     """Before: the table followed the CSV."""
     result = run_cli("analyze", str(INSPECT_JSON), "--csv", "-", "--no-repair")

@@ -176,9 +176,7 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
                         run.extraction[sample.index] if sample.index < len(run.extraction) else None
                     ),
                     "prompt_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
-                    "completion_tokens": usage.get(
-                        "completion_tokens", usage.get("output_tokens")
-                    ),
+                    "completion_tokens": usage.get("completion_tokens", usage.get("output_tokens")),
                 }
             )
     return rows
