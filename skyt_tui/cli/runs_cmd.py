@@ -25,10 +25,11 @@ from skyt_tui.cli.output import (
 )
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
-from skyt_tui.engine.runs.run_import import stored_provenance
+from skyt_tui.engine.runs.run_import import stored_provenance, tool_verdicts_line
 from skyt_tui.engine.sources.recorded import assembly_label
 
 NOT_COMPUTED = "not computed"
@@ -200,13 +201,7 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
         out.print(f"programs assembled: {assembly_label(facts['assembly'])}", markup=False)
     verdicts = _tool_verdicts(run, analysis).get("tool_verdicts")
     if verdicts:
-        line = (
-            f"recorded by {verdicts['tool']}: pass {fmt3(verdicts.get('tool_pass_rate'))} by "
-            f"{verdicts['tool']}, {fmt3(verdicts.get('skyt_pass_rate'))} by skyt-tui"
-        )
-        if verdicts.get("disagreements") is not None:
-            line += f" · {verdicts['disagreements']} disagreement(s)"
-        out.print(line, markup=False, soft_wrap=True)
+        out.print(printable(tool_verdicts_line(verdicts)), markup=False, soft_wrap=True)
     if meta.label:
         out.print(f"label: {meta.label}", markup=False)
     if meta.note:

@@ -398,3 +398,17 @@ def stored_tool_verdicts(run: runs.StoredRun, analysis: dict[str, Any]) -> dict[
         if isinstance(vector, list) and len(vector) == len(names):
             tests[sample["index"]] = (names, tuple(bool(v) for v in vector))
     return run_agreement(Judged(run=stored, passed=passed, tests=tests))
+
+
+def tool_verdicts_line(verdicts: dict[str, Any]) -> str:
+    """One line for `stored_tool_verdicts`, as `report` and the app's run view show it."""
+    from skyt_tui.engine.measure.registry import fmt3
+
+    tool = verdicts["tool"]
+    line = (
+        f"recorded by {tool}: pass {fmt3(verdicts.get('tool_pass_rate'))} by {tool}, "
+        f"{fmt3(verdicts.get('skyt_pass_rate'))} by skyt-tui"
+    )
+    if verdicts.get("disagreements") is not None:
+        line += f" · {verdicts['disagreements']} disagreement(s)"
+    return line
