@@ -303,7 +303,9 @@ class RunDetailScreen(SectionScreen):
         self.refresh_bindings()
 
     def _show_head(self) -> None:
-        """Five lines at most below 100 columns (the samples need the room), a little more when wide."""
+        """Five lines at most below 100 columns (the samples need the room), a little more when
+        wide; an imported run whose tool judged its samples adds that tool's verdicts line, one
+        more only when the run's canon is also a demo run's."""
         if self.run is None or self.analysis is None:
             return
         meta = self.run.meta
