@@ -27,6 +27,7 @@ from skyt_tui.cli.output import (
     check_output_file,
     console,
     fmt3,
+    note_distance_implementation,
     print_json,
     print_table,
     with_stage_progress,
@@ -227,6 +228,7 @@ def _analyze(runs, args) -> list[RunAnalysis]:
         distance=args.distance,
         probe=args.probe_settings,
     )
+    note_distance_implementation(args.distance)
     return with_stage_progress(
         lambda progress: analyze_runs(runs, progress=progress, **options), quiet=args.json
     )

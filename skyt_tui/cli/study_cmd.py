@@ -16,6 +16,7 @@ from skyt_tui.cli.output import (
     check_output_file,
     console,
     fmt3,
+    note_distance_implementation,
     print_json,
     print_table,
     with_stage_progress,
@@ -265,6 +266,7 @@ def report_command(args: argparse.Namespace) -> int:
     from skyt_tui.engine.studies.study_report import (
         METRICS,
         aggregate,
+        check_figures,
         compare,
         parse_comparison,
         report_dict,
@@ -280,6 +282,8 @@ def report_command(args: argparse.Namespace) -> int:
         raise InputError("--csv - and --json both write to standard output; give --csv a file")
     if args.csv is not None:
         check_output_file(args.csv, "--csv")
+    if args.figures is not None:  # everything asked for is checked before the analysis starts
+        check_figures(args.figures)
     if args.name:
         study = load_study(args.name)
         if args.filter or args.ids_from:
@@ -301,9 +305,9 @@ def report_command(args: argparse.Namespace) -> int:
         raise InputError(f"study {study.name}: the filter selects no stored runs")
     aggregation = aggregate(rows, args.metric)
     comparisons = [compare(rows, args.metric, *wanted) for wanted in comparisons_wanted]
-    figures = write_figures(rows, aggregation, args.figures) if args.figures is not None else []
-    if args.csv is not None:
+    if args.csv is not None:  # first: the CSV is kept whatever the figures meet
         write_output_file(args.csv, summary_csv(rows), "--csv")
+    figures = write_figures(rows, aggregation, args.figures) if args.figures is not None else []
     if csv_to_stdout:
         return 0
     if args.json:
@@ -327,6 +331,7 @@ def _rows_with_progress(study, *, quiet: bool):
 
     from skyt_tui.engine.studies.study_report import study_rows
 
+    note_distance_implementation(study.distance)
     return with_stage_progress(lambda progress: study_rows(study, progress=progress), quiet)
 
 

@@ -229,7 +229,7 @@ def analyze_stored_runs(
             run = loaded[position]
             analysis = json.loads(json.dumps(result.to_dict(), allow_nan=True))
             _use_run_indexes(analysis, source.extra["indexes"])
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, StoreError):  # a read-only store: not cached
                 store.write_json(
                     run.directory / ANALYSIS_FILE,
                     {"key": _analysis_key(run, level, tau, distance), "analysis": analysis},

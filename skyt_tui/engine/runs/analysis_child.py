@@ -9,8 +9,9 @@ second. Here the app reads the cached analyses itself (quick) and starts one
 `python -m skyt_tui.engine.runs.analysis_child` for the rest; the app's
 interpreter then only reads lines.
 
-Protocol: the child gets `--level L --tau T RUN_ID...` and writes one JSON
-object per line to stdout:
+Protocol: the child gets `--level L --tau T RUN_ID...`, analyses them in that order in
+batches that grow (`CHUNKS`), so the first results come within seconds however many runs
+there are, and writes one JSON object per line to stdout:
 
     {"event": "progress", "stage": "oracle", "done": 3, "total": 9}
     {"event": "result", "run": "RUN_ID", "analysis": {...}}
@@ -67,7 +68,13 @@ def analyze_stored_runs_in_child(
     results: dict[str, dict[str, Any]] = {}
     missing: list[str] = []
     for run_id in run_ids:
-        cached = runs.cached_analysis(run_store.load_run(run_id), level=level, tau=tau)
+        try:  # the cache's key needs the run's metadata and files, not its parsed samples
+            meta = run_store.load_meta(run_id)
+        except SkytError:
+            missing.append(run_id)  # the child says what is wrong with it
+            continue
+        run = run_store.StoredRun(meta=meta, samples=(), directory=run_store.run_path(run_id))
+        cached = runs.cached_analysis(run, level=level, tau=tau)
         if cached is None:
             missing.append(run_id)
             continue
@@ -148,6 +155,25 @@ def _run_child(
             process.stdout.close()
 
 
+CHUNKS = (4, 16, 64)
+"""Sizes of the child's batches, the last repeated: the runs asked for first (the newest, at the top
+of the list) get their metrics within seconds, and later batches are large enough that the oracle
+still sees most repeated programs once per batch."""
+
+
+def chunks(run_ids: Sequence[str]) -> list[list[str]]:
+    """`run_ids` in order, cut into batches of `CHUNKS` sizes."""
+    out: list[list[str]] = []
+    start = 0
+    for number in range(len(run_ids)):
+        if start >= len(run_ids):
+            break
+        size = CHUNKS[min(number, len(CHUNKS) - 1)]
+        out.append(list(run_ids[start : start + size]))
+        start += size
+    return out
+
+
 def _exit_when_parent_goes() -> None:
     """Stdin reaches end of file when the parent closes it or dies: stop the whole session then."""
     with contextlib.suppress(
@@ -182,17 +208,18 @@ def main(argv: list[str] | None = None) -> int:
             out.flush()
 
     try:
-        runs.analyze_stored_runs(
-            args.runs,
-            level=args.level,
-            tau=args.tau,
-            progress=lambda stage, done, total: emit(
-                {"event": "progress", "stage": stage, "done": done, "total": total}
-            ),
-            on_result=lambda run_id, analysis: emit(
-                {"event": "result", "run": run_id, "analysis": analysis}
-            ),
-        )
+        for chunk in chunks(args.runs):
+            runs.analyze_stored_runs(
+                chunk,
+                level=args.level,
+                tau=args.tau,
+                progress=lambda stage, done, total: emit(
+                    {"event": "progress", "stage": stage, "done": done, "total": total}
+                ),
+                on_result=lambda run_id, analysis: emit(
+                    {"event": "result", "run": run_id, "analysis": analysis}
+                ),
+            )
     except SkytError as exc:
         emit({"event": "error", "message": str(exc)})
         return 1
