@@ -14,11 +14,15 @@ from rich.table import Table
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import (
+    add_executor_options,
     add_json_option,
     add_probe_options,
     add_source_options,
     add_tau_option,
+    apply_executor,
     apply_isolation_setting,
+    executor_lines,
+    print_executor,
     probe_settings_of,
     source_load_options,
     tau_of,
@@ -105,6 +109,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--no-repair", action="store_true", help="skip repair (d_post = d_pre)")
     add_source_options(parser)
+    add_executor_options(parser)
     add_probe_options(parser)
     parser.set_defaults(handler=run)
 
@@ -128,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
     args.probe_settings = probe_settings_of(args)
     if args.probe_settings is not None and args.no_oracle:
         raise InputError("--probe needs the oracle; drop --no-oracle")
+    apply_executor(args)
     runs = read_sources(args, require_contract=not args.no_oracle)
     if not runs:
         raise InputError("no runs found in the given sources")
@@ -138,6 +144,8 @@ def run(args: argparse.Namespace) -> int:
         write_output_file(args.csv, samples_csv(analysis_rows(analyses)), "--csv")
     if csv_to_stdout:
         return 0
+    if not args.json:
+        print_executor(executor_lines(probe=args.probe_settings is not None))
     judged = [_judged(a) for a in analyses]
     if args.json:
         print_json(

@@ -11,7 +11,14 @@ from rich.table import Table
 from rich.text import Text
 
 from skyt_tui.cli.commands import add_command
-from skyt_tui.cli.options import add_json_option
+from skyt_tui.cli.options import (
+    add_executor_options,
+    add_json_option,
+    apply_executor,
+    apply_isolation_setting,
+    executor_lines,
+    print_executor,
+)
 from skyt_tui.cli.output import (
     check_output_file,
     console,
@@ -104,6 +111,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _add_selection(report)
     _add_analysis(report)
+    add_executor_options(report)
     report.add_argument(
         "--metric", default="R_raw", help="metric of the table and the comparisons (default: R_raw)"
     )
@@ -300,6 +308,8 @@ def report_command(args: argparse.Namespace) -> int:
         if not args.filter and args.ids_from is None:
             raise InputError("study report: give a study NAME or --filter/--ids-from")
         study = _study_from_args(args, "ad-hoc")
+    apply_isolation_setting()
+    apply_executor(args)
     rows = _rows_with_progress(study, quiet=args.json)
     if not rows:
         raise InputError(f"study {study.name}: the filter selects no stored runs")
@@ -314,6 +324,7 @@ def report_command(args: argparse.Namespace) -> int:
         print_json("study_report", report_dict(study, rows, aggregation, comparisons, figures))
         return 0
     _print_report(study, rows, aggregation, comparisons, figures, args)
+    print_executor(executor_lines())
     return 0
 
 

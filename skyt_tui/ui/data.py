@@ -225,7 +225,9 @@ def analysis_documents(
     in one sandboxed batch computed by a child process (so the event loop never waits for the
     analysis); call from a worker."""
     from skyt_tui.engine.runs.analysis_child import analyze_stored_runs_in_child
+    from skyt_tui.engine.settings import load_settings
 
+    where = load_settings().run  # settings.toml's executor: this machine or a Ray cluster
     results = analyze_stored_runs_in_child(
         run_ids,
         level=LEVEL,
@@ -233,6 +235,8 @@ def analysis_documents(
         on_result=on_result,
         progress=progress,
         cancelled=cancelled,
+        executor=where.executor,
+        ray_address=where.ray_address,
     )
     return [results[run_id] for run_id in run_ids if run_id in results]
 
@@ -256,6 +260,9 @@ def analyze_runs(
         if on_result is not None:
             on_result(run_id, records[run_id])
 
+    from skyt_tui.engine.settings import load_settings
+
+    where = load_settings().run  # settings.toml's executor: this machine or a Ray cluster
     documents = analyze_stored_runs_in_child(
         run_ids,
         level=LEVEL,
@@ -263,6 +270,8 @@ def analyze_runs(
         on_result=arrived,
         progress=progress,
         cancelled=cancelled,
+        executor=where.executor,
+        ray_address=where.ray_address,
     )
     return [
         records[run_id] if run_id in records else StoredAnalysis.from_document(documents[run_id])

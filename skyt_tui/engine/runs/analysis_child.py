@@ -9,7 +9,8 @@ second. Here the app reads the cached analyses itself (quick) and starts one
 `python -m skyt_tui.engine.runs.analysis_child` for the rest; the app's
 interpreter then only reads lines.
 
-Protocol: the child gets `--level L --tau T RUN_ID...`, analyses them in that order in
+Protocol: the child gets `--level L --tau T [--executor ray [--ray-address A]] RUN_ID...`
+(the executor of settings.toml, chosen by the app), analyses them in that order in
 batches that grow (`CHUNKS`), so the first results come within seconds however many runs
 there are, and writes one JSON object per line to stdout:
 
@@ -58,10 +59,14 @@ def analyze_stored_runs_in_child(
     on_result: Callable[[str, dict[str, Any]], None] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    executor: str = "local",
+    ray_address: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Analyses by run id: cached ones read here (each reported to `on_result` at once), the others
     computed by a child process and reported as they arrive. Raises SkytError with the child's one-line
-    reason when it fails, AnalysisCancelled when `cancelled()` turns true (the child is killed)."""
+    reason when it fails, AnalysisCancelled when `cancelled()` turns true (the child is killed).
+
+    `executor` ("local" or "ray", at `ray_address`) is where the child runs the analysis."""
     from skyt_tui.engine.runs import analyses as runs
     from skyt_tui.engine.runs import run_store
 
@@ -95,7 +100,8 @@ def analyze_stored_runs_in_child(
         elif kind == "error":
             raise SkytError(event["message"])
 
-    _run_child(["--level", level, "--tau", repr(tau), *missing], handle, cancelled)
+    where = ["--executor", executor] + (["--ray-address", ray_address] if ray_address else [])
+    _run_child(["--level", level, "--tau", repr(tau), *where, "--", *missing], handle, cancelled)
     return results
 
 
@@ -187,11 +193,14 @@ def _exit_when_parent_goes() -> None:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
+    from skyt_tui.engine.executor.choice import EXECUTORS, choose_executor
     from skyt_tui.engine.runs import analyses as runs
 
     parser = argparse.ArgumentParser(prog="python -m skyt_tui.engine.runs.analysis_child")
     parser.add_argument("--level", required=True)
     parser.add_argument("--tau", type=float, required=True)
+    parser.add_argument("--executor", choices=EXECUTORS, default="local")
+    parser.add_argument("--ray-address", default=None)
     parser.add_argument("runs", nargs="+")
     args = parser.parse_args(argv)
     threading.Thread(target=_exit_when_parent_goes, daemon=True).start()
@@ -208,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
             out.flush()
 
     try:
+        choose_executor(args.executor, args.ray_address)
         for chunk in chunks(args.runs):
             runs.analyze_stored_runs(
                 chunk,
