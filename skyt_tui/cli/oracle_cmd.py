@@ -56,7 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "ran, whatever the verdicts; 2 on bad input.",
     )
     parser.add_argument("contract", nargs="?", help="contract id or path to a contract .toml")
-    parser.add_argument("samples", nargs="*", metavar="SAMPLE.py", help="sample programs to check")
+    parser.add_argument(
+        "samples", nargs="*", metavar="SAMPLE.py", help="sample programs to check ('-': stdin)"
+    )
     parser.add_argument(
         "--humaneval",
         metavar="DIR",
@@ -119,6 +121,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_sample(path: Path) -> str:
+    from skyt_tui.engine.sources import files
+
+    if files.is_stdin(path):
+        return files.read_text(path)
     try:
         return store.read_text(path)
     except FileNotFoundError:

