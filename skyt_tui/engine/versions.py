@@ -17,7 +17,7 @@ TREE_DISTANCE_FUNCTION = "ast-ted-normalized-v1"
 DISTANCE_FUNCTIONS = {"levenshtein": DISTANCE_FUNCTION, "tree": TREE_DISTANCE_FUNCTION}
 """The distances a run can be measured with (`analyze --distance`), each with its version."""
 DEFAULT_DISTANCE = "levenshtein"
-ORACLE_VERSION = "2"
+ORACLE_VERSION = "3"
 REPAIR_VERSION = "1"
 CANON_VERSION = "1"
 """Version of how a canon is chosen and stored; part of every cached analysis's key."""

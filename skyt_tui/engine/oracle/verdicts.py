@@ -63,6 +63,9 @@ class Verdict:
     oracle_version: str
     duration_s: float
     output: str = ""
+    runs: int = 1
+    """Sandbox runs (a fresh sample and checker process each) the tests took: more than one when
+    a test timed out and the tests after it ran afresh (`judge.Oracle`)."""
 
     def pass_vector(self) -> tuple[bool, ...]:
         return tuple(outcome.passed for outcome in self.tests)
