@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections import defaultdict
 
 import pytest
 
 from skyt_tui.cli import main
 from tests.corpus import require
+from tests.test_layout import ROOT
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
@@ -43,3 +45,14 @@ def test_study_report_reproduces_skyt_summary_r_raw_means(capsys):
     for paired in comparison["paired"]:
         assert paired["n"] == 10 and paired["mean_a"] > paired["mean_b"]
         assert paired["p_holm"] < 0.05
+
+    # docs/studies.md quotes the pass-rate comparison; it must be what the command prints
+    rates = comparison["rates"]
+    assert len(rates) == 3 and all("clustered" in r["pooling"] for r in rates)
+    docs = (ROOT / "docs" / "studies.md").read_text(encoding="utf-8")
+    quoted = re.search(r"Fisher p ([0-9.]+)–([0-9.]+), \|h\| ≤ ([0-9.]+)", docs)
+    assert quoted, "docs/studies.md no longer quotes the pass-rate comparison"
+    low, high, h = quoted.groups()
+    p_values = [r["p_value"] for r in rates]
+    assert f"{min(p_values):.2f}" == low and f"{max(p_values):.2f}" == high
+    assert f"{max(abs(r['cohens_h']) for r in rates):.3f}" == h

@@ -13,7 +13,7 @@ NORMALIZATION_VERSION = "1"
 LEVELS = ("raw", "format", "nodoc", "alpha")
 """The normalization levels, weakest first (docs/how-it-works.md)."""
 DISTANCE_FUNCTION = "levenshtein-normalized-v1"
-TREE_DISTANCE_FUNCTION = "ast-ted-normalized-v1"
+TREE_DISTANCE_FUNCTION = "ast-ted-normalized-v2"
 DISTANCE_FUNCTIONS = {"levenshtein": DISTANCE_FUNCTION, "tree": TREE_DISTANCE_FUNCTION}
 """The distances a run can be measured with (`analyze --distance`), each with its version."""
 DEFAULT_DISTANCE = "levenshtein"
