@@ -236,8 +236,7 @@ def authors_pipeline(
         confine = []
         if shutil.which("bwrap"):  # the samples run unsandboxed in their harness: confine it
             confine = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-            confine += ["--tmpfs", "/tmp", "--bind", str(folder), str(folder)]
-            confine += ["--unshare-all", "--die-with-parent"]
+            confine += ["--bind", str(folder), str(folder), "--unshare-all", "--die-with-parent"]
         subprocess.run(
             [*confine, python, "Modify_HumanEval.py"], cwd=folder, env=env, check=True,
             stdout=subprocess.DEVNULL,
