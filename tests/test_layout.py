@@ -233,3 +233,26 @@ def test_no_two_screens_import_each_other():
 
     assert graph["runs"] and graph["run_detail"]
     assert [module for module in sorted(graph) if reaches(module, module)] == []
+
+
+def test_the_engine_is_rooms_each_on_contributings_map():
+    """The tree shows the architecture: a dozen modules at most at the engine's top, every room
+    (package) saying in its docstring what it holds and may import, and named on CONTRIBUTING.md's
+    map; no module of the package over 1,000 lines."""
+    engine = ROOT / "skyt_tui" / "engine"
+    top = [p.name for p in engine.glob("*.py") if p.name != "__init__.py"]
+    assert len(top) <= 12, sorted(top)
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    rooms = sorted(p.parent.name for p in engine.glob("*/__init__.py"))
+    assert len(rooms) >= 10
+    for room in rooms:
+        doc = ast.get_docstring(ast.parse((engine / room / "__init__.py").read_text()))
+        assert doc and "import" in doc, f"{room}/__init__.py must say what the room may import"
+        assert f"`{room}/`" in contributing, f"CONTRIBUTING.md's map does not name {room}/"
+    long = [
+        (str(path.relative_to(ROOT)), n)
+        for path in (ROOT / "skyt_tui").rglob("*.py")
+        if "bundled" not in path.parts
+        and (n := len(path.read_text(encoding="utf-8").splitlines())) > 1000
+    ]
+    assert long == []

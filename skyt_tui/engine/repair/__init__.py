@@ -5,6 +5,9 @@ transformers, one idea each (registry `TRANSFORMERS`, in a fixed order), and
 keeps a step only when the result compiles, the verifier (the sandboxed oracle,
 wired in by the pipeline) passes it, and it is strictly closer to the canon at
 the run's level. See `pipeline.py` for the search and docs/repair.md.
+
+May import: `measure` and the shared leaves (the verifier is handed in, so repair never
+imports the oracle).
 """
 
 from __future__ import annotations

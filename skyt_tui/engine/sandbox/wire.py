@@ -250,10 +250,6 @@ def canonical(encoded: Any) -> str:
     )
 
 
-def canonical_value(value: Any) -> str:
-    return canonical(encode(value))
-
-
 def dumps(value: Any, *, strict: bool = False) -> str:
     return canonical(encode(value, strict=strict))
 

@@ -550,9 +550,8 @@ class Zygote:
                 os.closerange(low, fd)
                 low = fd + 1
         os.closerange(low, max(resource.getrlimit(resource.RLIMIT_NOFILE)[0], low))
-        signal.signal(
-            signal.SIGXFSZ, signal.SIG_IGN
-        )  # a write past RLIMIT_FSIZE fails with EFBIG instead
+        # A write past RLIMIT_FSIZE then fails with EFBIG instead of killing the process.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         if self.oom_volunteer:  # before the uid changes: /proc/self is then no longer ours
             adjust = os.open("/proc/self/oom_score_adj", os.O_WRONLY | os.O_CLOEXEC)
             try:
