@@ -356,6 +356,14 @@ def main(argv: list[str] | None = None) -> int:
             headlines["their pipeline (their test cases and harness)"] = headline(
                 [v["OER"] for v in pipeline.values()]
             )
+            report["pipeline"] = {
+                "agreement": agreement(ours, pipeline),
+                "same_zero_equal_tasks": sum(
+                    (ours[t]["metrics"]["OER"] == 0) == (pipeline[t]["OER"] == 0)
+                    for t in ours
+                    if t in pipeline
+                ),
+            }
         if args.before is not None:
             headlines["skyt-tui before (--before)"] = before_headline(args.before, folder)
     for name, theirs in comparisons.items():
@@ -367,6 +375,14 @@ def main(argv: list[str] | None = None) -> int:
         for metric, row in table.items():
             listed = f"  differ: {', '.join(row['differ'][:8])}" if row["differ"] else ""
             print(f"  {metric:<24} {row['agree']:>3}/{row['tasks']}{listed}")
+    if "pipeline" in report:
+        print("per-task agreement with their whole pipeline (their test cases; same programs):")
+        for metric, row in report["pipeline"]["agreement"].items():
+            print(f"  {metric:<24} {row['agree']:>3}/{row['tasks']}")
+        print(
+            "tasks on which skyt-tui and their pipeline agree whether OER = 0: "
+            f"{report['pipeline']['same_zero_equal_tasks']}/{report['tasks']}"
+        )
     print(f"test cases on which every sample timed out: {report['tests_all_timed_out']}")
     print("share of tasks with zero equal test output (OER = 0):")
     for name, value in headlines.items():
