@@ -47,7 +47,8 @@ def run_json(capsys, *argv):
 
 
 def test_sample_is_stored_with_seed_config_and_ids(demo, capsys):
-    sample = run_json(capsys, "bench", "sample", "demo", "--floor", "9", "--seed", "3")
+    argv = ["bench", "sample", "demo", "--method", "stratified", "--floor", "9", "--seed", "3"]
+    sample = run_json(capsys, *argv)
     assert sample["size"] == 9 and sample["allocation"] == {"easy": 3, "hard": 3, "medium": 3}
     assert sample["seed"] == 3 and sample["config"] == {
         "floor": 9,
@@ -55,7 +56,7 @@ def test_sample_is_stored_with_seed_config_and_ids(demo, capsys):
         "rate": 0.01,
     }
     assert sample["benchmark_version"] == 1
-    again = run_json(capsys, "bench", "sample", "demo", "--floor", "9", "--seed", "3")
+    again = run_json(capsys, *argv)
     assert again["ids"] == sample["ids"]
     log = (demo / "home/benchmarks/demo/samples.jsonl").read_text().splitlines()
     assert len(log) == 2 and json.loads(log[0])["schema_version"] == 1

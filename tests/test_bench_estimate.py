@@ -128,7 +128,7 @@ def test_estimate_bad_input_is_one_line_exit_2(scored, capsys):
 
 def test_stratified_sample_estimates_by_the_design(scored, capsys):
     tmp_path, ids, scores, new = scored
-    sample = run_json(capsys, "bench", "sample", "b", "--size", "12")
+    sample = run_json(capsys, "bench", "sample", "b", "--method", "stratified", "--size", "12")
     write_new(new, ids, scores, (20,), sample["ids"])
     [estimate] = run_json(capsys, "bench", "estimate", "b", str(new))["estimates"]
     assert estimate["method"] == "stratified"
@@ -146,9 +146,9 @@ def test_validate_all_methods_side_by_side_with_a_time_split(scored, capsys):
     report = run_json(
         capsys, "bench", "validate", "b", "--method", "all", "--size", "15", "--draws", "20"
     )
-    assert [m["method"] for m in report["methods"]] == ["irt", "stratified", "random"]
+    assert [m["method"] for m in report["methods"]] == ["irt", "cluster", "stratified", "random"]
     assert report["method"] == "irt" and {m["size"] for m in report["methods"]} == {15}
-    irt, stratified = report["methods"][0], report["methods"][1]
+    irt, stratified = report["methods"][0], report["methods"][2]
     assert irt["n_train"] == 10 and irt["n_held_out"] == 10 and irt["fallback"] is None
     assert irt["mae"]["median"] < stratified["mae"]["median"]
     split = report["time_split"]

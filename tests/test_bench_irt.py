@@ -167,10 +167,14 @@ scores_strategy = st.integers(min_value=0, max_value=10_000)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=scores_strategy, k=st.integers(min_value=1, max_value=12))
-def test_choice_and_estimate_are_deterministic(seed, k):
+@given(
+    seed=scores_strategy,
+    k=st.integers(min_value=1, max_value=12),
+    method=st.sampled_from(["irt", "cluster"]),
+)
+def test_choice_and_estimate_are_deterministic(seed, k, method):
     items, scores, _ = two_pl(n_systems=14, n_items=24, seed=seed)
-    config = SampleConfig(rate=0.0, floor=k, mode="irt")
+    config = SampleConfig(rate=0.0, floor=k, mode=method)
     first = choose_anchors(items, scores, config, seed=1)
     second = choose_anchors(items, scores, config, seed=1)
     assert json.dumps(first.to_dict()) == json.dumps(second.to_dict())
@@ -182,7 +186,7 @@ def test_choice_and_estimate_are_deterministic(seed, k):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=scores_strategy,
-    method=st.sampled_from(["irt", "stratified", "random"]),
+    method=st.sampled_from(["irt", "cluster", "stratified", "random"]),
     which=st.integers(min_value=0, max_value=100),
     start=st.floats(min_value=0.0, max_value=1.0),
     step=st.floats(min_value=0.0, max_value=1.0),

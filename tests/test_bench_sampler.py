@@ -88,7 +88,7 @@ def test_sample_size_rate_floor_and_clamp():
         ({"rate": 1.5}, "--rate"),
         ({"rate": -0.1}, "--rate"),
         ({"floor": -1}, "--floor"),
-        ({"mode": "cluster"}, "mode"),
+        ({"mode": "kmeans"}, "mode"),
     ],
 )
 def test_bad_sample_config_is_one_clear_error(kwargs, key):

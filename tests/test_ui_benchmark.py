@@ -209,7 +209,7 @@ async def test_irt_sample_method_validation_side_by_side_and_estimates(isolated_
         screen = app.screen
         assert screen.report is not None
         report = screen.report
-        assert [m.method for m in report.methods] == ["irt", "stratified", "random"]
+        assert [m.method for m in report.methods] == ["irt", "cluster", "stratified", "random"]
         shown = screen_text(app)
         assert report.verdict in shown
         for result in report.methods:
@@ -220,12 +220,13 @@ async def test_irt_sample_method_validation_side_by_side_and_estimates(isolated_
                 shown,
             ), result.method
         chart = screen.query_one(MethodChart)
-        assert chart.sizes == (4, 10, 25, 50) and set(chart.r) == {"irt", "stratified", "random"}
+        assert chart.sizes == (4, 10, 25, 50)
+        assert set(chart.r) == {"irt", "cluster", "stratified", "random"}
         chart.scroll_visible(animate=False)
         await settle(pilot)
         shown = screen_text(app)
         assert "median r (held out)" in shown and "median MAE" in shown
-        assert "i irt" in shown and "s stratified" in shown
+        assert "i irt" in shown and "c cluster" in shown and "s stratified" in shown
         await pilot.press("v")
         await settle(pilot)
         assert screen.query_one(TabbedContent).active == "bench-estimates"

@@ -15,9 +15,11 @@ from rich.table import Table
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import (
     add_json_option,
+    add_probe_options,
     add_source_options,
     add_tau_option,
     apply_isolation_setting,
+    probe_settings_of,
     tau_of,
 )
 from skyt_tui.cli.output import (
@@ -95,6 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--no-repair", action="store_true", help="skip repair (d_post = d_pre)")
     add_source_options(parser)
+    add_probe_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -111,6 +114,9 @@ def read_sources(args: argparse.Namespace, *, require_contract: bool) -> list:
 def run(args: argparse.Namespace) -> int:
     apply_isolation_setting()
     args.tau = tau_of(args)
+    args.probe_settings = probe_settings_of(args)
+    if args.probe_settings is not None and args.no_oracle:
+        raise InputError("--probe needs the oracle; drop --no-oracle")
     runs = read_sources(args, require_contract=not args.no_oracle)
     if not runs:
         raise InputError("no runs found in the given sources")
@@ -151,6 +157,7 @@ def _analyze(runs, args) -> list[RunAnalysis]:
         oracle=not args.no_oracle,
         repair_samples=not args.no_repair,
         distance=args.distance,
+        probe=args.probe_settings,
     )
     return with_stage_progress(
         lambda progress: analyze_runs(runs, progress=progress, **options), quiet=args.json
@@ -201,6 +208,23 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
         if facts.get("assembly"):
             out.print(
                 f"{analysis.run.id}: programs assembled: {assembly_label(facts['assembly'])}",
+                markup=False,
+                soft_wrap=True,
+            )
+    probed = [a for a in analyses if a.probe is not None]
+    if probed:
+        from skyt_tui.cli.probe_output import print_probe
+
+        print_probe(
+            out,
+            [a.probe for a in probed if a.probe is not None],
+            [[f"{a.run.id} #{s.index}" for s in a.samples] for a in probed],
+        )
+        for a in probed:
+            figures = a.probe_figures() or {}
+            out.print(
+                f"{a.run.id}: R_behavioral {fmt3(figures.get('R_behavioral'))} on tests, "
+                f"{fmt3(figures.get('R_behavioral_probe'))} on probes",
                 markup=False,
                 soft_wrap=True,
             )

@@ -24,6 +24,7 @@ from skyt_tui.cli.output import console, fmt3, print_json, print_table
 from skyt_tui.engine import benchmark as bench
 from skyt_tui.engine.benchmark.from_runs import DEFAULT_SCORE
 from skyt_tui.engine.benchmark.irt import DEFAULT_LEVEL
+from skyt_tui.engine.benchmark.methods import interval_scale
 from skyt_tui.engine.benchmark.rotation import (
     HISTORY_COLUMNS,
     PERIODS,
@@ -31,7 +32,8 @@ from skyt_tui.engine.benchmark.rotation import (
     history_rows,
     parse_now,
 )
-from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, MODES, SampleConfig
+from skyt_tui.engine.benchmark.sampler import AUTO, DEFAULT_SEED, MODES, SampleConfig
+from skyt_tui.engine.benchmark.tinybenchmarks import LambdaParts
 from skyt_tui.engine.benchmark.validation import (
     METHODS,
     TIME_SPLIT_AUTO,
@@ -107,8 +109,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sample",
         help="draw and store the anchor sample",
         description="Draw the anchor sample of the current version and store it (it becomes current). "
-        "--method irt fits a 2PL IRT model on the systems with a score for every item and keeps the "
-        "model with the sample, for `bench estimate`.",
+        "--method irt and cluster fit a 2PL IRT model on the systems with a score for every item "
+        "and keep the model with the sample, for `bench estimate`; auto (the default) validates "
+        "every method first and takes the one with the lowest error on the systems released last.",
     )
     sub.add_argument("name", metavar="NAME", help=NAME_HELP)
     _sample_options(sub)
@@ -290,15 +293,23 @@ def _sample_options(parser: argparse.ArgumentParser, validate: bool = False) -> 
         metavar="K",
         help="exactly K items (the same as --rate 0 --floor K)",
     )
-    methods = (*MODES, "all") if validate else MODES
+    methods = (*METHODS, "all") if validate else MODES
     parser.add_argument(
         "--method",
         choices=methods,
         default=None,
-        help="how anchors are chosen: stratified by difficulty (default), random, or irt "
-        "(2PL model fitted on the systems' scores)"
-        + ("; all: every method side by side on the same splits" if validate else ""),
+        help="how anchors are chosen: stratified by difficulty"
+        + (" (default)" if validate else "")
+        + ", random, irt (the most informative items of a 2PL model fitted on the systems' "
+        "scores, p-IRT estimates) or cluster (tinyBenchmarks' clustered anchors, gp-IRT)"
+        + (
+            "; all: every method side by side on the same splits"
+            if validate
+            else "; auto (default): the one that validates best on a time split (random "
+            "splits without release dates)"
+        ),
     )
+    parser.set_defaults(default_method="stratified" if validate else AUTO)
     parser.add_argument(
         "--random", action="store_true", help="the same as --method random (kept for scripts)"
     )
@@ -307,7 +318,7 @@ def _sample_options(parser: argparse.ArgumentParser, validate: bool = False) -> 
 def _method(args: argparse.Namespace) -> str:
     if args.random and args.method not in (None, "random"):
         raise InputError(f"--random: conflicts with --method {args.method}")
-    return "random" if args.random else args.method or "stratified"
+    return "random" if args.random else args.method or args.default_method
 
 
 def _sample_config(args: argparse.Namespace, mode: str | None = None) -> SampleConfig:
@@ -512,17 +523,36 @@ def cmd_sample(args: argparse.Namespace) -> int:
         )
     )
     if sample.fallback:
-        _say(f"warning: --method irt fell back to stratified: {sample.fallback}", "yellow")
+        _say(f"warning: {sample.config.mode} fell back to stratified: {sample.fallback}", "yellow")
+    if sample.choice is not None:
+        _print_choice(sample.choice)
     if sample.model is not None:
         model = sample.model
         _say(
-            f"2PL model: {len(model.systems)} systems, {model.iterations} EM iterations"
+            f"2PL model: {len(model.systems)} systems, {model.iterations} iterations"
             + ("" if model.converged else " (not converged)")
             + f", dispersion {model.dispersion:.2f}; estimate systems with "
             f"`skyt-tui bench estimate {args.name} RESULTS.csv`"
         )
+        if sample.weights:
+            weight = LambdaParts(sample.lambda_bias, sample.lambda_variance).weight(sample.size)
+            _say(
+                f"gp-IRT: λ = {weight:.3f} (b {sample.lambda_bias:.4f}, v {sample.lambda_variance:.4f})"
+            )
+        scale = interval_scale(sample.calibration, DEFAULT_LEVEL)
+        _say(f"intervals: {sample.calibration_note} (×{scale:.2f} at {DEFAULT_LEVEL:g})", "dim")
     _say("ids: " + " ".join(sample.ids))
     return 0
+
+
+def _print_choice(choice: bench.MethodChoice) -> None:
+    """Why auto chose its method: every candidate's median MAE and coverage on one validation."""
+    table = Table("method", "median MAE", "cover", title=f"auto: every method on the {choice.rule}")
+    for method in sorted(choice.mae, key=lambda m: choice.mae[m]):
+        mark = " ◂ chosen" if method == choice.chosen else ""
+        table.add_row(method + mark, f"{choice.mae[method]:.4f}", percent(choice.coverage[method]))
+    print_table(console(), table)
+    _say(f"auto chose {choice.message}", "bold")
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -557,7 +587,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         console().print(_methods_table(report.methods, config, title))
         _say(
             "medians over the draws; cover = share of held-out systems whose full score lies in "
-            f"the {config.level:g} interval",
+            f"the {config.level:g} interval (irt, cluster: on random splits before their "
+            "calibration on later systems, which only widens it; on the time split after it)",
             "dim",
         )
     else:
@@ -665,6 +696,8 @@ def estimate_dict(report: bench.EstimateReport) -> dict[str, Any]:
             "recorded_at": sample.recorded_at,
             "benchmark_version": sample.benchmark_version,
             "fallback": sample.fallback,
+            "calibration_note": sample.calibration_note or None,
+            "choice": None if sample.choice is None else sample.choice.message,
         },
         "estimates": [estimate.to_dict() for estimate in report.estimates],
         "notes": list(report.notes),
@@ -697,6 +730,12 @@ def print_estimates(report: bench.EstimateReport) -> None:
     for estimate in report.estimates:
         for warning in estimate.warnings:
             _say(f"warning: {estimate.system}: {warning}", "yellow")
+    estimated = [estimate for estimate in report.estimates if not estimate.exact]
+    if sample.model is not None and estimated:
+        _say(
+            f"intervals: {sample.calibration_note} (half-width ×{estimated[0].interval_scale:.2f})",
+            "dim",
+        )
     for note in report.notes:
         _say(note, "dim")
     if report.added is not None:

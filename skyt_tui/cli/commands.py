@@ -40,6 +40,9 @@ COMMANDS: dict[str, Command] = {
         "demo_cmd", "store demo runs made from hand-written example samples (offline, no API key)"
     ),
     "canon": Command("canon_cmd", "the canon of each contract: show, list, history, reestablish"),
+    "probe": Command(
+        "probe_cmd", "probe a stored run on generated inputs; add a witness as a test"
+    ),
     "paths": Command("paths_cmd", "where state, settings and contracts live"),
     "study": Command("study_cmd", "compare stored runs across models, temperatures and contracts"),
 }

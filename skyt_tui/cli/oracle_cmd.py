@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from skyt_tui.cli.commands import add_command
-from skyt_tui.cli.options import add_json_option
+from skyt_tui.cli.options import add_json_option, add_probe_options, probe_settings_of
 from skyt_tui.cli.output import console, error_console, fmt3, print_json, print_table
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.printable import printable
@@ -80,6 +80,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="auto (bubblewrap when it works here), bubblewrap, or reduced "
         "(default: run.isolation in settings.toml, else auto)",
     )
+    add_probe_options(parser)
     add_json_option(parser)
     parser.set_defaults(handler=run)
 
@@ -90,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     args.isolation = defaults.isolation if args.isolation is None else args.isolation
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers: must be at least 1")
+    args.probe_settings = probe_settings_of(args)
     if args.humaneval is not None:
         if args.contract or args.samples:
             raise InputError(
@@ -121,9 +123,16 @@ def run_samples(args: argparse.Namespace) -> int:
     contract = get_contract(args.contract)
     paths = [Path(p) for p in args.samples]
     codes = [_read_sample(path) for path in paths]
+    probe = None
     with Oracle(workers=args.workers, isolation=args.isolation) as oracle:
         verdicts = oracle.check_many([(contract, code) for code in codes])
         isolation, layers = oracle.isolation, oracle.layers
+        if args.probe_settings is not None:
+            from skyt_tui.engine.probe.behaviour import probe_contracts
+
+            probe = probe_contracts(
+                oracle, [(contract, codes, [v.passed for v in verdicts])], args.probe_settings
+            )[0]
     if args.json:
         print_json(
             "oracle",
@@ -133,9 +142,18 @@ def run_samples(args: argparse.Namespace) -> int:
                 "layers": list(layers),
                 "contract": contract.id,
                 "samples": [
-                    {"path": str(path), "verdict": verdict.to_dict()}
-                    for path, verdict in zip(paths, verdicts)
+                    {
+                        "path": str(path),
+                        "verdict": verdict.to_dict(),
+                        **(
+                            {"probe": probe.samples[k].to_dict(contract.entry.name)}
+                            if probe is not None
+                            else {}
+                        ),
+                    }
+                    for k, (path, verdict) in enumerate(zip(paths, verdicts))
                 ],
+                **({"probe": probe.to_dict()} if probe is not None else {}),
             },
         )
         return 0
@@ -153,6 +171,10 @@ def run_samples(args: argparse.Namespace) -> int:
             Text(printable(verdict.reason)),
         )
     print_table(out, table)
+    if probe is not None:
+        from skyt_tui.cli.probe_output import print_probe
+
+        print_probe(out, [probe], [[str(path) for path in paths]])
     _print_isolation(isolation, layers)
     return 0
 
@@ -259,8 +281,18 @@ def run_humaneval(args: argparse.Namespace) -> int:
                 sys.stderr.flush()
         if show_progress:
             sys.stderr.write("\n")
-    elapsed = time.perf_counter() - start
+        elapsed = time.perf_counter() - start
+        probes = None
+        if args.probe_settings is not None:
+            probes, probe_elapsed = _probe_humaneval(
+                oracle, contracts, completions, jobs, verdicts, args.probe_settings, show_progress
+            )
     score = score_humaneval(problems, completions, verdicts, ks)
+    sample_probes: dict[int, dict[str, Any]] = {}
+    if probes is not None:
+        for probe, positions in probes:
+            for position, record in zip(positions, probe.samples):
+                sample_probes[position] = record.to_dict(probe.contract.entry.name)
     report = {
         "oracle_version": ORACLE_VERSION,
         "isolation": isolation,
@@ -280,10 +312,19 @@ def run_humaneval(args: argparse.Namespace) -> int:
                 "passed": v.passed,
                 "status": v.status,
                 "reason": v.reason,
+                **({"probe": sample_probes[k]} if probes is not None else {}),
             }
-            for c, v in zip(completions, verdicts)
+            for k, (c, v) in enumerate(zip(completions, verdicts))
         ],
     }
+    if probes is not None:
+        from skyt_tui.engine.probe.report import probe_summary
+
+        report["probe"] = {
+            **probe_summary([probe for probe, _ in probes]),
+            "elapsed_s": probe_elapsed,
+            "tasks": [probe.to_dict() for probe, _ in probes],
+        }
     if args.json:
         print_json("humaneval", report)
         return 0
@@ -316,5 +357,56 @@ def run_humaneval(args: argparse.Namespace) -> int:
             highlight=False,
         )
     out.print(f"{elapsed:.1f} s, {len(verdicts) / elapsed:.0f} samples/s on {workers} workers")
+    if probes is not None:
+        from skyt_tui.cli.probe_output import print_probe
+
+        print_probe(
+            out,
+            [probe for probe, _ in probes],
+            [
+                [f"{completions[k].task_id} line {completions[k].line}" for k in positions]
+                for _, positions in probes
+            ],
+        )
+        out.print(f"probing: {probe_elapsed:.1f} s")
     _print_isolation(isolation, layers)
     return 0
+
+
+def _probe_humaneval(
+    oracle: Any,
+    contracts: dict[str, Any],
+    completions: list[humaneval.Completion],
+    jobs: list[tuple[Any, str]],
+    verdicts: list[Verdict],
+    settings: Any,
+    show_progress: bool,
+) -> tuple[list[tuple[Any, list[int]]], float]:
+    """Each task's probe, with the positions (in `completions`) of its samples."""
+    from skyt_tui.engine.probe.behaviour import probe_contracts
+
+    start = time.perf_counter()
+    positions: dict[str, list[int]] = {}
+    for k, completion in enumerate(completions):
+        positions.setdefault(completion.task_id, []).append(k)
+    tasks = sorted(positions, key=_task_order)
+    items = [
+        (
+            contracts[task],
+            [jobs[k][1] for k in positions[task]],
+            [verdicts[k].passed for k in positions[task]],
+        )
+        for task in tasks
+    ]
+
+    def progress(done: int, total: int) -> None:
+        if show_progress:
+            sys.stderr.write(f"\r{done}/{total} probe jobs")
+            sys.stderr.flush()
+
+    probes = probe_contracts(oracle, items, settings, progress)
+    if show_progress:
+        sys.stderr.write("\n")
+    return [
+        (probe, positions[task]) for probe, task in zip(probes, tasks)
+    ], time.perf_counter() - start

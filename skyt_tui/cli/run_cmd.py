@@ -10,7 +10,12 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from skyt_tui.cli.commands import add_command
-from skyt_tui.cli.options import add_json_option, apply_isolation_setting
+from skyt_tui.cli.options import (
+    add_json_option,
+    add_probe_options,
+    apply_isolation_setting,
+    probe_settings_of,
+)
 from skyt_tui.cli.output import console, error_console, print_json
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.contracts.contract import Contract
@@ -158,6 +163,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--label", default="", help="short label shown with the run")
     run.add_argument("--note", default="", help="free-text note stored with the run")
     run.add_argument("--no-analyze", action="store_true", help="do not print metrics after the run")
+    add_probe_options(run)
     _add_execution_options(run)
     run.set_defaults(handler=run_command)
 
@@ -414,16 +420,36 @@ def run_command(args: argparse.Namespace) -> int:
     if args.profile is not None:
         apply_profile(args, get_profile(settings, args.profile))
     apply_run_defaults(args, settings.run)
+    probe = probe_settings_of(args)
     if args.anchors is not None:
+        if probe is not None:
+            raise InputError("--probe works on a contract's run, not with --anchors")
         return _run_anchors(args)
     outcomes = _run_contract(get_contract(args.contract), args)
     if outcomes is None:
         return 130
+    probes: dict[str, dict] = {}
+    if probe is not None:
+        from skyt_tui.cli.probe_cmd import print_run_probe
+        from skyt_tui.engine.runs.probes import probe_stored_run
+
+        for outcome in outcomes:
+            if outcome.finished > outcome.failed:
+                probes[outcome.run_id] = probe_stored_run(outcome.run_id, probe)
+                if not args.json:
+                    console().print(f"probe of {outcome.run_id}:", markup=False)
+                    print_run_probe(probes[outcome.run_id])
     if args.json:
         print_json(
             "run",
             {
-                "runs": [_outcome_dict(o) for o in outcomes],
+                "runs": [
+                    {
+                        **_outcome_dict(o),
+                        **({"probe": probes[o.run_id]["run"]} if o.run_id in probes else {}),
+                    }
+                    for o in outcomes
+                ],
                 "sweep": outcomes[0].sweep if outcomes else None,
             },
         )

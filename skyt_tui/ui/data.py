@@ -8,6 +8,7 @@ several sections.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import threading
@@ -364,6 +365,8 @@ def validate_benchmark(
     from skyt_tui.engine import benchmark
 
     config = sample.config if sample is not None else benchmark.SampleConfig()
+    if sample is not None and config.mode == "auto":  # validate the method auto chose
+        config = dataclasses.replace(config, mode=sample.chosen_by)
     seed = sample.seed if sample is not None else benchmark.ValidationConfig().seed
     return benchmark.validate_benchmark(
         name, config, benchmark.ValidationConfig(seed=seed), methods=benchmark.METHODS
@@ -719,9 +722,10 @@ def _outcome(
     total: int,
     n_per_run: int,
     cancel: threading.Event,
+    probe_inputs: int | None = None,
 ) -> RunOutcome:
     """Each analysed sample's verdict (at its place in the whole request: runs of a sweep follow
-    each other) and one headline line per analysed run."""
+    each other) and one headline line per analysed run (and its probe's, when asked for)."""
     metrics = []
     for position, outcome in enumerate(generated.outcomes):
         document = generated.analyses.get(outcome.run_id)
@@ -736,6 +740,9 @@ def _outcome(
                 )
             )
         metrics.append(f"{outcome.run_id}: {metrics_line(document)}")
+        if probe_inputs is not None and not cancel.is_set():
+            probed = probe_run(outcome.run_id, probe_inputs)
+            metrics.append(f"{outcome.run_id}: {probe_line(probed)}")
     outcomes = generated.outcomes
     return RunOutcome(
         run_ids=tuple(outcome.run_id for outcome in outcomes),
@@ -811,4 +818,40 @@ def execute_run(
         on_retry=retrying,
         on_run_start=started,
     )
-    return _outcome(generated, analysed.records, report, total, request.n, cancel)
+    return _outcome(
+        generated, analysed.records, report, total, request.n, cancel, request.probe_inputs
+    )
+
+
+def probe_run(run_id: str, max_inputs: int | None = None) -> dict[str, Any]:
+    """Probe a stored run's passing samples on generated inputs and store it (docs/probe.md)."""
+    from skyt_tui.engine.probe.behaviour import ProbeSettings
+    from skyt_tui.engine.runs.probes import probe_stored_run
+
+    settings = ProbeSettings() if max_inputs is None else ProbeSettings(max_inputs=max_inputs)
+    return probe_stored_run(run_id, settings)
+
+
+def load_probe(run_id: str) -> dict[str, Any] | None:
+    from skyt_tui.engine.runs.probes import load_stored_probe
+
+    return load_stored_probe(run_id)
+
+
+def witness_as_test(run_id: str, sample_index: int) -> dict[str, Any]:
+    """Write the sample's witness as a test: a new contract version (asked for by the user)."""
+    from skyt_tui.engine.runs.probes import witness_as_test as add
+
+    return add(run_id, sample_index, write=True)
+
+
+def probe_line(document: dict[str, Any]) -> str:
+    """One headline of a run's probe, for the run's outcome."""
+    figures = document.get("run") or {}
+    line = (
+        f"probe: {figures.get('probed', 0)} passing samples, "
+        f"{figures.get('behaviour_classes', 0)} behaviour classes"
+    )
+    if figures.get("plausible_but_wrong"):
+        line += f", {figures['plausible_but_wrong']} differ from the reference"
+    return line

@@ -27,6 +27,8 @@ class Family:
     parse_error: bool
     members: tuple[int, ...]
     """Sample indexes, in generation order; the first is the representative."""
+    probe: dict[str, Any] | None = None
+    """The representative's probe record (behaviour class, witness) when the run was probed."""
 
     @property
     def representative(self) -> int:
@@ -40,12 +42,34 @@ def behaviour_key(sample: SampleAnalysis) -> tuple[Any, ...]:
     return ("verdict", sample.passed, sample.parse_error)
 
 
-def solution_families(analysis: StoredAnalysis) -> list[Family]:
-    """Families of the analysed samples, largest first (ties: earliest representative first)."""
+def probe_records(probe: dict[str, Any] | None) -> dict[int, dict[str, Any]]:
+    """Sample index → probe record of a stored probe (`runs.probes`); empty when there is none."""
+    if not probe:
+        return {}
+    return {
+        int(row["index"]): row["probe"]
+        for row in probe.get("samples", [])
+        if isinstance(row.get("index"), int) and isinstance(row.get("probe"), dict)
+    }
+
+
+def solution_families(
+    analysis: StoredAnalysis, probe: dict[str, Any] | None = None
+) -> list[Family]:
+    """Families of the analysed samples, largest first (ties: earliest representative first).
+
+    With a run's probe, passing samples are also split by their behaviour class on the
+    generated inputs: two samples with one program text and one class stay one family.
+    """
+    records = probe_records(probe)
     groups: dict[tuple[str, tuple[Any, ...]], list[SampleAnalysis]] = {}
     for sample in (analysed.facts for analysed in analysis.samples):
         signature = sample.signatures.get(FAMILY_LEVEL) or ""
-        groups.setdefault((signature, behaviour_key(sample)), []).append(sample)
+        record = records.get(sample.index)
+        key = behaviour_key(sample)
+        if record is not None and record.get("behaviour") is not None:
+            key = (*key, "probe", record["behaviour"])
+        groups.setdefault((signature, key), []).append(sample)
     families = [
         Family(
             signature=signature,
@@ -53,6 +77,7 @@ def solution_families(analysis: StoredAnalysis) -> list[Family]:
             passed=members[0].passed,
             parse_error=members[0].parse_error,
             members=tuple(sorted(m.index for m in members)),
+            probe=records.get(min(m.index for m in members)),
         )
         for (signature, behaviour), members in groups.items()
     ]

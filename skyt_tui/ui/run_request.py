@@ -48,6 +48,8 @@ class RunRequest:
     system: str = ""
     stop_width: float | None = None
     """Offer to stop once the 95% intervals of pass rate and R_anchor are narrower than this."""
+    probe_inputs: int | None = None
+    """After the run, probe its passing samples on this many generated inputs (docs/probe.md)."""
     resume: str | None = None
     """A stored run to complete instead of a new one (its own settings; `retry_failed` asks failed ones again)."""
     retry_failed: bool = False
@@ -76,6 +78,7 @@ def parse_run_form(
     max_tokens: str = "",
     system: str = "",
     stop_width: str = "",
+    probe_inputs: str = "",
     environ: dict[str, str] | None = None,
     check_key: bool = True,
 ) -> RunRequest:
@@ -113,6 +116,16 @@ def parse_run_form(
             if not 0.0 < width < 1.0:
                 errors["stop_width"] = "a width between 0 and 1 (e.g. 0.2)"
                 width = None
+    probe: int | None = None
+    if probe_inputs.strip():
+        try:
+            probe = int(probe_inputs.strip())
+        except ValueError:
+            errors["probe_inputs"] = f"a whole number of inputs, not {probe_inputs.strip()!r}"
+        else:
+            if not 1 <= probe <= 100_000:
+                errors["probe_inputs"] = "between 1 and 100000 inputs (e.g. 200)"
+                probe = None
     key = KEY_ENVS.get(provider) if check_key else None
     if key and not environ.get(key) and "target" not in errors:
         if provider == "anthropic":
@@ -140,4 +153,5 @@ def parse_run_form(
         max_tokens=options.max_tokens,
         system=options.system,
         stop_width=width,
+        probe_inputs=probe,
     )

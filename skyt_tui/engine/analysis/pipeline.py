@@ -24,7 +24,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -57,6 +57,8 @@ from skyt_tui.engine.measure.tree_distance import (
 )
 from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.oracle.verdicts import TestOutcome, Verdict
+from skyt_tui.engine.probe.behaviour import ContractProbe, ProbeSettings, probe_contracts
+from skyt_tui.engine.probe.report import run_probe_figures
 from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
 from skyt_tui.engine.repair.parallel import RepairTask, TaskVerifier, repair_in_processes
 from skyt_tui.engine.sources.humaneval import problem_contract
@@ -160,10 +162,32 @@ class RunAnalysis:
     canon: CanonInfo = CanonInfo(CANON_NOT_COMPUTED)
     contract: Contract | None = None
     oracle_info: dict[str, Any] = field(default_factory=dict)
+    probe: ContractProbe | None = None
+    """The run's probe (`probe=` settings given), its records aligned with `samples`."""
+
+    def probe_figures(self) -> dict[str, Any] | None:
+        if self.probe is None:
+            return None
+        canon_position = next(
+            (
+                position
+                for position, sample in enumerate(self.samples)
+                if self.canon.source == "run" and sample.index == self.canon.sample_index
+            ),
+            None,
+        )
+        return run_probe_figures(
+            self.probe,
+            [sample.pass_vector for sample in self.samples],
+            [sample.index for sample in self.samples],
+            canon_position,
+        )
 
     def summary(self) -> dict[str, Any]:
         """The run's entry in `analyze --json`."""
+        probe = self.probe_figures()
         return {
+            **({"probe": probe} if probe is not None else {}),
             "id": self.run.id,
             "contract_id": self.run.contract_id,
             "model": self.run.model,
@@ -180,12 +204,18 @@ class RunAnalysis:
         out["level"] = self.level
         if with_samples:
             details = {d.index: d for d in self.details}
+            entry = self.contract.entry.name if self.contract is not None else ""
             out["samples"] = [
                 {
                     **sample.to_dict(),
                     **(details[sample.index].to_dict() if sample.index in details else {}),
+                    **(
+                        {"probe": self.probe.samples[position].to_dict(entry)}
+                        if self.probe is not None
+                        else {}
+                    ),
                 }
-                for sample in self.samples
+                for position, sample in enumerate(self.samples)
             ]
         return out
 
@@ -244,6 +274,7 @@ def analyze_runs(
     progress: Progress | None = None,
     repair_workers: int | None = None,
     distance: str = DEFAULT_DISTANCE,
+    probe: ProbeSettings | None = None,
 ) -> list[RunAnalysis]:
     """Analyse runs. `oracle=True` uses the shared sandbox pool, False skips oracle, canon and repair.
 
@@ -254,6 +285,8 @@ def analyze_runs(
     distance, `tree_distance`) for d_pre, d_post and R_pairwise. Repair always
     searches by Levenshtein; under the tree distance a repaired sample's d_post
     is its repaired text's tree distance, or its d_pre when that is smaller.
+
+    `probe`: also run each run's passing samples on generated inputs (docs/probe.md).
 
     `store_canon_provider(contract)` (store mode) finds the sample that should
     become the canon when the store has none: (code, provenance) of the first
@@ -312,6 +345,22 @@ def analyze_runs(
                 if result.steps:
                     after[i][position] = lookup[(id(contract), result.code)]
 
+    probes: list[ContractProbe | None] = [None] * len(runs)
+    if the_oracle is not None and probe is not None:
+        wanted = [i for i, (contract, vs) in enumerate(zip(contracts, verdicts)) if contract and vs]
+        report("probe", 0, len(wanted))
+        found = probe_contracts(
+            the_oracle,
+            [
+                (contracts[i], prepared[i].codes, [v.passed for v in verdicts[i] or []])  # type: ignore[misc]
+                for i in wanted
+            ],
+            probe,
+        )
+        for i, probed in zip(wanted, found):
+            probes[i] = probed
+        report("probe", len(wanted), len(wanted))
+
     oracle_info = {}
     if the_oracle is not None:
         oracle_info = {
@@ -321,20 +370,19 @@ def analyze_runs(
         }
     results = []
     for i in range(len(runs)):
-        results.append(
-            _finish(
-                prepared[i],
-                contracts[i],
-                verdicts[i],
-                canons[i],
-                repairs[i],
-                after[i],
-                level,
-                tau,
-                oracle_info,
-                distance,
-            )
+        finished = _finish(
+            prepared[i],
+            contracts[i],
+            verdicts[i],
+            canons[i],
+            repairs[i],
+            after[i],
+            level,
+            tau,
+            oracle_info,
+            distance,
         )
+        results.append(replace(finished, probe=probes[i]) if probes[i] is not None else finished)
     return results
 
 

@@ -1,8 +1,9 @@
 """The benchmark: items and scores, anchor sample, validation, estimates, rotation, fingerprints (docs/benchmark.md).
 
 Call the functions re-exported here (from `api`); the modules underneath are pure
-(`sampler`, `irt`, `anchors`, `validation`, `correlation`, `rotation`, `fingerprints`,
-`items`), read stored runs (`from_runs`) or handle the files (`bench_store`).
+(`sampler`, `irt`, `tinybenchmarks`, `methods`, `anchors`, `validation`, `choice`,
+`correlation`, `rotation`, `fingerprints`, `items`), read stored runs (`from_runs`) or
+handle the files (`bench_store`).
 
 May import: `runs`, `contracts` and the rooms below them, and the shared leaves.
 """
@@ -51,7 +52,12 @@ from skyt_tui.engine.benchmark.rotation import (
     history_rows,
     parse_now,
 )
-from skyt_tui.engine.benchmark.sampler import AnchorSample, SampleConfig, select_sample
+from skyt_tui.engine.benchmark.sampler import (
+    AnchorSample,
+    MethodChoice,
+    SampleConfig,
+    select_sample,
+)
 from skyt_tui.engine.benchmark.validation import (
     METHODS,
     MethodResult,
@@ -68,6 +74,7 @@ __all__ = [
     "METHODS",
     "AnchorSample",
     "EstimateReport",
+    "MethodChoice",
     "MethodResult",
     "RunsImportResult",
     "SystemEstimate",

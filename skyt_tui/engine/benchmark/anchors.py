@@ -1,15 +1,18 @@
 """Choosing the anchor sample by method, and estimating a system's full-benchmark score from the
 items it was scored on (docs/benchmark.md).
 
-Methods: `stratified` and `random` are score-blind (`sampler`); `irt` fits a 2PL model on the
-systems with a score for every item and takes the most informative items (`irt`), falling back
-to stratified — and saying so — below `irt.MIN_SYSTEMS` such systems.
+Methods: `stratified` and `random` are score-blind (`sampler`); `irt` and `cluster` fit a 2PL
+model on the systems with a score for every item (`methods`): `irt` takes the most informative
+items (`irt`), `cluster` tinyBenchmarks' clustered anchors (`tinybenchmarks`); both fall back to
+stratified — and say so — below `irt.MIN_SYSTEMS` such systems. `auto` chooses among them by
+validation (`choice`).
 
-Estimates follow the method that chose the sample: p-IRT for an IRT sample; for a score-blind
-sample the design-based estimator of its sampling plan — per difficulty stratum the mean of the
-scored items, weighted by the stratum's share of the benchmark (one stratum for a random
-sample) — with the textbook variance Σ W_h² (1 − n_h/N_h) s_h² / n_h. Scores for more items
-than the anchors are used too; a system scored on every item gets its exact mean.
+Estimates follow the method that chose the sample: p-IRT for an irt sample, gp-IRT for a cluster
+sample (`methods.Chosen`); for a score-blind sample the design-based estimator of its sampling
+plan — per difficulty stratum the mean of the scored items, weighted by the stratum's share of
+the benchmark (one stratum for a random sample) — with the textbook variance
+Σ W_h² (1 − n_h/N_h) s_h² / n_h. Scores for more items than the anchors are used too; a system
+scored on every item gets its exact mean.
 """
 
 from __future__ import annotations
@@ -25,12 +28,16 @@ import numpy as np
 from skyt_tui.engine.benchmark import irt
 from skyt_tui.engine.benchmark.items import Item, ScoreMatrix
 from skyt_tui.engine.benchmark.items import option_error as _error
+from skyt_tui.engine.benchmark.methods import Chosen, Fits, choose, interval_scale, parse_dates
 from skyt_tui.engine.benchmark.sampler import (
+    AUTO,
     DEFAULT_SEED,
+    MODEL_BASED,
     AnchorSample,
     SampleConfig,
     select_sample,
 )
+from skyt_tui.engine.benchmark.tinybenchmarks import LambdaParts
 
 SMALL_STRATUM = 30
 """Under this many scored items in a stratum its sample variance is unreliable; the bound
@@ -51,9 +58,14 @@ def choose_anchors(
     config: SampleConfig = SampleConfig(),
     seed: int = DEFAULT_SEED,
     benchmark_version: int | None = None,
+    release_dates: Mapping[str, str | None] | None = None,
 ) -> AnchorSample:
-    """The anchor sample by `config.mode`; IRT fits on the complete systems of `scores`."""
-    if config.mode != "irt":
+    """The anchor sample by `config.mode` (irt, cluster, stratified or random; `auto` is
+    `choice.choose_method`); the model-based methods fit on the complete systems of `scores`
+    and, with `release_dates`, calibrate their intervals on the later ones."""
+    if config.mode == AUTO:
+        raise _error("auto chooses by validation: use choice.choose_method", key="mode")
+    if config.mode not in MODEL_BASED:
         return select_sample(items, config, seed, benchmark_version)
     reason = _why_not_irt(items, scores)
     if reason is not None or scores is None:
@@ -62,18 +74,40 @@ def choose_anchors(
         return dataclasses.replace(sample, config=config, method="stratified", fallback=reason)
     keep = complete_rows(scores)
     systems = tuple(name for name, ok in zip(scores.systems, keep) if ok)
-    matrix = scores.scores[keep]
-    model = irt.fit(matrix, scores.item_ids, systems)
-    chosen, misfit = irt_choice(model, matrix, _size(items, config))
+    dates = None
+    if release_dates:
+        dates = parse_dates([release_dates.get(name) for name in systems])
+    fits = Fits(scores.scores[keep], scores.item_ids, systems, dates)
+    chosen = choose(
+        config.mode,
+        fits,
+        np.arange(len(systems)),
+        _size(items, config),
+        np.random.default_rng(seed),
+    )
+    return sample_of(items, chosen, config, seed, benchmark_version)
+
+
+def sample_of(
+    items: Sequence[Item],
+    chosen: Chosen,
+    config: SampleConfig,
+    seed: int,
+    benchmark_version: int | None,
+) -> AnchorSample:
+    """The stored record of a model-based choice (ids sorted; weights aligned with them)."""
     strata: dict[str, int] = {}
     allocation: dict[str, int] = {}
     for item in items:
         strata[item.difficulty] = strata.get(item.difficulty, 0) + 1
         allocation.setdefault(item.difficulty, 0)
-    for index in chosen:
+    for index in chosen.anchors:
         allocation[items[int(index)].difficulty] += 1
+    order = sorted(range(len(chosen.anchors)), key=lambda n: items[int(chosen.anchors[n])].id)
+    weights = () if chosen.weights is None else tuple(float(chosen.weights[n]) for n in order)
+    parts = chosen.parts
     return AnchorSample(
-        ids=tuple(sorted(items[int(index)].id for index in chosen)),
+        ids=tuple(items[int(chosen.anchors[n])].id for n in order),
         seed=seed,
         config=config,
         n_items=len(items),
@@ -81,17 +115,40 @@ def choose_anchors(
         strata=dict(sorted(strata.items())),
         allocation=dict(sorted(allocation.items())),
         benchmark_version=benchmark_version,
-        method="irt",
-        model=model,
-        anchor_misfit=misfit,
+        method=chosen.method,
+        model=chosen.model,
+        anchor_misfit=chosen.misfit,
+        person_reference=chosen.person_reference,
+        calibration=chosen.calibration,
+        calibration_note=chosen.calibration_note,
+        weights=weights,
+        lambda_bias=parts.bias if parts else 0.0,
+        lambda_variance=parts.variance if parts else 0.0,
     )
 
 
-def irt_choice(model: irt.IrtModel, fit_scores: np.ndarray, size: int) -> tuple[np.ndarray, float]:
-    """The anchors a fitted model chooses (column indices) and their misfit on the fit systems:
-    what `choose_anchors` stores and what validation re-does on each draw's training systems."""
-    chosen = irt.select_anchors(model, size)
-    return chosen, irt.anchor_misfit(model, fit_scores, chosen)
+def chosen_of(sample: AnchorSample, item_ids: Sequence[str]) -> Chosen:
+    """What a stored model-based sample estimates with (the inverse of `sample_of`)."""
+    assert sample.model is not None
+    position = {item_id: index for index, item_id in enumerate(item_ids)}
+    anchors = np.array([position[i] for i in sample.ids], dtype=np.int64)
+    order = np.argsort(anchors, kind="stable")
+    cluster = sample.chosen_by == "cluster"
+    if cluster and len(sample.weights) != len(sample.ids):
+        raise _error(
+            "a cluster sample without its anchor weights: draw it again", key="anchor sample"
+        )
+    return Chosen(
+        method="cluster" if cluster else "irt",
+        anchors=anchors[order],
+        model=sample.model,
+        misfit=sample.anchor_misfit,
+        person_reference=sample.person_reference,
+        weights=np.asarray(sample.weights, dtype=np.float64)[order] if cluster else None,
+        parts=LambdaParts(sample.lambda_bias, sample.lambda_variance) if cluster else None,
+        calibration=sample.calibration,
+        calibration_note=sample.calibration_note,
+    )
 
 
 def _size(items: Sequence[Item], config: SampleConfig) -> int:
@@ -132,6 +189,11 @@ class SystemEstimate:
     exact: bool
     """Scored on every item: the score is its mean, not an estimate."""
     warnings: tuple[str, ...]
+    estimator: str = ""
+    """p-irt-eap (irt sample: skyt-tui's p-IRT, ability by posterior mean), gp-irt (cluster
+    sample: tinyBenchmarks') or design (stratified, random)."""
+    interval_scale: float = 1.0
+    """The calibration factor the interval's half-width was multiplied by (1: none)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -147,6 +209,8 @@ class SystemEstimate:
             "items": self.n_items,
             "exact": self.exact,
             "warnings": list(self.warnings),
+            "estimator": self.estimator,
+            "interval_scale": self.interval_scale,
         }
 
 
@@ -185,14 +249,16 @@ def estimate_scores(
     position = {item_id: index for index, item_id in enumerate(item_ids)}
     anchor_columns = np.array([position[i] for i in sample.ids], dtype=np.int64)
     strata = design_strata(items, sample)
+    scale = 1.0
     if sample.model is not None:
-        score, low, high = irt.estimate_arrays(
-            sample.model, y, level, sample.anchor_misfit, len(sample.ids)
-        )
-        rows = list(zip(score.tolist(), low.tolist(), high.tolist()))
+        chosen = chosen_of(sample, item_ids)
+        score, low, high = chosen.arrays(y, level)
+        scale = interval_scale(chosen.calibration, level)
+        estimator = "gp-irt" if chosen.method == "cluster" else "p-irt-eap"
     else:
         score, low, high = design_arrays(y, strata, level)
-        rows = list(zip(score.tolist(), low.tolist(), high.tolist()))
+        estimator = "design"
+    rows = list(zip(score.tolist(), low.tolist(), high.tolist()))
     estimates = []
     for row, system in enumerate(observed.systems):
         count = int(scored[row].sum())
@@ -220,6 +286,8 @@ def estimate_scores(
                     scored[row],
                     strata if sample.model is None else None,
                 ),
+                estimator=estimator,
+                interval_scale=scale,
             )
         )
     return tuple(estimates)

@@ -24,6 +24,7 @@ from skyt_tui.engine.benchmark.anchors import (
     estimate_scores,
 )
 from skyt_tui.engine.benchmark.bench_store import VersionInfo
+from skyt_tui.engine.benchmark.choice import choose_method
 from skyt_tui.engine.benchmark.fingerprints import (
     ContaminationReport,
     Fingerprint,
@@ -62,8 +63,15 @@ from skyt_tui.engine.benchmark.rotation import (
     plan_rotation,
     replay,
 )
-from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, AnchorSample, SampleConfig
+from skyt_tui.engine.benchmark.sampler import (
+    AUTO,
+    DEFAULT_SEED,
+    MODEL_BASED,
+    AnchorSample,
+    SampleConfig,
+)
 from skyt_tui.engine.benchmark.validation import (
+    METHODS,
     MethodResult,
     ValidationConfig,
     ValidationReport,
@@ -249,11 +257,18 @@ def draw_sample(
     seed: int = DEFAULT_SEED,
     recorded_at: str | None = None,
 ) -> AnchorSample:
-    """Draw the anchor sample of the current version and append it to `samples.jsonl` (it becomes current)."""
-    benchmark = load_benchmark(name, with_scores=config.mode == "irt")
-    sample = choose_anchors(
-        benchmark.items, benchmark.data.scores, config, seed, benchmark_version=benchmark.version
-    )
+    """Draw the anchor sample of the current version and append it to `samples.jsonl` (it becomes
+    current). `auto` validates every method first and takes the best (`choice`)."""
+    benchmark = load_benchmark(name, with_scores=config.mode in (*MODEL_BASED, AUTO))
+    dates = {system.name: system.release_date for system in benchmark.data.systems}
+    if config.mode == AUTO:
+        sample = choose_method(
+            benchmark.items, benchmark.data.scores, config, seed, benchmark.version, dates
+        )
+    else:
+        sample = choose_anchors(
+            benchmark.items, benchmark.data.scores, config, seed, benchmark.version, dates
+        )
     sample = dataclasses.replace(sample, recorded_at=recorded_at)
     with store.store_lock():
         bench_store.append_log(bench_store.samples_log(name), SAMPLE_KIND, sample.to_dict())
@@ -309,7 +324,7 @@ def validate_benchmark(
 def compare_benchmark_methods(
     name: str,
     sizes: tuple[int, ...],
-    methods: tuple[str, ...] = ("irt", "stratified", "random"),
+    methods: tuple[str, ...] = METHODS,
     config: ValidationConfig = ValidationConfig(),
 ) -> tuple[MethodResult, ...]:
     """Every method at every size on the same random splits: r, MAE and coverage against k."""

@@ -8,7 +8,9 @@ a stratum holds, ties broken by stratum name); random mode draws a simple random
 sample of the same size. All randomness comes from one `numpy.random.Generator`
 seeded with the given seed (default 0), so the same seed, items and numpy version
 give the same ids in every process. The IRT mode needs scores and lives in `anchors`;
-an `AnchorSample` records which method chose it and, for IRT, the fitted model.
+an `AnchorSample` records which method chose it and, for the model-based methods (irt,
+cluster), the fitted model and what their estimates need; `auto` (`choice`) records why it
+chose the method it did.
 """
 
 from __future__ import annotations
@@ -28,8 +30,10 @@ from skyt_tui.engine.benchmark.items import option_error as _error
 DEFAULT_RATE = 0.01
 DEFAULT_FLOOR = 50
 DEFAULT_SEED = 0
-MODES = ("stratified", "random", "irt")
+MODES = ("stratified", "random", "irt", "cluster", "auto")
 SCORE_BLIND = ("stratified", "random")
+MODEL_BASED = ("irt", "cluster")
+AUTO = "auto"
 
 
 def ceil_share(rate: float, n: int) -> int:
@@ -146,6 +150,71 @@ def plan_sample(difficulties: Sequence[str], config: SampleConfig) -> SamplePlan
 
 
 @dataclass(frozen=True)
+class MethodChoice:
+    """Why `--method auto` chose its method: each candidate's median MAE (and interval coverage)
+    on the systems held out by one validation, the lowest MAE winning."""
+
+    rule: str
+    """"time split" (trained on the systems released before `date`) or "random splits"."""
+    date: str | None
+    n_train: int
+    n_test: int
+    draws: int
+    mae: dict[str, float]
+    coverage: dict[str, float]
+    chosen: str
+    note: str | None = None
+    """Why there was no time split (random splits were used instead)."""
+
+    @property
+    def message(self) -> str:
+        ranked = sorted(self.mae, key=lambda method: (self.mae[method], method != self.chosen))
+        others = ", ".join(f"{method} {self.mae[method]:.4f}" for method in ranked[1:])
+        if self.rule == "time split":
+            where = (
+                f"trained on the {self.n_train} systems released before {self.date}, tested on "
+                f"the {self.n_test} released on or after it"
+            )
+        else:
+            where = (
+                f"{self.draws} random splits, {self.n_test} of {self.n_train + self.n_test} "
+                f"systems held out" + (f" ({self.note})" if self.note else "")
+            )
+        return (
+            f"{self.chosen}: the lowest median MAE on a {self.rule} ({where}): "
+            f"{self.mae[self.chosen]:.4f}, against {others}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "date": self.date,
+            "n_train": self.n_train,
+            "n_test": self.n_test,
+            "draws": self.draws,
+            "mae": self.mae,
+            "coverage": self.coverage,
+            "chosen": self.chosen,
+            "note": self.note,
+            "message": self.message,
+        }
+
+    @classmethod
+    def from_dict(cls, record: Mapping[str, Any]) -> MethodChoice:
+        return cls(
+            rule=str(record["rule"]),
+            date=record.get("date"),
+            n_train=int(record["n_train"]),
+            n_test=int(record["n_test"]),
+            draws=int(record["draws"]),
+            mae={str(k): float(v) for k, v in record["mae"].items()},
+            coverage={str(k): float(v) for k, v in record["coverage"].items()},
+            chosen=str(record["chosen"]),
+            note=record.get("note"),
+        )
+
+
+@dataclass(frozen=True)
 class AnchorSample:
     """One drawn anchor sample: the ids (sorted) and everything needed to draw it again."""
 
@@ -159,13 +228,26 @@ class AnchorSample:
     benchmark_version: int | None = None
     recorded_at: str | None = None
     method: str = ""
-    """What chose the ids: irt, stratified or random ("" = `config.mode`, as older records say)."""
+    """What chose the ids: irt, cluster, stratified or random ("" = `config.mode`, as older
+    records say)."""
     fallback: str | None = None
-    """Why an IRT choice fell back to stratified (too few complete systems), else None."""
+    """Why a model-based choice fell back to stratified (too few complete systems), else None."""
     model: IrtModel | None = None
     """The IRT model the ids were chosen with (and estimates are made with)."""
     anchor_misfit: float = 0.0
     """Variance (mean-score units) the anchors left unexplained on the fit systems."""
+    person_reference: float = 0.0
+    """The fit systems' mean person fit on the anchors (0 in records from before it)."""
+    calibration: tuple[float, ...] = ()
+    """Sorted |error| / sd of the later systems the interval is calibrated on (`methods`)."""
+    calibration_note: str = ""
+    weights: tuple[float, ...] = ()
+    """cluster: each anchor's weight, aligned with `ids`."""
+    lambda_bias: float = 0.0
+    lambda_variance: float = 0.0
+    """cluster: b and v of tinyBenchmarks' λ = b² / (b² + v / (4k))."""
+    choice: MethodChoice | None = None
+    """auto: why this method."""
 
     @property
     def size(self) -> int:
@@ -178,11 +260,15 @@ class AnchorSample:
     @property
     def description(self) -> str:
         """The method in words, e.g. "irt (2PL on 45 systems)" or "stratified (IRT fallback: …)"."""
+        auto = " chosen by auto" if self.choice is not None else ""
         if self.model is not None:
-            return f"irt (2PL fitted on {len(self.model.systems)} systems)"
+            what = (
+                "clustered anchors, gp-IRT; " if self.chosen_by == "cluster" else ""
+            ) + f"2PL fitted on {len(self.model.systems)} systems"
+            return f"{self.chosen_by} ({what}){auto}"
         if self.fallback:
-            return f"{self.chosen_by} (instead of irt: {self.fallback})"
-        return self.chosen_by
+            return f"{self.chosen_by} (instead of {self.config.mode}: {self.fallback})"
+        return self.chosen_by + auto
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -200,13 +286,33 @@ class AnchorSample:
             "fallback": self.fallback,
             "irt": None
             if self.model is None
-            else {"model": self.model.to_dict(), "anchor_misfit": self.anchor_misfit},
+            else {
+                "model": self.model.to_dict(),
+                "anchor_misfit": self.anchor_misfit,
+                "person_reference": self.person_reference,
+                "calibration": list(self.calibration),
+                "calibration_note": self.calibration_note,
+            },
+            "cluster": {
+                "weights": list(self.weights),
+                "lambda_bias": self.lambda_bias,
+                "lambda_variance": self.lambda_variance,
+            }
+            if self.weights
+            else None,
+            "choice": None if self.choice is None else self.choice.to_dict(),
         }
 
     @classmethod
     def from_dict(cls, record: Mapping[str, Any]) -> AnchorSample:
+        irt = record.get("irt") or {}
+        cluster = record.get("cluster") or {}
+        ids = tuple(record["ids"])
+        weights = tuple(float(w) for w in cluster.get("weights", ()))
+        if weights and len(weights) != len(ids):
+            raise ValueError("cluster weights do not match the ids")
         return cls(
-            ids=tuple(record["ids"]),
+            ids=ids,
             seed=int(record["seed"]),
             config=SampleConfig.from_dict(record["config"]),
             n_items=int(record["n_items"]),
@@ -217,8 +323,15 @@ class AnchorSample:
             recorded_at=record.get("recorded_at"),
             method=str(record.get("method") or record["config"]["mode"]),
             fallback=record.get("fallback"),
-            model=IrtModel.from_dict(irt["model"]) if (irt := record.get("irt")) else None,
-            anchor_misfit=float(irt["anchor_misfit"]) if irt else 0.0,
+            model=IrtModel.from_dict(irt["model"]) if irt else None,
+            anchor_misfit=float(irt.get("anchor_misfit", 0.0)),
+            person_reference=float(irt.get("person_reference", 0.0)),
+            calibration=tuple(float(z) for z in irt.get("calibration", ())),
+            calibration_note=str(irt.get("calibration_note", "")),
+            weights=weights,
+            lambda_bias=float(cluster.get("lambda_bias", 0.0)),
+            lambda_variance=float(cluster.get("lambda_variance", 0.0)),
+            choice=MethodChoice.from_dict(choice) if (choice := record.get("choice")) else None,
         )
 
 

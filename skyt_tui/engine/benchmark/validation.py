@@ -2,13 +2,18 @@
 
 Per draw: shuffle the systems and split them into training systems and held-out ones
 (`holdout` share, at least 3). Each method chooses its anchors seeing the training systems
-only — IRT fits its model on them; stratified and random do not look at scores at all — and
-estimates every held-out system's full score from its anchor scores (`anchors`). Pearson r
+only — irt and cluster fit their model on them (`methods`); stratified and random do not look
+at scores at all — and estimates every held-out system's full score from its anchor scores
+(`anchors`). Pearson r
 (the seed's criterion), Spearman ρ, Kendall τ-b and MAE between estimate and true full mean are
 computed per draw; the report gives their median and 5th/95th percentiles, the share of draws
 with r > threshold, and the coverage of the estimates' intervals. All methods see the same
 splits, so they are compared on the same held-out systems. A time split (train on the systems
-released before a date, test on the rest) is reported beside it where release dates exist.
+released before a date, test on the rest) is reported beside it where release dates exist;
+there the model-based methods also calibrate their intervals on the later training systems, as
+`bench sample` does (`methods`). On random splits they do not (it would take a few more fits
+per split): their coverage there is that of the interval before calibration, which only widens
+it.
 Only systems with a score for every item take part (a missing score is neither 0 nor
 ignorable without biasing that system's means); the others are listed as excluded.
 
@@ -22,7 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,7 +37,6 @@ from skyt_tui.engine.benchmark.anchors import (
     choose_anchors,
     design_arrays,
     estimate_scores,
-    irt_choice,
 )
 from skyt_tui.engine.benchmark.correlation import (
     kendall_rows,
@@ -42,8 +46,11 @@ from skyt_tui.engine.benchmark.correlation import (
 )
 from skyt_tui.engine.benchmark.items import Item, ScoreMatrix
 from skyt_tui.engine.benchmark.items import option_error as _error
+from skyt_tui.engine.benchmark.methods import Chosen, Fits, choose, parse_dates
 from skyt_tui.engine.benchmark.sampler import (
     DEFAULT_SEED,
+    MODEL_BASED,
+    SCORE_BLIND,
     SampleConfig,
     check_seed,
     plan_sample,
@@ -56,13 +63,13 @@ validated with it, so fewer items can be trusted than for a plain anchor mean.""
 
 
 def min_trusted(method: str) -> int:
-    return MIN_TRUSTED_IRT_SAMPLE if method == "irt" else MIN_TRUSTED_SAMPLE
+    return MIN_TRUSTED_IRT_SAMPLE if method in MODEL_BASED else MIN_TRUSTED_SAMPLE
 
 
 MIN_TRUSTED_SYSTEMS = 10
 MIN_HELD_OUT = 3
-METHODS = ("irt", "stratified", "random")
-_STREAM = {"irt": 1, "stratified": 2, "random": 3}
+METHODS = ("irt", "cluster", "stratified", "random")
+_STREAM = {"irt": 1, "stratified": 2, "random": 3, "cluster": 4}
 TIME_SPLIT_AUTO = "auto"
 TIME_SPLIT_OFF = "off"
 
@@ -294,66 +301,62 @@ def _run(
     sizes: Sequence[int],
     splits: Sequence[tuple[np.ndarray, np.ndarray]],
     config: ValidationConfig,
+    dates: Sequence[dt.date | None] | None = None,
+    observer: Observer | None = None,
 ) -> tuple[MethodResult, ...]:
-    """Every (method, size) over the same splits: estimates for the held-out systems per draw."""
+    """Every (method, size) over the same splits: estimates for the held-out systems per draw.
+    With `dates` (aligned with `data.used`) the model-based methods calibrate their intervals
+    on the later training systems, as `bench sample` does; `observer` sees every draw's
+    estimates (and, for a model-based method, what it chose)."""
     difficulties = [item.difficulty for item in data.items]
     stratum_sizes = Counter(difficulties)
     n_draws, n_held = len(splits), len(splits[0][1])
     estimates = {(m, k): np.empty((n_draws, n_held)) for m in methods for k in sizes}
     inside = {(m, k): np.empty((n_draws, n_held), dtype=bool) for m in methods for k in sizes}
     actual_size: dict[tuple[str, int], int] = {}
-    fallback_draws = dict.fromkeys(sizes, 0)
+    fallback_draws = {(m, k): 0 for m in methods for k in sizes}
     generators = {
         (m, k): np.random.default_rng([config.seed, _STREAM[m], k]) for m in methods for k in sizes
     }
     plans = {
         (m, k): plan_sample(
-            difficulties, SampleConfig(rate=0.0, floor=k, mode=m if m != "irt" else "stratified")
+            difficulties,
+            SampleConfig(rate=0.0, floor=k, mode=m if m in SCORE_BLIND else "stratified"),
         )
         for m in methods
         for k in sizes
     }
-    model, model_train, last_held = None, None, None
+    fits = Fits(data.matrix, [item.id for item in data.items], data.used, dates)
+    previous: tuple[np.ndarray, np.ndarray] | None = None
     for draw, (train, held) in enumerate(splits):
         truth = data.full[held]
-        # A fixed split (the time split) repeats the same systems every draw: IRT is deterministic
-        # on it, so its fit and estimates are made once.
+        # A fixed split (the time split) repeats the same systems every draw: irt is
+        # deterministic on it, so its estimates are made once.
         repeat = (
-            model_train is not None
-            and last_held is not None
-            and np.array_equal(model_train, train)
-            and np.array_equal(last_held, held)
+            previous is not None
+            and np.array_equal(previous[0], train)
+            and np.array_equal(previous[1], held)
         )
-        last_held = held
-        if repeat:
-            pass
-        elif "irt" in methods and len(train) >= irt.MIN_SYSTEMS:
-            model_train = train
-            model = irt.fit(
-                data.matrix[train], [item.id for item in data.items], [data.used[i] for i in train]
-            )
-        else:
-            model, model_train = None, None
+        previous = (train, held)
         for method in methods:
             for size in sizes:
                 key = (method, size)
-                if method == "irt" and model is not None and repeat:
+                if method == "irt" and repeat and not fallback_draws[key] and observer is None:
                     estimates[key][draw] = estimates[key][draw - 1]
                     inside[key][draw] = inside[key][draw - 1]
                     continue
-                if method == "irt" and model is not None:
-                    chosen, misfit = irt_choice(model, data.matrix[train], size)
+                chosen = None
+                if method in MODEL_BASED and len(train) >= irt.MIN_SYSTEMS:
+                    chosen = choose(method, fits, train, size, generators[key])
+                    columns = chosen.anchors
                     observed = np.full((len(held), len(data.items)), np.nan)
-                    observed[:, chosen] = data.matrix[np.ix_(held, chosen)]
-                    score, low, high = irt.estimate_arrays(
-                        model, observed, config.level, misfit, len(chosen)
-                    )
+                    observed[:, columns] = data.matrix[np.ix_(held, columns)]
+                    score, low, high = chosen.arrays(observed, config.level)
                 else:
-                    if method == "irt":
-                        fallback_draws[size] += 1
+                    if method in MODEL_BASED:
+                        fallback_draws[key] += 1
                     plan = plans[key]
-                    chosen = plan.draw(generators[key])
-                    columns = np.sort(np.asarray(chosen, dtype=np.intp))
+                    columns = np.sort(np.asarray(plan.draw(generators[key]), dtype=np.intp))
                     stratified = plan.mode == "stratified"
                     score, low, high = design_arrays(
                         data.matrix[np.ix_(held, columns)],
@@ -363,7 +366,9 @@ def _run(
                         config.level,
                         sizes=stratum_sizes if stratified else {"all": len(difficulties)},
                     )
-                actual_size[key] = len(chosen)
+                actual_size[key] = len(columns)
+                if observer is not None:
+                    observer(Observed(method, size, draw, train, held, score, low, high, chosen))
                 estimates[key][draw] = score
                 inside[key][draw] = (low <= truth + 1e-12) & (truth <= high + 1e-12)
     truth_rows = np.stack([data.full[held] for _, held in splits])
@@ -373,9 +378,9 @@ def _run(
             key = (method, size)
             pearson = pearson_rows(estimates[key], truth_rows)
             fallback = None
-            if method == "irt" and fallback_draws[size]:
+            if fallback_draws[key]:
                 fallback = (
-                    f"stratified in {fallback_draws[size]} of {n_draws} draws: fewer than "
+                    f"stratified in {fallback_draws[key]} of {n_draws} draws: fewer than "
                     f"{irt.MIN_SYSTEMS} training systems"
                 )
             results.append(
@@ -400,14 +405,60 @@ def _run(
     return tuple(results)
 
 
+@dataclass(frozen=True, eq=False)
+class Observed:
+    """One (method, size, draw) of a validation run: the held-out systems' estimates."""
+
+    method: str
+    size: int
+    draw: int
+    train: np.ndarray
+    held: np.ndarray
+    score: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    chosen: Chosen | None
+    """What a model-based method chose on the training systems (None for the others)."""
+
+
+Observer = Callable[[Observed], None]
+
+
+def validate_on_splits(
+    items: Sequence[Item],
+    scores: ScoreMatrix,
+    methods: Sequence[str],
+    sizes: Sequence[int],
+    splits: Sequence[tuple[np.ndarray, np.ndarray]],
+    config: ValidationConfig = ValidationConfig(),
+    release_dates: Mapping[str, str | None] | None = None,
+    observer: Observer | None = None,
+) -> tuple[MethodResult, ...]:
+    """Every method at every size on given (train, held-out) splits of the complete systems
+    (indices into `complete_systems(scores)`), as `bench validate` runs them; with
+    `release_dates` the model-based methods calibrate on the later training systems."""
+    for method in methods:
+        _check_method(method)
+    data = _complete(items, scores)
+    return _run(data, methods, sizes, splits, config, _dates(data, release_dates), observer)
+
+
+def complete_systems(items: Sequence[Item], scores: ScoreMatrix) -> tuple[str, ...]:
+    """The systems validation uses (a score for every item), in the order splits index them."""
+    return _complete(items, scores).used
+
+
 def compare_methods(
     items: Sequence[Item],
     scores: ScoreMatrix,
     methods: Sequence[str] = METHODS,
     sizes: Sequence[int] = (10, 25, 50),
     config: ValidationConfig = ValidationConfig(),
+    release_dates: Mapping[str, str | None] | None = None,
 ) -> tuple[MethodResult, ...]:
-    """Each method at each size on the same random splits (for tables and charts of r against k)."""
+    """Each method at each size on the same random splits (for tables and charts of r against k);
+    with `release_dates` the model-based methods calibrate their intervals on each split's later
+    training systems, as `bench sample` does (a few more fits per split)."""
     for method in methods:
         _check_method(method)
     data = _complete(items, scores)
@@ -419,7 +470,16 @@ def compare_methods(
         sizes,
         _random_splits(len(data.used), n_held, config.draws, config.seed),
         config,
+        _dates(data, release_dates),
     )
+
+
+def _dates(
+    data: _Complete, release_dates: Mapping[str, str | None] | None
+) -> tuple[dt.date | None, ...] | None:
+    if not release_dates:
+        return None
+    return parse_dates([release_dates.get(name) for name in data.used])
 
 
 def time_split_systems(
@@ -494,6 +554,10 @@ def validate_sample(
     n_held = held_out_count(n_systems, config.holdout)
     size = sample_config.size_for(len(items))
     splits = _random_splits(n_systems, n_held, config.draws, config.seed)
+    dates = _dates(data, release_dates)
+    # The later-systems calibration costs a few fits per training set: it runs on the time split
+    # (one fixed split, so once) and not on every random split, whose coverage is therefore that
+    # of the intervals before calibration (which only ever widens them).
     results = _run(data, methods, [size], splits, config)
     own = next(r for r in results if r.method == method)
     time_split: TimeSplit | None = None
@@ -512,9 +576,9 @@ def validate_sample(
                 train=tuple(data.used[i] for i in train),
                 test=tuple(data.used[i] for i in test),
                 undated=undated,
-                results=_run(data, methods, [size], [(train, test)] * config.draws, config),
+                results=_run(data, methods, [size], [(train, test)] * config.draws, config, dates),
             )
-    check = _check_one(data, sample_config, config)
+    check = _check_one(data, sample_config, config, release_dates)
     warnings = _warnings(
         own.size,
         min_trusted(method),
@@ -555,12 +619,17 @@ def validate_sample(
 
 
 def _check_one(
-    data: _Complete, sample_config: SampleConfig, config: ValidationConfig
+    data: _Complete,
+    sample_config: SampleConfig,
+    config: ValidationConfig,
+    release_dates: Mapping[str, str | None] | None = None,
 ) -> SampleCheck:
     complete = ScoreMatrix(
         systems=data.used, item_ids=tuple(item.id for item in data.items), scores=data.matrix
     )
-    sample = choose_anchors(data.items, complete, sample_config, config.seed)
+    sample = choose_anchors(
+        data.items, complete, sample_config, config.seed, release_dates=release_dates
+    )
     chosen = set(sample.ids)
     observed = np.where([item.id in chosen for item in data.items], data.matrix, np.nan)
     estimates = estimate_scores(

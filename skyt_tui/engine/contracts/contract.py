@@ -68,6 +68,41 @@ class OutOfDomain:
     inputs: tuple[OodInput, ...] = ()
 
 
+ARG_TYPES = ("int", "float", "number", "str", "bool", "list", "tuple", "dict", "none")
+
+
+@dataclass(frozen=True)
+class ArgDomain:
+    """What one positional argument may be (docs/contracts.md, `[domain]`); None: unconstrained."""
+
+    type: str | None = None
+    min: float | None = None
+    max: float | None = None
+    min_len: int | None = None
+    max_len: int | None = None
+    alphabet: str | None = None
+    sorted: bool = False
+    unique: bool = False
+    items: ArgDomain | None = None
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The entry point's input domain, for generated inputs (docs/probe.md).
+
+    `args` constrain the positional arguments in order (checked in the parent);
+    `guard` is Python code defining `guard(...)` with the entry point's
+    parameters, run in the sandbox: an input is in the domain when it returns
+    a true value. Empty: the domain is inferred from the tests' inputs.
+    """
+
+    args: tuple[ArgDomain, ...] = ()
+    guard: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.args) or self.guard is not None
+
+
 @dataclass(frozen=True)
 class RescueBounds:
     max_transformations: int = 5
@@ -143,6 +178,7 @@ class Contract:
     oracle: OraclePolicy = OraclePolicy()
     out_of_domain: OutOfDomain = OutOfDomain()
     rescue: RescueBounds = RescueBounds()
+    domain: Domain = Domain()
     reference: str | None = None
     tags: tuple[str, ...] = ()
     source: dict[str, Any] = field(default_factory=dict)
@@ -377,6 +413,7 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
         transformers=rescue_reader.names("transformers", identifiers=False),
     )
     rescue_reader.finish()
+    domain = _read_domain(top.sub("domain"))
 
     tests_value = top.value("tests", [])
     if not isinstance(tests_value, list) or not all(isinstance(item, dict) for item in tests_value):
@@ -412,6 +449,7 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
         oracle=oracle,
         out_of_domain=ood,
         rescue=rescue,
+        domain=domain,
         tests=tests,
         reference=reference,
         tags=tags,
@@ -427,6 +465,8 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
                 f"tests[{i}].kind",
                 f'{test.kind} tests need [entry] kind = "function"; use stateful tests for a class',
             )
+    if entry.kind == "class" and domain:
+        raise top.fail("domain", "an input domain applies to functions, not to a class")
     if entry.kind == "class" and ood.policy != "ignore":
         raise top.fail(
             "out_of_domain.policy",
@@ -461,6 +501,79 @@ def _read_ood(reader: _Reader) -> OutOfDomain:
     return OutOfDomain(
         policy=policy, return_value=return_value, raises=raises, inputs=tuple(inputs)
     )
+
+
+def _read_domain(reader: _Reader) -> Domain:
+    args_value = reader.value("args", [])
+    if not isinstance(args_value, list) or not all(isinstance(item, dict) for item in args_value):
+        raise reader.fail("args", 'must be an array of tables like { type = "int", min = 0 }')
+    args = tuple(
+        _read_arg_domain(_Reader(reader.path, table, prefix=f"{reader.key('args')}[{i}]."))
+        for i, table in enumerate(args_value)
+    )
+    guard = reader.value("guard", None)
+    if guard is not None:
+        if not isinstance(guard, str):
+            raise reader.fail("guard", "must be a string of Python code")
+        module = _require_parse(reader, "guard", guard)
+        if not any(
+            isinstance(node, ast.FunctionDef) and node.name == "guard" for node in module.body
+        ):
+            raise reader.fail("guard", "must define guard(...) at the top level")
+    reader.finish()
+    return Domain(args=args, guard=guard)
+
+
+def _read_arg_domain(reader: _Reader, depth: int = 0) -> ArgDomain:
+    kind = reader.text("type", None, choices=ARG_TYPES)
+    low = reader.number("min", None)
+    high = reader.number("max", None)
+    if low is not None and high is not None and low > high:
+        raise reader.fail("max", f"must not be below min ({low:g}); got {high:g}")
+    min_len = reader.integer("min_len", None, low=0)
+    max_len = reader.integer("max_len", None, low=0)
+    if min_len is not None and max_len is not None and min_len > max_len:
+        raise reader.fail("max_len", f"must not be below min_len ({min_len}); got {max_len}")
+    alphabet = reader.text("alphabet", None)
+    if alphabet is not None and not alphabet:
+        raise reader.fail("alphabet", "must not be empty")
+    flags = {}
+    for name in ("sorted", "unique"):
+        value = reader.value(name, False)
+        if not isinstance(value, bool):
+            raise reader.fail(name, f"must be true or false, not {_toml_type(value)}")
+        flags[name] = value
+    items = None
+    if reader.has("items"):
+        if depth >= 8:
+            raise reader.fail("items", "nests deeper than 8 levels")
+        items = _read_arg_domain(reader.sub("items"), depth + 1)
+    reader.finish()
+    return ArgDomain(
+        type=kind,
+        min=low,
+        max=high,
+        min_len=min_len,
+        max_len=max_len,
+        alphabet=alphabet,
+        sorted=flags["sorted"],
+        unique=flags["unique"],
+        items=items,
+    )
+
+
+def _arg_domain_to_dict(spec: ArgDomain) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in ("type", "min", "max", "min_len", "max_len", "alphabet"):
+        value = getattr(spec, name)
+        if value is not None:
+            out[name] = value
+    for name in ("sorted", "unique"):
+        if getattr(spec, name):
+            out[name] = True
+    if spec.items is not None:
+        out["items"] = _arg_domain_to_dict(spec.items)
+    return out
 
 
 def _read_test(reader: _Reader, entry: Entry) -> Test:
@@ -625,6 +738,13 @@ def contract_to_toml_dict(contract: Contract) -> dict[str, Any]:
         "max_transformations": contract.rescue.max_transformations,
         "transformers": list(contract.rescue.transformers),
     }
+    if contract.domain:  # absent when empty, so contracts without one keep their content hash
+        domain_doc: dict[str, Any] = {}
+        if contract.domain.args:
+            domain_doc["args"] = [_arg_domain_to_dict(a) for a in contract.domain.args]
+        if contract.domain.guard is not None:
+            domain_doc["guard"] = contract.domain.guard
+        doc["domain"] = domain_doc
     if contract.source:
         doc["source"] = dict(contract.source)
     doc["tests"] = [_test_to_dict(t) for t in contract.tests]

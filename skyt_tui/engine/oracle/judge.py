@@ -29,6 +29,7 @@ from typing import Any
 from skyt_tui.engine.contracts.contract import (
     Contract,
 )
+from skyt_tui.engine.oracle.outputs import Call, CallsPlan, CallsResult
 from skyt_tui.engine.oracle.plan import TOO_LONG, Plan
 from skyt_tui.engine.oracle.verdicts import TestOutcome, Verdict
 from skyt_tui.engine.sandbox.pool import Limits, RunResult, SandboxPool
@@ -200,6 +201,37 @@ class Oracle:
             output,
             runs,
         )
+
+    def calls_iter(
+        self, jobs: Sequence[tuple[Contract, str, Sequence[Call]]]
+    ) -> Iterator[CallsResult]:
+        """What each program returns on its calls (`outputs`), in input order, run as tests are.
+
+        Every job is handed to the pool first; a program repeated with the same contract
+        object and the same calls object runs once.
+        """
+        entries: list[tuple[Any, ...]] = []
+        first_of: dict[tuple[int, str, int], int] = {}
+        plans: dict[tuple[int, int], CallsPlan] = {}
+        for position, (contract, code, calls) in enumerate(jobs):
+            key = (id(contract), code, id(calls))
+            if key in first_of:
+                entries.append(("copy", first_of[key]))
+                continue
+            first_of[key] = position
+            plan = plans.get((id(contract), id(calls)))
+            if plan is None:
+                plan = plans[(id(contract), id(calls))] = CallsPlan(contract, calls)
+            future = self._pool.submit({**plan.payload, "program": code}, plan.timeout_s)
+            entries.append(("run", plan, future))
+        done: dict[int, CallsResult] = {}
+        for position, entry in enumerate(entries):
+            if entry[0] == "copy":
+                result = done[entry[1]]
+            else:
+                result = entry[1].result(entry[2].result(), self._pool.limits)
+                done[position] = result
+            yield result
 
     def _plan(self, contract: Contract) -> Plan:
         key = id(contract)

@@ -174,7 +174,10 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
 def report_dict(
     run: runs.StoredRun, analysis: dict[str, Any], *, with_text: bool = False
 ) -> dict[str, Any]:
-    """Everything `report --json` prints: run, state, counts, metrics, canon, oracle and the sample rows."""
+    """Everything `report --json` prints: run, state, counts, metrics, canon, oracle and the sample
+    rows, and the run's probe figures when it has a probe that is not stale (docs/probe.md)."""
+    from skyt_tui.engine.runs.probes import stored_probe_figures
+
     meta = run.meta.to_dict()
     meta.pop("contract", None)
     rows = sample_rows(run, analysis)
@@ -199,6 +202,7 @@ def report_dict(
         "canon": analysis.get("canon"),
         "oracle": analysis.get("oracle"),
         "samples": rows,
+        **({"probe": probe} if (probe := stored_probe_figures(run)) is not None else {}),
     }
 
 

@@ -216,12 +216,23 @@ def overview(view: data.BenchmarkView) -> Group:
     else:
         text.append("\n" + sample_line(sample) + "\n")
         if sample.fallback:
-            text.append(f"⚠ irt fell back to stratified: {sample.fallback}\n", style="yellow")
-        if sample.model is not None:
             text.append(
-                f"2PL model of {len(sample.model.systems)} systems: items chosen for their "
-                "information at the systems' ability quantiles; new systems are estimated from "
-                "their anchor scores (Estimates tab, `bench estimate`)\n",
+                f"⚠ {sample.config.mode} fell back to stratified: {sample.fallback}\n",
+                style="yellow",
+            )
+        if sample.choice is not None:
+            text.append(f"auto chose {sample.choice.message}\n", style="dim")
+        if sample.model is not None:
+            how = (
+                "the items nearest the centres of k clusters of the items' parameters, weighted "
+                "by their clusters' shares (tinyBenchmarks); gp-IRT estimates"
+                if sample.chosen_by == "cluster"
+                else "items chosen for their information at the systems' ability quantiles"
+            )
+            text.append(
+                f"2PL model of {len(sample.model.systems)} systems: {how}; new systems are "
+                "estimated from their anchor scores (Estimates tab, `bench estimate`); "
+                f"intervals {sample.calibration_note or 'not calibrated on later systems'}\n",
                 style="dim",
             )
         text.append(id_list(sample.ids))
@@ -290,7 +301,7 @@ def validation_text(report: benchmark.ValidationReport) -> Group:
     text.append(report.verdict + "\n", style="bold green" if report.trustworthy else "bold yellow")
     text.append(
         f"{report.config.draws} draws: each method chooses its anchors seeing "
-        f"{report.n_choose} training systems (IRT fits on them) and estimates the "
+        f"{report.n_choose} training systems (irt and cluster fit on them) and estimates the "
         f"{report.n_held_out} held-out ones; medians over the draws, cover = share of held-out "
         f"systems inside the {report.config.level:g} interval. ◂ this sample's method\n",
         style="dim",

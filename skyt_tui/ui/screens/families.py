@@ -1,6 +1,11 @@
 """A run's solution families (`f` in a run's detail): one row per family — its representative, how many
 samples and which, what they do — the diff of the selected family's representative against the largest
-family's, and what choosing it as the canon would do to R_anchor, μ and P_τ before re-establishing."""
+family's, and what choosing it as the canon would do to R_anchor, μ and P_τ before re-establishing.
+
+When the run was probed (`p` in a run's detail, docs/probe.md), passing families are split by their
+behaviour class on the generated inputs, the selected family's witness is shown with both outputs, a
+warning says when the tests let behaviourally different samples pass, and `t` adds the witness to the
+contract as a test (a new contract version, after a confirmation)."""
 
 from __future__ import annotations
 
@@ -54,12 +59,20 @@ class FamiliesScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,q", "dismiss", "Close"),
         Binding("d", "toggle_diff", "Side by side"),
+        Binding("t", "witness_test", "Witness as test"),
     ]
 
-    def __init__(self, run_id: str, analysis: StoredAnalysis, texts: RunTexts) -> None:
+    def __init__(
+        self,
+        run_id: str,
+        analysis: StoredAnalysis,
+        texts: RunTexts,
+        probe: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(id="families-screen")
         self.run_id, self.analysis, self.texts = run_id, analysis, texts
-        self.families = solution_families(analysis)
+        self.probe = probe if probe and not probe.get("stale") else None
+        self.families = solution_families(analysis, self.probe)
         self.positions = {int(label): position for position, label in enumerate(texts.labels)}
         self.previews: dict[int, CanonPreview] = {}
 
@@ -81,6 +94,7 @@ class FamiliesScreen(ModalScreen[None]):
             f"\nsame program up to formatting, comments and names ({FAMILY_LEVEL}) and same outputs",
             style="dim",
         )
+        title.append_text(probe_title(self.probe))
         self.query_one("#families-title", Static).update(title)
         table = self.query_one("#families-table", DataTable)
         for name in (
@@ -90,6 +104,7 @@ class FamiliesScreen(ModalScreen[None]):
             "verdict",
             "rep",
             "members",
+            "probe",
             "if canon: R_anchor",
             "μ",
         ):
@@ -119,6 +134,7 @@ class FamiliesScreen(ModalScreen[None]):
                 verdict_word(family),
                 str(family.representative),
                 members_text(family.members),
+                probe_cell(family),
                 r_cell,
                 mu_cell,
                 key=str(number),
@@ -178,6 +194,8 @@ class FamiliesScreen(ModalScreen[None]):
                 style="dim",
             )
         parts: list[Any] = [head]
+        if family.probe is not None:
+            parts.append(witness_text(family.probe))
         if family is largest:
             parts.append(Text("the largest family", style="dim"))
         elif family.representative in self.positions and largest.representative in self.positions:
@@ -195,6 +213,98 @@ class FamiliesScreen(ModalScreen[None]):
     def action_toggle_diff(self) -> None:
         self.app.diff_side_by_side = not self.app.diff_side_by_side
         self.show_family()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "witness_test":
+            family = self.selected() if self.is_mounted else None
+            return bool(family and family.probe and family.probe.get("witness"))
+        return True
+
+    def action_witness_test(self) -> None:
+        family = self.selected()
+        if family is None or family.probe is None or not family.probe.get("witness"):
+            return
+        from skyt_tui.ui.screens.confirm import ConfirmScreen
+
+        witness = family.probe["witness"]
+        body = Text(
+            f"Add {witness['call']} as a call test of the contract: a new contract version, "
+            f"expected output from the reference (or, without one, the canon), run afresh in the "
+            "sandbox. The old version is kept; a canon made under it becomes stale."
+        )
+        index = family.representative
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._add_witness(index)
+
+        self.app.push_screen(ConfirmScreen("Add the witness as a test?", body, "Add"), answered)
+
+    @work(thread=True, exclusive=True, group="families-witness", exit_on_error=False)
+    def _add_witness(self, index: int) -> None:
+        from skyt_tui.engine.errors import SkytError
+        from skyt_tui.ui import data
+
+        try:
+            summary = data.witness_as_test(self.run_id, index)
+        except SkytError as exc:
+            self.app.call_from_thread(
+                self.app.notify, str(exc), severity="error", markup=False, timeout=10
+            )
+            return
+        message = (
+            f"{summary['contract']} v{summary['from_version']} → v{summary['to_version']}: "
+            f"added {summary['test']}; {summary['canon']}"
+        )
+        self.app.call_from_thread(self.app.notify, message, markup=False, timeout=10)
+
+
+def probe_title(probe: dict[str, Any] | None) -> Text:
+    """The probe's line in the title: classes on generated inputs, and the warning when the tests
+    let behaviourally different samples pass."""
+    if probe is None:
+        return Text(
+            "\nnot probed: p in the run's detail runs the passing samples on generated inputs",
+            style="dim",
+        )
+    figures = probe.get("run") or {}
+    text = Text(
+        f"\nsplit by behaviour on {figures.get('counted', 0)} generated inputs: "
+        f"{figures.get('behaviour_classes', 0)} classes among passing samples",
+        style="dim",
+    )
+    if (figures.get("behaviour_classes") or 0) > 1:
+        wrong = figures.get("plausible_but_wrong")
+        text.append(
+            "\nwarning: the tests let behaviourally different samples pass"
+            + (f" ({wrong} differ from the reference)" if wrong else ""),
+            style="bold yellow",
+        )
+    return text
+
+
+def probe_cell(family: Family) -> Text:
+    record = family.probe
+    if record is None or record.get("behaviour") is None:
+        return Text("–", style="dim")
+    cell = Text(f"class {record['behaviour']}")
+    if record.get("differs_from_reference"):
+        cell.append(" ≠ ref", style="red")
+    return cell
+
+
+def witness_text(record: dict[str, Any]) -> Text:
+    """The family's witness with both outputs (text from samples, shown as plain Text)."""
+    witness = record.get("witness")
+    if not witness:
+        return Text(f"behaviour class {record.get('behaviour')}: no witness\n", style="dim")
+    against = str(witness.get("against", "reference"))
+    text = Text(f"behaviour class {record.get('behaviour')}: witness ", style="bold")
+    text.append(str(witness.get("call", ""))[:300])
+    text.append(f"\n  this sample: {str(witness.get('sample', ''))[:300]}\n")
+    text.append(f"  {against}: {str(witness.get(against, ''))[:300]}\n")
+    text.append("t adds the witness to the contract as a test\n", style="dim")
+    return text
 
 
 def _compared(value: float, now: float | None, name: str) -> Text:

@@ -116,6 +116,14 @@ class RunLoaded(Message):
         self.run, self.analysis, self.error, self.snapshot = run, analysis, error, snapshot
 
 
+class ProbeReady(Message):
+    """A probe of the shown run finished (`document`), or failed (`error`)."""
+
+    def __init__(self, run_id: str, document: dict[str, Any] | None, error: str = "") -> None:
+        super().__init__()
+        self.run_id, self.document, self.error = run_id, document, error
+
+
 class RunChanged(Message):
     """The run's files or a canon changed since the view was drawn."""
 
@@ -177,6 +185,7 @@ class RunDetailScreen(SectionScreen):
         Binding("s", "sort", "Sort", show=False),
         Binding("d", "toggle_diff", "Side by side", show=False),
         Binding("f", "families", "Families"),
+        Binding("p", "probe", "Probe"),
         Binding("slash", "filter", "Filter", key_display="/", show=False),
         Binding("left_square_bracket", "run(-1)", "Previous run", key_display="[", group=RUN_KEYS),
         Binding("right_square_bracket", "run(1)", "Next run", key_display="]", group=RUN_KEYS),
@@ -465,7 +474,10 @@ class RunDetailScreen(SectionScreen):
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("copy", "export", "heatmap", "next_view", "families") and self.run is None:
+        if (
+            action in ("copy", "export", "heatmap", "next_view", "families", "probe")
+            and self.run is None
+        ):
             return False
         if action == "page":
             return None if self.pages < 2 else True
@@ -485,7 +497,45 @@ class RunDetailScreen(SectionScreen):
             return
         from skyt_tui.ui.screens.families import FamiliesScreen
 
-        self.app.push_screen(FamiliesScreen(self.run.id, self.analysis, self.texts))
+        try:
+            probe = data.load_probe(self.run.id)
+        except SkytError as exc:
+            self.notify(f"the run's probe cannot be read: {exc}", severity="warning", markup=False)
+            probe = None
+        self.app.push_screen(FamiliesScreen(self.run.id, self.analysis, self.texts, probe))
+
+    def action_probe(self) -> None:
+        """Run the passing samples on generated inputs (docs/probe.md); the families view then
+        splits them by behaviour."""
+        if self.run is None:
+            return
+        self.notify(f"probing {self.run.id} on generated inputs…", markup=False)
+        self._probe(self.run.id)
+
+    @work(thread=True, exclusive=True, group="run-probe", exit_on_error=False)
+    def _probe(self, run_id: str) -> None:
+        try:
+            document = data.probe_run(run_id)
+        except SkytError as exc:
+            self.post_message(ProbeReady(run_id, None, str(exc)))
+            return
+        self.post_message(ProbeReady(run_id, document))
+
+    def on_probe_ready(self, message: ProbeReady) -> None:
+        if message.document is None:
+            self.notify(f"probe failed: {message.error}", severity="error", markup=False)
+            return
+        figures = message.document.get("run") or {}
+        classes = figures.get("behaviour_classes") or 0
+        line = (
+            f"{message.run_id}: {figures.get('probed', 0)} passing samples probed, "
+            f"{classes} behaviour classes"
+        )
+        if figures.get("plausible_but_wrong"):
+            line += f", {figures['plausible_but_wrong']} differ from the reference"
+        if classes > 1:
+            line += "; the tests let behaviourally different samples pass (f shows the families)"
+        self.notify(line, severity="warning" if classes > 1 else "information", markup=False)
 
     def action_toggle_diff(self) -> None:
         """Diffs unified or side by side (for every diff of the app, until toggled again)."""

@@ -24,8 +24,8 @@ from skyt_tui.ui.run_request import (
     parse_run_form,
 )
 
-FIELDS = (*run_options.FIELDS, "stop_width")
-"""The run options' fields, then the dialog's own early-stop width."""
+FIELDS = (*run_options.FIELDS, "stop_width", "probe_inputs")
+"""The run options' fields, then the dialog's own early-stop width and probe budget."""
 DEFAULTS = {
     "provider": "openai",
     "model": "gpt-4o-mini",
@@ -38,6 +38,7 @@ DEFAULTS = {
     "max_tokens": "",
     "system": "",
     "stop_width": "",
+    "probe_inputs": "",
 }
 LABELS = {
     "provider": "Provider",
@@ -51,6 +52,7 @@ LABELS = {
     "max_tokens": "Max tokens",
     "system": "System prompt",
     "stop_width": "Stop when sure",
+    "probe_inputs": "Probe inputs",
 }
 HINTS = {
     "model": "model name (optional for command and replay)",
@@ -60,6 +62,7 @@ HINTS = {
     "max_tokens": "optional",
     "system": "optional system message",
     "stop_width": "optional: offer to stop once the 95% intervals are narrower, e.g. 0.2",
+    "probe_inputs": "optional: then run passing samples on N generated inputs, e.g. 200",
 }
 
 
@@ -83,6 +86,7 @@ def _initial(previous: RunRequest | None, defaults: dict[str, str] | None = None
         "max_tokens": str(previous.max_tokens) if previous.max_tokens is not None else "",
         "system": previous.system,
         "stop_width": f"{previous.stop_width:g}" if previous.stop_width is not None else "",
+        "probe_inputs": str(previous.probe_inputs) if previous.probe_inputs is not None else "",
     }
 
 

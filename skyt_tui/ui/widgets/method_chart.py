@@ -1,7 +1,7 @@
 """A character-cell chart of one statistic against the anchor count k, one marker per method.
 
 Used for the benchmark validation: median r and median MAE on held-out systems at k = 4, 10,
-25, … for irt (i), stratified (s) and random (r). The k positions are equally spaced (the k
+25, … for irt (i), cluster (c), stratified (s) and random (r). The k positions are equally spaced (the k
 values are roughly geometric); a cell where two methods meet shows `*`. Plain `Text`.
 """
 
@@ -14,7 +14,12 @@ from textual.widget import Widget
 
 from skyt_tui.ui.widgets.line_chart import LABEL_WIDTH, Series, legend_text, line_chart_text
 
-MARKERS = {"irt": ("i", "bold green"), "stratified": ("s", "bold yellow"), "random": ("r", "bold")}
+MARKERS = {
+    "irt": ("i", "bold green"),
+    "cluster": ("c", "bold cyan"),
+    "stratified": ("s", "bold yellow"),
+    "random": ("r", "bold"),
+}
 STEP = 4
 
 

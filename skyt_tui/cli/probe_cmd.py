@@ -1,0 +1,122 @@
+"""`skyt-tui probe`: probe a stored run's passing samples on generated inputs, and turn a witness
+into a test (a new contract version) (docs/probe.md)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.text import Text
+
+from skyt_tui.cli.commands import add_command
+from skyt_tui.cli.options import add_json_option, add_probe_options, probe_settings_of
+from skyt_tui.cli.output import console, fmt3, print_json
+from skyt_tui.engine.printable import printable
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = add_command(
+        subparsers,
+        "probe",
+        description="Run a stored run's passing samples (and the reference) on inputs generated from "
+        "the contract's tests, group them by behaviour and store the result next to the run; "
+        "or add a sample's witness to the contract as a test (a new contract version).",
+    )
+    commands = parser.add_subparsers(dest="probe_command", metavar="COMMAND", required=True)
+    run = commands.add_parser("run", help="probe a stored run (stored as probe.json beside it)")
+    run.add_argument("run", metavar="RUN", help="run id, unique prefix or 'latest'")
+    add_probe_options(run)
+    add_json_option(run)
+    run.set_defaults(handler=cmd_run, probe=True)
+    add = commands.add_parser(
+        "add-test",
+        help="add a sample's witness as a call test: a new version of the contract",
+    )
+    add.add_argument("run", metavar="RUN", help="run id, unique prefix or 'latest'")
+    add.add_argument("sample", metavar="SAMPLE", type=int, help="the sample's index in the run")
+    add.add_argument(
+        "--yes",
+        action="store_true",
+        help="write the new version (without it, show what would change and write nothing)",
+    )
+    add_json_option(add)
+    add.set_defaults(handler=cmd_add_test)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from skyt_tui.engine.runs.probes import probe_stored_run
+    from skyt_tui.engine.runs.run_store import load_run, resolve_run_id
+
+    settings = probe_settings_of(args)
+    assert settings is not None  # `probe run` always probes
+    document = probe_stored_run(load_run(resolve_run_id(args.run)), settings)
+    if args.json:
+        print_json("probe", document)
+        return 0
+    print_run_probe(document)
+    return 0
+
+
+def print_run_probe(document: dict[str, Any]) -> None:
+    out = console()
+    figures = document["run"]
+    out.print(
+        Text(
+            f"{figures['probed']} passing samples probed on {figures['counted']} counted inputs "
+            f"({figures['generated']} generated): {figures['behaviour_classes']} behaviour classes, "
+            f"R_behavioral {fmt3(figures['R_behavioral'])} on tests, "
+            f"{fmt3(figures['R_behavioral_probe'])} on probes"
+        )
+    )
+    if figures.get("plausible_but_wrong") is not None:
+        out.print(
+            Text(
+                f"plausible but wrong: {figures['plausible_but_wrong']} "
+                f"({fmt3(figures['plausible_but_wrong_share'])}) differ from the reference"
+            )
+        )
+    for row in document["samples"]:
+        witness = row["probe"].get("witness")
+        if witness:
+            out.print(
+                Text(
+                    f"sample {row['index']} (class {row['probe']['behaviour']}): {witness['call'][:160]}"
+                    f" gives {witness['sample'][:80]}, the {witness['against']} "
+                    f"{witness[witness['against']][:80]}"
+                )
+            )
+    if figures["behaviour_classes"] > 1:
+        out.print(
+            Text(
+                f"warning: the tests of {printable(document['contract_id'])} let "
+                f"{figures['behaviour_classes']} behaviourally different kinds of sample pass; "
+                "`skyt-tui probe add-test RUN SAMPLE` adds a witness as a test",
+                style="yellow",
+            )
+        )
+
+
+def cmd_add_test(args: argparse.Namespace) -> int:
+    from skyt_tui.engine.runs.probes import witness_as_test
+    from skyt_tui.engine.runs.run_store import resolve_run_id
+
+    summary = witness_as_test(resolve_run_id(args.run), args.sample, write=args.yes)
+    if args.json:
+        print_json("probe_add_test", summary)
+        return 0
+    out = console()
+    out.print(
+        Text(
+            f"{summary['contract']}: version {summary['from_version']} → {summary['to_version']}, "
+            f"new test {summary['test']}"
+        )
+    )
+    out.print(
+        Text(f"expected value from the {summary['expected_from']}: {summary['expected'][:200]}")
+    )
+    if summary["written"]:
+        out.print(Text(f"written to {summary['written']}; the old version is kept under history/"))
+        out.print(Text(summary["canon"], style="yellow"))
+    else:
+        out.print(Text("nothing written: add --yes to write the new version", style="yellow"))
+    return 0

@@ -1,0 +1,80 @@
+"""Figures over several contracts' probes (a human-eval folder, a study's runs) (docs/probe.md)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from skyt_tui.engine.probe.behaviour import PROBE_VERSION, ContractProbe
+
+PROBE_METRICS = (
+    ("plausible_but_wrong", "lower", "passing samples that differ from the reference on a probe"),
+    ("plausible_but_wrong_share", "lower", "the same, as a share of the probed passing samples"),
+    ("behaviour_classes", "lower", "behaviour classes among passing samples on the probes"),
+    ("R_behavioral_probe", "higher", "modal share of (test pass/fail vector, probe class)"),
+)
+"""The per-run probe figures as metrics: (name, better direction, description). Computed in
+`run_probe_figures`, reported only for runs that were probed (docs/probe.md)."""
+
+
+def probe_summary(probes: Sequence[ContractProbe]) -> dict[str, Any]:
+    """Totals: samples probed and flagged, behaviour classes, contracts whose tests let
+    behaviourally different samples pass, and why contracts were not probed."""
+    probed = sum(1 for p in probes for s in p.samples if s.status == "probed")
+    with_reference = [p for p in probes if p.has_reference]
+    probed_with_reference = sum(
+        1 for p in with_reference for s in p.samples if s.status == "probed"
+    )
+    flagged = sum(1 for p in probes for s in p.samples if s.differs_from_reference)
+    not_probed: dict[str, int] = {}
+    for p in probes:
+        for s in p.samples:
+            if s.status not in ("probed", "failed the tests"):
+                not_probed[s.status] = not_probed.get(s.status, 0) + 1
+    settings = probes[0].settings.to_dict() if probes else {}
+    return {
+        "probe_version": PROBE_VERSION,
+        "settings": settings,
+        "contracts": len(probes),
+        "inputs_generated": sum(p.generated for p in probes),
+        "inputs_counted": sum(p.counted for p in probes),
+        "probed": probed,
+        "plausible_but_wrong": flagged,
+        "plausible_but_wrong_share": flagged / probed_with_reference
+        if probed_with_reference
+        else 0.0,
+        "behaviour_classes": sum(len(p.classes) for p in probes),
+        "split_contracts": [p.contract.id for p in probes if len(p.classes) > 1],
+        "not_probed": dict(sorted(not_probed.items())),
+    }
+
+
+def run_probe_figures(
+    probe: ContractProbe,
+    pass_vectors: Sequence[tuple[bool, ...] | None],
+    indexes: Sequence[int],
+    canon_position: int | None,
+) -> dict[str, Any]:
+    """Per run: plausible-but-wrong samples, behaviour classes, R_behavioral on tests and on
+    probes, and which canon candidates (passing samples) behave unlike the rest.
+
+    `pass_vectors`, `indexes` and the probe's records are aligned (one per generated sample);
+    `canon_position` is the canon's position among them when the canon is one of them.
+    """
+    from skyt_tui.engine.probe.behaviour import r_behavioral_probe
+
+    figures = probe.figures()
+    behaviours = [record.behaviour for record in probe.samples]
+    counts = Counter(pass_vectors)
+    canon_class = behaviours[canon_position] if canon_position is not None else None
+    unlike = set(figures["behaviourally_unlike"])
+    return {
+        **probe.to_dict(),
+        "classes": [[indexes[position] for position in members] for members in probe.classes],
+        "R_behavioral": max(counts.values()) / len(pass_vectors) if pass_vectors else 0.0,
+        "R_behavioral_probe": r_behavioral_probe(pass_vectors, behaviours),
+        "behaviourally_unlike": [indexes[position] for position in sorted(unlike)],
+        "canon_class": canon_class,
+        "canon_unlike_rest": canon_position in unlike if canon_position is not None else None,
+    }

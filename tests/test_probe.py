@@ -1,0 +1,316 @@
+"""Probing (docs/probe.md): example inputs, generation within the domain, determinism, the
+sandbox's limits during probing, behaviour classes and witnesses, a witness as a test."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from skyt_tui.engine.contracts.contract import (
+    ArgDomain,
+    CheckTest,
+    Contract,
+    Domain,
+    contract_from_dict,
+    contract_to_toml_dict,
+)
+from skyt_tui.engine.errors import ContractError
+from skyt_tui.engine.oracle.outputs import Call
+from skyt_tui.engine.probe.examples import example_calls, literal_value
+from skyt_tui.engine.probe.generate import generate_inputs
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CONTRACT = {
+    "schema_version": 1,
+    "id": "magnitude",
+    "title": "Magnitude",
+    "difficulty": "easy",
+    "prompt": "Write f(x) returning the absolute value of x.",
+    "entry": {"kind": "function", "name": "f"},
+    "oracle": {"timeout_s": 2.0},
+    "reference": "def f(x):\n    return x if x >= 0 else -x\n",
+    "tests": [
+        {"kind": "call", "args": [-2], "expected": 2},
+        {"kind": "call", "args": [3], "expected": 3},
+    ],
+}
+RIGHT = "def f(x):\n    return abs(x)\n"
+RIGHT_TOO = "def f(x):\n    if x < 0:\n        return -x\n    return x\n"
+WRONG = "def f(x):\n    return 2 if x == -2 else x\n"
+"""Passes both tests (f(-2) = 2, f(3) = 3) and is wrong on every other negative number."""
+
+
+def contract(**changes) -> Contract:
+    return contract_from_dict({**CONTRACT, **changes})
+
+
+# ---- example inputs ----------------------------------------------------------------------
+
+
+def test_check_body_calls_become_examples_and_computed_ones_are_skipped():
+    code = (
+        "import math\n"
+        "def check(candidate):\n"
+        "    assert candidate([1, 2.5], -3) == 1\n"
+        "    assert candidate(('a', {'k': None}), x=-1.5) is None\n"
+        "    assert abs(candidate([0.5], 1) - 0.25) < 1e-6\n"
+        "    for i in range(3):\n"
+        "        assert candidate([i], 1) == i\n"
+        "    assert candidate(*[1, 2]) == 0\n"
+    )
+    found = example_calls(replace(contract(), tests=(CheckTest("check", code),)))
+    assert found.calls == (
+        Call(([1, 2.5], -3)),
+        Call((("a", {"k": None}),), (("x", -1.5),)),
+        Call(([0.5], 1)),
+    )
+    assert found.skipped == 2  # candidate([i], 1) and candidate(*[1, 2])
+    assert (found.abs_tol, found.tolerance_from) == (1e-6, "check")
+
+
+def test_literal_reading_is_iterative_and_bounded():
+    import ast
+
+    deep = "[" * 150 + "]" * 150  # deeper than MAX_DEPTH (50), as deep as the parser allows
+    with pytest.raises(ValueError):  # NotLiteral: deeper than MAX_DEPTH, refused, no RecursionError
+        literal_value(ast.parse(deep, mode="eval").body)
+    assert literal_value(ast.parse("{1: (2, -3.5), 'a': {True, None}}", mode="eval").body) == {
+        1: (2, -3.5),
+        "a": {True, None},
+    }
+    with pytest.raises(ValueError):
+        literal_value(ast.parse("[x for x in y]", mode="eval").body)
+
+
+# ---- generation and the domain ----------------------------------------------------------
+
+
+def test_generation_keeps_types_and_the_examples_shared_properties():
+    base = contract()
+    examples = [Call(([3, 1, 2], "abba")), Call(([5, 0], "ab"))]
+    generated = generate_inputs(base, examples, max_inputs=150, seed=1)
+    assert 0 < len(generated.calls) <= 150
+    keys = {json.dumps([list(c.args)]) for c in generated.calls}
+    assert len(keys) == len(generated.calls), "distinct inputs"
+    assert not {json.dumps([list(c.args)]) for c in examples} & keys, "no example repeated"
+    for call in generated.calls:
+        numbers, text = call.args
+        assert type(numbers) is list and all(type(n) is int for n in numbers)
+        assert all(n >= 0 for n in numbers), "no example is negative, so neither is an input"
+        assert type(text) is str and set(text) <= {"a", "b", "A", "B", " "}, (
+            "the examples' characters, their letters in either case, and the space"
+        )
+        assert len(text) <= 2 * 4 + 4 and len(numbers) <= 2 * 3 + 4
+    assert any(set(c.args[1]) & {"A", "B"} for c in generated.calls)
+    lengths = {len(call.args[0]) for call in generated.calls}
+    assert 1 in lengths and max(lengths) > 3, "shorter and longer lists than the examples"
+    assert 0 not in lengths and all(call.args[1] for call in generated.calls), (
+        "no example is empty, so neither is an input"
+    )
+    assert generated.rejected > 0
+
+
+def test_generation_is_deterministic_for_a_seed_and_across_processes():
+    base = contract()
+    examples = [Call(([1.5, -2.0], "xy", {"a": 1})), Call(([0.0], "z", {"b": 2}))]
+    first = generate_inputs(base, examples, max_inputs=80, seed=7)
+    again = generate_inputs(base, examples, max_inputs=80, seed=7)
+    other = generate_inputs(base, examples, max_inputs=80, seed=8)
+    assert first == again and first.calls != other.calls
+    script = (
+        "import json\n"
+        "from skyt_tui.engine.contracts.contract import contract_from_dict\n"
+        "from skyt_tui.engine.oracle.outputs import Call\n"
+        "from skyt_tui.engine.probe.generate import generate_inputs\n"
+        "from skyt_tui.engine.contracts.values import literal_text\n"
+        f"c = contract_from_dict({CONTRACT!r})\n"
+        "ex = [Call(([1.5, -2.0], 'xy', {'a': 1})), Call(([0.0], 'z', {'b': 2}))]\n"
+        "print(json.dumps([literal_text(x.args) for x in generate_inputs(c, ex, max_inputs=80, seed=7).calls]))\n"
+    )
+    from skyt_tui.engine.contracts.values import literal_text
+
+    texts = []
+    for hash_seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={"PYTHONHASHSEED": hash_seed, "PATH": "/usr/bin:/bin"},
+            check=True,
+        )
+        texts.append(json.loads(done.stdout))
+    assert texts[0] == texts[1] == [literal_text(x.args) for x in first.calls]
+
+
+def test_a_declared_domain_replaces_the_inferred_one():
+    declared = contract(
+        domain={"args": [{"type": "int", "min": -5, "max": 5}]},
+    )
+    calls = generate_inputs(declared, [Call((3,))], max_inputs=50, seed=0).calls
+    values = {call.args[0] for call in calls}
+    assert values and all(type(v) is int and -5 <= v <= 5 for v in values)
+    assert any(v < 0 for v in values), "negatives allowed by the declaration, not by the examples"
+    inferred = generate_inputs(contract(), [Call((3,))], max_inputs=50, seed=0).calls
+    assert all(call.args[0] >= 0 for call in inferred)
+
+
+def test_domain_table_round_trips_and_contracts_without_one_keep_their_hash():
+    from skyt_tui.engine.contracts.catalog import get_contract
+
+    # The content hash of the bundled factorial contract as it was before the domain field.
+    assert get_contract("factorial").content_hash() == FACTORIAL_HASH_BEFORE_DOMAIN
+    assert "domain" not in contract_to_toml_dict(contract())
+    with_domain = contract(
+        domain={
+            "args": [
+                {"type": "list", "max_len": 4, "sorted": True, "items": {"type": "int", "min": 0}}
+            ],
+            "guard": "def guard(x):\n    return True\n",
+        }
+    )
+    assert with_domain.domain == Domain(
+        args=(
+            ArgDomain(type="list", max_len=4, sorted=True, items=ArgDomain(type="int", min=0.0)),
+        ),
+        guard="def guard(x):\n    return True\n",
+    )
+    back = contract_from_dict({"schema_version": 1, **contract_to_toml_dict(with_domain)})
+    assert back.domain == with_domain.domain
+    assert back.content_hash() == with_domain.content_hash() != contract().content_hash()
+
+
+@pytest.mark.parametrize(
+    ("domain", "message"),
+    [
+        ({"guard": "def check(x):\n    return 1\n"}, "domain.guard: must define guard(...)"),
+        ({"guard": "def guard(:\n"}, "domain.guard: is not valid Python"),
+        ({"args": [{"min": 3, "max": 1}]}, "domain.args[0].max: must not be below min"),
+        ({"args": [{"type": "integer"}]}, "domain.args[0].type: must be one of"),
+        ({"args": [{"typ": "int"}]}, "domain.args[0].typ: unknown key"),
+        ({"args": 3}, "domain.args: must be an array of tables"),
+    ],
+)
+def test_bad_domain_is_one_located_error(domain, message):
+    with pytest.raises(ContractError) as refused:
+        contract(domain=domain)
+    assert message in str(refused.value)
+    assert "\n" not in str(refused.value)
+
+
+FACTORIAL_HASH_BEFORE_DOMAIN = "878a8d6290cac79781f31d0881bf0491d6989b16b85ff47633c2fbc4c86bb7a9"
+
+
+# ---- probing in the sandbox ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=["auto", "reduced"])
+def oracle(request):
+    from skyt_tui.engine.oracle.judge import Oracle
+    from skyt_tui.engine.sandbox.pool import SandboxError
+
+    try:
+        with Oracle(workers=2, isolation=request.param) as the_oracle:
+            yield the_oracle
+    except SandboxError as exc:  # pragma: no cover - a machine without the isolation asked for
+        pytest.skip(str(exc))
+
+
+def probe(oracle, the_contract, codes, **settings):
+    from skyt_tui.engine.probe.behaviour import ProbeSettings, probe_contracts
+
+    passed = [v.passed for v in oracle.check_many([(the_contract, c) for c in codes])]
+    return probe_contracts(
+        oracle, [(the_contract, codes, passed)], ProbeSettings(max_inputs=60, **settings)
+    )[0]
+
+
+def test_a_sample_that_passes_but_behaves_differently_is_flagged_with_a_witness(oracle):
+    found = probe(oracle, contract(), [RIGHT, WRONG, RIGHT_TOO])
+    right, wrong, right_too = found.samples
+    assert [s.status for s in found.samples] == ["probed"] * 3
+    assert (right.differs_from_reference, right_too.differs_from_reference) == (False, False)
+    assert wrong.differs_from_reference is True
+    assert right.behaviour == right_too.behaviour == 1 and wrong.behaviour == 2
+    assert found.classes == ((0, 2), (1,)) and found.reference_class == 1
+    shown = wrong.witness.to_dict("f")
+    x = json.loads(shown["args_py"])[0]
+    assert x < 0 and x != -2
+    assert (shown["sample"], shown["reference"]) == (str(x), str(-x))
+    assert shown["call"] == f"f({x})"
+    figures = found.figures()
+    assert figures["plausible_but_wrong"] == 1 and figures["behaviour_classes"] == 2
+    assert figures["behaviourally_unlike"] == [1]
+
+
+def test_inputs_outside_the_guard_or_where_the_reference_raises_are_not_disagreements(oracle):
+    guarded = contract(domain={"guard": "def guard(x):\n    return x >= 0\n"})
+    found = probe(oracle, guarded, [RIGHT, WRONG])
+    assert [s.differs_from_reference for s in found.samples] == [False, False]
+    assert found.guard_rejected > 0
+    assert found.generated - found.guard_rejected == found.counted
+    raising = contract(
+        reference="def f(x):\n    if x < 0 and x != -2:\n        raise ValueError(x)\n    return abs(x)\n"
+    )
+    found = probe(oracle, raising, [RIGHT, WRONG])
+    assert [s.differs_from_reference for s in found.samples] == [False, False]
+    assert 0 < found.counted < found.generated
+
+
+def test_without_a_reference_samples_are_compared_with_the_majority(oracle):
+    found = probe(oracle, contract(reference=None), [RIGHT, WRONG, RIGHT_TOO])
+    assert [s.differs_from_reference for s in found.samples] == [None, None, None]
+    assert found.samples[1].witness.against == "majority"
+    assert found.samples[0].witness is None and found.classes == ((0, 2), (1,))
+
+
+HANGS = "def f(x):\n    while x < -2:\n        pass\n    return abs(x)\n"
+FLOODS = "def f(x):\n    if x < -2:\n        print('x' * 100000 * 40)\n    return abs(x)\n"
+
+
+def test_a_probe_that_hangs_or_floods_is_that_samples_alone(oracle):
+    quick = contract(oracle={"timeout_s": 1.0})
+    found = probe(oracle, quick, [RIGHT, HANGS, FLOODS, RIGHT_TOO])
+    right, hangs, floods, right_too = found.samples
+    assert (right.differs_from_reference, right_too.differs_from_reference) == (False, False)
+    assert hangs.differs_from_reference is True and hangs.run_status == "timeout"
+    assert "no result (timeout" in hangs.witness.to_dict("f")["sample"]
+    assert floods.differs_from_reference is True and floods.run_status == "output_limit"
+    assert right.behaviour == right_too.behaviour != hangs.behaviour
+
+
+def test_probing_twice_gives_identical_records(oracle):
+    first = probe(oracle, contract(), [RIGHT, WRONG], seed=3)
+    again = probe(oracle, contract(), [RIGHT, WRONG], seed=3)
+    assert json.dumps(first.to_dict()) == json.dumps(again.to_dict())
+    assert [s.to_dict("f") for s in first.samples] == [s.to_dict("f") for s in again.samples]
+
+
+def test_failing_samples_and_class_entry_points_are_not_probed(oracle):
+    found = probe(oracle, contract(), ["def f(x):\n    return 0\n", RIGHT])
+    assert found.samples[0].status == "failed the tests" and found.samples[0].behaviour is None
+
+
+def test_r_behavioral_on_probes_refines_the_tests_grouping():
+    from skyt_tui.engine.probe.behaviour import r_behavioral_probe
+
+    vectors = [(True, True)] * 3 + [(True, False)]
+    assert r_behavioral_probe(vectors, [1, 1, 2, None]) == 0.5
+    assert r_behavioral_probe(vectors, [1, 1, 1, None]) == 0.75
+    assert r_behavioral_probe([], []) == 0.0
+
+
+def test_sizes_the_examples_share_are_kept_and_small_integers_stay_above_one():
+    examples = [Call(("0101", "1100", 5)), Call(("1", "0", 11)), Call(("111000", "101010", 3))]
+    calls = generate_inputs(contract(), examples, max_inputs=120, seed=0).calls
+    assert calls and all(
+        len(a) == len(b) and a and set(a + b) <= {"0", "1"} for a, b, _ in (c.args for c in calls)
+    )
+    assert all(n >= 2 for *_, n in (c.args for c in calls)), "no example below 3: none below 2"
+    assert max(n for *_, n in (c.args for c in calls)) > 22, "numbers go beyond twice the examples"
