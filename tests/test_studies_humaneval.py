@@ -238,3 +238,30 @@ def test_oracle_humaneval_reports_the_trivial_asserts_it_did_not_count(tmp_path,
     assert main(["oracle", "--humaneval", str(folder)]) == 0
     out = capsys.readouterr().out
     assert "not counted as tests: 3 trivial asserts (assert True …) in 1 tasks: Toy/0 (3)" in out
+
+
+def test_analyze_import_and_report_say_which_asserts_were_not_counted(tmp_path, capsys):
+    """`oracle --humaneval` said it; `analyze` and `report` judged the same contract and said
+    nothing of the `assert True` lines they did not count."""
+    from skyt_tui.cli import main
+
+    folder = humaneval_folder(tmp_path)
+    row = {**asdict(problem()), "test": TRIVIAL.replace("    assert False, ", "    # ")}
+    (folder / "problems.jsonl").write_text(json.dumps(row) + "\n")
+    line = "not counted as tests: 3 trivial asserts of the check (assert True …)"
+    assert main(["analyze", str(folder), "--no-repair", "--json"]) == 0
+    (analysed,) = json.loads(capsys.readouterr().out)["runs"]
+    assert analysed["trivial_asserts"] == 3
+    assert main(["analyze", str(folder), "--no-repair"]) == 0
+    assert f"Toy_0: {line}" in capsys.readouterr().out
+    assert main(["import", str(folder), "--json"]) == 0
+    [run_id] = json.loads(capsys.readouterr().out)["created"]
+    assert main(["report", run_id, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["provenance"]["trivial_asserts"] == 3
+    assert main(["report", run_id]) == 0
+    assert line in capsys.readouterr().out
+    # a check without trivial asserts says nothing
+    (tmp_path / "plain").mkdir()
+    plain = humaneval_folder(tmp_path / "plain")
+    assert main(["analyze", str(plain), "--no-repair", "--json"]) == 0
+    assert "trivial_asserts" not in json.loads(capsys.readouterr().out)["runs"][0]
