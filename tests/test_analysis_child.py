@@ -160,3 +160,39 @@ def _children_running(home) -> list[str]:
         if not found or time.monotonic() > deadline:
             return found
         time.sleep(0.1)
+
+
+def test_the_child_streams_results_batch_by_batch_newest_asked_first(isolated_home):
+    """Issue 27.6: with many runs to analyse, the first results come after the first small batch,
+    not after all of them; the runs are analysed in the order asked (the list's, newest first)."""
+    install_contract(isolated_home)
+    contract = get_contract(CONTRACT_ID)
+    ids = [
+        runs.create_run(
+            contract_id=CONTRACT_ID,
+            contract=contract,
+            provider="replay",
+            model="m",
+            temperature=0.7,
+            n=2,
+            samples=[ok(0, CODES[number % 4]), ok(1, CODES[(number + 1) % 4])],
+        ).id
+        for number in range(8)
+    ]
+    events = []
+    results = analyze_stored_runs_in_child(
+        ids,
+        level="nodoc",
+        tau=0.1,
+        progress=lambda stage, done, total: events.append(("progress", stage)),
+        on_result=lambda run_id, analysis: events.append(("result", run_id)),
+    )
+    assert set(results) == set(ids)
+    order = [run_id for kind, run_id in events if kind == "result"]
+    assert order == ids
+    first_result = events.index(("result", ids[0]))
+    assert ("progress", "oracle") in events[first_result:], (
+        "a later batch is still being judged after the first results arrived"
+    )
+    in_process = run_analyses.analyze_stored_runs(ids)
+    assert [results[run_id]["metrics"] for run_id in ids] == [a["metrics"] for a in in_process]

@@ -224,3 +224,43 @@ def test_the_cli_and_the_app_give_a_run_the_same_provider_settings(
     )
     assert _provider_settings(args) == data.provider_settings(request)
     assert _provider_settings(args)["timeout_s"] == 7.0
+
+
+def test_the_environment_base_url_comes_before_the_settings_file_and_a_flag_before_both(
+    isolated_home,
+):
+    """Issue 27.4: flag > environment > settings.toml, the order people expect."""
+    install_contract(isolated_home)
+    update_setting("run.provider", "openai")
+    update_setting("run.model", "m")
+    update_setting("run.base_url", "http://127.0.0.1:9/v1")  # nothing listens there
+    with FakeLLMServer() as from_env, FakeLLMServer() as from_flag:
+        env = {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": from_env.url + "/v1"}
+        by_env = run_cli(isolated_home, "run", CONTRACT_ID, "-n", "2", "--json", **env)
+        by_flag = run_cli(
+            isolated_home,
+            *("run", CONTRACT_ID, "-n", "2", "--json", "--base-url", from_flag.url + "/v1"),
+            **env,
+        )
+        served = (len(from_env.requests), len(from_flag.requests))
+    assert by_env.returncode == 0, by_env.stderr
+    assert by_flag.returncode == 0, by_flag.stderr
+    assert served == (2, 2)
+    urls = [
+        runs.load_meta(json.loads(done.stdout)["runs"][0]["run_id"]).provider_settings["base_url"]
+        for done in (by_env, by_flag)
+    ]
+    assert urls == [from_env.url + "/v1", from_flag.url + "/v1"]
+
+
+def test_the_run_dialog_leaves_the_settings_base_url_out_when_the_environment_sets_one(
+    isolated_home, monkeypatch
+):
+    from skyt_tui.ui import data
+
+    update_setting("run.provider", "openai")
+    update_setting("run.base_url", "http://localhost:1/v1")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert data.run_form_defaults()[0]["target"] == "http://localhost:1/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:2/v1")
+    assert "target" not in data.run_form_defaults()[0]

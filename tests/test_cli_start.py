@@ -24,6 +24,7 @@ HEAVY = (
     "skyt_tui.engine.generation.runner",
     "skyt_tui.engine.benchmark",
     "openai",
+    "ray",
 )
 
 

@@ -6,6 +6,11 @@ The suite runs once per isolation mode: with bubblewrap (skipped where it
 cannot run) and in reduced isolation (limits, uid, seccomp, Landlock only), as
 if bubblewrap were absent. One check per test keeps it spread over pytest-xdist
 workers; the last test runs hostile and good samples side by side.
+
+The per-kind cases and the neighbours test also run through the Ray executor
+(marked `ray`), on the nodes of a real local cluster: there the "app" a sample
+must not reach is the node's judge actor, which holds the sandbox pool, and the
+raylets were started with the secret in their environment.
 """
 
 import os
@@ -21,10 +26,10 @@ from skyt_tui.engine.contracts.contract import load_contract
 from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.sandbox import pool as sandbox
 from skyt_tui.engine.sandbox.worker import cleanup as sandbox_worker
+from tests.ray_cluster import SECRET
 
 FIXTURES = Path(__file__).parent / "fixtures" / "oracle"
 ROOT = Path(__file__).resolve().parents[1]
-SECRET = "sk-skyt-hostile-test-0123456789"
 SOLVE = "\ndef solve(x):\n    return x + 1\n"
 
 # kind: (contract, program, statuses it may end with, what its reason must mention)
@@ -640,11 +645,52 @@ def isolation_modes():
     ]
 
 
-class Host:
-    """One isolation mode's oracle, plus the things on the host that samples must not reach."""
+def executor_modes():
+    """(executor, isolation) of the module's host: this machine, then a Ray cluster's nodes."""
+    problem = sandbox._bwrap_probe()
+    no_bwrap = pytest.mark.skipif(problem is not None, reason=str(problem))
+    return [
+        pytest.param(("local", "bubblewrap"), marks=no_bwrap, id="bubblewrap"),
+        pytest.param(("local", "reduced"), id="reduced"),
+        pytest.param(("ray", "bubblewrap"), marks=[no_bwrap, pytest.mark.ray], id="ray-bubblewrap"),
+        pytest.param(("ray", "reduced"), marks=pytest.mark.ray, id="ray-reduced"),
+    ]
 
-    def __init__(self, mode, tmp_path, workers=1, without=(), limits=None):
+
+def executor_for(request, where):
+    """None for this machine's oracle, else the session's Ray executor (starting the cluster)."""
+    return request.getfixturevalue("ray_executor") if where == "ray" else None
+
+
+def _pool_facts(pool):
+    """What the checks need of one sandbox pool (run here, or inside a node's judge actor)."""
+    return {
+        "pid": os.getpid(),
+        "ppid": os.getppid(),
+        "zygotes": [slot.proc.pid for slot in pool._slots],
+        "uids": [slot.uid for slot in pool._slots if slot.uid is not None],
+        "base": pool._base,
+        "cgroup_slots": [str(path) for path in pool._cgroups.slots] if pool._cgroups else [],
+    }
+
+
+class Host:
+    """One isolation mode's oracle, plus the things on the host that samples must not reach.
+
+    With `executor` (the Ray executor) the oracle's pools are its nodes' judges, on this machine.
+    """
+
+    def __init__(self, mode, tmp_path, workers=1, without=(), limits=None, executor=None):
         self.mode = mode
+        self.executor = executor
+        if executor is None:
+            self.oracle = Oracle(workers=workers, isolation=mode, limits=limits, without=without)
+        else:
+            self.oracle = executor.open_oracle(
+                workers=workers, isolation=mode, limits=limits, without=without
+            )
+        app = self.pools()[0]
+        app_pid, app_ppid = (app["pid"], app["ppid"]) if executor else (os.getpid(), os.getppid())
         self.outside = tmp_path / "escaped.txt"
         self.repo_file = ROOT / "hostile-escape.txt"
         self.listener = socket.socket()
@@ -653,8 +699,8 @@ class Host:
         self.listener.setblocking(False)
         homes = sorted(os.listdir("/home")) if os.path.isdir("/home") else []
         self.fill = {
-            "app_pid": str(os.getpid()),
-            "app_ppid": str(os.getppid()),
+            "app_pid": str(app_pid),
+            "app_ppid": str(app_ppid),
             "a_home": homes[0] if homes else "nobody",
             "outside": repr(str(self.outside)),
             "repo_file": repr(str(self.repo_file)),
@@ -664,16 +710,37 @@ class Host:
         self.contracts = {
             name: load_contract(FIXTURES / f"{name}.toml") for name in ("hostile", "hostile_check")
         }
-        self.oracle = Oracle(workers=workers, isolation=mode, limits=limits, without=without)
-        self.pool = self.oracle._pool
-        self.uids = {slot.uid for slot in self.pool._slots if slot.uid is not None}
+        self.uids = {uid for facts in self.pools() for uid in facts["uids"]}
+
+    def pools(self):
+        """`_pool_facts` of each sandbox pool behind the oracle, in a fixed order."""
+        if self.executor is None:
+            return [_pool_facts(self.oracle._pool)]
+        ray = self.executor.ray
+        judges = self.oracle.judges()
+        asked = [
+            judges[key].__ray_call__.remote(lambda judge: _pool_facts(judge.oracle._pool))
+            for key in sorted(judges)
+        ]
+        return ray.get(asked)
+
+    def check_on_every_pool(self, contract, code):
+        """Whether each pool passes `code` (on a node, after the clean-up of its last job)."""
+        if self.executor is None:
+            return [self.oracle.check(contract, code).passed]
+        key = contract.content_hash()
+        judges = self.oracle.judges()
+        asked = [
+            judges[node].judge.remote({key: contract}, [(key, code)]) for node in sorted(judges)
+        ]
+        return [verdicts[0].passed for verdicts in self.executor.ray.get(asked)]
 
     def job(self, kind):
         contract_name, template = HOSTILE[kind][:2]
         return self.contracts[contract_name], fill_in(template, self.fill)
 
     def zygotes(self):
-        return [slot.proc.pid for slot in self.pool._slots]
+        return [pid for facts in self.pools() for pid in facts["zygotes"]]
 
     def connected(self):
         try:
@@ -696,7 +763,7 @@ class Host:
 
     def leftover_bytes(self):
         """What the pool's folder on the host holds (a walk that copes with any tree)."""
-        return sandbox_worker.disk_usage(self.pool._base, 10**6, 10**5)
+        return sum(sandbox_worker.disk_usage(facts["base"], 10**6, 10**5) for facts in self.pools())
 
     def ipc_objects(self):
         """System V IPC objects on the host (this process's namespace) owned by the sample uids."""
@@ -724,11 +791,8 @@ class Host:
 
     def held_memory(self):
         """Shared memory and tmpfs pages still charged to the pool's memory cgroups."""
-        groups = self.pool._cgroups
-        if groups is None:
-            return 0
         total = 0
-        for slot in groups.slots:
+        for slot in [Path(path) for facts in self.pools() for path in facts["cgroup_slots"]]:
             for line in (slot / "memory.stat").read_text().splitlines():
                 key, _, value = line.partition(" ")
                 if key == "shmem":
@@ -747,12 +811,17 @@ def _uid_of(pid):
         return None
 
 
-@pytest.fixture(scope="module", params=isolation_modes())
+@pytest.fixture(scope="module", params=executor_modes())
 def host(request, tmp_path_factory):
+    where, mode = request.param
+    executor = executor_for(request, where)
     previous = os.environ.get("OPENAI_API_KEY")
     os.environ["OPENAI_API_KEY"] = SECRET  # set before the workers start: they must not inherit it
     try:
-        host = Host(request.param, tmp_path_factory.mktemp("outside"))
+        host = Host(mode, tmp_path_factory.mktemp("outside"), executor=executor)
+        if executor is not None:  # the judges hold the secret, as the app's process does here
+            environ = Path(f"/proc/{host.fill['app_pid']}/environ").read_bytes()
+            assert SECRET.encode() in environ
         yield host
         host.close()
     finally:
@@ -787,7 +856,7 @@ def assert_contained(host, kind, verdict, elapsed, zygotes, before, statuses=Non
     assert not Path("/tmp/skyt-hostile-escape").exists()
     assert not host.connected(), "a sample reached a listener on 127.0.0.1"
     good = host.contracts[HOSTILE[kind][0]]
-    assert host.oracle.check(good, good.reference).passed, (
+    assert all(host.check_on_every_pool(good, good.reference)), (
         "the same worker no longer passes a good sample"
     )
     assert host.survivors() == [], "a sample process outlived its job"
@@ -813,10 +882,11 @@ def test_hostile_sample_is_contained_and_fails_with_its_reason(host, kind):
     assert_contained(host, kind, verdict, elapsed, zygotes, before)
 
 
-@pytest.mark.parametrize("mode", isolation_modes())
-def test_hostile_neighbours_do_not_change_good_verdicts(mode, tmp_path):
+@pytest.mark.parametrize("where", executor_modes())
+def test_hostile_neighbours_do_not_change_good_verdicts(where, tmp_path, request):
     """Hostile samples running at the same time as good ones, as in a real run."""
-    host = Host(mode, tmp_path, workers=2)
+    executor = executor_for(request, where[0])
+    host = Host(where[1], tmp_path, workers=2 if executor is None else 1, executor=executor)
     try:
         contract = host.contracts["hostile"]
         kinds = ["fork_bomb", "memory_bomb", "stdout_flood", "disk_fill", "kill_parent", "segfault"]

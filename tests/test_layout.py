@@ -40,6 +40,7 @@ def test_the_app_starts_without_the_analysis_pipeline_or_numpy():
         "skyt_tui.engine.benchmark",
         "skyt_tui.engine.generation.runner",
         "skyt_tui.ui.screens.heatmap",
+        "ray",
     )
     code = (
         "import sys, skyt_tui.ui.app, skyt_tui.ui.screens.contracts, skyt_tui.ui.screens.welcome\n"

@@ -41,7 +41,7 @@ def test_textual_is_pinned_to_the_snapshot_version_and_sdks_are_capped():
 
 
 def test_outside_linux_a_platform_failure_is_one_line_not_a_traceback(monkeypatch, capsys):
-    def missing_feature():
+    def missing_feature(notice=None):
         raise AttributeError("module 'os' has no attribute 'sched_getaffinity'")
 
     monkeypatch.setattr(skyt_tui.cli, "start_app", missing_feature)
@@ -54,7 +54,7 @@ def test_outside_linux_a_platform_failure_is_one_line_not_a_traceback(monkeypatc
 
 
 def test_on_linux_such_a_failure_keeps_its_traceback(monkeypatch):
-    def bug():
+    def bug(notice=None):
         raise AttributeError("a bug")
 
     monkeypatch.setattr(skyt_tui.cli, "start_app", bug)
@@ -75,8 +75,49 @@ def test_readme_is_short_and_renders_on_pypi():
     for command in (
         "pipx install skyt-tui",
         "pipx inject skyt-tui anthropic",
-        "python3 -m pip install 'skyt-tui[anthropic]'",
-        "python3 -m pip install -e '.[test]' && skyt-tui demo && skyt-tui",
+        "python3 -m pip install -e '.[test,plots]'",
         "python3 -m pytest -n 2 -q",
     ):
         assert command in readme
+
+
+def readme_commands() -> list[str]:
+    """Every line of the README's shell blocks, continuation lines joined."""
+    readme = (ROOT / "README.md").read_text()
+    lines = []
+    for block in re.findall(r"```bash\n(.*?)```", readme, re.S):
+        lines += block.replace("\\\n", " ").splitlines()
+    return [line.split("  #")[0].strip() for line in lines if line.strip()]
+
+
+def test_the_readme_installs_from_the_checkout_first():
+    """Issue 27.5: skyt-tui is not on the package index yet, so the first install command a
+    newcomer meets installs the checkout, with the extra its own study example needs."""
+    commands = readme_commands()
+    installs = [c for c in commands if re.search(r"\b(pipx|pip) install\b", c)]
+    assert installs and re.fullmatch(r"pipx install '\.\[plots\]'", installs[0]), installs
+    assert commands.index(installs[0]) > 0 and commands[0].startswith("git clone ")
+    assert any("--figures" in c for c in commands), "the plots extra is there for a reason"
+
+
+def test_every_skyt_tui_command_in_the_readme_parses():
+    """The README's commands are ones this skyt-tui takes (options and all)."""
+    import shlex
+
+    from skyt_tui.cli import build_parser
+    from skyt_tui.cli.commands import command_on_line
+
+    checked = 0
+    for line in readme_commands():
+        for part in re.split(r"&&|;", line):
+            words = shlex.split(part)
+            if not words or words[0] != "skyt-tui":
+                continue
+            argv = words[1:]  # shell variables ($D) stand for paths: parsed as written
+            parser = build_parser(command_on_line(argv))
+            try:
+                parser.parse_args(argv)
+            except SystemExit as exc:
+                raise AssertionError(f"README: {part.strip()!r} does not parse") from exc
+            checked += 1
+    assert checked >= 15

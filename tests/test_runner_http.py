@@ -151,13 +151,11 @@ def test_a_bad_key_stops_the_run_and_never_reaches_the_store(contract, isolated_
         meta, provider = start(contract, server, 5)
         outcome = execute(meta.id, provider, contract, concurrency=1, policy=FAST)
     run = runs.load_run(meta.id)
-    assert outcome.status == runs.ABORTED and len(server.requests) == 1
-    assert (
-        len(run.samples) == 1
-        and run.samples[0].status == "failed"
-        and run.missing_indexes == [1, 2, 3, 4]
-    )
+    assert len(server.requests) == 1
+    # refused before the server ever answered: the run never started (issue 27.2)
+    assert run.samples == () and run.missing_indexes == [0, 1, 2, 3, 4]
     assert outcome.abort_reason.startswith("HTTP 401: invalid api key")
+    assert outcome.never_started.startswith(f"{server.url}/v1 refused the key in OPENAI_API_KEY")
     stored = b"".join(p.read_bytes() for p in isolated_home.rglob("*") if p.is_file())
     assert SECRET.encode() not in stored and b"SECRET" not in stored
 

@@ -208,3 +208,66 @@ def test_save_profile_appends_a_checked_profile_and_keeps_the_rest():
         assert str(err.value).startswith(f"settings: {key}: "), str(err.value)
         assert path.read_text() == saved, "the file is left as it was"
     assert before != path.read_text()
+
+
+def platform_dirs(tmp_path, monkeypatch):
+    """No SKYT_HOME: the platform's folders, pointed into `tmp_path` by the XDG variables."""
+    monkeypatch.delenv("SKYT_HOME", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return tmp_path / "data" / "skyt-tui", tmp_path / "config" / "skyt-tui"
+
+
+def test_settings_live_in_the_platform_config_directory(tmp_path, monkeypatch):
+    """Issue 27.4: settings.toml in platformdirs' config directory, the data where it is."""
+    data_dir, config_dir = platform_dirs(tmp_path, monkeypatch)
+    assert locations.settings_file() == config_dir / "settings.toml"
+    assert locations.data_dir() == data_dir
+    update_setting("theme", "textual-light")
+    assert (config_dir / "settings.toml").is_file() and not (data_dir / "settings.toml").exists()
+
+
+def test_a_settings_file_in_the_data_directory_is_moved_once_saying_so(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import sys
+
+    from tests.run_helpers import ROOT
+
+    data_dir, config_dir = platform_dirs(tmp_path, monkeypatch)
+    data_dir.mkdir(parents=True)
+    (data_dir / "settings.toml").write_text("schema_version = 1\n\n[run]\nn = 7\n")
+
+    def paths():
+        done = subprocess.run(
+            [sys.executable, "-m", "skyt_tui", "paths", "--json"],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        return done
+
+    first, second = paths(), paths()
+    assert first.stderr == (
+        f"skyt-tui: note: moved settings.toml from {data_dir} to {config_dir} "
+        "(the platform's config directory)\n"
+    )
+    assert second.stderr == "", "moved once"
+    assert not (data_dir / "settings.toml").exists()
+    assert load_settings().run.n == 7
+    assert '"settings": "' + str(config_dir / "settings.toml") in first.stdout
+
+
+def test_a_settings_file_left_in_the_data_directory_beside_the_new_one_is_named(
+    tmp_path, monkeypatch
+):
+    data_dir, config_dir = platform_dirs(tmp_path, monkeypatch)
+    for directory, n in ((data_dir, 3), (config_dir, 5)):
+        directory.mkdir(parents=True)
+        (directory / "settings.toml").write_text(f"schema_version = 1\n\n[run]\nn = {n}\n")
+    notice = locations.move_legacy_settings()
+    assert notice is not None and "is no longer read" in notice and str(config_dir) in notice
+    assert load_settings().run.n == 5

@@ -246,10 +246,21 @@ def test_figures_without_matplotlib_say_which_extra(monkeypatch, tmp_path, capsy
             raise ImportError("no matplotlib")
         return real_import(name, *args, **kwargs)
 
-    make_run("c1", "m", 0.0, ["a = 1"])
+    meta = make_run("c1", "m", 0.0, ["a = 1"])
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
-    assert main(["study", "report", "--filter", "model=m", "--figures", str(tmp_path / "f")]) == 2
-    assert "pip install 'skyt-tui[plots]'" in capsys.readouterr().err
+    summary = tmp_path / "summary.csv"
+    assert (
+        main(
+            ["study", "report", "--filter", "model=m"]
+            + ["--csv", str(summary), "--figures", str(tmp_path / "f")]
+        )
+        == 2
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install 'skyt-tui[plots]'" in err[0]
+    # issue 27.5: refused before the analysis starts, not after it
+    assert not (runs.run_path(meta.id) / runs.ANALYSIS_FILE).exists()
+    assert not summary.exists() and not (tmp_path / "f").exists()
 
 
 def test_a_comparison_without_pairs_says_so(capsys):

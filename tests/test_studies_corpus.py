@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 from collections import defaultdict
 
 import pytest
 
 from skyt_tui.cli import main
 from tests.corpus import require
-from tests.test_layout import ROOT
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]
 
@@ -46,13 +44,75 @@ def test_study_report_reproduces_skyt_summary_r_raw_means(capsys):
         assert paired["n"] == 10 and paired["mean_a"] > paired["mean_b"]
         assert paired["p_holm"] < 0.05
 
-    # docs/studies.md quotes the pass-rate comparison; it must be what the command prints
-    rates = comparison["rates"]
-    assert len(rates) == 3 and all("clustered" in r["pooling"] for r in rates)
-    docs = (ROOT / "docs" / "studies.md").read_text(encoding="utf-8")
-    quoted = re.search(r"Fisher p ([0-9.]+)–([0-9.]+), \|h\| ≤ ([0-9.]+)", docs)
-    assert quoted, "docs/studies.md no longer quotes the pass-rate comparison"
-    low, high, h = quoted.groups()
-    p_values = [r["p_value"] for r in rates]
-    assert f"{min(p_values):.2f}" == low and f"{max(p_values):.2f}" == high
-    assert f"{max(abs(r['cohens_h']) for r in rates):.3f}" == h
+
+def doc_table(text: str, header_start: str) -> list[list[str]]:
+    """The rows of the Markdown table whose header line starts with `header_start`."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
+    rows = []
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
+def test_the_numbers_in_docs_studies_are_the_commands_own(capsys):
+    """Issue 27.8: docs/studies.md quotes the corpus study; every number there is what the command
+    prints (R_raw run means, the Wilcoxon table, the pass rates with Fisher p and Cohen's h)."""
+    from skyt_tui.cli.output import fmt3
+    from skyt_tui.cli.study_cmd import _p
+    from tests.run_helpers import ROOT
+
+    outputs = require("skyt-msr2026", "outputs")
+    summary = require("skyt-msr2026", "metrics_summary.csv")
+    assert main(["import", str(outputs)]) == 0
+    assert main(["study", "create", "skyt", "--ids-from", str(summary)]) == 0
+    capsys.readouterr()
+    assert main(["study", "report", "skyt", "--json", "--compare", "temperature=0:0.7"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    doc = (ROOT / "docs" / "studies.md").read_text()
+
+    def model_of(label: str) -> str:
+        return label.rsplit(" temperature=", 1)[0]
+
+    def short(model: str) -> str:
+        return model.removesuffix("-20250929")
+
+    groups = {(g["model"], g["temperature"]): g for g in report["table"]["groups"]}
+    temperatures = (0.0, 0.3, 0.5, 0.7, 1.0)
+    means = doc_table(doc, "| model | T = 0 |")
+    assert {row[0] for row in means} == {model for model, _ in groups}
+    for row in means:
+        assert row[1:] == [fmt3(groups[(row[0], t)]["mean_runs"]) for t in temperatures], row
+
+    mini = [groups[("gpt-4o-mini", t)]["mean"] for t in (0.5, 0.7)]
+    assert f"means over contracts are {fmt3(mini[0])} and {fmt3(mini[1])}" in " ".join(doc.split())
+
+    (comparison,) = report["comparisons"]
+    wilcoxon = {row[0]: row for row in doc_table(doc, "| model | pairs (differing) |")}
+    for paired in comparison["paired"]:
+        row = wilcoxon[short(model_of(paired["a"]))]
+        assert row[1:] == [
+            f"{paired['n']} ({paired['n_nonzero']})",
+            fmt3(paired["mean_a"]),
+            fmt3(paired["mean_b"]),
+            f"{paired['median_difference']:+.3f}",
+            f"{paired['rank_biserial']:+.3f}",
+            _p(paired["p_value"]),
+            _p(paired["p_holm"]),
+        ], row
+    rates = {row[0]: row for row in doc_table(doc, "| model | pass T=0 |")}
+    assert len(rates) == len(comparison["rates"]) == 3
+    for rate in comparison["rates"]:
+        row = rates[short(model_of(rate["a"]))]
+        assert row[1:] == [
+            f"{fmt3(rate['rate_a']['rate'])} of {rate['rate_a']['n']}",
+            f"{fmt3(rate['rate_b']['rate'])} of {rate['rate_b']['n']}",
+            _p(rate["p_value"]),
+            _p(rate["p_holm"]),
+            f"{rate['cohens_h']:+.3f}",
+        ], row
+        # issue 25: pooled rates are said to be clustered, in the JSON and on the page
+        assert "clustered" in rate["pooling"]
+    assert "which are clustered" in doc

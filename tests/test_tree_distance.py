@@ -7,10 +7,12 @@ import random
 
 import pytest
 
+from skyt_tui.engine.measure import tree_distance as tree_distance_module
 from skyt_tui.engine.measure.tree_distance import (
     TREE_DISTANCE_FUNCTION,
     _children,
     node_label,
+    python_tree_edit_distance,
     tree_distance,
     tree_distances_to,
     tree_edit_distance,
@@ -168,3 +170,102 @@ def test_tree_distance_is_part_of_the_analysis_cache_key():
     assert analysis_versions("nodoc", "tree")["distance"] == "nodoc/ast-ted-normalized-v2"
     with pytest.raises(ValueError, match="unknown distance"):
         analysis_versions("nodoc", "cosine")
+
+
+# --- the compiled Zhang–Shasha (_ted.c) and its pure-Python fallback ---------------------------
+
+
+def test_the_compiled_implementation_is_built_and_used():
+    """`pip install -e .` builds the extension (setup.py); the fallback is for installs that cannot."""
+    assert tree_distance_module.implementation() == tree_distance_module.COMPILED
+    assert tree_distance_module._compiled is not None
+
+
+def test_compiled_and_python_agree_on_random_programs():
+    rng = random.Random(29)
+    for _ in range(200):
+        a, b = tree_of(random_program(rng)), tree_of(random_program(rng))
+        assert tree_edit_distance(a, b) == python_tree_edit_distance(a, b)
+        assert tree_edit_distance(b, a) == python_tree_edit_distance(b, a)
+
+
+@pytest.mark.corpus
+def test_compiled_python_zss_and_apted_agree_on_real_samples():
+    """Distinct real SKYT programs, in pairs across contracts and within one: all four the same."""
+    import json
+
+    files = sorted(require("skyt-msr2026", "outputs").glob("*_temp1.0_*.json"))[::6]
+    texts = []
+    for path in files:
+        texts += [o for o in json.loads(path.read_text())["raw_outputs"][:3] if o]
+    texts = [t for t in dict.fromkeys(texts) if tree_of(t) is not None]
+    assert len(texts) >= 12
+    rng = random.Random(5)
+    for _ in range(40):
+        a, b = rng.sample(texts, 2)
+        compiled = tree_edit_distance(tree_of(a), tree_of(b))
+        assert compiled == python_tree_edit_distance(tree_of(a), tree_of(b))
+        assert (compiled, compiled) == reference_distances(a, b)
+
+
+def test_the_compiled_function_refuses_malformed_trees():
+    compiled = tree_distance_module._compiled
+    good = tree_of("x + 1")
+    args = (good.labels, good.leftmost, good.keyroots)
+    assert compiled.distance(*args, *args) == 0
+    bad_trees = [
+        (good.labels, good.leftmost[:-1], good.keyroots),  # sizes disagree
+        (good.labels, (0, 5, 0, 0, 0, 0), good.keyroots),  # a leftmost leaf after its node
+        (good.labels, good.leftmost, (5, 1)),  # keyroots not ascending
+        (good.labels, good.leftmost, (1, 9)),  # keyroot past the tree
+        (good.labels, good.leftmost, (1,)),  # the root is not a keyroot
+        ((0, 1, 2), (0, 1, 1), (0, 2)),  # the root's leftmost leaf is not node 0
+        (
+            (0, 1, 2, 3, 4),
+            (0, 1, 0, 1, 0),
+            (3, 4),
+        ),  # keyroot 3's range holds node 2, which starts at 0
+        ((0, 1, 2), (0, 1, 0), (1, 2)),  # valid: leaves 0 and 1 under the root 2
+    ]
+    for labels, leftmost, keyroots in bad_trees[:7]:
+        with pytest.raises(ValueError, match="tree"):
+            compiled.distance(labels, leftmost, keyroots, *args)
+        with pytest.raises(ValueError, match="tree"):
+            compiled.distance(*args, labels, leftmost, keyroots)
+    assert compiled.distance(*bad_trees[7], *bad_trees[7]) == 0
+    with pytest.raises(TypeError):
+        compiled.distance("abc", good.leftmost, good.keyroots, *args)
+    with pytest.raises(TypeError):
+        compiled.distance(*args)
+    assert compiled.distance((), (), (), *args) == good.size  # an empty tree: insert every node
+
+
+def test_the_fallback_gives_the_same_analysis_and_says_so(tmp_path, capsys, monkeypatch):
+    """Without the extension, `analyze --distance tree` prints the same JSON and a note on stderr."""
+    import json
+
+    from skyt_tui.cli import main
+
+    codes = [
+        "def f(x):\n    return x + 1",
+        "def f(y):\n    return y + 1",
+        "def g(x):\n    return 2",
+    ]
+    source = tmp_path / "samples.jsonl"
+    source.write_text(
+        "".join(json.dumps({"contract_id": "c", "model": "m", "code": c}) + "\n" for c in codes)
+    )
+    command = ["analyze", str(source), "--no-oracle", "--distance", "tree", "--json"]
+    assert main(command) == 0
+    compiled = capsys.readouterr()
+    assert "pure-Python" not in compiled.err
+    tree_of.cache_clear()
+    monkeypatch.setattr(tree_distance_module, "_compiled", None)
+    assert tree_distance_module.implementation() == tree_distance_module.PURE_PYTHON
+    assert main(command) == 0
+    fallback = capsys.readouterr()
+    assert fallback.out == compiled.out
+    assert "note: tree distance: the compiled Zhang–Shasha" in fallback.err
+    assert "pure-Python" in fallback.err
+    assert main(command[:-3] + ["--json"]) == 0  # Levenshtein: no note
+    assert "pure-Python" not in capsys.readouterr().err

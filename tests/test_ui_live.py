@@ -13,7 +13,7 @@ from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.widgets.run_progress import RunProgress
 from tests.llm_server import FakeLLMServer
 from tests.test_ui_app import start_run
-from tests.ui_support import pilot_test, screen_text, settle
+from tests.ui_support import notifications, pilot_test, screen_text, settle
 
 
 @pytest.fixture(autouse=True)
@@ -377,11 +377,13 @@ async def test_a_failed_run_can_be_resumed_from_the_list(isolated_home, monkeypa
             await select_run(pilot, meta.id)
             assert app.screen.query_one("#runs-table").get_cell(meta.id, "state").plain == "failed"
             await pilot.press("r")
-            await settle(pilot)
-            assert app.current_mode == "contracts"
-            progress = app.screen.query_one(RunProgress)
-            await wait_for(pilot, lambda: not progress.running, 30)
-            assert "Finished: 3 samples, 0 failed" in screen_text(app)
+            await pilot.pause()
+            # issue 27.6: resumed where it was asked for; its row follows it
+            assert app.current_mode == "runs"
+            await wait_for(pilot, lambda: app.run_cancel is None, 30)
+            assert "Run finished: 3 samples, 0 failed" in notifications(app)
+            await wait_for(pilot, lambda: row_of(app, meta.id)["state"] == "complete", 20)
+            assert app.current_mode == "runs" and row_of(app, meta.id)["N"] == "3/3"
     run = runs.load_run(meta.id)
     assert run.meta.status == runs.COMPLETE and run.n_ok == 3 and run.n_failed == 0
 
@@ -508,14 +510,17 @@ async def test_the_estimate_line_stays_current_while_requests_hang(monkeypatch):
     monkeypatch.setattr(contracts, "ESTIMATE_INTERVAL_S", 0.3)
     estimated = []
 
-    def partial_metrics(run_id, cancelled=None):
+    def partial_analysis(run_id, cancelled=None):
+        from types import SimpleNamespace
+
         from skyt_tui.engine.measure.metrics import RunMetrics
 
         estimated.append(run_id)
         n = 1 if len(estimated) == 1 else 2
-        return RunMetrics(n=n, level="nodoc", tau=0.1, pass_rate=1.0, canon="none")
+        metrics = RunMetrics(n=n, level="nodoc", tau=0.1, pass_rate=1.0, canon="none")
+        return SimpleNamespace(metrics=metrics, samples=())
 
-    monkeypatch.setattr(data, "partial_metrics", partial_metrics)
+    monkeypatch.setattr(data, "partial_analysis", partial_analysis)
     started = threading.Event()
 
     def executor(request, report, cancel):

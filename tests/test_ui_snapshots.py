@@ -107,3 +107,31 @@ def test_heatmap_no_color_glyphs(snap_compare, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     app = SkytApp(analyses=sample_analyses(), start="heatmap", clock=clock)
     assert snap_compare(app, terminal_size=WIDE, run_before=keys("down", "right"))
+
+
+def test_small_terminal_runs_of_two_models_with_a_long_contract_id(snap_compare, isolated_home):
+    """Issue 27.7: at 80×24 model and T stay, the long id is shortened in the middle."""
+    from tests.test_ui_narrow import narrow_store
+
+    narrow_store(isolated_home)
+    assert snap_compare(SkytApp(start="runs", clock=clock), terminal_size=SMALL, run_before=keys())
+
+
+def test_small_terminal_contracts_with_a_long_contract_id(snap_compare, isolated_home):
+    from textual.widgets import DataTable
+
+    from tests.test_ui_narrow import SHORT, narrow_store
+
+    narrow_store(isolated_home)
+
+    async def select_long_id(pilot):
+        await settle(pilot)
+        table = pilot.app.screen.query_one("#contracts-table", DataTable)
+        ids = [str(table.get_row_at(row)[0]) for row in range(table.row_count)]
+        table.move_cursor(row=ids.index(SHORT) - 1)
+        await pilot.press("down")  # as a person gets there: the list scrolls to it
+        await settle(pilot)
+
+    assert snap_compare(
+        SkytApp(start="contracts", clock=clock), terminal_size=SMALL, run_before=select_long_id
+    )

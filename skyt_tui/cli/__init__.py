@@ -61,18 +61,49 @@ EXIT_WHEN_READY = "SKYT_TUI_EXIT_WHEN_READY"
 screen is ready, printing that screen's name; the start-up test and bench/cli_start.py use it."""
 
 
-def start_app() -> int:
+NO_TERMINAL = (
+    "the app needs a terminal, and {which} not one here (a pipe, a file or CI); without one, "
+    "`skyt-tui runs list` and `skyt-tui report latest` show what its Runs section does, and "
+    "`skyt-tui --help` lists every command"
+)
+
+
+def missing_terminal() -> str | None:
+    """The one line saying the app cannot start here, or None when stdin and stdout are terminals."""
+    missing = [
+        name for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout)) if not _tty(stream)
+    ]
+    if not missing:
+        return None
+    which = f"{missing[0]} is" if len(missing) == 1 else "stdin and stdout are"
+    return NO_TERMINAL.format(which=which)
+
+
+def _tty(stream: object) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())  # type: ignore[attr-defined]
+    except (OSError, ValueError):
+        return False
+
+
+def start_app(notice: str | None = None) -> int:
+    """The app in this terminal; `notice` (a settings file moved) is shown in it."""
     if not os.environ.get(EXIT_WHEN_READY):
+        if problem := missing_terminal():
+            if notice:
+                print(f"skyt-tui: note: {notice}", file=sys.stderr)
+            print(f"skyt-tui: error: {problem}", file=sys.stderr)
+            return 2
         from skyt_tui.ui.app import run_app
 
-        return run_app()
+        return run_app(notice=notice)
     from skyt_tui.ui.app import SkytApp
 
     async def exit_when_ready(pilot) -> None:  # type: ignore[no-untyped-def]
         print(type(pilot.app.screen).__name__, flush=True)
         pilot.app.exit()
 
-    app = SkytApp()
+    app = SkytApp(notice=notice)
     app.run(headless=True, auto_pilot=exit_when_ready)
     return app.return_code or 0
 
@@ -96,11 +127,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(command_on_line(argv))
     args = parser.parse_args(argv)
     try:
-        from skyt_tui.locations import check_store_env
+        from skyt_tui.locations import check_store_env, move_legacy_settings
 
         check_store_env()  # before any command or the app opens a store
+        notice = move_legacy_settings()
         if args.command is None:
-            return start_app()
+            return start_app(notice)
+        if notice:
+            print(f"skyt-tui: note: {notice}", file=sys.stderr)
         return int(args.handler(args) or 0)
     except SkytError as exc:  # a message may quote a sample's file name: shown printable
         from skyt_tui.engine.printable import printable
@@ -113,11 +147,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_broken_pipe()
         return 0
-    except (OSError, AttributeError, ImportError) as exc:
+    except OSError as exc:
+        from skyt_tui.engine.store import WRITE_REFUSED
+
+        if exc.errno in WRITE_REFUSED and exc.filename is not None:
+            # a write the system refused (a read-only store, permissions, a full disk) that no
+            # writer turned into a StoreError: still one line, exit 2, like every other
+            print(f"skyt-tui: error: {refused_write(exc)}", file=sys.stderr)
+            return 2
         if sys.platform.startswith("linux"):
             raise  # a bug here: keep the traceback
         print(f"skyt-tui: error: {unsupported_platform(exc)}", file=sys.stderr)
         return 2
+    except (AttributeError, ImportError) as exc:
+        if sys.platform.startswith("linux"):
+            raise  # a bug here: keep the traceback
+        print(f"skyt-tui: error: {unsupported_platform(exc)}", file=sys.stderr)
+        return 2
+
+
+def refused_write(exc: OSError) -> str:
+    """`FILE: Permission denied` and the like: what the system refused, and where."""
+    from skyt_tui.engine.printable import printable
+
+    return f"{printable(exc.filename)}: {exc.strerror or exc}"
 
 
 def unsupported_platform(exc: BaseException) -> str:

@@ -14,11 +14,15 @@ from rich.table import Table
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import (
+    add_executor_options,
     add_json_option,
     add_probe_options,
     add_source_options,
     add_tau_option,
+    apply_executor,
     apply_isolation_setting,
+    executor_lines,
+    print_executor,
     probe_settings_of,
     tau_of,
 )
@@ -26,6 +30,7 @@ from skyt_tui.cli.output import (
     check_output_file,
     console,
     fmt3,
+    note_distance_implementation,
     print_json,
     print_table,
     with_stage_progress,
@@ -98,6 +103,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--no-repair", action="store_true", help="skip repair (d_post = d_pre)")
     add_source_options(parser)
+    add_executor_options(parser)
     add_probe_options(parser)
     parser.set_defaults(handler=run)
 
@@ -118,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     args.probe_settings = probe_settings_of(args)
     if args.probe_settings is not None and args.no_oracle:
         raise InputError("--probe needs the oracle; drop --no-oracle")
+    apply_executor(args)
     runs = read_sources(args, require_contract=not args.no_oracle)
     if not runs:
         raise InputError("no runs found in the given sources")
@@ -126,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
     analyses = _analyze(runs, args)
     if args.csv is not None:
         write_output_file(args.csv, samples_csv(analysis_rows(analyses)), "--csv")
+    if not args.json:
+        print_executor(executor_lines(probe=args.probe_settings is not None))
     if args.json:
         print_json(
             "analysis",
@@ -160,6 +169,7 @@ def _analyze(runs, args) -> list[RunAnalysis]:
         distance=args.distance,
         probe=args.probe_settings,
     )
+    note_distance_implementation(args.distance)
     return with_stage_progress(
         lambda progress: analyze_runs(runs, progress=progress, **options), quiet=args.json
     )

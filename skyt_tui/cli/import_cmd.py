@@ -6,8 +6,16 @@ import argparse
 
 from skyt_tui import locations
 from skyt_tui.cli.commands import add_command
-from skyt_tui.cli.options import add_json_option, add_source_options
-from skyt_tui.cli.output import console, print_json
+from skyt_tui.cli.options import (
+    add_executor_options,
+    add_json_option,
+    add_source_options,
+    apply_executor,
+    apply_isolation_setting,
+    executor_lines,
+    print_executor,
+)
+from skyt_tui.cli.output import console, print_json, with_stage_progress
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.runs.run_import import import_runs
 from skyt_tui.engine.sources.recorded import assembly_label, parse_field_map
@@ -40,14 +48,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="store runs whose contract is unknown without one (they get no verdicts) instead of refusing",
     )
+    parser.add_argument(
+        "--analyze",
+        action="store_true",
+        help="also analyse the created runs now (level nodoc, run.tau in settings.toml), on the "
+        "executor, and cache each analysis next to its run for report, study report and the app",
+    )
     add_source_options(parser)
     add_json_option(parser)
+    add_executor_options(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.temperature is not None and not 0.0 <= args.temperature <= 10.0:
         raise InputError(f"--temperature must be within [0, 10], not {args.temperature}")
+    if not args.analyze and (args.executor is not None or args.ray_address is not None):
+        raise InputError(
+            "--executor and --ray-address apply to --analyze (storing samples runs nothing)"
+        )
+    if args.analyze:
+        apply_isolation_setting()
+        apply_executor(args)
     result = import_runs(
         args.sources,
         model=args.model,
@@ -57,7 +79,9 @@ def run(args: argparse.Namespace) -> int:
         mapping=parse_field_map(args.map),
         require_contract=not args.no_oracle,
     )
+    analysed = _analyze(result, args) if args.analyze else None
     if args.json:
+        extra = {"analysed": analysed} if analysed is not None else {}
         print_json(
             "import",
             {
@@ -67,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
                 "contract_problems": list(result.contract_problems),
                 "assembly": result.assembly,
                 "contract_override": result.override,
+                **extra,
             },
         )
         return 0
@@ -76,6 +101,13 @@ def run(args: argparse.Namespace) -> int:
         markup=False,
         soft_wrap=True,
     )
+    if analysed is not None:
+        out.print(
+            f"analysed {len(analysed)} run(s); their analyses are cached",
+            markup=False,
+            soft_wrap=True,
+        )
+        print_executor(executor_lines())
     if result.contracts_written:
         shown = ", ".join(result.contracts_written[:10]) + (
             ", …" if len(result.contracts_written) > 10 else ""
@@ -106,3 +138,18 @@ def run(args: argparse.Namespace) -> int:
             soft_wrap=True,
         )
     return 0
+
+
+def _analyze(result, args: argparse.Namespace) -> list[str]:
+    """Analyse the runs this import created (cached next to each); their ids."""
+    from skyt_tui.engine.runs.analyses import analyze_stored_runs
+    from skyt_tui.engine.settings import load_settings
+
+    tau = load_settings().run.tau
+    ids = [meta.id for meta in result.created]
+    if ids:
+        with_stage_progress(
+            lambda progress: analyze_stored_runs(ids, level="nodoc", tau=tau, progress=progress),
+            quiet=args.json,
+        )
+    return ids

@@ -71,6 +71,67 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_executor_options(parser: argparse.ArgumentParser) -> None:
+    """--executor and --ray-address, shared by the commands that run the oracle over many samples."""
+    from skyt_tui.engine.executor.choice import EXECUTORS
+
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default=None,
+        help="where the oracle, repair and per-run analysis run: local (this machine) or ray "
+        "(an existing Ray cluster, docs/scaling.md); default: run.executor in settings.toml, "
+        "else local",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDRESS",
+        default=None,
+        help="the Ray cluster for --executor ray (default: run.ray_address in settings.toml, "
+        "else RAY_ADDRESS, else the cluster `ray start` started on this machine)",
+    )
+
+
+def apply_executor(args: argparse.Namespace) -> str:
+    """Choose the executor from the command line and settings.toml; with Ray, connect now, so an
+    unreachable cluster or a missing extra is one line before any work. Its name."""
+    from skyt_tui.engine.executor.choice import choose_executor, current_executor
+    from skyt_tui.engine.settings import load_settings
+
+    defaults = load_settings().run
+    kind = args.executor or defaults.executor
+    if args.ray_address is not None and kind != "ray":
+        raise InputError("--ray-address applies to --executor ray")
+    choose_executor(kind, args.ray_address or defaults.ray_address)
+    if kind == "ray":
+        current_executor()
+    return str(kind)
+
+
+def executor_lines(judge: object = None, *, probe: bool = False) -> list[str]:
+    """Where the work runs when it is not this machine: the cluster, then one line per node and
+    its isolation (of `judge`, else of the shared oracle); nothing for the local executor.
+    `probe`: the command probed samples, which runs on this machine (docs/scaling.md)."""
+    from skyt_tui.engine.executor.choice import chosen_executor, current_executor
+
+    if chosen_executor()[0] == "local":
+        return []
+    lines = current_executor().describe(judge)
+    if probe:
+        lines.append("probing ran on this machine's sandbox pool, not on the cluster")
+    return lines
+
+
+def print_executor(lines: list[str]) -> None:
+    """`executor_lines` on stderr (stdout stays what the local executor prints)."""
+    from skyt_tui.cli.output import error_console
+    from skyt_tui.engine.printable import printable
+
+    out = error_console()
+    for line in lines:
+        out.print(printable(line), markup=False, highlight=False, soft_wrap=True, style="dim")
+
+
 def add_probe_options(parser: argparse.ArgumentParser) -> None:
     """--probe and its budget and seed, shared by `oracle`, `analyze` and `run` (docs/probe.md)."""
     parser.add_argument(

@@ -10,6 +10,8 @@ import argparse
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +19,15 @@ from rich.table import Table
 from rich.text import Text
 
 from skyt_tui.cli.commands import add_command
-from skyt_tui.cli.options import add_json_option, add_probe_options, probe_settings_of
+from skyt_tui.cli.options import (
+    add_executor_options,
+    add_json_option,
+    add_probe_options,
+    apply_executor,
+    executor_lines,
+    print_executor,
+    probe_settings_of,
+)
 from skyt_tui.cli.output import console, error_console, fmt3, print_json, print_table
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.printable import printable
@@ -26,6 +36,7 @@ from skyt_tui.engine.sources import humaneval
 from skyt_tui.engine.versions import ORACLE_VERSION
 
 if TYPE_CHECKING:
+    from skyt_tui.engine.oracle.judge import Oracle
     from skyt_tui.engine.oracle.verdicts import Verdict
 
 # The oracle and the sandbox (and the catalog) load when the command runs, not when the parser
@@ -71,7 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--workers",
         type=int,
         default=None,
-        help="sandbox workers (default: run.workers in settings.toml, else one per core)",
+        help="sandbox workers, per node with --executor ray (default: run.workers in "
+        "settings.toml, else one per core)",
     )
     parser.add_argument(
         "--isolation",
@@ -82,6 +94,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_probe_options(parser)
     add_json_option(parser)
+    add_executor_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -92,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise InputError("--workers: must be at least 1")
     args.probe_settings = probe_settings_of(args)
+    apply_executor(args)
     if args.humaneval is not None:
         if args.contract or args.samples:
             raise InputError(
@@ -118,21 +132,24 @@ def _read_sample(path: Path) -> str:
 
 def run_samples(args: argparse.Namespace) -> int:
     from skyt_tui.engine.contracts.catalog import get_contract
-    from skyt_tui.engine.oracle.judge import Oracle
+    from skyt_tui.engine.executor.choice import current_executor
 
     contract = get_contract(args.contract)
     paths = [Path(p) for p in args.samples]
     codes = [_read_sample(path) for path in paths]
     probe = None
-    with Oracle(workers=args.workers, isolation=args.isolation) as oracle:
+    oracle = current_executor().open_oracle(workers=args.workers, isolation=args.isolation)
+    with closing(oracle):
         verdicts = oracle.check_many([(contract, code) for code in codes])
         isolation, layers = oracle.isolation, oracle.layers
+        where = executor_lines(oracle, probe=args.probe_settings is not None)
         if args.probe_settings is not None:
             from skyt_tui.engine.probe.behaviour import probe_contracts
 
-            probe = probe_contracts(
-                oracle, [(contract, codes, [v.passed for v in verdicts])], args.probe_settings
-            )[0]
+            with _probe_oracle(oracle, args) as here:
+                probe = probe_contracts(
+                    here, [(contract, codes, [v.passed for v in verdicts])], args.probe_settings
+                )[0]
     if args.json:
         print_json(
             "oracle",
@@ -176,6 +193,7 @@ def run_samples(args: argparse.Namespace) -> int:
 
         print_probe(out, [probe], [[str(path) for path in paths]])
     _print_isolation(isolation, layers)
+    print_executor(where)
     return 0
 
 
@@ -240,7 +258,7 @@ def _task_order(task_id: str) -> tuple[str, int, str]:
 
 
 def run_humaneval(args: argparse.Namespace) -> int:
-    from skyt_tui.engine.oracle.judge import Oracle
+    from skyt_tui.engine.executor.choice import current_executor
     from skyt_tui.engine.sources.humaneval import problem_contract
 
     ks = _parse_ks(args.ks)
@@ -271,8 +289,10 @@ def run_humaneval(args: argparse.Namespace) -> int:
     ]
     start = time.perf_counter()
     verdicts: list[Verdict] = []
-    with Oracle(workers=args.workers, isolation=args.isolation) as oracle:
+    oracle = current_executor().open_oracle(workers=args.workers, isolation=args.isolation)
+    with closing(oracle):
         isolation, layers, workers = oracle.isolation, oracle.layers, oracle.workers
+        where = executor_lines(oracle, probe=args.probe_settings is not None)
         show_progress = not args.json and sys.stderr.isatty()
         for verdict in oracle.check_iter(jobs):
             verdicts.append(verdict)
@@ -284,9 +304,10 @@ def run_humaneval(args: argparse.Namespace) -> int:
         elapsed = time.perf_counter() - start
         probes = None
         if args.probe_settings is not None:
-            probes, probe_elapsed = _probe_humaneval(
-                oracle, contracts, completions, jobs, verdicts, args.probe_settings, show_progress
-            )
+            with _probe_oracle(oracle, args) as here:
+                probes, probe_elapsed = _probe_humaneval(
+                    here, contracts, completions, jobs, verdicts, args.probe_settings, show_progress
+                )
     score = score_humaneval(problems, completions, verdicts, ks)
     sample_probes: dict[int, dict[str, Any]] = {}
     if probes is not None:
@@ -370,7 +391,21 @@ def run_humaneval(args: argparse.Namespace) -> int:
         )
         out.print(f"probing: {probe_elapsed:.1f} s")
     _print_isolation(isolation, layers)
+    print_executor(where)
     return 0
+
+
+@contextmanager
+def _probe_oracle(oracle: object, args: argparse.Namespace) -> Iterator[Oracle]:
+    """The oracle that probes: the command's own on this machine; with a cluster, a pool on this
+    machine with the same workers and isolation (probing runs here, docs/scaling.md)."""
+    from skyt_tui.engine.oracle.judge import Oracle
+
+    if isinstance(oracle, Oracle):
+        yield oracle
+        return
+    with Oracle(workers=args.workers, isolation=args.isolation) as here:
+        yield here
 
 
 def _probe_humaneval(

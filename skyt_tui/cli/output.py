@@ -42,6 +42,16 @@ def error_console() -> Console:
     return _Console(stderr=True, highlight=False)
 
 
+def note_distance_implementation(distance: str) -> None:
+    """On stderr, when tree distances will be measured by the pure-Python fallback: say so."""
+    if distance != "tree":
+        return
+    from skyt_tui.engine.measure.tree_distance import FALLBACK_NOTE, PURE_PYTHON, implementation
+
+    if implementation() == PURE_PYTHON:
+        error_console().print(f"note: {FALLBACK_NOTE}", markup=False)
+
+
 def print_json(kind: str, data: Any) -> None:
     """`data` on stdout in the JSON envelope (`schema_version`, `kind`, then the data).
 

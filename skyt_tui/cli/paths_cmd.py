@@ -14,8 +14,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = add_command(
         subparsers,
         "paths",
-        description="Print the directories and files skyt-tui reads and writes: the store "
-        "($SKYT_HOME when set), settings.toml, your contracts and the bundled ones.",
+        description="Print the directories and files skyt-tui reads and writes: the store, "
+        "settings.toml in the config directory ($SKYT_HOME for both when set), your contracts "
+        "and the bundled ones.",
     )
     add_json_option(parser)
     parser.set_defaults(handler=run)
@@ -24,6 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def paths() -> dict[str, str]:
     return {
         "state": str(locations.data_dir()),
+        "config": str(locations.config_dir()),
         "settings": str(locations.settings_file()),
         "contracts": str(locations.user_contracts_dir()),
         "bundled_contracts": str(locations.bundled_contracts_dir()),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -25,6 +26,7 @@ from skyt_tui.engine.generation.run_options import (
     HTTP_PROVIDERS,
     MAX_CONCURRENCY,
     check_run_options,
+    environment_base_url,
     provider_settings,
 )
 from skyt_tui.engine.generation.runner import (
@@ -141,8 +143,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     run.add_argument(
         "--base-url",
-        help="OpenAI-compatible or Anthropic endpoint (default: run.base_url in settings.toml when "
-        "--provider is its run.provider, else $OPENAI_BASE_URL / the provider's)",
+        help="OpenAI-compatible or Anthropic endpoint (default: $OPENAI_BASE_URL or "
+        "$ANTHROPIC_BASE_URL, else run.base_url in settings.toml when --provider is its "
+        "run.provider, else the provider's own)",
     )
     run.add_argument(
         "--command",
@@ -283,6 +286,30 @@ class _Progress:
             self._task = None
 
 
+class _FirstWord:
+    """Says a run has started once the provider has answered (its first sample or retry) or the
+    run has ended, so a provider that cannot be used at all gets its one error line alone."""
+
+    def __init__(self, announce: Callable[[Any], None]) -> None:
+        self._announce = announce
+        self._lock = threading.Lock()
+        self._pending: Any = None
+
+    def expect(self, subject: Any) -> None:
+        with self._lock:
+            self._pending = subject
+
+    def then(self, callback: Callable[[Any], None]) -> Callable[[Any], None]:
+        def heard(event: Any) -> None:
+            with self._lock:
+                subject, self._pending = self._pending, None
+                if subject is not None:
+                    self._announce(subject)
+            callback(event)
+
+        return heard
+
+
 def _outcome_dict(outcome: RunOutcome) -> dict:
     return {
         "run_id": outcome.run_id,
@@ -379,9 +406,13 @@ def apply_run_defaults(args: argparse.Namespace, defaults: RunDefaults) -> None:
             )
         args.provider = defaults.provider
     if args.provider == defaults.provider or defaults.provider is None:
-        if args.model is None and args.provider in ("openai", "anthropic"):
+        if args.model is None and args.provider in HTTP_PROVIDERS:
             args.model = defaults.model
-        if args.base_url is None and args.provider in ("openai", "anthropic"):
+        if (
+            args.base_url is None
+            and args.provider in HTTP_PROVIDERS
+            and environment_base_url(args.provider) is None  # a flag, then the environment
+        ):
             args.base_url = defaults.base_url
     if args.concurrency is None:
         args.concurrency = DEFAULT_CONCURRENCY
@@ -496,8 +527,7 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
     progress = _Progress(enabled=not args.json and sys.stderr.isatty())
     current: list[str] = []
 
-    def started(meta: runs.RunMeta) -> None:
-        current.append(meta.id)
+    def announce(meta: runs.RunMeta) -> None:
         if not args.json:
             where = args.provider + (f"/{args.model}" if args.model else "")
             t = "–" if meta.temperature is None else f"{meta.temperature:g}"
@@ -508,6 +538,12 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
             )
         progress.start(meta.id, meta.n, 0)
 
+    heard = _FirstWord(announce)
+
+    def started(meta: runs.RunMeta) -> None:
+        current.append(meta.id)
+        heard.expect(meta)
+
     try:
         generated = sweep_and_analyse(
             contract,
@@ -517,10 +553,10 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
             provider=provider,
             concurrency=args.concurrency,
             policy=policy,
-            on_sample=progress.sample,
-            on_retry=progress.retry,
+            on_sample=heard.then(progress.sample),
+            on_retry=heard.then(progress.retry),
             on_run_start=started,
-            on_run_end=lambda _: progress.stop(),
+            on_run_end=heard.then(lambda _: progress.stop()),
         )
     except KeyboardInterrupt:
         progress.stop()
@@ -627,14 +663,19 @@ def resume_command(args: argparse.Namespace) -> int:
     contract = resumable_contract(run)
     policy = _policy(args)
     provider = provider_for(run, contract)
-    if not args.json:
-        console().print(
-            f"run {run_id}: resuming, {pending} of {run.meta.n} samples to go",
-            markup=False,
-            soft_wrap=True,
-        )
     progress = _Progress(enabled=not args.json and sys.stderr.isatty())
-    progress.start(run_id, run.meta.n, run.meta.n - pending)
+
+    def announce(_: object) -> None:
+        if not args.json:
+            console().print(
+                f"run {run_id}: resuming, {pending} of {run.meta.n} samples to go",
+                markup=False,
+                soft_wrap=True,
+            )
+        progress.start(run_id, run.meta.n, run.meta.n - pending)
+
+    heard = _FirstWord(announce)
+    heard.expect(run_id)
     try:
         generated = resume_and_analyse(
             run,
@@ -642,10 +683,10 @@ def resume_command(args: argparse.Namespace) -> int:
             provider=provider,
             concurrency=args.concurrency,
             policy=policy,
-            on_sample=progress.sample,
-            on_retry=progress.retry,
+            on_sample=heard.then(progress.sample),
+            on_retry=heard.then(progress.retry),
             retry_failed=args.retry_failed,
-            on_run_end=lambda _: progress.stop(),
+            on_run_end=heard.then(lambda _: progress.stop()),
         )
     except KeyboardInterrupt:
         progress.stop()

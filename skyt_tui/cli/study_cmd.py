@@ -11,11 +11,19 @@ from rich.table import Table
 from rich.text import Text
 
 from skyt_tui.cli.commands import add_command
-from skyt_tui.cli.options import add_json_option
+from skyt_tui.cli.options import (
+    add_executor_options,
+    add_json_option,
+    apply_executor,
+    apply_isolation_setting,
+    executor_lines,
+    print_executor,
+)
 from skyt_tui.cli.output import (
     check_output_file,
     console,
     fmt3,
+    note_distance_implementation,
     print_json,
     print_table,
     with_stage_progress,
@@ -102,6 +110,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     _add_selection(report)
     _add_analysis(report)
+    add_executor_options(report)
     report.add_argument(
         "--metric", default="R_raw", help="metric of the table and the comparisons (default: R_raw)"
     )
@@ -262,6 +271,7 @@ def report_command(args: argparse.Namespace) -> int:
     from skyt_tui.engine.studies.study_report import (
         METRICS,
         aggregate,
+        check_figures,
         compare,
         parse_comparison,
         report_dict,
@@ -274,6 +284,8 @@ def report_command(args: argparse.Namespace) -> int:
     comparisons_wanted = [parse_comparison(text) for text in args.compare]
     if args.csv is not None:
         check_output_file(args.csv, "--csv")
+    if args.figures is not None:  # everything asked for is checked before the analysis starts
+        check_figures(args.figures)
     if args.name:
         study = load_study(args.name)
         if args.filter or args.ids_from:
@@ -290,18 +302,21 @@ def report_command(args: argparse.Namespace) -> int:
         if not args.filter and args.ids_from is None:
             raise InputError("study report: give a study NAME or --filter/--ids-from")
         study = _study_from_args(args, "ad-hoc")
+    apply_isolation_setting()
+    apply_executor(args)
     rows = _rows_with_progress(study, quiet=args.json)
     if not rows:
         raise InputError(f"study {study.name}: the filter selects no stored runs")
     aggregation = aggregate(rows, args.metric)
     comparisons = [compare(rows, args.metric, *wanted) for wanted in comparisons_wanted]
-    figures = write_figures(rows, aggregation, args.figures) if args.figures is not None else []
-    if args.csv is not None:
+    if args.csv is not None:  # first: the CSV is kept whatever the figures meet
         store.atomic_write_text(args.csv, summary_csv(rows))
+    figures = write_figures(rows, aggregation, args.figures) if args.figures is not None else []
     if args.json:
         print_json("study_report", report_dict(study, rows, aggregation, comparisons, figures))
         return 0
     _print_report(study, rows, aggregation, comparisons, figures, args)
+    print_executor(executor_lines())
     return 0
 
 
@@ -319,6 +334,7 @@ def _rows_with_progress(study, *, quiet: bool):
 
     from skyt_tui.engine.studies.study_report import study_rows
 
+    note_distance_implementation(study.distance)
     return with_stage_progress(lambda progress: study_rows(study, progress=progress), quiet)
 
 

@@ -32,6 +32,7 @@ from typing import Any
 from skyt_tui import locations
 from skyt_tui.engine import store
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.executor.choice import EXECUTORS
 from skyt_tui.engine.generation import run_options
 from skyt_tui.engine.versions import DEFAULT_TAU
 
@@ -58,6 +59,10 @@ class RunDefaults:
     isolation: str = "auto"
     workers: int | None = None
     """Sandbox workers for the oracle; None lets the sandbox choose from the CPU count."""
+    executor: str = "local"
+    """Where analyses run: "local" (this machine) or "ray" (a Ray cluster, docs/scaling.md)."""
+    ray_address: str | None = None
+    """The Ray cluster's address; None: RAY_ADDRESS, else the cluster started on this machine."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,8 @@ _CHECKS: dict[str, Any] = {
     "run.tau": _number(0.0, 1.0),
     "run.isolation": _choice(ISOLATIONS),
     "run.workers": _integer(1, MAX_WORKERS),
+    "run.executor": _choice(EXECUTORS),
+    "run.ray_address": _text,
 }
 _PROFILE_CHECKS: dict[str, Any] = {
     "provider": _choice(PROVIDERS),
@@ -174,7 +181,14 @@ _PROFILE_CHECKS: dict[str, Any] = {
     "concurrency": _integer(1, run_options.MAX_CONCURRENCY),
 }
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
-_OPTIONAL = {"theme", "run.provider", "run.model", "run.base_url", "run.workers"}
+_OPTIONAL = {
+    "theme",
+    "run.provider",
+    "run.model",
+    "run.base_url",
+    "run.workers",
+    "run.ray_address",
+}
 """Keys that may be unset (None): they are then left out of the file."""
 
 

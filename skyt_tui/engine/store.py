@@ -48,11 +48,18 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+WRITE_REFUSED = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
+"""The errors of a write the system refuses (permissions, a read-only file system, a full disk or
+quota): the user's to fix, so one line rather than a traceback."""
+
+
 def write_failure(path: Path, exc: OSError) -> StoreError:
     """One line for a write the system refused (full disk, quota, permissions, read-only)."""
     reason = exc.strerror or str(exc)
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         reason += "; nothing was written (free some space and try again)"
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        reason += "; nothing was written (this needs write access there)"
     return StoreError(f"{path}: cannot write: {reason}")
 
 
@@ -169,7 +176,6 @@ def read_toml(path: Path) -> dict[str, Any]:
 def append_jsonl(path: Path, record: dict[str, Any]) -> None:
     """Append one record as one line and fsync it before returning."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(
         {"schema_version": SCHEMA_VERSION, **record}, sort_keys=True, ensure_ascii=False
     )
@@ -179,6 +185,7 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
         )
     data = (line + "\n").encode("utf-8")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     except OSError as exc:
         raise write_failure(path, exc) from None
@@ -319,8 +326,11 @@ def store_lock(timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
             _held.depth -= 1
         return
     lock_path = locations.lock_file()
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:  # a read-only store: every writer stops here, before writing anything
+        raise write_failure(lock_path.parent, exc) from None
     deadline = time.monotonic() + timeout_s
     try:
         while True:

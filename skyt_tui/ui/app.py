@@ -20,6 +20,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from skyt_tui.engine.errors import SkytError
 from skyt_tui.ui import data
 from skyt_tui.ui.commands import BindingCommands
 from skyt_tui.ui.help import HelpScreen, key_actions
@@ -127,10 +128,13 @@ class SkytApp(App[int]):
         run_executor: data.RunExecutor | None = None,
         start: str | None = None,
         clock: Callable[[], dt.datetime] | None = None,
+        notice: str | None = None,
     ) -> None:
         """`analyses` are drawn in the heatmap besides stored runs (development path); `run_executor` replaces the
-        run engine and `clock` the wall clock (tests, screenshots)."""
+        run engine and `clock` the wall clock (tests, screenshots); `notice` is shown once started
+        (the settings file moved)."""
         super().__init__()
+        self.notice = notice
         self.extra_analyses = tuple(analyses)
         self.run_executor: data.RunExecutor = run_executor or data.execute_run
         self.clock: Callable[[], dt.datetime] = clock or data.wall_clock
@@ -159,6 +163,8 @@ class SkytApp(App[int]):
         self.theme = theme if theme in self.available_themes else DARK_THEME
         if error:
             self.notify(f"settings not used: {error}", severity="warning", markup=False)
+        if self.notice:
+            self.notify(self.notice, timeout=10, markup=False)
         if (
             not data.is_demo_store()
             and not self.extra_analyses
@@ -196,18 +202,58 @@ class SkytApp(App[int]):
         elif section != self.current_mode:
             await self.switch_mode(section)
 
-    async def start_run_request(self, request: RunRequest) -> None:
-        """Start a run (a new one, a re-run or a resume) where runs are followed as they generate: Contracts."""
+    async def start_run_request(self, request: RunRequest, follow: bool = True) -> None:
+        """Start a run (a new one, a re-run or a resume): followed mark by mark in Contracts, or
+        (`follow` false: `r` and `a` in Runs) here, where its row in Runs follows it."""
         if self.run_cancel is not None:
             self.notify(
-                "A run is already in progress: wait for it or cancel it (c in Contracts).",
+                "A run is already in progress: wait for it or cancel it (c in Contracts or Runs).",
                 severity="warning",
             )
+            return
+        if not follow and not data.is_demo_store():
+            self._generate_here(request)
             return
         screen = await self._contracts_screen(data.is_demo_store())
         if screen is not None:
             screen.select_contract(request.contract_id)
             screen.begin_run(request)
+
+    def _generate_here(self, request: RunRequest) -> None:
+        cancel = threading.Event()
+        self.run_started(cancel, lambda: None)
+        what = (
+            f"Resuming run {request.resume}"
+            if request.resume
+            else f"Running {request.contract_id} again"
+        )
+        self.notify(f"{what}: its row follows the samples as they come; c cancels.", markup=False)
+        self.run_worker(
+            lambda: self._generate(request, cancel),
+            thread=True,
+            group="run-here",
+            exit_on_error=False,
+        )
+
+    def _generate(self, request: RunRequest, cancel: threading.Event) -> None:
+        try:
+            outcome = self.run_executor(request, lambda _progress: None, cancel)
+        except Exception as exc:  # an engine error (or bug) ends in a visible failure
+            error = str(exc) if isinstance(exc, SkytError) else f"{type(exc).__name__}: {exc}"
+            self.call_from_thread(self._generated, None, error)
+        else:
+            self.call_from_thread(self._generated, outcome, None)
+
+    def _generated(self, outcome: data.RunOutcome | None, error: str | None) -> None:
+        self.run_ended()
+        if outcome is None:
+            self.notify(f"Run failed: {error}", severity="error", markup=False)
+        else:
+            self.notify(
+                f"Run {outcome.summary()}",
+                severity="warning" if outcome.stopped else "information",
+                markup=False,
+            )
 
     async def run_in_own_store(self, contract_id: str) -> None:
         """Leave the demo for the user's store and open the run dialog on the same contract there."""
@@ -281,9 +327,11 @@ class SkytApp(App[int]):
             self.notify(f"theme not saved: {error}", severity="warning", markup=False)
 
 
-def run_app(*, analyses: Sequence[RunAnalysis] = (), start: str | None = None) -> int:
+def run_app(
+    *, analyses: Sequence[RunAnalysis] = (), start: str | None = None, notice: str | None = None
+) -> int:
     """Start the app in this terminal; returns the exit code."""
-    app = SkytApp(analyses=analyses, start=start)
+    app = SkytApp(analyses=analyses, start=start, notice=notice)
     app.run()
     code = app.return_code or 0
     if app.quitting:

@@ -35,7 +35,6 @@ if TYPE_CHECKING:  # the benchmark, matrix and provider modules load when first 
     from skyt_tui.engine import benchmark
     from skyt_tui.engine.generation.runner import RetryEvent
     from skyt_tui.engine.generation.workflow import Generated
-    from skyt_tui.engine.measure.metrics import RunMetrics
     from skyt_tui.engine.runs.analysis_record import StoredAnalysis
     from skyt_tui.engine.runs.matrices import RunTexts
 
@@ -191,8 +190,24 @@ def run_snapshot(run_id: str) -> tuple[object, ...]:
 
 def list_runs() -> list[runs.RunSummary]:
     """Every stored run, newest first; damaged ones included with their error."""
-    summaries = runs.list_runs()
+    return newest_first(runs.list_runs())
+
+
+def newest_first(summaries: Sequence[runs.RunSummary]) -> list[runs.RunSummary]:
+    """The order the Runs list shows: newest first (damaged runs, without a date, last)."""
     return sorted(summaries, key=lambda s: (s.meta.created if s.meta else "", s.id), reverse=True)
+
+
+def listed_run_ids() -> list[str]:
+    """Every run folder's name, stored runs and damaged ones alike, newest first by id (ids begin
+    with their creation time): the order in which the Runs list reads them."""
+    ids = set(runs.run_ids()) | {path.name for path in runs.broken_run_dirs()}
+    return sorted(ids, reverse=True)
+
+
+def run_summaries(run_ids: Sequence[str]) -> list[runs.RunSummary]:
+    """The summaries of these runs (each read from its files; damaged ones with their error)."""
+    return [runs.run_summary(run_id) for run_id in run_ids]
 
 
 def load_run(run_id: str) -> runs.StoredRun:
@@ -210,7 +225,9 @@ def analysis_documents(
     in one sandboxed batch computed by a child process (so the event loop never waits for the
     analysis); call from a worker."""
     from skyt_tui.engine.runs.analysis_child import analyze_stored_runs_in_child
+    from skyt_tui.engine.settings import load_settings
 
+    where = load_settings().run  # settings.toml's executor: this machine or a Ray cluster
     results = analyze_stored_runs_in_child(
         run_ids,
         level=LEVEL,
@@ -218,6 +235,8 @@ def analysis_documents(
         on_result=on_result,
         progress=progress,
         cancelled=cancelled,
+        executor=where.executor,
+        ray_address=where.ray_address,
     )
     return [results[run_id] for run_id in run_ids if run_id in results]
 
@@ -241,6 +260,9 @@ def analyze_runs(
         if on_result is not None:
             on_result(run_id, records[run_id])
 
+    from skyt_tui.engine.settings import load_settings
+
+    where = load_settings().run  # settings.toml's executor: this machine or a Ray cluster
     documents = analyze_stored_runs_in_child(
         run_ids,
         level=LEVEL,
@@ -248,6 +270,8 @@ def analyze_runs(
         on_result=arrived,
         progress=progress,
         cancelled=cancelled,
+        executor=where.executor,
+        ray_address=where.ray_address,
     )
     return [
         records[run_id] if run_id in records else StoredAnalysis.from_document(documents[run_id])
@@ -256,14 +280,17 @@ def analyze_runs(
     ]
 
 
-def partial_metrics(run_id: str, cancelled: Callable[[], bool] | None = None) -> RunMetrics | None:
-    """The metrics of a run's samples so far (while it generates: a sandboxed analysis in a child process,
-    cached by the samples it saw); None when it has no code yet."""
+def partial_analysis(
+    run_id: str, cancelled: Callable[[], bool] | None = None
+) -> StoredAnalysis | None:
+    """The analysis of a run's samples so far (while it generates: a sandboxed analysis in a child
+    process, cached by the samples it saw): its metrics and each sample's verdict; None when it
+    has no code yet."""
     run = runs.load_run(run_id)
     if not run.n_ok:
         return None
     [analysis] = analyze_runs([run_id], cancelled=cancelled)
-    return analysis.metrics
+    return analysis
 
 
 def analyze_run(
@@ -448,6 +475,8 @@ class SampleProgress:
     """The stored run the sample belongs to (empty when the executor does not say)."""
     usage: dict[str, int] | None = None
     """The provider's token counts for this sample, when it reports them."""
+    sample: int | None = None
+    """The sample's index within its run (`index` is its place in the whole request)."""
 
 
 @dataclass(frozen=True)
@@ -460,6 +489,13 @@ class RunOutcome:
     """Why the run stopped early (a bad key, an unknown model), when it did."""
     metrics: tuple[str, ...] = ()
     """One headline line per analysed run."""
+
+    def summary(self) -> str:
+        """`finished: 20 samples, 1 failed` (cancelled, or stopped with the reason)."""
+        verb = "cancelled" if self.cancelled else "stopped" if self.stopped else "finished"
+        return f"{verb}: {self.n_done} samples, {self.n_failed} failed" + (
+            f" — {self.stopped}" if self.stopped else ""
+        )
 
 
 RunExecutor = Callable[[RunRequest, Callable[[SampleProgress], None], threading.Event], RunOutcome]
@@ -487,7 +523,12 @@ def run_form_defaults() -> tuple[dict[str, str], str | None]:
         values["provider"] = run.provider
     if run.model:
         values["model"] = run.model
-    if run.base_url and (run.provider or "openai") in ("openai", "anthropic"):
+    provider = run.provider or "openai"
+    if (
+        run.base_url
+        and provider in run_options.HTTP_PROVIDERS
+        and run_options.environment_base_url(provider) is None  # the environment comes first
+    ):
         values["target"] = run.base_url
     return values, None
 
@@ -655,13 +696,7 @@ def resumable(summary: runs.RunSummary) -> bool:
 def delete_run(run_id: str) -> None:
     """Remove a stored run's folder (refused while a process adds samples to it). Canons keep their own copy
     of the code and their provenance, so a canon fixed from this run stays valid and says where it came from."""
-    import shutil
-
-    directory = locations.run_dir(run_id)
-    with runs.run_lock(run_id):
-        trash = directory.with_name(f".deleting-{run_id}")
-        directory.rename(trash)  # one step: the run is gone for every reader at once
-    shutil.rmtree(trash, ignore_errors=True)
+    runs.remove_run(run_id)
 
 
 def _resume(
@@ -684,6 +719,7 @@ def _resume(
                 message=record.error or "" if failed else "",
                 run_id=run.id,
                 usage=record.usage,
+                sample=record.index,
             )
         )
 
@@ -783,6 +819,7 @@ def execute_run(
                 message=record.error or "" if failed else "",
                 run_id=current["run_id"],
                 usage=record.usage,
+                sample=record.index,
             )
         )
 

@@ -4,8 +4,9 @@ never parsed as markup."""
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator
 
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -41,6 +42,27 @@ def unified_diff_text(
     return text
 
 
+class WrappedDiff:
+    """A unified diff (`unified_diff_text`) that keeps each line's `+`/`-` when the screen wraps it:
+    every row a long line is folded into starts with the line's mark, so a continuation never
+    reads as unchanged context (colour or not)."""
+
+    def __init__(self, diff: Text) -> None:
+        self.diff = diff
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        width = max(options.max_width, 2)
+        for line in self.diff.split("\n"):
+            plain = line.plain
+            mark = plain[:1] if plain[:1] in "+- " and not plain.startswith(("+++", "---")) else ""
+            if not mark or line.cell_len <= width:
+                yield from line.wrap(console, width, overflow="fold")
+                continue
+            body = line[1:]
+            for row in body.wrap(console, width - 1, overflow="fold"):
+                yield Text(mark, style=line.get_style_at_offset(console, 0)) + row
+
+
 def side_by_side_diff(
     before: str, after: str, before_label: str, after_label: str
 ) -> RenderableType:
@@ -72,4 +94,4 @@ def diff_renderable(
 ) -> RenderableType:
     if side_by_side:
         return side_by_side_diff(before, after, before_label, after_label)
-    return unified_diff_text(before, after, before_label, after_label)
+    return WrappedDiff(unified_diff_text(before, after, before_label, after_label))

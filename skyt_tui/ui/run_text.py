@@ -176,6 +176,19 @@ def distance_bar(d_pre: float | None, d_post: float | None, width: int = BAR_WID
     return text
 
 
+ID_WIDTH = 24
+"""The most cells a contract id takes in a list; the detail beside it shows the whole id."""
+
+
+def short_id(text: str, width: int = ID_WIDTH) -> str:
+    """`text` shortened in the middle to `width` characters: ids that share a prefix (an
+    importer's namespace) or a suffix (a content hash) stay told apart by the other end."""
+    if len(text) <= width:
+        return text
+    tail = (width - 1) // 2
+    return text[: width - 1 - tail] + "…" + text[len(text) - tail :]
+
+
 def run_line(meta: RunMeta, created: bool = True) -> Text:
     """`contract · provider/model · T 0.7 · N 20 · created`, for headers."""
     line = f"{meta.contract_id} · {meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)} · N {meta.n}"

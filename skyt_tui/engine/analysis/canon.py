@@ -29,7 +29,7 @@ from skyt_tui.engine.measure.normalize import LEVELS, NORMALIZATION_VERSION, nor
 from skyt_tui.engine.versions import CANON_VERSION, DISTANCE_FUNCTION  # noqa: F401 (CANON_VERSION re-exported)
 
 if TYPE_CHECKING:
-    from skyt_tui.engine.oracle.judge import Oracle
+    from skyt_tui.engine.executor.choice import Judge
 
 CANON_KIND = "canon"
 STATUS_OK = "ok"
@@ -298,7 +298,7 @@ def first_canon_candidate(
     return None
 
 
-def first_canon_sample(contract: Contract, codes: Sequence[str], oracle: Oracle) -> int | None:
+def first_canon_sample(contract: Contract, codes: Sequence[str], oracle: Judge) -> int | None:
     """The canon rule on one run's samples (generation order): the oracle judges them, each
     distinct program once, and the position of the first that parses and passes comes back."""
     verdicts = oracle.check_many([(contract, code) for code in codes], dedupe=True)

@@ -18,7 +18,6 @@ computed: no contract → no oracle, hence no canon and no repair.
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import threading
@@ -35,6 +34,7 @@ from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.contracts.catalog import find_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import ContractError
+from skyt_tui.engine.executor.choice import Executor, Judge, current_executor, local_oracle
 from skyt_tui.engine.measure.distance import (
     PAIRWISE_MATRIX_LIMIT,
     distances_to,
@@ -220,18 +220,10 @@ class RunAnalysis:
         return out
 
 
-_shared: Oracle | None = None
-_shared_lock = threading.Lock()
-
-
-def shared_oracle() -> Oracle:
-    """One warm sandbox pool per process, closed at exit (CLI commands and the app share it)."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            _shared = Oracle()
-            atexit.register(_shared.close)
-        return _shared
+def shared_oracle() -> Judge:
+    """One warm sandbox pool per process (on the chosen executor), closed at exit (CLI commands
+    and the app share it)."""
+    return current_executor().oracle()
 
 
 def contract_for(run: RunInput) -> Contract | None:
@@ -266,7 +258,7 @@ def analyze_runs(
     *,
     level: str = "nodoc",
     tau: float = DEFAULT_TAU,
-    oracle: Oracle | None | bool = True,
+    oracle: Judge | None | bool = True,
     repair_samples: bool = True,
     canon_mode: str = "run",
     store_canon_provider: Callable[[Contract], tuple[str, canon_store.Provenance] | None]
@@ -274,6 +266,7 @@ def analyze_runs(
     progress: Progress | None = None,
     repair_workers: int | None = None,
     distance: str = DEFAULT_DISTANCE,
+    executor: Executor | None = None,
     probe: ProbeSettings | None = None,
 ) -> list[RunAnalysis]:
     """Analyse runs. `oracle=True` uses the shared sandbox pool, False skips oracle, canon and repair.
@@ -286,7 +279,11 @@ def analyze_runs(
     searches by Levenshtein; under the tree distance a repaired sample's d_post
     is its repaired text's tree distance, or its d_pre when that is smaller.
 
-    `probe`: also run each run's passing samples on generated inputs (docs/probe.md).
+    `executor`: where the work runs (default: the process's, `executor.choice`);
+    with `oracle=True` its oracle judges. Results do not depend on it.
+
+    `probe`: also run each run's passing samples on generated inputs (docs/probe.md); the
+    probe's calls run on this machine's sandbox pool whatever the executor (`local_oracle`).
 
     `store_canon_provider(contract)` (store mode) finds the sample that should
     become the canon when the store has none: (code, provenance) of the first
@@ -296,10 +293,12 @@ def analyze_runs(
     if canon_mode not in ("run", "store"):
         raise ValueError(f"canon_mode must be 'run' or 'store', not {canon_mode!r}")
     report = progress or (lambda stage, done, total: None)
-    the_oracle = shared_oracle() if oracle is True else (oracle or None)
+    executor = executor or current_executor()
+    the_oracle = executor.oracle() if oracle is True else (oracle or None)
 
     contracts = _dedupe_contracts([contract_for(run) if the_oracle else None for run in runs])
-    prepared = [_prepare(run, contract) for run, contract in zip(runs, contracts)]
+    weights = [len(run.codes) for run in runs]
+    prepared: list[_Prepared] = executor.map(_prepare, list(zip(runs, contracts)), weights=weights)
 
     verdicts: list[list[Verdict] | None] = [None] * len(runs)
     if the_oracle is not None:
@@ -326,7 +325,15 @@ def analyze_runs(
     repairs: Sequence[dict[int, RepairResult] | None] = [None] * len(runs)
     if the_oracle is not None and repair_samples:
         repairs = _repair_all(
-            prepared, contracts, verdicts, canons, level, the_oracle, report, repair_workers
+            prepared,
+            contracts,
+            verdicts,
+            canons,
+            level,
+            the_oracle,
+            report,
+            repair_workers,
+            executor,
         )
 
     after: list[dict[int, Verdict]] = [{} for _ in runs]
@@ -347,10 +354,11 @@ def analyze_runs(
 
     probes: list[ContractProbe | None] = [None] * len(runs)
     if the_oracle is not None and probe is not None:
+        probe_oracle = the_oracle if isinstance(the_oracle, Oracle) else local_oracle()
         wanted = [i for i, (contract, vs) in enumerate(zip(contracts, verdicts)) if contract and vs]
         report("probe", 0, len(wanted))
         found = probe_contracts(
-            the_oracle,
+            probe_oracle,
             [
                 (contracts[i], prepared[i].codes, [v.passed for v in verdicts[i] or []])  # type: ignore[misc]
                 for i in wanted
@@ -368,9 +376,8 @@ def analyze_runs(
             "isolation": the_oracle.isolation,
             "layers": list(the_oracle.layers),
         }
-    results = []
-    for i in range(len(runs)):
-        finished = _finish(
+    stages = [
+        (
             prepared[i],
             contracts[i],
             verdicts[i],
@@ -382,8 +389,13 @@ def analyze_runs(
             oracle_info,
             distance,
         )
-        results.append(replace(finished, probe=probes[i]) if probes[i] is not None else finished)
-    return results
+        for i in range(len(runs))
+    ]
+    finished: list[RunAnalysis] = executor.map(_finish, stages, weights=weights)
+    return [
+        replace(result, probe=probes[i]) if probes[i] is not None else result
+        for i, result in enumerate(finished)
+    ]
 
 
 @dataclass(frozen=True)
@@ -513,15 +525,18 @@ def _repair_all(
     verdicts: list[list[Verdict] | None],
     canons: list[CanonInfo],
     level: str,
-    oracle: Oracle,
+    oracle: Judge,
     report: Progress,
     workers: int | None = None,
+    executor: Executor | None = None,
 ) -> list[dict[int, RepairResult]]:
     """Repair every oracle-passing, non-canonical sample; identical samples share one repair.
 
     Many tasks run on worker processes (`repair.parallel`), a few on threads
-    here; the results are the same. The searches of one contract share
-    rewrites, and a candidate program is sent to the oracle once per contract.
+    here, or all on the executor's cluster when `oracle` is its own; the
+    results are the same. The searches of one contract share rewrites, and a
+    candidate program is sent to the oracle once per contract (per unit of
+    searches on a cluster).
     """
     tasks: dict[_RepairKey, tuple[Contract, str, str, frozenset[str]]] = {}
     wanted: list[dict[int, _RepairKey]] = []
@@ -599,7 +614,16 @@ def _repair_all(
 
     report("repair", 0, len(keys))
     workers = (os.cpu_count() or 1) if workers is None else workers
-    if workers > 1 and len(repair_tasks) >= PROCESS_REPAIR_MIN_TASKS:
+    remote = None
+    if executor is not None and executor.owns(oracle):
+        remote = executor.repair(
+            repair_tasks,
+            [tasks[key][0] for key in keys],
+            lambda done: report("repair", done, len(keys)),
+        )
+    if remote is not None:
+        found = remote
+    elif workers > 1 and len(repair_tasks) >= PROCESS_REPAIR_MIN_TASKS:
         found = repair_in_processes(
             repair_tasks,
             verify,

@@ -68,6 +68,18 @@ TARGET_SETTINGS = {
 }
 """Where each provider's target goes in its `provider_settings` (what `make_provider` takes and
 run.json stores)."""
+BASE_URL_ENVS = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+"""The environment variable each HTTP provider reads its base URL from when none is given."""
+
+
+def environment_base_url(provider: str) -> tuple[str, str] | None:
+    """(variable, value) when the environment sets `provider`'s base URL, else None. It comes
+    after a flag and before settings.toml's `run.base_url` (docs/state.md)."""
+    import os
+
+    variable = BASE_URL_ENVS.get(provider)
+    value = os.environ.get(variable) if variable else None
+    return (variable, value) if variable and value else None
 
 
 def provider_settings(

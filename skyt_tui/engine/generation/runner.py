@@ -9,7 +9,10 @@ from an RNG seeded by (run id, sample index), so the waits of a run are
 reproducible whatever the thread timing — up to `max_attempts` tries and
 `max_total_s` seconds per sample. A sample that still fails is recorded as
 failed with its one-line error. Errors that would fail every sample (bad key,
-unknown model, missing command) stop the run (status `aborted`).
+unknown model, missing command) stop the run (status `aborted`). When such an error
+comes before the provider ever answered (nothing listens at the URL, the key is refused), the run
+never started: no sample is recorded, a new run is removed again and `ProviderUnavailable` says in
+one line which URL or key is at fault (docs/runs.md).
 
 Cancel with a `threading.Event`: waiting samples are not started, backoff
 sleeps end at once, and requests in flight get `CANCEL_GRACE_S` to answer
@@ -33,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from skyt_tui.engine.contracts.contract import Contract
-from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.errors import InputError, SkytError
 from skyt_tui.engine.generation.providers import Provider, ProviderError, Request, make_provider
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.run_store import FAILED, OK, RunMeta, SampleRecord
@@ -89,10 +92,17 @@ class RunOutcome:
     new_samples: int
     abort_reason: str | None = None
     sweep: str | None = None
+    never_started: str | None = None
+    """Why the provider could not be used before it ever answered (no sample was recorded)."""
 
     @property
     def complete(self) -> bool:
         return self.status == runs.COMPLETE
+
+
+class ProviderUnavailable(SkytError):
+    """The provider could not be used at all (no server at the URL, a refused key, no such model
+    or command) before it ever answered: the run never started."""
 
 
 class AbortSignal(threading.Event):
@@ -101,10 +111,13 @@ class AbortSignal(threading.Event):
     def __init__(self) -> None:
         super().__init__()
         self.reason: str | None = None
+        self.never_started: str | None = None
+        """The provider's one line when the error came before it ever answered."""
 
-    def abort(self, reason: str) -> None:
+    def abort(self, reason: str, never_started: str | None = None) -> None:
         if self.reason is None:
             self.reason = reason
+            self.never_started = never_started
         self.set()
 
 
@@ -139,8 +152,11 @@ def sample_once(
     abort: AbortSignal | None = None,
     on_retry: RetryCallback | None = None,
     sleep: Callable[[float], bool] | None = None,
+    contact: threading.Event | None = None,
 ) -> SampleRecord | None:
-    """One sample with retries; None when cancelled before it finished (it stays missing)."""
+    """One sample with retries; None when cancelled before it finished (it stays missing), or when
+    the provider cannot be used at all and has not answered yet (`contact` unset: the run never
+    started, `abort` says why)."""
     request = request_for(contract, meta, index, provider)
     rng = random.Random(f"{meta.id}/{index}")
     wait = sleep or cancel.wait
@@ -162,6 +178,8 @@ def sample_once(
         except Exception as exc:  # a provider bug must not kill the run silently
             error = ProviderError(f"{type(exc).__name__}: {exc}")
         else:
+            if contact is not None:
+                contact.set()
             extraction = extract_for_contract(
                 response.text,
                 prompt=contract.prompt,
@@ -185,6 +203,12 @@ def sample_once(
             )
         delay = None
         reason = error.args[0] if error.args else "failed"
+        if contact is not None and not contact.is_set():
+            if error.before_contact is not None and abort is not None:
+                abort.abort(reason, never_started=error.before_contact)
+                return None  # nothing came back: the sample stays missing, not failed
+            if error.response is not None or not error.before_contact:
+                contact.set()  # the provider answered, if only with an error
         if error.abort_run and abort is not None:
             abort.abort(reason)
         if error.retryable and not error.abort_run and attempts < policy.max_attempts:
@@ -229,15 +253,22 @@ def execute(
     on_sample: SampleCallback | None = None,
     on_retry: RetryCallback | None = None,
     retry_failed: bool = False,
+    contact: threading.Event | None = None,
 ) -> RunOutcome:
-    """Request every missing sample of a stored run (and failed ones with `retry_failed`)."""
+    """Request every missing sample of a stored run (and failed ones with `retry_failed`).
+
+    `contact` is set once the provider answers (a sweep shares one across its runs); until then,
+    an error that means the provider cannot be used ends the run with nothing recorded and
+    `never_started` set, and the run's status is left as it was."""
     if concurrency < 1:
         raise InputError(f"--concurrency must be at least 1, not {concurrency}")
     cancel = cancel or threading.Event()
+    contact = contact if contact is not None else threading.Event()
     abort = AbortSignal()
     with runs.run_lock(run_id):
         run = runs.load_run(run_id)
         meta = run.meta
+        status_before = meta.status
         pending = run.missing_indexes
         if retry_failed:
             pending = sorted(set(pending) | {s.index for s in run.samples if s.status == FAILED})
@@ -266,6 +297,7 @@ def execute(
                     cancel=cancel,
                     abort=abort,
                     on_retry=on_retry,
+                    contact=contact,
                 )
                 if record is None:
                     continue
@@ -297,6 +329,11 @@ def execute(
             raise
         with append_lock:
             closed = True  # requests still in flight after a cancel's grace go unrecorded
+        if abort.never_started is not None and new_samples == 0:
+            if runs.load_meta(run_id).status != status_before:
+                runs.set_status(run_id, status_before)
+            outcome = _finish(run_id, abort.reason, new_samples, keep_status=True)
+            return replace(outcome, never_started=abort.never_started)
         return _finish(run_id, abort.reason, new_samples)
 
 
@@ -316,7 +353,9 @@ def _join(
             thread.join(0.05 if deadline is not None else 0.2)
 
 
-def _finish(run_id: str, abort_reason: str | None, new_samples: int) -> RunOutcome:
+def _finish(
+    run_id: str, abort_reason: str | None, new_samples: int, keep_status: bool = False
+) -> RunOutcome:
     run = runs.load_run(run_id)
     if not run.missing_indexes and run.meta.n > 0 and run.n_ok == 0:
         status = runs.RUN_FAILED
@@ -326,7 +365,9 @@ def _finish(run_id: str, abort_reason: str | None, new_samples: int) -> RunOutco
         status = runs.ABORTED
     else:
         status = runs.INTERRUPTED
-    if run.meta.status != status:
+    if keep_status:
+        status = run.meta.status
+    elif run.meta.status != status:
         runs.set_status(run_id, status)
     return RunOutcome(
         run_id=run_id,
@@ -402,6 +443,7 @@ def run_sweep(
     provider = provider or make_provider(settings.provider, settings.provider_settings, contract)
     sweep = f"sweep-{secrets.token_hex(4)}" if len(temperatures) > 1 else None
     outcomes: list[RunOutcome] = []
+    contact = threading.Event()
     for temperature in temperatures:
         if cancel is not None and cancel.is_set():
             break
@@ -419,7 +461,11 @@ def run_sweep(
             cancel=cancel,
             on_sample=on_sample,
             on_retry=on_retry,
+            contact=contact,
         )
+        if outcome.never_started is not None:
+            runs.remove_run(meta.id)  # it has no sample: nothing is lost
+            raise ProviderUnavailable(f"{outcome.never_started}; no run was stored")
         outcomes.append(replace(outcome, sweep=sweep))
         if on_run_end is not None:
             on_run_end(outcomes[-1])

@@ -19,6 +19,7 @@ from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.generation.providers import Provider
 from skyt_tui.engine.generation.runner import (
+    ProviderUnavailable,
     RetryCallback,
     RetryPolicy,
     RunOutcome,
@@ -132,6 +133,8 @@ def resume_and_analyse(
         on_retry=on_retry,
         retry_failed=retry_failed,
     )
+    if outcome.never_started is not None:
+        raise ProviderUnavailable(f"{outcome.never_started}; run {run.id} is as it was")
     if on_run_end is not None:
         on_run_end(outcome)
     return Generated((outcome,), analyse_finished([outcome], analyse, cancel))

@@ -9,10 +9,14 @@ its AST type plus every name, number or flag it carries (`Name:x`, `Constant:int
 left out. Two texts that do not both
 parse are at distance 0 when equal and 1 otherwise.
 
-The Zhang–Shasha algorithm is implemented here (tests check it against the
-`apted` and `zss` packages): both packages are several times slower on
-program-sized trees, and identical texts, which LLM samples often are, are
-never measured twice.
+The Zhang–Shasha algorithm is implemented twice, with identical results: in C
+(`_ted.c`, built with the package as the optional extension
+`skyt_tui.engine.measure._ted`, the dynamic programme run without the GIL) and
+in pure Python below, the fallback where the extension was not built
+(`TREE_DISTANCE_IMPLEMENTATION` says which is in use; the CLI says so when the
+fallback runs). Tests check both against each other and against the `apted`
+and `zss` packages. Identical texts, which LLM samples often are, are never
+measured twice.
 """
 
 from __future__ import annotations
@@ -23,10 +27,31 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from types import ModuleType
 
 import numpy as np
 
 from skyt_tui.engine.versions import TREE_DISTANCE_FUNCTION  # noqa: F401 (re-exported)
+
+_compiled: ModuleType | None
+try:  # the compiled Zhang–Shasha (_ted.c); absent where the optional extension was not built
+    from skyt_tui.engine.measure import _ted as _compiled
+except ImportError:  # pragma: no cover - depends on the install
+    _compiled = None
+
+COMPILED = "compiled"
+PURE_PYTHON = "python"
+
+
+def implementation() -> str:
+    """Which Zhang–Shasha measures tree distances here: `compiled` (C) or `python` (the fallback)."""
+    return COMPILED if _compiled is not None else PURE_PYTHON
+
+
+FALLBACK_NOTE = (
+    "tree distance: the compiled Zhang–Shasha (skyt_tui.engine.measure._ted) is not built in this "
+    "install; using the pure-Python one (same distances, many times slower)"
+)
 
 
 @dataclass(frozen=True)
@@ -115,7 +140,16 @@ def tree_of(text: str) -> PostorderTree | None:
 
 
 def tree_edit_distance(a: PostorderTree, b: PostorderTree) -> int:
-    """Zhang–Shasha tree edit distance with unit costs.
+    """Zhang–Shasha tree edit distance with unit costs: compiled when built, else pure Python."""
+    if _compiled is not None:
+        return int(
+            _compiled.distance(a.labels, a.leftmost, a.keyroots, b.labels, b.leftmost, b.keyroots)
+        )
+    return python_tree_edit_distance(a, b)
+
+
+def python_tree_edit_distance(a: PostorderTree, b: PostorderTree) -> int:
+    """Zhang–Shasha tree edit distance with unit costs, in pure Python (the fallback).
 
     For each keyroot pair the forest distances fill a table row by row; what
     depends only on b's keyroot (its nodes' labels, their leftmost leaves

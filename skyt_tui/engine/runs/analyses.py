@@ -33,7 +33,7 @@ from skyt_tui.engine.versions import (
 
 if TYPE_CHECKING:
     from skyt_tui.engine.analysis.pipeline import Progress, RunAnalysis
-    from skyt_tui.engine.oracle.judge import Oracle
+    from skyt_tui.engine.executor.choice import Judge
 
 
 from skyt_tui.engine.runs.run_store import (
@@ -118,14 +118,14 @@ def analyze_runs(sources: Sequence[RunInput], **options: Any) -> list[RunAnalysi
     return analyze(sources, **options)
 
 
-def shared_oracle() -> Oracle:
+def shared_oracle() -> Judge:
     from skyt_tui.engine.analysis.pipeline import shared_oracle as oracle
 
     return oracle()
 
 
 def first_passing_sample_of_run(
-    run: StoredRun, contract: Contract, oracle: Oracle
+    run: StoredRun, contract: Contract, oracle: Judge
 ) -> tuple[str, Provenance] | None:
     """The sample of `run` the canon rule picks (`canon.first_canon_sample`), with where it came from."""
     finished = [sample for sample in run.samples if sample.status == OK and sample.code is not None]
@@ -143,9 +143,7 @@ def first_passing_sample_of_run(
     return codes[position], provenance
 
 
-def first_passing_stored_sample(
-    contract: Contract, oracle: Oracle
-) -> tuple[str, Provenance] | None:
+def first_passing_stored_sample(contract: Contract, oracle: Judge) -> tuple[str, Provenance] | None:
     """The sample that becomes a contract's canon: the canon rule's pick in the contract's
     earliest stored run that has one (docs/canon.md)."""
     candidates = sorted(
@@ -229,7 +227,7 @@ def analyze_stored_runs(
             run = loaded[position]
             analysis = json.loads(json.dumps(result.to_dict(), allow_nan=True))
             _use_run_indexes(analysis, source.extra["indexes"])
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, StoreError):  # a read-only store: not cached
                 store.write_json(
                     run.directory / ANALYSIS_FILE,
                     {"key": _analysis_key(run, level, tau, distance), "analysis": analysis},

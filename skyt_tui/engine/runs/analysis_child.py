@@ -9,8 +9,10 @@ second. Here the app reads the cached analyses itself (quick) and starts one
 `python -m skyt_tui.engine.runs.analysis_child` for the rest; the app's
 interpreter then only reads lines.
 
-Protocol: the child gets `--level L --tau T RUN_ID...` and writes one JSON
-object per line to stdout:
+Protocol: the child gets `--level L --tau T [--executor ray [--ray-address A]] RUN_ID...`
+(the executor of settings.toml, chosen by the app), analyses them in that order in
+batches that grow (`CHUNKS`), so the first results come within seconds however many runs
+there are, and writes one JSON object per line to stdout:
 
     {"event": "progress", "stage": "oracle", "done": 3, "total": 9}
     {"event": "result", "run": "RUN_ID", "analysis": {...}}
@@ -57,17 +59,27 @@ def analyze_stored_runs_in_child(
     on_result: Callable[[str, dict[str, Any]], None] | None = None,
     progress: Callable[[str, int, int], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    executor: str = "local",
+    ray_address: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Analyses by run id: cached ones read here (each reported to `on_result` at once), the others
     computed by a child process and reported as they arrive. Raises SkytError with the child's one-line
-    reason when it fails, AnalysisCancelled when `cancelled()` turns true (the child is killed)."""
+    reason when it fails, AnalysisCancelled when `cancelled()` turns true (the child is killed).
+
+    `executor` ("local" or "ray", at `ray_address`) is where the child runs the analysis."""
     from skyt_tui.engine.runs import analyses as runs
     from skyt_tui.engine.runs import run_store
 
     results: dict[str, dict[str, Any]] = {}
     missing: list[str] = []
     for run_id in run_ids:
-        cached = runs.cached_analysis(run_store.load_run(run_id), level=level, tau=tau)
+        try:  # the cache's key needs the run's metadata and files, not its parsed samples
+            meta = run_store.load_meta(run_id)
+        except SkytError:
+            missing.append(run_id)  # the child says what is wrong with it
+            continue
+        run = run_store.StoredRun(meta=meta, samples=(), directory=run_store.run_path(run_id))
+        cached = runs.cached_analysis(run, level=level, tau=tau)
         if cached is None:
             missing.append(run_id)
             continue
@@ -88,7 +100,8 @@ def analyze_stored_runs_in_child(
         elif kind == "error":
             raise SkytError(event["message"])
 
-    _run_child(["--level", level, "--tau", repr(tau), *missing], handle, cancelled)
+    where = ["--executor", executor] + (["--ray-address", ray_address] if ray_address else [])
+    _run_child(["--level", level, "--tau", repr(tau), *where, "--", *missing], handle, cancelled)
     return results
 
 
@@ -148,6 +161,25 @@ def _run_child(
             process.stdout.close()
 
 
+CHUNKS = (4, 16, 64)
+"""Sizes of the child's batches, the last repeated: the runs asked for first (the newest, at the top
+of the list) get their metrics within seconds, and later batches are large enough that the oracle
+still sees most repeated programs once per batch."""
+
+
+def chunks(run_ids: Sequence[str]) -> list[list[str]]:
+    """`run_ids` in order, cut into batches of `CHUNKS` sizes."""
+    out: list[list[str]] = []
+    start = 0
+    for number in range(len(run_ids)):
+        if start >= len(run_ids):
+            break
+        size = CHUNKS[min(number, len(CHUNKS) - 1)]
+        out.append(list(run_ids[start : start + size]))
+        start += size
+    return out
+
+
 def _exit_when_parent_goes() -> None:
     """Stdin reaches end of file when the parent closes it or dies: stop the whole session then."""
     with contextlib.suppress(
@@ -161,11 +193,14 @@ def _exit_when_parent_goes() -> None:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
+    from skyt_tui.engine.executor.choice import EXECUTORS, choose_executor
     from skyt_tui.engine.runs import analyses as runs
 
     parser = argparse.ArgumentParser(prog="python -m skyt_tui.engine.runs.analysis_child")
     parser.add_argument("--level", required=True)
     parser.add_argument("--tau", type=float, required=True)
+    parser.add_argument("--executor", choices=EXECUTORS, default="local")
+    parser.add_argument("--ray-address", default=None)
     parser.add_argument("runs", nargs="+")
     args = parser.parse_args(argv)
     threading.Thread(target=_exit_when_parent_goes, daemon=True).start()
@@ -182,17 +217,19 @@ def main(argv: list[str] | None = None) -> int:
             out.flush()
 
     try:
-        runs.analyze_stored_runs(
-            args.runs,
-            level=args.level,
-            tau=args.tau,
-            progress=lambda stage, done, total: emit(
-                {"event": "progress", "stage": stage, "done": done, "total": total}
-            ),
-            on_result=lambda run_id, analysis: emit(
-                {"event": "result", "run": run_id, "analysis": analysis}
-            ),
-        )
+        choose_executor(args.executor, args.ray_address)
+        for chunk in chunks(args.runs):
+            runs.analyze_stored_runs(
+                chunk,
+                level=args.level,
+                tau=args.tau,
+                progress=lambda stage, done, total: emit(
+                    {"event": "progress", "stage": stage, "done": done, "total": total}
+                ),
+                on_result=lambda run_id, analysis: emit(
+                    {"event": "result", "run": run_id, "analysis": analysis}
+                ),
+            )
     except SkytError as exc:
         emit({"event": "error", "message": str(exc)})
         return 1

@@ -6,14 +6,14 @@ from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.analysis.pipeline import shared_oracle
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.oracle.judge import Oracle
+from skyt_tui.engine.executor.choice import Judge
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.analyses import first_passing_sample_of_run
 from skyt_tui.engine.versions import ORACLE_VERSION
 
 
 def reestablish_from_run(
-    contract_id: str, run_id: str, *, oracle: Oracle | None = None
+    contract_id: str, run_id: str, *, oracle: Judge | None = None
 ) -> canon_store.Canon:
     """Replace a contract's canon with the first passing sample of RUN (the only way to replace it).
 

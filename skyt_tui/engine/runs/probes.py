@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 from skyt_tui.engine import store
 from skyt_tui.engine.contracts.values import literal_text
 from skyt_tui.engine.errors import InputError, StoreError
-from skyt_tui.engine.runs.analyses import analyze_stored_run, shared_oracle
+from skyt_tui.engine.executor.choice import local_oracle
+from skyt_tui.engine.runs.analyses import analyze_stored_run
 from skyt_tui.engine.runs.run_store import OK, SAMPLES_FILE, StoredRun, load_run
 from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION
 
@@ -70,7 +71,7 @@ def probe_stored_run(
     ]
     codes = [by_index[row["index"]].code or "" for row in rows]
     passed = [row.get("passed") is True for row in rows]
-    probe = probe_contracts(oracle or shared_oracle(), [(contract, codes, passed)], settings)[0]
+    probe = probe_contracts(oracle or local_oracle(), [(contract, codes, passed)], settings)[0]
     canon = analysis.get("canon") or {}
     canon_position = next(
         (
@@ -170,7 +171,7 @@ def witness_as_test(run: StoredRun | str, sample_index: int, *, write: bool) -> 
                 f"expected output from ({state.reason or state.status})"
             )
         program, from_what = state.canon.code, "canon"
-    expected = expected_output(shared_oracle(), contract, program, call)
+    expected = expected_output(local_oracle(), contract, program, call)
     new = with_witness_test(contract, call, expected, from_what)
     summary: dict[str, Any] = {
         "contract": contract.id,

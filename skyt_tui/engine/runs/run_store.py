@@ -450,29 +450,33 @@ def run_state(
     return INTERRUPTED
 
 
+def run_summary(run_id: str) -> RunSummary:
+    """One stored run's summary; a damaged run is summarised with its error, never dropped."""
+    try:
+        run = load_run(run_id)
+    except NotFoundError:
+        path = run_path(run_id) / RUN_FILE
+        return RunSummary(id=run_id, meta=None, state=DAMAGED, error=f"{path}: missing")
+    except StoreError as exc:
+        return RunSummary(id=run_id, meta=None, state=DAMAGED, error=str(exc))
+    return RunSummary(
+        id=run_id,
+        meta=run.meta,
+        n_ok=run.n_ok,
+        n_failed=run.n_failed,
+        n_truncated=run.n_truncated,
+        state=run.state,
+        error="; ".join(run.damaged) if run.state == DAMAGED else None,
+    )
+
+
 def list_runs() -> list[RunSummary]:
     """Every stored run, ordered by id; damaged runs are listed with their error, not dropped."""
     summaries = [
         RunSummary(id=p.name, meta=None, state=DAMAGED, error=f"{p / RUN_FILE}: missing")
         for p in broken_run_dirs()
     ]
-    for run_id in run_ids():
-        try:
-            run = load_run(run_id)
-        except StoreError as exc:
-            summaries.append(RunSummary(id=run_id, meta=None, state=DAMAGED, error=str(exc)))
-            continue
-        summaries.append(
-            RunSummary(
-                id=run_id,
-                meta=run.meta,
-                n_ok=run.n_ok,
-                n_failed=run.n_failed,
-                n_truncated=run.n_truncated,
-                state=run.state,
-                error="; ".join(run.damaged) if run.state == DAMAGED else None,
-            )
-        )
+    summaries += [run_summary(run_id) for run_id in run_ids()]
     summaries.sort(key=lambda summary: summary.id)
     return summaries
 
@@ -495,9 +499,12 @@ def origin_index() -> dict[str, str]:
 
 def is_locked(run_id: str) -> bool:
     path = run_path(run_id) / LOCK_FILE
-    if not path.exists():
+    try:  # read-only is enough to test a flock, and works in a read-only store
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
         return False
-    fd = os.open(path, os.O_RDWR)
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot read: {exc.strerror}") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
@@ -517,7 +524,10 @@ def run_lock(run_id: str) -> Iterator[None]:
     directory = run_path(run_id)
     if not (directory / RUN_FILE).exists():
         raise NotFoundError(f"run {run_id!r}: not found (see `skyt-tui runs list`)")
-    fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise store.write_failure(directory, exc) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -538,6 +548,19 @@ def run_lock(run_id: str) -> Iterator[None]:
         with contextlib.suppress(OSError):
             fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def remove_run(run_id: str) -> None:
+    """Remove a stored run's folder (refused while a process adds samples to it): renamed away in
+    one step, so every reader sees it gone at once, then deleted."""
+    directory = run_path(run_id)
+    with run_lock(run_id):
+        trash = directory.with_name(f".deleting-{run_id}-{secrets.token_hex(4)}")
+        try:
+            directory.rename(trash)
+        except OSError as exc:
+            raise store.write_failure(directory, exc) from None
+    shutil.rmtree(trash, ignore_errors=True)
 
 
 def append_sample(run_id: str, record: SampleRecord) -> None:

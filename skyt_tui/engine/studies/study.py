@@ -277,6 +277,8 @@ def load_study(name: str) -> Study:
         data = store.read_toml(path)
     except FileNotFoundError:
         raise NotFoundError(f"study {name!r}: not found (see `skyt-tui study list`)") from None
+    except OSError as exc:
+        raise store.write_failure(path, exc) from None
     # a hand-written study may leave it out
     version = data.pop("schema_version", store.SCHEMA_VERSION)
     if not isinstance(version, int) or isinstance(version, bool) or version > store.SCHEMA_VERSION:
@@ -307,6 +309,8 @@ def delete_study(name: str) -> None:
         path.unlink()
     except FileNotFoundError:
         raise NotFoundError(f"study {name!r}: not found (see `skyt-tui study list`)") from None
+    except OSError as exc:
+        raise store.write_failure(path, exc) from None
 
 
 def select_runs(

@@ -476,6 +476,25 @@ class MissingPlotsExtra(InputError):
     """matplotlib is not installed."""
 
 
+def check_figures(directory: Path) -> None:
+    """Refuse `--figures DIR` before any work is done: matplotlib missing (with the command that
+    installs it where skyt-tui runs), DIR a file, or DIR's parent missing."""
+    from skyt_tui.engine.generation.providers.sdk import install_hint
+
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise MissingPlotsExtra(
+            "--figures: figures need matplotlib, which is not installed here: "
+            f"{install_hint('matplotlib', 'plots')} (nothing was analysed or written)"
+        ) from None
+    directory = Path(directory)
+    if directory.exists() and not directory.is_dir():
+        raise InputError.at(directory, "is not a directory; --figures needs one")
+    if not directory.exists() and not directory.parent.is_dir():
+        raise InputError.at(directory, f"directory {directory.parent} does not exist")
+
+
 def write_figures(
     rows: Sequence[dict[str, Any]],
     aggregation: Aggregation,

@@ -615,7 +615,9 @@ class BenchmarkScreen(SectionScreen):
         self.show_selected()
 
     def selected_name(self) -> str | None:
-        if not self.summaries or not self.is_mounted:
+        # not `is_mounted`: it turns true only after on_mount, which shows the first benchmark
+        # (and the keys that act on it) without waiting for the table to report its cursor
+        if not self.summaries or not self.query("#bench-table"):
             return None
         row = self.query_one("#bench-table", DataTable).cursor_row
         return self.summaries[row].name if 0 <= row < len(self.summaries) else None
@@ -909,7 +911,8 @@ class BenchmarkScreen(SectionScreen):
 
     def on_key(self, event: events.Key) -> None:
         box = self.query_one("#bench-filter", Input)
-        if event.key == "escape" and box.has_focus:
+        # esc clears the filter being typed, and an applied one too (then esc means what it did)
+        if event.key == "escape" and (box.has_focus or (box.display and box.value)):
             event.stop()
             box.value = ""
             box.display = False

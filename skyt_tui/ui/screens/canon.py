@@ -21,7 +21,7 @@ from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.runs.run_store import RunSummary
 from skyt_tui.ui import data
-from skyt_tui.ui.run_text import temperature
+from skyt_tui.ui.run_text import short_id, temperature
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.screens.contracts import canon_cell, canon_meaning, code_syntax
@@ -152,7 +152,7 @@ class CanonScreen(SectionScreen):
         )
         table.clear()
         for cid in self.contract_ids:
-            table.add_row(Text(cid), canon_cell(self._state_name(cid)), key=cid)
+            table.add_row(Text(short_id(cid)), canon_cell(self._state_name(cid)), key=cid)
         if selected in self.contract_ids:
             table.move_cursor(row=self.contract_ids.index(selected))
         self.show_selected()

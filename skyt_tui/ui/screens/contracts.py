@@ -26,6 +26,7 @@ from skyt_tui.engine.printable import printable
 from skyt_tui.ui import data
 from skyt_tui.ui.contract_text import describe_constraints, describe_tests, reflow
 from skyt_tui.ui.run_request import RunRequest
+from skyt_tui.ui.run_text import short_id
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.screens.run_dialog import RunDialog
@@ -33,7 +34,7 @@ from skyt_tui.ui.widgets.empty_state import empty_state_text
 from skyt_tui.ui.widgets.run_progress import RunProgress
 
 if TYPE_CHECKING:  # the metrics module brings numpy: loaded with the first estimate
-    from skyt_tui.engine.measure.metrics import RunMetrics
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 
 
 def display_error(entry: CatalogEntry) -> str:
@@ -100,9 +101,9 @@ class RunProgressed(Message):
 
 
 class RunEstimated(Message):
-    def __init__(self, run_id: str, metrics: RunMetrics | None) -> None:
+    def __init__(self, run_id: str, analysis: StoredAnalysis | None) -> None:
         super().__init__()
-        self.run_id, self.metrics = run_id, metrics
+        self.run_id, self.analysis = run_id, analysis
 
 
 class RunEnded(Message):
@@ -173,7 +174,7 @@ class ContractsScreen(SectionScreen):
             if entry.contract is not None:
                 contract = entry.contract
                 table.add_row(
-                    Text(contract.id),
+                    Text(short_id(contract.id)),
                     contract.difficulty,
                     str(len(contract.tests)),
                     canon_cell(self.canon_states[contract.id]),
@@ -181,7 +182,7 @@ class ContractsScreen(SectionScreen):
                 )
             else:
                 table.add_row(
-                    Text(entry.path.name, style="red"),
+                    Text(short_id(entry.path.name), style="red"),
                     Text("invalid", style="bold red"),
                     "–",
                     "–",
@@ -396,17 +397,20 @@ class ContractsScreen(SectionScreen):
         """The run's metrics so far, for the intervals the panel shows while it generates."""
         worker = get_current_worker()
         try:
-            metrics = data.partial_metrics(run_id, cancelled=lambda: worker.is_cancelled)
+            analysis = data.partial_analysis(run_id, cancelled=lambda: worker.is_cancelled)
         except Exception:  # an estimate that fails leaves the panel as it was; the run goes on
-            metrics = None
-        self.post_message(RunEstimated(run_id, metrics))
+            analysis = None
+        self.post_message(RunEstimated(run_id, analysis))
 
     def on_run_estimated(self, message: RunEstimated) -> None:
         self.estimating = False
         self.estimated_at = time.monotonic()
         progress = self.query_one(RunProgress)
-        if progress.running and message.metrics is not None:
-            progress.show_estimate(message.metrics)
+        if progress.running and message.analysis is not None:
+            progress.judge(
+                message.run_id, {s.index: s.facts.passed for s in message.analysis.samples}
+            )
+            progress.show_estimate(message.analysis.metrics)
 
     def on_run_ended(self, message: RunEnded) -> None:
         self.app.run_ended()
@@ -414,13 +418,8 @@ class ContractsScreen(SectionScreen):
         if message.outcome is not None:
             progress.finish(message.outcome)
             outcome = message.outcome
-            verb = (
-                "cancelled" if outcome.cancelled else "stopped" if outcome.stopped else "finished"
-            )
             self.notify(
-                f"Run {verb}: {outcome.n_done} samples, {outcome.n_failed} failed"
-                + (f" — {outcome.stopped}" if outcome.stopped else "")
-                + "; press 2 to see it in Runs",
+                f"Run {outcome.summary()}; press 2 to see it in Runs",
                 severity="warning" if outcome.stopped else "information",
                 markup=False,
             )

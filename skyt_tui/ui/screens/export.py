@@ -106,7 +106,8 @@ def ask_export(screen: Screen, run: StoredRun, analysis: StoredAnalysis) -> None
         except (SkytError, OSError) as exc:
             screen.notify(f"Export failed: {exc}", severity="error", markup=False)
             return
-        screen.app.export_dir = Path(path).expanduser().parent
-        screen.notify(f"Wrote {rows} sample(s) to {path}", markup=False)
+        written = Path(path).expanduser().absolute()  # where it landed, not where it was typed
+        screen.app.export_dir = written.parent
+        screen.notify(f"Wrote {rows} sample(s) to {written}", markup=False)
 
     screen.app.push_screen(ExportDialog(run.id, screen.app.export_dir), write)

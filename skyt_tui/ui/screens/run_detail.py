@@ -586,7 +586,8 @@ class RunDetailScreen(SectionScreen):
 
     def on_key(self, event: events.Key) -> None:
         box = self.query_one("#samples-filter", Input)
-        if event.key == "escape" and box.has_focus:
+        # esc clears the filter being typed, and an applied one too (then esc means what it did)
+        if event.key == "escape" and (box.has_focus or (box.display and box.value)):
             event.stop()
             box.value = ""
             box.display = False

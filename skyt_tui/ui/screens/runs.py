@@ -8,6 +8,7 @@ and the screen never waits on the analysis.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.text import Text
@@ -17,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.measure import registry
@@ -36,6 +37,7 @@ from skyt_tui.ui.run_text import (
     n_cell,
     run_line,
     run_state,
+    short_id,
     shown_metrics,
     state_cell,
     temperature,
@@ -53,6 +55,11 @@ METRIC_COLUMNS = tuple(metric.header for metric in registry.app_columns())
 """The metric columns' headers (`measure.registry`: the metrics marked `app`)."""
 WATCH_INTERVAL_S = 1.0
 """How often the store is looked at for runs written elsewhere (stat calls only)."""
+FIRST_ROWS = 40
+"""Runs read before the list first shows (a screenful); the others follow `ROWS_CHUNK` at a time."""
+ROWS_CHUNK = 250
+RESTART_AFTER_S = 10.0
+"""An analysis under way is restarted for runs it lacks (new or changed) once it has run this long."""
 
 
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -67,14 +74,14 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 """(key, header) in display order."""
 _RANKED = (
     "contract",
+    "model",
+    "T",
     "state",
     "N",
     "R_raw",
     "R_anchor",
     "pass",
     "μ",
-    "model",
-    "T",
     "P_τ",
     "rescue",
 )
@@ -84,7 +91,8 @@ PRIORITY = (
     "when",
 )
 """Which columns a narrow terminal keeps first: columns are left out whole, never cut mid-number
-(a metric column not ranked here comes after the ranked ones)."""
+(a metric column not ranked here comes after the ranked ones). What tells runs apart (contract,
+model, temperature) is dropped last, so two runs never look alike."""
 METRIC_WIDTHS = {metric.header: 11 if metric.pair else 5 for metric in registry.app_columns()}
 """Cells of 3 decimals (`pre→post` for a metric shown with its pair)."""
 MODEL_WIDTH = 18
@@ -143,9 +151,20 @@ def sort_key(column: str, summary: RunSummary, analysis: StoredAnalysis | None) 
 
 
 class RunsListed(Message):
-    def __init__(self, summaries: list[RunSummary]) -> None:
+    """Run summaries read so far, newest first; `snapshot` is set once every run is read."""
+
+    def __init__(
+        self,
+        summaries: list[RunSummary],
+        snapshot: data.StoreSnapshot | None = None,
+        changed: frozenset[str] = frozenset(),
+    ) -> None:
         super().__init__()
-        self.summaries = summaries
+        self.summaries, self.snapshot, self.changed = summaries, snapshot, changed
+
+    @property
+    def complete(self) -> bool:
+        return self.snapshot is not None
 
 
 class StoreChanged(Message):
@@ -161,9 +180,11 @@ class RunAnalysed(Message):
 
 
 class AnalysisProgress(Message):
-    def __init__(self, line: str, done: bool = False, error: bool = False) -> None:
+    def __init__(
+        self, line: str, done: bool = False, error: bool = False, runs: list[str] | None = None
+    ) -> None:
         super().__init__()
-        self.line, self.done, self.error = line, done, error
+        self.line, self.done, self.error, self.runs = line, done, error, runs or []
 
 
 class RunsTable(DataTable):
@@ -191,7 +212,17 @@ class RunsScreen(SectionScreen):
         self.summaries: list[RunSummary] = []
         self.analyses: dict[str, StoredAnalysis] = {}
         self.snapshot: data.StoreSnapshot | None = None
-        self.loading = False
+        """The store as last read whole; None until the first read ends."""
+        self.listing = False
+        self.analysing: set[str] | None = None
+        """The runs of the analysis under way, or None."""
+        self.analysis_worker: Worker[None] | None = None
+        self.batch_reported: set[str] = set()
+        """Runs of the batch under way whose analysis has come (a canon it wrote may make it stale)."""
+        self.analysis_started = 0.0
+        self.analysis_behind = False
+        self.unanalysable: set[str] = set()
+        """Runs whose analysis failed, not tried again until their files change."""
         self.shown: list[RunSummary] = []
         """The rows of the table, in order: the filtered, sorted summaries."""
         self.columns: list[str] = []
@@ -234,9 +265,9 @@ class RunsScreen(SectionScreen):
             table.focus()  # back from a run (or from Contracts after a run): the keys work at once
 
     def _watch(self) -> None:
-        """Poll while the list is shown (back on screen it polls at once); changes made during a load
-        are seen after it."""
-        if self.snapshot is not None and not self.loading and self.is_current:
+        """Poll while the list is shown (back on screen it polls at once), also while runs are
+        being analysed: a run written elsewhere shows as a row at once."""
+        if self.snapshot is not None and not self.listing and self.is_current:
             self._poll(self.snapshot)
 
     @work(thread=True, exclusive=True, group="runs-watch", exit_on_error=False)
@@ -247,35 +278,120 @@ class RunsScreen(SectionScreen):
 
     def on_store_changed(self, message: StoreChanged) -> None:
         """A run was written (by this app, the CLI or another process) or a canon changed: the runs it
-        touched are listed and analysed again; the others keep their metrics."""
-        if self.snapshot is None or message.snapshot == self.snapshot:
+        touched are read and analysed again; the others keep their rows and metrics."""
+        if self.snapshot is None or message.snapshot == self.snapshot or self.listing:
             return
-        for run_id in message.snapshot.changed_runs(self.snapshot):
-            self.analyses.pop(run_id, None)
         self.reload(message.snapshot)
 
     def reload(self, snapshot: data.StoreSnapshot | None = None) -> None:
-        self.snapshot = snapshot or data.store_snapshot()
-        self.loading = True
-        self._status(Text("reading runs…", style="dim"))
-        self._load(set(self.analyses))
+        """Read the runs again: every run the first time (or after ctrl+r), else those whose files
+        changed since the last read; the list shows as soon as a screenful is read."""
+        self.listing = True
+        if not self.summaries:
+            self._status(Text("reading runs…", style="dim"))
+        known = {s.id: s for s in self.summaries} if self.snapshot is not None else {}
+        self._list(self.snapshot if known else None, snapshot, known)
 
-    @work(thread=True, exclusive=True, group="runs-load", exit_on_error=False)
-    def _load(self, known: set[str]) -> None:
-        summaries = data.list_runs()
-        self.post_message(RunsListed(summaries))
-        readable = [s.id for s in summaries if s.meta is not None and s.id not in known]
-        if not readable:
-            self.post_message(AnalysisProgress("", done=True))
+    @work(thread=True, exclusive=True, group="runs-list", exit_on_error=False)
+    def _list(
+        self,
+        before: data.StoreSnapshot | None,
+        snapshot: data.StoreSnapshot | None,
+        known: dict[str, RunSummary],
+    ) -> None:
+        snapshot = snapshot or data.store_snapshot()
+        ids = data.listed_run_ids()
+        if before is None:
+            changed = set(ids)
+        else:
+            changed = {
+                i for i in ids if i not in known or snapshot.runs.get(i) != before.runs.get(i)
+            }
+        kept = {i: known[i] for i in ids if i in known and i not in changed}
+        stale = snapshot.changed_runs(before) if before is not None else set(ids)
+        pending = [i for i in ids if i in changed]
+        read: list[RunSummary] = []
+        worker = get_current_worker()
+        size = FIRST_ROWS
+        while pending:
+            chunk, pending = pending[:size], pending[size:]
+            read += data.run_summaries(chunk)
+            if worker.is_cancelled:
+                return
+            if pending:  # what is read so far shows at once; the rest follows
+                self.post_message(RunsListed(data.newest_first([*kept.values(), *read])))
+            size = ROWS_CHUNK
+        # handed over before this worker ends, so the analyses it starts follow with no moment
+        # in which the screen looks idle
+        self.app.call_from_thread(
+            self.on_runs_listed,
+            RunsListed(data.newest_first([*kept.values(), *read]), snapshot, frozenset(stale)),
+        )
+
+    def on_runs_listed(self, message: RunsListed) -> None:
+        first = not self.summaries
+        self.summaries = message.summaries
+        if message.complete:
+            self.snapshot = message.snapshot
+            self.listing = False
+            for run_id in message.changed:  # their metrics are no longer true: computed again
+                self.analyses.pop(run_id, None)
+                self.unanalysable.discard(run_id)
+        self.query_one(ContentSwitcher).current = (
+            "runs-view" if self.summaries or not message.complete else "runs-empty"
+        )
+        self.fill_table()
+        if self.summaries and (first or not isinstance(self.focused, Input)):
+            self.query_one("#runs-table", DataTable).focus()
+        self.refresh_bindings()
+        if message.complete:
+            self._want_analysis()
+
+    def _want_analysis(self) -> None:
+        """Analyse the runs shown without metrics, newest first. A batch under way goes on unless
+        it lacks runs and has run `RESTART_AFTER_S`: then it is restarted with them first (what it
+        finished is kept), so a run that keeps changing cannot starve the others."""
+        listed = {s.id for s in self.summaries if s.meta is not None}
+        self.analyses = {k: v for k, v in self.analyses.items() if k in listed}
+        missing = [
+            s.id
+            for s in self.summaries
+            if s.meta is not None and s.id not in self.analyses and s.id not in self.unanalysable
+        ]
+        if not missing:
+            if self.analysing is None:
+                self._analysis_done()
             return
+        if self.analysing is not None:
+            if set(missing) <= self.analysing - self.batch_reported:
+                return
+            if time.monotonic() - self.analysis_started < RESTART_AFTER_S:
+                self.analysis_behind = True
+                return
+        self._stop_analysis()  # a batch that lacks runs (what it finished is kept)
+        self.analysing = set(missing)
+        self.batch_reported = set()
+        self.analysis_behind = False
+        self.analysis_started = time.monotonic()
+        self._status(Text(f"analysing {len(missing)} run(s)…", style="dim"))
+        self.analysis_worker = self._analyse(missing)
 
+    def _stop_analysis(self) -> None:
+        """Cancel the batch under way, if any. Only this cancels one: a batch that has said it is done
+        may still be returning when the next starts, and is left to end by itself."""
+        if self.analysing is not None and self.analysis_worker is not None:
+            self.analysis_worker.cancel()
+        self.analysis_worker = None
+
+    @work(thread=True, group="runs-analysis", exit_on_error=False)
+    def _analyse(self, run_ids: list[str]) -> None:
         def progress(stage: str, done: int, total: int) -> None:
-            self.post_message(AnalysisProgress(f"analysing runs: {stage} {done}/{total}…"))
+            self.post_message(AnalysisProgress(f"{stage} {done}/{total}"))
 
         worker = get_current_worker()
         try:
             data.analyze_runs(
-                readable,
+                run_ids,
                 progress=progress,
                 cancelled=lambda: worker.is_cancelled,
                 on_result=lambda run_id, analysis: self.post_message(RunAnalysed(run_id, analysis)),
@@ -283,17 +399,11 @@ class RunsScreen(SectionScreen):
         except AnalysisCancelled:
             return
         except SkytError as exc:
-            self.post_message(AnalysisProgress(f"analysis failed: {exc}", done=True, error=True))
+            self.post_message(
+                AnalysisProgress(f"analysis failed: {exc}", done=True, error=True, runs=run_ids)
+            )
         else:
-            self.post_message(AnalysisProgress("", done=True))
-
-    def on_runs_listed(self, message: RunsListed) -> None:
-        self.summaries = message.summaries
-        self.query_one(ContentSwitcher).current = "runs-view" if self.summaries else "runs-empty"
-        self.fill_table()
-        if self.summaries:
-            self.query_one("#runs-table", DataTable).focus()
-        self.refresh_bindings()
+            self.post_message(AnalysisProgress("", done=True, runs=run_ids))
 
     def row_cells(self, summary: RunSummary) -> dict[str, Any]:
         meta = summary.meta
@@ -304,7 +414,7 @@ class RunsScreen(SectionScreen):
             return cells
         cells = {
             "when": meta.created[5:16].replace("T", " "),
-            "contract": Text(meta.contract_id),
+            "contract": Text(short_id(meta.contract_id)),
             "model": Text(clip(meta.model or meta.provider, MODEL_WIDTH)),
             "state": state_cell(summary),
             "N": n_cell(summary),
@@ -355,9 +465,9 @@ class RunsScreen(SectionScreen):
     def _head(self) -> None:
         n_demo = sum(data.is_demo(s.meta) for s in self.summaries)
         order = "newest first" if self.sort_column is None else "sorted"
+        count = f"{len(self.summaries)} run(s)" + (" read so far…" if self.listing else "")
         head = Text(
-            f"{len(self.summaries)} run(s), {order} · level {data.LEVEL} · 3 decimals · "
-            f"{PARTIAL_MARK} partial",
+            f"{count}, {order} · level {data.LEVEL} · 3 decimals · {PARTIAL_MARK} partial",
             style="dim",
         )
         if n_demo:
@@ -387,6 +497,7 @@ class RunsScreen(SectionScreen):
 
     def on_run_analysed(self, message: RunAnalysed) -> None:
         self.analyses[message.run_id] = message.analysis
+        self.batch_reported.add(message.run_id)
         table = self.query_one("#runs-table", DataTable)
         summary = next((s for s in self.summaries if s.id == message.run_id), None)
         requested = summary.meta.n if summary is not None and summary.meta is not None else None
@@ -400,13 +511,31 @@ class RunsScreen(SectionScreen):
 
     def on_analysis_progress(self, message: AnalysisProgress) -> None:
         if not message.done:
-            self._status(Text(message.line, style="dim"))
+            if self.analysis_behind and time.monotonic() - self.analysis_started >= RESTART_AFTER_S:
+                self._want_analysis()
+            waiting = sum(
+                1 for s in self.summaries if s.meta is not None and s.id not in self.analyses
+            )
+            self._status(
+                Text(
+                    f"{len(self.analyses)} of {len(self.summaries)} run(s) analysed, "
+                    f"{waiting} to go ({message.line})…",
+                    style="dim",
+                )
+            )
             return
-        self.loading = False
+        if set(message.runs) != (self.analysing or set()):
+            return  # a batch that was restarted
+        self.analysing = self.analysis_worker = None
         if message.error:
+            self.unanalysable |= {r for r in message.runs if r not in self.analyses}
             self._status(Text(message.line, style="bold red"))
             self.notify(message.line, severity="error", markup=False)
-            return
+        self._want_analysis()
+
+    def _analysis_done(self) -> None:
+        if any(s.id in self.unanalysable for s in self.summaries):
+            return  # the error line stays
         isolations = {data.isolation(a) for a in self.analyses.values()} - {None}
         status = Text(
             f"{len(self.analyses)} of {len(self.summaries)} run(s) analysed · ", style="dim"
@@ -464,7 +593,8 @@ class RunsScreen(SectionScreen):
 
     def on_key(self, event: events.Key) -> None:
         box = self.query_one("#runs-filter", Input)
-        if event.key == "escape" and box.has_focus:
+        # esc clears the filter being typed, and an applied one too (then esc means what it did)
+        if event.key == "escape" and (box.has_focus or (box.display and box.value)):
             event.stop()
             box.value = ""
             box.display = False
@@ -547,13 +677,13 @@ class RunsScreen(SectionScreen):
 
     def action_resume(self) -> None:
         summary = self.selected_summary()
-        if summary is not None and data.resumable(summary):
-            self.app.call_later(self.app.start_run_request, data.resume_request(summary))
+        if summary is not None and data.resumable(summary):  # here: its row follows it
+            self.app.call_later(self.app.start_run_request, data.resume_request(summary), False)
 
     def action_again(self) -> None:
         summary = self.selected_summary()
         if summary is not None and summary.meta is not None:
-            self.app.call_later(self.app.start_run_request, data.rerun_request(summary.meta))
+            self.app.call_later(self.app.start_run_request, data.rerun_request(summary.meta), False)
 
     def action_delete(self) -> None:
         summary = self.selected_summary()
@@ -580,7 +710,8 @@ class RunsScreen(SectionScreen):
             return
         self.analyses.pop(run_id, None)
         self.notify(f"Run {run_id} deleted.", markup=False)
-        self.reload()
+        if not self.listing:
+            self.reload()
 
     def action_open_run(self) -> None:
         summary = self.selected_summary()
@@ -625,4 +756,9 @@ class RunsScreen(SectionScreen):
 
     def action_reload(self) -> None:
         self.analyses.clear()
+        self.unanalysable.clear()
+        self.summaries = []
+        self.snapshot = None
+        self._stop_analysis()
+        self.analysing = None
         self.reload()

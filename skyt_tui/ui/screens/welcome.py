@@ -15,6 +15,7 @@ from textual.widgets import Static
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.ui import data
 from skyt_tui.ui.screens.base import SectionScreen
+from skyt_tui.ui.widgets.section_bar import SECTIONS
 
 PROVIDERS = (
     ("OpenAI", "export OPENAI_API_KEY=…, then --provider openai --model gpt-4o-mini"),
@@ -60,7 +61,8 @@ def welcome_text() -> Group:
     run.append("skyt-tui run CONTRACT --provider openai --model gpt-4o-mini", style="bold")
     run.append("\n   or press 1, pick a contract, press r\n\n", style="dim")
     run.append(
-        "Keys: 1–5 sections · ? help · ctrl+p all commands · t light/dark · q quit", style="dim"
+        f"Keys: 1–{len(SECTIONS)} sections · ? help · ctrl+p all commands · t light/dark · q quit",
+        style="dim",
     )
     return Group(text, providers, run)
 

@@ -1,7 +1,8 @@
 """Live progress of a run being generated: a bar, one mark per sample, every failure in words, then the metrics.
 
 Marks: `·` waiting, `○` generated (not judged yet), `✓`/`✗` passed or failed the
-oracle (after the run is analysed), `!` generation failed.
+oracle (as the estimates made while the run generates judge them, and after the run is
+analysed), `!` generation failed.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ class RunProgress(Vertical):
         self.run_id = ""
         self.unestimated = 0
         """Samples recorded since the last estimate began (the screen resets it when it starts one)."""
+        self.offsets: dict[str, int] = {}
+        """Run id → the place of its sample 0 among the marks (runs of a sweep follow each other)."""
 
     def on_mount(self) -> None:
         self.set_interval(self.REFRESH_S, self.tick)
@@ -112,6 +115,7 @@ class RunProgress(Vertical):
         self.metrics = None
         self.run_id = ""
         self.unestimated = 0
+        self.offsets = {}
         self.query_one("#run-progress-estimate", Static).update("")
         self.query_one("#run-progress-note", Static).update("")
         self.query_one("#run-progress-metrics", Static).update("")
@@ -143,7 +147,9 @@ class RunProgress(Vertical):
             )
             self.marks[progress.index] = mark
         if progress.failed:
-            self.failures.append(f"sample {progress.index}: {progress.message or 'failed'}")
+            # numbered as the run's detail numbers it, not by its place in a sweep or a resume
+            number = progress.index if progress.sample is None else progress.sample
+            self.failures.append(f"sample {number}: {progress.message or 'failed'}")
         if progress.usage:
             self.tokens["in"] += int(
                 progress.usage.get("input_tokens") or progress.usage.get("prompt_tokens") or 0
@@ -158,8 +164,25 @@ class RunProgress(Vertical):
                 self.metrics = None
             self.run_id = progress.run_id
             self.unestimated += 1
+            if progress.sample is not None:
+                self.offsets[progress.run_id] = progress.index - progress.sample
         self.total = max(self.total, progress.total)
         self.done = sum(mark != "pending" for mark in self.marks)
+        self._render_marks()
+        if self.running:
+            self.show_estimate()  # "last sample 0:00 ago" at once, not at the next tick
+
+    def judge(self, run_id: str, verdicts: dict[int, bool | None]) -> None:
+        """The oracle's verdicts so far (an estimate's analysis), by the run's sample index: their
+        marks turn ✓ or ✗ while the run still generates."""
+        offset = self.offsets.get(run_id)
+        if offset is None:
+            return
+        for index, passed in verdicts.items():
+            position = offset + index
+            if 0 <= position < len(self.marks) and self.marks[position] == "done":
+                if passed is not None:
+                    self.marks[position] = "passed" if passed else "wrong"
         self._render_marks()
 
     def show_estimate(self, metrics: RunMetrics | None = None) -> Text:

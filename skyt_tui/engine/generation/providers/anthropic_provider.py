@@ -16,15 +16,18 @@ from typing import Any
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.generation.providers.base import ProviderError, Request, Response
 from skyt_tui.engine.generation.providers.sdk import SDKProvider, import_sdk
+from skyt_tui.engine.generation.run_options import BASE_URL_ENVS
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_TOKENS = 4096
 KEY_ENV = "ANTHROPIC_API_KEY"
-BASE_URL_ENV = "ANTHROPIC_BASE_URL"
+BASE_URL_ENV = BASE_URL_ENVS["anthropic"]
 
 
 class AnthropicProvider(SDKProvider):
     name = "anthropic"
+    key_env = KEY_ENV
+    base_url_env = BASE_URL_ENV
     sends_seed = False
     deterministic = False
 

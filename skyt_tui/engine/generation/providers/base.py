@@ -61,6 +61,7 @@ class ProviderError(Exception):
         abort_run: bool = False,
         retry_after_s: float | None = None,
         response: Response | None = None,
+        before_contact: str | None = None,
     ) -> None:
         super().__init__(" ".join(message.split()))
         self.retryable = retryable
@@ -68,6 +69,11 @@ class ProviderError(Exception):
         self.retry_after_s = retry_after_s
         self.response = response
         """What the service did answer, when it answered something unusable (an empty answer)."""
+        self.before_contact = " ".join(before_contact.split()) if before_contact else None
+        """Set for an error that means the provider cannot be used at all (nothing listens at the
+        URL, the key is refused, the model or the command does not exist): when it comes before
+        the provider ever answered, the run never started, and this one line says which URL, key
+        or name is at fault and what to do (docs/runs.md)."""
 
 
 class Provider(Protocol):

@@ -71,9 +71,17 @@ class CommandProvider:
                 start_new_session=True,
             )
         except FileNotFoundError:
-            raise ProviderError(f"command not found: {self.argv[0]}", abort_run=True) from None
+            raise ProviderError(
+                f"command not found: {self.argv[0]}",
+                abort_run=True,
+                before_contact=f"--command: {self.argv[0]!r} is not a program on PATH",
+            ) from None
         except PermissionError:
-            raise ProviderError(f"command not executable: {self.argv[0]}", abort_run=True) from None
+            raise ProviderError(
+                f"command not executable: {self.argv[0]}",
+                abort_run=True,
+                before_contact=f"--command: {self.argv[0]!r} is not executable",
+            ) from None
         try:
             stdout, stderr = process.communicate(
                 request.prompt.encode("utf-8"), timeout=self.timeout_s

@@ -60,13 +60,50 @@ def status_detail(exc: Any) -> str:
 
 
 class SDKProvider:
-    """Base of the SDK providers; a subclass sets `_sdk`, `_base_error`, `_client`, `_secret`."""
+    """Base of the SDK providers; a subclass sets `_sdk`, `_base_error`, `_client`, `_secret`,
+    `key_env` and `base_url_env`."""
 
+    name: str
     base_url: str | None
     timeout_s: float
+    key_env: str
+    """The environment variable the key comes from."""
+    base_url_env: str
     _sdk: Any
     _base_error: type[Exception]
     _secret: str
+    _client: Any
+
+    def _where(self) -> str:
+        """The URL requests go to, without credentials (the SDK's default when none was given)."""
+        url = str(getattr(self._client, "base_url", "") or self.base_url or "")
+        return strip_userinfo(url).rstrip("/") or f"the {self.name} API"
+
+    def _unreachable(self, cause: BaseException) -> str | None:
+        """The first-contact line for a connection that could not be made at all (refused, no such
+        host, no route); None for other failures (a timeout, a dropped connection), which retry."""
+        # the SDKs' HTTP client (httpx, or a fork of it) raises its ConnectError for these
+        if not any(kind.__name__ == "ConnectError" for kind in type(cause).__mro__):
+            return None
+        return (
+            f"cannot connect to {self._where()} ({self._line(cause)}): start the server, or point "
+            f"--base-url (or {self.base_url_env}, or run.base_url in settings.toml) at one"
+        )
+
+    def _refused(self, status: int, detail: str, model: str | None) -> str | None:
+        """The first-contact line for a key the service refuses (401, 403) or a model it does not
+        have (404)."""
+        said = f"HTTP {status}" + (f": {detail}" if detail else "")
+        if status in (401, 403):
+            key = (
+                f"the key in {self.key_env}"
+                if self._secret
+                else f"no key ({self.key_env} is unset)"
+            )
+            return f"{self._where()} refused {key} ({said}): set {self.key_env} to a valid key"
+        if status == 404:
+            return f"{self._where()} ({said}): check --model {model!r} and the base URL"
+        return None
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -89,7 +126,11 @@ class SDKProvider:
             ) from None
         except sdk.APIConnectionError as exc:
             cause = exc.__cause__ or exc
-            raise ProviderError(f"connection failed: {self._line(cause)}", retryable=True) from None
+            raise ProviderError(
+                f"connection failed: {self._line(cause)}",
+                retryable=True,
+                before_contact=self._unreachable(cause),
+            ) from None
         except sdk.APIStatusError as exc:
             response = getattr(exc, "response", None)
             retry_after = (
@@ -97,9 +138,11 @@ class SDKProvider:
                 if response is not None
                 else None
             )
-            raise status_error(
-                exc.status_code, self._line(status_detail(exc)), retry_after_s=retry_after
-            ) from None
+            detail = self._line(status_detail(exc))
+            error = status_error(exc.status_code, detail, retry_after_s=retry_after)
+            if error.abort_run:
+                error.before_contact = self._refused(exc.status_code, detail, kwargs.get("model"))
+            raise error from None
         except sdk.APIResponseValidationError as exc:
             raise ProviderError(f"malformed response: {self._line(exc)}", retryable=True) from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
