@@ -50,6 +50,7 @@ from skyt_tui.engine.sources.recorded import (
     load_sources,
     provenance,
     resolve_contracts,
+    trivial_asserts_label,
 )
 from skyt_tui.engine.versions import DEFAULT_DISTANCE, DISTANCE_FUNCTIONS, distance_version
 
@@ -293,6 +294,12 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
         if facts.get("assembly"):
             out.print(
                 f"{analysis.run.id}: programs assembled: {assembly_label(facts['assembly'])}",
+                markup=False,
+                soft_wrap=True,
+            )
+        if facts.get("trivial_asserts"):
+            out.print(
+                f"{analysis.run.id}: {trivial_asserts_label(facts['trivial_asserts'])}",
                 markup=False,
                 soft_wrap=True,
             )

@@ -279,6 +279,11 @@ def run_humaneval(args: argparse.Namespace) -> int:
         task_id: problem_contract(problem, args.timeout, file=directory / "problems.jsonl")
         for task_id, problem in problems.items()
     }
+    trivial = {
+        task_id: contract.source["trivial_asserts"]
+        for task_id, contract in sorted(contracts.items(), key=lambda item: _task_order(item[0]))
+        if contract.source.get("trivial_asserts")
+    }
     jobs = [
         (contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion))
         for c in completions
@@ -318,6 +323,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
         "directory": str(directory),
         "samples": len(verdicts),
         "timeout_s": args.timeout,
+        "trivial_asserts": trivial,
         **score,
         "elapsed_s": elapsed,
         "samples_per_s": len(verdicts) / elapsed if elapsed > 0 else None,
@@ -364,6 +370,14 @@ def run_humaneval(args: argparse.Namespace) -> int:
     out.print(
         "statuses: " + ", ".join(f"{name} {count}" for name, count in score["statuses"].items())
     )
+    if trivial:
+        listed = ", ".join(f"{printable(task)} ({count})" for task, count in trivial.items())
+        out.print(
+            f"not counted as tests: {sum(trivial.values())} trivial asserts (assert True …) "
+            f"in {len(trivial)} tasks: {listed}",
+            markup=False,
+            highlight=False,
+        )
     out.print(f"{elapsed:.1f} s, {len(verdicts) / elapsed:.0f} samples/s on {workers} workers")
     if probes is not None:
         from skyt_tui.cli.probe_output import print_probe

@@ -363,6 +363,8 @@ def _p(value: float | None) -> str:
 
 
 def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
+    from skyt_tui.engine.studies.stats import POOLED_NOTE
+
     out = console()
     metric = aggregation.metric
     out.print(
@@ -489,6 +491,8 @@ def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
                 markup=False,
                 soft_wrap=True,
             )
+        if comparison.rates:
+            out.print(f"  pass rates {POOLED_NOTE}.", markup=False, soft_wrap=True, style="dim")
     if args.csv is not None:
         out.print(f"wrote {len(rows)} run rows to {args.csv}", markup=False)
     for path in figures:

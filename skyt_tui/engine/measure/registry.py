@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Direction = Literal["higher", "lower", "neither"]
-Unit = Literal["share", "distance", "difference", "spread", "count", "bits"]
+Unit = Literal["share", "distance", "difference", "spread", "count", "bits", "edits"]
 Needs = Literal["code", "oracle", "canon"]
 
 METRICS_MODULE = "skyt_tui.engine.measure.metrics"
@@ -46,7 +46,7 @@ class Metric:
     """Which way is better for repeatability (or correctness): higher, lower, or neither."""
     unit: Unit
     """share / distance: in [0, 1]; difference: in [-1, 1]; spread: a std, variance or range;
-    count: a whole number; bits: an entropy."""
+    count: a whole number; bits: an entropy; edits: a mean number of token edits."""
     computed_in: str
     """The module whose output holds it under this name."""
     needs: Needs = "code"
@@ -458,8 +458,8 @@ REGISTRY: tuple[Metric, ...] = (
     ),
     Metric(
         "OER",
-        "share of tests on which every sample produced the same output (an error counting as "
-        "its type)",
+        "share of tests on which every sample produced the same output, every exception one output "
+        "and every timeout one (Ouyang et al.)",
         "higher",
         "share",
         METRICS_MODULE,
@@ -470,7 +470,8 @@ REGISTRY: tuple[Metric, ...] = (
     ),
     Metric(
         "OER_ow",
-        "OER over the tests where no sample raised, timed out or did not run (Ouyang et al.)",
+        "share of tests on which every sample produced the same value, not an exception or a "
+        "timeout, over all tests (Ouyang et al.)",
         "higher",
         "share",
         LITERATURE_MODULE,
@@ -519,8 +520,8 @@ REGISTRY: tuple[Metric, ...] = (
     ),
     Metric(
         "LCS",
-        "mean over later samples of the longest common token block with the first sample, over "
-        "the longer token count (Ouyang et al.)",
+        "mean over later samples of the longest matching block of whitespace tokens with the "
+        "first sample, over the first sample's token count (Ouyang et al.)",
         "higher",
         "share",
         LITERATURE_MODULE,
@@ -529,8 +530,28 @@ REGISTRY: tuple[Metric, ...] = (
     ),
     Metric(
         "LED",
-        "mean over later samples of the token Levenshtein distance to the first sample, over the "
-        "longer token count (Ouyang et al.)",
+        "mean over later samples of the whitespace-token edit distance to the first sample, in "
+        "edits (Ouyang et al.)",
+        "lower",
+        "edits",
+        LITERATURE_MODULE,
+        study_row=True,
+        study_table=True,
+    ),
+    Metric(
+        "token_block_share",
+        "mean over later samples of the longest common block of Python tokens with the first "
+        "sample, over the longer token count (skyt-tui's normalised LCS)",
+        "higher",
+        "share",
+        LITERATURE_MODULE,
+        study_row=True,
+        study_table=True,
+    ),
+    Metric(
+        "token_edit_share",
+        "mean over later samples of the Python-token edit distance to the first sample, over the "
+        "longer token count (skyt-tui's normalised LED)",
         "lower",
         "distance",
         LITERATURE_MODULE,

@@ -64,7 +64,7 @@ SUMMARY_METRICS = registry.report_metrics()
 """The rows of `report RUN`'s metrics table (`measure.registry`: the metrics marked `report`)."""
 
 
-JSON_SCHEMA_VERSION = 1
+JSON_SCHEMA_VERSION = 2
 """Version of the `--json` envelope and of every kind's fields (docs/json.md)."""
 
 

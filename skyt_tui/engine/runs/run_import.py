@@ -321,7 +321,8 @@ def stored_provenance(run: runs.StoredRun) -> dict[str, Any]:
     `contract`: id, hash and origin (embedded, problem, catalog, override, or the
     run's own contract for generated runs); `contract_override` when the samples
     were judged by `--contract` instead of the contract they were generated under;
-    `assembly`: samples per assembly kind, counted from the stored samples.
+    `assembly`: samples per assembly kind, counted from the stored samples;
+    `trivial_asserts`: the `assert True` lines of a human-eval check not counted as tests.
     """
     origin = run.meta.origin
     out: dict[str, Any] = {
@@ -335,6 +336,9 @@ def stored_provenance(run: runs.StoredRun) -> dict[str, Any]:
     if isinstance(source, dict) and source.get("template_sha256"):
         out["contract"]["source_file"] = source.get("file")
         out["contract"]["source_sha256"] = source.get("template_sha256")
+    trivial = source.get("trivial_asserts") if isinstance(source, dict) else None
+    if isinstance(trivial, int) and not isinstance(trivial, bool) and trivial > 0:
+        out["trivial_asserts"] = trivial
     if isinstance(origin.get("contract_override"), dict):
         out["contract_override"] = dict(origin["contract_override"])
     counts = assembly_counts(

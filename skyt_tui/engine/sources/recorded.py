@@ -262,7 +262,8 @@ def provenance(run: RunInput) -> dict[str, Any]:
 
     `contract`: id, origin (embedded, problem, catalog, override) and content hash;
     `contract_override` when `--contract` replaced the contract the samples were
-    generated under; `assembly`: samples per assembly kind (completion-style only).
+    generated under; `assembly`: samples per assembly kind (completion-style only);
+    `trivial_asserts`: the `assert True` lines of a human-eval check not counted as tests.
     """
     out: dict[str, Any] = {}
     contract = run.extra.get("contract")
@@ -277,6 +278,8 @@ def provenance(run: RunInput) -> dict[str, Any]:
             out["contract"]["source_file"] = contract.source.get("file")
         if contract.source.get("template_sha256"):
             out["contract"]["source_sha256"] = contract.source.get("template_sha256")
+        if contract.source.get("trivial_asserts"):
+            out["trivial_asserts"] = contract.source["trivial_asserts"]
     elif run.extra.get("problem") is not None:
         out["contract"] = {"id": run.contract_id, "origin": "problem", "hash": None}
     else:
@@ -291,6 +294,12 @@ def provenance(run: RunInput) -> dict[str, Any]:
         out["extraction"] = extraction_counts(run.extraction)
     out["format"] = run.source_format
     return out
+
+
+def trivial_asserts_label(count: int) -> str:
+    """What a report says of a human-eval check's trivial asserts (`humaneval.trivial_assert`)."""
+    plural = "assert" if count == 1 else "asserts"
+    return f"not counted as tests: {count} trivial {plural} of the check (assert True …)"
 
 
 def assembly_label(counts: dict[str, int]) -> str:
