@@ -67,7 +67,9 @@ def load_skyt_experiment(path: Path | str) -> RunInput:
 
 
 def load_humaneval_runs(directory: Path) -> list[RunInput]:
-    return load_folder(Path(directory))
+    """The runs of a human-eval folder (one per task) with each completion's code taken by the
+    one rule (`extract_answers`: prompt + completion assembled), ready to judge."""
+    return [extract_answers(run) for run in load_folder(Path(directory))]
 
 
 def load_sources(
