@@ -6,16 +6,15 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.probe.behaviour import PROBE_VERSION, ContractProbe
 
-PROBE_METRICS = (
-    ("plausible_but_wrong", "lower", "passing samples that differ from the reference on a probe"),
-    ("plausible_but_wrong_share", "lower", "the same, as a share of the probed passing samples"),
-    ("behaviour_classes", "lower", "behaviour classes among passing samples on the probes"),
-    ("R_behavioral_probe", "higher", "modal share of (test pass/fail vector, probe class)"),
+PROBE_METRICS = tuple(
+    (m.name, m.direction, m.description) for m in registry.computed_in(registry.PROBE_MODULE)
 )
-"""The per-run probe figures as metrics: (name, better direction, description). Computed in
-`run_probe_figures`, reported only for runs that were probed (docs/probe.md)."""
+"""The per-run probe figures as metrics: (name, better direction, description), from the metric
+registry. Computed in `run_probe_figures`, reported only for runs that were probed
+(docs/probe.md)."""
 
 
 def probe_summary(probes: Sequence[ContractProbe]) -> dict[str, Any]:
