@@ -134,6 +134,7 @@ def test_the_probe_metrics_are_registered_and_in_a_probed_runs_figures():
     assert [m.name for m in probe_metrics] == [
         "plausible_but_wrong",
         "plausible_but_wrong_share",
+        "unlike_majority",
         "behaviour_classes",
         "R_behavioral_probe",
     ]

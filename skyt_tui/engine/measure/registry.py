@@ -516,6 +516,15 @@ REGISTRY: tuple[Metric, ...] = (
         needs="probe",
     ),
     Metric(
+        "unlike_majority",
+        "passing samples that differ from most passing samples on a probe input the reference "
+        "gave no result on (without a reference: on any counted input)",
+        "lower",
+        "count",
+        PROBE_MODULE,
+        needs="probe",
+    ),
+    Metric(
         "behaviour_classes",
         "behaviour classes among the probed passing samples (agreement on every counted input)",
         "lower",

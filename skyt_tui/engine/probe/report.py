@@ -26,6 +26,7 @@ def probe_summary(probes: Sequence[ContractProbe]) -> dict[str, Any]:
         1 for p in with_reference for s in p.samples if s.status == "probed"
     )
     flagged = sum(1 for p in probes for s in p.samples if s.differs_from_reference)
+    unlike = sum(1 for p in probes for s in p.samples if s.differs_from_majority)
     not_probed: dict[str, int] = {}
     for p in probes:
         for s in p.samples:
@@ -43,6 +44,7 @@ def probe_summary(probes: Sequence[ContractProbe]) -> dict[str, Any]:
         "plausible_but_wrong_share": flagged / probed_with_reference
         if probed_with_reference
         else 0.0,
+        "unlike_majority": unlike,
         "behaviour_classes": sum(len(p.classes) for p in probes),
         "split_contracts": [p.contract.id for p in probes if len(p.classes) > 1],
         "not_probed": dict(sorted(not_probed.items())),
