@@ -113,7 +113,9 @@ def test_generation_keeps_types_and_the_examples_shared_properties():
     assert 0 not in lengths and all(call.args[1] for call in generated.calls), (
         "no example is empty, so neither is an input"
     )
-    assert generated.rejected > 0
+    assert generated.rejected + len(generated.wide) > 0, (
+        "candidates outside the domain: rejected, or kept apart in the wide tier"
+    )
 
 
 def test_generation_is_deterministic_for_a_seed_and_across_processes():
@@ -131,7 +133,8 @@ def test_generation_is_deterministic_for_a_seed_and_across_processes():
         "from skyt_tui.engine.contracts.values import literal_text\n"
         f"c = contract_from_dict({CONTRACT!r})\n"
         "ex = [Call(([1.5, -2.0], 'xy', {'a': 1})), Call(([0.0], 'z', {'b': 2}))]\n"
-        "print(json.dumps([literal_text(x.args) for x in generate_inputs(c, ex, max_inputs=80, seed=7).calls]))\n"
+        "g = generate_inputs(c, ex, max_inputs=80, seed=7)\n"
+        "print(json.dumps([literal_text(x.args) for x in g.calls + g.wide]))\n"
     )
     from skyt_tui.engine.contracts.values import literal_text
 
@@ -146,7 +149,8 @@ def test_generation_is_deterministic_for_a_seed_and_across_processes():
             check=True,
         )
         texts.append(json.loads(done.stdout))
-    assert texts[0] == texts[1] == [literal_text(x.args) for x in first.calls]
+    assert first.wide, "the wide tier too"
+    assert texts[0] == texts[1] == [literal_text(x.args) for x in first.calls + first.wide]
 
 
 def test_a_declared_domain_replaces_the_inferred_one():
@@ -254,13 +258,14 @@ def test_inputs_outside_the_guard_or_where_the_reference_raises_are_not_disagree
     found = probe(oracle, guarded, [RIGHT, WRONG])
     assert [s.differs_from_reference for s in found.samples] == [False, False]
     assert found.guard_rejected > 0
-    assert found.generated - found.guard_rejected == found.counted
+    assert found.generated + found.generated_wide - found.guard_rejected == found.counted
     raising = contract(
         reference="def f(x):\n    if x < 0 and x != -2:\n        raise ValueError(x)\n    return abs(x)\n"
     )
     found = probe(oracle, raising, [RIGHT, WRONG])
     assert [s.differs_from_reference for s in found.samples] == [False, False]
-    assert 0 < found.counted < found.generated
+    assert 0 < found.counted < found.generated + found.generated_wide
+    assert found.reference_excluded > 0
 
 
 def test_without_a_reference_samples_are_compared_with_the_majority(oracle):
