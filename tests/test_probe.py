@@ -399,3 +399,15 @@ def test_where_the_reference_hangs_samples_are_compared_with_their_majority(orac
     shown = odd.witness.to_dict("f")
     assert shown["against"] == "majority" and shown["sample"] == "None"
     assert any(n < 0 for n in json.loads(shown["args_py"])[0])
+
+
+SLOW = "import time\n\ndef f(x):\n    time.sleep(0.035)\n    return abs(x)\n"
+"""Right on every input, but too slow to answer all of them within one timeout."""
+
+
+def test_a_sample_that_runs_out_of_time_is_run_again_from_where_it_stopped(oracle):
+    found = probe(oracle, contract(), [RIGHT, SLOW])
+    assert 0.035 * len(found.inputs) > 2.0, "more inputs than one timeout allows"
+    right, slow = found.samples
+    assert slow.run_status == "ok" and slow.differs_from_reference is False
+    assert slow.behaviour == right.behaviour and slow.witness is None

@@ -38,6 +38,7 @@ def probe_summary(probes: Sequence[ContractProbe]) -> dict[str, Any]:
         "settings": settings,
         "contracts": len(probes),
         "inputs_generated": sum(p.generated for p in probes),
+        "inputs_generated_wide": sum(p.generated_wide for p in probes),
         "inputs_counted": sum(p.counted for p in probes),
         "probed": probed,
         "plausible_but_wrong": flagged,
