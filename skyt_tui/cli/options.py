@@ -206,7 +206,7 @@ def add_probe_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         help="--probe: time budget in seconds; contracts not started by then are not probed "
-        "(default 600)",
+        "(default 1800)",
     )
     parser.add_argument(
         "--probe-seed", metavar="K", type=int, default=None, help="--probe: seed (default 0)"

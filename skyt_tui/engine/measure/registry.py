@@ -24,11 +24,13 @@ from typing import Literal
 
 Direction = Literal["higher", "lower", "neither"]
 Unit = Literal["share", "distance", "difference", "spread", "count", "bits", "edits"]
-Needs = Literal["code", "oracle", "canon"]
+Needs = Literal["code", "oracle", "canon", "probe"]
 
 METRICS_MODULE = "skyt_tui.engine.measure.metrics"
 LITERATURE_MODULE = "skyt_tui.engine.measure.literature"
 STUDY_MODULE = "skyt_tui.engine.studies.study_report"
+PROBE_MODULE = "skyt_tui.engine.probe.report"
+"""Probe figures: reported only for a probed run (`run_probe_figures`, docs/probe.md)."""
 
 DEFAULT_TAUS = (0.05, 0.10, 0.15, 0.20)
 """SKYT's summary reports P_τ (its R_repair_at_τ) at these four thresholds."""
@@ -50,7 +52,8 @@ class Metric:
     computed_in: str
     """The module whose output holds it under this name."""
     needs: Needs = "code"
-    """What must have run: only the samples' code, the oracle, or the canon (and so the oracle)."""
+    """What must have run: only the samples' code, the oracle, the canon (and so the oracle), or
+    a probe (the oracle, then the passing samples on generated inputs)."""
     label: str = ""
     """A short header for narrow tables (the app's Runs list); the name when empty."""
     pair: str | None = None
@@ -559,6 +562,47 @@ REGISTRY: tuple[Metric, ...] = (
         study_table=True,
     ),
     *_per_tau(),
+    Metric(
+        "plausible_but_wrong",
+        "passing samples that differ from the reference on a probe input",
+        "lower",
+        "count",
+        PROBE_MODULE,
+        needs="probe",
+    ),
+    Metric(
+        "plausible_but_wrong_share",
+        "plausible_but_wrong over the probed passing samples (contracts with a reference)",
+        "lower",
+        "share",
+        PROBE_MODULE,
+        needs="probe",
+    ),
+    Metric(
+        "unlike_majority",
+        "passing samples that differ from most passing samples on a probe input the reference "
+        "gave no result on (without a reference: on any counted input)",
+        "lower",
+        "count",
+        PROBE_MODULE,
+        needs="probe",
+    ),
+    Metric(
+        "behaviour_classes",
+        "behaviour classes among the probed passing samples (agreement on every counted input)",
+        "lower",
+        "count",
+        PROBE_MODULE,
+        needs="probe",
+    ),
+    Metric(
+        "R_behavioral_probe",
+        "modal share of (test pass/fail vector, probe behaviour class) pairs; at most R_behavioral",
+        "higher",
+        "share",
+        PROBE_MODULE,
+        needs="probe",
+    ),
 )
 """Every metric, in the registry's (the study's) order."""
 
