@@ -116,6 +116,7 @@ def measure(args: argparse.Namespace) -> int:
     truth = json.loads(Path(args.truth).read_text())["rows"]
     failing_plus = {(row["task_id"], row["line"]) for row in truth if row["plus"] != "pass"}
     extra = ["--probe-inputs", str(args.inputs), "--probe-seed", str(args.seed)]
+    extra += ["--probe-seconds", str(args.seconds)]
     plain_times, probe_times = [], []
     report: dict = {}
     for _ in range(args.rounds):  # interleaved: load changes hit both alike
@@ -139,16 +140,29 @@ def measure(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     considered = passing & truth_keys
-    flagged = {
+    by_reference = {
         (v["task_id"], v["line"])
         for v in verdicts
         if v.get("probe", {}).get("differs_from_reference")
         and (v["task_id"], v["line"]) in considered
     }
+    by_majority = {
+        (v["task_id"], v["line"])
+        for v in verdicts
+        if v.get("probe", {}).get("differs_from_majority")
+        and (v["task_id"], v["line"]) in considered
+    }
+    # A flag: the sample differs from the reference, or (the probe's majority rule, docs/probe.md)
+    # from most passing samples where the reference gave no result; both carry a witness.
+    flagged = by_reference | by_majority
     without_witness = [
         v
         for v in verdicts
-        if v.get("probe", {}).get("differs_from_reference") and not v["probe"]["witness"]
+        if (
+            v.get("probe", {}).get("differs_from_reference")
+            or v.get("probe", {}).get("differs_from_majority")
+        )
+        and not v["probe"]["witness"]
     ]
     target = failing_plus & considered
     found = flagged & target
@@ -181,6 +195,13 @@ def measure(args: argparse.Namespace) -> int:
         "flagged_and_evalplus_fails": len(found),
         "recall": len(found) / len(target) if target else None,
         "precision": len(found) / len(flagged) if flagged else None,
+        "flagged_by_reference": len(by_reference),
+        "recall_by_reference": len(by_reference & target) / len(target) if target else None,
+        "precision_by_reference": len(by_reference & target) / len(by_reference)
+        if by_reference
+        else None,
+        "flagged_by_majority_only": len(by_majority - by_reference),
+        "probe_seconds_budget": args.seconds,
         "flags_without_witness": len(without_witness),
         "oracle_s": plain_mean,
         "oracle_probe_s": probe_mean,
@@ -206,7 +227,7 @@ def measure(args: argparse.Namespace) -> int:
         w = v["probe"]["witness"]
         print(
             f"flag EvalPlus's inputs pass: {task} line {line}: {w['call'][:160]} -> {w['sample'][:80]}, "
-            f"reference {w.get('reference', '')[:80]}",
+            f"{w['against']} {w.get(w['against'], '')[:80]}",
             file=sys.stderr,
         )
     if args.out:
@@ -293,6 +314,7 @@ def main() -> int:
     m.add_argument("--rounds", type=int, default=1)
     m.add_argument("--inputs", type=int, default=200)
     m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--seconds", type=float, default=1800.0, help="--probe-seconds (the default)")
     m.add_argument("--witnesses-per-task", type=int, default=2)
     m.add_argument("--out", help="keep the probe run's JSON here")
     m.add_argument(

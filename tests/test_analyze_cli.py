@@ -89,7 +89,8 @@ def test_human_table_output(tmp_path, capsys):
     "name, content, reason",
     [
         ("bad.jsonl", '{"code": "x"}\n', "line 1: needs 'run_id' or 'contract_id'"),
-        ("bad.jsonl", '{"run_id": "r"}\n', "line 1: field 'code' must be a string"),
+        ("bad.jsonl", '{"run_id": "r"}\n', "line 1: field 'code' is missing"),
+        ("bad.jsonl", '{"run_id": "r", "code": 3}\n', "line 1: field 'code' must be a string"),
         ("bad.jsonl", '{"run_id": "r", "code": "x"}\nnot json\n', "line 2: invalid JSON"),
         (
             "bad.jsonl",

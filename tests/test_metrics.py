@@ -282,17 +282,24 @@ def test_behaviour_metrics_of_verdicts_edge_cases():
     assert constrained.R_behavioral == 0.5  # but they are in the pass vector
 
 
-def test_oer_counts_an_error_as_its_type_and_a_verdict_of_another_width_as_not_run():
-    """Where the oracle room's OER differed: it compared `actual` only (every error was the same
-    "no output") and refused verdicts of different widths; the reported OER keys an error by its
-    type and counts a sample without a full verdict as not run."""
+def test_oer_counts_every_error_as_one_output_and_a_verdict_of_another_width_as_not_run():
+    """OER is Ouyang et al.'s: every exception is one output whatever its type (their harness
+    records a non-zero exit), a timeout another; a sample without a full verdict is not run.
+    (The oracle room's old OER refused verdicts of different widths.)"""
     raised = compute_metrics(
         judged(
             verdict([False, True], [None, "1"], errors=["ValueError", None]),
             verdict([False, True], [None, "1"], errors=["TypeError", None]),
         )
     )
-    assert raised.OER == 0.5  # the oracle room's definition gave 1.0
+    assert raised.OER == 1.0  # skyt-tui once keyed an error by its type: 0.5
+    timed_out = compute_metrics(
+        judged(
+            verdict([False], [None], errors=["ValueError"]),
+            verdict([False], [None], errors=["Timeout"]),
+        )
+    )
+    assert timed_out.OER == 0.0  # a timeout is not an exception
     same_error = compute_metrics(
         judged(
             verdict([False], [None], errors=["ValueError"]),

@@ -336,7 +336,7 @@ def test_field_map_reads_a_studys_own_records(tmp_path, isolated_home, capsys):
         ("task=problem,colour=red", "--map: unknown key 'colour'"),
         ("task", "--map: 'task' is neither KEY=FIELD pairs nor a TOML mapping file"),
         ("code=", "--map: code must name a field"),
-        ("task=problem,code=missing", "record 1: field 'missing' must be a string"),
+        ("task=problem,code=missing", "record 1: field 'missing' is missing"),
     ],
 )
 def test_bad_field_map_is_one_line(tmp_path, isolated_home, capsys, mapping, message):

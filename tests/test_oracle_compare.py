@@ -18,7 +18,7 @@ from skyt_tui.engine.oracle.constraints import (
     forbidden_nodes_used,
     is_recursive,
 )
-from skyt_tui.engine.oracle.plan import Plan
+from skyt_tui.engine.oracle.plan import Plan, Prechecks
 from skyt_tui.engine.oracle.verdicts import (
     pass_at_k,
     values_match,
@@ -220,7 +220,7 @@ def test_any_stream_a_sample_writes_gives_a_verdict_never_a_crash(stream_frames,
         for body in (json.dumps(frame).encode() for frame in stream_frames)
     )
     result = RunResult(stream, b"", b"", 0, ProcessExit(0, None), None, False, None, None, 0.01)
-    verdict = plan.verdict(result, [], "reduced")
+    verdict = plan.verdict(result, Prechecks([], None), "reduced")
     assert len(verdict.tests) == len(plan.sandboxed)
     assert isinstance(verdict.reason, str)
 

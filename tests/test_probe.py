@@ -113,7 +113,9 @@ def test_generation_keeps_types_and_the_examples_shared_properties():
     assert 0 not in lengths and all(call.args[1] for call in generated.calls), (
         "no example is empty, so neither is an input"
     )
-    assert generated.rejected > 0
+    assert generated.rejected + len(generated.wide) > 0, (
+        "candidates outside the domain: rejected, or kept apart in the wide tier"
+    )
 
 
 def test_generation_is_deterministic_for_a_seed_and_across_processes():
@@ -131,7 +133,8 @@ def test_generation_is_deterministic_for_a_seed_and_across_processes():
         "from skyt_tui.engine.contracts.values import literal_text\n"
         f"c = contract_from_dict({CONTRACT!r})\n"
         "ex = [Call(([1.5, -2.0], 'xy', {'a': 1})), Call(([0.0], 'z', {'b': 2}))]\n"
-        "print(json.dumps([literal_text(x.args) for x in generate_inputs(c, ex, max_inputs=80, seed=7).calls]))\n"
+        "g = generate_inputs(c, ex, max_inputs=80, seed=7)\n"
+        "print(json.dumps([literal_text(x.args) for x in g.calls + g.wide]))\n"
     )
     from skyt_tui.engine.contracts.values import literal_text
 
@@ -146,7 +149,8 @@ def test_generation_is_deterministic_for_a_seed_and_across_processes():
             check=True,
         )
         texts.append(json.loads(done.stdout))
-    assert texts[0] == texts[1] == [literal_text(x.args) for x in first.calls]
+    assert first.wide, "the wide tier too"
+    assert texts[0] == texts[1] == [literal_text(x.args) for x in first.calls + first.wide]
 
 
 def test_a_declared_domain_replaces_the_inferred_one():
@@ -254,13 +258,14 @@ def test_inputs_outside_the_guard_or_where_the_reference_raises_are_not_disagree
     found = probe(oracle, guarded, [RIGHT, WRONG])
     assert [s.differs_from_reference for s in found.samples] == [False, False]
     assert found.guard_rejected > 0
-    assert found.generated - found.guard_rejected == found.counted
+    assert found.generated + found.generated_wide - found.guard_rejected == found.counted
     raising = contract(
         reference="def f(x):\n    if x < 0 and x != -2:\n        raise ValueError(x)\n    return abs(x)\n"
     )
     found = probe(oracle, raising, [RIGHT, WRONG])
     assert [s.differs_from_reference for s in found.samples] == [False, False]
-    assert 0 < found.counted < found.generated
+    assert 0 < found.counted < found.generated + found.generated_wide
+    assert found.reference_excluded > 0
 
 
 def test_without_a_reference_samples_are_compared_with_the_majority(oracle):
@@ -314,3 +319,95 @@ def test_sizes_the_examples_share_are_kept_and_small_integers_stay_above_one():
     )
     assert all(n >= 2 for *_, n in (c.args for c in calls)), "no example below 3: none below 2"
     assert max(n for *_, n in (c.args for c in calls)) > 22, "numbers go beyond twice the examples"
+
+
+# ---- beyond the inferred domain: the wide tier and the samples' majority -----------------------
+
+
+def list_contract(reference: str | None) -> Contract:
+    return contract(
+        id="largest",
+        prompt="Write f(xs) returning the largest number of the list xs, or 0 when it is empty.",
+        reference=reference,
+        tests=[
+            {"kind": "call", "args": [[3, 1, 2]], "expected": 3},
+            {"kind": "call", "args": [[5, 4]], "expected": 5},
+        ],
+    )
+
+
+LARGEST = [
+    "def f(xs):\n    return max(xs, default=0)\n",
+    "def f(xs):\n    return max(xs) if xs else 0\n",
+    "def f(xs):\n    return sorted(xs)[-1] if xs else 0\n",
+    "def f(xs):\n    if not xs:\n        return 0\n    return max(xs)\n",
+]
+RAISES_ON_EMPTY = "def f(xs):\n    return max(xs)\n"
+"""Passes both tests and every input in the inferred domain (no example is empty)."""
+
+
+def test_the_wide_tier_goes_beyond_the_inferred_domain_and_not_beyond_a_declared_one():
+    from skyt_tui.engine.contracts.values import literal_text
+    from skyt_tui.engine.probe.generate import WIDE_SHARE
+
+    examples = [Call(([3, 1, 2],)), Call(([5, 4],))]
+    generated = generate_inputs(list_contract(None), examples, max_inputs=100, seed=0)
+    wide = [c.args[0] for c in generated.wide]
+    assert 0 < len(wide) <= 100 // WIDE_SHARE
+    assert not {literal_text(c.args) for c in generated.wide} & {
+        literal_text(c.args) for c in generated.calls
+    }, "an input is in one tier only"
+    assert [] in wide and all(c.args[0] for c in generated.calls), "empty only in the wide tier"
+    assert any(type(n) is int and n < 0 for xs in wide for n in xs)
+    assert all(n >= 0 for c in generated.calls for n in c.args[0])
+    assert generated == generate_inputs(list_contract(None), examples, max_inputs=100, seed=0)
+    declared = contract(domain={"args": [{"type": "int", "min": -5, "max": 5}]})
+    assert generate_inputs(declared, [Call((3,))], max_inputs=50, seed=0).wide == ()
+
+
+def test_beyond_the_domain_an_input_counts_where_most_samples_agree_with_the_reference(oracle):
+    found = probe(oracle, list_contract(LARGEST[0]), [*LARGEST, RAISES_ON_EMPTY])
+    *right, wrong = found.samples
+    assert all(s.differs_from_reference is False for s in right)
+    assert wrong.differs_from_reference is True and wrong.behaviour == 2
+    shown = wrong.witness.to_dict("f")
+    assert shown["call"] == "f([])" and "ValueError" in shown["sample"]
+    assert shown["reference"] == "0"
+    assert found.counted_wide > 0 and found.counted == found.to_dict()["counted"]
+    split = probe(
+        oracle, list_contract(LARGEST[0]), [*LARGEST[:2], RAISES_ON_EMPTY, RAISES_ON_EMPTY]
+    )
+    assert [s.differs_from_reference for s in split.samples] == [False] * 4, (
+        "half the samples raise on []: the input is not counted, no one is flagged"
+    )
+
+
+HANGS_ON_NEGATIVES = (
+    "def f(xs):\n    while min(xs, default=0) < 0:\n        pass\n    return max(xs, default=0)\n"
+)
+NONE_ON_NEGATIVES = (
+    "def f(xs):\n    return max(xs, default=0) if all(x >= 0 for x in xs) else None\n"
+)
+
+
+def test_where_the_reference_hangs_samples_are_compared_with_their_majority(oracle):
+    found = probe(oracle, list_contract(HANGS_ON_NEGATIVES), [*LARGEST, NONE_ON_NEGATIVES])
+    assert 0 < found.reference_hung and found.counted_majority > 0
+    *right, odd = found.samples
+    assert all(s.differs_from_majority is False and not s.differs_from_reference for s in right)
+    assert odd.differs_from_majority is True and odd.differs_from_reference is False
+    shown = odd.witness.to_dict("f")
+    assert shown["against"] == "majority" and shown["sample"] == "None"
+    assert any(n < 0 for n in json.loads(shown["args_py"])[0])
+
+
+SLOW = "import time\n\ndef f(x):\n    time.sleep(0.035)\n    return abs(x)\n"
+"""Right on every input, but too slow to answer all of them within one timeout."""
+
+
+def test_a_sample_that_runs_out_of_time_is_run_again_from_where_it_stopped(oracle):
+    found = probe(oracle, contract(), [RIGHT, SLOW])
+    assert 0.035 * len(found.inputs) > 2.0, "more inputs than one timeout allows"
+    right, slow = found.samples
+    assert slow.run_status == "ok" and slow.differs_from_reference is False
+    assert slow.behaviour == right.behaviour and slow.witness is None

@@ -62,6 +62,7 @@ def test_names_are_unique_and_entries_complete():
             registry.METRICS_MODULE,
             registry.LITERATURE_MODULE,
             registry.STUDY_MODULE,
+            registry.PROBE_MODULE,
         )
         assert m.pair is None or registry.is_registered(m.pair)
         assert not m.study_table or m.study_row, m.name
@@ -124,6 +125,62 @@ def test_every_metric_a_run_computes_is_registered():
     not_metrics |= {"invariant_violations"}
     fields = {f.name for f in dataclasses.fields(RunMetrics)} - not_metrics
     assert fields == {m.name for m in registry.computed_in(registry.METRICS_MODULE)}
+
+
+def test_the_probe_metrics_are_registered_and_in_a_probed_runs_figures():
+    """The probe's per-run figures (docs/probe.md) were a list of their own, beside the registry."""
+    from skyt_tui.engine.contracts.contract import contract_from_dict
+    from skyt_tui.engine.probe.behaviour import ContractProbe, ProbeSettings, SampleProbe
+    from skyt_tui.engine.probe.report import PROBE_METRICS, run_probe_figures
+
+    probe_metrics = registry.computed_in(registry.PROBE_MODULE)
+    assert [m.name for m in probe_metrics] == [
+        "plausible_but_wrong",
+        "plausible_but_wrong_share",
+        "unlike_majority",
+        "behaviour_classes",
+        "R_behavioral_probe",
+    ]
+    assert all(m.needs == "probe" for m in probe_metrics)
+    assert registry.needing("probe") == {m.name for m in probe_metrics}
+    assert PROBE_METRICS == tuple((m.name, m.direction, m.description) for m in probe_metrics)
+    contract = contract_from_dict(
+        {
+            "schema_version": 1,
+            "id": "c",
+            "title": "C",
+            "difficulty": "easy",
+            "prompt": "p",
+            "entry": {"kind": "function", "name": "f"},
+            "reference": "def f(x):\n    return x\n",
+            "tests": [{"kind": "call", "args": [1], "expected": 1}],
+        }
+    )
+    probe = ContractProbe(
+        contract=contract,
+        settings=ProbeSettings(),
+        samples=(
+            SampleProbe("probed", differs_from_reference=False, behaviour=1),
+            SampleProbe("probed", differs_from_reference=True, behaviour=2),
+        ),
+        classes=((0,), (1,)),
+        reference_class=1,
+        examples=1,
+        skipped_examples=0,
+        generated=3,
+        rejected=0,
+        guard_rejected=0,
+        counted=3,
+        reference_status="ok",
+        rel_tol=None,
+        abs_tol=None,
+        tolerance_from="none",
+    )
+    figures = run_probe_figures(probe, [(True,), (True,)], [0, 1], 0)
+    for m in probe_metrics:
+        assert figures[m.name] is not None, m.name
+    assert (figures["plausible_but_wrong"], figures["behaviour_classes"]) == (1, 2)
+    assert figures["plausible_but_wrong_share"] == figures["R_behavioral_probe"] == 0.5
 
 
 def test_a_study_row_has_every_study_row_metric(tmp_path):

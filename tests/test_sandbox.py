@@ -15,7 +15,7 @@ import pytest
 from skyt_tui import locations
 from skyt_tui.engine.contracts.contract import load_contract
 from skyt_tui.engine.oracle.judge import Oracle
-from skyt_tui.engine.oracle.plan import _frames
+from skyt_tui.engine.oracle.plan import Prechecks, _frames
 from skyt_tui.engine.sandbox import pool as sandbox
 from skyt_tui.engine.sandbox import wire
 from skyt_tui.engine.sandbox.pool import Limits, SandboxError, SandboxPool, resolve_isolation
@@ -371,7 +371,7 @@ def test_the_next_job_waits_in_the_workers_pipe(mode):
         assert hang.result(timeout=10).lost == "the sandbox worker died"
         result = queued.result(timeout=10)
         assert result.lost is None
-        assert oracle._plan(contract).verdict(result, [], oracle.isolation).passed
+        assert oracle._plan(contract).verdict(result, Prechecks([], None), oracle.isolation).passed
 
 
 @pytest.mark.parametrize("mode", modes())
@@ -393,7 +393,7 @@ def test_a_dead_worker_loses_only_its_job_and_is_replaced(mode):
         os.killpg(first_pid, signal.SIGKILL)
         result = future.result(timeout=10)
         assert result.lost == "the sandbox worker died"
-        verdict = oracle._plan(contract).verdict(result, [], oracle.isolation)
+        verdict = oracle._plan(contract).verdict(result, Prechecks([], None), oracle.isolation)
         assert verdict.status == "worker_lost" and not verdict.passed
         assert oracle.check(contract, contract.reference).passed
         assert oracle._pool._slots[0].proc.pid != first_pid

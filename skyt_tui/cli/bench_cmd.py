@@ -241,7 +241,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     sub = commands.add_parser("contamination", help="items whose text shares 13-grams with FILE")
     sub.add_argument("name", metavar="NAME", help=NAME_HELP)
-    sub.add_argument("file", metavar="FILE", help="a text file (e.g. training data) to check")
+    sub.add_argument(
+        "file", metavar="FILE", help="a text file (e.g. training data) to check ('-': stdin)"
+    )
     sub.add_argument(
         "--all", action="store_true", help="list every item, not only the flagged ones"
     )

@@ -25,11 +25,12 @@ from skyt_tui.engine.contracts.contract import (
     DIFFICULTIES,
     CheckTest,
     Contract,
+    contract_from_dict,
     contract_to_toml_dict,
     load_contract,
 )
 from skyt_tui.engine.contracts.describe import call_text, describe_compliance, describe_test
-from skyt_tui.engine.errors import ContractError
+from skyt_tui.engine.errors import ContractError, InputError
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sources.importers import (
     WriteOutcome,
@@ -62,7 +63,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "validate", help="check contract files; exit 2 if any is invalid"
     )
     validate.add_argument(
-        "paths", metavar="PATH", nargs="+", type=Path, help="a .toml file or a folder of them"
+        "paths",
+        metavar="PATH",
+        nargs="+",
+        type=Path,
+        help="a .toml file or a folder of them ('-': one contract on stdin)",
     )
     add_json_option(validate)
     validate.set_defaults(handler=cmd_validate)
@@ -288,7 +293,7 @@ def validate_paths(paths: list[Path]) -> list[dict[str, Any]]:
     """One result per contract file: files as given, folders expanded to their *.toml files."""
     results: list[dict[str, Any]] = []
     for given in paths:
-        if given.is_dir():
+        if str(given) != "-" and given.is_dir():
             files = sorted(given.glob("*.toml"))
             if not files:
                 results.append(
@@ -317,11 +322,34 @@ def validate_paths(paths: list[Path]) -> list[dict[str, Any]]:
 
 
 def _validate_file(path: Path) -> dict[str, Any]:
+    from skyt_tui.engine.sources import files
+
     try:
-        contract = load_contract(path)
+        if files.is_stdin(path):
+            contract = _contract_from_stdin()
+        else:
+            contract = load_contract(path)
     except ContractError as exc:
         return {"path": str(path), "ok": False, "id": None, "error": str(exc)}
     return {"path": str(path), "ok": True, "id": contract.id, "error": None}
+
+
+def _contract_from_stdin() -> Contract:
+    """The contract TOML on standard input (`contracts validate -`)."""
+    import tomllib
+
+    from skyt_tui.engine.sources import files
+
+    where = files.label(files.STDIN)
+    try:
+        text = files.read_text(files.STDIN)
+    except InputError as exc:
+        raise ContractError(str(exc)) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ContractError(f"{where}: invalid TOML: {exc}") from None
+    return contract_from_dict(data, where)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

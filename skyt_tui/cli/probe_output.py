@@ -44,7 +44,8 @@ def print_probe(
     out.print(
         f"probed {summary['probed']} passing samples on {summary['inputs_counted']} counted inputs: "
         f"{summary['plausible_but_wrong']} differ from the reference "
-        f"({fmt3(summary['plausible_but_wrong_share'])}), {summary['behaviour_classes']} behaviour classes"
+        f"({fmt3(summary['plausible_but_wrong_share'])}), {summary['unlike_majority']} from the "
+        f"passing samples' majority, {summary['behaviour_classes']} behaviour classes"
     )
     for probe in probes:
         if len(probe.classes) > 1:

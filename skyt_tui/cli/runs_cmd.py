@@ -28,11 +28,12 @@ from skyt_tui.cli.output import (
 )
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
-from skyt_tui.engine.runs.run_import import stored_provenance
-from skyt_tui.engine.sources.recorded import assembly_label
+from skyt_tui.engine.runs.run_import import stored_provenance, tool_verdicts_line
+from skyt_tui.engine.sources.recorded import assembly_label, trivial_asserts_label
 
 NOT_COMPUTED = "not computed"
 
@@ -230,6 +231,11 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
         )
     if facts.get("assembly"):
         out.print(f"programs assembled: {assembly_label(facts['assembly'])}", markup=False)
+    verdicts = _tool_verdicts(run, analysis).get("tool_verdicts")
+    if verdicts:
+        out.print(printable(tool_verdicts_line(verdicts)), markup=False, soft_wrap=True)
+    if facts.get("trivial_asserts"):
+        out.print(trivial_asserts_label(facts["trivial_asserts"]), markup=False)
     if meta.label:
         out.print(f"label: {meta.label}", markup=False)
     if meta.note:
@@ -319,6 +325,13 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
         out.print(f"d_pre/d_post: {NOT_COMPUTED} (canon: {m.get('canon')})", markup=False)
 
 
+def _tool_verdicts(run: runs.StoredRun, analysis: dict[str, Any]) -> dict[str, Any]:
+    from skyt_tui.engine.runs.run_import import stored_tool_verdicts
+
+    verdicts = stored_tool_verdicts(run, analysis)
+    return {"tool_verdicts": verdicts} if verdicts is not None else {}
+
+
 def report_command(args: argparse.Namespace) -> int:
     apply_isolation_setting()
     tau = tau_of(args)
@@ -334,6 +347,7 @@ def report_command(args: argparse.Namespace) -> int:
             {
                 **report_dict(run, analysis, with_text=args.samples),
                 "provenance": stored_provenance(run),
+                **_tool_verdicts(run, analysis),
             },
         )
         return 0

@@ -27,6 +27,7 @@ from skyt_tui.cli.output import (
     print_json,
     print_table,
     with_stage_progress,
+    write_output_file,
 )
 
 
@@ -124,7 +125,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_json_option(report)
     report.add_argument(
-        "--csv", type=Path, metavar="FILE", help="write the summary CSV (one row per run)"
+        "--csv",
+        type=Path,
+        metavar="FILE",
+        help="write the summary CSV (one row per run); - writes only the CSV, to standard output",
     )
     report.add_argument(
         "--figures",
@@ -267,7 +271,6 @@ def delete_command(args: argparse.Namespace) -> int:
 def report_command(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from skyt_tui.engine import store
     from skyt_tui.engine.errors import InputError
     from skyt_tui.engine.studies.study import load_study
     from skyt_tui.engine.studies.study_report import (
@@ -284,6 +287,9 @@ def report_command(args: argparse.Namespace) -> int:
     if args.metric not in METRICS:
         raise InputError(f"--metric {args.metric!r}: choose one of {', '.join(METRICS)}")
     comparisons_wanted = [parse_comparison(text) for text in args.compare]
+    csv_to_stdout = args.csv is not None and str(args.csv) == "-"
+    if csv_to_stdout and args.json:
+        raise InputError("--csv - and --json both write to standard output; give --csv a file")
     if args.csv is not None:
         check_output_file(args.csv, "--csv")
     if args.figures is not None:  # everything asked for is checked before the analysis starts
@@ -312,8 +318,10 @@ def report_command(args: argparse.Namespace) -> int:
     aggregation = aggregate(rows, args.metric)
     comparisons = [compare(rows, args.metric, *wanted) for wanted in comparisons_wanted]
     if args.csv is not None:  # first: the CSV is kept whatever the figures meet
-        store.atomic_write_text(args.csv, summary_csv(rows))
+        write_output_file(args.csv, summary_csv(rows), "--csv")
     figures = write_figures(rows, aggregation, args.figures) if args.figures is not None else []
+    if csv_to_stdout:
+        return 0
     if args.json:
         print_json("study_report", report_dict(study, rows, aggregation, comparisons, figures))
         return 0
@@ -355,6 +363,8 @@ def _p(value: float | None) -> str:
 
 
 def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
+    from skyt_tui.engine.studies.stats import POOLED_NOTE
+
     out = console()
     metric = aggregation.metric
     out.print(
@@ -481,6 +491,8 @@ def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
                 markup=False,
                 soft_wrap=True,
             )
+        if comparison.rates:
+            out.print(f"  pass rates {POOLED_NOTE}.", markup=False, soft_wrap=True, style="dim")
     if args.csv is not None:
         out.print(f"wrote {len(rows)} run rows to {args.csv}", markup=False)
     for path in figures:

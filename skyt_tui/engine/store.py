@@ -550,32 +550,6 @@ def read_jsonl(
     return records
 
 
-def read_jsonl_rows(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """Every row of a JSONL file someone else wrote (recorded samples, problems), with its line number.
-
-    Unlike `read_jsonl` (the store's own logs) nothing is forgiven: any line that is
-    not a JSON object, torn or not, is one `InputError` naming the file and line.
-    Blank lines are skipped.
-    """
-    path = Path(path)
-    try:
-        text = read_text(path, error=InputError)
-    except FileNotFoundError:
-        raise InputError.at(path, "no such file") from None
-    rows: list[tuple[int, dict[str, Any]]] = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = loads_json(line)
-        except JsonProblem as exc:
-            raise InputError.at(path, f"line {number}: invalid JSON ({exc})") from None
-        if not isinstance(row, dict):
-            raise InputError.at(path, f"line {number}: expected a JSON object")
-        rows.append((number, row))
-    return rows
-
-
 def _is_torn_fragment(lines: list[bytes], number: int) -> bool:
     """A fragment that `_repair_torn_tail` closed: unparseable and not valid JSON start-to-end.
 

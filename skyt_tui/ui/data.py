@@ -306,6 +306,15 @@ def run_texts(run: runs.StoredRun, analysis: StoredAnalysis) -> RunTexts:
     return stored_run_texts(run, analysis.document)
 
 
+def tool_verdicts_line(run: runs.StoredRun, analysis: StoredAnalysis) -> str | None:
+    """For a run imported from another tool's file that judged its samples: that tool's pass
+    rate beside skyt-tui's and the disagreements (as `report` prints it); else None."""
+    from skyt_tui.engine.runs.run_import import stored_tool_verdicts, tool_verdicts_line
+
+    verdicts = stored_tool_verdicts(run, analysis.document)
+    return tool_verdicts_line(verdicts) if verdicts else None
+
+
 def is_demo(meta: runs.RunMeta | None) -> bool:
     return meta is not None and (meta.origin.get("kind") == "demo" or meta.label == DEMO_LABEL)
 

@@ -14,7 +14,7 @@ import sys
 from skyt_tui.engine.analysis.pipeline import analyze_run
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.measure.normalize import LEVELS
-from skyt_tui.engine.sources.recorded import load_sources
+from skyt_tui.engine.sources.recorded import load_sources, resolve_contracts
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,7 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--section", default="heatmap")
     args = parser.parse_args(argv)
     try:
-        analyses = [analyze_run(run, level=args.level) for run in load_sources(args.sources)]
+        runs = resolve_contracts(load_sources(args.sources), require=False)
+        analyses = [analyze_run(run, level=args.level) for run in runs]
     except SkytError as exc:
         print(f"skyt-tui: error: {exc}", file=sys.stderr)
         return exc.exit_code

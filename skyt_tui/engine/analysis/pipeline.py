@@ -18,6 +18,7 @@ computed: no contract → no oracle, hence no canon and no repair.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -55,7 +56,7 @@ from skyt_tui.engine.measure.tree_distance import (
     tree_pairwise_matrix,
 )
 from skyt_tui.engine.oracle.judge import Oracle
-from skyt_tui.engine.oracle.verdicts import Verdict
+from skyt_tui.engine.oracle.verdicts import TestOutcome, Verdict
 from skyt_tui.engine.probe.behaviour import ContractProbe, ProbeSettings, probe_contracts
 from skyt_tui.engine.probe.report import run_probe_figures
 from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
@@ -842,12 +843,29 @@ def _tree_distances(
 
 
 def output_keys(verdict: Verdict) -> tuple[str, ...]:
-    """Per-test output keys for OER: the canonical actual value, or `!` + error type when none.
+    """Per-test output keys for OER (`output_key`); constraint outcomes have no output and are left out."""
+    return tuple(output_key(t) for t in verdict.tests if t.kind != "constraint")
 
-    Constraint outcomes have no output and are left out.
+
+def output_key(outcome: TestOutcome) -> str:
+    """A test's output for OER: the canonical actual value, or `!` + the error's type when the test
+    produced no value of its own — it did not run, timed out, the program did not compile or load
+    (`!SyntaxError`, `!LoadError`, …), the call raised (`!ValueError`, also where a `raises` test
+    expected it), the class's constructor raised, or a check stopped on an error that is not a
+    failed assert (the candidate's exception, or one the check hit on what the candidate returned).
+    `measure.metrics.ERROR_PREFIX` marks these keys; the metrics read nothing else from them.
     """
-    return tuple(
-        t.actual if t.actual is not None else f"!{t.error_type or 'none'}"
-        for t in verdict.tests
-        if t.kind != "constraint"
-    )
+    if outcome.actual is None:
+        return f"!{outcome.error_type or 'none'}"
+    if outcome.kind == "check":
+        if not outcome.passed and outcome.error_type not in (None, "AssertionError"):
+            return f"!{outcome.error_type}"
+        return outcome.actual
+    if outcome.kind in ("call", "raises", "ood", "stateful") and outcome.actual.startswith('{"$'):
+        try:
+            value = json.loads(outcome.actual)
+        except ValueError:
+            return outcome.actual
+        if isinstance(value, dict) and isinstance(value.get("$raised"), str):
+            return f"!{value['$raised']}"
+    return outcome.actual

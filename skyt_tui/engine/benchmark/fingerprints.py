@@ -17,7 +17,9 @@ tokens, cannot be checked and are reported as such.
 from __future__ import annotations
 
 import hashlib
+import io
 import re
+import sys
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -105,6 +107,14 @@ class ContaminationReport:
 
 
 def _file_lines(path: Path) -> Iterable[str]:
+    if str(path) == "-":
+        # standard input is streamed like a file, whatever its size (never read whole)
+        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
+        try:
+            yield from stream
+        finally:
+            stream.detach()  # standard input stays open
+        return
     try:
         handle = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115 - closed below
     except FileNotFoundError:
@@ -149,4 +159,5 @@ def check_contamination(
         else:
             status = "checked"
         overlaps.append(ItemOverlap(item.id, status, len(grams), len(grams & found)))
-    return ContaminationReport(file=str(path), file_tokens=file_tokens, items=tuple(overlaps))
+    shown = "<stdin>" if str(path) == "-" else str(path)
+    return ContaminationReport(file=shown, file_tokens=file_tokens, items=tuple(overlaps))

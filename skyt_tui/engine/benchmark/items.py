@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import json
 import math
 from array import array
@@ -179,10 +180,19 @@ class BenchmarkData:
         return hasher.hexdigest()
 
 
+def _open_text(path: Path | str, newline: str | None = None) -> io.TextIOBase:
+    """The file to read (`-`: standard input, read once through the sources room's reader)."""
+    from skyt_tui.engine.sources import files
+
+    if files.is_stdin(path):
+        return io.StringIO(files.read_text(path), newline=newline)
+    return open(path, encoding="utf-8", newline=newline)  # noqa: SIM115 - closed by the caller
+
+
 def _jsonl_records(path: Path) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for every non-blank line; undecodable lines raise located errors."""
     try:
-        handle = open(path, encoding="utf-8")  # noqa: SIM115 - closed below
+        handle = _open_text(path)
     except FileNotFoundError:
         raise InputError.at(path, "no such file") from None
     except IsADirectoryError:
@@ -313,7 +323,7 @@ def read_systems_jsonl(path: Path | str) -> tuple[SystemInfo, ...]:
 
 def _csv_rows(path: Path) -> Iterator[tuple[int, list[str]]]:
     try:
-        handle = open(path, encoding="utf-8", newline="")  # noqa: SIM115 - closed below
+        handle = _open_text(path, newline="")
     except FileNotFoundError:
         raise InputError.at(path, "no such file") from None
     except IsADirectoryError:

@@ -209,7 +209,7 @@ def check_target(provider: str, text: str) -> str | None:
     elif provider == "replay":
         if not text:
             return "required: the file or folder of recorded answers"
-        if not Path(text).expanduser().exists():
+        if text != "-" and not Path(text).expanduser().exists():
             return f"no such file or folder: {text}"
     return None
 

@@ -1,14 +1,20 @@
 """Metrics other studies of LLM code non-determinism report, computed from one run's samples.
 
 Ouyang et al. (TOSEM 2024, "An Empirical Study of the Non-determinism of ChatGPT
-in Code Generation"): the test pass rate of each sample (mean, variance and
-largest difference across samples), the output equivalence rate per test case
-(OER, and OER_ow over the test cases where no sample raised or timed out),
-and two token-level similarities of each sample to the first one: LCS (the
-longest common block of tokens over the longer sequence) and LED (token
-Levenshtein distance over the longer sequence). SKYT's P_τ at several τ and
-the spread (population std) of d_pre/d_post come with them. docs/metrics.md
-defines each with a worked example.
+in Code Generation") released their pipeline (github.com/CodeHero0/Nondeterminism-of-ChatGPT-in-Code-Generation,
+`syntactic_similarity_OER.py`, `measurement_summary_draw_heatmap.py`); their metrics
+carry their names here and are computed as that code computes them: the test pass
+rate of each sample (mean, variance and largest difference across samples), the
+output equivalence rate per test case (OER, and OER_ow counting only test cases
+where the common output is a value, not an exception or a timeout), and two
+similarities of each later sample to the first one over whitespace-separated
+tokens: LCS (the longest matching block difflib's `SequenceMatcher` finds, over
+the first sample's token count) and LED (the raw token edit distance).
+skyt-tui's own variants have names of their own: `token_block_share` and
+`token_edit_share` (Python tokens, over the longer sample, both in [0, 1]).
+SKYT's P_τ at several τ and the spread (population std) of d_pre/d_post come with
+them. docs/metrics.md defines each with a worked example and the line of the
+authors' code it follows.
 """
 
 from __future__ import annotations
@@ -18,17 +24,21 @@ import math
 import re
 import tokenize
 from collections.abc import Iterable, Sequence
+from difflib import SequenceMatcher
 from functools import lru_cache
 from typing import Any
 
 from rapidfuzz.distance import Levenshtein
 
-from skyt_tui.engine.measure.metrics import agreeing_tests, behaviour_keys
+from skyt_tui.engine.measure.metrics import (
+    ERROR_PREFIX,
+    agreeing_tests,
+    behaviour_keys,
+    compared_output,
+)
 from skyt_tui.engine.measure.records import SampleAnalysis
 from skyt_tui.engine.measure.registry import DEFAULT_TAUS
 
-ERROR_PREFIX = "!"
-"""An output key starting with this is an exception, timeout or a test that never ran."""
 _SKIPPED_TOKENS = {
     tokenize.ENCODING,
     tokenize.ENDMARKER,
@@ -42,8 +52,15 @@ _FALLBACK_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
 @lru_cache(maxsize=4096)
+def whitespace_tokens(code: str) -> tuple[str, ...]:
+    """Ouyang et al.'s tokens: `code.split()` (syntactic_similarity_OER.py line 233,
+    `code_candidates.append(code_res['code'].split())`)."""
+    return tuple(code.split())
+
+
+@lru_cache(maxsize=4096)
 def code_tokens(code: str) -> tuple[str, ...]:
-    """Python tokens of `code` without layout (newlines, indents) or comments.
+    """Python tokens of `code` without layout (newlines, indents) or comments (skyt-tui's variants).
 
     Code the tokenizer rejects (unbalanced brackets, a cut-off string) is split
     into words and single punctuation characters instead, so every sample has tokens.
@@ -58,8 +75,32 @@ def code_tokens(code: str) -> tuple[str, ...]:
         return tuple(_FALLBACK_TOKEN.findall(code))
 
 
+def ouyang_lcs(first: Sequence[str], other: Sequence[str]) -> float:
+    """Ouyang et al.'s LCS rate of one sample against the first.
+
+    The longest matching block `SequenceMatcher(None, first, other)` finds (its default
+    junk heuristic included: in a sequence of 200 tokens or more, a token making up over 1%
+    of it is not used to start a match), over the first sample's token count; 0 when the
+    first sample has no tokens. Their lines 197–200 (`LCS`: `find_longest_match(0,
+    len(list1), 0, len(list2))`) and 244–247 (`len(LCS(...)) / len(code_candidates[0])`,
+    else 0).
+    """
+    if not first:
+        return 0.0
+    match = SequenceMatcher(None, first, other).find_longest_match(0, len(first), 0, len(other))
+    return match.size / len(first)
+
+
+def ouyang_led(first: Sequence[str], other: Sequence[str]) -> int:
+    """Ouyang et al.'s LED of one sample against the first: the token edit distance, unit costs,
+    no transpositions (their line 167, `nltk.edit_distance(code_candidates[0],
+    code_candidates[i])`)."""
+    return int(Levenshtein.distance(list(first), list(other)))
+
+
 def lcs_ratio(a: Sequence[str], b: Sequence[str]) -> float:
-    """Length of the longest common contiguous block of tokens over the longer length; 1 for two empty."""
+    """skyt-tui's block share: the longest common contiguous block of tokens (exact, no junk
+    heuristic) over the longer length; 1 for two empty."""
     longest = max(len(a), len(b))
     if longest == 0:
         return 1.0
@@ -124,7 +165,10 @@ def led(a: Sequence[str], b: Sequence[str]) -> tuple[int, float]:
 def sample_pass_rates(samples: Sequence[SampleAnalysis]) -> list[float] | None:
     """Each sample's share of passed tests, in sample order; None when the oracle did not run.
 
-    A sample that never ran its tests (no pass vector) passed none of them.
+    A sample that never ran its tests (no pass vector) passed none of them, as a sample without
+    test outcomes has rate 0 in Ouyang et al.'s `test_case_pass_rate_among5` (lines 209–212);
+    `spread` gives their per-task mean, `np.var` (population variance) and max − min
+    (measurement_summary_draw_heatmap.py lines 139–141).
     """
     if not samples or all(s.pass_vector is None for s in samples):
         return None
@@ -149,49 +193,61 @@ def spread(values: Sequence[float]) -> dict[str, float]:
 
 
 def output_equivalence(outputs: Sequence[Sequence[str]]) -> dict[str, Any]:
-    """OER over per-sample output rows (one key per test case, same length).
+    """Ouyang et al.'s OER and OER_ow over per-sample output rows (one key per test case, same length).
 
     OER: share of test cases on which every sample gives the same output (`metrics.agreeing_tests`,
-    as the run's reported OER; None here when there are no test cases, 0 there).
-    OER_ow: the same share counted only over test cases where no sample raised,
-    timed out or did not run (None when every test case had one).
+    every exception one output and every timeout one, as the run's OER; their lines 148–154,
+    `len(output_set) == 1`, over `len(case_status)` of the first sample, lines 176 and 188).
+    OER_ow: share of the test cases on which every sample gives the same *value*: the test
+    cases where all agree on an exception, a failed compile or load, or a timeout are not
+    counted (their `same_output_between_5_correct`, lines 155–162, over the same number of
+    test cases, line 189). Both None when there are no test cases. Their line 155 compares with
+    `'timeout'` while their HumanEval harness writes `'Timeout'` (intermedia_analyze.py line 67),
+    so on HumanEval their OER_ow counts a test case every sample timed out on; here a timeout
+    is never a value, as that line means and as it works on their other two datasets.
     """
     equal = agreeing_tests(outputs)
     tests = len(equal)
-    normal = [not any(row[i].startswith(ERROR_PREFIX) for row in outputs) for i in range(tests)]
-    n_normal = sum(normal)
+    equal_values = [
+        same and not compared_output(outputs[0][i]).startswith(ERROR_PREFIX)
+        for i, same in enumerate(equal)
+    ]
     return {
         "tests": tests,
         "OER": sum(equal) / tests if tests else None,
-        "OER_ow": (sum(e and ok for e, ok in zip(equal, normal)) / n_normal) if n_normal else None,
-        "tests_ow": n_normal,
+        "OER_ow": sum(equal_values) / tests if tests else None,
     }
 
 
 def similarity_to_first(codes: Sequence[str]) -> dict[str, float | None]:
-    """Mean LCS and LED (normalised) of each later sample against the first; None with one sample.
+    """Mean over the later samples of each one's similarity to the first; None with one sample.
 
-    Each distinct text is compared once (LLM samples often repeat each other).
+    `LCS` and `LED` are Ouyang et al.'s (whitespace tokens; LED in edits, not normalised):
+    per task they report the mean over the 4 later samples (measurement_summary_draw_heatmap.py
+    lines 162–170, `np.mean(case)`). `token_block_share` and `token_edit_share` are skyt-tui's
+    (Python tokens, over the longer sample). Each distinct text is compared once (LLM samples
+    often repeat each other).
     """
+    names = ("LCS", "LED", "token_block_share", "token_edit_share")
     if len(codes) < 2:
-        return {"LCS": None, "LED": None, "LED_edits": None}
-    first = code_tokens(codes[0])
-    measured: dict[str, tuple[float, int, float]] = {codes[0]: (1.0, 0, 0.0)}
-    lcs, led_norm, edits = [], [], []
+        return dict.fromkeys(names)
+    first_words = whitespace_tokens(codes[0])
+    first_tokens = code_tokens(codes[0])
+    measured: dict[str, tuple[float, float, float, float]] = {}
+    columns: list[list[float]] = [[], [], [], []]
     for code in codes[1:]:
         if code not in measured:
-            tokens = code_tokens(code)
-            measured[code] = (lcs_ratio(first, tokens), *led(first, tokens))
-        ratio, count, share = measured[code]
-        lcs.append(ratio)
-        edits.append(float(count))
-        led_norm.append(share)
+            words, tokens = whitespace_tokens(code), code_tokens(code)
+            measured[code] = (
+                ouyang_lcs(first_words, words),
+                float(ouyang_led(first_words, words)),
+                lcs_ratio(first_tokens, tokens),
+                led(first_tokens, tokens)[1],
+            )
+        for column, value in zip(columns, measured[code]):
+            column.append(value)
     n = len(codes) - 1
-    return {
-        "LCS": math.fsum(lcs) / n,
-        "LED": math.fsum(led_norm) / n,
-        "LED_edits": math.fsum(edits) / n,
-    }
+    return {name: math.fsum(column) / n for name, column in zip(names, columns)}
 
 
 def p_tau(distances: Sequence[float], taus: Iterable[float] = DEFAULT_TAUS) -> dict[str, float]:
@@ -209,7 +265,7 @@ def literature_metrics(
     """Every metric of this module for one run; a value is None when its inputs do not exist.
 
     `samples` in generation order; `codes` the samples' code in the same order
-    (for LCS/LED), or None to leave those out.
+    (for LCS, LED and skyt-tui's token shares), or None to leave those out.
     """
     samples = sorted(samples, key=lambda s: s.index)
     taus = tuple(taus)
@@ -228,8 +284,8 @@ def literature_metrics(
     else:
         out["OER"] = out["OER_ow"] = out["tests"] = None
     similarity = similarity_to_first(list(codes)) if codes is not None else {}
-    out["LCS"] = similarity.get("LCS")
-    out["LED"] = similarity.get("LED")
+    for name in ("LCS", "LED", "token_block_share", "token_edit_share"):
+        out[name] = similarity.get(name)
     for stage in ("pre", "post"):
         values = [getattr(s, f"d_{stage}") for s in samples]
         if samples and all(v is not None for v in values):

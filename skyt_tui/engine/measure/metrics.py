@@ -250,13 +250,33 @@ def behaviour_keys(
     return vectors, outputs
 
 
+ERROR_PREFIX = "!"
+"""An output key starting with this is no value: an exception, a failed compile or load, a timeout,
+a test that never ran (`analysis.pipeline.output_key`)."""
+TIMED_OUT = frozenset({"!Timeout", "!CpuLimit"})
+"""Output keys of a test stopped for running too long (wall clock or CPU time)."""
+ERROR_OUTPUT = "!error"
+TIMEOUT_OUTPUT = "!timeout"
+
+
+def compared_output(key: str) -> str:
+    """One test's output as Ouyang et al. compare outputs: a value as itself, every timeout as one
+    output, and every other error (any exception, a failed compile or load, a crash, a test that
+    never ran) as one output, whatever its type — their harness records an exception as the
+    process's non-zero exit ("execution error: 1") and a timeout as "Timeout"."""
+    if not key.startswith(ERROR_PREFIX):
+        return key
+    return TIMEOUT_OUTPUT if key in TIMED_OUT else ERROR_OUTPUT
+
+
 def agreeing_tests(outputs: Sequence[Sequence[str]]) -> list[bool]:
-    """Per test case: did every sample give the same output key? OER is the share of these
-    (here and in `literature.output_equivalence`); rows are one sample's keys each, one per test."""
+    """Per test case: did every sample give the same output (`compared_output`)? OER is the share
+    of these (here and in `literature.output_equivalence`); rows are one sample's keys each, one
+    per test."""
     tests = len(outputs[0]) if outputs else 0
     if any(len(row) != tests for row in outputs):
         raise ValueError("every sample needs one output per test case")
-    return [len({row[i] for row in outputs}) == 1 for i in range(tests)]
+    return [len({compared_output(row[i]) for row in outputs}) == 1 for i in range(tests)]
 
 
 def _behaviour_metrics(samples: Sequence[SampleAnalysis]) -> dict[str, Any]:

@@ -23,12 +23,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 Direction = Literal["higher", "lower", "neither"]
-Unit = Literal["share", "distance", "difference", "spread", "count", "bits"]
-Needs = Literal["code", "oracle", "canon"]
+Unit = Literal["share", "distance", "difference", "spread", "count", "bits", "edits"]
+Needs = Literal["code", "oracle", "canon", "probe"]
 
 METRICS_MODULE = "skyt_tui.engine.measure.metrics"
 LITERATURE_MODULE = "skyt_tui.engine.measure.literature"
 STUDY_MODULE = "skyt_tui.engine.studies.study_report"
+PROBE_MODULE = "skyt_tui.engine.probe.report"
+"""Probe figures: reported only for a probed run (`run_probe_figures`, docs/probe.md)."""
 
 DEFAULT_TAUS = (0.05, 0.10, 0.15, 0.20)
 """SKYT's summary reports P_τ (its R_repair_at_τ) at these four thresholds."""
@@ -46,11 +48,12 @@ class Metric:
     """Which way is better for repeatability (or correctness): higher, lower, or neither."""
     unit: Unit
     """share / distance: in [0, 1]; difference: in [-1, 1]; spread: a std, variance or range;
-    count: a whole number; bits: an entropy."""
+    count: a whole number; bits: an entropy; edits: a mean number of token edits."""
     computed_in: str
     """The module whose output holds it under this name."""
     needs: Needs = "code"
-    """What must have run: only the samples' code, the oracle, or the canon (and so the oracle)."""
+    """What must have run: only the samples' code, the oracle, the canon (and so the oracle), or
+    a probe (the oracle, then the passing samples on generated inputs)."""
     label: str = ""
     """A short header for narrow tables (the app's Runs list); the name when empty."""
     pair: str | None = None
@@ -458,8 +461,8 @@ REGISTRY: tuple[Metric, ...] = (
     ),
     Metric(
         "OER",
-        "share of tests on which every sample produced the same output (an error counting as "
-        "its type)",
+        "share of tests on which every sample produced the same output, every exception one output "
+        "and every timeout one (Ouyang et al.)",
         "higher",
         "share",
         METRICS_MODULE,
@@ -470,7 +473,8 @@ REGISTRY: tuple[Metric, ...] = (
     ),
     Metric(
         "OER_ow",
-        "OER over the tests where no sample raised, timed out or did not run (Ouyang et al.)",
+        "share of tests on which every sample produced the same value, not an exception or a "
+        "timeout, over all tests (Ouyang et al.)",
         "higher",
         "share",
         LITERATURE_MODULE,
@@ -519,8 +523,8 @@ REGISTRY: tuple[Metric, ...] = (
     ),
     Metric(
         "LCS",
-        "mean over later samples of the longest common token block with the first sample, over "
-        "the longer token count (Ouyang et al.)",
+        "mean over later samples of the longest matching block of whitespace tokens with the "
+        "first sample, over the first sample's token count (Ouyang et al.)",
         "higher",
         "share",
         LITERATURE_MODULE,
@@ -529,8 +533,28 @@ REGISTRY: tuple[Metric, ...] = (
     ),
     Metric(
         "LED",
-        "mean over later samples of the token Levenshtein distance to the first sample, over the "
-        "longer token count (Ouyang et al.)",
+        "mean over later samples of the whitespace-token edit distance to the first sample, in "
+        "edits (Ouyang et al.)",
+        "lower",
+        "edits",
+        LITERATURE_MODULE,
+        study_row=True,
+        study_table=True,
+    ),
+    Metric(
+        "token_block_share",
+        "mean over later samples of the longest common block of Python tokens with the first "
+        "sample, over the longer token count (skyt-tui's normalised LCS)",
+        "higher",
+        "share",
+        LITERATURE_MODULE,
+        study_row=True,
+        study_table=True,
+    ),
+    Metric(
+        "token_edit_share",
+        "mean over later samples of the Python-token edit distance to the first sample, over the "
+        "longer token count (skyt-tui's normalised LED)",
         "lower",
         "distance",
         LITERATURE_MODULE,
@@ -538,6 +562,47 @@ REGISTRY: tuple[Metric, ...] = (
         study_table=True,
     ),
     *_per_tau(),
+    Metric(
+        "plausible_but_wrong",
+        "passing samples that differ from the reference on a probe input",
+        "lower",
+        "count",
+        PROBE_MODULE,
+        needs="probe",
+    ),
+    Metric(
+        "plausible_but_wrong_share",
+        "plausible_but_wrong over the probed passing samples (contracts with a reference)",
+        "lower",
+        "share",
+        PROBE_MODULE,
+        needs="probe",
+    ),
+    Metric(
+        "unlike_majority",
+        "passing samples that differ from most passing samples on a probe input the reference "
+        "gave no result on (without a reference: on any counted input)",
+        "lower",
+        "count",
+        PROBE_MODULE,
+        needs="probe",
+    ),
+    Metric(
+        "behaviour_classes",
+        "behaviour classes among the probed passing samples (agreement on every counted input)",
+        "lower",
+        "count",
+        PROBE_MODULE,
+        needs="probe",
+    ),
+    Metric(
+        "R_behavioral_probe",
+        "modal share of (test pass/fail vector, probe behaviour class) pairs; at most R_behavioral",
+        "higher",
+        "share",
+        PROBE_MODULE,
+        needs="probe",
+    ),
 )
 """Every metric, in the registry's (the study's) order."""
 

@@ -4,10 +4,11 @@ d_tree(a, b) = min(1, TED(A, B) / max(|A|, |B|)), where A and B are the ASTs of
 the two (normalised) texts, |T| counts nodes, and TED is the Zhang–Shasha tree
 edit distance with unit costs for inserting, deleting and relabelling a node.
 This is the TSED measure (1 − d_tree is TSED's similarity). A node's label is
-its AST type plus the name or value it carries (`Name:x`, `Constant:1`,
-`FunctionDef:f`); load/store contexts are left out. Two texts that do not both
-parse (or that are not both measurable: at most `MAX_TREE_NODES` nodes and
-`syntax.MAX_DEPTH` levels) are at distance 0 when equal and 1 otherwise.
+its AST type plus every name, number or flag it carries (`Name:x`, `Constant:int:1`,
+`FunctionDef:f`, `ImportFrom:a:0`, `Global:x`: `node_label`); load/store contexts are
+left out. Two texts that do not both parse (or that are not both measurable: at most
+`MAX_TREE_NODES` nodes and `syntax.MAX_DEPTH` levels) are at distance 0 when equal and
+1 otherwise.
 
 The Zhang–Shasha algorithm is implemented twice, with identical results: in C
 (`_ted.c`, built with the package as the optional extension
@@ -76,14 +77,23 @@ def _label_id(label: str) -> int:
 
 
 def node_label(node: ast.AST) -> str:
+    """The node's AST type and what it carries that is not a child node: a constant as
+    `Constant:type:repr`; otherwise each field holding a name, a number or a flag (a string,
+    an integer, a list of strings), in the node type's field order, after a colon each:
+    `Name:x`, `FunctionDef:f`, `ImportFrom:a.b:1` (module, relative level),
+    `alias:numpy:np`, `Global:a,b`, `comprehension:0` (not async). Load/store contexts
+    are children and are left out (`_children`)."""
     kind = type(node).__name__
-    for field in ("id", "name", "attr", "arg"):
-        value = getattr(node, field, None)
-        if isinstance(value, str):
-            return f"{kind}:{value}"
     if isinstance(node, ast.Constant):
         return f"{kind}:{type(node.value).__name__}:{node.value!r}"
-    return kind
+    parts = [kind]
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if isinstance(value, str | int):
+            parts.append(str(value))
+        elif isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            parts.append(",".join(value))
+    return ":".join(parts)
 
 
 def _children(node: ast.AST) -> list[ast.AST]:

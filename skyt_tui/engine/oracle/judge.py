@@ -9,7 +9,10 @@ sample cannot pass by returning an object whose `__eq__` says True, printing
 separate sandboxed process that only talks to the sample by value (see
 `sandbox.worker.check`).
 
-
+A test's outcome does not depend on the tests before it: when a run's time runs out, the
+test it was on is run again first in a fresh process if tests ran before it in that run,
+and is marked timed out only when it ran out of time first in its own run; the tests
+after it then run in a fresh process too (`Oracle._judge`).
 
 Pass rule (`verdicts`): the sample ran to the end (status "ok"), every
 out-of-domain input and constraint holds, and the share of the contract's tests
@@ -29,9 +32,9 @@ from skyt_tui.engine.contracts.contract import (
     Contract,
 )
 from skyt_tui.engine.oracle.outputs import Call, CallsPlan, CallsResult
-from skyt_tui.engine.oracle.plan import Plan
+from skyt_tui.engine.oracle.plan import TOO_LONG, Plan, Prechecks
 from skyt_tui.engine.oracle.verdicts import Verdict
-from skyt_tui.engine.sandbox.pool import Limits, SandboxPool
+from skyt_tui.engine.sandbox.pool import Limits, RunResult, SandboxPool
 
 
 class Oracle:
@@ -109,7 +112,7 @@ class Oracle:
                 entries.append(("done", early))
                 continue
             future = self._pool.submit({**plan.payload, "program": code}, contract.oracle.timeout_s)
-            entries.append(("run", plan, checks, future))
+            entries.append(("run", plan, code, checks, future))
         kept: dict[int, Verdict] = {}
         originals = {entry[1] for entry in entries if entry[0] == "copy"}
         for position, entry in enumerate(entries):
@@ -118,12 +121,88 @@ class Oracle:
             elif entry[0] == "done":
                 verdict = entry[1]
             else:
-                _, plan, checks, future = entry
-                verdict = plan.verdict(future.result(), checks, self.isolation, self._pool.limits)
+                _, plan, code, checks, future = entry
+                verdict = self._judge(plan, code, checks, future.result())
             if position in originals:
                 kept[position] = verdict
             entries[position] = ()  # let the job's data go as soon as its verdict is out
             yield verdict
+
+    def _judge(
+        self,
+        plan: Plan,
+        code: str,
+        checks: Prechecks,
+        result: RunResult,
+    ) -> Verdict:
+        """The verdict of a sample from its first run, and from fresh runs after a timeout.
+
+        When a run stops for running too long after the program loaded, the test it was on
+        (the first without a result, in the order a run reaches them) either ran first in
+        that run — then it timed out on its own and is marked so — or ran after others, whose
+        time it shared — then it is run again, first, in a fresh process. The tests without
+        a result run in a fresh process (a new sample and checker from the zygote, every
+        isolation layer as before), until a run ends without running out of time. So each
+        test that times out costs at most two runs, and a sample that loops on every input
+        takes one run per test.
+        """
+        limits = self._pool.limits
+        run = plan.read(result, limits)
+        if not (run.status in TOO_LONG and run.loaded):
+            return plan.finish(
+                run.status,
+                run.reason,
+                run.outcomes,
+                checks,
+                self.isolation,
+                run.elapsed,
+                run.output,
+            )
+        order = plan.order
+        outcomes = dict(run.outcomes)
+        start, runs, elapsed, output = 0, 1, run.elapsed, run.output
+        first_timeout: tuple[str, str] | None = None
+        while run.status in TOO_LONG and run.loaded:
+            missing = [p for p in range(start, len(order)) if order[p] not in outcomes]
+            if not missing:
+                break
+            if missing[0] == start:  # it had the run to itself: it timed out on its own
+                stuck = order[start]
+                outcomes[stuck] = plan.timed_out(stuck, run.reason)
+                slot = plan.slots[stuck]
+                first_timeout = first_timeout or (
+                    run.status,
+                    f"test {stuck + 1} {slot.name!r}: {run.reason}",
+                )
+                missing = missing[1:]
+                if not missing:
+                    break
+            start = missing[0]
+            payload = plan.payload_for({order[p] for p in missing})
+            future = self._pool.submit({**payload, "program": code}, plan.contract.oracle.timeout_s)
+            run = plan.read(future.result(), limits, payload)
+            runs += 1
+            elapsed += run.elapsed
+            output = (output + run.output)[: limits.output_keep]
+            outcomes.update(run.outcomes)
+        if first_timeout is None:
+            status, reason = run.status, run.reason
+        elif run.status == "ok" or run.status in TOO_LONG:
+            status, reason = first_timeout
+        else:
+            status, reason = run.status, run.reason
+        if runs > 1:
+            reason += f" ({runs} sandbox runs: the tests after a timeout ran in a fresh process)"
+        return plan.finish(
+            status,
+            reason,
+            outcomes,
+            checks,
+            self.isolation,
+            elapsed,
+            output,
+            runs,
+        )
 
     def calls_iter(
         self, jobs: Sequence[tuple[Contract, str, Sequence[Call]]]

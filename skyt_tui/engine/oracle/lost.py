@@ -17,8 +17,8 @@ from skyt_tui.engine.sandbox.pool import RunResult
 def lost_verdict(contract: Contract, code: str, reason: str, isolation: str) -> Verdict:
     """`worker_lost` with `reason`, or the verdict that needs no sandbox (too large, syntax error)."""
     plan = Plan(contract)
-    early, constraint_outcomes = plan.early_verdict(code, isolation)
+    early, checks = plan.early_verdict(code, isolation)
     if early is not None:
         return early
     lost = RunResult(b"", b"", b"", 0, None, None, False, None, reason, 0.0)
-    return plan.verdict(lost, constraint_outcomes, isolation)
+    return plan.verdict(lost, checks, isolation)

@@ -53,6 +53,23 @@ class Prechecks:
 
 
 @dataclass(frozen=True)
+class RunRead:
+    """One sandbox run judged: its status, and the outcomes of the tests it finished."""
+
+    status: str
+    reason: str
+    outcomes: dict[int, TestOutcome]
+    loaded: bool
+    """The program loaded and found its entry point (the tests started)."""
+    output: str
+    elapsed: float
+
+
+TOO_LONG = frozenset({"timeout", "cpu_limit"})
+"""Statuses of a run stopped for running too long: the test it was on gets no result."""
+
+
+@dataclass(frozen=True)
 class _Slot:
     index: int
     name: str
@@ -228,12 +245,51 @@ class Plan:
         isolation: str,
         limits: Limits = DEFAULT_LIMITS,
     ) -> Verdict:
+        """The verdict of one sandbox run of the whole payload."""
+        run = self.read(result, limits)
+        return self.finish(
+            run.status,
+            run.reason,
+            run.outcomes,
+            checks,
+            isolation,
+            run.elapsed,
+            run.output,
+        )
+
+    @property
+    def order(self) -> list[int]:
+        """The sandboxed slots in the order a run reaches them: the sample's call and stateful
+        tests (and out-of-domain inputs), then the checks (the checker starts once the sample
+        has run its own tests and serves)."""
+        return [t["i"] for t in self.payload["tests"]] + [c["i"] for c in self.payload["checks"]]
+
+    def payload_for(self, indices: set[int]) -> dict[str, Any]:
+        """The payload restricted to these slots (a later run's share of the tests)."""
+        return {
+            **self.payload,
+            "tests": [t for t in self.payload["tests"] if t["i"] in indices],
+            "checks": [c for c in self.payload["checks"] if c["i"] in indices],
+        }
+
+    def timed_out(self, index: int, reason: str) -> TestOutcome:
+        """The outcome of a test that was still running when its run's time ran out."""
+        return _failed(self.slots[index], "Timeout", f"no result: {reason}")
+
+    def read(
+        self,
+        result: RunResult,
+        limits: Limits = DEFAULT_LIMITS,
+        payload: dict[str, Any] | None = None,
+    ) -> RunRead:
+        """Judge what one sandbox run of `payload` (default: every test) sent back."""
+        payload = payload or self.payload
         budget = wire.Budget()
         sample_frames, sample_broken, too_large = _frames(
-            result.sample_stream, budget, len(self.payload["tests"]) + 2
+            result.sample_stream, budget, len(payload["tests"]) + 2
         )
         checker_frames, checker_broken, checker_too_large = _frames(
-            result.checker_stream, budget, len(self.payload["checks"]) + 2
+            result.checker_stream, budget, len(payload["checks"]) + 2
         )
         outcomes: dict[int, TestOutcome] = {}
         first = sample_frames[0] if sample_frames else {}
@@ -248,14 +304,14 @@ class Plan:
         protocol = None
         if first.get("t") == "loaded":
             protocol, judged_too_large = self.read_sample_frames(
-                sample_frames[1:], outcomes, budget
+                sample_frames[1:], outcomes, budget, payload
             )
             too_large = too_large or judged_too_large
         elif first and first.get("t") not in ("load_error", "no_entry", "sandbox_error"):
             protocol = f"unexpected {str(first.get('t'))[:20]!r} frame from the sample"
         if sample_broken and protocol is None:
             protocol = sample_broken
-        checks_done = self.read_checker_frames(checker_frames, outcomes)
+        checks_done = self.read_checker_frames(checker_frames, outcomes, payload)
         tests_done = any(f.get("t") == "tests_done" for f in sample_frames)
         status, reason = self.status(
             result,
@@ -268,11 +324,21 @@ class Plan:
             too_large or checker_too_large,
             limits,
         )
-        output = result.output.decode("utf-8", "replace")
-        return self.finish(status, reason, outcomes, checks, isolation, result.elapsed_s, output)
+        return RunRead(
+            status,
+            reason,
+            outcomes,
+            first.get("t") == "loaded",
+            result.output.decode("utf-8", "replace"),
+            result.elapsed_s,
+        )
 
     def read_sample_frames(
-        self, frames: list[dict[str, Any]], outcomes: dict[int, TestOutcome], budget: wire.Budget
+        self,
+        frames: list[dict[str, Any]],
+        outcomes: dict[int, TestOutcome],
+        budget: wire.Budget,
+        payload: dict[str, Any] | None = None,
     ) -> tuple[str | None, str | None]:
         """Judge each test frame in order: (protocol violation, result too large to decode).
 
@@ -280,7 +346,7 @@ class Plan:
         violation; a result past a decoding bound makes the sample `too_large`
         and ends the judging (its budget is spent).
         """
-        expected = [t["i"] for t in self.payload["tests"]]
+        expected = [t["i"] for t in (payload or self.payload)["tests"]]
         position = 0
         protocol = None
         for frame in frames:
@@ -314,9 +380,13 @@ class Plan:
         return protocol, None
 
     def read_checker_frames(
-        self, frames: list[dict[str, Any]], outcomes: dict[int, TestOutcome]
+        self,
+        frames: list[dict[str, Any]],
+        outcomes: dict[int, TestOutcome],
+        payload: dict[str, Any] | None = None,
     ) -> bool:
-        check_indices = {check["i"] for check in self.payload["checks"]}
+        checks = (payload or self.payload)["checks"]
+        check_indices = {check["i"] for check in checks}
         for frame in frames:
             if frame.get("t") == "checks_done":
                 return True
@@ -342,7 +412,7 @@ class Plan:
                     _check_message(error),
                     _seconds(frame),
                 )
-        return not self.payload["checks"]
+        return not checks
 
     def judge(self, slot: _Slot, frame: dict[str, Any], budget: wire.Budget) -> TestOutcome:
         seconds = _seconds(frame)
@@ -538,6 +608,7 @@ class Plan:
         isolation: str,
         duration: float,
         output: str,
+        runs: int = 1,
     ) -> Verdict:
         missing_reason = reason or "no result"
         tests = []
@@ -587,6 +658,7 @@ class Plan:
             passed_all=passed_all,
             threshold=threshold,
             compliance=checks.compliance,
+            runs=runs,
         )
 
 

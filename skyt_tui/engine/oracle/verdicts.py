@@ -74,6 +74,9 @@ class Verdict:
     compliance: Compliance | None = None
     """The contract's coding-standard rules and patterns (None when it has none): separate
     from `passed`, a sample can pass its tests and break a rule."""
+    runs: int = 1
+    """Sandbox runs (a fresh sample and checker process each) the tests took: more than one when
+    a test timed out and the tests after it ran afresh (`judge.Oracle`)."""
 
     def pass_vector(self) -> tuple[bool, ...]:
         return tuple(outcome.passed for outcome in self.tests)

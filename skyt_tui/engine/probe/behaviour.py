@@ -34,16 +34,23 @@ from skyt_tui.engine.printable import printable
 from skyt_tui.engine.probe.examples import example_calls
 from skyt_tui.engine.probe.generate import DEFAULT_MAX_INPUTS, generate_inputs
 
-PROBE_VERSION = "probe-1"
+PROBE_VERSION = "probe-2"
 """Names the generation, the counting rule and the comparison; bump when any of them changes."""
-DEFAULT_MAX_SECONDS = 600.0
+DEFAULT_MAX_SECONDS = 1800.0
 JOBS_PER_ROUND = 256
+"""Jobs handed to the pool between two looks at the time budget."""
 SLOWDOWN = 4.0
 """Samples get the contract's timeout for all inputs; the inputs kept are those the reference
 answers within 1/SLOWDOWN of it in all, so a sample up to SLOWDOWN times slower still finishes."""
 REFERENCE_RESTARTS = 5
-"""Times the reference is run again past an input it hangs on (docs/probe.md)."""
-"""Jobs handed to the pool between two looks at the time budget."""
+"""Times the reference is run again past a domain input it hangs on (docs/probe.md)."""
+WIDE_RESTARTS = 3
+"""Times the reference is run again past a wide-tier input it gives no result on in time."""
+CONSENSUS = 0.8
+"""An input beyond the domain counts when at least this share of the samples that answer it
+(return or raise) agree with the reference, and more than half of the probed samples answer it;
+an input the reference gives no result on counts when this share of those that answer return one
+value (docs/probe.md)."""
 
 
 @dataclass(frozen=True)
@@ -100,11 +107,16 @@ class SampleProbe:
     behaviour: int | None = None
     run_status: str = ""
     """How the sample's probe job ended (the oracle's status words: ok, timeout, ...)."""
+    differs_from_majority: bool | None = None
+    """On an input the reference gave no result on in time (or, without a reference, on any
+    counted input), the sample does not return what most samples return; None when no input
+    was counted that way."""
 
     def to_dict(self, entry: str) -> dict[str, Any]:
         return {
             "status": self.status,
             "differs_from_reference": self.differs_from_reference,
+            "differs_from_majority": self.differs_from_majority,
             "witness": self.witness.to_dict(entry) if self.witness else None,
             "behaviour": self.behaviour,
             "run_status": self.run_status,
@@ -137,6 +149,15 @@ class ContractProbe:
     inputs: tuple[Call, ...] = field(default=(), compare=False)
     reference_excluded: int = 0
     """Inputs left out because the reference raised on them or gave no result."""
+    generated_wide: int = 0
+    """Inputs generated beyond the inferred domain (the wide tier), before the guard."""
+    counted_wide: int = 0
+    """Wide-tier inputs counted: the reference and a large majority of the samples agree."""
+    reference_hung: int = 0
+    """Inputs the reference gave no result on in time: compared with the samples' majority."""
+    counted_majority: int = 0
+    """Inputs counted against the samples' majority (the reference hung on them, or there is no
+    reference and the input is in the wide tier)."""
 
     @property
     def has_reference(self) -> bool:
@@ -145,6 +166,7 @@ class ContractProbe:
     def figures(self) -> dict[str, Any]:
         probed = [s for s in self.samples if s.status == "probed"]
         wrong = sum(1 for s in probed if s.differs_from_reference)
+        unlike = sum(1 for s in probed if s.differs_from_majority)
         modal = max((len(m) for m in self.classes), default=0)
         return {
             "probed": len(probed),
@@ -152,6 +174,7 @@ class ContractProbe:
             "plausible_but_wrong_share": (wrong / len(probed) if probed else 0.0)
             if self.has_reference
             else None,
+            "unlike_majority": unlike,
             "behaviour_classes": len(self.classes),
             "modal_class_share": modal / len(probed) if probed else 0.0,
             "behaviourally_unlike": [
@@ -169,10 +192,14 @@ class ContractProbe:
             "examples": self.examples,
             "skipped_examples": self.skipped_examples,
             "generated": self.generated,
+            "generated_wide": self.generated_wide,
             "rejected": self.rejected,
             "guard_rejected": self.guard_rejected,
             "reference_excluded": self.reference_excluded,
+            "reference_hung": self.reference_hung,
             "counted": self.counted,
+            "counted_wide": self.counted_wide,
+            "counted_majority": self.counted_majority,
             "reference": self.reference_status,
             "tolerance": {
                 "rel_tol": self.rel_tol,
@@ -186,13 +213,30 @@ class ContractProbe:
         }
 
 
+REFERENCE = "reference"
+"""An input's kind: in the domain, the reference answered it (counted)."""
+CONSENSUS_KIND = "consensus"
+"""Beyond the domain, the reference answered it: counted where most samples agree with it."""
+MAJORITY = "majority"
+"""The reference gave no result on it in time, or (without a reference) it is beyond the domain:
+counted where most samples return one value, compared with that value."""
+MODAL = "modal"
+"""Without a reference, in the domain: counted where most samples return a value, compared with
+the largest behaviour class."""
+
+
 @dataclass
 class _Work:
     contract: Contract
     codes: Sequence[str]
     passed: Sequence[bool]
     calls: tuple[Call, ...] = ()
+    wide_from: int = 0
+    """`calls[wide_from:]` are the wide tier's (until the reference has run)."""
+    kinds: tuple[str, ...] = ()
+    """Each input's kind (REFERENCE, CONSENSUS_KIND, MAJORITY, MODAL), once the reference ran."""
     generated: int = 0
+    generated_wide: int = 0
     examples: int = 0
     skipped: int = 0
     rejected: int = 0
@@ -202,8 +246,9 @@ class _Work:
     tolerance_from: str = "none"
     note: str = ""
     reference: tuple[CallOutput, ...] | None = None
-    """The reference's outputs on `calls`, once it has run (it returned a value on each)."""
+    """The reference's outputs on `calls`, once it has run (missing on MAJORITY inputs)."""
     reference_excluded: int = 0
+    reference_hung: int = 0
 
 
 Progress = Callable[[int, int], None]
@@ -256,8 +301,10 @@ def _prepare(
     examples = example_calls(contract)
     seeds = [call for i, call in enumerate(examples.calls) if i not in examples.raising]
     generated = generate_inputs(contract, seeds, max_inputs=settings.max_inputs, seed=settings.seed)
-    work.calls = generated.calls
+    work.calls = generated.calls + generated.wide
+    work.wide_from = len(generated.calls)
     work.generated = len(generated.calls)
+    work.generated_wide = len(generated.wide)
     work.examples = len(seeds)
     work.skipped = examples.skipped
     work.rejected = generated.rejected
@@ -280,13 +327,10 @@ def _apply_guards(oracle: Oracle, works: list[_Work]) -> None:
         guard_contract = replace(work.contract, entry=Entry("function", "guard"))
         jobs.append((guard_contract, work.contract.domain.guard or "", work.calls))
     for work, result in zip(guarded, oracle.calls_iter(jobs)):
-        kept = tuple(
-            call
-            for call, output in zip(work.calls, result.outputs)
-            if output.status == RETURNED and _truthy(output.value)
-        )
-        work.guard_rejected = len(work.calls) - len(kept)
-        work.calls = kept
+        keep = [output.status == RETURNED and _truthy(output.value) for output in result.outputs]
+        work.guard_rejected = len(work.calls) - sum(keep)
+        work.wide_from = sum(keep[: work.wide_from])
+        work.calls = tuple(call for call, ok in zip(work.calls, keep) if ok)
         if result.status != "ok":
             work.note = (
                 f"the guard did not finish ({result.reason}); inputs it did not answer are left out"
@@ -308,6 +352,7 @@ def _unprobed(work: _Work, settings: ProbeSettings, why: str) -> ContractProbe:
         examples=work.examples,
         skipped_examples=work.skipped,
         generated=work.generated,
+        generated_wide=work.generated_wide,
         rejected=work.rejected,
         guard_rejected=work.guard_rejected,
         counted=0,
@@ -322,39 +367,75 @@ def _unprobed(work: _Work, settings: ProbeSettings, why: str) -> ContractProbe:
 
 
 def _reference_outputs(oracle: Oracle, works: list[_Work]) -> dict[int, tuple[str, str]]:
-    """Run each reference on its inputs, then keep only the inputs it returns a value on, in
-    generation order while its time on them adds up to at most 1/SLOWDOWN of the timeout.
+    """Run each reference on its inputs and sort them into kinds (docs/probe.md).
 
-    An input on which the reference hangs (or hits a limit) would cost every later input its
-    result, so after such an input the rest is run again, at most `REFERENCE_RESTARTS` times.
-    Returns, per work, the reference job's first status and reason other than "ok".
+    Domain inputs run with the contract's timeout; after an input the reference hangs on (or
+    hits a limit) the rest is run again, at most `REFERENCE_RESTARTS` times. Wide-tier inputs
+    run apart with 1/SLOWDOWN of the timeout (they are kept only within it anyway), again past
+    an input it gives no result on, at most `WIDE_RESTARTS` times.
+
+    Kept, in generation order while the reference's time on them adds up to at most 1/SLOWDOWN
+    of the timeout: the inputs it returns a value on (REFERENCE in the domain, CONSENSUS_KIND
+    beyond it); then the inputs it timed out on (MAJORITY), last, so a sample that hangs there
+    loses no other result. Inputs it raises on are outside the domain: left out. Without a
+    reference, domain inputs are MODAL and wide ones MAJORITY. Returns, per work, the
+    reference's first status and reason other than "ok".
     """
-    outputs: dict[int, list[CallOutput]] = {}
-    starts: dict[int, int] = {}
-    ended: dict[int, tuple[str, str]] = {}
+    units: list[tuple[int, int, int, Contract, int]] = []  # work, start, end, contract, restarts
     for w, work in enumerate(works):
-        if work.calls and work.contract.reference is not None:
-            outputs[w] = [CallOutput(MISSING)] * len(work.calls)
-            starts[w] = 0
-    for _ in range(REFERENCE_RESTARTS + 1):
-        pending = [w for w, start in starts.items() if start < len(works[w].calls)]
+        if not work.calls:
+            continue
+        if work.contract.reference is None:
+            work.kinds = (MODAL,) * work.wide_from + (MAJORITY,) * (
+                len(work.calls) - work.wide_from
+            )
+            continue
+        if work.wide_from > 0:
+            units.append((w, 0, work.wide_from, work.contract, REFERENCE_RESTARTS))
+        if work.wide_from < len(work.calls):
+            short = replace(
+                work.contract,
+                oracle=replace(
+                    work.contract.oracle, timeout_s=work.contract.oracle.timeout_s / SLOWDOWN
+                ),
+            )
+            units.append((w, work.wide_from, len(work.calls), short, WIDE_RESTARTS))
+    outputs = {w: [CallOutput(MISSING)] * len(works[w].calls) for w in {unit[0] for unit in units}}
+    hung: dict[int, set[int]] = {w: set() for w in outputs}
+    ended: dict[int, tuple[str, str]] = {}
+    starts = [unit[1] for unit in units]
+    restarts = [unit[4] for unit in units]
+    while True:
+        pending = [u for u, unit in enumerate(units) if starts[u] < unit[2]]
         if not pending:
             break
         jobs = [
-            (works[w].contract, works[w].contract.reference or "", works[w].calls[starts[w] :])
-            for w in pending
+            (
+                units[u][3],
+                units[u][3].reference or "",
+                works[units[u][0]].calls[starts[u] : units[u][2]],
+            )
+            for u in pending
         ]
-        for w, result in zip(pending, oracle.calls_iter(jobs)):
-            start = starts[w]
+        for u, result in zip(pending, oracle.calls_iter(jobs)):
+            w, start, end = units[u][0], starts[u], units[u][2]
             outputs[w][start : start + len(result.outputs)] = result.outputs
             if result.status == "ok":
-                starts[w] = len(works[w].calls)
+                starts[u] = end
                 continue
             ended.setdefault(w, (result.status, result.reason))
             missing = next(
                 (i for i, out in enumerate(result.outputs) if out.status == MISSING), None
             )
-            starts[w] = len(works[w].calls) if missing is None else start + missing + 1
+            if missing is None or restarts[u] <= 0:
+                starts[u] = end
+                if missing is not None and result.status == "timeout":
+                    hung[w].add(start + missing)
+                continue
+            if result.status == "timeout":
+                hung[w].add(start + missing)
+            restarts[u] -= 1
+            starts[u] = start + missing + 1
     for w, found in outputs.items():
         work = works[w]
         budget = work.contract.oracle.timeout_s / SLOWDOWN
@@ -363,9 +444,14 @@ def _reference_outputs(oracle: Oracle, works: list[_Work]) -> dict[int, tuple[st
             if out.status == RETURNED and spent + out.seconds <= budget:
                 kept.append(i)
                 spent += out.seconds
-        work.reference_excluded = len(work.calls) - len(kept)
-        work.calls = tuple(work.calls[i] for i in kept)
-        work.reference = tuple(found[i] for i in kept)
+        slow = sorted(hung[w])
+        work.reference_hung = len(slow)
+        work.reference_excluded = len(work.calls) - len(kept) - len(slow)
+        work.kinds = tuple(REFERENCE if i < work.wide_from else CONSENSUS_KIND for i in kept) + (
+            MAJORITY,
+        ) * len(slow)
+        work.calls = tuple(work.calls[i] for i in kept + slow)
+        work.reference = tuple(found[i] for i in kept) + (CallOutput(MISSING),) * len(slow)
     return ended
 
 
@@ -386,7 +472,94 @@ def _run_batch(oracle: Oracle, works: list[_Work], settings: ProbeSettings) -> l
             outputs[w][None] = (*ended.get(w, ("ok", "")), work.reference)
     for (w, slot), result in zip(slots, oracle.calls_iter(jobs)):
         outputs[w][slot] = (result.status, result.reason, result.outputs)
+    _run_again(oracle, works, outputs)
     return [_judge(work, settings, found) for work, found in zip(works, outputs)]
+
+
+def _run_again(
+    oracle: Oracle,
+    works: list[_Work],
+    outputs: list[dict[int | None, tuple[str, str, tuple[CallOutput, ...]]]],
+) -> None:
+    """Run each sample whose job timed out once more, from the input it gave no result on, with
+    the contract's timeout again (docs/probe.md): a sample that hangs there hangs again and keeps
+    its record, one that only ran out of time on a loaded machine gets its results."""
+    again: list[tuple[int, int, int]] = []  # work, sample position, first missing input
+    jobs: list[tuple[Contract, str, Sequence[Call]]] = []
+    for w, found in enumerate(outputs):
+        for slot, (status, _, outs) in found.items():
+            if slot is None or status != "timeout":
+                continue
+            missing = next((i for i, out in enumerate(outs) if out.status == MISSING), None)
+            if missing is None:
+                continue
+            again.append((w, slot, missing))
+            jobs.append((works[w].contract, works[w].codes[slot], works[w].calls[missing:]))
+    for (w, slot, missing), result in zip(again, oracle.calls_iter(jobs)):
+        outs = outputs[w][slot][2]
+        merged = outs[:missing] + tuple(result.outputs) + outs[missing + len(result.outputs) :]
+        if result.status == "ok":
+            outputs[w][slot] = ("ok", "", merged)
+        else:
+            outputs[w][slot] = (result.status, result.reason, merged)
+
+
+def _expectations(
+    work: _Work, outs: list[tuple[CallOutput, ...]], reference: tuple[CallOutput, ...] | None
+) -> tuple[list[CallOutput | None], list[int]]:
+    """Per input, the output a sample is compared with (None: not counted, or MODAL: filled in
+    from the largest class), and the counted inputs in order."""
+    rel, abs_ = work.rel_tol, work.abs_tol
+    expected: list[CallOutput | None] = [None] * len(work.calls)
+    counted = []
+    for i, kind in enumerate(work.kinds):
+        answers = [found[i] for found in outs]
+        completed = [out for out in answers if out.status != MISSING]
+        if kind == REFERENCE and reference is not None:
+            expected[i] = reference[i]
+        elif kind == MODAL:
+            if 2 * sum(out.status == RETURNED for out in answers) <= len(answers):
+                continue
+        elif 2 * len(completed) <= len(answers):
+            continue  # beyond the domain or where the reference hung: most samples must answer
+        elif kind == CONSENSUS_KIND and reference is not None:
+            agree = sum(1 for out in completed if _matches(out, reference[i], rel, abs_))
+            if agree < CONSENSUS * len(completed):
+                continue
+            expected[i] = reference[i]
+        elif kind == MAJORITY:
+            value = _majority_value(completed, rel, abs_)
+            if value is None:
+                continue
+            expected[i] = value
+        counted.append(i)
+    return expected, counted
+
+
+def _majority_value(
+    completed: list[CallOutput], rel: float | None, abs_: float | None
+) -> CallOutput | None:
+    """The value at least CONSENSUS of the answers return (first of its group), or None."""
+    groups: list[tuple[CallOutput, int]] = []
+    for out in completed:
+        if out.status != RETURNED:
+            continue
+        for g, (first, count) in enumerate(groups):
+            if values_match(out.value, first.value, rel, abs_):
+                groups[g] = (first, count + 1)
+                break
+        else:
+            groups.append((out, 1))
+    best = max(groups, key=lambda group: group[1], default=None)
+    if best is None or best[1] < CONSENSUS * len(completed):
+        return None
+    return best[0]
+
+
+def _matches(got: CallOutput, want: CallOutput, rel: float | None, abs_: float | None) -> bool:
+    if want.status == RETURNED:
+        return got.status == RETURNED and values_match(got.value, want.value, rel, abs_)
+    return got.status == want.status and got.raised == want.raised
 
 
 def _judge(
@@ -404,14 +577,9 @@ def _judge(
     rel, abs_ = work.rel_tol, work.abs_tol
     probed = [p for p in range(len(work.codes)) if work.passed[p]]
     reference = found.get(None)
-    if reference is not None:
-        counted = [i for i, out in enumerate(reference[2]) if out.status == RETURNED]
-    else:
-        counted = [
-            i
-            for i in range(len(work.calls))
-            if 2 * sum(found[p][2][i].status == RETURNED for p in probed) > len(probed)
-        ]
+    expected, counted = _expectations(
+        work, [found[p][2] for p in probed], reference[2] if reference is not None else None
+    )
     classes: list[list[int]] = []
     representatives: list[tuple[CallOutput, ...]] = []
     class_of: dict[int, int] = {}
@@ -426,32 +594,41 @@ def _judge(
             representatives.append(outs)
             classes.append([position])
             class_of[position] = len(classes)
+    if classes and any(work.kinds[i] == MODAL for i in counted):
+        modal = max(range(len(classes)), key=lambda n: (len(classes[n]), -n))
+        for i in counted:
+            if work.kinds[i] == MODAL:
+                expected[i] = representatives[modal][i]
+    compared = [i for i in counted if expected[i] is not None]
+    want = tuple(out if out is not None else CallOutput(MISSING) for out in expected)
     reference_class = None
     if reference is not None:
         reference_class = next(
             (
                 number + 1
                 for number, rep in enumerate(representatives)
-                if _same(rep, reference[2], counted, rel, abs_) is None
+                if _same(
+                    rep, reference[2], [i for i in counted if work.kinds[i] != MAJORITY], rel, abs_
+                )
+                is None
             ),
             None,
         )
-        expected, against = reference[2], "reference"
-    elif classes:
-        modal = max(range(len(classes)), key=lambda n: (len(classes[n]), -n))
-        expected, against = representatives[modal], "majority"
-    else:
-        expected, against = (), "majority"
+    by_majority = [i for i in compared if work.kinds[i] in (MAJORITY, MODAL)]
     samples = []
     for position, ok in enumerate(work.passed):
         if not ok:
             samples.append(SampleProbe("failed the tests"))
             continue
         status, reason, outs = found[position]
-        at = _same(outs, expected, counted, rel, abs_) if expected else None
+        at = _same(outs, want, compared, rel, abs_)
         witness = (
             Witness(
-                work.calls[at], outs[at], expected[at], against, reason if status != "ok" else ""
+                work.calls[at],
+                outs[at],
+                want[at],
+                "majority" if work.kinds[at] in (MAJORITY, MODAL) else "reference",
+                reason if status != "ok" else "",
             )
             if at is not None
             else None
@@ -459,16 +636,25 @@ def _judge(
         samples.append(
             SampleProbe(
                 "probed",
-                differs_from_reference=(at is not None) if reference is not None else None,
+                differs_from_reference=(
+                    _same(outs, want, [i for i in compared if i not in by_majority], rel, abs_)
+                    is not None
+                )
+                if reference is not None
+                else None,
                 witness=witness,
                 behaviour=class_of[position],
                 run_status=status,
+                differs_from_majority=_same(outs, want, by_majority, rel, abs_) is not None
+                if by_majority
+                else None,
             )
         )
     note = work.note
     if reference is not None and reference[0] != "ok":
         note = note or (
-            f"the reference gave no result on some inputs ({reference[1]}); they are left out"
+            f"the reference gave no result on some inputs ({reference[1]}); they are left out "
+            "or compared with the samples' majority"
         )
     return ContractProbe(
         contract=contract,
@@ -476,10 +662,14 @@ def _judge(
         examples=work.examples,
         skipped_examples=work.skipped,
         generated=work.generated,
+        generated_wide=work.generated_wide,
         rejected=work.rejected,
         guard_rejected=work.guard_rejected,
         reference_excluded=work.reference_excluded,
+        reference_hung=work.reference_hung,
         counted=len(counted),
+        counted_wide=sum(1 for i in counted if work.kinds[i] == CONSENSUS_KIND),
+        counted_majority=sum(1 for i in counted if work.kinds[i] == MAJORITY),
         reference_status=reference[0] if reference is not None else "none",
         rel_tol=rel,
         abs_tol=abs_,

@@ -38,6 +38,15 @@ MAGNITUDE = 10
 """Numbers go up to this many times the largest example (or 20 beyond it)."""
 MAX_GENERATED_CHARS = 20_000
 """An input whose literal text is longer than this is not generated."""
+WIDE_SHARE = 2
+"""The wide tier has at most `max_inputs // WIDE_SHARE` inputs beside the domain's `max_inputs`."""
+WIDE_MAX_NUMBER = 2**63
+"""Numbers of the wide tier stay within this magnitude."""
+WIDE_CHARACTERS = "Aa0 ,.-_!?'\t\n"
+"""Characters the wide tier writes into strings: both cases, a digit, spaces and punctuation
+(plain ASCII: the integer boundaries, other alphabets and foreign list items an earlier
+version had were chosen after seeing HumanEval+'s inputs, so they were taken out)."""
+WIDE_ANY_TYPES = frozenset({"bool", "NoneType", "int", "float", "str", "list", "tuple", "dict"})
 
 
 @dataclass
@@ -89,13 +98,18 @@ class Profile:
             return self.alphabet
         return self.alphabet | {ch.swapcase() for ch in self.alphabet} | {" "}
 
-    def admits(self, value: Any, depth: int = 0) -> bool:
-        name = type(value).__name__
-        if name not in self.types:
+    def admits(self, value: Any, depth: int = 0, wide: bool = False) -> bool:
+        """Is `value` in the domain the examples imply (`wide`: beyond it, by the relaxations of
+        the wide tier: other signs, small and large numbers, bools and floats for integers, any
+        plain value among heterogeneous items, empty and long sizes, other characters, any
+        order)?"""
+        if not self._admits_type(value, wide):
             return False
         if _is_number(value) and not isinstance(value, complex):
             if not math.isfinite(float(value)) or self.low is None or self.high is None:
-                return self.low is None
+                return self.low is None or (wide and math.isfinite(float(value)))
+            if wide:
+                return bool(abs(value) <= WIDE_MAX_NUMBER)
             if self.low >= 0 and value < 0:
                 return False  # no negatives unless an example is negative
             if isinstance(value, int) and self.low >= 2 and value < 2:
@@ -106,15 +120,17 @@ class Profile:
             if abs(value) > max(MAGNITUDE * bound, bound + 20):
                 return False
         if isinstance(value, str | list | tuple | dict | set) and self.max_len is not None:
-            if len(value) > 2 * self.max_len + 4:
-                return False
-            if self.min_len and not value:
-                return False  # never empty when no example is
             if isinstance(value, tuple) and self.min_len == self.max_len != len(value):
                 return False
-        if isinstance(value, str) and self.alphabet and not set(value) <= self.letters():
-            return False
-        if isinstance(value, list) and self.sorted_seen >= 2 and self.sorted_lists:
+            if not wide:
+                if len(value) > 2 * self.max_len + 4:
+                    return False
+                if self.min_len and not value:
+                    return False  # never empty when no example is
+        if isinstance(value, str) and self.alphabet and not wide:
+            if not set(value) <= self.letters():
+                return False
+        if isinstance(value, list) and self.sorted_seen >= 2 and self.sorted_lists and not wide:
             try:
                 if any(a > b for a, b in zip(value, value[1:])):
                     return False
@@ -124,8 +140,20 @@ class Profile:
             if self.items is None or depth >= MAX_MUTATION_DEPTH:
                 return self.items is None and depth < MAX_MUTATION_DEPTH
             items = value.values() if isinstance(value, dict) else value
-            return all(self.items.admits(item, depth + 1) for item in items)
+            return all(self.items.admits(item, depth + 1, wide) for item in items)
         return True
+
+    def _admits_type(self, value: Any, wide: bool) -> bool:
+        name = type(value).__name__
+        if name in self.types:
+            return True
+        if not wide:
+            return False
+        if len(self.types) >= 2:
+            return name in WIDE_ANY_TYPES  # heterogeneous examples: any plain value
+        if "int" in self.types:
+            return name in ("bool", "float")  # bool is an int in Python; a float beside it
+        return "float" in self.types and name == "int"
 
 
 def _is_number(value: Any) -> bool:
@@ -219,8 +247,44 @@ class Mutator:
             return out
         return []
 
-    def pick(self, value: Any, count: int, depth: int = 0) -> list[Any]:
-        options = self.all(value, depth)
+    def wide(self, value: Any, depth: int = 0) -> list[Any]:
+        """Edits beyond the examples' domain, in a fixed order: other signs, zero and one, larger
+        scales, bools and floats for integers; empty, long and
+        differently written strings; empty and long containers, one element edited this way."""
+        rng = self.rng
+        if isinstance(value, bool):
+            return [int(value)]
+        if isinstance(value, int):
+            scale = max(abs(value), 1)
+            return [-value, -1, 0, 1, -scale - 1, scale * 100 + 1, scale * 10_000 + 3,
+                    scale * 1_000_000 + 7, True, False, value + 0.5, float(value)]  # fmt: skip
+        if isinstance(value, float):
+            return [-value, 0.0, -0.0, value * 1e6, value / 1e6, 1e-9, float(int(value)) + 0.5,
+                    int(value), round(value, 1) + 0.05]  # fmt: skip
+        if isinstance(value, str):
+            out: list[Any] = ["", value * 10, value.title(), value.capitalize(), value + "\n"]
+            for char in rng.sample(WIDE_CHARACTERS, 4):
+                i = rng.randrange(len(value) + 1)
+                out.append(value[:i] + char + value[i:])
+            return out
+        if isinstance(value, list):
+            out = [[], value * 10, value * 100]
+            out += self._elements(value, depth, wide=True)
+            return out
+        if isinstance(value, tuple):
+            return [tuple(edited) for edited in self._elements(list(value), depth, wide=True)]
+        if isinstance(value, dict):
+            sub = Mutator(self.rng, self.profile.items or Profile())
+            out = [{}]
+            if depth < MAX_MUTATION_DEPTH:
+                for key in sorted(value, key=literal_text):
+                    for edited in sub.pick(value[key], 2, depth + 1, wide=True):
+                        out.append({**value, key: edited})
+            return out
+        return []
+
+    def pick(self, value: Any, count: int, depth: int = 0, wide: bool = False) -> list[Any]:
+        options = self.wide(value, depth) if wide else self.all(value, depth)
         return self.rng.sample(options, min(count, len(options))) if options else []
 
     def _string(self, value: str) -> list[Any]:
@@ -228,14 +292,16 @@ class Mutator:
         alphabet = sorted(self.profile.letters()) or list("ab ")
         others = [v for v in self.profile.values if isinstance(v, str) and v != value]
         out: list[Any] = ["", value[:1], value[1:], value[:-1], value[::-1], value + value,
-                          value.upper(), value.lower(), value.swapcase(), value + " ", " " + value,
+                          value.upper(), value.lower(), value.swapcase(), value.capitalize(),
+                          value + " ", " " + value,
                           "".join(sorted(value)), rng.choice(alphabet),
                           rng.choice(alphabet) * rng.randint(2, 6)]  # fmt: skip
         if value:
             i = rng.randrange(len(value))
             out += [value[:i] + value[i + 1 :], value[:i] + value[i] + value[i:],
                     value[:i] + rng.choice(alphabet) + value[i + 1 :],
-                    value[:i] + rng.choice(alphabet) + value[i:]]  # fmt: skip
+                    value[:i] + rng.choice(alphabet) + value[i:],
+                    value[:i] + value[i].swapcase() + value[i + 1 :]]  # fmt: skip
             if len(value) > 1:
                 j = rng.randrange(len(value) - 1)
                 out.append(value[:j] + value[j + 1] + value[j] + value[j + 2 :])
@@ -269,15 +335,16 @@ class Mutator:
             out += [value + other, other + value]
         return out
 
-    def _elements(self, value: list[Any], depth: int) -> list[list[Any]]:
-        """`value` with one element edited (each position, two edits each, at most 8 positions)."""
+    def _elements(self, value: list[Any], depth: int, wide: bool = False) -> list[list[Any]]:
+        """`value` with one element edited (each position, two edits each, at most 8 positions;
+        `wide`: by the wide tier's edits)."""
         if depth >= MAX_MUTATION_DEPTH or not value:
             return []
         sub = Mutator(self.rng, self.profile.items or Profile())
         positions = sorted(self.rng.sample(range(len(value)), min(8, len(value))))
         out = []
         for i in positions:
-            for edited in sub.pick(value[i], 2, depth + 1):
+            for edited in sub.pick(value[i], 2, depth + 1, wide):
                 out.append(value[:i] + [edited] + value[i + 1 :])
         return out
 
@@ -285,10 +352,17 @@ class Mutator:
 @dataclass(frozen=True)
 class Generated:
     calls: tuple[Call, ...]
+    """Inputs in the domain (declared, or the one the examples imply), in generation order."""
     examples: int
     """Example inputs the generation started from (raises tests' inputs excluded)."""
     rejected: int
-    """Candidates outside the domain (declared or inferred)."""
+    """Candidates outside the domain and outside the wide tier."""
+    wide: tuple[Call, ...] = ()
+    """Inputs beyond the inferred domain (the wide tier), shortest literal text first: counted
+    only where the reference and a large majority of the samples agree (`behaviour`)."""
+
+
+Signature = tuple[int, tuple[str, ...]]
 
 
 def generate_inputs(
@@ -298,19 +372,22 @@ def generate_inputs(
     max_inputs: int = DEFAULT_MAX_INPUTS,
     seed: int = 0,
 ) -> Generated:
-    """At most `max_inputs` new distinct inputs in the domain, deterministic for (seed, contract)."""
+    """At most `max_inputs` new distinct inputs in the domain, and at most `max_inputs //
+    WIDE_SHARE` beyond it, deterministic for (seed, contract)."""
     rng = random.Random(f"skyt-probe:{seed}:{contract.id}")
-    groups: dict[tuple[int, tuple[str, ...]], list[Call]] = {}
+    wide_rng = random.Random(f"skyt-probe-wide:{seed}:{contract.id}")
+    groups: dict[Signature, list[Call]] = {}
     for call in examples:
         groups.setdefault((len(call.args), tuple(k for k, _ in call.kwargs)), []).append(call)
     seen = {_key(call) for call in examples}
     accepted: list[Call] = []
+    beyond: dict[str, Call] = {}
     rejected = 0
     if not examples or max_inputs <= 0:
         return Generated((), len(examples), 0)
-    same_size: dict[tuple[int, tuple[str, ...]], list[tuple[int, int]]] = {}
-    checks: dict[tuple[int, tuple[str, ...]], list[Callable[[Any], bool]]] = {}
-    profiles: dict[tuple[int, tuple[str, ...]], list[Profile]] = {}
+    same_size: dict[Signature, list[tuple[int, int]]] = {}
+    checks: dict[Signature, list[Callable[[Any, bool], bool]]] = {}
+    profiles: dict[Signature, list[Profile]] = {}
     for signature, calls in groups.items():
         width = signature[0] + len(signature[1])
         found = [Profile() for _ in range(width)]
@@ -322,27 +399,43 @@ def generate_inputs(
         checks[signature] = [
             _admit_declared(contract.domain.args[p])
             if p < signature[0] and p < len(contract.domain.args)
-            else found[p].admits
+            else _admit_inferred(found[p])
             for p in range(width)
         ]
+    max_wide = max_inputs // WIDE_SHARE
 
-    def offer(signature: tuple[int, tuple[str, ...]], values: list[Any]) -> None:
+    def tier(signature: Signature, values: list[Any], key: str) -> str | None:
+        """ "domain", "wide" or None (neither)."""
+        if len(key) > MAX_GENERATED_CHARS:
+            return None
+        if all(check(value, False) for check, value in zip(checks[signature], values)) and all(
+            len(values[a]) == len(values[b]) for a, b in same_size[signature]
+        ):
+            return "domain"
+        if all(check(value, True) for check, value in zip(checks[signature], values)):
+            return "wide"
+        return None
+
+    def offer(signature: Signature, values: list[Any], domain: bool = True) -> str | None:
+        """Add a candidate to the domain's inputs (unless `domain` is false) or the wide tier's
+        candidates; its key when it went to the wide tier's."""
         nonlocal rejected
         call = _call(signature, values)
         key = _key(call)
         if key in seen:
-            return
+            return None
         seen.add(key)
-        if (
-            len(key) > MAX_GENERATED_CHARS
-            or not all(check(value) for check, value in zip(checks[signature], values))
-            or any(len(values[a]) != len(values[b]) for a, b in same_size[signature])
-        ):
+        where = tier(signature, values, key)
+        if where == "domain" and domain:
+            accepted.append(call)
+        elif where == "wide":
+            beyond[key] = call
+            return key
+        elif where is None:
             rejected += 1
-            return
-        accepted.append(call)
+        return None
 
-    systematic: list[tuple[tuple[int, tuple[str, ...]], list[Any]]] = []
+    systematic: list[tuple[Signature, list[Any]]] = []
     for signature, calls in groups.items():
         for call in calls:
             values = _values(call)
@@ -377,7 +470,53 @@ def generate_inputs(
             if options:
                 values[position] = rng.choice(options)
         offer(signature, values)
-    return Generated(tuple(accepted), len(examples), rejected)
+    wide = _wide_tier(groups, profiles, beyond, wide_rng, max_wide, offer)
+    return Generated(tuple(accepted), len(examples), rejected, wide)
+
+
+def _wide_tier(
+    groups: dict[Signature, list[Call]],
+    profiles: dict[Signature, list[Profile]],
+    beyond: dict[str, Call],
+    rng: random.Random,
+    max_wide: int,
+    offer: Callable[[Signature, list[Any], bool], str | None],
+) -> tuple[Call, ...]:
+    """At most `max_wide` inputs beyond the domain: the domain's candidates that fell outside it
+    but inside the wide tier, each example with one argument edited by the wide tier's edits,
+    and chains of two or three edits of either kind; drawn by `rng` (its own, so the domain's
+    inputs do not depend on the wide tier), shortest literal text first (the reference's time
+    and a sample's hang are least likely to cut the rest)."""
+    if max_wide <= 0:
+        return ()
+    for signature, calls in groups.items():
+        for call in calls:
+            values = _values(call)
+            for position, value in enumerate(values):
+                for edited in Mutator(rng, profiles[signature][position]).wide(value):
+                    offer(signature, [*values[:position], edited, *values[position + 1 :]], False)
+    signatures = sorted(groups, key=repr)
+    chained: dict[str, Call] = {}
+    attempts = 0
+    while len(chained) < max_wide // 4 and attempts < MAX_ATTEMPTS_PER_INPUT * max_wide:
+        attempts += 1
+        signature = signatures[attempts % len(signatures)]
+        values = _values(rng.choice(groups[signature]))
+        for _ in range(rng.randint(2, 3)):
+            position = rng.randrange(len(values))
+            mutator = Mutator(rng, profiles[signature][position])
+            options = mutator.wide(values[position]) + mutator.all(values[position])
+            if options:
+                values[position] = rng.choice(options)
+        key = offer(signature, values, False)
+        if key is not None:
+            chained[key] = beyond.pop(key)
+    keys = sorted(beyond)
+    rng.shuffle(keys)
+    picked = keys[: max_wide - len(chained)] + list(chained)
+    return tuple(
+        beyond.get(key) or chained[key] for key in sorted(picked, key=lambda k: (len(k), k))
+    )
 
 
 def _same_sizes(calls: Sequence[Call]) -> list[tuple[int, int]]:
@@ -394,8 +533,13 @@ def _same_sizes(calls: Sequence[Call]) -> list[tuple[int, int]]:
     ]
 
 
-def _admit_declared(spec: ArgDomain) -> Callable[[Any], bool]:
-    return lambda value: admits_declared(spec, value)
+def _admit_declared(spec: ArgDomain) -> Callable[[Any, bool], bool]:
+    """A declared argument's domain: the wide tier does not go beyond it."""
+    return lambda value, wide: admits_declared(spec, value)
+
+
+def _admit_inferred(profile: Profile) -> Callable[[Any, bool], bool]:
+    return lambda value, wide: profile.admits(value, 0, wide)
 
 
 def _values(call: Call) -> list[Any]:

@@ -6,16 +6,15 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.probe.behaviour import PROBE_VERSION, ContractProbe
 
-PROBE_METRICS = (
-    ("plausible_but_wrong", "lower", "passing samples that differ from the reference on a probe"),
-    ("plausible_but_wrong_share", "lower", "the same, as a share of the probed passing samples"),
-    ("behaviour_classes", "lower", "behaviour classes among passing samples on the probes"),
-    ("R_behavioral_probe", "higher", "modal share of (test pass/fail vector, probe class)"),
+PROBE_METRICS = tuple(
+    (m.name, m.direction, m.description) for m in registry.computed_in(registry.PROBE_MODULE)
 )
-"""The per-run probe figures as metrics: (name, better direction, description). Computed in
-`run_probe_figures`, reported only for runs that were probed (docs/probe.md)."""
+"""The per-run probe figures as metrics: (name, better direction, description), from the metric
+registry. Computed in `run_probe_figures`, reported only for runs that were probed
+(docs/probe.md)."""
 
 
 def probe_summary(probes: Sequence[ContractProbe]) -> dict[str, Any]:
@@ -27,6 +26,7 @@ def probe_summary(probes: Sequence[ContractProbe]) -> dict[str, Any]:
         1 for p in with_reference for s in p.samples if s.status == "probed"
     )
     flagged = sum(1 for p in probes for s in p.samples if s.differs_from_reference)
+    unlike = sum(1 for p in probes for s in p.samples if s.differs_from_majority)
     not_probed: dict[str, int] = {}
     for p in probes:
         for s in p.samples:
@@ -38,12 +38,14 @@ def probe_summary(probes: Sequence[ContractProbe]) -> dict[str, Any]:
         "settings": settings,
         "contracts": len(probes),
         "inputs_generated": sum(p.generated for p in probes),
+        "inputs_generated_wide": sum(p.generated_wide for p in probes),
         "inputs_counted": sum(p.counted for p in probes),
         "probed": probed,
         "plausible_but_wrong": flagged,
         "plausible_but_wrong_share": flagged / probed_with_reference
         if probed_with_reference
         else 0.0,
+        "unlike_majority": unlike,
         "behaviour_classes": sum(len(p.classes) for p in probes),
         "split_contracts": [p.contract.id for p in probes if len(p.classes) > 1],
         "not_probed": dict(sorted(not_probed.items())),

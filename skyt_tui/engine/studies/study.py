@@ -162,11 +162,9 @@ def parse_filter(expressions: Sequence[str], base: RunFilter | None = None) -> R
 def ids_from_file(path: Path) -> tuple[str, ...]:
     """Ids listed in a file: a CSV with a `run_id` or `experiment_id` column (e.g. SKYT's
     metrics_summary.csv), or plain text with one id a line."""
-    path = Path(path)
-    try:
-        text = store.read_text(path)
-    except FileNotFoundError:
-        raise InputError.at(path, "no such file") from None
+    from skyt_tui.engine.sources import files
+
+    text = files.read_text(path)
     lines = text.splitlines()
     reader = csv.reader(lines)
     try:
@@ -184,7 +182,7 @@ def ids_from_file(path: Path) -> tuple[str, ...]:
             )
         )
     if not ids:
-        raise InputError.at(path, "lists no ids")
+        raise InputError.at(files.label(path), "lists no ids")
     return ids
 
 

@@ -283,6 +283,8 @@ class RunDetailScreen(SectionScreen):
         self.n_exact = 0
         self.texts: RunTexts | None = None
         self.positions: dict[int, int] = {}
+        self.tool_line: str | None = None
+        """The recording tool's verdicts beside skyt-tui's, for a run imported from its file."""
         """Run sample index → position among the analysed samples (the texts' order)."""
         self.page = 0
         self.snapshot: tuple[object, ...] | None = None
@@ -368,6 +370,7 @@ class RunDetailScreen(SectionScreen):
         self.all_rows = sample_table_rows(self.run, self.analysis)
         self.rows = self.visible_rows()
         self.texts = data.run_texts(self.run, self.analysis)
+        self.tool_line = data.tool_verdicts_line(self.run, self.analysis)
         self.positions = {int(label): position for position, label in enumerate(self.texts.labels)}
         self._show_head()
         table = self.query_one("#samples-table", DataTable)
@@ -381,7 +384,9 @@ class RunDetailScreen(SectionScreen):
         self.refresh_bindings()
 
     def _show_head(self) -> None:
-        """Five lines at most below 100 columns (the samples need the room), a little more when wide."""
+        """Five lines at most below 100 columns (the samples need the room), a little more when
+        wide; an imported run whose tool judged its samples adds that tool's verdicts line, one
+        more only when the run's canon is also a demo run's."""
         if self.run is None or self.analysis is None:
             return
         meta = self.run.meta
@@ -403,6 +408,9 @@ class RunDetailScreen(SectionScreen):
         head.append("\n")
         head.append_text(metrics_text(self.analysis, meta.n))
         head.append("\n")
+        if self.tool_line:
+            head.append(printable(self.tool_line), style="dim")
+            head.append("\n")
         if narrow and demo_canon:
             head.append_text(canon_text(self.analysis, meta.id, demo_canon=True))
             head.append("\n")
@@ -695,6 +703,7 @@ class RunDetailScreen(SectionScreen):
         self.run_id, self.analysis = run_id, analysis
         self.run, self.texts, self.snapshot = None, None, None
         self.all_rows, self.rows, self.positions = [], [], {}
+        self.tool_line = None
         self.page = 0
         self.updating = True
         self.query_one("#samples-table", DataTable).clear()

