@@ -1079,6 +1079,7 @@ def test_samples_that_strain_the_parent_fail_alone_and_the_batch_is_judged(
     import json
 
     from skyt_tui.cli import main
+    from skyt_tui.engine.sources.extract import extract_code
     from skyt_tui.locations import bundled_examples_dir
 
     examples = sorted((bundled_examples_dir() / "fibonacci_iterative").glob("*.py"))
@@ -1109,11 +1110,10 @@ def test_samples_that_strain_the_parent_fail_alone_and_the_batch_is_judged(
     by_index = {sample["index"]: sample for sample in mixed["samples"]}
     huge = mixed_programs.index(PARENT_STRAIN["huge_program"])
     assert huge not in by_index
+    # the program as judged: the answer's code taken by the one extraction rule (issue 23)
+    judged = extract_code(mixed_programs[huge]).code
     assert mixed["refused"] == [
-        {
-            "index": huge,
-            "reason": f"the program has {len(mixed_programs[huge]):,} characters (limit 50,000)",
-        }
+        {"index": huge, "reason": f"the program has {len(judged):,} characters (limit 50,000)"}
     ]
     assert warnings.count("\n") == 1 and f"sample {huge} refused" in warnings
     assert mixed["metrics"]["n"] == len(mixed_programs) - 1

@@ -556,7 +556,8 @@ def test_ctrl_c_stops_the_cluster_work_promptly(ray_cluster, tmp_path):
             assert process.poll() is None, process.communicate()
             time.sleep(0.1)
         judges = _judge_pids() - earlier
-        assert len(judges) == 2, "the judges did not start"
+        # one per node; a node's judge that Ray restarted counts too (seen once under load)
+        assert len(judges) >= 2, "the judges did not start"
         time.sleep(1.0)  # the oracle stage is under way
         assert process.poll() is None, "the analysis ended before it could be interrupted"
         process.send_signal(signal.SIGINT)
