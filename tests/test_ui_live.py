@@ -380,8 +380,10 @@ async def test_a_failed_run_can_be_resumed_from_the_list(isolated_home, monkeypa
             await pilot.pause()
             # issue 27.6: resumed where it was asked for; its row follows it
             assert app.current_mode == "runs"
-            await wait_for(pilot, lambda: app.run_cancel is None, 30)
-            assert "Run finished: 3 samples, 0 failed" in notifications(app)
+            # the finish itself (run_cancel is None before the run's worker starts, too)
+            finished = "Run finished: 3 samples, 0 failed"
+            await wait_for(pilot, lambda: finished in notifications(app), 30)
+            assert app.run_cancel is None
             await wait_for(pilot, lambda: row_of(app, meta.id)["state"] == "complete", 20)
             assert app.current_mode == "runs" and row_of(app, meta.id)["N"] == "3/3"
     run = runs.load_run(meta.id)

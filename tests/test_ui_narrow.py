@@ -5,16 +5,17 @@ list, so the columns after them stay on screen; the detail shows the whole id.""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 
 import pytest
 from textual.widgets import DataTable
 
-from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.ui.app import SkytApp
 from tests.run_helpers import CONTRACT_TOML, install_contract
-from tests.ui_support import clock, pilot_test, screen_text, settle
+from tests.ui_support import ROOT, clock, pilot_test, screen_text, settle
 
 LONG_ID = "skyt.longest_common_prefix_of_strings.2d3c4e5f"
 SHORT = "skyt.longest…gs.2d3c4e5f"
@@ -45,16 +46,16 @@ def narrow_store(home) -> list[str]:
         )
         made.append(meta.id)
     # cached, so the app reads them; reduced isolation, as the demo store's, so the analyses say
-    # the same on every machine
-    before = os.environ.get("SKYT_SANDBOX")
-    os.environ["SKYT_SANDBOX"] = "reduced"
-    try:
-        run_analyses.analyze_stored_runs(made)
-    finally:
-        if before is None:
-            os.environ.pop("SKYT_SANDBOX", None)
-        else:
-            os.environ["SKYT_SANDBOX"] = before
+    # the same on every machine — in a process of its own, as tests/ui_support.py does: this
+    # process's warm pool may already be a bubblewrap one, made by an earlier test
+    analyse = "import sys; from skyt_tui.engine.runs import analyses; analyses.analyze_stored_runs(sys.argv[1:])"
+    subprocess.run(
+        [sys.executable, "-c", analyse, *made],
+        env={**os.environ, "SKYT_SANDBOX": "reduced", "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
     return made
 
 
