@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from skyt_tui.engine.generation import run_options
-from skyt_tui.engine.generation.run_options import RunOptionsError, check_run_options
+from skyt_tui.engine.generation.run_options import FIELDS, RunOptionsError, check_run_options
 
 TARGET_LABELS = {
     "openai": "Base URL",
@@ -55,20 +55,7 @@ class RunRequest:
     retry_failed: bool = False
 
 
-FORM_FIELDS = (
-    "provider",
-    "model",
-    "target",
-    "n",
-    "temperatures",
-    "concurrency",
-    "timeout",
-    "seed",
-    "max_tokens",
-    "system",
-    "stop_width",
-    "probe_inputs",
-)
+FORM_FIELDS = (*FIELDS, "stop_width", "probe_inputs")
 """The run dialog's text fields, in its order."""
 
 
