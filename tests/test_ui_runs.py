@@ -194,11 +194,11 @@ async def test_a_large_run_is_paged(isolated_home):
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_run(pilot, meta.id)
         table = screen.query_one("#samples-table", DataTable)
-        assert table.row_count == PAGE and f"samples 1–{PAGE} of {n} · page 1/2" in screen_text(app)
+        assert table.row_count == PAGE and f"rows 1–{PAGE} of {n} · page 1/2" in screen_text(app)
         assert "page 1/2 (< >)" in screen_text(app)
         await pilot.press("greater_than_sign", "greater_than_sign")
         assert table.row_count == 30 and str(table.get_row_at(0)[0]) == str(PAGE)
-        assert f"samples {PAGE + 1}–{n} of {n} · page 2/2" in screen_text(app)
+        assert f"rows {PAGE + 1}–{n} of {n} · page 2/2" in screen_text(app)
         table.move_cursor(row=29)
         await pilot.pause()
         assert f"sample {n - 1} · ✓ pass" in screen_text(app)

@@ -444,7 +444,7 @@ class RunDetailScreen(SectionScreen):
         )
         first = self.page * PAGE
         shown = min(len(self.rows), first + PAGE)
-        note = f"samples {first + 1 if self.rows else 0}–{shown} of {len(self.rows)}"
+        note = f"rows {first + 1 if self.rows else 0}–{shown} of {len(self.rows)}"
         if self.sample_filter:
             note += (
                 f" (filter {self.sample_filter!r}{near_note(len(self.rows), self.n_exact)}, "
