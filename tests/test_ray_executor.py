@@ -218,6 +218,97 @@ def test_analyze_prints_the_same_bytes_on_ray_humaneval(
     assert on_ray == local
 
 
+STRICT = ROOT / "tests" / "fixtures" / "strict"
+STRICT_NOTES = (
+    "the overflow-prone midpoint",  # passes, complies with nothing: the canon
+    "SKYT's required midpoint, without the parentheses rule 12.1 asks for",
+    "a result bound only inside the loop",
+    "a helper that checks nothing",
+)
+"""tests/test_compliance.py's strict binary-search samples, none of them compliant, so the canon
+is the first that passes: `(left + right) // 2`, which the contract forbids."""
+
+
+def strict_records(home: Path) -> Path:
+    """The strict contract in `home`'s contracts and STRICT_NOTES' samples as records of it."""
+    (home / "contracts").mkdir(parents=True, exist_ok=True)
+    name = "binary_search_strict.toml"
+    (home / "contracts" / name).write_bytes((STRICT / name).read_bytes())
+    samples = {}
+    for line in (STRICT / "samples.jsonl").read_text(encoding="utf-8").splitlines():
+        sample = json.loads(line)
+        samples[sample["note"]] = sample
+    path = home / "strict.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "contract_id": "binary_search_strict",
+                    "model": "hand-written",
+                    "temperature": 0.0,
+                    "code": samples[note]["code"],
+                }
+            )
+            + "\n"
+            for note in STRICT_NOTES
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+def _refused_midpoint(samples):
+    """The second sample keeps the required midpoint; bringing it to the canon's would break
+    two pattern rules it keeps, so the midpoint step is refused and it stays at a distance."""
+    kept = samples[1]
+    return kept["repair_steps"] and "midpoint" not in kept["repair_steps"] and kept["d_post"] > 0
+
+
+@pytest.mark.ray
+def test_repair_on_ray_refuses_a_step_that_breaks_a_kept_rule_as_local_does(
+    ray_cluster, ray_executor, back_to_local, isolated_home, capsys
+):
+    """Issue 24 on the Ray executor: a repair candidate that passes but breaks a coding rule the
+    sample kept is refused on the cluster too, so `analyze` prints the same bytes (before, the
+    remote verification answered only pass/fail and took the step)."""
+    records = str(strict_records(isolated_home))
+    local = _analyze_json([records], capsys)
+    on_ray = _analyze_json(
+        [records], capsys, "--executor", "ray", "--ray-address", ray_cluster.address
+    )
+    [run] = json.loads(local)["runs"]
+    assert run["metrics"]["compliance_rate"] == 0.0 and run["canon"]["sample_index"] == 0
+    assert _refused_midpoint(run["samples"])
+    assert on_ray == local
+
+
+@pytest.mark.ray
+def test_the_apps_analysis_on_ray_refuses_the_same_repair_steps(ray_cluster, monkeypatch, tmp_path):
+    """The app's analysis process (store mode, settings.toml's executor) on the strict samples:
+    the same stored documents on both executors, the rule-breaking step refused on both."""
+    from skyt_tui.engine.runs.run_import import import_runs
+    from skyt_tui.ui import data
+
+    documents = []
+    for name, settings in (
+        ("local", ""),
+        ("ray", f'[run]\nexecutor = "ray"\nray_address = "{ray_cluster.address}"\n'),
+    ):
+        home = tmp_path / name
+        records = strict_records(home)
+        (home / "settings.toml").write_text(settings)
+        monkeypatch.setenv("SKYT_HOME", str(home))
+        [run_id] = [meta.id for meta in import_runs([str(records)]).created]
+        [analysis] = data.analyze_runs([run_id])
+        # the run's id and folder differ between the two stores, and so does the canon's run
+        document = {k: v for k, v in analysis.document.items() if k not in ("id", "source")}
+        document["canon"] = {k: v for k, v in document["canon"].items() if k != "run_id"}
+        documents.append(document)
+    local, on_ray = documents
+    assert _refused_midpoint(local["samples"]), local["samples"]
+    assert on_ray == local
+
+
 @pytest.mark.ray
 @pytest.mark.corpus
 def test_analyze_with_probe_on_ray_probes_here_and_prints_the_same_bytes(

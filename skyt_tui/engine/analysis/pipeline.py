@@ -60,7 +60,13 @@ from skyt_tui.engine.oracle.verdicts import TestOutcome, Verdict
 from skyt_tui.engine.probe.behaviour import ContractProbe, ProbeSettings, probe_contracts
 from skyt_tui.engine.probe.report import run_probe_figures
 from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
-from skyt_tui.engine.repair.parallel import RepairTask, TaskVerifier, repair_in_processes
+from skyt_tui.engine.repair.parallel import (
+    Outcome,
+    RepairTask,
+    TaskVerifier,
+    accepts,
+    repair_in_processes,
+)
 from skyt_tui.engine.sources.humaneval import problem_contract
 from skyt_tui.engine.sources.recorded import RunInput
 from skyt_tui.engine.syntax import MAX_PROGRAM_CHARS
@@ -582,10 +588,12 @@ def _repair_all(
     candidate program is sent to the oracle once per contract (per unit of
     searches on a cluster). A candidate is accepted when the oracle passes it
     and it breaks no coding rule or pattern of the contract that the sample kept
-    (so a compliant sample stays compliant; `_accepted`).
+    (so a compliant sample stays compliant; `repair.parallel.accepts`, the rule
+    of every executor).
     """
     tasks: dict[_RepairKey, tuple[Contract, str, str, frozenset[str]]] = {}
     broken_before: dict[_RepairKey, frozenset[str] | None] = {}
+    """The rules each sample breaks (a function of the contract version and the code, so of the key)."""
     wanted: list[dict[int, _RepairKey]] = []
     for p, contract, vs, canon in zip(prepared, contracts, verdicts, canons):
         positions: dict[int, _RepairKey] = {}
@@ -599,9 +607,7 @@ def _repair_all(
                 ):
                     key = (contract.content_hash(), code, canon.code, p.kept)
                     tasks.setdefault(key, (contract, code, canon.code, p.kept))
-                    broken_before[key] = (
-                        verdict.compliance.broken if verdict.compliance is not None else None
-                    )
+                    broken_before[key] = verdict.broken
                     positions[position] = key
         wanted.append(positions)
 
@@ -616,17 +622,17 @@ def _repair_all(
             allowed=tuple(contract.rescue.transformers),
             # rewrites depend on no contract detail: group by the task, not its version
             group=contract.id,
+            broken_before=broken_before[key],
         )
         for key in keys
         for contract, code, canon_code, kept in [tasks[key]]
     ]
-    verdict_cache: dict[tuple[str, str], tuple[bool, frozenset[str] | None]] = {}
+    verdict_cache: dict[tuple[str, str], Outcome] = {}
     """(contract hash, program) → (passes the oracle, the coding rules it breaks)."""
     cache_lock = threading.Lock()
 
     def accepted(index: int, program: str) -> bool:
-        passed, broken = verdict_cache[(keys[index][0], program)]
-        return _accepted(passed, broken, broken_before[keys[index]])
+        return accepts(verdict_cache[(keys[index][0], program)], repair_tasks[index].broken_before)
 
     def verify(index: int, programs: Sequence[str]) -> list[bool]:
         contract = tasks[keys[index]][0]
@@ -641,7 +647,7 @@ def _repair_all(
             found = oracle.check_many([(contract, program) for program in pending], dedupe=True)
             with cache_lock:
                 verdict_cache.update(
-                    ((group, program), _outcome(v)) for program, v in zip(pending, found)
+                    ((group, program), (v.passed, v.broken)) for program, v in zip(pending, found)
                 )
         with cache_lock:
             return [accepted(index, program) for program in programs]
@@ -660,7 +666,7 @@ def _repair_all(
                 [(contract, program) for (_, program), contract in wanted.items()], dedupe=True
             )
             with cache_lock:
-                verdict_cache.update((key, _outcome(v)) for key, v in zip(wanted, found))
+                verdict_cache.update((key, (v.passed, v.broken)) for key, v in zip(wanted, found))
         with cache_lock:
             return [
                 [accepted(index, program) for program in programs] for index, programs in requests
@@ -694,17 +700,6 @@ def _repair_all(
         )
     results = dict(zip(keys, found))
     return [{position: results[key] for position, key in positions.items()} for positions in wanted]
-
-
-def _outcome(verdict: Verdict) -> tuple[bool, frozenset[str] | None]:
-    return verdict.passed, (verdict.compliance.broken if verdict.compliance is not None else None)
-
-
-def _accepted(
-    passed: bool, broken: frozenset[str] | None, broken_before: frozenset[str] | None
-) -> bool:
-    """A repair candidate is kept only when it passes and breaks no rule the sample kept."""
-    return passed and (broken is None or broken <= (broken_before or frozenset()))
 
 
 def _repair_in_threads(

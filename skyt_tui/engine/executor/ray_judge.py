@@ -26,6 +26,7 @@ from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.oracle.verdicts import Verdict
+from skyt_tui.engine.repair.parallel import Outcome
 from skyt_tui.engine.versions import ORACLE_VERSION
 
 
@@ -112,12 +113,15 @@ class NodeJudge:
         known = self._known(contracts)
         return oracle.check_many([(known[key], code) for key, code in jobs])
 
-    def verify(self, contracts: dict[str, Contract], jobs: list[tuple[str, str]]) -> list[bool]:
-        """Pass or fail of each job: what a repair search asks of the oracle."""
+    def verify(self, contracts: dict[str, Contract], jobs: list[tuple[str, str]]) -> list[Outcome]:
+        """What a repair search asks of the oracle about each job: (passes, the keys of the
+        contract's coding rules and patterns it breaks, None when it has none), as the local
+        analysis takes it from the same verdict. The answer stays small: a flag and at most the
+        contract's own rule keys per program, never the verdict's outputs."""
         oracle = self._ready()
         known = self._known(contracts)
         verdicts = oracle.check_many([(known[key], code) for key, code in jobs], dedupe=True)
-        return [verdict.passed for verdict in verdicts]
+        return [(verdict.passed, verdict.broken) for verdict in verdicts]
 
     def close(self) -> None:
         if self.oracle is not None:

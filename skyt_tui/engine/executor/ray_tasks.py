@@ -8,9 +8,13 @@ local repair worker does, asking the judge on its own node for verdicts (another
 that one is lost). Generated code still runs only in the judges' sandboxes: a repair task only
 parses it.
 
+A candidate is accepted as on this machine (`repair.parallel.accepts`): it passes the oracle
+and breaks no coding rule or pattern the sample kept. The judge answers both (`NodeJudge.verify`).
+
 As a local repair worker keeps its rewrite caches between units, a Ray worker process keeps
-the caches of one repair call (`call`: rewrites per task group, verdicts per program) for the
-units of that call it runs; they only save work, results do not depend on them.
+the caches of one repair call (`call`: rewrites per task group; each program's outcome, passed
+and rules broken, per contract version) for the units of that call it runs; they only save
+work, results do not depend on them.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Any
 
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.executor.choice import ExecutorError
-from skyt_tui.engine.repair.parallel import TASKS_IN_FLIGHT, RepairTask
+from skyt_tui.engine.repair.parallel import TASKS_IN_FLIGHT, Outcome, RepairTask, accepts
 from skyt_tui.engine.repair.pipeline import RepairResult, RewriteCache
 
 CALLS_KEPT = 2
@@ -34,7 +38,8 @@ CALLS_KEPT = 2
 @dataclass
 class _CallCaches:
     rewrites: dict[Hashable, RewriteCache] = field(default_factory=dict)
-    verdicts: dict[tuple[str, str], bool] = field(default_factory=dict)
+    verdicts: dict[tuple[str, str], Outcome] = field(default_factory=dict)
+    """(contract content hash, program) → its outcome: a verdict under one contract version."""
 
 
 _calls: collections.OrderedDict[str, _CallCaches] = collections.OrderedDict()
@@ -58,13 +63,15 @@ def apply_all(function: Callable[..., Any], arguments: Sequence[tuple[Any, ...]]
 
 
 class NodeVerifier:
-    """Verdicts for repair candidates from the node judges, remembered per (contract, program)."""
+    """Verdicts for repair candidates from the node judges, remembered per (contract version,
+    program) as outcomes (passed, rules broken); each search decides on them with its sample's
+    broken rules."""
 
     def __init__(
         self,
         contracts: dict[str, Contract],
         judges: dict[str, Any],
-        known: dict[tuple[str, str], bool] | None = None,
+        known: dict[tuple[str, str], Outcome] | None = None,
     ) -> None:
         from skyt_tui.engine.executor.ray_executor import load_ray
 
@@ -76,24 +83,33 @@ class NodeVerifier:
         self._known = {} if known is None else known
         self._lock = _calls_lock
 
-    def verify(self, key: str, programs: Sequence[str]) -> list[bool]:
+    def verify(
+        self, key: str, broken_before: frozenset[str] | None, programs: Sequence[str]
+    ) -> list[bool]:
+        """Whether each program is an acceptable step for a sample under contract `key` that
+        breaks `broken_before` (`accepts`)."""
         with self._lock:
             pending = [p for p in dict.fromkeys(programs) if (key, p) not in self._known]
         if pending:
             found = self._ask({key: self._contracts[key]}, [(key, p) for p in pending])
+            if len(found) != len(pending):
+                raise ExecutorError(f"a judge answered {len(found)} of {len(pending)} candidates")
             with self._lock:
-                self._known.update(((key, p), passed) for p, passed in zip(pending, found))
+                self._known.update(
+                    ((key, p), (bool(passed), None if broken is None else frozenset(broken)))
+                    for p, (passed, broken) in zip(pending, found)
+                )
         with self._lock:
-            return [self._known[(key, p)] for p in programs]
+            return [accepts(self._known[(key, p)], broken_before) for p in programs]
 
-    def _ask(self, contracts: dict[str, Contract], jobs: list[tuple[str, str]]) -> list[bool]:
+    def _ask(self, contracts: dict[str, Contract], jobs: list[tuple[str, str]]) -> list[Outcome]:
         while True:
             with self._lock:
                 if not self._judges:
                     raise ExecutorError("no node's sandbox pool is left to verify repairs")
                 node_id, judge = self._judges[0]
             try:
-                answer: list[bool] = self._ray.get(judge.verify.remote(contracts, jobs))
+                answer: list[Outcome] = self._ray.get(judge.verify.remote(contracts, jobs))
                 return answer
             except self._ray.exceptions.RayActorError:
                 with self._lock:  # that node is gone: the next judge answers
@@ -124,7 +140,7 @@ def repair_unit(
                 index, task, key = pending.pop()
                 rewrites = caches.setdefault(task.group, RewriteCache())
             try:
-                result = task.run(partial(verifier.verify, key), rewrites)
+                result = task.run(partial(verifier.verify, key, task.broken_before), rewrites)
             except BaseException as error:  # raised in the task's thread below
                 with take:
                     failures.append(error)

@@ -78,6 +78,12 @@ class Verdict:
     """Sandbox runs (a fresh sample and checker process each) the tests took: more than one when
     a test timed out and the tests after it ran afresh (`judge.Oracle`)."""
 
+    @property
+    def broken(self) -> frozenset[str] | None:
+        """The keys of the coding rules and patterns the program breaks (`Violation.key`), None
+        when the contract has none: what a repair candidate is judged by beside `passed`."""
+        return None if self.compliance is None else self.compliance.broken
+
     def pass_vector(self) -> tuple[bool, ...]:
         return tuple(outcome.passed for outcome in self.tests)
 

@@ -52,6 +52,9 @@ class RepairTask:
     allowed: tuple[str, ...] = ()
     group: Hashable = None
     """Tasks of one group share a rewrite cache (they must share the transformer registry and kept names' meaning)."""
+    broken_before: frozenset[str] | None = None
+    """The coding rules and patterns of the contract the sample breaks (None: the contract has
+    none): a candidate that breaks any other is refused (`accepts`)."""
 
     def run(
         self, verify: Callable[[Sequence[str]], Sequence[bool]], rewrites: RewriteCache | None
@@ -66,6 +69,19 @@ class RepairTask:
             allowed=self.allowed,
             rewrites=rewrites,
         )
+
+
+Outcome = tuple[bool, frozenset[str] | None]
+"""What a repair search needs of a candidate's verdict: (passes the oracle, the keys of the
+coding rules and patterns it breaks, None when its contract has none). Every executor caches
+this per (contract version, program) and decides with `accepts`."""
+
+
+def accepts(outcome: Outcome, broken_before: frozenset[str] | None) -> bool:
+    """A repair candidate is kept only when it passes and breaks no rule the sample kept (so a
+    compliant sample stays compliant): the one rule, on this machine and on a cluster."""
+    passed, broken = outcome
+    return passed and (broken is None or broken <= (broken_before or frozenset()))
 
 
 class RepairWorkerError(RuntimeError):
