@@ -176,9 +176,9 @@ def test_a_checker_that_cannot_be_exec_d_is_a_fork_of_the_zygote(tmp_path):
             '            "/nonexistent/python",\n',
         ),
         "dead": (
-            "checker.py",
-            "    code = 0\n    try:\n        channel = ",
-            "    os._exit(1)\n    code = 0\n    try:\n        channel = ",
+            "entry.py",
+            'load("checker").exec_main(sys.argv[2:])',
+            "sys.exit(1)",
         ),
     }
     for name, (module, old, new) in broken.items():

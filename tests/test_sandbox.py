@@ -343,8 +343,12 @@ CHECKER_REPORT = textwrap.dedent(f"""
         except BaseException as exc:
             return type(exc).__name__
     def check(candidate):
-        import socket
+        import ctypes, socket
+        prctl = ctypes.CDLL(None).prctl
         candidate({{
+            "dumpable": prctl(3, 0, 0, 0, 0),
+            "no_new_privs": prctl(39, 0, 0, 0, 0),
+            "seccomp_mode": prctl(21, 0, 0, 0, 0),
             "zygote_only": sorted(m for m in {ZYGOTE_ONLY!r} if m in sys.modules),
             "no_site": sys.flags.no_site,
             "hash": hash("skyt"),
@@ -381,7 +385,7 @@ def test_the_checker_is_a_fresh_interpreter_confined_as_before(mode):
     assert report["zygote_only"] == [] and report["no_site"] == 1
     assert hello["checker"] == "exec" and hello["checker_problem"] is None, hello
     assert report["hash"] == int(seeded.stdout)
-    assert report["session_of_c"]
+    assert report["session_of_c"] and report["dumpable"] == 0 and report["no_new_privs"] == 1
     limits = Limits()
     assert report["memory"] == limits.memory_bytes and report["open_files"] == limits.open_files
     if os.geteuid() == 0 or any(layer.startswith("landlock") for layer in layers):
@@ -390,6 +394,7 @@ def test_the_checker_is_a_fresh_interpreter_confined_as_before(mode):
         assert report["uid"] >= sandbox.SAMPLE_UID_BASE
     if "seccomp" in layers:
         assert report["socket"] == "PermissionError" and report["exec"] == "PermissionError"
+        assert report["seccomp_mode"] == 2
 
 
 @pytest.mark.parametrize("mode", modes())

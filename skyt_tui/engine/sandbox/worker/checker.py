@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .check import CheckHarness, SampleClient, compile_check
 from .confine import confine
 from .framing import FRAME_HEADER, ProtocolError, read_exact
-from .kernel import Kernel
+from .kernel import PR_SET_DUMPABLE, Kernel
 from .processes import exit_info
 from .sample import flush_stdio
 
@@ -245,6 +245,8 @@ def exec_main(argv: list[str]) -> None:
     says b"E" and serves jobs. Never returns."""
     code = 0
     try:
+        kernel = Kernel()
+        kernel.prctl(PR_SET_DUMPABLE, 0)  # the exec made it dumpable again: as the zygote's fork
         channel = socket.socket(fileno=int(argv[0]))
         if len(argv[1]) > MAX_SETTINGS:
             os._exit(71)
@@ -255,7 +257,6 @@ def exec_main(argv: list[str]) -> None:
                 importlib.import_module(str(name))
             except ImportError:
                 pass
-        kernel = Kernel()
         try:
             if settings["seccomp"]:
                 kernel.prepare_seccomp(deny_memfd=bool(settings["deny_memfd"]))

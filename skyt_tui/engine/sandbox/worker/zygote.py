@@ -616,6 +616,20 @@ class Zygote:
         checker.jobs += 1
         return checker
 
+    def renew_checker(self) -> None:
+        """Between jobs: replace a checker that is gone or retired now, so that the next job's
+        clock does not run while a new one starts (an interpreter's start, when exec'd)."""
+        checker = self.checker
+        if checker is not None and checker.alive() and checker.jobs < Checker.MAX_JOBS:
+            return
+        if checker is not None:
+            checker.stop()
+            self.checker = None
+        try:
+            self.checker = Checker(self)
+        except OSError:
+            pass  # no process to spare now: the next job with checks tries again
+
     def checker_main(self, channel: socket.socket) -> None:
         """The warm checker process (see `Checker`), just forked: exec a fresh interpreter
         (`checker.exec_main`); where the kernel refuses, confine this fork and serve jobs
@@ -707,6 +721,7 @@ class Zygote:
                     self.after_job()
                 except Exception as exc:
                     raise ZygoteBroken(f"cleaning up after a job failed: {exc!r}") from None
+                self.renew_checker()
                 self.send({"t": "ready"})
         finally:
             if self.checker is not None:
