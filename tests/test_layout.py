@@ -115,25 +115,7 @@ def test_the_worker_starts_by_path_from_a_folder_off_sys_path(tmp_path):
     way the pool starts them, and without site-packages too (-S): nothing but the standard library
     and those files. A sample it runs finds that folder neither on `sys.path` nor by `import`, and
     nothing of skyt_tui is loaded."""
-    copy = tmp_path / "skyt-sandbox"
-    shutil.copytree(WORKER, copy / "worker", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(SANDBOX / "wire.py", copy / "wire.py")
-    config = {
-        "sample_uid": None,
-        "checker_uid": None,
-        "workdir": str(tmp_path / "work"),
-        "read_paths": [],
-        "hidden_paths": [],
-        "limits": asdict(Limits()),
-        "seccomp": False,
-        "landlock": False,
-        "memory_cgroup": False,
-        "tmpfs": None,
-        "private_ipc": False,
-        "namespaces": False,
-        "layout": [],
-        "shared_dirs": [],
-    }
+    copy = _copy_worker(tmp_path)
     program = textwrap.dedent("""
         import importlib, os, sys
         def probe(folders):
@@ -159,6 +141,97 @@ def test_the_worker_starts_by_path_from_a_folder_off_sys_path(tmp_path):
         "checks": [],
         "timeout_s": 10.0,
     }
+    replies = _run_worker(copy, tmp_path, job)
+    assert [header["t"] for header, _ in replies] == ["hello", "started", "result", "ready"]
+    assert replies[0][0]["checker"] == "exec"
+    frames = _frames(replies[2][1][0])
+    assert [frame["t"] for frame in frames] == ["loaded", "call", "tests_done"], frames
+    assert frames[1]["r"] == {"on_path": [], "imported": [], "skyt_tui": []}
+
+
+CHECKER_IMAGE = (
+    "import sys\ndef check(candidate):\n    assert candidate('statistics' in sys.modules)\n"
+)
+
+
+def test_the_checker_is_exec_d_through_the_worker_s_folder(tmp_path):
+    """The zygote's checker is a fresh interpreter started from the copied worker's own folder
+    (not the zygote's image: no preloaded `statistics`); its check passes."""
+    copy = _copy_worker(tmp_path)
+    replies = _run_worker(
+        copy, tmp_path, _check_job(CHECKER_IMAGE, "def f(x):\n    return not x\n")
+    )
+    assert replies[0][0]["checker"] == "exec" and replies[0][0]["checker_problem"] is None
+    assert _frames(replies[2][1][1])[0]["passed"]
+
+
+def test_a_checker_that_cannot_be_exec_d_is_a_fork_of_the_zygote(tmp_path):
+    """Where the exec fails (the kernel refuses it) or the exec'd checker does not start, the
+    zygote says so in its hello and its checkers are forks of it, as before the exec: the
+    check still runs (here it sees the zygote's preloaded `statistics`)."""
+    broken = {
+        "refused": (
+            "zygote.py",
+            "            sys.executable,\n",
+            '            "/nonexistent/python",\n',
+        ),
+        "dead": (
+            "entry.py",
+            'load("checker").exec_main(sys.argv[2:])',
+            "sys.exit(1)",
+        ),
+    }
+    for name, (module, old, new) in broken.items():
+        copy = _copy_worker(tmp_path / name)
+        source = (copy / "worker" / module).read_text(encoding="utf-8")
+        assert source.count(old) == 1, name
+        (copy / "worker" / module).write_text(source.replace(old, new), encoding="utf-8")
+        job = _check_job(CHECKER_IMAGE, "def f(x):\n    return x\n")
+        replies = _run_worker(copy, tmp_path / name, job)
+        hello = replies[0][0]
+        assert hello["checker"] == "fork", name
+        assert ("failed" if name == "refused" else "did not start") in hello["checker_problem"]
+        assert _frames(replies[2][1][1])[0]["passed"], name
+
+
+def _check_job(check, program):
+    return {
+        "program": program,
+        "entry": "f",
+        "entry_kind": "function",
+        "tests": [],
+        "checks": [{"i": 0, "code": check}],
+        "timeout_s": 10.0,
+    }
+
+
+def _copy_worker(folder):
+    """The worker's files copied as bubblewrap binds them (`worker/` beside `wire.py`)."""
+    copy = folder / "skyt-sandbox"
+    shutil.copytree(WORKER, copy / "worker", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(SANDBOX / "wire.py", copy / "wire.py")
+    return copy
+
+
+def _run_worker(copy, folder, job):
+    """Start the copied worker as the pool does (without site-packages too), run `job`, stop it;
+    its four replies."""
+    config = {
+        "sample_uid": None,
+        "checker_uid": None,
+        "workdir": str(folder / "work"),
+        "read_paths": [],
+        "hidden_paths": [],
+        "limits": asdict(Limits()),
+        "seccomp": False,
+        "landlock": False,
+        "memory_cgroup": False,
+        "tmpfs": None,
+        "private_ipc": False,
+        "namespaces": False,
+        "layout": [],
+        "shared_dirs": [],
+    }
     command = [sys.executable, "-S", "-s", "-P", "-B", str(copy / "worker" / "entry.py")]
     proc = subprocess.Popen(
         command,
@@ -166,7 +239,7 @@ def test_the_worker_starts_by_path_from_a_folder_off_sys_path(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=dict(WORKER_ENV),
-        cwd=tmp_path,
+        cwd=folder,
     )
     watchdog = threading.Timer(60, proc.kill)
     watchdog.start()
@@ -179,10 +252,7 @@ def test_the_worker_starts_by_path_from_a_folder_off_sys_path(tmp_path):
     finally:
         watchdog.cancel()
         proc.kill()
-    assert [header["t"] for header, _ in replies] == ["hello", "started", "result", "ready"]
-    frames = _frames(replies[2][1][0])
-    assert [frame["t"] for frame in frames] == ["loaded", "call", "tests_done"], frames
-    assert frames[1]["r"] == {"on_path": [], "imported": [], "skyt_tui": []}
+    return replies
 
 
 def _reply(fd):

@@ -331,6 +331,87 @@ def test_check_state_does_not_outlive_its_job(mode):
     assert len(draws) == 1
 
 
+ZYGOTE_ONLY = ("statistics", "difflib", "calendar", "tempfile", "subprocess", "site")
+"""Modules the zygote has imported (preloaded, or by site) that the checker's own never import."""
+
+CHECKER_REPORT = textwrap.dedent(f"""
+    import os, resource, sys
+    def attempt(action):
+        try:
+            action()
+            return "allowed"
+        except BaseException as exc:
+            return type(exc).__name__
+    def check(candidate):
+        import ctypes, socket
+        prctl = ctypes.CDLL(None).prctl
+        candidate({{
+            "dumpable": prctl(3, 0, 0, 0, 0),
+            "no_new_privs": prctl(39, 0, 0, 0, 0),
+            "seccomp_mode": prctl(21, 0, 0, 0, 0),
+            "zygote_only": sorted(m for m in {ZYGOTE_ONLY!r} if m in sys.modules),
+            "no_site": sys.flags.no_site,
+            "hash": hash("skyt"),
+            "uid": os.getuid(),
+            "session_of_c": os.getsid(0) == os.getppid(),
+            "memory": resource.getrlimit(resource.RLIMIT_AS)[0],
+            "open_files": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+            "socket": attempt(lambda: socket.socket()),
+            "exec": attempt(lambda: os.execv("/bin/true", ["true"])),
+            "write": attempt(lambda: open("from-the-checker", "w").close()),
+        }})
+""")
+
+
+@pytest.mark.parametrize("mode", modes())
+def test_the_checker_is_a_fresh_interpreter_confined_as_before(mode):
+    """The warm checker C is exec'd (issue 29): its per-job children carry none of the zygote's
+    preloaded modules, and every layer still holds in them (uid, rlimits, seccomp, Landlock,
+    own session), with the workers' fixed hash seed."""
+    with SandboxPool(workers=1, isolation=mode) as pool:
+        hello = pool._slots[0].hello
+        (result,) = pool.run(
+            [(check_job("def f(report):\n    return report\n", CHECKER_REPORT), 5.0)]
+        )
+        layers = pool.layers
+    report = check_ids(result)
+    seeded = subprocess.run(
+        [sys.executable, "-c", "print(hash('skyt'))"],
+        env={"PYTHONHASHSEED": "0"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert report["zygote_only"] == [] and report["no_site"] == 1
+    assert hello["checker"] == "exec" and hello["checker_problem"] is None, hello
+    assert report["hash"] == int(seeded.stdout)
+    assert report["session_of_c"] and report["dumpable"] == 0 and report["no_new_privs"] == 1
+    limits = Limits()
+    assert report["memory"] == limits.memory_bytes and report["open_files"] == limits.open_files
+    if os.geteuid() == 0 or any(layer.startswith("landlock") for layer in layers):
+        assert report["write"] == "PermissionError"
+    if os.geteuid() == 0:
+        assert report["uid"] >= sandbox.SAMPLE_UID_BASE
+    if "seccomp" in layers:
+        assert report["socket"] == "PermissionError" and report["exec"] == "PermissionError"
+        assert report["seccomp_mode"] == 2
+
+
+@pytest.mark.parametrize("mode", modes())
+def test_a_confined_process_still_dies_with_the_zygote(mode):
+    """The parent-death signal survives the change to the samples' uid (the kernel clears it
+    on a uid change, so it is set again after)."""
+    program = """
+        import ctypes
+        def probe():
+            value = ctypes.c_int()
+            ctypes.CDLL(None).prctl(2, ctypes.byref(value), 0, 0, 0)
+            return value.value
+        """
+    with SandboxPool(workers=1, isolation=mode) as pool:
+        assert probe(pool, program) == signal.SIGKILL
+
+
 @pytest.mark.parametrize("mode", modes())
 def test_a_sample_that_never_serves_ends_its_check_the_same_way_every_time(mode):
     """Whether the sample's process is gone before or after the check's first call, the check

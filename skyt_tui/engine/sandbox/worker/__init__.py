@@ -17,7 +17,9 @@ itself (a private root, Landlock), after which the folder may be out of reach.
   Landlock rulesets, through libc.
 - `sample`: the sample harness, run in S, forked afresh for every job.
 - `check`: the check harness, run in the checker C: `check(candidate)` against proxies of S.
-- `checker`: the warm checker process, the zygote's handle on it and its serving loop.
+- `checker`: the warm checker process, the zygote's handle on it and its serving loop; C is a
+  fresh interpreter, exec'd by a fork of the zygote (`entry.py checker ...`).
+- `confine`: the layers every S and C gets, from plain settings (the exec'd C has no zygote).
 - `zygote`: the zygote, which reads jobs, confines and forks S and C, relays results, cleans up.
 - `watch`: one job's watch (deadline, caps, killing and reaping); `processes`: exits, groups,
   children.

@@ -5,6 +5,9 @@ the folder above its own as the private package `_skyt_sandbox` (a bare package:
 `__init__.py` there is run), imports the zygote as `_skyt_sandbox.worker.zygote`, so relative
 imports work as they do in the app, and runs it. `-P` keeps the script's folder off `sys.path`,
 and so does this: a sample's `import` finds only the standard library.
+
+`entry.py checker <fd> <settings>` starts the warm checker instead (`checker.exec_main`), in the
+fresh interpreter a fork of the zygote execs; it imports the checker's modules, not the zygote.
 """
 
 import importlib
@@ -17,14 +20,17 @@ import types
 PACKAGE = "_skyt_sandbox"
 
 
-def load_zygote() -> types.ModuleType:
-    """The zygote module, loaded from this file's folder under the private package name."""
+def load(name: str = "zygote") -> types.ModuleType:
+    """A worker module (the zygote), loaded from this file's folder under the private package
+    name."""
     worker_dir = os.path.dirname(os.path.abspath(__file__))
     spec = importlib.machinery.ModuleSpec(PACKAGE, None, is_package=True)
     spec.submodule_search_locations = [os.path.dirname(worker_dir)]
     sys.modules[PACKAGE] = importlib.util.module_from_spec(spec)
-    return importlib.import_module(f"{PACKAGE}.{os.path.basename(worker_dir)}.zygote")
+    return importlib.import_module(f"{PACKAGE}.{os.path.basename(worker_dir)}.{name}")
 
 
 if __name__ == "__main__":
-    sys.exit(load_zygote().main())
+    if sys.argv[1:2] == ["checker"]:
+        load("checker").exec_main(sys.argv[2:])
+    sys.exit(load().main())

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import platform
 import stat
 import struct
 
@@ -139,7 +138,7 @@ class Kernel:
             ctypes.c_ulong,
             ctypes.c_ulong,
         ]
-        self.syscalls = self.X86_64 if platform.machine() == "x86_64" else None
+        self.syscalls = self.X86_64 if os.uname().machine == "x86_64" else None
 
     def unshare(self, flags: int) -> None:
         if self.libc.unshare(ctypes.c_int(flags)) != 0:

@@ -17,7 +17,6 @@ import importlib
 import json
 import os
 import platform
-import random
 import resource
 import signal
 import socket
@@ -27,13 +26,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .checker import Checker
+from .checker import CHECK_MODULES, Checker
 from .cleanup import MAX_WORKDIR_ENTRIES, disk_usage, remove_contents, remove_tree
+from .confine import confine
 from .framing import FRAME_HEADER, encode_frame, read_frame, write_all, write_frame
 from .kernel import (
     PR_SET_CHILD_SUBREAPER,
     PR_SET_DUMPABLE,
-    PR_SET_NO_NEW_PRIVS,
     PR_SET_PDEATHSIG,
     Kernel,
     expand_allowed,
@@ -102,6 +101,10 @@ PRELOADED_MODULES = (
 where the unprivileged sample uid cannot read the interpreter's directory)."""
 
 
+CHECKER_START_TIMEOUT_S = 20.0
+"""How long the zygote waits for its first checker to start (an interpreter's start, imports)."""
+
+
 class ZygoteBroken(Exception):
     """The zygote cannot safely run another job; it exits and the parent starts a new one."""
 
@@ -125,6 +128,7 @@ class Zygote:
         self.pid = os.getpid()
         self.limits = config["limits"]
         self.uid, self.checker_uid = sample_uids(config)
+        self.package_fd = open_package_folder()  # before a private root may hide the folder
         self.workdir: str = config["workdir"]
         self.tmpfs: dict[str, Any] | None = config.get("tmpfs")
         self.private_ipc = bool(config.get("private_ipc"))
@@ -139,6 +143,7 @@ class Zygote:
         self.imports = self.import_scope()
         self.set_process_flags()
         preload_modules()
+        self.checker_exec, self.checker_problem = self.start_checker()
 
     def prepare_workdir(self) -> None:
         """Make the working directory, empty and owned by the sample uid; keep its inode
@@ -218,7 +223,55 @@ class Zygote:
             "tmpfs_workdir": bool(self.tmpfs),
             "imports": self.imports,
             "python": platform.python_version(),
+            "checker": "exec" if self.checker_exec else "fork",
+            "checker_problem": self.checker_problem,
         }
+
+    def start_checker(self) -> tuple[bool, str | None]:
+        """Start the first warm checker now, as a fresh interpreter (`Checker`); whether that
+        works here, and if not, why (later checkers are then forks of the zygote, as before)."""
+        if self.package_fd is None:
+            return False, "the worker's folder could not be opened"
+        self.checker_exec = True
+        checker = self.checker = Checker(self)
+        ready = checker.wait_ready(CHECKER_START_TIMEOUT_S)
+        if ready == b"E":
+            return True, None
+        if ready == b"F":
+            problem = "the exec of a fresh interpreter failed"
+        else:
+            dead = checker.stop()
+            self.checker = None
+            problem = f"the exec'd checker did not start ({dead or 'no answer'})"
+        sys.stderr.write(f"sandbox worker: {problem}; the checker is a fork of the zygote\n")
+        os.close(self.package_fd)
+        self.package_fd = None
+        return False, problem
+
+    def checker_command(self, channel_fd: int) -> list[str]:
+        """The exec'd checker's command line: the interpreter without site (its `sys.path` is
+        the zygote's, in the settings), the worker's entry script through the folder's fd, the
+        channel's fd and the settings `confine` needs, all the zygote's own values."""
+        assert self.package_fd is not None
+        preload = [*CHECK_MODULES, *(PRELOADED_MODULES if self.imports == "preloaded" else ())]
+        settings = dict(
+            self.confinement("checker"),
+            deny_memfd=self.deny_memfd,
+            path=list(sys.path),
+            preload=preload,
+        )
+        folder = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
+        return [
+            sys.executable,
+            "-S",
+            "-s",
+            "-P",
+            "-B",
+            f"/proc/self/fd/{self.package_fd}/{folder}/entry.py",
+            "checker",
+            str(channel_fd),
+            json.dumps(settings, separators=(",", ":")),
+        ]
 
     def stdlib_readable_as_sample(self) -> bool:
         """Can the sample uid read the standard library (pyenv under /root, for one, it cannot)?"""
@@ -531,66 +584,26 @@ class Zygote:
         finally:
             os._exit(code)
 
+    def confinement(self, role: str) -> dict[str, Any]:
+        """The settings `confine.confine` applies to a process of `role` ("sample", "checker")."""
+        return {
+            "zygote_pid": self.pid,
+            "workdir": self.workdir,
+            "limits": self.limits,
+            "nproc_base": self.nproc_base,
+            "oom_volunteer": self.oom_volunteer,
+            "uid": self.checker_uid if role == "checker" else self.uid,
+            "ruleset": self.rulesets.get(role),
+            "seccomp": self.seccomp,
+        }
+
     def confine(
         self, role: str, job: dict[str, Any] | None, output_fd: int | None, keep: list[int]
     ) -> None:
-        os.setsid()
-        self.kernel.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != self.pid:
-            os._exit(0)
-        null = os.open(os.devnull, os.O_RDWR)
-        os.dup2(null, 0)
-        os.dup2(output_fd if output_fd is not None else null, 1)
-        os.dup2(output_fd if output_fd is not None else null, 2)
-        ruleset = self.rulesets.get(role)
-        keep_set = sorted({0, 1, 2, *keep, *((ruleset,) if ruleset is not None else ())})
-        low = 3
-        for fd in keep_set:
-            if fd >= low:
-                os.closerange(low, fd)
-                low = fd + 1
-        os.closerange(low, max(resource.getrlimit(resource.RLIMIT_NOFILE)[0], low))
-        # A write past RLIMIT_FSIZE then fails with EFBIG instead of killing the process.
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        if self.oom_volunteer:  # before the uid changes: /proc/self is then no longer ours
-            adjust = os.open("/proc/self/oom_score_adj", os.O_WRONLY | os.O_CLOEXEC)
-            try:
-                os.write(adjust, b"1000")
-            finally:
-                os.close(adjust)
-        limits = self.limits
-        if job is None:  # the warm checker: its CPU limit is set per job (`Checker.serve`)
-            cpu_limit = (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
-        else:
-            cpu = int(float(job["timeout_s"])) + 2
-            cpu_limit = (cpu, cpu + 1)
-        for which, value in (
-            (resource.RLIMIT_CPU, cpu_limit),
-            (resource.RLIMIT_AS, (limits["memory_bytes"],) * 2),
-            (resource.RLIMIT_FSIZE, (limits["file_size_bytes"],) * 2),
-            (resource.RLIMIT_NPROC, (limits["processes"] + self.nproc_base,) * 2),
-            (resource.RLIMIT_NOFILE, (limits["open_files"],) * 2),
-            (resource.RLIMIT_CORE, (0, 0)),
-            (resource.RLIMIT_MSGQUEUE, (0, 0)),
-        ):
-            resource.setrlimit(which, value)
-        os.chdir(self.workdir)
-        uid = self.checker_uid if role == "checker" else self.uid
-        if uid is not None:
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-        self.kernel.prctl(PR_SET_NO_NEW_PRIVS, 1)
-        if ruleset is not None:
-            self.kernel.landlock_restrict(ruleset)
-            os.close(ruleset)
-        if self.seccomp:
-            self.kernel.install_seccomp(os.getpid())
-        self.kernel.prctl(PR_SET_DUMPABLE, 0)
-        os.environ["TMPDIR"] = self.workdir
-        os.environ["HOME"] = self.workdir
-        setattr(sys.modules["tempfile"], "tempdir", self.workdir)  # noqa: B010
-        random.seed(0)
+        """Confine this forked process as `role`; the warm checker (no `job`) has no CPU limit
+        of its own: its children's is set per job (`Checker.run_apart`)."""
+        cpu_s = None if job is None else int(float(job["timeout_s"])) + 2
+        confine(self.kernel, self.confinement(role), cpu_s, output_fd, keep)
 
     def warm_checker(self) -> Checker:
         """The checker for the next job: the warm one, or a new one if it is gone or retired."""
@@ -603,20 +616,63 @@ class Zygote:
         checker.jobs += 1
         return checker
 
+    def renew_checker(self) -> None:
+        """Between jobs: replace a checker that is gone or retired now, so that the next job's
+        clock does not run while a new one starts (an interpreter's start, when exec'd)."""
+        checker = self.checker
+        if checker is not None and checker.alive() and checker.jobs < Checker.MAX_JOBS:
+            return
+        if checker is not None:
+            checker.stop()
+            self.checker = None
+        try:
+            self.checker = Checker(self)
+        except OSError:
+            pass  # no process to spare now: the next job with checks tries again
+
     def checker_main(self, channel: socket.socket) -> None:
-        """The warm checker process (see `Checker`): confine, then serve jobs; never returns."""
+        """The warm checker process (see `Checker`), just forked: exec a fresh interpreter
+        (`checker.exec_main`); where the kernel refuses, confine this fork and serve jobs
+        (its first byte on the channel says which). Never returns."""
         code = 0
         try:
+            if self.checker_exec and self.package_fd is not None:
+                try:
+                    self.exec_checker(channel.fileno())
+                except OSError:
+                    pass
             try:
                 self.confine("checker", None, None, [channel.fileno()])
             except Exception:
                 os._exit(71)
+            channel.sendall(b"F")
             Checker.serve(channel)
             flush_stdio()
         except BaseException:
             code = 70
         finally:
             os._exit(code)
+
+    def exec_checker(self, channel_fd: int) -> None:
+        """In the forked checker: its own session and killed with the zygote at once (so the
+        zygote's `killpg` reaches it during the exec), then exec `checker_command` with only
+        0-2, the channel, the worker's folder and the checker's Landlock ruleset open."""
+        assert self.package_fd is not None
+        if os.getsid(0) != os.getpid():
+            os.setsid()
+        self.kernel.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != self.pid:
+            os._exit(0)
+        ruleset = self.rulesets.get("checker")
+        keep = sorted({channel_fd, self.package_fd, *((ruleset,) if ruleset is not None else ())})
+        low = 3
+        for fd in keep:
+            os.closerange(low, fd)
+            os.set_inheritable(fd, True)
+            low = fd + 1
+        os.closerange(low, max(resource.getrlimit(resource.RLIMIT_NOFILE)[0], low))
+        command = self.checker_command(channel_fd)
+        os.execve(command[0], command, dict(os.environ))
 
     def send(self, header: dict[str, Any], blobs: Sequence[bytes] = ()) -> None:
         header = dict(header, lens=[len(blob) for blob in blobs])
@@ -665,6 +721,7 @@ class Zygote:
                     self.after_job()
                 except Exception as exc:
                     raise ZygoteBroken(f"cleaning up after a job failed: {exc!r}") from None
+                self.renew_checker()
                 self.send({"t": "ready"})
         finally:
             if self.checker is not None:
@@ -679,6 +736,16 @@ def sample_uids(config: dict[str, Any]) -> tuple[int | None, int | None]:
         return None, None
     checker_uid = config.get("checker_uid")
     return uid, checker_uid if isinstance(checker_uid, int) else uid
+
+
+def open_package_folder() -> int | None:
+    """An fd on the folder holding the worker's folder and `wire` (the private package), through
+    which the exec'd checker starts its entry script; None where it cannot be opened."""
+    worker = os.path.dirname(os.path.abspath(__file__))
+    try:
+        return os.open(os.path.dirname(worker), os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
 
 
 def preload_modules() -> None:
