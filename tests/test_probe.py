@@ -411,3 +411,53 @@ def test_a_sample_that_runs_out_of_time_is_run_again_from_where_it_stopped(oracl
     right, slow = found.samples
     assert slow.run_status == "ok" and slow.differs_from_reference is False
     assert slow.behaviour == right.behaviour and slow.witness is None
+
+
+HANGS_ON_NEGATIVES_WRONG_AT_3 = "def f(x):\n    while x < 0:\n        pass\n    return x + (x == 3)\n"
+
+
+def test_inputs_after_a_hang_are_run_not_reported_as_no_result(oracle):
+    """probe-3: after a sample hangs on an input (in a run of its own), it is run again from the
+    next input, up to SAMPLE_RESTARTS times, so what it returns after the hang is known; inputs
+    it never reaches are NOT_RUN and never compared. Before, every input after the hang was
+    "no result" and, where the hanging input itself was not counted (most samples hang there),
+    an input the sample answers at once became its witness (HumanEval/13, line 1307 of the
+    CodeGen-16B samples: `greatest_common_divisor(0, 15)`)."""
+    from skyt_tui.engine.oracle.outputs import MISSING, RETURNED
+    from skyt_tui.engine.probe.behaviour import (
+        NOT_RUN,
+        SAMPLE_RESTARTS,
+        _run_again,
+        _same,
+        _Work,
+    )
+
+    quick = contract(oracle={"timeout_s": 1.0})
+    calls = tuple(Call((x,)) for x in (1, -5, 2, 3, -6, 4))
+    work = _Work(quick, [HANGS_ON_NEGATIVES_WRONG_AT_3], [True], calls=calls)
+    first = next(iter(oracle.calls_iter([(quick, HANGS_ON_NEGATIVES_WRONG_AT_3, calls)])))
+    assert first.status == "timeout"
+    assert [o.status for o in first.outputs] == [RETURNED] + [MISSING] * 5
+    outputs = [{0: (first.status, first.reason, first.outputs)}]
+    _run_again(oracle, [work], outputs)
+    status, _, outs = outputs[0][0]
+    assert SAMPLE_RESTARTS == 2
+    # run 2 from -5 hangs there at once; run 3 from 2 answers 2 and 3, then hangs on -6 with
+    # the time left; run 4 from -6 hangs there at once; no restart is left for 4
+    assert [(o.status, o.value) for o in outs] == [
+        (RETURNED, 1),
+        (MISSING, None),
+        (RETURNED, 2),
+        (RETURNED, 4),
+        (MISSING, None),
+        (NOT_RUN, None),
+    ]
+    assert status == "timeout"
+    reference = tuple(
+        next(iter(oracle.calls_iter([(quick, quick.reference or "", calls)]))).outputs
+    )
+    # the hanging inputs not counted (as where most samples hang): the witness is the wrong
+    # answer at 3, not an input after the hang; an input never reached is not compared
+    assert _same(outs, reference, [0, 2, 3, 5], None, None) == 3
+    assert _same(outs, reference, [0, 2, 5], None, None) is None
+    assert _same(outs, reference, [0, 1], None, None) == 1  # the hang itself, where counted

@@ -34,7 +34,7 @@ from skyt_tui.engine.printable import printable
 from skyt_tui.engine.probe.examples import example_calls
 from skyt_tui.engine.probe.generate import DEFAULT_MAX_INPUTS, generate_inputs
 
-PROBE_VERSION = "probe-2"
+PROBE_VERSION = "probe-3"
 """Names the generation, the counting rule and the comparison; bump when any of them changes."""
 DEFAULT_MAX_SECONDS = 1800.0
 JOBS_PER_ROUND = 256
@@ -46,6 +46,12 @@ REFERENCE_RESTARTS = 5
 """Times the reference is run again past a domain input it hangs on (docs/probe.md)."""
 WIDE_RESTARTS = 3
 """Times the reference is run again past a wide-tier input it gives no result on in time."""
+SAMPLE_RESTARTS = 2
+"""Times a sample is run again past an input it gave no result on in a run of its own (after
+the one rerun from the input its first run stopped at; docs/probe.md)."""
+NOT_RUN = "not_run"
+"""A sample's output on an input it never reached: it hung on an earlier one and its restarts
+ran out. Never compared, never an answer (it says nothing about the sample on that input)."""
 CONSENSUS = 0.8
 """An input beyond the domain counts when at least this share of the samples that answer it
 (return or raise) agree with the reference, and more than half of the probed samples answer it;
@@ -481,27 +487,62 @@ def _run_again(
     works: list[_Work],
     outputs: list[dict[int | None, tuple[str, str, tuple[CallOutput, ...]]]],
 ) -> None:
-    """Run each sample whose job timed out once more, from the input it gave no result on, with
-    the contract's timeout again (docs/probe.md): a sample that hangs there hangs again and keeps
-    its record, one that only ran out of time on a loaded machine gets its results."""
-    again: list[tuple[int, int, int]] = []  # work, sample position, first missing input
-    jobs: list[tuple[Contract, str, Sequence[Call]]] = []
+    """Run each sample whose job timed out again, from the input it gave no result on, with the
+    contract's timeout again (docs/probe.md): one that only ran out of time on a loaded machine
+    gets its results; one that hangs there hangs again, and that input is its "no result". Then,
+    up to `SAMPLE_RESTARTS` times, from the input after each one it hung on in a run of its own,
+    so that the inputs after a hang get their outputs too. An input still without an output at
+    the end that no run started at is `NOT_RUN`: never reached, never compared. (Before probe-3
+    every input after a hang was "no result", and could be a sample's witness although the
+    sample answers it at once.)"""
+    # (work, sample position) -> (the input the next run starts at, runs left)
+    pending: dict[tuple[int, int], tuple[int, int]] = {}
+    started: dict[tuple[int, int], set[int]] = {}  # inputs a run started at, per sample
     for w, found in enumerate(outputs):
         for slot, (status, _, outs) in found.items():
             if slot is None or status != "timeout":
                 continue
             missing = next((i for i, out in enumerate(outs) if out.status == MISSING), None)
+            if missing is not None:
+                pending[(w, slot)] = (missing, 1 + SAMPLE_RESTARTS)
+                started[(w, slot)] = {0}
+    while pending:
+        keys = sorted(pending)
+        jobs: list[tuple[Contract, str, Sequence[Call]]] = [
+            (works[w].contract, works[w].codes[slot], works[w].calls[pending[(w, slot)][0] :])
+            for w, slot in keys
+        ]
+        following: dict[tuple[int, int], tuple[int, int]] = {}
+        for (w, slot), result in zip(keys, oracle.calls_iter(jobs)):
+            first, left = pending[(w, slot)]
+            started[(w, slot)].add(first)
+            outs = outputs[w][slot][2]
+            merged = outs[:first] + tuple(result.outputs) + outs[first + len(result.outputs) :]
+            if result.status == "ok":
+                outputs[w][slot] = ("ok", "", merged)
+                continue
+            outputs[w][slot] = (result.status, result.reason, merged)
+            if result.status != "timeout":
+                continue
+            missing = next(
+                (first + i for i, out in enumerate(result.outputs) if out.status == MISSING), None
+            )
             if missing is None:
                 continue
-            again.append((w, slot, missing))
-            jobs.append((works[w].contract, works[w].codes[slot], works[w].calls[missing:]))
-    for (w, slot, missing), result in zip(again, oracle.calls_iter(jobs)):
-        outs = outputs[w][slot][2]
-        merged = outs[:missing] + tuple(result.outputs) + outs[missing + len(result.outputs) :]
-        if result.status == "ok":
-            outputs[w][slot] = ("ok", "", merged)
-        else:
-            outputs[w][slot] = (result.status, result.reason, merged)
+            nxt = missing + 1 if missing == first else missing
+            if left > 1 and nxt < len(works[w].calls):
+                following[(w, slot)] = (nxt, left - 1)
+        pending = following
+    for (w, slot), firsts in started.items():
+        status, reason, outs = outputs[w][slot]
+        outputs[w][slot] = (
+            status,
+            reason,
+            tuple(
+                CallOutput(NOT_RUN) if out.status == MISSING and i not in firsts else out
+                for i, out in enumerate(outs)
+            ),
+        )
 
 
 def _expectations(
@@ -513,7 +554,7 @@ def _expectations(
     expected: list[CallOutput | None] = [None] * len(work.calls)
     counted = []
     for i, kind in enumerate(work.kinds):
-        answers = [found[i] for found in outs]
+        answers = [found[i] for found in outs if found[i].status != NOT_RUN]
         completed = [out for out in answers if out.status != MISSING]
         if kind == REFERENCE and reference is not None:
             expected[i] = reference[i]
@@ -689,9 +730,12 @@ def _same(
     rel: float | None,
     abs_: float | None,
 ) -> int | None:
-    """The first counted input on which `outs` differs from `expected`, or None."""
+    """The first counted input on which `outs` differs from `expected`, or None (an input either
+    side never reached, `NOT_RUN`, is not compared)."""
     for i in counted:
         got, want = outs[i], expected[i]
+        if got.status == NOT_RUN or want.status == NOT_RUN:
+            continue
         if want.status == RETURNED:
             if got.status != RETURNED or not values_match(got.value, want.value, rel, abs_):
                 return i
