@@ -353,7 +353,6 @@ class RunsScreen(SectionScreen):
         )
 
     def on_runs_listed(self, message: RunsListed) -> None:
-        first = not self.summaries
         self.summaries = message.summaries
         if message.complete:
             self.snapshot = message.snapshot
@@ -365,7 +364,8 @@ class RunsScreen(SectionScreen):
             "runs-view" if self.summaries or not message.complete else "runs-empty"
         )
         self.fill_table()
-        if self.summaries and (first or not isinstance(self.focused, Input)):
+        typing = isinstance(self.focused, Input) and self.focused.display
+        if self.summaries and not typing:  # never take the keys from a filter being typed
             self.query_one("#runs-table", DataTable).focus()
         self.refresh_bindings()
         if message.complete:
