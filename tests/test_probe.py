@@ -413,7 +413,9 @@ def test_a_sample_that_runs_out_of_time_is_run_again_from_where_it_stopped(oracl
     assert slow.behaviour == right.behaviour and slow.witness is None
 
 
-HANGS_ON_NEGATIVES_WRONG_AT_3 = "def f(x):\n    while x < 0:\n        pass\n    return x + (x == 3)\n"
+HANGS_ON_NEGATIVES_WRONG_AT_3 = (
+    "def f(x):\n    while x < 0:\n        pass\n    return x + (x == 3)\n"
+)
 
 
 def test_inputs_after_a_hang_are_run_not_reported_as_no_result(oracle):
