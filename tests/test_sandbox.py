@@ -237,6 +237,35 @@ def test_jobs_run_in_parallel(pool):
     assert all(r.sample_exit.code == 0 for r in results)
 
 
+def test_a_job_submitted_first_runs_before_the_queued_ones():
+    """The oracle's run after a timeout goes before every job not yet handed to a worker (a
+    sample's verdict waits on it). Before, it waited behind the whole queue: on the 1,000
+    human-eval samples of bench/oracle_peers.py one sample looping in its 3 tests ran its last
+    two runs after every other job, one worker idle for 6 s."""
+
+    def payload(seconds: float) -> dict:
+        return {
+            "program": f"import time\ndef probe():\n    time.sleep({seconds})\n",
+            "entry": "probe",
+            "entry_kind": "function",
+            "tests": [{"i": 0, "op": "call", "args": [], "kwargs": {}}],
+            "checks": [],
+        }
+
+    done: list[str] = []
+    with SandboxPool(workers=1, isolation="reduced") as one:
+        futures = {"long": one.submit(payload(0.6), 5.0)}
+        time.sleep(0.2)  # the long job is running; the next goes to the zygote's pipe (depth 2)
+        for name in ("second", "third", "fourth"):
+            futures[name] = one.submit(payload(0.05), 5.0)
+        futures["urgent"] = one.submit(payload(0.05), 5.0, first=True)
+        for name, future in futures.items():
+            future.add_done_callback(lambda _, name=name: done.append(name))
+        for future in futures.values():
+            assert future.result().sample_exit.code == 0
+    assert done.index("urgent") < done.index("third") < done.index("fourth"), done
+
+
 def test_output_keeps_only_the_head():
     with SandboxPool(workers=1, isolation="reduced", limits=Limits(output_keep=10)) as small:
         payload = {

@@ -179,7 +179,9 @@ class Oracle:
                     break
             start = missing[0]
             payload = plan.payload_for({order[p] for p in missing})
-            future = self._pool.submit({**payload, "program": code}, plan.contract.oracle.timeout_s)
+            future = self._pool.submit(
+                {**payload, "program": code}, plan.contract.oracle.timeout_s, first=True
+            )
             run = plan.read(future.result(), limits, payload)
             runs += 1
             elapsed += run.elapsed

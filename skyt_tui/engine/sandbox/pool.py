@@ -393,6 +393,11 @@ class SandboxPool:
         self._lock = threading.Lock()
         self._submitted: collections.deque[_Job] = collections.deque()
         self._pending: collections.deque[_Job] = collections.deque()
+        self._urgent: collections.deque[_Job] = collections.deque()
+        """Submitted with `first`: they go before the other pending jobs (`_drain_wake`)."""
+        self._front = 0
+        """How many jobs at the head of `_pending` came first (urgent or requeued): an urgent
+        job goes after them, before the rest."""
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -443,7 +448,12 @@ class SandboxPool:
             layers.append("preloaded-imports-only")
         return tuple(layers)
 
-    def submit(self, payload: dict[str, Any], timeout_s: float) -> Future[RunResult]:
+    def submit(
+        self, payload: dict[str, Any], timeout_s: float, *, first: bool = False
+    ) -> Future[RunResult]:
+        """Queue a job; with `first`, before every job not yet handed to a worker (the oracle's
+        runs after a timeout: a sample's verdict waits on them, so they do not wait behind the
+        whole queue)."""
         body = json.dumps(
             dict(payload, timeout_s=timeout_s),
             separators=(",", ":"),
@@ -454,7 +464,7 @@ class SandboxPool:
         with self._lock:
             if self._closing:
                 raise SandboxError("the sandbox pool is closed")
-            self._submitted.append(job)
+            (self._urgent if first else self._submitted).append(job)
         self._wake()
         return job.future
 
@@ -550,6 +560,9 @@ class SandboxPool:
         except BlockingIOError:
             pass
         with self._lock:
+            while self._urgent:
+                self._pending.insert(self._front, self._urgent.popleft())
+                self._front += 1
             while self._submitted:
                 self._pending.append(self._submitted.popleft())
 
@@ -562,6 +575,7 @@ class SandboxPool:
                 if slot.state not in ("idle", "busy", "cleaning") or len(slot.jobs) != depth:
                     continue
                 job = self._pending.popleft()
+                self._front = max(0, self._front - 1)
                 if not job.requeued and not job.future.set_running_or_notify_cancel():
                     continue
                 slot.jobs.append(job)
@@ -790,6 +804,7 @@ class SandboxPool:
             for waiting in reversed(slot.jobs):
                 waiting.requeued = True
                 self._pending.appendleft(waiting)
+                self._front += 1
             slot.jobs.clear()
         if was_starting:
             slot.failures += 1
@@ -840,8 +855,11 @@ class SandboxPool:
 
     def _fail_pending(self, reason: str) -> None:
         with self._lock:
+            self._pending.extend(self._urgent)
             self._pending.extend(self._submitted)
+            self._urgent.clear()
             self._submitted.clear()
+        self._front = 0
         while self._pending:
             job = self._pending.popleft()
             if job.requeued or job.future.set_running_or_notify_cancel():
