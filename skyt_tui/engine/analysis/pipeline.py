@@ -302,6 +302,8 @@ def analyze_runs(
     distance: str = DEFAULT_DISTANCE,
     executor: Executor | None = None,
     probe: ProbeSettings | None = None,
+    contracts: Sequence[Contract | None] | None = None,
+    canons: Sequence[CanonInfo | None] | None = None,
 ) -> list[RunAnalysis]:
     """Analyse runs. `oracle=True` uses the shared sandbox pool, False skips oracle, canon and repair.
 
@@ -322,6 +324,10 @@ def analyze_runs(
     `store_canon_provider(contract)` (store mode) finds the sample that should
     become the canon when the store has none: (code, provenance) of the first
     passing sample of the contract's earliest run, or None.
+
+    `contracts` and `canons` (one per run, None: find it here) are what the caller already
+    found: a cluster node analysing one run (`analysis.stream`) gets them from the driver,
+    whose catalog and store they come from.
     """
     distance_version(level, distance)  # an unknown distance fails here, before any work
     if canon_mode not in ("run", "store"):
@@ -330,7 +336,11 @@ def analyze_runs(
     executor = executor or current_executor()
     the_oracle = executor.oracle() if oracle is True else (oracle or None)
 
-    contracts = _dedupe_contracts([contract_for(run) if the_oracle else None for run in runs])
+    if not the_oracle:
+        contracts = [None] * len(runs)
+    elif contracts is None:
+        contracts = [contract_for(run) for run in runs]
+    contracts = _dedupe_contracts(list(contracts))
     weights = [len(run.codes) for run in runs]
     prepared: list[_Prepared] = executor.map(_prepare, list(zip(runs, contracts)), weights=weights)
 
@@ -351,9 +361,10 @@ def analyze_runs(
                 verdicts[i] = flat[position : position + len(p.codes)]
                 position += len(p.codes)
 
-    canons = [
-        _canon_for(p, contract, vs, canon_mode, store_canon_provider)
-        for p, contract, vs in zip(prepared, contracts, verdicts)
+    given_canons = canons if canons is not None else [None] * len(runs)
+    run_canons = [
+        known or _canon_for(p, contract, vs, canon_mode, store_canon_provider)
+        for p, contract, vs, known in zip(prepared, contracts, verdicts, given_canons)
     ]
 
     repairs: Sequence[dict[int, RepairResult] | None] = [None] * len(runs)
@@ -362,7 +373,7 @@ def analyze_runs(
             prepared,
             contracts,
             verdicts,
-            canons,
+            run_canons,
             level,
             the_oracle,
             report,
@@ -415,7 +426,7 @@ def analyze_runs(
             prepared[i],
             contracts[i],
             verdicts[i],
-            canons[i],
+            run_canons[i],
             repairs[i],
             after[i],
             level,
@@ -506,9 +517,19 @@ def _canon_for(
             code=p.codes[position],
             texts=dict(p.normalized[position].texts),
         )
+    return store_canon(
+        contract, provider if provider is not None else lambda _: _first_passing_here(p, verdicts)
+    )
+
+
+def store_canon(
+    contract: Contract, provider: Callable[[Contract], tuple[str, canon_store.Provenance] | None]
+) -> CanonInfo:
+    """The contract's stored canon; when the store has none, established (write-once) from the
+    sample `provider` finds, if any."""
     state = canon_store.load_canon(contract.id, contract=contract, oracle_version=ORACLE_VERSION)
     if state.status == canon_store.STATUS_MISSING:
-        found = provider(contract) if provider is not None else _first_passing_here(p, verdicts)
+        found = provider(contract)
         if found is None:
             return CanonInfo(
                 CANON_NONE,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from skyt_tui.engine.errors import SkytError
@@ -65,6 +65,9 @@ class Executor:
     """The local executor: everything on this machine, as skyt-tui always ran."""
 
     name = "local"
+    per_run = False
+    """True when `stream` runs each call where the work is (a cluster's node): the analysis then
+    hands out one run per call (`analysis.stream`); here, runs are analysed in batches."""
 
     def __init__(self) -> None:
         self._shared: Judge | None = None
@@ -104,6 +107,21 @@ class Executor:
         """`[function(*args) for args in arguments]`, in order; `weights` (e.g. samples per run)
         let a distributed executor cut the work into even pieces."""
         return [function(*args) for args in arguments]
+
+    def stream(
+        self,
+        function: Callable[..., Any],
+        arguments: Iterable[tuple[Any, ...]],
+        *,
+        judged: bool = True,
+    ) -> Iterator[Any]:
+        """`function(executor, *args)` for each of `arguments`, the results in order, each as
+        soon as it and those before it are done. `executor` is the executor where the call runs:
+        this one here, a node's on a cluster (whose oracle is that node's judge). `arguments`
+        are read as calls go out, and a distributed executor has a bounded number out at once,
+        however many there are. `judged`: the calls use the oracle."""
+        for args in arguments:
+            yield function(self, *args)
 
     def repair(
         self,

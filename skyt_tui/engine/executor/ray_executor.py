@@ -3,20 +3,24 @@
 It connects the way Ray does — `--ray-address` (settings.toml's `run.ray_address`), else
 `RAY_ADDRESS`, else `auto` (a cluster started with `ray start` on this machine) — and never
 starts a cluster: with none reachable, or without the `ray` extra, it stops with one line. The
-oracle is a `RayOracle` (a judge per node); the per-run stages are Ray tasks over chunks of
-runs; repair searches are Ray tasks over units of searches that verify on their node's judge.
+oracle is a `RayOracle` (a judge per node). The analysis hands it whole runs (`stream`): each
+is one Ray task that judges, repairs and measures the run on its node, verifying on that node's
+judge, and the driver gets back the finished run, with a bounded number of runs out at once.
+Batches of runs (`--probe`) still go by stage: the per-run stages as Ray tasks over chunks of
+runs, repair searches as Ray tasks over units of searches that verify on their node's judge.
 Results come back in the order the local executor produces them, and nothing is written on
 the workers: the store stays with the command.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import os
 import socket
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skyt_tui.engine.executor.choice import RAY_EXTRA, Executor, ExecutorError, Judge
@@ -34,6 +38,9 @@ TASK_RETRIES = 3
 """Ray retries a task this often when its worker or node is lost (tasks are pure: safe to repeat)."""
 SAMPLES_PER_TASK = 400
 """The per-run stages go out in tasks of about this many samples (whole runs)."""
+CALLS_IN_FLIGHT_PER_CPU = 2
+"""`stream` has at most this many calls (runs) per cluster CPU sent and not yet handed back:
+each CPU has one to work on and one waiting, and the driver holds only their references."""
 
 
 def load_ray() -> Any:
@@ -86,6 +93,7 @@ class RayExecutor(Executor):
     """The analysis's work on a Ray cluster this process is connected to."""
 
     name = "ray"
+    per_run = True
 
     def __init__(self, ray: Any, address: str, *, owned: bool) -> None:
         super().__init__()
@@ -165,6 +173,29 @@ class RayExecutor(Executor):
             results.extend(part)
         return results
 
+    def stream(
+        self,
+        function: Callable[..., Any],
+        arguments: Iterable[tuple[Any, ...]],
+        *,
+        judged: bool = True,
+    ) -> Iterator[Any]:
+        """Each call a Ray task (`ray_tasks.on_node`) given the node's executor, whose oracle is
+        the node judges; results in order, at most `CALLS_IN_FLIGHT_PER_CPU` per CPU out."""
+        from skyt_tui.engine.executor.ray_oracle import RayOracle
+        from skyt_tui.engine.executor.ray_tasks import ClusterInfo, on_node
+
+        judges: dict[str, Any] = {}
+        cluster = None
+        if judged:
+            oracle = self.oracle()
+            assert isinstance(oracle, RayOracle)  # this executor's oracles are
+            judges = oracle.judges()
+            cluster = ClusterInfo(oracle.isolation, oracle.layers, oracle.workers)
+        remote = self._remote_function("on_node", on_node)
+        calls = ((function, args, judges, cluster) for args in arguments)
+        yield from self._gather(remote, calls, window=CALLS_IN_FLIGHT_PER_CPU * self.cpus())
+
     def repair(
         self,
         tasks: Sequence[RepairTask],
@@ -197,7 +228,7 @@ class RayExecutor(Executor):
             arguments.append((call, payload, {key: by_key[key] for key in used}, judges))
         results: list[RepairResult | None] = [None] * len(tasks)
         done = 0
-        for part in self._gather(remote, arguments, window=cpus):
+        for part in self._gather(remote, arguments, window=cpus, ordered=False):
             for index, result in part:
                 results[index] = result
             done += len(part)
@@ -240,28 +271,41 @@ class RayExecutor(Executor):
         return self._remote[name]
 
     def _gather(
-        self, remote: Any, calls: Sequence[tuple[Any, ...]], *, window: int | None = None
+        self,
+        remote: Any,
+        calls: Iterable[tuple[Any, ...]],
+        *,
+        window: int | None = None,
+        ordered: bool = True,
     ) -> Any:
-        """Run `remote` on each call's arguments; yield the results in call order, or, with
-        `window`, as they finish with at most `window` tasks out. A repair task waiting for
+        """Run `remote` on each call's arguments, with at most `window` tasks sent and not yet
+        handed back (all at once without one); yield the results in call order, or, not
+        `ordered`, as they finish. `calls` are read as tasks go out. A repair task waiting for
         verdicts lends its CPU to Ray, which would start another task (and worker process) on
         it: the window keeps the cluster at one search task per CPU. The tasks left are
         cancelled when the caller stops (an error, Ctrl-C); Ray's lost-work errors are one line."""
         ray = self.ray
-        queued = list(calls)
-        queued.reverse()
-        out: list[Any] = []
-        limit = len(queued) if window is None else max(1, window)
+        queued = iter(calls)
+        out: collections.deque[Any] = collections.deque()
+        limit = max(1, window) if window is not None else None
+        more = True
         try:
-            while queued or out:
-                while queued and len(out) < limit:
-                    out.append(remote.remote(*queued.pop()))
-                if window is None:
-                    ref = out.pop(0)
+            while True:
+                while more and (limit is None or len(out) < limit):
+                    call = next(queued, None)
+                    if call is None:
+                        more = False
+                        break
+                    out.append(remote.remote(*call))
+                if not out:
+                    return
+                if ordered:
+                    ref = out.popleft()
                 else:
-                    [ref], out = ray.wait(out, num_returns=1)
+                    [ref], rest = ray.wait(list(out), num_returns=1)
+                    out = collections.deque(rest)
                 try:
-                    yield ray.get(ref)
+                    result = ray.get(ref)
                 except ray.exceptions.RayTaskError as exc:
                     cause = getattr(exc, "cause", None)
                     if isinstance(cause, BaseException):
@@ -275,6 +319,8 @@ class RayExecutor(Executor):
                             f"{lines[0] if lines else type(exc).__name__}"
                         )[:400]
                     ) from None
+                del ref
+                yield result
         finally:
             for ref in out:
                 with contextlib.suppress(Exception):

@@ -1,12 +1,14 @@
-"""What runs as Ray tasks: per-run stages of the analysis and units of repair searches.
+"""What runs as Ray tasks: whole runs of the analysis, per-run stages and units of repair searches.
 
-Both are pure functions of their arguments (and, for repair, of the oracle's verdicts), so a
-task that Ray retries after losing its worker or node returns what the first attempt would
-have: nothing is counted twice. `apply_all` runs a pipeline function over a chunk of runs;
-`repair_unit` runs a unit of repair searches (`repair.parallel.work_units`) on threads, as a
-local repair worker does, asking the judge on its own node for verdicts (another node's when
-that one is lost). Generated code still runs only in the judges' sandboxes: a repair task only
-parses it.
+All are pure functions of their arguments (and of the oracle's verdicts), so a task that Ray
+retries after losing its worker or node returns what the first attempt would have: nothing is
+counted twice. `on_node` runs one call of `Executor.stream` — in the analysis, one run judged,
+canon, distances, repair and metrics (`analysis.stream`) — with this node's executor
+(`NodeExecutor`): its oracle is the node's judge (`NodeOracle`, another node's when that one is
+lost), and its repair searches run here on threads. `apply_all` runs a pipeline function over a
+chunk of runs; `repair_unit` runs a unit of repair searches (`repair.parallel.work_units`) on
+threads, as a local repair worker does, asking the judge on its own node for verdicts. Generated
+code still runs only in the judges' sandboxes: a task only parses it.
 
 A candidate is accepted as on this machine (`repair.parallel.accepts`): it passes the oracle
 and breaks no coding rule or pattern the sample kept. The judge answers both (`NodeJudge.verify`).
@@ -21,13 +23,14 @@ from __future__ import annotations
 
 import collections
 import threading
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 from skyt_tui.engine.contracts.contract import Contract
-from skyt_tui.engine.executor.choice import ExecutorError
+from skyt_tui.engine.executor.choice import Executor, ExecutorError, Judge
+from skyt_tui.engine.oracle.verdicts import Verdict
 from skyt_tui.engine.repair.parallel import TASKS_IN_FLIGHT, Outcome, RepairTask, accepts
 from skyt_tui.engine.repair.pipeline import RepairResult, RewriteCache
 
@@ -62,6 +65,168 @@ def apply_all(function: Callable[..., Any], arguments: Sequence[tuple[Any, ...]]
     return [function(*args) for args in arguments]
 
 
+@dataclass(frozen=True)
+class ClusterInfo:
+    """What the driver's oracle says of the whole cluster, which an analysis records wherever it
+    runs: the isolation in force everywhere, the layers every node has, the sandbox workers."""
+
+    isolation: str
+    layers: tuple[str, ...]
+    workers: int
+
+
+class NodeJudges:
+    """The node judges a task may ask, its own node's first (its jobs need not cross the
+    network); a judge found lost is dropped and the next one answers."""
+
+    def __init__(self, judges: dict[str, Any]) -> None:
+        from skyt_tui.engine.executor.ray_executor import load_ray
+
+        ray = self._ray = load_ray()
+        here = ray.get_runtime_context().get_node_id()
+        self._judges = sorted(judges.items(), key=lambda item: (item[0] != here, item[0]))
+        self._lock = threading.Lock()
+
+    def ask(self, method: str, contracts: dict[str, Contract], jobs: list[tuple[str, str]]) -> Any:
+        """`NodeJudge.<method>(contracts, jobs)` on the first judge still there."""
+        while True:
+            with self._lock:
+                if not self._judges:
+                    raise ExecutorError("no node's sandbox pool is left to judge samples")
+                node_id, judge = self._judges[0]
+            try:
+                return self._ray.get(getattr(judge, method).remote(contracts, jobs))
+            except self._ray.exceptions.RayActorError:
+                with self._lock:  # that node is gone: the next judge answers
+                    self._judges = [item for item in self._judges if item[0] != node_id]
+
+
+class NodeOracle:
+    """The oracle of a task on a node (`choice.Judge`): the node judges, as `RayOracle` on the
+    driver; its isolation and layers are the cluster's (`ClusterInfo`), so an analysis records
+    on a node what it records on the driver."""
+
+    def __init__(self, judges: NodeJudges, cluster: ClusterInfo) -> None:
+        self._judges = judges
+        self._cluster = cluster
+
+    @property
+    def isolation(self) -> str:
+        return self._cluster.isolation
+
+    @property
+    def layers(self) -> tuple[str, ...]:
+        return self._cluster.layers
+
+    @property
+    def workers(self) -> int:
+        return self._cluster.workers
+
+    def check(self, contract: Contract, code: str) -> Verdict:
+        return self.check_many([(contract, code)])[0]
+
+    def check_many(
+        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+    ) -> list[Verdict]:
+        """Verdicts in input order (`Oracle.check_many`), judged in one call to a node's judge;
+        with `dedupe`, a program repeated for the same contract object is sent once."""
+        if not jobs:
+            return []
+        keys: dict[int, str] = {}
+        contracts: dict[str, Contract] = {}
+        sent: dict[tuple[str, str], int] = {}
+        wire: list[tuple[str, str]] = []
+        where: list[int] = []
+        for contract, code in jobs:
+            key = keys.get(id(contract))
+            if key is None:
+                key = keys[id(contract)] = contract.content_hash()
+                contracts.setdefault(key, contract)
+            seen = (key, code) if dedupe else None
+            if seen is not None and seen in sent:
+                where.append(sent[seen])
+                continue
+            if seen is not None:
+                sent[seen] = len(wire)
+            where.append(len(wire))
+            wire.append((key, code))
+        verdicts: list[Verdict] = self._judges.ask("judge", contracts, wire)
+        if len(verdicts) != len(wire):
+            raise ExecutorError(f"a judge answered {len(verdicts)} of {len(wire)} samples")
+        return [verdicts[position] for position in where]
+
+    def check_iter(
+        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+    ) -> Iterator[Verdict]:
+        yield from self.check_many(jobs, dedupe=dedupe)
+
+    def close(self) -> None:
+        """The judges are the driver's: it closes them."""
+
+
+class NodeExecutor(Executor):
+    """The executor of a call running on a node (`on_node`): its oracle is the node judges
+    (`NodeOracle`); its repair searches run in this task, on threads, verifying their candidates
+    on the judges as `repair_unit` does; the rest runs in this process."""
+
+    name = "ray-node"
+
+    def __init__(self, judges: dict[str, Any], cluster: ClusterInfo | None) -> None:
+        super().__init__()
+        self._judges = NodeJudges(judges) if cluster is not None else None
+        self._node_oracle = (
+            NodeOracle(self._judges, cluster)
+            if self._judges is not None and cluster is not None
+            else None
+        )
+
+    def oracle(self) -> Judge:
+        if self._node_oracle is None:
+            raise ExecutorError("this call was sent without the cluster's judges")
+        return self._node_oracle
+
+    def owns(self, judge: object) -> bool:
+        return judge is not None and judge is self._node_oracle
+
+    def repair(
+        self,
+        tasks: Sequence[RepairTask],
+        contracts: Sequence[Contract],
+        progress: Callable[[int], None],
+    ) -> list[RepairResult] | None:
+        """The searches in this task (one run's: a few dozen), on threads; results in order."""
+        if not tasks:
+            return []
+        if self._judges is None:
+            raise ExecutorError("this call was sent without the cluster's judges")
+        keys: dict[int, str] = {}
+        by_key: dict[str, Contract] = {}
+        unit = []
+        for index, (task, contract) in enumerate(zip(tasks, contracts)):
+            key = keys.get(id(contract))
+            if key is None:
+                key = keys[id(contract)] = contract.content_hash()
+                by_key[key] = contract
+            unit.append((index, task, key))
+        caches = _CallCaches()
+        found = search(unit, NodeVerifier(by_key, self._judges, caches.verdicts), caches.rewrites)
+        progress(len(found))
+        return [result for _, result in found]
+
+    def close(self) -> None:
+        """Nothing of its own to close: the judges are the driver's."""
+
+
+def on_node(
+    function: Callable[..., Any],
+    arguments: tuple[Any, ...],
+    judges: dict[str, Any],
+    cluster: ClusterInfo | None,
+) -> Any:
+    """One call of `RayExecutor.stream` in a Ray task: `function(this node's executor, *arguments)`."""
+    return function(NodeExecutor(judges, cluster), *arguments)
+
+
 class NodeVerifier:
     """Verdicts for repair candidates from the node judges, remembered per (contract version,
     program) as outcomes (passed, rules broken); each search decides on them with its sample's
@@ -70,16 +235,11 @@ class NodeVerifier:
     def __init__(
         self,
         contracts: dict[str, Contract],
-        judges: dict[str, Any],
+        judges: NodeJudges,
         known: dict[tuple[str, str], Outcome] | None = None,
     ) -> None:
-        from skyt_tui.engine.executor.ray_executor import load_ray
-
-        ray = self._ray = load_ray()
         self._contracts = contracts
-        here = ray.get_runtime_context().get_node_id()
-        self._judges = sorted(judges.items(), key=lambda item: (item[0] != here, item[0]))
-        """The judge on this task's node first: its candidates need not cross the network."""
+        self._judges = judges
         self._known = {} if known is None else known
         self._lock = _calls_lock
 
@@ -91,7 +251,9 @@ class NodeVerifier:
         with self._lock:
             pending = [p for p in dict.fromkeys(programs) if (key, p) not in self._known]
         if pending:
-            found = self._ask({key: self._contracts[key]}, [(key, p) for p in pending])
+            found: list[Outcome] = self._judges.ask(
+                "verify", {key: self._contracts[key]}, [(key, p) for p in pending]
+            )
             if len(found) != len(pending):
                 raise ExecutorError(f"a judge answered {len(found)} of {len(pending)} candidates")
             with self._lock:
@@ -101,19 +263,6 @@ class NodeVerifier:
                 )
         with self._lock:
             return [accepts(self._known[(key, p)], broken_before) for p in programs]
-
-    def _ask(self, contracts: dict[str, Contract], jobs: list[tuple[str, str]]) -> list[Outcome]:
-        while True:
-            with self._lock:
-                if not self._judges:
-                    raise ExecutorError("no node's sandbox pool is left to verify repairs")
-                node_id, judge = self._judges[0]
-            try:
-                answer: list[Outcome] = self._ray.get(judge.verify.remote(contracts, jobs))
-                return answer
-            except self._ray.exceptions.RayActorError:
-                with self._lock:  # that node is gone: the next judge answers
-                    self._judges = [item for item in self._judges if item[0] != node_id]
 
 
 def repair_unit(
@@ -125,10 +274,18 @@ def repair_unit(
     """Run one unit's searches (task index, task, contract key) on up to `TASKS_IN_FLIGHT`
     threads, sharing a rewrite cache per task group; results as (task index, result)."""
     kept = _caches(call)
-    verifier = NodeVerifier(contracts, judges, kept.verdicts)
+    return search(unit, NodeVerifier(contracts, NodeJudges(judges), kept.verdicts), kept.rewrites)
+
+
+def search(
+    unit: Sequence[tuple[int, RepairTask, str]],
+    verifier: NodeVerifier,
+    caches: dict[Hashable, RewriteCache],
+) -> list[tuple[int, RepairResult]]:
+    """The searches of (task index, task, contract key) on up to `TASKS_IN_FLIGHT` threads,
+    sharing a rewrite cache per task group; results as (task index, result), by index."""
     pending = list(reversed(unit))
     results: list[tuple[int, RepairResult]] = []
-    caches = kept.rewrites
     failures: list[BaseException] = []
     take = threading.Lock()
 
