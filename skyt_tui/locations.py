@@ -94,6 +94,11 @@ def benchmarks_dir() -> Path:
     return data_dir() / "benchmarks"
 
 
+def resume_dir() -> Path:
+    """What an unfinished `analyze --resume` has finished, kept until it finishes (docs/state.md)."""
+    return data_dir() / "resume"
+
+
 SETTINGS_FILE = "settings.toml"
 RUN_DIALOG_FILE = "run-dialog.toml"
 

@@ -1,18 +1,31 @@
 """`skyt-tui analyze SOURCE...`: the whole pipeline over recorded samples.
 
 oracle (sandboxed) → canon (first passing sample of each run) → d_pre →
-repair → d_post → metrics. Nothing is written to the store.
+repair → d_post → metrics. Runs are printed as they finish (`analysis.stream`; on a cluster
+each run is analysed on a node). Nothing is written to the store, except with `--resume`:
+each finished run is kept until the command has printed everything (`runs.resume`).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
+from skyt_tui.cli.analyze_output import (
+    COMPLIANCE,
+    TABLE_METRICS,
+    OutputOptions,
+    RunOutput,
+    run_output,
+)
+from skyt_tui.cli.analyze_output import JsonDocument as JsonDocument
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import (
     add_executor_options,
@@ -33,40 +46,21 @@ from skyt_tui.cli.output import (
     console,
     fmt3,
     note_distance_implementation,
-    print_json,
     print_table,
     warn,
     with_stage_progress,
-    write_output_file,
 )
-from skyt_tui.engine.errors import InputError
+from skyt_tui.engine import store
+from skyt_tui.engine.errors import InputError, StoreError
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
 from skyt_tui.engine.printable import printable
-from skyt_tui.engine.runs.report import analysis_rows, samples_csv
-from skyt_tui.engine.sources.agreement import Judged, run_agreement, source_summaries
-from skyt_tui.engine.sources.recorded import (
-    assembly_label,
-    load_sources,
-    provenance,
-    resolve_contracts,
-    trivial_asserts_label,
-)
+from skyt_tui.engine.runs.report import samples_csv
+from skyt_tui.engine.sources.agreement import summarize_sources
+from skyt_tui.engine.sources.recorded import load_sources, resolve_contracts
 from skyt_tui.engine.versions import DEFAULT_DISTANCE, DISTANCE_FUNCTIONS, distance_version
 
-if TYPE_CHECKING:  # the pipeline (oracle, sandbox, canon, repair) loads when the command runs
-    from skyt_tui.engine.analysis.pipeline import RunAnalysis
-
-TABLE_METRICS = (
-    "pass_rate",
-    "R_raw",
-    "R_anchor_post",
-    "rescue_rate",
-    "mu_post",
-    "P_tau_post",
-    "R_pairwise",
-)
-"""The table's metric columns (headers from `measure.registry`; a metric with a pair shows pre→post)."""
+__all__ = ["TABLE_METRICS", "register", "run"]
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -111,6 +105,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="skip the oracle (and so canon and repair): signature and pairwise metrics only",
     )
     parser.add_argument("--no-repair", action="store_true", help="skip repair (d_post = d_pre)")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep each run in the store as it finishes, and take the runs an earlier "
+        "--resume of the same analysis kept instead of analysing them again (a command "
+        "stopped midway continues where it stopped); what is kept is removed once the "
+        "whole output is written (docs/scaling.md)",
+    )
     add_source_options(parser)
     add_executor_options(parser)
     add_probe_options(parser)
@@ -136,78 +138,175 @@ def run(args: argparse.Namespace) -> int:
     args.probe_settings = probe_settings_of(args)
     if args.probe_settings is not None and args.no_oracle:
         raise InputError("--probe needs the oracle; drop --no-oracle")
+    if args.probe_settings is not None and args.resume:
+        raise InputError(
+            "--resume does not apply to --probe (probing runs on this machine, in batches)"
+        )
     apply_executor(args)
     runs = read_sources(args, require_contract=not args.no_oracle)
     if not runs:
         raise InputError("no runs found in the given sources")
     if args.csv is not None:
         check_output_file(args.csv, "--csv")
-    analyses = _analyze(runs, args)
-    for analysis in analyses:
-        for refused in analysis.refused:
-            warn(refused.line(analysis.run.id))
-    if args.csv is not None:
-        write_output_file(args.csv, samples_csv(analysis_rows(analyses)), "--csv")
-    if csv_to_stdout:
-        return 0
-    if not args.json:
-        print_executor(executor_lines(probe=args.probe_settings is not None))
-    judged = [_judged(a) for a in analyses]
-    if args.json:
-        print_json(
+    options = OutputOptions(
+        json=args.json and not csv_to_stdout, samples=args.samples, csv=args.csv is not None
+    )
+    note_distance_implementation(args.distance)
+    document = None
+    if options.json:
+        document = JsonDocument(
+            sys.stdout,
             "analysis",
             {
-                "runs": [_run_dict(a, j, args.samples) for a, j in zip(analyses, judged)],
-                "sources": source_summaries(judged, _losses()),
                 "level": args.level,
                 "tau": args.tau,
                 "distance": distance_version(args.level, args.distance),
             },
         )
-        return 0
-    _print_table(analyses, args)
-    _print_sources(source_summaries(judged, _losses()))
+    keys: list[str | None] = [None] * len(runs)
+    kept: dict[int, RunOutput] = {}
+    if args.resume:
+        keys, kept = _kept(runs, args, options)
+    sources: list[dict[str, Any]] = []
+    rows: list[RunOutput] = []
+    with _CsvWriter(args.csv) as write_csv:
+
+        def consume(progress: Callable[[str, int, int], None] | None) -> None:
+            for output in _outputs(runs, args, options, progress, keys, kept):
+                for line in output.refused:
+                    warn(line)
+                sources.append(output.source)
+                if output.csv is not None:
+                    write_csv(output.csv)
+                if document is not None and output.entry is not None:
+                    document.add(output.entry)
+                elif not options.json:
+                    rows.append(output)
+
+        with_stage_progress(consume, quiet=args.json or csv_to_stdout)
+    summaries = summarize_sources(sources, _losses())
+    if document is not None:
+        document.close(summaries)
+    elif not csv_to_stdout:
+        print_executor(executor_lines(probe=args.probe_settings is not None))
+        _print_table(rows, args)
+        _print_sources(summaries)
+    if args.resume:
+        from skyt_tui.engine.runs import resume
+
+        resume.forget(key for key in keys if key is not None)
     return 0
+
+
+def _outputs(
+    runs: list,
+    args: argparse.Namespace,
+    options: OutputOptions,
+    progress: Any,
+    keys: list[str | None],
+    found: dict[int, RunOutput],
+) -> Iterator[RunOutput]:
+    """Each run's output in input order: `found` (kept by an earlier `--resume`), else analysed
+    now, and kept as it finishes under its key (`--resume`)."""
+    from skyt_tui.engine.analysis.stream import analyze_stream
+
+    missing = [run for position, run in enumerate(runs) if position not in found]
+    fresh = analyze_stream(
+        missing,
+        finish=partial(run_output, options),
+        level=args.level,
+        tau=args.tau,
+        oracle=not args.no_oracle,
+        repair_samples=not args.no_repair,
+        distance=args.distance,
+        probe=args.probe_settings,
+        progress=progress,
+    )
+    for position in range(len(runs)):
+        if position in found:
+            yield found.pop(position)
+            continue
+        output = next(fresh)
+        key = keys[position]
+        if key is not None:
+            from skyt_tui.engine.runs import resume
+
+            resume.keep(key, output.to_dict())
+        yield output
+
+
+def _kept(
+    runs: list, args: argparse.Namespace, options: OutputOptions
+) -> tuple[list[str | None], dict[int, RunOutput]]:
+    """Each run's `--resume` key, and the outputs kept under them (checked; one that does not
+    hold is said on stderr and analysed again)."""
+    from skyt_tui.engine.executor.choice import current_executor
+    from skyt_tui.engine.runs import resume
+    from skyt_tui.engine.versions import ORACLE_VERSION
+
+    resume.check_writable()
+    oracle: dict[str, Any] = {}
+    if not args.no_oracle:
+        judge = current_executor().oracle()
+        oracle = {
+            "version": ORACLE_VERSION,
+            "isolation": judge.isolation,
+            "layers": list(judge.layers),
+        }
+    settings = {
+        **options.settings(),
+        "level": args.level,
+        "tau": args.tau,
+        "distance": args.distance,
+        "oracle": not args.no_oracle,
+        "repair": not args.no_repair,
+    }
+    keys = [resume.run_key(run, settings, oracle) for run in runs]
+    found: dict[int, RunOutput] = {}
+    for position, (run, key) in enumerate(zip(runs, keys)):
+        data = resume.kept(key) if key is not None else None
+        if data is None:
+            continue
+        try:
+            found[position] = RunOutput.from_dict(data, options, run.id)
+        except StoreError as exc:
+            warn(f"{resume.path_of(key)}: {exc}; run {run.id} is analysed again")  # type: ignore[arg-type]
+    return keys, found
+
+
+class _CsvWriter:
+    """`--csv FILE` written as runs finish: the header, then each run's rows; to a file in its
+    folder under a temporary name, renamed into place once whole (`-`: standard output)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.writer: Any = None
+
+    def __enter__(self) -> Callable[[str], None]:
+        if self.path is None:
+            return lambda text: None
+        header = samples_csv([])
+        if str(self.path) == "-":
+            tty = sys.stdout.isatty()
+
+            def to_stdout(text: str) -> None:
+                sys.stdout.write(printable(text, multiline=True) if tty else text)
+
+            to_stdout(header)
+            return to_stdout
+        self.writer = store.AtomicWriter(Path(self.path))
+        self.writer.write(header)
+        return self.writer.write  # type: ignore[no-any-return]
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if self.writer is not None:
+            self.writer.close(commit=kind is None)
 
 
 def _losses() -> dict[str, str]:
     from skyt_tui.engine.sources.formats import formats
 
     return {f.name: f.loses for f in formats()} | {"jsonl": "every field not mapped"}
-
-
-def _judged(analysis: RunAnalysis) -> Judged:
-    names = tuple(t.name for t in analysis.contract.tests) if analysis.contract else ()
-    return Judged(
-        run=analysis.run,
-        passed={s.index: s.passed for s in analysis.samples},
-        tests={
-            s.index: (names, s.pass_vector)
-            for s in analysis.samples
-            if s.pass_vector is not None and len(s.pass_vector) == len(names)
-        },
-    )
-
-
-def _run_dict(analysis: RunAnalysis, judged: Judged, with_samples: bool) -> dict:
-    out = {**analysis.to_dict(with_samples=with_samples), **provenance(analysis.run)}
-    agreement = run_agreement(judged)
-    if agreement is not None:
-        out["tool_verdicts"] = agreement
-    if analysis.run.tool is not None and analysis.run.tool.generation:
-        out["generation"] = dict(sorted(analysis.run.tool.generation.items()))
-    if with_samples:
-        run = analysis.run
-        for sample in out.get("samples", []):
-            index = sample["index"]
-            if run.assembly:
-                sample["assembly"] = run.assembly[index]
-            if run.extraction:
-                sample["extraction"] = run.extraction[index]
-            recorded = run.fact(index).to_dict()
-            if recorded:
-                sample["recorded"] = recorded
-    return out
 
 
 def _print_sources(summaries: list[dict]) -> None:
@@ -231,30 +330,14 @@ def _print_sources(summaries: list[dict]) -> None:
         out.print(line, markup=False, soft_wrap=True)
 
 
-def _analyze(runs, args) -> list[RunAnalysis]:
-    from skyt_tui.engine.analysis.pipeline import analyze_runs
-
-    options = dict(
-        level=args.level,
-        tau=args.tau,
-        oracle=not args.no_oracle,
-        repair_samples=not args.no_repair,
-        distance=args.distance,
-        probe=args.probe_settings,
-    )
-    note_distance_implementation(args.distance)
-    return with_stage_progress(
-        lambda progress: analyze_runs(runs, progress=progress, **options), quiet=args.json
-    )
-
-
-def _print_table(analyses: list[RunAnalysis], args) -> None:
+def _print_table(outputs: list[RunOutput], args) -> None:
+    rows = [output.row for output in outputs if output.row is not None]
     table = Table(
-        title=f"{len(analyses)} run(s) · {distance_version(args.level, args.distance)} · τ {args.tau:g}"
+        title=f"{len(rows)} run(s) · {distance_version(args.level, args.distance)} · τ {args.tau:g}"
     )
     shown = [registry.metric(name) for name in TABLE_METRICS]
-    if any(a.metrics.compliance_rate is not None for a in analyses):
-        shown.insert(1, registry.metric("compliance_rate"))  # a contract with coding rules
+    if any(row["metrics"].get(COMPLIANCE) is not None for row in rows):
+        shown.insert(1, registry.metric(COMPLIANCE))  # a contract with coding rules
     columns = (
         "run",
         "model",
@@ -264,64 +347,39 @@ def _print_table(analyses: list[RunAnalysis], args) -> None:
     )
     for column in columns:
         table.add_column(column, justify="left" if column in ("run", "model") else "right")
-    for analysis in analyses:
-        m = analysis.metrics
-        run_input = analysis.run
+    for row in rows:
+        values = row["metrics"]
         table.add_row(
-            run_input.id,
-            run_input.model or "–",
-            "–" if run_input.temperature is None else f"{run_input.temperature:g}",
-            str(m.n),
+            row["id"],
+            row["model"] or "–",
+            "–" if row["temperature"] is None else f"{row['temperature']:g}",
+            str(row["n"]),
             *(
-                f"{fmt3(getattr(m, metric.pair))}→{fmt3(getattr(m, metric.name))}"
+                f"{fmt3(values.get(metric.pair))}→{fmt3(values.get(metric.name))}"
                 if metric.pair
-                else fmt3(getattr(m, metric.name))
+                else fmt3(values.get(metric.name))
                 for metric in shown
             ),
         )
     out = console()
     print_table(out, table)
-    for analysis in analyses:
-        facts = provenance(analysis.run)
-        override = facts.get("contract_override")
-        if override:
-            out.print(
-                f"{analysis.run.id}: judged by --contract {override['id']} instead of "
-                f"{override['instead_of']}",
-                markup=False,
-                soft_wrap=True,
-            )
-        if facts.get("assembly"):
-            out.print(
-                f"{analysis.run.id}: programs assembled: {assembly_label(facts['assembly'])}",
-                markup=False,
-                soft_wrap=True,
-            )
-        if facts.get("trivial_asserts"):
-            out.print(
-                f"{analysis.run.id}: {trivial_asserts_label(facts['trivial_asserts'])}",
-                markup=False,
-                soft_wrap=True,
-            )
-    probed = [a for a in analyses if a.probe is not None]
+    for row in rows:
+        for line in row["notes"]:
+            out.print(line, markup=False, soft_wrap=True)
+    probed = [output for output in outputs if output.probe is not None]
     if probed:
         from skyt_tui.cli.probe_output import print_probe
 
-        print_probe(
-            out,
-            [a.probe for a in probed if a.probe is not None],
-            [[f"{a.run.id} #{s.index}" for s in a.samples] for a in probed],
-        )
-        for a in probed:
-            figures = a.probe_figures() or {}
+        print_probe(out, [o.probe[0] for o in probed], [o.probe[1] for o in probed])
+        for output in probed:
+            figures = output.probe[2]
             out.print(
-                f"{a.run.id}: R_behavioral {fmt3(figures.get('R_behavioral'))} on tests, "
+                f"{output.run_id}: R_behavioral {fmt3(figures.get('R_behavioral'))} on tests, "
                 f"{fmt3(figures.get('R_behavioral_probe'))} on probes",
                 markup=False,
                 soft_wrap=True,
             )
-    isolation = {a.oracle_info.get("isolation") for a in analyses if a.oracle_info}
-    if "reduced" in isolation:
+    if any(row.get("isolation") == "reduced" for row in rows):
         out.print(
             Text.assemble(
                 ("reduced isolation:", "yellow"),

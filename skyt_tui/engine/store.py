@@ -253,6 +253,71 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             os.fsync(directory)
 
 
+class AtomicWriter:
+    """A file written in parts, whole or not at all (`atomic_write_bytes` for text that comes in
+    pieces): the parts go to a temporary file in the target's folder, which `close(commit=True)`
+    fsyncs and renames over the target; `close(commit=False)` removes it."""
+
+    def __init__(self, path: Path) -> None:
+        from skyt_tui.engine.filemode import new_file_mode
+
+        self.path = Path(path)
+        self._mode = new_file_mode()
+        with open_directory(self.path.parent) as directory:
+            if in_store(self.path):
+                _refuse_planted(directory, self.path.name, self.path)
+            self._directory = os.dup(directory)
+        self._temp = f".{self.path.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            fd = os.open(
+                self._temp,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW,
+                0o600,
+                dir_fd=self._directory,
+            )
+        except OSError as exc:
+            os.close(self._directory)
+            raise write_failure(self.path, exc) from None
+        self._handle = os.fdopen(fd, "w", encoding="utf-8", newline="")
+
+    def write(self, text: str) -> None:
+        try:
+            self._handle.write(text)
+        except OSError as exc:
+            self.close(commit=False)
+            raise write_failure(self.path, exc) from None
+
+    def close(self, *, commit: bool) -> None:
+        """Rename the whole into place (`commit`), or drop what was written."""
+        if self._handle.closed:
+            return
+        try:
+            if commit:
+                try:
+                    self._handle.flush()
+                    os.fchmod(self._handle.fileno(), self._mode)
+                    os.fsync(self._handle.fileno())
+                    self._handle.close()
+                    os.replace(
+                        self._temp,
+                        self.path.name,
+                        src_dir_fd=self._directory,
+                        dst_dir_fd=self._directory,
+                    )
+                except OSError as exc:
+                    commit = False
+                    raise write_failure(self.path, exc) from None
+                with contextlib.suppress(OSError):
+                    os.fsync(self._directory)
+        finally:
+            if not commit:
+                with contextlib.suppress(OSError):
+                    self._handle.close()
+                with contextlib.suppress(OSError):
+                    os.unlink(self._temp, dir_fd=self._directory)
+            os.close(self._directory)
+
+
 def make_dirs(directory: Path) -> None:
     """Make `directory` and its parents (inside the store: without following a link)."""
     with open_directory(Path(directory)):

@@ -112,37 +112,60 @@ def _evalplus_rates(judged: Judged) -> dict[str, Any]:
 
 def source_summaries(judged: Sequence[Judged], loses: dict[str, str]) -> list[dict[str, Any]]:
     """Per source file: samples read, pass rate by skyt-tui and by the tool, disagreements, what is lost."""
-    by_file: dict[str, list[Judged]] = {}
-    for item in judged:
-        by_file.setdefault(item.run.source, []).append(item)
+    return summarize_sources([source_part(item) for item in judged], loses)
+
+
+def source_part(judged: Judged) -> dict[str, Any]:
+    """What `summarize_sources` needs of one run (small, JSON): where it was read, its samples,
+    the tool's verdicts beside skyt-tui's, skyt-tui's pass rate — made where the run was
+    analysed, so the whole run need not travel."""
+    run, tool = judged.run, judged.run.tool
+    n = len(run.codes)
+    return {
+        "file": run.source,
+        "format": run.source_format,
+        "samples": n,
+        "tool": tool.tool if tool else None,
+        "granularity": tool.granularity if tool else None,
+        "metric": tool.metric if tool else None,
+        "total_pass_rate": tool.total_pass_rate if tool else None,
+        "agreement": run_agreement(judged),
+        "pass_rate": _rate([bool(judged.skyt(i)) for i in range(n)]),
+        "judged_all": all(judged.skyt(i) is not None for i in range(n)),
+    }
+
+
+def summarize_sources(
+    parts: Sequence[dict[str, Any]], loses: dict[str, str]
+) -> list[dict[str, Any]]:
+    """`source_summaries` from each run's `source_part`, in the order the files first appear."""
+    by_file: dict[str, list[dict[str, Any]]] = {}
+    for part in parts:
+        by_file.setdefault(part["file"], []).append(part)
     out = []
     for source, items in by_file.items():
-        run = items[0].run
-        tool = run.tool
+        first = items[0]
         entry: dict[str, Any] = {
             "file": source,
-            "format": run.source_format,
+            "format": first["format"],
             "runs": len(items),
-            "samples": sum(len(item.run.codes) for item in items),
-            "tool": tool.tool if tool else None,
-            "lost": loses.get(run.source_format, ""),
+            "samples": sum(item["samples"] for item in items),
+            "tool": first["tool"],
+            "lost": loses.get(first["format"], ""),
         }
-        per_run = [run_agreement(item) for item in items]
-        ours = [_rate([bool(item.skyt(i)) for i in range(len(item.run.codes))]) for item in items]
-        judged_all = all(
-            item.skyt(i) is not None for item in items for i in range(len(item.run.codes))
-        )
-        entry["pass_rate"] = _mean(ours) if judged_all else None
-        if tool is None:
+        per_run = [item["agreement"] for item in items]
+        judged_all = all(item["judged_all"] for item in items)
+        entry["pass_rate"] = _mean([item["pass_rate"] for item in items]) if judged_all else None
+        if first["tool"] is None:
             entry["tool_pass_rate"] = None
-        elif tool.granularity == "total":
-            entry["tool_pass_rate"] = tool.total_pass_rate
+        elif first["granularity"] == "total":
+            entry["tool_pass_rate"] = first["total_pass_rate"]
         else:
             rates = [a.get("tool_pass_rate") if a else None for a in per_run]
             entry["tool_pass_rate"] = _mean(rates) if None not in rates else None
             counts = [a.get("disagreements") if a else None for a in per_run]
             entry["disagreements"] = sum(c for c in counts if c is not None)
-            if tool.tool == "evalplus" and tool.metric == "base+plus":
+            if first["tool"] == "evalplus" and first["metric"] == "base+plus":
                 entry["evalplus"] = {
                     kind: {
                         who: _mean([a["evalplus"][kind][who] for a in per_run if a])
