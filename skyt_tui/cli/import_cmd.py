@@ -155,7 +155,9 @@ def _analyze(result, args: argparse.Namespace) -> list[str]:
     ids = [meta.id for meta in result.created]
     if ids:
         with_stage_progress(
-            lambda progress: analyze_stored_runs(ids, level="nodoc", tau=tau, progress=progress),
+            lambda progress: analyze_stored_runs(
+                ids, level="nodoc", tau=tau, progress=progress, keep=False
+            ),
             quiet=args.json,
         )
     return ids

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -118,6 +118,38 @@ def analyze_runs(sources: Sequence[RunInput], **options: Any) -> list[RunAnalysi
     return analyze(sources, **options)
 
 
+def analyze_stream(sources: Sequence[RunInput], **options: Any) -> Iterator[Any]:
+    """`analysis.analyze_stream`, imported when first needed."""
+    from skyt_tui.engine.analysis.stream import analyze_stream as stream
+
+    return stream(sources, **options)
+
+
+def stored_analysis_text(result: RunAnalysis) -> str:
+    """A run's analysis as its cached document holds it (`analysis.json`'s `analysis`), as JSON
+    text: made where the run was analysed (a node), so only text travels to the driver."""
+    analysis = json.loads(json.dumps(result.to_dict(), allow_nan=True))
+    _use_run_indexes(analysis, result.run.extra["indexes"])
+    return json.dumps(analysis, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=True)
+
+
+_MARK = "\0analysis\0"
+
+
+def _cached_document(key: dict[str, Any], analysis_text: str) -> str:
+    """`store.write_json`'s text of {"key": key, "analysis": …} around the analysis's text."""
+    text = store.dumps_json(
+        {
+            "schema_version": store.SCHEMA_VERSION,
+            "kind": ANALYSIS_KIND,
+            "key": key,
+            "analysis": _MARK,
+        }
+    )
+    before, after = text.split(json.dumps(_MARK), 1)
+    return before + analysis_text.replace("\n", "\n  ") + after
+
+
 def shared_oracle() -> Judge:
     from skyt_tui.engine.analysis.pipeline import shared_oracle as oracle
 
@@ -195,25 +227,32 @@ def analyze_stored_runs(
     progress: Progress | None = None,
     on_result: Callable[[str, dict[str, Any]], None] | None = None,
     distance: str = DEFAULT_DISTANCE,
+    keep: bool = True,
 ) -> list[dict[str, Any]]:
-    """Analyses of many stored runs: cached ones first (each reported to `on_result` as it is read), then
-    every other run in one batch, so the sandboxed oracle sees each distinct program once."""
+    """Analyses of many stored runs: cached ones first (each reported to `on_result` as it is
+    read), then every other run (`analysis.stream`: in batches here, so the sandboxed oracle sees
+    each distinct program of a batch once; run by run on a cluster), each cached as it finishes,
+    so an analysis stopped midway keeps what it finished. `keep=False` returns nothing (the
+    analyses are only cached and reported), so the caller's memory does not grow with the runs."""
     loaded = [load_run(run) if isinstance(run, str) else run for run in stored]
     results: list[dict[str, Any] | None] = [None] * len(loaded)
+    missing = []
     for position, run in enumerate(loaded):
-        if (
-            use_cache
-            and (cached := cached_analysis(run, level=level, tau=tau, distance=distance))
-            is not None
-        ):
+        cached = (
+            cached_analysis(run, level=level, tau=tau, distance=distance) if use_cache else None
+        )
+        if cached is None:
+            missing.append(position)
+            continue
+        if keep:
             results[position] = cached
-            if on_result is not None:
-                on_result(run.id, cached)
-    missing = [position for position, result in enumerate(results) if result is None]
+        if on_result is not None:
+            on_result(run.id, cached)
     if missing:
         sources = [run_input(loaded[position]) for position in missing]
-        analysed = analyze_runs(
+        analysed = analyze_stream(
             sources,
+            finish=stored_analysis_text,
             level=level,
             tau=tau,
             canon_mode="store",
@@ -223,17 +262,17 @@ def analyze_stored_runs(
                 contract, shared_oracle()
             ),
         )
-        for position, source, result in zip(missing, sources, analysed):
+        for position, text in zip(missing, analysed):
             run = loaded[position]
-            analysis = json.loads(json.dumps(result.to_dict(), allow_nan=True))
-            _use_run_indexes(analysis, source.extra["indexes"])
             with contextlib.suppress(OSError, StoreError):  # a read-only store: not cached
-                store.write_json(
+                store.atomic_write_text(
                     run.directory / ANALYSIS_FILE,
-                    {"key": _analysis_key(run, level, tau, distance), "analysis": analysis},
-                    kind=ANALYSIS_KIND,
+                    _cached_document(_analysis_key(run, level, tau, distance), text),
                 )
-            results[position] = analysis
-            if on_result is not None:
-                on_result(run.id, analysis)
+            if keep or on_result is not None:
+                analysis: dict[str, Any] = json.loads(text)
+                if keep:
+                    results[position] = analysis
+                if on_result is not None:
+                    on_result(run.id, analysis)
     return [result for result in results if result is not None]
