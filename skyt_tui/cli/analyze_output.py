@@ -91,13 +91,15 @@ class RunOutput:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], options: OutputOptions, run_id: str) -> RunOutput:
+    def from_dict(
+        cls, data: dict[str, Any], options: OutputOptions, run_id: str, where: object = "kept run"
+    ) -> RunOutput:
         """A kept output, checked: the run it is for, the parts `options` print, each of the
         type it must have; the `--json` entry parsed and written again, so what is printed is
         JSON as this program writes it whatever the file held. StoreError when it does not hold."""
         problem = _problem(data, options, run_id)
         if problem is not None:
-            raise StoreError(f"a kept run of analyze --resume {problem}")
+            raise StoreError(f"{where}: {problem}")
         entry = data["entry"]
         if options.json:
             entry = entry_text(store.loads_json(entry))

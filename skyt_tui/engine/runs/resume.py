@@ -10,7 +10,8 @@ The key digests everything a run's output depends on: the run as read (its sampl
 temperature, source, what the source recorded, its contract's content and where it came from),
 the options that shape the output, every pipeline version and skyt-tui's, and the oracle's
 isolation and layers. Change any of them and the run is analysed again. A kept file that is
-damaged or does not match is not used (the run is analysed again, and its file replaced).
+damaged or does not hold is said in one line and not used: the run is analysed again, and its
+file replaced.
 """
 
 from __future__ import annotations
@@ -87,14 +88,16 @@ def check_writable() -> None:
 
 
 def kept(key: str) -> dict[str, Any] | None:
-    """The output kept under `key`, or None (none, or a file that is damaged or not for it)."""
+    """The output kept under `key`, None when there is none; StoreError naming the file when it
+    is damaged or not for this key."""
+    path = path_of(key)
     try:
-        document = store.read_json(path_of(key), kind=KIND)
-    except (FileNotFoundError, StoreError):
+        document = store.read_json(path, kind=KIND)
+    except FileNotFoundError:
         return None
     output = document.get("output")
     if document.get("key") != key or not isinstance(output, dict):
-        return None
+        raise StoreError(f"{path}: kept for another analysis")
     return output
 
 

@@ -1,0 +1,442 @@
+"""Issue 39 on this machine: the analysis run by run (`analysis.stream`) gives what the batch
+pipeline gives; `analyze` writes its output as runs finish, byte for byte what it wrote of the
+whole; `--resume` keeps finished runs in the store and takes them back, with the same final
+bytes, checking what it reads; the stored runs' analyses are cached as each run finishes; and
+the Ray executor's stream has a bounded number of calls out, whatever the number of runs (a
+stand-in for Ray: no cluster needed). The same on a real cluster: tests/test_ray_executor.py.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from skyt_tui.cli import main
+from skyt_tui.engine.analysis import stream
+from skyt_tui.engine.analysis.pipeline import analyze_runs
+from skyt_tui.engine.sources.recorded import load_sources, resolve_contracts
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+RUNS = 6
+SAMPLES_PER_RUN = 5
+
+
+def records(folder: Path, runs: int = RUNS, per_run: int = SAMPLES_PER_RUN) -> Path:
+    """`runs` runs of fibonacci samples (the fixture's, each run a different slice) as records."""
+    samples = [
+        json.loads(line) for line in (FIXTURES / "fibonacci_samples.jsonl").read_text().splitlines()
+    ]
+    lines = []
+    for number in range(runs):
+        for position in range(per_run):
+            sample = samples[(number * 3 + position) % len(samples)]
+            lines.append(
+                json.dumps(
+                    {
+                        "run_id": f"fib-{number}",
+                        "contract_id": "fibonacci_iterative",
+                        "model": f"model-{number % 2}",
+                        "temperature": 0.1 * number,
+                        "code": sample["code"],
+                    }
+                )
+            )
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "records.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def runs_of(path: Path):
+    return resolve_contracts(load_sources([str(path)]), override=None, require=True)
+
+
+def as_json(analyses) -> list[str]:
+    return [json.dumps(a.to_dict(), sort_keys=True, allow_nan=True) for a in analyses]
+
+
+# ---- the analysis run by run --------------------------------------------------------------------
+
+
+def test_run_by_run_gives_what_the_batch_gives(tmp_path):
+    """Each run analysed on its own (as on a cluster's node, here with the local executor) and
+    in batches: the same analyses, in the same order."""
+    runs = runs_of(records(tmp_path))
+    batch = as_json(analyze_runs(runs))
+    assert as_json(stream.analyze_stream(runs, per_run=True)) == batch
+    assert as_json(stream.analyze_stream(runs)) == batch
+    assert any(
+        json.loads(run)["samples"][i].get("repair", {}).get("steps")
+        for run in batch
+        for i in range(SAMPLES_PER_RUN)
+    ), "the slice repairs something"
+
+
+def test_run_by_run_in_store_mode_gives_what_the_batch_gives(tmp_path):
+    """Stored runs: the canon is the store's (found, or established, by the driver), on both paths."""
+    from skyt_tui.engine.runs.analyses import first_passing_stored_sample, run_input
+    from skyt_tui.engine.runs.analyses import shared_oracle as oracle
+    from skyt_tui.engine.runs.run_import import import_runs
+    from skyt_tui.engine.runs.run_store import load_run
+
+    ids = [meta.id for meta in import_runs([str(records(tmp_path))]).created]
+    inputs = [run_input(load_run(run_id)) for run_id in ids]
+
+    def provider(contract):
+        return first_passing_stored_sample(contract, oracle())
+
+    options = dict(canon_mode="store", store_canon_provider=provider)
+    per_run = as_json(stream.analyze_stream(inputs, per_run=True, **options))
+    assert per_run == as_json(analyze_runs(inputs, **options))
+    assert json.loads(per_run[0])["canon"]["source"] == "store"
+
+
+def test_batches_here_are_bounded_and_in_order(tmp_path, monkeypatch):
+    """On this machine runs go in batches of about LOCAL_BATCH_SAMPLES samples, in input order."""
+    runs = runs_of(records(tmp_path))
+    seen: list[list[str]] = []
+    real = stream.analyze_runs
+
+    def counting(batch, **options):
+        seen.append([run.id for run in batch])
+        return real(batch, **options)
+
+    monkeypatch.setattr(stream, "analyze_runs", counting)
+    monkeypatch.setattr(stream, "LOCAL_BATCH_SAMPLES", 2 * SAMPLES_PER_RUN)
+    found = [a.run.id for a in stream.analyze_stream(runs, oracle=False)]
+    assert found == [run.id for run in runs]
+    assert seen == [[run.id for run in runs[i : i + 2]] for i in range(0, RUNS, 2)]
+
+
+# ---- analyze prints as runs finish ----------------------------------------------------------
+
+
+def test_the_json_document_written_run_by_run_is_print_jsons(capsys):
+    """`JsonDocument` against `print_json` of the whole, with outside text that must be escaped
+    (C1 controls, bidirectional overrides, line separators) and NaN in a run and the sources."""
+    from skyt_tui.cli.analyze_output import JsonDocument, entry_text
+    from skyt_tui.cli.output import print_json
+
+    nasty = "run\u0085\u202e\u2028 ü \x1b[31m"
+    runs = [
+        {"id": nasty, "n": 3, "metrics": {"R_raw": math.nan, "nested": [1, {"a": []}]}},
+        {"id": "plain", "samples": [], "source": "x\ty"},
+    ]
+    data = {"level": "nodoc", "tau": 0.1, "distance": "nodoc/levenshtein@1"}
+    sources = [{"file": nasty, "pass_rate": math.nan, "runs": 2}]
+    for count in (0, 1, 2):
+        print_json("analysis", {**data, "runs": runs[:count], "sources": sources})
+        expected = capsys.readouterr().out
+        out = io.StringIO()
+        document = JsonDocument(out, "analysis", data)
+        for run in runs[:count]:
+            document.add(entry_text(run))
+        document.close(sources)
+        assert out.getvalue() == expected, count
+
+
+def test_the_cached_documents_text_is_write_jsons(tmp_path):
+    """A stored run's cached analysis, made around the text a node sends: write_json's bytes."""
+    from skyt_tui.engine import store
+    from skyt_tui.engine.runs.analyses import _cached_document
+
+    analysis = {"id": "r\u2028", "metrics": {"mu": math.nan, "n": 2}, "samples": [{"a": [1.5, []]}]}
+    key = {"level": "nodoc", "tau": 0.1, "versions": {"oracle": "o@1"}}
+    store.write_json(tmp_path / "a.json", {"key": key, "analysis": analysis}, kind="analysis")
+    text = json.dumps(analysis, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=True)
+    assert _cached_document(key, text) == (tmp_path / "a.json").read_text(encoding="utf-8")
+
+
+def _analyze(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(["analyze", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_csv_written_in_parts_is_whole_or_absent(tmp_path, capsys, monkeypatch):
+    """`--csv FILE` is renamed into place whole once every run is in; a command that stops
+    midway leaves no file and no temporary one."""
+    source = str(records(tmp_path / "in"))
+    whole = tmp_path / "whole.csv"
+    assert _analyze(capsys, source, "--csv", str(whole), "--json")[0] == 0
+    lines = whole.read_text().splitlines()
+    assert lines[0].startswith("run_id,") and len(lines) == 1 + RUNS * SAMPLES_PER_RUN
+    assert _analyze(capsys, source, "--csv", "-")[1] == whole.read_text()
+
+    from skyt_tui.cli import analyze_output
+
+    calls = []
+    real = analyze_output.run_output
+
+    def failing(options, analysis):
+        calls.append(analysis.run.id)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(options, analysis)
+
+    monkeypatch.setattr(stream, "LOCAL_BATCH_SAMPLES", 1)
+    monkeypatch.setattr(analyze_output, "run_output", failing)
+    import skyt_tui.cli.analyze_cmd as analyze_cmd
+
+    monkeypatch.setattr(analyze_cmd, "run_output", failing)
+    broken = tmp_path / "out" / "broken.csv"
+    broken.parent.mkdir()
+    code, _, _ = _analyze(capsys, source, "--csv", str(broken), "--json")
+    assert code == 130
+    assert list(broken.parent.iterdir()) == []
+
+
+# ---- --resume ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def interrupt_after(monkeypatch):
+    """`interrupt_after(n)`: the next analyze stops (as Ctrl-C) when n runs are finished; every
+    run analysed is counted in the list it returns. Runs go one per batch, so each is kept as
+    it finishes."""
+    import skyt_tui.cli.analyze_cmd as analyze_cmd
+    from skyt_tui.cli import analyze_output
+
+    monkeypatch.setattr(stream, "LOCAL_BATCH_SAMPLES", 1)
+    analysed: list[str] = []
+    limit: list[int | None] = [None]
+    real = analyze_output.run_output
+
+    def counted(options, analysis):
+        if limit[0] is not None and len(analysed) >= limit[0]:
+            raise KeyboardInterrupt
+        analysed.append(analysis.run.id)
+        return real(options, analysis)
+
+    monkeypatch.setattr(analyze_cmd, "run_output", counted)
+
+    def arm(count: int | None) -> list[str]:
+        limit[0] = count
+        analysed.clear()
+        return analysed
+
+    return arm
+
+
+def kept_files(home: Path) -> list[Path]:
+    folder = home / "resume"
+    return sorted(folder.glob("*.json")) if folder.is_dir() else []
+
+
+@pytest.mark.parametrize("options", [["--json", "--samples"], ["--json"], []])
+def test_an_interrupted_analyze_resumes_to_the_same_bytes(
+    tmp_path, capsys, isolated_home, interrupt_after, options
+):
+    """Stopped after 2 of 6 runs: the 2 are kept; run again with --resume, only the other 4 are
+    analysed and the output is the uninterrupted one's, byte for byte; then nothing is kept."""
+    source = str(records(tmp_path / "in"))
+    interrupt_after(None)
+    code, expected, _ = _analyze(capsys, source, *options)
+    assert code == 0
+    interrupt_after(2)
+    code, _, _ = _analyze(capsys, source, *options, "--resume")
+    assert code == 130
+    assert len(kept_files(isolated_home)) == 2
+    analysed = interrupt_after(None)
+    code, resumed, _ = _analyze(capsys, source, *options, "--resume")
+    assert code == 0
+    assert analysed == [f"fib-{n}" for n in range(2, RUNS)]
+    assert resumed == expected
+    assert kept_files(isolated_home) == []
+
+
+def test_kept_runs_are_used_only_for_the_same_analysis(
+    tmp_path, capsys, isolated_home, interrupt_after
+):
+    """Other options (τ, --no-repair, what is printed) or other samples: nothing kept is used."""
+    source = records(tmp_path / "in")
+    interrupt_after(3)
+    assert _analyze(capsys, str(source), "--json", "--resume")[0] == 130
+    for options in (["--tau", "0.2"], ["--no-repair"], ["--samples"], ["--level", "raw"]):
+        analysed = interrupt_after(None)
+        assert _analyze(capsys, str(source), "--json", "--resume", *options)[0] == 0
+        assert len(analysed) == RUNS, options
+    text = source.read_text().replace("return b", "return (b)", 1)
+    source.write_text(text)
+    analysed = interrupt_after(None)
+    assert _analyze(capsys, str(source), "--json", "--resume")[0] == 0
+    # fib-0's samples changed: analysed again; fib-1 and fib-2 kept; fib-3.. never finished
+    assert analysed == ["fib-0", "fib-3", "fib-4", "fib-5"]
+
+
+def test_a_kept_run_that_does_not_hold_is_analysed_again(
+    tmp_path, capsys, isolated_home, interrupt_after
+):
+    """A kept file that is not JSON, holds another run's output, or an entry that is not JSON:
+    one warning line naming it, the run analysed again, the same bytes."""
+    source = str(records(tmp_path / "in"))
+    interrupt_after(None)
+    expected = _analyze(capsys, source, "--json")[1]
+    interrupt_after(4)
+    assert _analyze(capsys, source, "--json", "--resume")[0] == 130
+    first, second, third, _ = kept_files(isolated_home)
+    first.write_text("{ not json")
+    document = json.loads(second.read_text())
+    document["output"]["run_id"] = "fib-9"
+    second.write_text(json.dumps(document))
+    document = json.loads(third.read_text())
+    document["output"]["entry"] = '{"id": "fib-2", '
+    third.write_text(json.dumps(document))
+    analysed = interrupt_after(None)
+    code, out, err = _analyze(capsys, source, "--json", "--resume")
+    assert code == 0 and out == expected
+    assert len(analysed) == RUNS - 1, "the three that do not hold are analysed again"
+    warnings = [line for line in err.splitlines() if "analysed again" in line]
+    assert len(warnings) == 3 and all(line.startswith("skyt-tui: warning: ") for line in warnings)
+    for path, reason in (
+        (first, "corrupt JSON"),
+        (second, "is for another run"),
+        (third, "has an invalid --json entry"),
+    ):
+        assert any(str(path) in line and reason in line for line in warnings), (path, warnings)
+
+
+def test_a_kept_entry_is_written_as_this_program_writes_json(
+    tmp_path, capsys, isolated_home, interrupt_after
+):
+    """What a kept entry holds is parsed and written again: a file with raw terminal controls in
+    a string and its own layout still gives the document's escapes and layout."""
+    source = str(records(tmp_path / "in"))
+    interrupt_after(1)
+    assert _analyze(capsys, source, "--json", "--resume")[0] == 130
+    [kept] = kept_files(isolated_home)
+    document = json.loads(kept.read_text())
+    entry = json.loads(document["output"]["entry"])
+    entry["model"] = "evil\u009b\u202e"
+    document["output"]["entry"] = json.dumps(entry, ensure_ascii=False)
+    kept.write_text(json.dumps(document, ensure_ascii=False))
+    interrupt_after(None)
+    code, out, _ = _analyze(capsys, source, "--json", "--resume")
+    assert code == 0
+    assert "\u009b" not in out and "\u202e" not in out and "\\u009b\\u202e" in out
+    assert json.loads(out)["runs"][0]["model"] == "evil\u009b\u202e"
+
+
+def test_resume_with_probe_is_refused(tmp_path, capsys):
+    code, out, err = _analyze(capsys, str(records(tmp_path)), "--probe", "--resume")
+    assert code == 2 and out == ""
+    assert err == (
+        "skyt-tui: error: --resume does not apply to --probe "
+        "(probing runs on this machine, in batches)\n"
+    )
+
+
+# ---- stored runs: each analysis cached as its run finishes ---------------------------------
+
+
+def test_stored_runs_are_cached_as_each_finishes(tmp_path, isolated_home, monkeypatch):
+    """An analysis of stored runs stopped after 2 runs has cached those 2; the next analysis
+    takes them from the cache and analyses the others."""
+    from skyt_tui.engine.runs import analyses
+    from skyt_tui.engine.runs.run_import import import_runs
+
+    monkeypatch.setattr(stream, "LOCAL_BATCH_SAMPLES", 1)
+    ids = [meta.id for meta in import_runs([str(records(tmp_path))]).created]
+    real = analyses.stored_analysis_text
+    finished: list[str] = []
+
+    def stopping(result):
+        if len(finished) == 2:
+            raise KeyboardInterrupt
+        finished.append(result.run.id)
+        return real(result)
+
+    monkeypatch.setattr(analyses, "stored_analysis_text", stopping)
+    with pytest.raises(KeyboardInterrupt):
+        analyses.analyze_stored_runs(ids, keep=False)
+    cached = [
+        run_id for run_id in ids if (isolated_home / "runs" / run_id / "analysis.json").exists()
+    ]
+    assert cached == ids[:2]
+    monkeypatch.setattr(analyses, "stored_analysis_text", real)
+    seen = []
+    monkeypatch.setattr(
+        analyses, "stored_analysis_text", lambda result: seen.append(result.run.id) or real(result)
+    )
+    found = analyses.analyze_stored_runs(ids)
+    assert seen == ids[2:]
+    assert [entry["id"] for entry in found] == ids
+
+
+# ---- Ray's stream: a bounded number of calls out -------------------------------------------
+
+
+class _Ref:
+    def __init__(self, value):
+        self.value = value
+
+
+class _FakeRay:
+    """What `RayExecutor._gather` uses of `ray`, with tasks that finish when asked for."""
+
+    class exceptions:  # noqa: N801 - Ray's name
+        class RayError(Exception):
+            pass
+
+        class RayTaskError(RayError):
+            pass
+
+    def __init__(self):
+        self.out: set[int] = set()
+        self.most = 0
+        self.cancelled: list[_Ref] = []
+
+    def remote(self, function):
+        fake = self
+
+        class Remote:
+            def remote(self, *args):
+                ref = _Ref(function(*args))
+                fake.out.add(id(ref))
+                fake.most = max(fake.most, len(fake.out))
+                return ref
+
+        return Remote()
+
+    def get(self, ref):
+        self.out.discard(id(ref))
+        return ref.value
+
+    def wait(self, refs, num_returns=1):
+        return refs[:num_returns], refs[num_returns:]
+
+    def cancel(self, ref, force=False):
+        self.cancelled.append(ref)
+
+
+def test_rays_stream_has_a_bounded_number_of_calls_out_and_reads_lazily():
+    """However many runs: at most the window is sent and not handed back, the arguments are
+    read only as calls go out, results come in order; a caller that stops cancels what is out."""
+    from skyt_tui.engine.executor.ray_executor import RayExecutor
+
+    fake = _FakeRay()
+    executor = RayExecutor(fake, "fake", owned=False)
+    read = []
+
+    def calls():
+        for number in range(1000):
+            read.append(number)
+            yield (number,)
+
+    remote = fake.remote(partial(pow, 2))
+    results = executor._gather(remote, calls(), window=4)
+    first = [next(results) for _ in range(10)]
+    assert first == [2**n for n in range(10)]
+    assert fake.most <= 4
+    assert len(read) <= 10 + 4
+    results.close()
+    assert len(fake.cancelled) == len(fake.out) and fake.cancelled
+    fake = _FakeRay()
+    executor = RayExecutor(fake, "fake", owned=False)
+    everything = list(executor._gather(fake.remote(partial(pow, 3)), calls(), window=3))
+    assert everything == [3**n for n in range(1000)] and fake.most <= 3
