@@ -1,36 +1,45 @@
-"""The Ray executor against the local one, on this machine: samples/s, ratios, overhead, projection.
+"""The Ray executor on this machine: the driver's CPU and memory as a study grows, a driver
+killed and resumed, and what Ray costs against the local executor; the projection to 10⁶ samples.
 
-    python bench/scale_ray.py [--rounds N] [--oracle-samples N] [--humaneval-tasks K]
-                              [--no-kill] [--kill-after S] [--json] [--write-docs]
+    python bench/scale_ray.py [--sizes 2000,8000] [--local-sizes 2000] [--baseline-ref REF]
+                              [--no-baseline] [--json] [--write-docs]
+    python bench/scale_ray.py --part overhead [--rounds N] [--oracle-samples N]
+                              [--humaneval-tasks K] [--no-kill] [--kill-after S] [--json] [--write-docs]
     python bench/scale_ray.py --from-json FIGURES.json [--write-docs]
 
-`--write-docs` writes the figures and the projection into docs/scaling.md (between its
-`<!-- scale_ray:... -->` marks); `--from-json` takes the figures of an earlier `--json` run.
+`--write-docs` writes the figures (and, for the driver part, the projection) into
+docs/scaling.md between its `<!-- scale_ray:... -->` marks; `--from-json` takes the figures of
+an earlier `--json` run.
 
-Three configurations, interleaved round by round (local, one raylet, two raylets, local, ...),
-with the load average before each measurement, all with the same two sandbox workers in all:
-- local: this machine as skyt-tui always ran (`--executor local`);
-- ray-1: a local Ray cluster of one raylet with 2 CPUs (one judge, 2 sandbox workers);
-- ray-2: a local Ray cluster of two raylets with 1 CPU each (two judges, 1 worker each).
-Both clusters run for the whole benchmark (started once, stopped at the end; tests/ray_cluster.py).
+Part `driver` (issue 39; the default), on a local cluster of two raylets with 1 CPU each
+(tests/ray_cluster.py), for human-eval studies of each size of `--sizes` (the first tasks of
+../shared/corpus/humaneval-codegen16b, 100 samples each), with `--no-repair` and with repair:
+`skyt-tui analyze STUDY --json --samples --executor ray` as a user runs it, its stdout to a
+file. The driver (the `skyt-tui` process) reports its own CPU time and peak RSS
+(`getrusage(RUSAGE_SELF)` when it exits), so the figures are the driver's alone whatever the
+machine's load, which is printed with each. Then:
+- the baseline: the same commands from the code before issue 39 (`git archive
+  --baseline-ref`, its own cluster, as a node runs the driver's code), at the smaller size and
+  at the larger without repair — the driver there gathers every verdict, repair and analysis;
+- the same bytes: the local executor's output at `--local-sizes`, whose sha256 the cluster's
+  must equal;
+- a driver killed: `analyze --resume` at the smaller size with repair, SIGKILLed once half of
+  its runs are kept, then run again with `--resume`: its output must be the uninterrupted one;
+- the start: a one-sample analysis on the cluster (connect, judges, one task).
+Driver CPU per sample is given two ways: all the driver's CPU over the samples, and the
+difference between the two sizes over the difference of samples (what one more sample costs,
+without the start). Peak RSS at the larger size over the smaller says whether memory grows.
 
-Figures per configuration:
-- oracle: human-eval samples judged per second once the oracle is up (`check_many` of the
-  first N samples of ../shared/corpus/humaneval-codegen16b, no dedupe), and the start-up
-  (connect + judges); measured in a child interpreter, since a process joins one cluster;
-- analyze: `skyt-tui analyze CORPUS --json --samples` as a user runs it, wall time and samples/s,
-  on the SKYT corpus (4,505 samples) and on the first K human-eval tasks; every configuration
-  must print the same bytes (sha256 compared);
-- per-sample overhead Ray adds: (ray wall − local wall) / samples, for the oracle and analyze.
-Then, unless --no-kill: analyze of the SKYT corpus on ray-2 with the second raylet SIGKILLed
-after --kill-after seconds, whose output must be the local bytes too.
+Projection (docs/scaling.md): T = F + n·max(d, c / (N·W)) for n = 10⁶ samples on N nodes of W
+workers, with F the start (the one-sample analysis), c the worker-seconds per sample of the
+larger study with repair (wall × workers / samples) and d the driver's CPU per sample (the
+larger of the two ways): past N·W = c / d workers the driver is the limit.
 
-Projection (docs/scaling.md): the time for n = 10⁶ samples on N nodes of W workers, from the
-human-eval analyze on ray-2 (little duplication, as a fresh study): T = F + n·max(d, c / (N·W)),
-with F the fixed start (connect + judges), c the worker-seconds per sample (wall × workers /
-samples) and d the driver's own CPU per sample (the `skyt-tui` process: reading sources,
-dispatching, assembling, writing JSON), which bounds what more nodes can give: past
-N·W = c / d the driver is the limit.
+Part `overhead` (what it was before issue 39): three configurations interleaved round by round
+(local, one raylet with 2 CPUs, two raylets with 1 CPU each), all with two sandbox workers in
+all: the oracle's samples/s, `analyze --json --samples` of the SKYT corpus and of the first
+`--humaneval-tasks` human-eval tasks (wall, same bytes), and, unless --no-kill, the SKYT
+analysis with the second raylet SIGKILLed after --kill-after seconds.
 """
 
 from __future__ import annotations
@@ -182,6 +191,13 @@ def median(values: list[float]) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("driver", "overhead"), default="driver")
+    parser.add_argument("--sizes", default="2000,8000", help="human-eval samples per study")
+    parser.add_argument(
+        "--local-sizes", default="2000", help="sizes the local executor's bytes are taken at"
+    )
+    parser.add_argument("--baseline-ref", default=BASELINE_REF)
+    parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--oracle-samples", type=int, default=800)
     parser.add_argument("--humaneval-tasks", type=int, default=10)
@@ -199,17 +215,32 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.from_json is not None:
         figures = json.loads(args.from_json.read_text())
+    elif args.part == "driver":
+        figures = measure_driver(args)
+    else:
+        figures = measure_overhead(args)
+    if figures is None:
+        return 2
+    if args.json:
+        print(json.dumps(figures, indent=2))
+    elif figures.get("part") == "driver":
+        print_driver(figures)
+    else:
         print_summary(figures)
-        if args.write_docs:
-            write_docs(figures)
-        return 0
+    if args.write_docs:
+        write_docs(figures)
+    return 0
+
+
+def measure_overhead(args: argparse.Namespace) -> dict | None:
     from tests.ray_cluster import LocalCluster
 
     skyt = corpus_dir() / "skyt-msr2026" / "outputs"
     if not skyt.is_dir():
         print(f"corpus not found: {corpus_dir()} (set SKYT_CORPUS)", file=sys.stderr)
-        return 2
+        return None
     figures: dict = {
+        "part": "overhead",
         "cores": os.cpu_count(),
         "rounds": args.rounds,
         "load_at_start": os.getloadavg()[0],
@@ -241,13 +272,318 @@ def main(argv: list[str] | None = None) -> int:
                 cluster.stop()
     figures["measured"] = measured
     figures["summary"] = summarize(measured, figures.get("killed"))
-    if args.json:
-        print(json.dumps(figures, indent=2))
-    else:
-        print_summary(figures)
-    if args.write_docs:
-        write_docs(figures)
-    return 0
+    return figures
+
+
+# ---- part driver (issue 39) ---------------------------------------------------------------------
+
+BASELINE_REF = "5668eb4"
+"""main before issue 39: the driver gathers every verdict, repair and analysis."""
+SAMPLES_PER_TASK = 100
+DRIVER = """
+import atexit, json, resource, runpy, sys, time
+out = sys.argv[1]
+sys.argv = ["skyt-tui", *sys.argv[2:]]
+start = time.perf_counter()
+
+def report():
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    with open(out, "w") as handle:
+        json.dump({"cpu_s": used.ru_utime + used.ru_stime, "peak_rss_kb": used.ru_maxrss,
+                   "wall_s": time.perf_counter() - start}, handle)
+
+atexit.register(report)
+runpy.run_module("skyt_tui", run_name="__main__", alter_sys=True)
+"""
+"""The `skyt-tui` command in this interpreter, reporting its own CPU time, peak RSS and wall at exit."""
+
+
+def run_driver(
+    tree: Path,
+    args: list[str],
+    *,
+    home: Path,
+    address: str | None,
+    kill_when: object = None,
+) -> dict:
+    """`skyt-tui ARGS` from `tree` (the driver), stdout to a file: its CPU, peak RSS, wall, the
+    sha256 of what it printed, the load before and after. `kill_when(process)`: polled; when
+    true, the driver is SIGKILLed (then `killed` is true and nothing else is measured)."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "SKYT_HOME": str(home)}
+    env.pop("RAY_ADDRESS", None)
+    if address:
+        env["RAY_ADDRESS"] = address
+    with tempfile.TemporaryDirectory(prefix="skyt-bench-driver-") as tmp:
+        report, out = Path(tmp) / "report.json", Path(tmp) / "out"
+        load = os.getloadavg()[0]
+        with open(out, "wb") as stdout, open(Path(tmp) / "err", "wb") as stderr:
+            process = subprocess.Popen(
+                [sys.executable, "-c", DRIVER, str(report), *args],
+                cwd=tree,
+                env=env,
+                stdout=stdout,
+                stderr=stderr,
+            )
+            killed = False
+            while process.poll() is None:
+                if kill_when is not None and kill_when(process):  # type: ignore[operator]
+                    process.kill()
+                    killed = True
+                time.sleep(0.05)
+        if killed:
+            return {"killed": True, "load": load}
+        if process.returncode != 0:
+            raise RuntimeError(
+                f"skyt-tui {' '.join(args)} exited with {process.returncode}: "
+                + (Path(tmp) / "err").read_text(errors="replace")[-2000:]
+            )
+        digest = hashlib.sha256()
+        with open(out, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return {
+            **json.loads(report.read_text()),
+            "sha256": digest.hexdigest(),
+            "load": load,
+            "load_after": os.getloadavg()[0],
+        }
+
+
+def analyze_args(folder: Path, executor: str, repair: bool) -> list[str]:
+    return [
+        "analyze",
+        str(folder),
+        "--json",
+        "--samples",
+        "--executor",
+        executor,
+        *([] if repair else ["--no-repair"]),
+    ]
+
+
+def measure_driver(args: argparse.Namespace) -> dict | None:
+    from tests.ray_cluster import LocalCluster
+
+    if not (corpus_dir() / "humaneval-codegen16b").is_dir():
+        print(f"corpus not found: {corpus_dir()} (set SKYT_CORPUS)", file=sys.stderr)
+        return None
+    sizes = sorted(int(size) for size in args.sizes.split(","))
+    local_sizes = sorted(int(size) for size in args.local_sizes.split(",") if size)
+    small, large = sizes[0], sizes[-1]
+    figures: dict = {
+        "part": "driver",
+        "cores": os.cpu_count(),
+        "load_at_start": os.getloadavg()[0],
+        "sizes": sizes,
+        "baseline_ref": None if args.no_baseline else args.baseline_ref,
+        "measured": [],
+    }
+
+    def note(entry: dict) -> None:
+        figures["measured"].append(entry)
+        print(json.dumps(entry), file=sys.stderr, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="skyt-bench-driver-") as tmp:
+        work = Path(tmp)
+        studies = {
+            size: humaneval_folder(size // SAMPLES_PER_TASK, work / f"he-{size}") for size in sizes
+        }
+        one = humaneval_folder(1, work / "he-one")
+        lines = (one / "samples.jsonl").read_text().splitlines()[:1]
+        (one / "samples.jsonl").write_text(lines[0] + "\n")
+        trees = [("new", ROOT)]
+        if not args.no_baseline:
+            trees.insert(0, ("baseline", baseline_tree(args.baseline_ref, work / "baseline")))
+        for config, tree in trees:
+            cluster = LocalCluster(nodes=2, cpus=1, env={"PYTHONPATH": str(tree)}).start()
+            try:
+                if config == "new":
+                    start = run_driver(
+                        tree,
+                        analyze_args(one, "ray", False),
+                        home=work / "h",
+                        address=cluster.address,
+                    )
+                    figures["start"] = {**start, "config": config}
+                plan = [(size, repair) for size in sizes for repair in (False, True)]
+                if (
+                    config == "baseline"
+                ):  # the old driver: the small study, and the large without repair
+                    plan = [(small, False), (small, True), (large, False)]
+                for size, repair in plan:
+                    home = work / f"home-{config}-{size}-{repair}"
+                    found = run_driver(
+                        tree,
+                        analyze_args(studies[size], "ray", repair),
+                        home=home,
+                        address=cluster.address,
+                    )
+                    note({"config": config, "size": size, "repair": repair, **found})
+                if config == "new" and not args.no_kill:
+                    figures["resume"] = kill_and_resume(
+                        tree, studies[small], work / "home-resume", cluster.address
+                    )
+                    print(json.dumps(figures["resume"]), file=sys.stderr, flush=True)
+            finally:
+                cluster.stop()
+        for size in local_sizes:
+            for repair in (False, True):
+                found = run_driver(
+                    ROOT,
+                    analyze_args(studies[size], "local", repair),
+                    home=work / f"home-local-{size}-{repair}",
+                    address=None,
+                )
+                note({"config": "local", "size": size, "repair": repair, **found})
+    figures["summary"] = summarize_driver(figures)
+    return figures
+
+
+def kill_and_resume(tree: Path, study: Path, home: Path, address: str) -> dict:
+    """`analyze --resume` SIGKILLed once half of its runs are kept, then run again."""
+    command = [*analyze_args(study, "ray", True), "--resume"]
+    runs = len((study / "problems.jsonl").read_text().splitlines())
+    kept = home / "resume"
+    started = time.perf_counter()
+    state: dict = {}
+
+    def half_kept(process: subprocess.Popen) -> bool:
+        count = len(list(kept.glob("*.json"))) if kept.is_dir() else 0
+        if count >= runs // 2:
+            state.update(kept=count, after_s=time.perf_counter() - started)
+            return True
+        return False
+
+    first = run_driver(tree, command, home=home, address=address, kill_when=half_kept)
+    if not first.get("killed"):
+        raise RuntimeError("the driver finished before half of its runs were kept")
+    resumed = run_driver(tree, command, home=home, address=address)
+    left = len(list(kept.glob("*.json"))) if kept.is_dir() else 0
+    return {"runs": runs, **state, "resumed": resumed, "kept_after": left}
+
+
+def summarize_driver(figures: dict) -> dict:
+    measured = figures["measured"]
+
+    def find(config: str, size: int, repair: bool) -> dict | None:
+        return next(
+            (
+                m
+                for m in measured
+                if (m["config"], m["size"], m["repair"]) == (config, size, repair)
+            ),
+            None,
+        )
+
+    sizes = figures["sizes"]
+    small, large = sizes[0], sizes[-1]
+    rows = []
+    for entry in measured:
+        local = find("local", entry["size"], entry["repair"])
+        rows.append(
+            {
+                **{k: entry[k] for k in ("config", "size", "repair", "wall_s", "cpu_s", "load")},
+                "samples_per_s": entry["size"] / entry["wall_s"],
+                "cpu_ms_per_sample": 1000 * entry["cpu_s"] / entry["size"],
+                "peak_rss_mb": entry["peak_rss_kb"] / 1024,
+                "same_as_local": None
+                if local is None or entry["config"] == "local"
+                else entry["sha256"] == local["sha256"],
+            }
+        )
+    growth = {}
+    for config in ("baseline", "new"):
+        for repair in (False, True):
+            a, b = find(config, small, repair), find(config, large, repair)
+            if a and b:
+                growth[f"{config}-{'repair' if repair else 'no-repair'}"] = {
+                    "rss_ratio": b["peak_rss_kb"] / a["peak_rss_kb"],
+                    "marginal_cpu_ms_per_sample": 1000
+                    * (b["cpu_s"] - a["cpu_s"])
+                    / (large - small),
+                }
+    out: dict = {"rows": rows, "growth": growth}
+    resume = figures.get("resume")
+    if resume is not None:
+        whole = find("new", small, True)
+        resume["same_as_uninterrupted"] = (
+            whole is not None and resume["resumed"]["sha256"] == whole["sha256"]
+        )
+        out["resume"] = resume
+    top = find("new", large, True)
+    if top is not None:
+        marginal = growth.get("new-repair", {}).get("marginal_cpu_ms_per_sample", 0.0)
+        driver_s = max(top["cpu_s"] / large, marginal / 1000)
+        workers = 2  # two raylets of 1 CPU: one sandbox worker each
+        worker_s = top["wall_s"] * workers / large
+        fixed = figures.get("start", {}).get("wall_s", 0.0)
+        out["projection"] = {
+            "samples": PROJECTED_SAMPLES,
+            "fixed_s": fixed,
+            "driver_s_per_sample": driver_s,
+            "worker_s_per_sample": worker_s,
+            "driver_bound_from_workers": worker_s / driver_s,
+            "hours": {
+                f"{nodes}x{w}": (fixed + PROJECTED_SAMPLES * max(driver_s, worker_s / (nodes * w)))
+                / 3600
+                for w in PROJECTED_WORKERS
+                for nodes in PROJECTED_NODES
+            },
+        }
+    return out
+
+
+def print_driver(figures: dict) -> None:
+    summary = figures["summary"]
+    print(f"cores {figures['cores']}, load at start {figures['load_at_start']:.1f}")
+    print(
+        f"{'config':9}{'size':>6}{'repair':>8}{'wall s':>9}{'smp/s':>7}{'CPU s':>8}"
+        f"{'ms/smp':>8}{'RSS MB':>8}{'=local':>8}{'load':>6}"
+    )
+    for row in summary["rows"]:
+        same = {None: "–", True: "yes", False: "NO"}[row["same_as_local"]]
+        print(
+            f"{row['config']:9}{row['size']:6}{'yes' if row['repair'] else 'no':>8}"
+            f"{row['wall_s']:9.1f}{row['samples_per_s']:7.1f}{row['cpu_s']:8.2f}"
+            f"{row['cpu_ms_per_sample']:8.3f}{row['peak_rss_mb']:8.1f}{same:>8}{row['load']:6.1f}"
+        )
+    for name, growth in summary["growth"].items():
+        print(
+            f"{name}: peak RSS large/small {growth['rss_ratio']:.2f}, one more sample costs "
+            f"{growth['marginal_cpu_ms_per_sample']:.3f} ms of driver CPU"
+        )
+    resume = summary.get("resume")
+    if resume is not None:
+        print(
+            f"killed with {resume['kept']} of {resume['runs']} runs kept after "
+            f"{resume['after_s']:.1f} s; resumed in {resume['resumed']['wall_s']:.1f} s: "
+            f"same bytes as uninterrupted: {'yes' if resume['same_as_uninterrupted'] else 'NO'}"
+        )
+    projection = summary.get("projection")
+    if projection is not None:
+        print_projection(projection)
+
+
+def print_projection(projection: dict) -> None:
+    print(
+        f"projection for {projection['samples']:,} samples: fixed {projection['fixed_s']:.1f} s, "
+        f"{projection['worker_s_per_sample'] * 1000:.1f} worker-ms/sample, driver "
+        f"{projection['driver_s_per_sample'] * 1000:.3f} ms/sample (the limit past "
+        f"{projection['driver_bound_from_workers']:.0f} workers)"
+    )
+    for key, hours in projection["hours"].items():
+        nodes, workers = key.split("x")
+        print(f"  {nodes:>4} nodes x {workers:>2} workers: {hours:8.2f} h")
+
+
+def baseline_tree(ref: str, into: Path) -> Path:
+    """The code at `ref` (`git archive`), as a node would have it installed."""
+    into.mkdir(parents=True, exist_ok=True)
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
 
 
 def summarize(measured: dict, killed: dict | None) -> dict:
@@ -290,25 +626,6 @@ def summarize(measured: dict, killed: dict | None) -> dict:
     if killed is not None:
         killed["identical"] = killed["sha256"] == local["skyt"][0]["sha256"]
         out["killed"] = killed
-    ray = out["configs"]["ray-2"]
-    worker_s = ray["humaneval_wall_s"] * ray["workers"] / ray["humaneval_samples"]
-    driver_s = ray["humaneval_driver_cpu_ms_per_sample"] / 1000
-    fixed = ray["oracle_start_s"]
-    out["projection"] = {
-        "samples": PROJECTED_SAMPLES,
-        "fixed_s": fixed,
-        "driver_s_per_sample": driver_s,
-        "worker_s_per_sample": worker_s,
-        "driver_bound_from_workers": worker_s / driver_s,
-        "hours": {
-            f"{nodes}x{workers}": (
-                fixed + PROJECTED_SAMPLES * max(driver_s, worker_s / (nodes * workers))
-            )
-            / 3600
-            for workers in PROJECTED_WORKERS
-            for nodes in PROJECTED_NODES
-        },
-    }
     return out
 
 
@@ -339,27 +656,18 @@ def print_summary(figures: dict) -> None:
             f"ray-2 with its second raylet killed mid-run: {killed['wall_s']:.1f} s, "
             f"same bytes as local: {'yes' if killed['identical'] else 'NO'}"
         )
-    projection = summary["projection"]
     for config, row in summary["configs"].items():
         print(
             f"{config:8} driver CPU per sample: oracle {row['oracle_driver_cpu_ms_per_sample']:.2f} ms,"
             f" analyze skyt {row['skyt_driver_cpu_ms_per_sample']:.2f} ms,"
             f" human-eval {row['humaneval_driver_cpu_ms_per_sample']:.2f} ms"
         )
-    print(
-        f"projection for {projection['samples']:,} samples: fixed {projection['fixed_s']:.1f} s, "
-        f"{projection['worker_s_per_sample'] * 1000:.1f} worker-ms/sample, driver "
-        f"{projection['driver_s_per_sample'] * 1000:.2f} ms/sample (the limit past "
-        f"{projection['driver_bound_from_workers']:.0f} workers)"
-    )
-    for key, hours in projection["hours"].items():
-        nodes, workers = key.split("x")
-        print(f"  {nodes:>4} nodes x {workers:>2} workers: {hours:8.2f} h")
 
 
 DOCS = ROOT / "docs" / "scaling.md"
 MARKS = {
     "figures": ("<!-- scale_ray:figures -->", "<!-- /scale_ray:figures -->"),
+    "driver": ("<!-- scale_ray:driver -->", "<!-- /scale_ray:driver -->"),
     "projection": ("<!-- scale_ray:projection -->", "<!-- /scale_ray:projection -->"),
 }
 
@@ -419,16 +727,68 @@ def figures_markdown(figures: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def driver_markdown(figures: dict) -> str:
+    summary = figures["summary"]
+    names = {
+        "baseline": f"before (`{figures.get('baseline_ref')}`), Ray",
+        "new": "run by run, Ray",
+        "local": "local executor",
+    }
+    lines = [
+        f"Measured with `python bench/scale_ray.py` (2 raylets of 1 CPU each on this machine's "
+        f"{figures['cores']} cores, load average {figures['load_at_start']:.1f} at the start, "
+        "and before each command in the table): `skyt-tui analyze STUDY --json --samples` of "
+        "the first human-eval tasks (100 samples each), stdout to a file. Driver CPU and peak "
+        "RSS: the `skyt-tui` process's own (`getrusage` at its exit).",
+        "",
+        "| code, executor | samples | repair | wall s | samples/s | driver CPU s | driver CPU ms/sample | driver peak RSS MB | same bytes as local | load |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in summary["rows"]:
+        same = {None: "–", True: "yes", False: "**no**"}[row["same_as_local"]]
+        lines.append(
+            f"| {names.get(row['config'], row['config'])} | {row['size']:,} | "
+            f"{'yes' if row['repair'] else 'no'} | {row['wall_s']:.0f} | "
+            f"{row['samples_per_s']:.1f} | {row['cpu_s']:.2f} | {row['cpu_ms_per_sample']:.3f} | "
+            f"{row['peak_rss_mb']:.0f} | {same} | {row['load']:.1f} |"
+        )
+    lines.append("")
+    sizes = figures["sizes"]
+    for name, growth in summary["growth"].items():
+        config, _, mode = name.partition("-")
+        lines.append(
+            f"- {names.get(config, config)}, {'with' if mode == 'repair' else 'without'} repair: "
+            f"peak RSS at {sizes[-1]:,} samples is {growth['rss_ratio']:.2f}× its peak at "
+            f"{sizes[0]:,}; one more sample costs the driver "
+            f"{growth['marginal_cpu_ms_per_sample']:.3f} ms of CPU."
+        )
+    resume = summary.get("resume")
+    if resume is not None:
+        same = "the same bytes as" if resume["same_as_uninterrupted"] else "**other bytes than**"
+        lines.append(
+            f"- A driver killed: `analyze --resume` of {sizes[0]:,} samples with repair, SIGKILLed "
+            f"after {resume['after_s']:.0f} s with {resume['kept']} of {resume['runs']} runs kept, "
+            f"then run again with `--resume`: {resume['resumed']['wall_s']:.0f} s, "
+            f"{same} the uninterrupted run; {resume['kept_after']} file(s) kept afterwards."
+        )
+    if "start" in figures:
+        lines.append(
+            f"- The start (connect, a judge per node, one run of one sample): "
+            f"{figures['start']['wall_s']:.1f} s."
+        )
+    return "\n".join(lines) + "\n"
+
+
 def projection_markdown(figures: dict) -> str:
     projection = figures["summary"]["projection"]
     lines = [
-        "From the human-eval analyze on two raylets above (little duplication, as in a fresh "
-        "study): T = F + n · max(d, c / (N · W)) for n = "
+        "From the largest study with repair above: T = F + n · max(d, c / (N · W)) for n = "
         f"{projection['samples']:,} samples on N nodes of W workers, with F = "
-        f"{projection['fixed_s']:.1f} s (connect and start the judges), c = "
+        f"{projection['fixed_s']:.1f} s (the start), c = "
         f"{projection['worker_s_per_sample'] * 1000:.1f} worker-ms per sample (wall × workers / "
-        f"samples, on this loaded machine) and d = {projection['driver_s_per_sample'] * 1000:.2f} ms "
-        "of the driver's CPU per sample, which no node takes off it: past N · W = "
+        f"samples, on this loaded machine) and d = {projection['driver_s_per_sample'] * 1000:.3f} "
+        "ms of the driver's CPU per sample (the larger of its CPU over the samples and what one "
+        "more sample costs), which no node takes off it: past N · W = "
         f"{projection['driver_bound_from_workers']:.0f} workers the driver is the limit.",
         "",
         "| nodes × workers | hours |",
@@ -439,19 +799,23 @@ def projection_markdown(figures: dict) -> str:
         lines.append(f"| {nodes} × {workers} | {hours:.2f} |")
     lines.append("")
     lines.append(
-        "These are projections, not measurements: a real cluster adds the network (each batch "
-        "crosses it twice) and its nodes are not this loaded 2-core machine."
+        "These are projections, not measurements: a real cluster adds the network (each run "
+        "crosses it twice, and the judges' answers to tasks on other nodes) and its nodes are "
+        "not this loaded 2-core machine."
     )
     return "\n".join(lines) + "\n"
 
 
 def write_docs(figures: dict, path: Path = DOCS) -> None:
-    """The figures and the projection into docs/scaling.md, between their marks."""
+    """The figures (and the projection, for the driver part) into docs/scaling.md, between their marks."""
     text = path.read_text()
-    for name, markdown in (
-        ("figures", figures_markdown(figures)),
-        ("projection", projection_markdown(figures)),
-    ):
+    if figures.get("part") == "driver":
+        parts = [("driver", driver_markdown(figures))]
+        if "projection" in figures["summary"]:
+            parts.append(("projection", projection_markdown(figures)))
+    else:
+        parts = [("figures", figures_markdown(figures))]
+    for name, markdown in parts:
         start_mark, end_mark = MARKS[name]
         start, end = text.index(start_mark) + len(start_mark), text.index(end_mark)
         text = text[:start] + "\n" + markdown + text[end:]

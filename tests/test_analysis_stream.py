@@ -334,37 +334,66 @@ def test_resume_with_probe_is_refused(tmp_path, capsys):
 # ---- stored runs: each analysis cached as its run finishes ---------------------------------
 
 
+def _one_run_per_batch(monkeypatch) -> None:
+    """Runs analysed one per batch here (on a cluster each is on its own anyway). Written so the
+    test runs against the code before issue 39 too, which had no `stream` (and fails there by
+    its assertions)."""
+    try:
+        from skyt_tui.engine.analysis import stream as streamed
+    except ImportError:
+        return
+    monkeypatch.setattr(streamed, "LOCAL_BATCH_SAMPLES", 1)
+
+
+def test_analyze_prints_each_run_as_it_finishes(tmp_path, capsys, monkeypatch):
+    """Issue 39: the driver held every result until it printed them all. Now each run's entry is
+    on stdout before the next run's analysis is finished."""
+    from skyt_tui.engine.analysis import pipeline
+
+    _one_run_per_batch(monkeypatch)
+    real = pipeline._finish
+    printed_before: list[int] = []
+
+    def finishing(*args, **options):
+        printed_before.append(len(capsys.readouterr().out))
+        return real(*args, **options)
+
+    monkeypatch.setattr(pipeline, "_finish", finishing)
+    assert main(["analyze", str(records(tmp_path)), "--json"]) == 0
+    assert len(printed_before) == RUNS
+    assert printed_before[0] == 0 and all(size > 0 for size in printed_before[1:])
+
+
 def test_stored_runs_are_cached_as_each_finishes(tmp_path, isolated_home, monkeypatch):
-    """An analysis of stored runs stopped after 2 runs has cached those 2; the next analysis
-    takes them from the cache and analyses the others."""
+    """Issue 39: an analysis of stored runs cached them only once all were done, so one stopped
+    midway kept nothing. Now it has cached the runs it finished, and the next analysis takes
+    them from the cache and analyses the others only."""
+    from skyt_tui.engine.analysis import pipeline
     from skyt_tui.engine.runs import analyses
     from skyt_tui.engine.runs.run_import import import_runs
 
-    monkeypatch.setattr(stream, "LOCAL_BATCH_SAMPLES", 1)
+    _one_run_per_batch(monkeypatch)
     ids = [meta.id for meta in import_runs([str(records(tmp_path))]).created]
-    real = analyses.stored_analysis_text
+    real = pipeline._finish
     finished: list[str] = []
 
-    def stopping(result):
+    def stopping(p, *args, **options):
         if len(finished) == 2:
             raise KeyboardInterrupt
-        finished.append(result.run.id)
-        return real(result)
+        finished.append(p.run.id)
+        return real(p, *args, **options)
 
-    monkeypatch.setattr(analyses, "stored_analysis_text", stopping)
+    monkeypatch.setattr(pipeline, "_finish", stopping)
     with pytest.raises(KeyboardInterrupt):
-        analyses.analyze_stored_runs(ids, keep=False)
-    cached = [
-        run_id for run_id in ids if (isolated_home / "runs" / run_id / "analysis.json").exists()
-    ]
-    assert cached == ids[:2]
-    monkeypatch.setattr(analyses, "stored_analysis_text", real)
-    seen = []
+        analyses.analyze_stored_runs(ids)
+    runs = isolated_home / "runs"
+    assert [run_id for run_id in ids if (runs / run_id / "analysis.json").exists()] == ids[:2]
+    finished.clear()
     monkeypatch.setattr(
-        analyses, "stored_analysis_text", lambda result: seen.append(result.run.id) or real(result)
+        pipeline, "_finish", lambda p, *a, **o: finished.append(p.run.id) or real(p, *a, **o)
     )
     found = analyses.analyze_stored_runs(ids)
-    assert seen == ids[2:]
+    assert finished == ids[2:]
     assert [entry["id"] for entry in found] == ids
 
 

@@ -123,6 +123,7 @@ def stored_run(home: Path, interrupted: bool) -> str:
 
 WRITERS = {
     "import": lambda home: ["import", str(FIXTURES / "humaneval_full")],
+    "analyze --resume": lambda home: ["analyze", str(SAMPLES), "--resume"],
     "demo": lambda home: ["demo"],
     "run": lambda home: ["run", "fibonacci_iterative", "--provider", "command", "--command", "cat"],
     "resume": lambda home: ["resume", stored_run(home, interrupted=True)],

@@ -32,6 +32,7 @@ def paths() -> dict[str, str]:
         "runs": str(locations.runs_dir()),
         "canon": str(locations.canon_dir()),
         "benchmarks": str(locations.benchmarks_dir()),
+        "resume": str(locations.resume_dir()),
     }
 
 

@@ -1,8 +1,10 @@
 """The analysis room: one run of samples through oracle → canon → d_pre → repair → d_post → metrics
 (docs/how-it-works.md, docs/canon.md).
 
-`pipeline` is the whole analysis; `canon` is the immutable reference program per contract, its
-store and the rule that picks it.
+`pipeline` is the whole analysis; `stream` the same run by run (in batches here, one run per
+task on a cluster), each finished run handed on as it is done; `canon` is the immutable
+reference program per contract, its store and the rule that picks it.
 
-May import: `sources`, `repair`, `oracle`, `contracts`, `measure` and the shared leaves.
+May import: `executor`, `sources`, `repair`, `oracle`, `contracts`, `measure` and the shared
+leaves.
 """
