@@ -510,18 +510,24 @@ def summarize_driver(figures: dict) -> dict:
             whole is not None and resume["resumed"]["sha256"] == whole["sha256"]
         )
         out["resume"] = resume
+    start = figures.get("start")
+    out["fit"] = {
+        config: fit_driver([m for m in measured if m["config"] == config], start)
+        for config in ("baseline", "new")
+        if start is not None and sum(m["config"] == config for m in measured) >= 2
+    }
     top = find("new", large, True)
     if top is not None:
-        marginal = growth.get("new-repair", {}).get("marginal_cpu_ms_per_sample", 0.0)
-        driver_s = max(top["cpu_s"] / large, marginal / 1000)
         workers = 2  # two raylets of 1 CPU: one sandbox worker each
         worker_s = top["wall_s"] * workers / large
-        fixed = figures.get("start", {}).get("wall_s", 0.0)
+        fixed = start["wall_s"] if start is not None else 0.0
+        driver_s = top["cpu_s"] / large
+        fit = out["fit"].get("new")
         out["projection"] = {
             "samples": PROJECTED_SAMPLES,
             "fixed_s": fixed,
-            "driver_s_per_sample": driver_s,
             "worker_s_per_sample": worker_s,
+            "driver_s_per_sample": driver_s,
             "driver_bound_from_workers": worker_s / driver_s,
             "hours": {
                 f"{nodes}x{w}": (fixed + PROJECTED_SAMPLES * max(driver_s, worker_s / (nodes * w)))
@@ -530,7 +536,27 @@ def summarize_driver(figures: dict) -> dict:
                 for nodes in PROJECTED_NODES
             },
         }
+        if fit is not None and fit["per_sample_ms"] > 0:
+            most = (1000 - fit["per_second_ms"]) / fit["per_sample_ms"]  # samples/s at 100 % CPU
+            out["projection"]["fit"] = {
+                **fit,
+                "samples_per_s_at_full_cpu": most,
+                "driver_bound_from_workers": most * worker_s,
+            }
     return out
+
+
+def fit_driver(runs: list[dict], start: dict | None) -> dict:
+    """The driver's CPU beyond its start as a·wall + b·samples, by least squares over `runs`:
+    `a` (ms per second) is what Ray's own threads take while the driver waits, `b` (ms per
+    sample) the driver's work for each sample. Both clamped at 0."""
+    import numpy as np
+
+    cpu0, wall0 = (start["cpu_s"], start["wall_s"]) if start is not None else (0.0, 0.0)
+    x = np.array([[m["wall_s"] - wall0, m["size"]] for m in runs], dtype=float)
+    y = np.array([m["cpu_s"] - cpu0 for m in runs], dtype=float)
+    (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
+    return {"per_second_ms": 1000 * max(0.0, float(a)), "per_sample_ms": 1000 * max(0.0, float(b))}
 
 
 def print_driver(figures: dict) -> None:
@@ -559,6 +585,11 @@ def print_driver(figures: dict) -> None:
             f"{resume['after_s']:.1f} s; resumed in {resume['resumed']['wall_s']:.1f} s: "
             f"same bytes as uninterrupted: {'yes' if resume['same_as_uninterrupted'] else 'NO'}"
         )
+    for config, fit in summary.get("fit", {}).items():
+        print(
+            f"{config}: driver CPU beyond its start = {fit['per_second_ms']:.2f} ms per second "
+            f"waited + {fit['per_sample_ms']:.3f} ms per sample"
+        )
     projection = summary.get("projection")
     if projection is not None:
         print_projection(projection)
@@ -571,6 +602,12 @@ def print_projection(projection: dict) -> None:
         f"{projection['driver_s_per_sample'] * 1000:.3f} ms/sample (the limit past "
         f"{projection['driver_bound_from_workers']:.0f} workers)"
     )
+    fit = projection.get("fit")
+    if fit is not None:
+        print(
+            f"  by the fit: the driver's CPU is full at {fit['samples_per_s_at_full_cpu']:.0f} "
+            f"samples/s, past {fit['driver_bound_from_workers']:.0f} workers"
+        )
     for key, hours in projection["hours"].items():
         nodes, workers = key.split("x")
         print(f"  {nodes:>4} nodes x {workers:>2} workers: {hours:8.2f} h")
@@ -774,7 +811,15 @@ def driver_markdown(figures: dict) -> str:
     if "start" in figures:
         lines.append(
             f"- The start (connect, a judge per node, one run of one sample): "
-            f"{figures['start']['wall_s']:.1f} s."
+            f"{figures['start']['wall_s']:.1f} s, {figures['start']['cpu_s']:.2f} s of the "
+            "driver's CPU (mostly importing Ray and skyt-tui)."
+        )
+    for config, fit in summary.get("fit", {}).items():
+        lines.append(
+            f"- {names.get(config, config)}: the driver's CPU beyond its start, fitted over its "
+            f"runs above as a · wall + b · samples: a = {fit['per_second_ms']:.2f} ms per second "
+            f"(Ray's own threads while the driver waits), b = {fit['per_sample_ms']:.3f} ms per "
+            "sample (the driver's work for each sample)."
         )
     return "\n".join(lines) + "\n"
 
@@ -789,7 +834,16 @@ def projection_markdown(figures: dict) -> str:
         f"samples, on this loaded machine) and d = {projection['driver_s_per_sample'] * 1000:.3f} "
         "ms of the driver's CPU per sample (the larger of its CPU over the samples and what one "
         "more sample costs), which no node takes off it: past N · W = "
-        f"{projection['driver_bound_from_workers']:.0f} workers the driver is the limit.",
+        f"{projection['driver_bound_from_workers']:.0f} workers the driver is the limit."
+        + (
+            ""
+            if "fit" not in projection
+            else " That d counts the driver's waiting on this slow cluster as if it were per "
+            f"sample; by the fit above (a = {projection['fit']['per_second_ms']:.2f} ms per "
+            f"second, b = {projection['fit']['per_sample_ms']:.3f} ms per sample) the driver's "
+            f"CPU is full at {projection['fit']['samples_per_s_at_full_cpu']:,.0f} samples/s, "
+            f"that is past {projection['fit']['driver_bound_from_workers']:,.0f} workers."
+        ),
         "",
         "| nodes × workers | hours |",
         "|---|---|",
