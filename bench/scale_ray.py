@@ -2,7 +2,7 @@
 killed and resumed, and what Ray costs against the local executor; the projection to 10⁶ samples.
 
     python bench/scale_ray.py [--sizes 2000,8000] [--local-sizes 2000] [--baseline-ref REF]
-                              [--no-baseline] [--json] [--write-docs]
+                              [--baseline-tree DIR] [--no-baseline] [--json] [--write-docs]
     python bench/scale_ray.py --part overhead [--rounds N] [--oracle-samples N]
                               [--humaneval-tasks K] [--no-kill] [--kill-after S] [--json] [--write-docs]
     python bench/scale_ray.py --from-json FIGURES.json [--write-docs]
@@ -197,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
         "--local-sizes", default="2000", help="sizes the local executor's bytes are taken at"
     )
     parser.add_argument("--baseline-ref", default=BASELINE_REF)
+    parser.add_argument(
+        "--baseline-tree", type=Path, help="a checkout of the baseline (instead of git archive)"
+    )
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--oracle-samples", type=int, default=800)
@@ -393,7 +396,8 @@ def measure_driver(args: argparse.Namespace) -> dict | None:
         (one / "samples.jsonl").write_text(lines[0] + "\n")
         trees = [("new", ROOT)]
         if not args.no_baseline:
-            trees.insert(0, ("baseline", baseline_tree(args.baseline_ref, work / "baseline")))
+            baseline = args.baseline_tree or baseline_tree(args.baseline_ref, work / "baseline")
+            trees.insert(0, ("baseline", baseline))
         for config, tree in trees:
             cluster = LocalCluster(nodes=2, cpus=1, env={"PYTHONPATH": str(tree)}).start()
             try:

@@ -322,6 +322,86 @@ def test_a_kept_entry_is_written_as_this_program_writes_json(
     assert json.loads(out)["runs"][0]["model"] == "evil\u009b\u202e"
 
 
+def _valid_output() -> dict:
+    return {
+        "run_id": "r",
+        "source": {
+            "file": "f.jsonl",
+            "format": "jsonl",
+            "samples": 2,
+            "tool": "evalplus",
+            "granularity": "sample",
+            "metric": "base+plus",
+            "total_pass_rate": None,
+            "agreement": {
+                "tool_pass_rate": 0.5,
+                "disagreements": 1,
+                "evalplus": {"base": {"skyt": 1.0, "tool": 0.5}, "plus": {"skyt": 0, "tool": None}},
+            },
+            "pass_rate": 0.5,
+            "judged_all": True,
+        },
+        "refused": ["run r: sample 3 refused: too long"],
+        "entry": json.dumps({"id": "r", "n": 2}),
+        "row": {
+            "id": "r",
+            "model": "m",
+            "temperature": 0.7,
+            "n": 2,
+            "metrics": {"R_raw": 0.5, "mu_post": None},
+            "notes": [],
+            "isolation": "bubblewrap",
+        },
+        "csv": "",
+    }
+
+
+BREAKAGES = [
+    ("run_id", None, "is for another run"),
+    ("source", [], "source summary"),
+    ("source.samples", "2", "source summary"),
+    ("source.samples", True, "source summary"),
+    ("source.pass_rate", "0.5", "source summary"),
+    ("source.tool", 3, "source summary"),
+    ("source.agreement", [], "source summary"),
+    ("source.agreement.disagreements", "1", "source summary"),
+    ("source.agreement.evalplus", {"base": {}}, "source summary"),
+    ("source.agreement.evalplus.base.skyt", "x", "source summary"),
+    ("refused", [3], "refused samples"),
+    ("entry", None, "no --json entry"),
+    ("entry", '{"id": ', "invalid --json entry"),
+    ("entry", "[" * 300 + "]" * 300, "invalid --json entry"),
+    ("entry", '{"id": "s"}', "another run"),
+    ("row.model", 3, "table row"),
+    ("row.temperature", "hot", "table row"),
+    ("row.n", 2.0, "table row"),
+    ("row.metrics", {"R_raw": "1"}, "table row"),
+    ("row.notes", "x", "table row"),
+    ("csv", None, "no CSV rows"),
+    ("csv", "a,b\n", "CSV rows of another shape"),
+]
+
+
+@pytest.mark.parametrize(("where", "value", "reason"), BREAKAGES)
+def test_a_kept_output_is_checked_field_by_field(where, value, reason):
+    """Every field the command reads back from a kept file, of the type it reads, or one
+    StoreError saying what does not hold (the run is then analysed again)."""
+    from skyt_tui.cli.analyze_output import OutputOptions, RunOutput
+    from skyt_tui.engine.errors import StoreError
+
+    json_mode = not where.startswith("row")
+    options = OutputOptions(json=json_mode, samples=False, csv=where == "csv")
+    assert RunOutput.from_dict(_valid_output(), options, "r").run_id == "r"
+    data = _valid_output()
+    *path, last = where.split(".")
+    target = data
+    for key in path:
+        target = target[key]
+    target[last] = value
+    with pytest.raises(StoreError, match=reason):
+        RunOutput.from_dict(data, options, "r", "kept.json")
+
+
 def test_resume_with_probe_is_refused(tmp_path, capsys):
     code, out, err = _analyze(capsys, str(records(tmp_path)), "--probe", "--resume")
     assert code == 2 and out == ""

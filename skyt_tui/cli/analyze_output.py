@@ -144,30 +144,67 @@ def _problem(data: dict[str, Any], options: OutputOptions, run_id: str) -> str |
     return None
 
 
+def _number(value: Any) -> bool:
+    """A JSON number (not a bool) or null: what a rate or metric may be."""
+    return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
+
+
+def _text(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
 def _source_part_ok(part: dict[str, Any]) -> bool:
-    types = {
-        "file": str,
-        "format": str,
-        "samples": int,
-        "judged_all": bool,
-    }
-    if not all(isinstance(part.get(key), kind) for key, kind in types.items()):
+    """Every field `summarize_sources` reads, of the type it reads."""
+    samples = part.get("samples")
+    if not (
+        isinstance(part.get("file"), str)
+        and isinstance(part.get("format"), str)
+        and isinstance(samples, int)
+        and not isinstance(samples, bool)
+        and samples >= 0
+        and isinstance(part.get("judged_all"), bool)
+        and all(_text(part.get(key)) for key in ("tool", "granularity", "metric"))
+        and all(_number(part.get(key)) for key in ("pass_rate", "total_pass_rate"))
+    ):
         return False
     agreement = part.get("agreement")
-    return agreement is None or isinstance(agreement, dict)
+    if agreement is None:
+        return True
+    if not isinstance(agreement, dict) or not _number(agreement.get("tool_pass_rate")):
+        return False
+    disagreements = agreement.get("disagreements")
+    if disagreements is not None and (
+        not isinstance(disagreements, int) or isinstance(disagreements, bool)
+    ):
+        return False
+    evalplus = agreement.get("evalplus")
+    return evalplus is None or (
+        isinstance(evalplus, dict)
+        and all(
+            isinstance(evalplus.get(kind), dict)
+            and all(_number(evalplus[kind].get(who)) for who in ("skyt", "tool"))
+            for kind in ("base", "plus")
+        )
+    )
 
 
 def _row_ok(row: Any, run_id: str) -> bool:
+    """Every field the table reads, of the type it reads."""
     if not isinstance(row, dict) or row.get("id") != run_id:
         return False
     metrics = row.get("metrics")
     notes = row.get("notes")
+    n = row.get("n")
     return (
         isinstance(metrics, dict)
-        and all(isinstance(v, int | float) or v is None for v in metrics.values())
+        and all(_number(value) for value in metrics.values())
         and isinstance(notes, list)
         and all(isinstance(line, str) for line in notes)
-        and isinstance(row.get("n"), int)
+        and isinstance(n, int)
+        and not isinstance(n, bool)
+        and _text(row.get("model"))
+        and _number(row.get("temperature"))
+        and _text(row.get("isolation"))
     )
 
 
