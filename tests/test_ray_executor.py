@@ -6,6 +6,7 @@ cluster or no `ray` extra is there. The hostile suite runs through it in tests/t
 Data are small slices of ../shared/corpus (bench/scale_ray.py runs the whole corpora).
 """
 
+import contextlib
 import json
 import os
 import signal
@@ -460,6 +461,32 @@ def _as_json(analyses) -> str:
     return json.dumps([a.to_dict() for a in analyses], sort_keys=True, allow_nan=True)
 
 
+def _local_json(runs) -> str:
+    """The runs' analyses by the local executor (its own, closed after)."""
+    from skyt_tui.engine.analysis.pipeline import analyze_runs
+
+    local = Executor()
+    try:
+        return _as_json(analyze_runs(runs, executor=local))
+    finally:
+        local.close()
+
+
+@contextlib.contextmanager
+def _one_more_raylet(ray_cluster, ray):
+    """A raylet added to the cluster for the test: (its index, its node id); killed after."""
+    before = _alive_nodes(ray)
+    index = ray_cluster.add_node()
+    try:
+        deadline = time.monotonic() + 60
+        while not (_alive_nodes(ray) - before) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        [node] = _alive_nodes(ray) - before
+        yield index, node
+    finally:
+        ray_cluster.kill_node(index)
+
+
 @pytest.mark.ray
 @pytest.mark.corpus
 def test_runs_go_to_the_nodes_whole_and_the_driver_judges_nothing(
@@ -467,15 +494,10 @@ def test_runs_go_to_the_nodes_whole_and_the_driver_judges_nothing(
 ):
     """Each run is one task on a node (judged on the node judges, repaired and measured there);
     the driver's own dispatcher sends no job; the analyses are the local executor's."""
-    from skyt_tui.engine.analysis.pipeline import analyze_runs
     from skyt_tui.engine.analysis.stream import analyze_stream
 
     runs = _runs(humaneval_slice(tmp_path / "he", samples=12, tasks=STREAM_TASKS))
-    local = Executor()
-    try:
-        expected = _as_json(analyze_runs(runs, executor=local))
-    finally:
-        local.close()
+    expected = _local_json(runs)
     stats = ray_executor.oracle().stats
     before = (stats.jobs_submitted, stats.batches_sent)
     progress = []
@@ -493,42 +515,29 @@ def test_a_raylet_killed_while_it_analyses_runs_loses_nothing(ray_cluster, ray_e
     """A third raylet joins, takes runs and judges, and is SIGKILLed once the first run is back:
     its runs are analysed again elsewhere (Ray retries the task), the tasks that were asking its
     judge ask another, and the analyses are byte for byte the local executor's."""
-    from skyt_tui.engine.analysis.pipeline import analyze_runs
     from skyt_tui.engine.analysis.stream import analyze_stream
     from skyt_tui.engine.executor.ray_executor import RayExecutor
 
     ray = ray_executor.ray
     runs = _runs(humaneval_slice(tmp_path / "he", samples=12, tasks=STREAM_TASKS))
-    local = Executor()
-    try:
-        expected = _as_json(analyze_runs(runs, executor=local))
-    finally:
-        local.close()
-    before = _alive_nodes(ray)
-    index = ray_cluster.add_node()
-    executor = None
-    try:
-        deadline = time.monotonic() + 60
-        while not (_alive_nodes(ray) - before) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        [victim] = _alive_nodes(ray) - before
+    expected = _local_json(runs)
+    with _one_more_raylet(ray_cluster, ray) as (index, victim):
         executor = RayExecutor.connect(ray_cluster.address)
-        assert victim in {info.node_id for info in executor.oracle().nodes}
-        killed = []
+        try:
+            assert victim in {info.node_id for info in executor.oracle().nodes}
+            killed = []
 
-        def kill_after_the_first(stage, done, total):
-            if done == 1 and not killed:
-                ray_cluster.kill_node(index)
-                killed.append(victim)
+            def kill_after_the_first(stage, done, total):
+                if done == 1 and not killed:
+                    ray_cluster.kill_node(index)
+                    killed.append(victim)
 
-        found = _as_json(analyze_stream(runs, executor=executor, progress=kill_after_the_first))
+            found = _as_json(analyze_stream(runs, executor=executor, progress=kill_after_the_first))
+        finally:
+            executor.close()
         assert killed == [victim]
         assert victim not in _alive_nodes(ray)
         assert found == expected
-    finally:
-        if executor is not None:
-            executor.close()
-        ray_cluster.kill_node(index)
 
 
 @pytest.mark.ray
@@ -598,40 +607,29 @@ def test_a_raylet_killed_mid_run_loses_and_duplicates_nothing(ray_cluster, ray_e
         require=True,
     )
 
-    def as_json(analyses):
-        return json.dumps([a.to_dict() for a in analyses], sort_keys=True, allow_nan=True)
-
-    local = Executor()
-    try:
-        expected = as_json(analyze_runs(runs, executor=local))
-    finally:
-        local.close()
-    before = _alive_nodes(ray)
-    index = ray_cluster.add_node()
-    executor = None
-    try:
-        deadline = time.monotonic() + 60
-        while not (_alive_nodes(ray) - before) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        [victim] = _alive_nodes(ray) - before
+    expected = _local_json(runs)
+    with _one_more_raylet(ray_cluster, ray) as (index, victim):
         executor = RayExecutor.connect(ray_cluster.address)  # this process's connection, new judges
-        oracle = executor.oracle()
-        assert victim in {info.node_id for info in oracle.nodes}
-        killed = threading.Event()
+        try:
+            oracle = executor.oracle()
+            assert victim in {info.node_id for info in oracle.nodes}
+            killed = threading.Event()
 
-        def kill_when_busy():
-            deadline = time.monotonic() + 300
-            while time.monotonic() < deadline:
-                if oracle.jobs_in_flight().get(victim) and oracle.stats.verdicts_filled:
-                    ray_cluster.kill_node(index)
-                    killed.set()
-                    return
-                time.sleep(0.01)
+            def kill_when_busy():
+                deadline = time.monotonic() + 300
+                while time.monotonic() < deadline:
+                    if oracle.jobs_in_flight().get(victim) and oracle.stats.verdicts_filled:
+                        ray_cluster.kill_node(index)
+                        killed.set()
+                        return
+                    time.sleep(0.01)
 
-        watcher = threading.Thread(target=kill_when_busy, daemon=True)
-        watcher.start()
-        found = as_json(analyze_runs(runs, executor=executor))
-        watcher.join(timeout=5)
+            watcher = threading.Thread(target=kill_when_busy, daemon=True)
+            watcher.start()
+            found = _as_json(analyze_runs(runs, executor=executor))
+            watcher.join(timeout=5)
+        finally:
+            executor.close()
         assert killed.is_set(), "the raylet was never killed mid-run"
         assert found == expected
         stats = oracle.stats
@@ -639,10 +637,6 @@ def test_a_raylet_killed_mid_run_loses_and_duplicates_nothing(ray_cluster, ray_e
         assert stats.batches_lost >= 1
         assert stats.verdicts_filled == stats.jobs_submitted
         assert stats.jobs_lost_for_good == 0
-    finally:
-        if executor is not None:
-            executor.close()
-        ray_cluster.kill_node(index)
 
 
 def path_without(program: str, folder: Path) -> str:

@@ -205,19 +205,11 @@ class RayExecutor(Executor):
         """Repair searches as Ray tasks, each unit verifying on its node's judge; results in order."""
         if not tasks:
             return []
-        from skyt_tui.engine.executor.ray_tasks import repair_unit
+        from skyt_tui.engine.executor.ray_tasks import contract_keys, repair_unit
         from skyt_tui.engine.repair.parallel import work_units
 
         judges = self._shared_judges()
-        keys: dict[int, str] = {}
-        by_key: dict[str, Contract] = {}
-        task_keys = []
-        for contract in contracts:
-            key = keys.get(id(contract))
-            if key is None:
-                key = keys[id(contract)] = contract.content_hash()
-                by_key[key] = contract
-            task_keys.append(key)
+        task_keys, by_key = contract_keys(contracts)
         remote = self._remote_function("repair_unit", repair_unit)
         call = uuid.uuid4().hex
         cpus = self.cpus()

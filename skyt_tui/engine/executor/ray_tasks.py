@@ -65,6 +65,21 @@ def apply_all(function: Callable[..., Any], arguments: Sequence[tuple[Any, ...]]
     return [function(*args) for args in arguments]
 
 
+def contract_keys(contracts: Sequence[Contract]) -> tuple[list[str], dict[str, Contract]]:
+    """Each contract's key on the wire (its content hash, computed once per object), and one
+    contract per key: what a judge call carries."""
+    keys: dict[int, str] = {}
+    by_key: dict[str, Contract] = {}
+    found = []
+    for contract in contracts:
+        key = keys.get(id(contract))
+        if key is None:
+            key = keys[id(contract)] = contract.content_hash()
+            by_key.setdefault(key, contract)
+        found.append(key)
+    return found, by_key
+
+
 @dataclass(frozen=True)
 class ClusterInfo:
     """What the driver's oracle says of the whole cluster, which an analysis records wherever it
@@ -132,16 +147,11 @@ class NodeOracle:
         with `dedupe`, a program repeated for the same contract object is sent once."""
         if not jobs:
             return []
-        keys: dict[int, str] = {}
-        contracts: dict[str, Contract] = {}
+        keys, contracts = contract_keys([contract for contract, _ in jobs])
         sent: dict[tuple[str, str], int] = {}
         wire: list[tuple[str, str]] = []
         where: list[int] = []
-        for contract, code in jobs:
-            key = keys.get(id(contract))
-            if key is None:
-                key = keys[id(contract)] = contract.content_hash()
-                contracts.setdefault(key, contract)
+        for key, (_, code) in zip(keys, jobs):
             seen = (key, code) if dedupe else None
             if seen is not None and seen in sent:
                 where.append(sent[seen])
@@ -199,15 +209,8 @@ class NodeExecutor(Executor):
             return []
         if self._judges is None:
             raise ExecutorError("this call was sent without the cluster's judges")
-        keys: dict[int, str] = {}
-        by_key: dict[str, Contract] = {}
-        unit = []
-        for index, (task, contract) in enumerate(zip(tasks, contracts)):
-            key = keys.get(id(contract))
-            if key is None:
-                key = keys[id(contract)] = contract.content_hash()
-                by_key[key] = contract
-            unit.append((index, task, key))
+        keys, by_key = contract_keys(contracts)
+        unit = [(index, task, key) for index, (task, key) in enumerate(zip(tasks, keys))]
         caches = _CallCaches()
         found = search(unit, NodeVerifier(by_key, self._judges, caches.verdicts), caches.rewrites)
         progress(len(found))
