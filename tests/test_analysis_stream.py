@@ -477,6 +477,40 @@ def test_stored_runs_are_cached_as_each_finishes(tmp_path, isolated_home, monkey
     assert [entry["id"] for entry in found] == ids
 
 
+def test_an_interrupted_import_analyze_continues_where_it_stopped(
+    tmp_path, capsys, isolated_home, monkeypatch
+):
+    """`import --analyze` stopped after 2 runs, run again: the runs are stored already, and the
+    ones without a cached analysis (only those) are analysed now."""
+    from skyt_tui.engine.analysis import pipeline
+
+    _one_run_per_batch(monkeypatch)
+    source = str(records(tmp_path))
+    real = pipeline._finish
+    finished: list[str] = []
+    limit = [2]
+
+    def stopping(p, *args, **options):
+        if limit[0] is not None and len(finished) == limit[0]:
+            raise KeyboardInterrupt
+        finished.append(p.run.id)
+        return real(p, *args, **options)
+
+    monkeypatch.setattr(pipeline, "_finish", stopping)
+    assert main(["import", source, "--analyze", "--json"]) == 130
+    capsys.readouterr()
+    first = list(finished)
+    finished.clear()
+    limit[0] = None
+    assert main(["import", source, "--analyze", "--json"]) == 0
+    imported = json.loads(capsys.readouterr().out)
+    assert imported["created"] == [] and len(imported["existing"]) == RUNS
+    assert imported["analysed"] == imported["existing"]
+    assert len(first) == 2 and len(finished) == RUNS - 2 and not set(first) & set(finished)
+    runs = isolated_home / "runs"
+    assert all((runs / run_id / "analysis.json").exists() for run_id in imported["analysed"])
+
+
 # ---- Ray's stream: a bounded number of calls out -------------------------------------------
 
 

@@ -54,8 +54,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--analyze",
         action="store_true",
-        help="also analyse the created runs now (level nodoc, run.tau in settings.toml), on the "
-        "executor, and cache each analysis next to its run for report, study report and the app",
+        help="also analyse the runs of these sources now (level nodoc, run.tau in settings.toml), "
+        "on the executor, and cache each analysis next to its run, as it finishes, for report, "
+        "study report and the app; runs already analysed are not analysed again, so an "
+        "interrupted import --analyze run again continues where it stopped",
     )
     add_source_options(parser)
     add_json_option(parser)
@@ -147,12 +149,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _analyze(result, args: argparse.Namespace) -> list[str]:
-    """Analyse the runs this import created (cached next to each); their ids."""
+    """Analyse the runs of these sources, created now or stored before, that have no cached
+    analysis yet (each cached as it finishes, so an interrupted `import --analyze` run again
+    continues where it stopped); the ids of every run of the sources, all now cached."""
     from skyt_tui.engine.runs.analyses import analyze_stored_runs
     from skyt_tui.engine.settings import load_settings
 
     tau = load_settings().run.tau
-    ids = [meta.id for meta in result.created]
+    ids = list(dict.fromkeys([meta.id for meta in result.created] + list(result.existing)))
     if ids:
         with_stage_progress(
             lambda progress: analyze_stored_runs(
