@@ -49,6 +49,7 @@ import hashlib
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -201,6 +202,9 @@ def main(argv: list[str] | None = None) -> int:
         "--baseline-tree", type=Path, help="a checkout of the baseline (instead of git archive)"
     )
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument(
+        "--keep-outputs", type=Path, help="a folder to keep each analysis's stdout in"
+    )
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--oracle-samples", type=int, default=800)
     parser.add_argument("--humaneval-tasks", type=int, default=10)
@@ -308,6 +312,7 @@ def run_driver(
     home: Path,
     address: str | None,
     kill_when: object = None,
+    keep: Path | None = None,
 ) -> dict:
     """`skyt-tui ARGS` from `tree` (the driver), stdout to a file: its CPU, peak RSS, wall, the
     sha256 of what it printed, the load before and after. `kill_when(process)`: polled; when
@@ -340,6 +345,9 @@ def run_driver(
                 f"skyt-tui {' '.join(args)} exited with {process.returncode}: "
                 + (Path(tmp) / "err").read_text(errors="replace")[-2000:]
             )
+        if keep is not None:
+            keep.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(out, keep)
         digest = hashlib.sha256()
         with open(out, "rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
@@ -421,11 +429,16 @@ def measure_driver(args: argparse.Namespace) -> dict | None:
                         analyze_args(studies[size], "ray", repair),
                         home=home,
                         address=cluster.address,
+                        keep=kept_output(args, config, size, repair),
                     )
                     note({"config": config, "size": size, "repair": repair, **found})
                 if config == "new" and not args.no_kill:
                     figures["resume"] = kill_and_resume(
-                        tree, studies[small], work / "home-resume", cluster.address
+                        tree,
+                        studies[small],
+                        work / "home-resume",
+                        cluster.address,
+                        kept_output(args, "resumed", small, True),
                     )
                     print(json.dumps(figures["resume"]), file=sys.stderr, flush=True)
             finally:
@@ -437,13 +450,22 @@ def measure_driver(args: argparse.Namespace) -> dict | None:
                     analyze_args(studies[size], "local", repair),
                     home=work / f"home-local-{size}-{repair}",
                     address=None,
+                    keep=kept_output(args, "local", size, repair),
                 )
                 note({"config": "local", "size": size, "repair": repair, **found})
     figures["summary"] = summarize_driver(figures)
     return figures
 
 
-def kill_and_resume(tree: Path, study: Path, home: Path, address: str) -> dict:
+def kept_output(args: argparse.Namespace, config: str, size: int, repair: bool) -> Path | None:
+    if args.keep_outputs is None:
+        return None
+    return args.keep_outputs / f"{config}-{size}-{'repair' if repair else 'no-repair'}.json"
+
+
+def kill_and_resume(
+    tree: Path, study: Path, home: Path, address: str, keep: Path | None = None
+) -> dict:
     """`analyze --resume` SIGKILLed once half of its runs are kept, then run again."""
     command = [*analyze_args(study, "ray", True), "--resume"]
     runs = len((study / "problems.jsonl").read_text().splitlines())
@@ -461,7 +483,7 @@ def kill_and_resume(tree: Path, study: Path, home: Path, address: str) -> dict:
     first = run_driver(tree, command, home=home, address=address, kill_when=half_kept)
     if not first.get("killed"):
         raise RuntimeError("the driver finished before half of its runs were kept")
-    resumed = run_driver(tree, command, home=home, address=address)
+    resumed = run_driver(tree, command, home=home, address=address, keep=keep)
     left = len(list(kept.glob("*.json"))) if kept.is_dir() else 0
     return {"runs": runs, **state, "resumed": resumed, "kept_after": left}
 
