@@ -2,6 +2,7 @@
 
 import ast
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -327,3 +328,86 @@ def test_the_engine_is_rooms_each_on_contributings_map():
         and (n := len(path.read_text(encoding="utf-8").splitlines())) > 1000
     ]
     assert long == []
+
+
+EXTERNAL_PATHS = {"src/metrics.py", "src/contract_compliance.py"}
+"""Files of SKYT's own repository that docstrings and docs cite by name (its metrics, its
+compliance checker): not ours to find here."""
+STALE_FOR_PHASE_2 = {("skyt_tui/engine/runs/report.py", "engine.analysis.RunAnalysis")}
+"""Stale references in files other engineers are changing at the same time (issue 38, phase 1
+left them alone): `RunAnalysis` lives in `analysis.pipeline`."""
+_PY_PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w-]+\.py)\b")
+_MODULE_NAME = re.compile(r"`((?:skyt_tui\.)?engine\.[\w.]+)`")
+
+
+def _prose_files():
+    """The files whose words name our files: the package's modules, the docs, the map, the README."""
+    package = [p for p in (ROOT / "skyt_tui").rglob("*.py") if "bundled" not in p.parts]
+    return [
+        *package,
+        *sorted((ROOT / "docs").rglob("*.md")),
+        ROOT / "CONTRIBUTING.md",
+        ROOT / "README.md",
+    ]
+
+
+def _top_level_names(path):
+    """The names a module defines at its top (assignments, functions, classes, imports)."""
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def _module_reference_exists(dotted):
+    """`engine.room.module` or `skyt_tui.engine.room.module.NAME`: the module is a file of the
+    package (or the compiled extension) and NAME, when given, is defined at its top."""
+    parts = dotted.removeprefix("skyt_tui.").split(".")
+    for length in range(len(parts), 0, -1):
+        stem = ROOT.joinpath("skyt_tui", *parts[:length])
+        if stem.with_suffix(".py").exists():
+            module = stem.with_suffix(".py")
+        elif (stem / "__init__.py").exists():
+            module = stem / "__init__.py"
+        elif stem.with_suffix(".c").exists():  # `measure._ted`, built from `_ted.c`
+            return length == len(parts)
+        else:
+            continue
+        rest = parts[length:]
+        if not rest:
+            return True
+        return len(rest) == 1 and rest[0] in _top_level_names(module)
+    return False
+
+
+def test_every_file_and_module_the_words_name_exists():
+    """A path like `runs/analysis_child.py` or a name like `engine.studies.study_report` in a
+    docstring, a doc page or the map names a file that exists (a moved module once left
+    `engine/analysis_child.py` behind in a screen's docstring). A path may be relative to the
+    repository, the package, the engine or any folder in it: some file ends with it."""
+    ours = set()  # every tail of every file's path: `a/b/c.py`, `b/c.py`, `c.py`
+    for file in ROOT.rglob("*.py"):
+        parts = file.relative_to(ROOT).parts
+        ours.update("/".join(parts[i:]) for i in range(len(parts)))
+    stale = []
+    for path in _prose_files():
+        text = path.read_text(encoding="utf-8")
+        where = str(path.relative_to(ROOT))
+        for match in _PY_PATH.finditer(text):
+            named = match.group(1)
+            if named in EXTERNAL_PATHS or named in ours:
+                continue
+            stale.append(f"{where}:{text.count(chr(10), 0, match.start()) + 1}: {named}")
+        for match in _MODULE_NAME.finditer(text):
+            named = match.group(1)
+            if _module_reference_exists(named) or (where, named) in STALE_FOR_PHASE_2:
+                continue
+            stale.append(f"{where}:{text.count(chr(10), 0, match.start()) + 1}: {named}")
+    assert stale == []

@@ -187,7 +187,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def parse_sweep(text: str) -> list[float]:
-    """The temperatures of `--sweep`, checked like every run option (`engine.run_options`)."""
+    """The temperatures of `--sweep`, checked like every run option (`engine.generation.run_options`)."""
     temperatures = check_run_options(provider="command", target="-", temperatures=text, sweep=True)
     return list(temperatures.temperatures or ())
 

@@ -3,7 +3,7 @@
 The runs are chosen by a filter typed in (`model=gpt-4o temperature=0,0.7`) or
 by a saved study's name; their analyses and rows are computed in a worker
 thread (the analyses in a child process, as the Runs section does), and
-everything shown comes from `engine.study_report`, as `skyt-tui study report`.
+everything shown comes from `engine.studies.study_report`, as `skyt-tui study report`.
 """
 
 from __future__ import annotations
