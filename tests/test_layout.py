@@ -411,3 +411,65 @@ def test_every_file_and_module_the_words_name_exists():
                 continue
             stale.append(f"{where}:{text.count(chr(10), 0, match.start()) + 1}: {named}")
     assert stale == []
+
+
+ENGINE = ROOT / "skyt_tui" / "engine"
+LEAVES = frozenset(("errors", "versions", "printable", "store", "filemode", "syntax"))
+"""The shared leaves below every room (CONTRIBUTING.md's map)."""
+
+
+def _engine_imports(room):
+    """Every `skyt_tui.engine.…` module the room's modules import (at their top, inside functions
+    or for type checking alike, as import-linter counts them), by dotted name below the engine."""
+    found = set()
+    for path in (ENGINE / room).rglob("*.py"):
+        package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+                module = ".".join(filter(None, (base, node.module)))
+                modules = [module] + [f"{module}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for module in modules:
+                if module.startswith("skyt_tui.engine."):
+                    found.add(module.removeprefix("skyt_tui.engine."))
+    return found
+
+
+def _may_import(doc):
+    """The backquoted names of a room docstring's "May import:" paragraph."""
+    start = doc.index("May import:")
+    paragraph = doc[start:].split("\n\n")[0]
+    return set(re.findall(r"`([\w.]+)`", paragraph)), "shared leaves" in paragraph
+
+
+def test_each_rooms_may_import_names_the_rooms_it_imports():
+    """A room's "May import:" names exactly the rooms its modules import (the `analysis/` and
+    `measure/` docstrings once said less than their imports did); a room named with a module
+    (`measure.normalize`) is imported through that module only. Leaves: "the shared leaves"
+    allows any; named leaves (`versions`, `syntax`) are the only ones it imports."""
+    rooms = sorted(p.parent.name for p in ENGINE.glob("*/__init__.py"))
+    wrong = []
+    for room in rooms:
+        doc = ast.get_docstring(ast.parse((ENGINE / room / "__init__.py").read_text()))
+        assert doc and "May import:" in doc, room
+        named, any_leaf = _may_import(doc)
+        imported = {m for m in _engine_imports(room) if m.split(".")[0] != room}
+        imported_rooms = {m.split(".")[0] for m in imported} & set(rooms)
+        named_rooms = {n.split(".")[0] for n in named} & set(rooms)
+        if imported_rooms != named_rooms:
+            wrong.append(f"{room}: imports {sorted(imported_rooms)}, says {sorted(named_rooms)}")
+        for through in (n for n in named if "." in n and n.split(".")[0] in rooms):
+            other = through.split(".")[0]
+            beyond = {m for m in imported if m.split(".")[0] == other} - {other, through}
+            beyond = {m for m in beyond if not m.startswith(through + ".")}
+            if beyond:
+                wrong.append(f"{room}: imports {sorted(beyond)}, says only `{through}`")
+        leaves = {m.split(".")[0] for m in imported} & LEAVES
+        named_leaves = named & LEAVES
+        if named_leaves and leaves != named_leaves or not (named_leaves or any_leaf) and leaves:
+            wrong.append(f"{room}: imports leaves {sorted(leaves)}, says {sorted(named_leaves)}")
+    assert wrong == []

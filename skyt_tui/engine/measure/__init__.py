@@ -6,5 +6,5 @@ with a pure-Python fallback), `records` (the per-sample facts), `metrics` (the r
 `literature` (metrics of other studies) and `registry` (every metric's name, direction,
 description and views, defined once; what reports, studies, the CLI and the app list).
 
-May import: `versions` only. Nothing here touches a file.
+May import: the leaves `versions` and `syntax` only, no room. Nothing here touches a file.
 """
