@@ -118,6 +118,20 @@ def test_each_metric_is_in_the_output_of_the_module_that_computes_it():
         assert m.name in literature and literature[m.name] is not None, m.name
 
 
+def test_each_metric_is_emitted_by_one_module():
+    """OER was a key of a run's metrics and of the literature metrics, two emissions of one
+    name that study rows, reports and scripts could read either way; now each metric the run
+    computes is a key of its `RunMetrics` and of no other module's output."""
+    run = compute_metrics(samples(), canon=CANON_ESTABLISHED, pairwise_mean=0.3).to_dict()
+    literature = literature_metrics(samples(), ["x = 1", "x = 2", "x = 1", "y = 3"])
+    assert set(run) & set(literature) == set()
+    for m in registry.REGISTRY:
+        outputs = [
+            name for name, keys in (("run", run), ("literature", literature)) if m.name in keys
+        ]
+        assert len(outputs) <= 1, (m.name, outputs)
+
+
 def test_every_metric_a_run_computes_is_registered():
     """A metric added to RunMetrics without a registry entry would be in `report --json` but in
     no table, no study row and no gate explanation."""

@@ -5,8 +5,9 @@ in Code Generation") released their pipeline (github.com/CodeHero0/Nondeterminis
 `syntactic_similarity_OER.py`, `measurement_summary_draw_heatmap.py`); their metrics
 carry their names here and are computed as that code computes them: the test pass
 rate of each sample (mean, variance and largest difference across samples), the
-output equivalence rate per test case (OER, and OER_ow counting only test cases
-where the common output is a value, not an exception or a timeout), and two
+output equivalence rate per test case counting only test cases where the common output
+is a value, not an exception or a timeout (OER_ow; OER itself is a metric of every run,
+`metrics.output_equivalence_rate`, defined and emitted there alone), and two
 similarities of each later sample to the first one over whitespace-separated
 tokens: LCS (the longest matching block difflib's `SequenceMatcher` finds, over
 the first sample's token count) and LED (the raw token edit distance).
@@ -193,15 +194,15 @@ def spread(values: Sequence[float]) -> dict[str, float]:
 
 
 def output_equivalence(outputs: Sequence[Sequence[str]]) -> dict[str, Any]:
-    """Ouyang et al.'s OER and OER_ow over per-sample output rows (one key per test case, same length).
+    """Ouyang et al.'s OER_ow over per-sample output rows (one key per test case, same length),
+    and the number of test cases it (and OER) is counted over.
 
-    OER: share of test cases on which every sample gives the same output (`metrics.agreeing_tests`,
-    every exception one output and every timeout one, as the run's OER; their lines 148–154,
-    `len(output_set) == 1`, over `len(case_status)` of the first sample, lines 176 and 188).
-    OER_ow: share of the test cases on which every sample gives the same *value*: the test
-    cases where all agree on an exception, a failed compile or load, or a timeout are not
-    counted (their `same_output_between_5_correct`, lines 155–162, over the same number of
-    test cases, line 189). Both None when there are no test cases. Their line 155 compares with
+    OER_ow: share of the test cases on which every sample gives the same *value*: of the test
+    cases on which every sample gives the same output (`metrics.agreeing_tests`, as the run's
+    OER, `metrics.output_equivalence_rate`), those where all agree on an exception, a failed
+    compile or load, or a timeout are not counted (their `same_output_between_5_correct`,
+    lines 155–162, over the same number of test cases, line 189). None when there are no
+    test cases. Their line 155 compares with
     `'timeout'` while their HumanEval harness writes `'Timeout'` (intermedia_analyze.py line 67),
     so on HumanEval their OER_ow counts a test case every sample timed out on; here a timeout
     is never a value, as that line means and as it works on their other two datasets.
@@ -212,11 +213,7 @@ def output_equivalence(outputs: Sequence[Sequence[str]]) -> dict[str, Any]:
         same and not compared_output(outputs[0][i]).startswith(ERROR_PREFIX)
         for i, same in enumerate(equal)
     ]
-    return {
-        "tests": tests,
-        "OER": sum(equal) / tests if tests else None,
-        "OER_ow": sum(equal_values) / tests if tests else None,
-    }
+    return {"tests": tests, "OER_ow": sum(equal_values) / tests if tests else None}
 
 
 def similarity_to_first(codes: Sequence[str]) -> dict[str, float | None]:
@@ -265,7 +262,9 @@ def literature_metrics(
     """Every metric of this module for one run; a value is None when its inputs do not exist.
 
     `samples` in generation order; `codes` the samples' code in the same order
-    (for LCS, LED and skyt-tui's token shares), or None to leave those out.
+    (for LCS, LED and skyt-tui's token shares), or None to leave those out. No key is a metric
+    a run computes (`RunMetrics`): `P_taus_pre`/`_post` hold P_τ at each of `taus` (by τ's `g`
+    form), beside the run's `P_tau_pre`/`_post` at its one τ.
     """
     samples = sorted(samples, key=lambda s: s.index)
     taus = tuple(taus)
@@ -278,11 +277,10 @@ def literature_metrics(
     if rates is not None:
         _, outputs = behaviour_keys(samples)
         equivalence = output_equivalence(outputs)
-        out["OER"] = equivalence["OER"]
         out["OER_ow"] = equivalence["OER_ow"]
         out["tests"] = equivalence["tests"]
     else:
-        out["OER"] = out["OER_ow"] = out["tests"] = None
+        out["OER_ow"] = out["tests"] = None
     similarity = similarity_to_first(list(codes)) if codes is not None else {}
     for name in ("LCS", "LED", "token_block_share", "token_edit_share"):
         out[name] = similarity.get(name)
@@ -291,8 +289,8 @@ def literature_metrics(
         if samples and all(v is not None for v in values):
             distances = [float(v) for v in values]
             out[f"std_d_{stage}"] = spread(distances)["std"]
-            out[f"P_tau_{stage}"] = p_tau(distances, taus)
+            out[f"P_taus_{stage}"] = p_tau(distances, taus)
         else:
             out[f"std_d_{stage}"] = None
-            out[f"P_tau_{stage}"] = None
+            out[f"P_taus_{stage}"] = None
     return out

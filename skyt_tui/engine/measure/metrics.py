@@ -1,8 +1,9 @@
 """Repeatability metrics of one run, as pure functions of its sample records (docs/metrics.md).
 
-Definitions follow seeds/metrics-definitions.md, with the changes docs/metrics.md describes:
-R_anchor_pre is measured (not 0 by definition), and rescue is also reported
-relative to the non-canonical samples. Every value is a plain float at full
+Definitions follow SKYT's metrics note ("SKYT Middleware - Metrics Definitions", a design note
+the project started from, not part of this repository; docs/metrics.md states every definition
+used here), with the changes docs/metrics.md describes: R_anchor_pre is measured (not 0 by
+definition), and rescue is also reported relative to the non-canonical samples. Every value is a plain float at full
 precision; sums use `math.fsum` over a fixed order and the bootstrap draws from
 one seeded generator, so recomputation is bit-identical in any process.
 
@@ -270,13 +271,23 @@ def compared_output(key: str) -> str:
 
 
 def agreeing_tests(outputs: Sequence[Sequence[str]]) -> list[bool]:
-    """Per test case: did every sample give the same output (`compared_output`)? OER is the share
-    of these (here and in `literature.output_equivalence`); rows are one sample's keys each, one
-    per test."""
+    """Per test case: did every sample give the same output (`compared_output`)? Rows are one
+    sample's keys each, one per test. OER is their share (`output_equivalence_rate`);
+    `literature.output_equivalence` counts the ones agreeing on a value (OER_ow)."""
     tests = len(outputs[0]) if outputs else 0
     if any(len(row) != tests for row in outputs):
         raise ValueError("every sample needs one output per test case")
     return [len({compared_output(row[i]) for row in outputs}) == 1 for i in range(tests)]
+
+
+def output_equivalence_rate(outputs: Sequence[Sequence[str]]) -> float:
+    """OER, Ouyang et al.'s output equivalence rate: the share of test cases on which every sample
+    gives the same output, every exception one output and every timeout one (their
+    syntactic_similarity_OER.py lines 148–154, `len(output_set) == 1`, over the first sample's
+    test count, lines 176 and 188); 0.0 without test cases. The one definition of OER: a run's
+    `RunMetrics.OER`, which study rows and every report read."""
+    agreeing = agreeing_tests(outputs)
+    return _share(sum(agreeing), len(agreeing))
 
 
 def _behaviour_metrics(samples: Sequence[SampleAnalysis]) -> dict[str, Any]:
@@ -284,12 +295,11 @@ def _behaviour_metrics(samples: Sequence[SampleAnalysis]) -> dict[str, Any]:
         return {}
     n = len(samples)
     vectors, outputs = behaviour_keys(samples)
-    agreeing = agreeing_tests(outputs)
     values: dict[str, Any] = {
         "pass_rate": _share(sum(bool(s.passed) for s in samples), n),
         "pass_all_rate": _share(sum(bool(s.passed_all) for s in samples), n),
         "R_behavioral": modal_share(vectors),
-        "OER": _share(sum(agreeing), len(agreeing)),
+        "OER": output_equivalence_rate(outputs),
     }
     if any(s.compliant is not None for s in samples):
         values["compliance_rate"] = _share(sum(bool(s.compliant) for s in samples), n)

@@ -162,8 +162,8 @@ def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict
             row[metric.name] = extra[metric.name]
     for tau in DEFAULT_TAUS:
         key = f"{tau:g}"
-        pre = (extra["P_tau_pre"] or {}).get(key)
-        post = (extra["P_tau_post"] or {}).get(key)
+        pre = (extra["P_taus_pre"] or {}).get(key)
+        post = (extra["P_taus_post"] or {}).get(key)
         row[f"R_repair_at_{key}_pre"] = pre
         row[f"R_repair_at_{key}_post"] = post
         row[f"Delta_P_tau_{key}"] = None if pre is None or post is None else post - pre
