@@ -473,3 +473,22 @@ def test_each_rooms_may_import_names_the_rooms_it_imports():
         if named_leaves and leaves != named_leaves or not (named_leaves or any_leaf) and leaves:
             wrong.append(f"{room}: imports leaves {sorted(leaves)}, says {sorted(named_leaves)}")
     assert wrong == []
+
+
+def test_no_room_imports_another_rooms_private_names():
+    """What a room shares is public: repair once imported `_Scope`, `_ScopeCollector`, `_ScopeWalk`
+    and `_all_args` from `measure.normalize`; that scope analysis is now `measure.scoping`. A
+    `_name` may be imported within its own room only."""
+    wrong = []
+    for path in ENGINE.rglob("*.py"):
+        room = path.relative_to(ENGINE).parts[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
+                continue
+            parts = node.module.split(".")
+            if parts[:2] != ["skyt_tui", "engine"] or len(parts) < 3 or parts[2] == room:
+                continue
+            private = [a.name for a in node.names if a.name.startswith("_")]
+            if private:
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.module} {private}")
+    assert wrong == []

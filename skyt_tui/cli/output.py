@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.measure.distance_kind import distance_kind
 from skyt_tui.engine.printable import json_printable, printable
 from skyt_tui.engine.runs.report import envelope, fmt3
 from skyt_tui.engine.runs.report import json_safe as _json_safe
@@ -73,13 +74,10 @@ def error_console() -> Console:
 
 
 def note_distance_implementation(distance: str) -> None:
-    """On stderr, when tree distances will be measured by the pure-Python fallback: say so."""
-    if distance != "tree":
-        return
-    from skyt_tui.engine.measure.tree_distance import FALLBACK_NOTE, PURE_PYTHON, implementation
-
-    if implementation() == PURE_PYTHON:
-        error_console().print(f"note: {FALLBACK_NOTE}", markup=False)
+    """On stderr, when the distance will be measured by a slower fallback (the tree distance's
+    pure-Python one, where the extension is not built): say so."""
+    if note := distance_kind(distance).fallback_note():
+        error_console().print(f"note: {note}", markup=False)
 
 
 def print_json(kind: str, data: Any) -> None:
