@@ -594,7 +594,7 @@ def _recorded_contract(contract: Contract, args: argparse.Namespace) -> Contract
 
 def _run_anchors(args: argparse.Namespace) -> int:
     """`run --anchors NAME`: the model on the anchor contracts only, then its estimated score."""
-    from skyt_tui.cli.bench_cmd import estimate_dict, print_estimates
+    from skyt_tui.cli.bench_cmd.anchors import estimate_dict, print_estimates
     from skyt_tui.engine import benchmark as bench
     from skyt_tui.engine.benchmark.from_runs import scores_by_contract
 
