@@ -19,6 +19,7 @@ NAME_HELP = "a benchmark in the store (`bench list`)"
 
 
 def limit_option(parser: argparse.ArgumentParser) -> None:
+    """`--limit N`: how many rows a table shows."""
     parser.add_argument(
         "--limit",
         type=int,
@@ -36,6 +37,7 @@ def shown_rows(rows: Any, limit: int) -> tuple[Any, str | None]:
 
 
 def now_option(parser: argparse.ArgumentParser) -> None:
+    """`--now DATE`: the time a rotation or a status is computed at."""
     parser.add_argument(
         "--now",
         metavar="DATE",
@@ -45,6 +47,7 @@ def now_option(parser: argparse.ArgumentParser) -> None:
 
 
 def now_of(args: argparse.Namespace) -> dt.datetime:
+    """The time `--now` names, or now (UTC)."""
     return parse_now(args.now) if args.now else dt.datetime.now(dt.UTC)
 
 
@@ -54,14 +57,17 @@ def text_cell(value: Any) -> Text:
 
 
 def say(message: str, style: str | None = None) -> None:
+    """One line of outside text on stdout, never read as markup."""
     console().print(plain(message, style=style or ""))
 
 
 def jsonable(obj: Any) -> Any:
+    """A report dataclass as the dict `--json` prints."""
     return dataclasses.asdict(obj) if dataclasses.is_dataclass(obj) else obj
 
 
 def import_dict(result: bench.ImportResult) -> dict[str, Any]:
+    """An import's `--json` (also in `bench estimate --add`'s)."""
     return {
         "name": result.name,
         "created": result.created,

@@ -9,13 +9,7 @@ from typing import Any
 
 from rich.table import Table
 
-from skyt_tui.cli.bench_cmd.common import (
-    NAME_HELP,
-    limit_option,
-    say,
-    shown_rows,
-    text_cell,
-)
+from skyt_tui.cli.bench_cmd.common import NAME_HELP, limit_option, say, shown_rows, text_cell
 from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, fmt3, print_json, print_table
 from skyt_tui.engine import benchmark as bench

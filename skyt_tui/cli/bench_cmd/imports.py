@@ -10,11 +10,7 @@ import datetime as dt
 from rich.table import Table
 
 from skyt_tui import locations
-from skyt_tui.cli.bench_cmd.common import (
-    import_dict,
-    say,
-    text_cell,
-)
+from skyt_tui.cli.bench_cmd.common import import_dict, say, text_cell
 from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, plain, print_json, print_table
 from skyt_tui.engine import benchmark as bench
