@@ -375,9 +375,9 @@ def main() -> int:
             folder = work / "inspect"
             folder.mkdir()
             log = run_inspect(args.inspect_python, server.url, folder, args.problems.resolve())
-            ok &= report("inspect", log)
             if args.keep:
                 shutil.copy(log, args.keep / "inspect.eval")
+            ok &= report("inspect", log)
         else:
             print("inspect    skipped (no --inspect-python)")
         if args.promptfoo:

@@ -111,7 +111,9 @@ def _evalplus_rates(judged: Judged) -> dict[str, Any]:
 
 
 def source_summaries(judged: Sequence[Judged], loses: dict[str, str]) -> list[dict[str, Any]]:
-    """Per source file: samples read, pass rate by skyt-tui and by the tool, disagreements, what is lost."""
+    """Per source file: samples read, pass rate by skyt-tui and by the tool, disagreements, what is
+    lost; for a tool run that errored or was cut short, `tool_run` (its status, error, samples
+    expected and recorded) and `complete: false`: the pass rates then cover the recorded samples."""
     by_file: dict[str, list[Judged]] = {}
     for item in judged:
         by_file.setdefault(item.run.source, []).append(item)
@@ -127,6 +129,13 @@ def source_summaries(judged: Sequence[Judged], loses: dict[str, str]) -> list[di
             "tool": tool.tool if tool else None,
             "lost": loses.get(run.source_format, ""),
         }
+        ended = next((item.run.tool_run for item in items if item.run.tool_run), None)
+        if ended is not None:
+            entry["tool_run"] = ended.to_dict()
+            entry["complete"] = False
+            entry["pass_rate_covers"] = (
+                f"the {ended.samples_recorded} recorded samples only (incomplete run)"
+            )
         per_run = [run_agreement(item) for item in items]
         ours = [_rate([bool(item.skyt(i)) for i in range(len(item.run.codes))]) for item in items]
         judged_all = all(
