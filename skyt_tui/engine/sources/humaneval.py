@@ -49,6 +49,8 @@ class Problem:
     """human-eval or mbpp: the contract's tag and `[source] format`."""
     challenge_tests: int = field(default=0, compare=False)
     """MBPP's `challenge_test_list` asserts, not run (no harness runs them), counted."""
+    setup_not_run: str = field(default="", compare=False)
+    """MBPP's `test_setup_code` / `test_imports`, which no MBPP harness runs, recorded."""
 
 
 @dataclass(frozen=True)
@@ -248,8 +250,10 @@ def load_problems(path: Path | str) -> dict[str, Problem]:
     for number, row in rows:
         mbpp_plus = "test" not in row and isinstance(row.get("assertion"), str)
         if mbpp_plus:
-            tests = [line for line in row["assertion"].split("\n") if line.strip()]
-            row = {**row, "test": mbpp.check_code(tests)}
+            lines = [line for line in row["assertion"].split("\n") if line.strip()]
+            tests = [line for line in lines if line.lstrip().startswith("assert")]
+            setup = "\n".join(line for line in lines if not line.lstrip().startswith("assert"))
+            row = {**row, "test": mbpp.check_code(tests, setup)}
         for key in PROBLEM_FIELDS:
             if not isinstance(row.get(key), str):
                 raise InputError.at(
@@ -391,6 +395,8 @@ def problem_contract(
         doc["source"]["trivial_asserts"] = split.trivial_asserts
     if problem.challenge_tests:
         doc["source"]["challenge_tests_not_run"] = problem.challenge_tests
+    if problem.setup_not_run:
+        doc["source"]["test_setup_not_run"] = problem.setup_not_run
     if timeout_s is not None:
         doc["oracle"] = {"timeout_s": timeout_s}
     if problem.canonical_solution.strip():

@@ -6,9 +6,11 @@ by name, setup lines the asserts need (`test_setup_code`; `test_imports` in the 
 and further asserts (`challenge_test_list`). Its harnesses judge an answer by its three
 asserts: lm-evaluation-harness (`mbpp`: the answer, a newline, the asserts), Inspect's
 `inspect_evals` mbpp (the answer, then each assert), bigcode-evaluation-harness (the answer
-and `"\\n".join(test_list)`). So the contract's tests are the `test_list` asserts, one test each,
-preceded by the setup lines; the challenge asserts are not run (no harness runs them) and the
-contract's `[source]` counts them. There is no entry point field: the entry point is the
+and `"\\n".join(test_list)`). None of them runs the setup lines: a name an assert needs
+(`math`) is the answer's own or it is missing. So the contract's tests are the `test_list`
+asserts, one test each, and, as there, a name they use comes from the answer (the check looks
+up in the program every name it does not define); the setup lines and the challenge asserts
+are not run (no harness runs them), and the contract's `[source]` records both. There is no entry point field: the entry point is the
 first function the asserts call that is neither a builtin nor imported by the setup.
 
 The answers are whole programs (an instruction-style prompt), so the one extraction rule takes
@@ -134,10 +136,11 @@ def mbpp_problem(
         prompt=text,
         entry_point=entry,
         canonical_solution=code,
-        test=check_code(tests, setup),
+        test=check_code(tests),
         style="instruction",
         benchmark="mbpp",
         challenge_tests=len([t for t in challenge if isinstance(t, str) and t.strip()]),
+        setup_not_run=setup.strip(),
     )
 
 

@@ -119,7 +119,9 @@ class ToolRun:
         return cls(
             tool=str(data.get("tool") or "the tool"),
             status=data["status"],
-            tool_status=data.get("tool_status") if isinstance(data.get("tool_status"), str) else None,
+            tool_status=data.get("tool_status")
+            if isinstance(data.get("tool_status"), str)
+            else None,
             error=data.get("error") if isinstance(data.get("error"), str) else None,
             samples_expected=count(data.get("samples_expected")),
             samples_recorded=count(data.get("samples_recorded")) or 0,

@@ -205,7 +205,9 @@ def _samples_of_archive(source: Source) -> tuple[dict[str, Any], list[Any], bool
     spec_name = HEADER if finished else START
     header = archive.json(spec_name)
     if not _is_log(header):
-        raise InputError(f"{source.name}: {spec_name} has no eval spec (expected eval.task, eval.model)")
+        raise InputError(
+            f"{source.name}: {spec_name} has no eval spec (expected eval.task, eval.model)"
+        )
     found = []
     for name in archive.names:
         match = _SAMPLE.fullmatch(name)
