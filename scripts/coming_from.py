@@ -180,7 +180,7 @@ class AnswerBank:
                 code = self.next_of(
                     mbpp_study.task_id(task), mbpp_study.ANSWERS[mbpp_study.task_id(task)]
                 )
-                if text.rstrip('"]} ').endswith("[BEGIN]\\n"):
+                if last_message(body).endswith("[BEGIN]\n"):
                     return code + "[DONE]\n"
                 return "```python\n" + code + "```\n"
         for task in self.tasks:
@@ -195,6 +195,16 @@ class AnswerBank:
                     return answer + "```\n\nThis completes the function."
                 return answer
         return "I do not know."
+
+
+def last_message(body: dict) -> str:
+    messages = body.get("messages")
+    if isinstance(messages, list) and messages and isinstance(messages[-1], dict):
+        content = messages[-1].get("content")
+        if isinstance(content, list):
+            content = "".join(part.get("text", "") for part in content if isinstance(part, dict))
+        return content if isinstance(content, str) else ""
+    return body.get("prompt") if isinstance(body.get("prompt"), str) else ""
 
 
 def cut_at_stops(text: str, stop) -> str:

@@ -50,6 +50,8 @@ def run_agreement(judged: Judged) -> dict[str, Any] | None:
         "granularity": tool.granularity,
         "metric": tool.metric,
     }
+    if tool.note:
+        out["note"] = tool.note
     if any(value is None for value in ours):
         out["skyt_pass_rate"] = None
     else:
@@ -127,8 +129,17 @@ def source_summaries(judged: Sequence[Judged], loses: dict[str, str]) -> list[di
             "runs": len(items),
             "samples": sum(len(item.run.codes) for item in items),
             "tool": tool.tool if tool else None,
+            "tool_metric": tool.metric if tool else None,
             "lost": loses.get(run.source_format, ""),
         }
+        derived = sorted(
+            {item.run.tool.metric for item in items if item.run.tool and item.run.tool.note}
+        )
+        if derived:
+            entry["tool_note"] = (
+                f"{tool.tool if tool else 'the tool'} logged only pass@k for k > 1; its pass@1 is "
+                f"read back from it ({', '.join(derived)}: the count of passing samples it implies)"
+            )
         ended = next((item.run.tool_run for item in items if item.run.tool_run), None)
         if ended is not None:
             entry["tool_run"] = ended.to_dict()

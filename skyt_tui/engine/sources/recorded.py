@@ -228,6 +228,7 @@ def extract_answers(run: RunInput) -> RunInput:
     if run.extraction:
         return run
     contract = run.extra.get("generated_under") or run.extra.get("contract")
+    as_recorded = run.extra.get("answer_rule") == "as-recorded"
     answers = run.answers
     codes: list[str | None] = []
     methods: list[str | None] = []
@@ -235,6 +236,10 @@ def extract_answers(run: RunInput) -> RunInput:
         if answer is None:
             codes.append(None)
             methods.append(None)
+            continue
+        if as_recorded:
+            codes.append(answer)  # the tool's filter takes the answer as it is (lm-eval's none)
+            methods.append("as-recorded")
             continue
         if isinstance(contract, Contract):
             found = extract_for_contract(

@@ -69,6 +69,9 @@ class ToolReport:
     total_pass_rate: float | None = None
     generation: dict[str, Any] = field(default_factory=dict)
     """The generation settings the tool recorded (temperature, top_p, max tokens, n …)."""
+    note: str | None = None
+    """How the tool's number was made comparable, when it was (lm-eval's pass@k read back as
+    pass@1)."""
 
 
 @dataclass(frozen=True)
