@@ -95,14 +95,17 @@ def rows(path: Path) -> list[dict]:
 
 
 def run_task(task: dict) -> dict:
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(ROOT)],
-        input=json.dumps(task),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD, str(ROOT)],
+            input=json.dumps(task),
+            capture_output=True,
+            text=True,
+            timeout=180,
+            env={**os.environ, "PYTHONHASHSEED": "0"},
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": "no answer within 180 s"}
     if done.returncode != 0:
         return {"error": done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "died"}
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -123,7 +126,8 @@ def report(name: str, measured: list[tuple[str, dict]], per_test: int | None) ->
         total = sum(size for size, _, _ in sizes)
         if total > largest["sample"][0]:
             largest["sample"] = (total, task_id)
-    print(f"{name}: {len(measured)} tasks ({errors} not measured)")
+    failed = [task_id for task_id, result in measured if "sizes" not in result]
+    print(f"{name}: {len(measured)} tasks ({errors} not measured: {', '.join(failed[:8])})")
     print(f"  largest output: {largest['bytes'][0]:,} bytes ({largest['bytes'][1]})")
     print(f"  most JSON values in one output: {largest['values'][0]:,} ({largest['values'][1]})")
     print(f"  largest integer: {largest['bits'][0]:,} bits ({largest['bits'][1]})")

@@ -63,6 +63,10 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
     results, results_file = _results(source)
     config: dict[str, Any] = results.get("config", {}) if results else {}
     task_name = config.get("tasks") if isinstance(config.get("tasks"), str) else None
+    stem = Path(source.name).stem
+    named = stem.removeprefix("generations_") if stem.startswith("generations_") else None
+    if named and task_name and named != task_name:
+        results, results_file, config, task_name = {}, None, {}, None  # another task's results
     scores = (
         results.get(task_name) if task_name and isinstance(results.get(task_name), dict) else None
     )
