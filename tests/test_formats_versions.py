@@ -21,6 +21,7 @@ from skyt_tui.cli import main
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.sources.extract import assemble_completion
 from skyt_tui.engine.sources.humaneval import load_problems, problem_contract
+from tests.ui_support import pilot_test
 
 ROOT = Path(__file__).resolve().parents[1]
 REAL = ROOT / "tests" / "fixtures" / "formats" / "real"
@@ -232,10 +233,13 @@ def test_5_bigcode_mbpp_generations(capsys, problems):
     assert entry["pass_rate"] == pytest.approx(entry["tool_pass_rate"]) == pytest.approx(5 / 9)
 
 
-@pytest.mark.parametrize("dataset_kind", ["humaneval", "mbpp"])
-def test_5_6_evalplus_0_2_0_results_with_the_samples_beside(capsys, dataset_kind):
+@pytest.mark.parametrize(
+    ("version", "dataset_kind"),
+    [("0.2.0", "humaneval"), ("0.2.0", "mbpp"), ("0.3.1", "mbpp")],
+)
+def test_5_6_evalplus_results_with_the_samples_beside(capsys, version, dataset_kind):
     """Before: EvalPlus 0.2.0's per-task layout refused ("a JSONL"), MBPP+ refused."""
-    folder = REAL / "evalplus-0.2.0" / dataset_kind
+    folder = REAL / f"evalplus-{version}" / dataset_kind
     dataset = STUDY_PLUS if dataset_kind == "humaneval" else MBPP / "MbppStudyPlus.jsonl"
     entry = one_source(
         capsys, str(folder / "samples_eval_results.json"), "--problems", str(dataset)
@@ -246,12 +250,14 @@ def test_5_6_evalplus_0_2_0_results_with_the_samples_beside(capsys, dataset_kind
     assert rates["plus"]["skyt"] == pytest.approx(rates["plus"]["tool"])
 
 
-def test_5_lm_eval_mbpp_documents_are_tasks(capsys):
+@pytest.mark.parametrize(("version", "rate"), [("0.4.10", 1.0), ("0.4.13", 0.0)])
+def test_5_lm_eval_mbpp_documents_are_tasks(capsys, version, rate):
     """Before: refused ("contract 'doc_0' is not known"); lm-eval's filter none runs the answer
-    as it is, and so does skyt-tui (recorded as such)."""
-    out = analyze(capsys, samples_file(REAL / "lm-eval-0.4.10" / "mbpp"))
+    as it is, and so does skyt-tui (recorded as such): 0.4.13's file holds fenced answers,
+    which fail there as here."""
+    out = analyze(capsys, samples_file(REAL / f"lm-eval-{version}" / "mbpp"))
     [entry] = out["sources"]
-    assert entry["pass_rate"] == pytest.approx(entry["tool_pass_rate"])
+    assert entry["pass_rate"] == pytest.approx(entry["tool_pass_rate"]) == pytest.approx(rate)
     assert {run["contract_id"] for run in out["runs"]} == {"Mbpp_901", "Mbpp_902", "Mbpp_903"}
     assert {s["extraction"] for run in out["runs"] for s in run["samples"]} == {"as-recorded"}
 
@@ -356,3 +362,29 @@ def test_8_the_batch_hint_knows_problems_were_given(tmp_path):
     assert done.returncode == 2
     assert "give --problems" not in done.stderr
     assert "neither starts with a task id of" in done.stderr
+
+
+@pilot_test
+async def test_4_the_apps_runs_list_and_run_view_say_a_run_is_incomplete(isolated_home, capsys):
+    """The app's Runs list shows an imported crashed run as `incomplete 1/9`-style, and its run
+    view says what happened (before: `complete`, and nothing)."""
+    from textual.widgets import DataTable
+
+    from skyt_tui.ui.app import SkytApp
+    from tests.test_ui_runs import open_run
+    from tests.ui_support import clock, screen_text, settle
+
+    assert main(["import", str(REAL / "inspect-0.3.90" / "error.eval"), "--json"]) == 0
+    created = json.loads(capsys.readouterr().out)["created"]
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(160, 36)) as pilot:
+        await pilot.pause()
+        screen = await open_run(pilot, created[0])
+        assert "INCOMPLETE: the inspect run stopped on an error" in screen_text(app)
+        assert screen is not None
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(160, 36)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#runs-table", DataTable)
+        cell = str(table.get_cell(created[0], "state"))
+        assert cell.startswith("incomplete") and cell.endswith("/9")
