@@ -388,3 +388,55 @@ async def test_4_the_apps_runs_list_and_run_view_say_a_run_is_incomplete(isolate
         table = app.screen.query_one("#runs-table", DataTable)
         cell = str(table.get_cell(created[0], "state"))
         assert cell.startswith("incomplete") and cell.endswith("/9")
+
+
+def test_7_a_benchmarks_own_large_outputs_are_judged_not_refused(tmp_path, capsys):
+    """Before: "returned an integer of more than 65,536 bits" (HumanEval/139's
+    special_factorial on EvalPlus's inputs) and "result too large to judge: more than 16 MiB"
+    (HumanEval/15's string_sequence): correct answers failed by the product's own limits.
+    The same shapes here, on the project's own tasks: an integer of 79,249 bits, and 22 MB of
+    results over one test's inputs."""
+    tasks = [
+        ("Big/0", "power_of_three", "n", "    return 3 ** n\n", [[50_000]], [[49_999]]),
+        (
+            "Big/1",
+            "count_up",
+            "n",
+            "    return ' '.join(str(k) for k in range(n))\n",
+            [[5]],
+            [[40_000]] * 100,
+        ),
+    ]
+    dataset = tmp_path / "BigPlus.jsonl"
+    rows, results = [], {}
+    for task_id, entry, argument, body, base, plus in tasks:
+        prompt = f"def {entry}({argument}):\n    '''Project-written.'''\n"
+        rows.append(
+            {
+                "task_id": task_id,
+                "prompt": prompt,
+                "entry_point": entry,
+                "canonical_solution": body,
+                "test": f"def check(candidate):\n    assert candidate(1) == {entry}(1)\n",
+                "base_input": base,
+                "plus_input": plus,
+                "atol": 0,
+            }
+        )
+        results[task_id] = [
+            {
+                "task_id": task_id,
+                "solution": prompt + body,
+                "base_status": "pass",
+                "plus_status": "pass",
+                "base_fail_tests": [],
+                "plus_fail_tests": [],
+            }
+        ]
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    found = tmp_path / "big_eval_results.json"
+    found.write_text(json.dumps({"date": "x", "hash": "x", "eval": results}))
+    out = analyze(capsys, str(found), "--problems", str(dataset))
+    for run in out["runs"]:
+        [sample] = run["samples"]
+        assert sample["passed"] is True, sample["oracle"]["reason"]

@@ -275,6 +275,7 @@ _RTOL = 1e-07
 _SET_EQ = ("similar_elements", "find_char_long", "common_in_nested_lists", "extract_singly",
            "larg_nnum", "intersection_array", "find_dissimilar", "Diff")
 _NOT_NONE = ("check_str", "text_match_three", "text_starta_endb")
+_SOMETHING = object()
 
 
 def _reference_function():
@@ -395,7 +396,18 @@ def check(candidate):
     inputs = _mbpp_inputs(_TASK, _INPUTS) if _DATASET == "mbpp" else _INPUTS
     for position, inp in enumerate(inputs):
         exp = reference(*_copy.deepcopy(inp))
-        out = candidate(*_copy.deepcopy(inp))
+        if _DATASET == "mbpp" and _ENTRY in _NOT_NONE:
+            exp = exp is not None  # EvalPlus keeps only whether the reference gave something
+        try:
+            out = candidate(*_copy.deepcopy(inp))
+        except Exception as exc:
+            # a value that cannot leave the sample process (a re.Match): for MBPP+'s "not None"
+            # tasks only whether it is None counts, and it is not
+            if not (_DATASET == "mbpp" and _ENTRY in _NOT_NONE
+                    and type(exc).__name__ == "SandboxBoundaryError"
+                    and "cannot leave the sample process" in str(exc)):
+                raise
+            out = _SOMETHING
         assert _matches(inp, out, exp), f"input {{position + {offset}}}"
 """
 
