@@ -167,7 +167,7 @@ def problem_of_row(row: dict[str, Any], where: str, task_id: str | None = None) 
         tests=row["test_list"],
         setup=_setup(row),
         challenge=challenge if isinstance(challenge, list) else (),
-        code=row.get("code") if isinstance(row.get("code"), str) else "",
+        code=str(row["code"]) if isinstance(row.get("code"), str) else "",
         entry=row.get("entry_point") if isinstance(row.get("entry_point"), str) else None,
         where=where,
     )

@@ -235,8 +235,8 @@ def _expected(header: dict[str, Any]) -> int | None:
     spec = as_dict(header.get("eval"))
     dataset = _count(as_dict(spec.get("dataset")).get("samples"))
     config = as_dict(spec.get("config"))
-    limit = config.get("limit")
-    if _count(limit) is not None and dataset is not None:
+    limit = _count(config.get("limit"))
+    if limit is not None and dataset is not None:
         dataset = min(dataset, limit)
     epochs = _count(config.get("epochs")) or 1
     return dataset * epochs if dataset is not None else None

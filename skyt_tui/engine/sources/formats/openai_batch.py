@@ -132,7 +132,7 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
         task_id = task_of(custom_id, known) or _by_prompt(prompt, options)
         if task_id is None:
             hint = (
-                f"neither starts with a task id of {files.label(options.problems_file)} nor "
+                f"neither starts with a task id of {options.problems_file or '--problems'} nor "
                 "holds one of its prompts in its messages"
                 if options.problems is not None
                 else "start it with the task id, e.g. HumanEval/0-1, or give --problems FILE"
