@@ -140,7 +140,14 @@ def source_summaries(judged: Sequence[Judged], loses: dict[str, str]) -> list[di
                 f"{tool.tool if tool else 'the tool'} logged only pass@k for k > 1; its pass@1 is "
                 f"read back from it ({', '.join(derived)}: the count of passing samples it implies)"
             )
-        ended = next((item.run.tool_run for item in items if item.run.tool_run), None)
+        ended = next(
+            (
+                item.run.extra.get("tool_run_file") or item.run.tool_run
+                for item in items
+                if item.run.tool_run
+            ),
+            None,
+        )
         if ended is not None:
             entry["tool_run"] = ended.to_dict()
             entry["complete"] = False

@@ -301,6 +301,7 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
         },
     )
     runs = []
+    epochs = _count(as_dict(spec.get("config")).get("epochs")) or (1 if ended else None)
     for task_id, entries in by_task.items():
         entries.sort(key=lambda entry: entry[0])
         problem = _problem(task_id, entries[0][3])
@@ -320,9 +321,19 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
                     tool=tool,
                     problem=problem,
                     problem_file=f"{source.name} (sample metadata)" if problem else None,
-                    extra={"task": spec.get("task"), "epochs": tuple(e for e, _, _, _ in entries)},
+                    extra={
+                        "task": spec.get("task"),
+                        "epochs": tuple(e for e, _, _, _ in entries),
+                        **({"tool_run_file": ended} if ended else {}),
+                    },
                 ),
-                tool_run=ended,
+                tool_run=None
+                if ended is None
+                else replace(
+                    ended,
+                    samples_expected=epochs,
+                    samples_recorded=len(entries),
+                ),
             )
         )
     return runs
