@@ -351,7 +351,7 @@ def colliding(count):
 RESULT_BOMBS = {
     "fraction_bomb": (
         forge_result(
-            """'{"$fraction":[{"$int":"%s"},{"$int":"%s"}]}' % (hex((1 << 4_000_000) + 1), hex(3 ** 2_500_000))"""
+            """'{"$fraction":[{"$int":"%s"},{"$int":"%s"}]}' % (hex((1 << 8_400_000) + 1), hex(3 ** 250_000))"""
         ),
         {"too_large"},
         "bits",
@@ -393,7 +393,7 @@ RESULT_BOMBS = {
         "malformed",
     ),
     "many_values": (
-        forge_result("'[' + '[],' * 1_000_000 + '0]'"),
+        forge_result("'[' + '[],' * 4_100_000 + '0]'"),
         {"too_large"},
         "values",
     ),

@@ -32,7 +32,11 @@ from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
-from skyt_tui.engine.runs.run_import import stored_provenance, tool_verdicts_line
+from skyt_tui.engine.runs.run_import import (
+    incomplete_line,
+    stored_provenance,
+    tool_verdicts_line,
+)
 from skyt_tui.engine.sources.recorded import assembly_label, trivial_asserts_label
 
 NOT_COMPUTED = "not computed"
@@ -234,6 +238,9 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
     verdicts = _tool_verdicts(run, analysis).get("tool_verdicts")
     if verdicts:
         out.print(printable(tool_verdicts_line(verdicts)), markup=False, soft_wrap=True)
+    cut_short = incomplete_line(meta.origin)
+    if cut_short:
+        out.print(printable(cut_short), style="bold yellow", markup=False, soft_wrap=True)
     if facts.get("trivial_asserts"):
         out.print(trivial_asserts_label(facts["trivial_asserts"]), markup=False)
     if meta.label:

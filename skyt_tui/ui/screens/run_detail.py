@@ -411,6 +411,12 @@ class RunDetailScreen(SectionScreen):
         if self.tool_line:
             head.append(printable(self.tool_line), style="dim")
             head.append("\n")
+        from skyt_tui.engine.runs.run_import import incomplete_line
+
+        cut_short = incomplete_line(meta.origin)
+        if cut_short:
+            head.append(printable(cut_short), style="bold yellow")
+            head.append("\n")
         if narrow and demo_canon:
             head.append_text(canon_text(self.analysis, meta.id, demo_canon=True))
             head.append("\n")
