@@ -458,7 +458,7 @@ def _count_violations(metrics: RunMetrics, samples: Sequence[SampleAnalysis]) ->
         ("n_limited", sum(s.limited is not None for s in samples)),
     ):
         value = getattr(metrics, name)
-        expected = count if name == "n_limited" else _share(count, n)
+        expected = count if name == "n_limited" else _share(count, len(samples))
         if value is not None and value != expected:
-            problems.append(f"{name} = {value} but {count} of the {n} samples count")
+            problems.append(f"{name} = {value} but {count} of the {len(samples)} samples count")
     return problems
