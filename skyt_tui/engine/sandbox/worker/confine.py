@@ -33,6 +33,9 @@ def confine(
     or none: the warm checker sets its children's per job), the role's uid, no_new_privs, the
     role's Landlock ruleset, the seccomp filter (prepared in `kernel`), never dumpable.
 
+    A process without a CPU limit of its own (`cpu_s` None) is the warm checker, which forks a
+    process per job: it keeps the Landlock scope ruleset its children restrict themselves with.
+
     `settings`: "zygote_pid", "workdir", "limits", "nproc_base", "oom_volunteer", "uid" (None:
     keep this one), "ruleset" (an fd, or None), "seccomp", "landlock_scope" (the kernel's
     Landlock scopes apply: ABI >= 6).
@@ -96,11 +99,10 @@ def confine(
     if settings["seccomp"]:
         kernel.install_seccomp(os.getpid())
     kernel.prctl(PR_SET_DUMPABLE, 0)
-    _CONFINED.update(
-        kernel=kernel,
-        seccomp=bool(settings["seccomp"]),
-        landlock_scope=bool(ruleset is not None and settings.get("landlock_scope")),
-    )
+    scoped = bool(ruleset is not None and settings.get("landlock_scope"))
+    _CONFINED.update(kernel=kernel, seccomp=bool(settings["seccomp"]), landlock_scope=scoped)
+    if scoped and cpu_s is None:  # the warm checker: its children's scope, made once
+        _CONFINED["scope_ruleset"] = kernel.landlock_scope_ruleset()
     os.environ["TMPDIR"] = workdir
     os.environ["HOME"] = workdir
     if "tempfile" in sys.modules:  # else its first import reads TMPDIR
@@ -128,11 +130,13 @@ def job_scope() -> None:
         return
     try:
         if _CONFINED["landlock_scope"]:
-            ruleset = kernel.landlock_scope_ruleset()
+            ruleset = _CONFINED.pop("scope_ruleset", None)  # the warm checker's (`confine`)
+            if ruleset is None:
+                ruleset = kernel.landlock_scope_ruleset()
             try:
                 kernel.landlock_restrict(ruleset)
             finally:
-                os.close(ruleset)
+                os.close(ruleset)  # this process's copy: the checker keeps its own
         if _CONFINED["seccomp"]:
             kernel.install_seccomp_scope(os.getpid())
     except Exception:

@@ -264,6 +264,10 @@ class Kernel:
             (ret, 0, 0, errno(self.EPERM)),
         ]
         slots: dict[str, list[int]] = {"own": [], "zero": [], "group": []}
+        if scope_only:  # every call below `kill` passes at once (read, write, poll, mmap, ...)
+            first = min(nr[name] for name in ("kill", *self.TARGETING_PID_FIRST))
+            first = min(first, *(nr[name] for name in self.TARGETING_WHICH_WHO))
+            prog += [(jge, 1, 0, first), (ret, 0, 0, allow)]
         if not scope_only:
             denied = {
                 name: self.EPERM
@@ -497,20 +501,19 @@ class Kernel:
     def landlock_scope_ruleset(self) -> int:
         """A ruleset that only scopes (ABI >= 6): no signal and no abstract unix socket reaches
         a process outside the domain it makes. It restricts no file or network access (the
-        inherited domain does)."""
-
-        class RulesetAttr(ctypes.Structure):
-            _fields_ = [
-                ("fs", ctypes.c_uint64),
-                ("net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64),
-            ]
-
-        attr = RulesetAttr(0, 0, self.SCOPE_ABSTRACT_UNIX_SOCKET | self.SCOPE_SIGNAL)
+        inherited domain does). Made once per job (a check child's), so its attribute type is
+        defined once, not per call."""
+        attr = _ScopeAttr(0, 0, self.SCOPE_ABSTRACT_UNIX_SOCKET | self.SCOPE_SIGNAL)
         return self.syscall(self.LL_CREATE, ctypes.addressof(attr), ctypes.sizeof(attr), 0)
 
     def landlock_restrict(self, ruleset: int) -> None:
         self.syscall(self.LL_RESTRICT, ruleset, 0)
+
+
+class _ScopeAttr(ctypes.Structure):
+    """struct landlock_ruleset_attr (ABI >= 6)."""
+
+    _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
 
 
 def expand_allowed(allowed: list[str], hidden: list[str]) -> list[str]:
