@@ -144,8 +144,8 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(args.csv, "--csv")
     analyses = _analyze(runs, args)
     for analysis in analyses:
-        for refused in analysis.refused:
-            warn(refused.line(analysis.run.id))
+        for limited in analysis.limited:
+            warn(limited.line(analysis.run.id))
     if args.csv is not None:
         write_output_file(args.csv, samples_csv(analysis_rows(analyses)), "--csv")
     if csv_to_stdout:

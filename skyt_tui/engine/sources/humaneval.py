@@ -161,7 +161,7 @@ def check_tests(test: str) -> SplitCheck:
     """
     whole = SplitCheck((test,), 0)
     try:
-        module = syntax.parse(test, max_depth=None)  # any parser failure: SyntaxError
+        module = syntax.parse(test, max_depth=None, max_chars=None)  # any failure: SyntaxError
     except SyntaxError:
         return whole
     checks = [s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == "check"]
@@ -433,7 +433,7 @@ def _parameter_names(problem: Problem) -> list[str]:
     """The entry point's parameters as the prompt spells them (the prompt fixes them)."""
     for body in (problem.canonical_solution, "    pass\n"):
         try:
-            module = syntax.parse(problem.prompt + body, max_depth=None)
+            module = syntax.parse(problem.prompt + body, max_depth=None, max_chars=None)
         except SyntaxError:
             continue
         for node in module.body:
