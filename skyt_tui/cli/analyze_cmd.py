@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 
         def consume(progress: Callable[[str, int, int], None] | None) -> None:
             for output in _outputs(runs, args, options, progress, keys, kept):
-                for line in output.refused:
+                for line in output.limited:
                     warn(line)
                 sources.append(output.source)
                 if output.csv is not None:
@@ -313,11 +313,15 @@ def _losses() -> dict[str, str]:
 def _print_sources(summaries: list[dict]) -> None:
     out = console()
     for entry in summaries:
-        if entry.get("tool") is None:
+        ended = entry.get("tool_run")
+        if entry.get("tool") is None and not ended:
             continue
+        expected = (ended or {}).get("samples_expected")
         line = (
-            f"{printable(entry['file'])} ({entry['format']}): {entry['samples']} samples · "
-            f"pass {fmt3(entry['pass_rate'])} by skyt-tui, {fmt3(entry['tool_pass_rate'])} by "
+            f"{printable(entry['file'])} ({entry['format']}): {entry['samples']} samples"
+            + (f" of {expected} expected" if expected is not None else "")
+            + (" · pass over the recorded samples only" if ended else " · pass")
+            + f" {fmt3(entry['pass_rate'])} by skyt-tui, {fmt3(entry['tool_pass_rate'])} by "
             f"{entry['tool']}"
         )
         if entry.get("disagreements") is not None:
@@ -328,7 +332,19 @@ def _print_sources(summaries: list[dict]) -> None:
                 f" · base {fmt3(rates['base']['skyt'])}/{fmt3(rates['base']['tool'])}, "
                 f"plus {fmt3(rates['plus']['skyt'])}/{fmt3(rates['plus']['tool'])} (skyt-tui/evalplus)"
             )
+        if entry.get("tool_note"):
+            line += f" · {entry['tool_note']}"
         out.print(line, markup=False, soft_wrap=True)
+        if ended:
+            from skyt_tui.engine.sources.run_input import ToolRun
+
+            facts = ToolRun.from_dict(ended)
+            if facts is not None:
+                out.print(
+                    f"{printable(entry['file'])}: INCOMPLETE: {printable(facts.line())}",
+                    markup=False,
+                    soft_wrap=True,
+                )
 
 
 def _print_table(outputs: list[RunOutput], args) -> None:

@@ -1,7 +1,7 @@
 """What `analyze` prints of each run, made where the run is analysed, and written as runs finish.
 
 `run_output` turns a run's analysis into what the command prints of it — the run's entry in
-`--json` as text, its row of the table, its part of the per-source summary, its refused samples,
+`--json` as text, its row of the table, its part of the per-source summary, its limited samples,
 its CSV rows — and runs where the run was analysed (a node, on a cluster: `analysis.stream`
 sends it there), so what comes back to this process is only what it writes. `JsonDocument`
 writes the `--json` document run by run, byte for byte what `print_json` writes of the whole.
@@ -69,8 +69,8 @@ class RunOutput:
     run_id: str
     source: dict[str, Any]
     """The run's part of the per-source summary (`agreement.source_part`)."""
-    refused: tuple[str, ...] = ()
-    """One line per sample refused (too large to judge)."""
+    limited: tuple[str, ...] = ()
+    """One line per sample the analysis could not afford in full (`RunAnalysis.limited`)."""
     entry: str | None = None
     """The run's entry in `--json`, as `print_json` writes it at its place in the document."""
     row: dict[str, Any] | None = None
@@ -84,7 +84,7 @@ class RunOutput:
         return {
             "run_id": self.run_id,
             "source": self.source,
-            "refused": list(self.refused),
+            "limited": list(self.limited),
             "entry": self.entry,
             "row": self.row,
             "csv": self.csv,
@@ -106,7 +106,7 @@ class RunOutput:
         return cls(
             run_id=run_id,
             source=data["source"],
-            refused=tuple(data["refused"]),
+            limited=tuple(data["limited"]),
             entry=entry,
             row=data["row"],
             csv=data["csv"],
@@ -119,9 +119,9 @@ def _problem(data: dict[str, Any], options: OutputOptions, run_id: str) -> str |
     source = data.get("source")
     if not isinstance(source, dict) or not _source_part_ok(source):
         return "has no valid source summary"
-    refused = data.get("refused")
-    if not isinstance(refused, list) or not all(isinstance(line, str) for line in refused):
-        return "has invalid refused samples"
+    limited = data.get("limited")
+    if not isinstance(limited, list) or not all(isinstance(line, str) for line in limited):
+        return "has invalid limited samples"
     if options.json:
         entry = data.get("entry")
         if not isinstance(entry, str):
@@ -163,6 +163,8 @@ def _source_part_ok(part: dict[str, Any]) -> bool:
         and not isinstance(samples, bool)
         and samples >= 0
         and isinstance(part.get("judged_all"), bool)
+        and isinstance(part.get("derived"), bool)
+        and _tool_run_ok(part.get("tool_run"))
         and all(_text(part.get(key)) for key in ("tool", "granularity", "metric"))
         and all(_number(part.get(key)) for key in ("pass_rate", "total_pass_rate"))
     ):
@@ -185,6 +187,25 @@ def _source_part_ok(part: dict[str, Any]) -> bool:
             and all(_number(evalplus[kind].get(who)) for who in ("skyt", "tool"))
             for kind in ("base", "plus")
         )
+    )
+
+
+def _tool_run_ok(ended: Any) -> bool:
+    """How the tool's run ended, as `ToolRun.to_dict` wrote it (or None)."""
+    if ended is None:
+        return True
+    recorded, expected = (
+        (ended.get("samples_recorded"), ended.get("samples_expected"))
+        if isinstance(ended, dict)
+        else (None, None)
+    )
+    return (
+        isinstance(ended, dict)
+        and isinstance(ended.get("status"), str)
+        and isinstance(recorded, int)
+        and not isinstance(recorded, bool)
+        and (expected is None or (isinstance(expected, int) and not isinstance(expected, bool)))
+        and all(_text(ended.get(key)) for key in ("tool", "tool_status", "error"))
     )
 
 
@@ -229,6 +250,8 @@ def run_dict(analysis: RunAnalysis, agreement: dict[str, Any] | None, with_sampl
         out["tool_verdicts"] = agreement
     if analysis.run.tool is not None and analysis.run.tool.generation:
         out["generation"] = dict(sorted(analysis.run.tool.generation.items()))
+    if analysis.run.tool_run is not None:
+        out["tool_run"] = analysis.run.tool_run.to_dict()
     if with_samples:
         run = analysis.run
         for sample in out.get("samples", []):
@@ -277,7 +300,7 @@ def run_output(options: OutputOptions, analysis: RunAnalysis) -> RunOutput:
     return RunOutput(
         run_id=run_id,
         source=part,
-        refused=tuple(refused.line(run_id) for refused in analysis.refused),
+        limited=tuple(sample.line(run_id) for sample in analysis.limited),
         entry=entry,
         row=row,
         csv=text,

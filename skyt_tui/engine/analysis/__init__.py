@@ -5,6 +5,6 @@
 task on a cluster), each finished run handed on as it is done; `canon` is the immutable
 reference program per contract, its store and the rule that picks it.
 
-May import: `executor`, `sources`, `repair`, `oracle`, `contracts`, `measure` and the shared
-leaves.
+May import: `executor`, `sources`, `repair`, `probe`, `oracle`, `contracts`, `measure` and the
+shared leaves.
 """

@@ -33,8 +33,9 @@ from skyt_tui.engine.runs.analyses import analysis_versions
 from skyt_tui.engine.sources.run_input import RunInput
 
 KIND = "analyze-run"
-KEY_FORMAT = 1
-"""Changes when what the key covers changes: every kept run is then analysed again."""
+KEY_FORMAT = 2
+"""Changes when what the key covers or what a kept file holds changes: every kept run is then
+analysed again. 2: `limited` lines (issue 36) and the source part's `derived` and `tool_run`."""
 
 
 def _plain(value: Any) -> Any:

@@ -50,6 +50,8 @@ def run_agreement(judged: Judged) -> dict[str, Any] | None:
         "granularity": tool.granularity,
         "metric": tool.metric,
     }
+    if tool.note:
+        out["note"] = tool.note
     if any(value is None for value in ours):
         out["skyt_pass_rate"] = None
     else:
@@ -111,16 +113,19 @@ def _evalplus_rates(judged: Judged) -> dict[str, Any]:
 
 
 def source_summaries(judged: Sequence[Judged], loses: dict[str, str]) -> list[dict[str, Any]]:
-    """Per source file: samples read, pass rate by skyt-tui and by the tool, disagreements, what is lost."""
+    """Per source file: samples read, pass rate by skyt-tui and by the tool, disagreements, what is
+    lost; for a tool run that errored or was cut short, `tool_run` (its status, error, samples
+    expected and recorded) and `complete: false`: the pass rates then cover the recorded samples."""
     return summarize_sources([source_part(item) for item in judged], loses)
 
 
 def source_part(judged: Judged) -> dict[str, Any]:
     """What `summarize_sources` needs of one run (small, JSON): where it was read, its samples,
-    the tool's verdicts beside skyt-tui's, skyt-tui's pass rate — made where the run was
-    analysed, so the whole run need not travel."""
+    the tool's verdicts beside skyt-tui's, skyt-tui's pass rate, how the tool's run ended —
+    made where the run was analysed, so the whole run need not travel."""
     run, tool = judged.run, judged.run.tool
     n = len(run.codes)
+    ended = (run.extra.get("tool_run_file") or run.tool_run) if run.tool_run else None
     return {
         "file": run.source,
         "format": run.source_format,
@@ -128,7 +133,9 @@ def source_part(judged: Judged) -> dict[str, Any]:
         "tool": tool.tool if tool else None,
         "granularity": tool.granularity if tool else None,
         "metric": tool.metric if tool else None,
+        "derived": bool(tool and tool.note),
         "total_pass_rate": tool.total_pass_rate if tool else None,
+        "tool_run": ended.to_dict() if ended is not None else None,
         "agreement": run_agreement(judged),
         "pass_rate": _rate([bool(judged.skyt(i)) for i in range(n)]),
         "judged_all": all(judged.skyt(i) is not None for i in range(n)),
@@ -151,8 +158,22 @@ def summarize_sources(
             "runs": len(items),
             "samples": sum(item["samples"] for item in items),
             "tool": first["tool"],
+            "tool_metric": first["metric"],
             "lost": loses.get(first["format"], ""),
         }
+        derived = sorted({item["metric"] for item in items if item["derived"]})
+        if derived:
+            entry["tool_note"] = (
+                f"{first['tool'] or 'the tool'} logged only pass@k for k > 1; its pass@1 is "
+                f"read back from it ({', '.join(derived)}: the count of passing samples it implies)"
+            )
+        ended = next((item["tool_run"] for item in items if item["tool_run"]), None)
+        if ended is not None:
+            entry["tool_run"] = dict(ended)
+            entry["complete"] = False
+            entry["pass_rate_covers"] = (
+                f"the {ended['samples_recorded']} recorded samples only (incomplete run)"
+            )
         per_run = [item["agreement"] for item in items]
         judged_all = all(item["judged_all"] for item in items)
         entry["pass_rate"] = _mean([item["pass_rate"] for item in items]) if judged_all else None
