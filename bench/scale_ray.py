@@ -5,11 +5,13 @@ killed and resumed, and what Ray costs against the local executor; the projectio
                               [--baseline-tree DIR] [--no-baseline] [--json] [--write-docs]
     python bench/scale_ray.py --part overhead [--rounds N] [--oracle-samples N]
                               [--humaneval-tasks K] [--no-kill] [--kill-after S] [--json] [--write-docs]
-    python bench/scale_ray.py --from-json FIGURES.json [--write-docs]
+    python bench/scale_ray.py --from-json FIGURES.json [--baseline-from FIGURES.json] [--write-docs]
 
 `--write-docs` writes the figures (and, for the driver part, the projection) into
 docs/scaling.md between its `<!-- scale_ray:... -->` marks; `--from-json` takes the figures of
-an earlier `--json` run.
+an earlier `--json` run; `--baseline-from` takes the baseline's rows from another (a run with
+`--no-baseline` beside the baseline measured once: the code before does not change), and the
+summary is made again from both.
 
 Part `driver` (issue 39; the default), on a local cluster of two raylets with 1 CPU each
 (tests/ray_cluster.py), for human-eval studies of each size of `--sizes` (the first tasks of
@@ -215,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
         "--write-docs", action="store_true", help="the figures into docs/scaling.md"
     )
     parser.add_argument("--from-json", type=Path, help="figures of an earlier --json run")
+    parser.add_argument(
+        "--baseline-from", type=Path, help="the baseline's rows from another --json run"
+    )
     parser.add_argument("--child-oracle", choices=("local", "ray"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child_oracle:
@@ -222,6 +227,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.from_json is not None:
         figures = json.loads(args.from_json.read_text())
+        if args.baseline_from is not None:
+            figures = with_baseline(figures, json.loads(args.baseline_from.read_text()))
     elif args.part == "driver":
         figures = measure_driver(args)
     else:
@@ -457,6 +464,22 @@ def measure_driver(args: argparse.Namespace) -> dict | None:
     return figures
 
 
+def with_baseline(figures: dict, earlier: dict) -> dict:
+    """`figures` (a driver part measured with `--no-baseline`) with the baseline's rows of
+    `earlier`, said so (`baseline_load_at_start`), the summary made again from both."""
+    rows = [m for m in earlier["measured"] if m["config"] == "baseline"]
+    if not rows:
+        raise SystemExit("--baseline-from: no baseline rows in that file")
+    out = {
+        **figures,
+        "baseline_ref": earlier["baseline_ref"],
+        "baseline_load_at_start": earlier["load_at_start"],
+        "measured": rows + [m for m in figures["measured"] if m["config"] != "baseline"],
+    }
+    out["summary"] = summarize_driver(out)
+    return out
+
+
 def kept_output(args: argparse.Namespace, config: str, size: int, repair: bool) -> Path | None:
     if args.keep_outputs is None:
         return None
@@ -548,6 +571,9 @@ def summarize_driver(figures: dict) -> dict:
         worker_s = top["wall_s"] * workers / large
         fixed = start["wall_s"] if start is not None else 0.0
         driver_s = top["cpu_s"] / large
+        marginal = growth.get("new-repair", {}).get("marginal_cpu_ms_per_sample")
+        if marginal is not None:
+            driver_s = max(driver_s, marginal / 1000)
         fit = out["fit"].get("new")
         out["projection"] = {
             "samples": PROJECTED_SAMPLES,
@@ -802,7 +828,14 @@ def driver_markdown(figures: dict) -> str:
         f"{figures['cores']} cores, load average {figures['load_at_start']:.1f} at the start, "
         "and before each command in the table): `skyt-tui analyze STUDY --json --samples` of "
         "the first human-eval tasks (100 samples each), stdout to a file. Driver CPU and peak "
-        "RSS: the `skyt-tui` process's own (`getrusage` at its exit).",
+        "RSS: the `skyt-tui` process's own (`getrusage` at its exit)."
+        + (
+            ""
+            if "baseline_load_at_start" not in figures
+            else " The baseline's rows come from an earlier run of the same bench on the same "
+            f"cluster (load average {figures['baseline_load_at_start']:.1f} at its start; "
+            "`--baseline-from`): the code before does not change between runs."
+        ),
         "",
         "| code, executor | samples | repair | wall s | samples/s | driver CPU s | driver CPU ms/sample | driver peak RSS MB | same bytes as local | load |",
         "|---|---|---|---|---|---|---|---|---|---|",

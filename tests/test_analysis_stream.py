@@ -599,3 +599,37 @@ def test_rays_stream_has_a_bounded_number_of_calls_out_and_reads_lazily():
     executor = RayExecutor(fake, "fake", owned=False)
     everything = list(executor._gather(fake.remote(partial(pow, 3)), calls(), window=3))
     assert everything == [3**n for n in range(1000)] and fake.most <= 3
+
+
+@pytest.mark.parametrize("options", [["--json", "--samples"], []])
+def test_resume_keeps_incomplete_runs_and_limited_samples(
+    tmp_path, capsys, isolated_home, interrupt_after, options
+):
+    """What issues 35 and 36 added to a run's output travels through a kept file: an Inspect run
+    that stopped on an error (its `tool_run`, the INCOMPLETE line) and a sample past the size
+    rule (its `limited` line on stderr): taken back without a word and printed, byte for byte,
+    as an uninterrupted run prints them."""
+    from skyt_tui.engine.syntax import MAX_PROGRAM_CHARS
+
+    log = FIXTURES / "formats" / "real" / "inspect-0.3.90" / "error.eval"
+    source = records(tmp_path / "in", runs=2)
+    lines = source.read_text().splitlines()
+    long = json.loads(lines[0])
+    long["code"] += "\n" + "# padding\n" * (MAX_PROGRAM_CHARS // 10 + 1)
+    source.write_text("\n".join([json.dumps(long), *lines[1:]]) + "\n")
+    interrupt_after(None)
+    code, expected, expected_err = _analyze(capsys, str(log), str(source), *options)
+    assert code == 0
+    assert ("INCOMPLETE" in expected) == (options == [])
+    assert '"tool_run"' in expected or options == []
+    assert "fib-0" in expected_err  # the limited sample, said
+    interrupt_after(4)  # the log's three runs and fib-0 kept
+    assert _analyze(capsys, str(log), str(source), *options, "--resume")[0] == 130
+    assert len(kept_files(isolated_home)) == 4
+    analysed = interrupt_after(None)
+    code, resumed, err = _analyze(capsys, str(log), str(source), *options, "--resume")
+    assert code == 0
+    assert analysed == ["fib-1"]
+    assert "analysed again" not in err
+    assert resumed == expected
+    assert err.count("fib-0") == expected_err.count("fib-0")
