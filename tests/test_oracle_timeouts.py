@@ -64,7 +64,7 @@ def test_a_test_that_passes_alone_is_not_timed_out_by_the_test_before_it(oracle)
     assert verdict.pass_vector() == (True, True, True)
     assert verdict.passed and verdict.status == "ok"
     assert verdict.runs == 2
-    assert verdict.oracle_version == ORACLE_VERSION == "3"
+    assert verdict.oracle_version == ORACLE_VERSION == "4"
 
 
 def test_the_tests_after_a_timeout_run_in_a_fresh_process(oracle):

@@ -111,6 +111,7 @@ class SampleDetail:
 
 
 def _verdict_summary(verdict: Verdict) -> dict[str, Any]:
+    verdict.require_every_outcome()  # what the analysis stores: every test's outcome
     passed_tests, total = verdict.test_counts()
     out: dict[str, Any] = {
         "passed": verdict.passed,
@@ -644,7 +645,9 @@ def _repair_all(
                 if (group, program) not in verdict_cache
             ]
         if pending:
-            found = oracle.check_many([(contract, program) for program in pending], dedupe=True)
+            found = oracle.check_many(
+                [(contract, program) for program in pending], dedupe=True, verdict_only=True
+            )
             with cache_lock:
                 verdict_cache.update(
                     ((group, program), (v.passed, v.broken)) for program, v in zip(pending, found)
@@ -663,7 +666,9 @@ def _repair_all(
                         wanted.setdefault((group, program), tasks[keys[index]][0])
         if wanted:
             found = oracle.check_many(
-                [(contract, program) for (_, program), contract in wanted.items()], dedupe=True
+                [(contract, program) for (_, program), contract in wanted.items()],
+                dedupe=True,
+                verdict_only=True,
             )
             with cache_lock:
                 verdict_cache.update((key, (v.passed, v.broken)) for key, v in zip(wanted, found))
@@ -839,6 +844,7 @@ def _tree_distances(
 
 def output_keys(verdict: Verdict) -> tuple[str, ...]:
     """Per-test output keys for OER (`output_key`); constraint outcomes have no output and are left out."""
+    verdict.require_every_outcome()
     return tuple(output_key(t) for t in verdict.tests if t.kind != "constraint")
 
 

@@ -149,7 +149,7 @@ class RemoteCallable:
             value = wire.decode(encoded, budget)
         except wire.DecodeError as exc:
             raise SandboxBoundaryError(f"{self._name} returned {exc}") from None
-        opaque = _first_unencodable(value)
+        opaque = first_unencodable(value)
         if opaque is not None:
             raise SandboxBoundaryError(
                 f"{self._name} returned a {opaque.type_name}, which cannot leave the sample process"
@@ -210,7 +210,7 @@ def mirror_arguments(
             target.update(value)
 
 
-def _first_unencodable(value: Any) -> Any:
+def first_unencodable(value: Any) -> Any:
     stack = [value]
     while stack:
         item = stack.pop()
@@ -265,6 +265,8 @@ class CheckHarness:
         self.client = client
 
     def run(self) -> None:
+        """Each check in order, one result frame each; with `stop_at_failure` (the app wants the
+        verdict only, at threshold 1.0) none after the first that fails."""
         for check in self.job["checks"]:
             random.seed(0)  # human-eval checks draw random inputs; the same inputs every run
             calls: list[Any] = []
@@ -276,6 +278,8 @@ class CheckHarness:
                 frame = {"passed": False, "x": describe_exception(exc, CHECK_FILENAME)}
             frame.update(t="check", i=check["i"], calls=calls, s=time.perf_counter() - start)
             write_frame(self.results_fd, frame)
+            if not frame["passed"] and self.job.get("stop_at_failure"):
+                break
         write_frame(self.results_fd, {"t": "checks_done"})
 
     def run_one(self, code_text: str, calls: list[Any]) -> None:
@@ -317,5 +321,5 @@ class CheckHarness:
                 value = wire.decode(found["value"], wire.Budget())
             except wire.DecodeError:
                 return {}
-            return {} if _first_unencodable(value) is not None else {name: value}
+            return {} if first_unencodable(value) is not None else {name: value}
         return {}
