@@ -41,17 +41,27 @@ def depth(tree: ast.AST, limit: int | None = None) -> int:
     """The number of nodes on the longest path from `tree` down to a leaf, without recursion.
 
     With `limit`, the walk stops as soon as a path is longer and returns that length.
+    One level at a time, reading each node's fields directly: this runs on every program the
+    product parses (repair parses each candidate), and `ast.iter_child_nodes` per node cost
+    several times as much.
     """
-    deepest = 0
-    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
-    while stack:
-        node, level = stack.pop()
-        if level > deepest:
-            deepest = level
-            if limit is not None and deepest > limit:
-                return deepest
-        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
-    return deepest
+    level: list[ast.AST] = [tree]
+    found = 0
+    node_type = ast.AST
+    while level:
+        found += 1
+        if limit is not None and found > limit:
+            return found
+        below: list[ast.AST] = []
+        for node in level:
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    below.extend(item for item in value if isinstance(item, node_type))
+                elif isinstance(value, node_type):
+                    below.append(value)
+        level = below
+    return found
 
 
 def parse(

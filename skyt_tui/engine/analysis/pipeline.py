@@ -358,7 +358,15 @@ def analyze_runs(
     ]
 
     repairs: Sequence[dict[int, RepairResult] | None] = [None] * len(runs)
+    known: dict[tuple[str, str], Verdict] = {}
+    """(contract hash, program) → its verdict with every test's outcome (see `_repair_all`)."""
+    digests = {id(contract): contract.content_hash() for contract in contracts if contract}
     if the_oracle is not None and repair_samples:
+        for p, contract, vs in zip(prepared, contracts, verdicts):
+            if contract is not None and vs is not None:
+                digest = digests[id(contract)]
+                for code, verdict in zip(p.codes, vs):
+                    known.setdefault((digest, code), verdict)
         repairs = _repair_all(
             prepared,
             contracts,
@@ -369,23 +377,28 @@ def analyze_runs(
             report,
             repair_workers,
             executor,
+            known,
         )
 
     after: list[dict[int, Verdict]] = [{} for _ in runs]
     if the_oracle is not None:
+        # a repaired program was judged as a candidate (every test ran: it passed); the rest,
+        # from a cluster's repair tasks, which answer with outcomes only, are judged here
         jobs = [
             (contract, result.code)
             for p, contract, rs in zip(prepared, contracts, repairs)
             if contract and rs
             for result in rs.values()
-            if result.steps
+            if result.steps and (digests[id(contract)], result.code) not in known
         ]
         flat = the_oracle.check_many(jobs, dedupe=True) if jobs else []
-        lookup = {(id(job[0]), job[1]): verdict for job, verdict in zip(jobs, flat)}
+        for (contract, code), verdict in zip(jobs, flat):
+            known.setdefault((digests[id(contract)], code), verdict)
         for i, (contract, rs) in enumerate(zip(contracts, repairs)):
             for position, result in (rs or {}).items():
                 if result.steps:
-                    after[i][position] = lookup[(id(contract), result.code)]
+                    assert contract is not None  # repairs exist only where a contract judged
+                    after[i][position] = known[(digests[id(contract)], result.code)]
 
     probes: list[ContractProbe | None] = [None] * len(runs)
     if the_oracle is not None and probe is not None:
@@ -580,8 +593,13 @@ def _repair_all(
     report: Progress,
     workers: int | None = None,
     executor: Executor | None = None,
+    known: dict[tuple[str, str], Verdict] | None = None,
 ) -> list[dict[int, RepairResult]]:
     """Repair every oracle-passing, non-canonical sample; identical samples share one repair.
+
+    `known` ((contract hash, program) → a verdict with every test's outcome) holds the samples'
+    own verdicts; the candidates' are added as they come in, so the re-check of the repaired
+    programs finds most of them there.
 
     Many tasks run on worker processes (`repair.parallel`), a few on threads
     here, or all on the executor's cluster when `oracle` is its own; the
@@ -592,6 +610,7 @@ def _repair_all(
     (so a compliant sample stays compliant; `repair.parallel.accepts`, the rule
     of every executor).
     """
+    known = {} if known is None else known
     tasks: dict[_RepairKey, tuple[Contract, str, str, frozenset[str]]] = {}
     broken_before: dict[_RepairKey, frozenset[str] | None] = {}
     """The rules each sample breaks (a function of the contract version and the code, so of the key)."""
@@ -600,13 +619,14 @@ def _repair_all(
         positions: dict[int, _RepairKey] = {}
         if contract is not None and vs is not None and canon.status == CANON_ESTABLISHED:
             assert canon.code is not None  # an established canon has its code
+            digest = contract.content_hash()
             for position, (code, verdict, norm) in enumerate(zip(p.codes, vs, p.normalized)):
                 if (
                     verdict.passed
                     and not norm.parse_error
                     and norm.texts[level] != canon.texts[level]
                 ):
-                    key = (contract.content_hash(), code, canon.code, p.kept)
+                    key = (digest, code, canon.code, p.kept)
                     tasks.setdefault(key, (contract, code, canon.code, p.kept))
                     broken_before[key] = verdict.broken
                     positions[position] = key
@@ -628,9 +648,21 @@ def _repair_all(
         for key in keys
         for contract, code, canon_code, kept in [tasks[key]]
     ]
-    verdict_cache: dict[tuple[str, str], Outcome] = {}
-    """(contract hash, program) → (passes the oracle, the coding rules it breaks)."""
+    verdict_cache: dict[tuple[str, str], Outcome] = {
+        key: (verdict.passed, verdict.broken) for key, verdict in known.items()
+    }
+    """(contract hash, program) → (passes the oracle, the coding rules it breaks); it starts with
+    every sample's verdict, so a candidate that is another sample's program is not run again."""
     cache_lock = threading.Lock()
+
+    def keep(group: str, programs: Sequence[str], found: Sequence[Verdict]) -> None:
+        """Cache each verdict's outcome, and the verdict itself when every test ran (a passing one
+        always: nothing decides it early), for the re-check of repaired programs (`known`)."""
+        with cache_lock:
+            for program, verdict in zip(programs, found):
+                verdict_cache[(group, program)] = (verdict.passed, verdict.broken)
+                if not verdict.early:
+                    known.setdefault((group, program), verdict)
 
     def accepted(index: int, program: str) -> bool:
         return accepts(verdict_cache[(keys[index][0], program)], repair_tasks[index].broken_before)
@@ -648,10 +680,7 @@ def _repair_all(
             found = oracle.check_many(
                 [(contract, program) for program in pending], dedupe=True, verdict_only=True
             )
-            with cache_lock:
-                verdict_cache.update(
-                    ((group, program), (v.passed, v.broken)) for program, v in zip(pending, found)
-                )
+            keep(group, pending, found)
         with cache_lock:
             return [accepted(index, program) for program in programs]
 
@@ -670,8 +699,8 @@ def _repair_all(
                 dedupe=True,
                 verdict_only=True,
             )
-            with cache_lock:
-                verdict_cache.update((key, (v.passed, v.broken)) for key, v in zip(wanted, found))
+            for (group, program), verdict in zip(wanted, found):
+                keep(group, [program], [verdict])
         with cache_lock:
             return [
                 [accepted(index, program) for program in programs] for index, programs in requests

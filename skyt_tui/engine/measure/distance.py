@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
 from skyt_tui.engine.versions import DEFAULT_LEVEL, DISTANCE_FUNCTION, distance_version  # noqa: F401 (re-exported)
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DISTANCE_VERSION = distance_version(DEFAULT_LEVEL)
 
@@ -30,6 +33,8 @@ def distances_to(texts: Sequence[str], anchor: str) -> list[float]:
     """Distance from each text to one anchor (d_pre / d_post to the canon)."""
     if not texts:
         return []
+    import numpy as np  # here, not at import: a repair worker measures pairs only (0.5 s less)
+
     row = cdist(
         [anchor], list(texts), scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=1
     )
@@ -48,6 +53,8 @@ def mean_pairwise_streamed(texts: Sequence[str], workers: int = -1) -> float:
     block's sum is exact to rounding and the block sums are added with
     `math.fsum`, so the result is deterministic for a given list of texts.
     """
+    import numpy as np
+
     texts = list(texts)
     n = len(texts)
     if n < 2:
@@ -69,6 +76,8 @@ def mean_pairwise_streamed(texts: Sequence[str], workers: int = -1) -> float:
 
 def pairwise_matrix(texts: Sequence[str], workers: int = -1) -> np.ndarray:
     """Symmetric N×N float64 matrix of distances, computed on all cores by default."""
+    import numpy as np
+
     if not texts:
         return np.zeros((0, 0), dtype=np.float64)
     texts = list(texts)
