@@ -63,9 +63,11 @@ from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
 from skyt_tui.engine.repair.parallel import (
     Outcome,
     RepairTask,
+    StartedWorkers,
     TaskVerifier,
     accepts,
     repair_in_processes,
+    start_workers,
 )
 from skyt_tui.engine.sources.humaneval import problem_contract
 from skyt_tui.engine.sources.recorded import RunInput
@@ -333,6 +335,72 @@ def analyze_runs(
 
     contracts = _dedupe_contracts([contract_for(run) if the_oracle else None for run in runs])
     weights = [len(run.codes) for run in runs]
+    started = _start_repair_workers(the_oracle, repair_samples, repair_workers, executor, weights)
+    try:
+        return _analyze(
+            runs,
+            contracts,
+            weights,
+            the_oracle,
+            executor,
+            started,
+            level=level,
+            tau=tau,
+            canon_mode=canon_mode,
+            store_canon_provider=store_canon_provider,
+            repair_samples=repair_samples,
+            report=report,
+            repair_workers=repair_workers,
+            distance=distance,
+            probe=probe,
+        )
+    finally:
+        if started is not None:
+            started.close()
+
+
+PRESTART_MIN_SAMPLES = 200
+"""From this many samples the repair worker processes start with the analysis (their imports
+overlap normalizing and judging) rather than when the repair begins."""
+
+
+def _start_repair_workers(
+    oracle: Judge | None,
+    repair_samples: bool,
+    workers: int | None,
+    executor: Executor,
+    weights: Sequence[int],
+) -> StartedWorkers | None:
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if (
+        oracle is None
+        or not repair_samples
+        or workers < 2
+        or executor.name != "local"
+        or sum(weights) < PRESTART_MIN_SAMPLES
+    ):
+        return None
+    return start_workers(workers)
+
+
+def _analyze(
+    runs: Sequence[RunInput],
+    contracts: list[Contract | None],
+    weights: list[int],
+    the_oracle: Judge | None,
+    executor: Executor,
+    started: StartedWorkers | None,
+    *,
+    level: str,
+    tau: float,
+    canon_mode: str,
+    store_canon_provider: Callable[[Contract], tuple[str, canon_store.Provenance] | None] | None,
+    repair_samples: bool,
+    report: Progress,
+    repair_workers: int | None,
+    distance: str,
+    probe: ProbeSettings | None,
+) -> list[RunAnalysis]:
     prepared: list[_Prepared] = executor.map(_prepare, list(zip(runs, contracts)), weights=weights)
 
     verdicts: list[list[Verdict] | None] = [None] * len(runs)
@@ -378,6 +446,7 @@ def analyze_runs(
             repair_workers,
             executor,
             known,
+            started,
         )
 
     after: list[dict[int, Verdict]] = [{} for _ in runs]
@@ -594,6 +663,7 @@ def _repair_all(
     workers: int | None = None,
     executor: Executor | None = None,
     known: dict[tuple[str, str], Verdict] | None = None,
+    started: StartedWorkers | None = None,
 ) -> list[dict[int, RepairResult]]:
     """Repair every oracle-passing, non-canonical sample; identical samples share one repair.
 
@@ -724,6 +794,7 @@ def _repair_all(
             workers=workers,
             progress=lambda done: report("repair", done, len(keys)),
             verify_many=verify_many,
+            started=started,
         )
     else:
         found = _repair_in_threads(
