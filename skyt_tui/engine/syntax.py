@@ -80,6 +80,19 @@ def parse(
             else str(exc) or type(exc).__name__
         )
         raise SyntaxError(reason) from None
-    if max_depth is not None and depth(tree, max_depth) > max_depth:
-        raise TooDeep(f"the syntax tree is nested deeper than {max_depth} levels")
+    if max_depth is not None and (code, max_depth) not in _shallow:
+        if depth(tree, max_depth) > max_depth:
+            raise TooDeep(f"the syntax tree is nested deeper than {max_depth} levels")
+        if len(code) <= SHALLOW_MEMO_CHARS:
+            if len(_shallow) >= SHALLOW_MEMO:
+                _shallow.clear()
+            _shallow.add((code, max_depth))
     return tree
+
+
+SHALLOW_MEMO = 4096
+SHALLOW_MEMO_CHARS = 4096
+"""Texts up to this long are remembered (at most 16 MiB in all)."""
+_shallow: set[tuple[str, int]] = set()
+"""Texts already parsed within a depth bound: the same text parses to the same tree, so its
+depth is measured once (repair parses each program once per candidate it derives from it)."""
