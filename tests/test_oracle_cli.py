@@ -34,7 +34,8 @@ def test_samples_against_a_contract_as_json(tmp_path, capsys):
     assert report["samples"][0]["path"] == str(good)
 
 
-def test_samples_as_a_table(tmp_path, capsys):
+def test_samples_as_a_table(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")  # one line per row: the reason is not folded
     good = write(tmp_path / "good.py", "def solve(x):\n    return x + 1\n")
     loops = write(tmp_path / "loops.py", "def solve(x):\n    while True:\n        pass\n")
     assert main(["oracle", str(CONTRACT), str(good), str(loops)]) == 0
