@@ -87,7 +87,7 @@ def skyt_side(folder: Path) -> dict[str, dict[str, Any]]:
         codes = [code for code in run.codes if code is not None]
         samples = sorted(analysis.samples, key=lambda s: s.index)
         tasks[run.extra["task_id"]] = {
-            "metrics": literature_metrics(samples, codes),
+            "metrics": {**literature_metrics(samples, codes), "OER": analysis.metrics.OER},
             "codes": codes,
             "outputs": [list(s.outputs or ()) for s in samples],
             "passed": [list(s.pass_vector or ()) for s in samples],

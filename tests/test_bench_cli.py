@@ -173,7 +173,7 @@ def test_a_damaged_rotation_log_marks_its_benchmark_and_lists_the_others(demo, c
 def test_status_shows_the_rotation_history_with_the_apps_columns(demo, capsys, monkeypatch):
     """`bench status` and the app's History tab draw one table: the same columns, the same cells."""
     from skyt_tui.engine import benchmark
-    from skyt_tui.ui.screens.benchmark import history_view
+    from skyt_tui.ui.bench_text import history_view
 
     monkeypatch.setenv("COLUMNS", "200")
     assert main(["bench", "rotate", "demo", "--now", "2024-05-03"]) == 0

@@ -2,6 +2,7 @@
 
 import ast
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -335,3 +336,174 @@ def test_the_engine_is_rooms_each_on_contributings_map():
         and (n := len(path.read_text(encoding="utf-8").splitlines())) > 1000
     ]
     assert long == []
+
+
+EXTERNAL_PATHS = {
+    "src/metrics.py",
+    "src/contract_compliance.py",
+    "evalplus/eval/__init__.py",
+    "evalplus/data/mbpp.py",
+    "TASK/K.py",
+}
+"""Files of other projects that docstrings and docs cite by name (SKYT's metrics and compliance
+checker, EvalPlus's checker and MBPP+ loader), and the placeholder of a path a tool writes
+(`TASK/K.py`): not ours to find here."""
+STALE_FOR_PHASE_2 = {("skyt_tui/engine/runs/report.py", "engine.analysis.RunAnalysis")}
+"""Stale references in files other engineers are changing at the same time (issue 38, phase 1
+left them alone): `RunAnalysis` lives in `analysis.pipeline`."""
+_PY_PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w-]+\.py)\b")
+_MODULE_NAME = re.compile(r"`((?:skyt_tui\.)?engine\.[\w.]+)`")
+
+
+def _prose_files():
+    """The files whose words name our files: the package's modules, the docs, the map, the README."""
+    package = [p for p in (ROOT / "skyt_tui").rglob("*.py") if "bundled" not in p.parts]
+    return [
+        *package,
+        *sorted((ROOT / "docs").rglob("*.md")),
+        ROOT / "CONTRIBUTING.md",
+        ROOT / "README.md",
+    ]
+
+
+def _top_level_names(path):
+    """The names a module defines at its top (assignments, functions, classes, imports)."""
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def _module_reference_exists(dotted):
+    """`engine.room.module` or `skyt_tui.engine.room.module.NAME`: the module is a file of the
+    package (or the compiled extension) and NAME, when given, is defined at its top."""
+    parts = dotted.removeprefix("skyt_tui.").split(".")
+    for length in range(len(parts), 0, -1):
+        stem = ROOT.joinpath("skyt_tui", *parts[:length])
+        if stem.with_suffix(".py").exists():
+            module = stem.with_suffix(".py")
+        elif (stem / "__init__.py").exists():
+            module = stem / "__init__.py"
+        elif stem.with_suffix(".c").exists():  # `measure._ted`, built from `_ted.c`
+            return length == len(parts)
+        else:
+            continue
+        rest = parts[length:]
+        if not rest:
+            return True
+        return len(rest) == 1 and rest[0] in _top_level_names(module)
+    return False
+
+
+def test_every_file_and_module_the_words_name_exists():
+    """A path like `runs/analysis_child.py` or a name like `engine.studies.study_report` in a
+    docstring, a doc page or the map names a file that exists (a moved module once left
+    `engine/analysis_child.py` behind in a screen's docstring). A path may be relative to the
+    repository, the package, the engine or any folder in it: some file ends with it."""
+    ours = set()  # every tail of every file's path: `a/b/c.py`, `b/c.py`, `c.py`
+    for file in ROOT.rglob("*.py"):
+        parts = file.relative_to(ROOT).parts
+        ours.update("/".join(parts[i:]) for i in range(len(parts)))
+    stale = []
+    for path in _prose_files():
+        text = path.read_text(encoding="utf-8")
+        where = str(path.relative_to(ROOT))
+        for match in _PY_PATH.finditer(text):
+            named = match.group(1)
+            if named in EXTERNAL_PATHS or named in ours:
+                continue
+            stale.append(f"{where}:{text.count(chr(10), 0, match.start()) + 1}: {named}")
+        for match in _MODULE_NAME.finditer(text):
+            named = match.group(1)
+            if _module_reference_exists(named) or (where, named) in STALE_FOR_PHASE_2:
+                continue
+            stale.append(f"{where}:{text.count(chr(10), 0, match.start()) + 1}: {named}")
+    assert stale == []
+
+
+ENGINE = ROOT / "skyt_tui" / "engine"
+LEAVES = frozenset(("errors", "versions", "printable", "store", "filemode", "syntax"))
+"""The shared leaves below every room (CONTRIBUTING.md's map)."""
+
+
+def _engine_imports(room):
+    """Every `skyt_tui.engine.…` module the room's modules import (at their top, inside functions
+    or for type checking alike, as import-linter counts them), by dotted name below the engine."""
+    found = set()
+    for path in (ENGINE / room).rglob("*.py"):
+        package = path.relative_to(ROOT).with_suffix("").parts[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+                module = ".".join(filter(None, (base, node.module)))
+                modules = [module] + [f"{module}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for module in modules:
+                if module.startswith("skyt_tui.engine."):
+                    found.add(module.removeprefix("skyt_tui.engine."))
+    return found
+
+
+def _may_import(doc):
+    """The backquoted names of a room docstring's "May import:" paragraph."""
+    start = doc.index("May import:")
+    paragraph = doc[start:].split("\n\n")[0]
+    return set(re.findall(r"`([\w.]+)`", paragraph)), "shared leaves" in paragraph
+
+
+def test_each_rooms_may_import_names_the_rooms_it_imports():
+    """A room's "May import:" names exactly the rooms its modules import (the `analysis/` and
+    `measure/` docstrings once said less than their imports did); a room named with a module
+    (`measure.normalize`) is imported through that module only. Leaves: "the shared leaves"
+    allows any; named leaves (`versions`, `syntax`) are the only ones it imports."""
+    rooms = sorted(p.parent.name for p in ENGINE.glob("*/__init__.py"))
+    wrong = []
+    for room in rooms:
+        doc = ast.get_docstring(ast.parse((ENGINE / room / "__init__.py").read_text()))
+        assert doc and "May import:" in doc, room
+        named, any_leaf = _may_import(doc)
+        imported = {m for m in _engine_imports(room) if m.split(".")[0] != room}
+        imported_rooms = {m.split(".")[0] for m in imported} & set(rooms)
+        named_rooms = {n.split(".")[0] for n in named} & set(rooms)
+        if imported_rooms != named_rooms:
+            wrong.append(f"{room}: imports {sorted(imported_rooms)}, says {sorted(named_rooms)}")
+        for through in (n for n in named if "." in n and n.split(".")[0] in rooms):
+            other = through.split(".")[0]
+            beyond = {m for m in imported if m.split(".")[0] == other} - {other, through}
+            beyond = {m for m in beyond if not m.startswith(through + ".")}
+            if beyond:
+                wrong.append(f"{room}: imports {sorted(beyond)}, says only `{through}`")
+        leaves = {m.split(".")[0] for m in imported} & LEAVES
+        named_leaves = named & LEAVES
+        if named_leaves and leaves != named_leaves or not (named_leaves or any_leaf) and leaves:
+            wrong.append(f"{room}: imports leaves {sorted(leaves)}, says {sorted(named_leaves)}")
+    assert wrong == []
+
+
+def test_no_room_imports_another_rooms_private_names():
+    """What a room shares is public: repair once imported `_Scope`, `_ScopeCollector`, `_ScopeWalk`
+    and `_all_args` from `measure.normalize`; that scope analysis is now `measure.scoping`. A
+    `_name` may be imported within its own room only."""
+    wrong = []
+    for path in ENGINE.rglob("*.py"):
+        room = path.relative_to(ENGINE).parts[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
+                continue
+            parts = node.module.split(".")
+            if parts[:2] != ["skyt_tui", "engine"] or len(parts) < 3 or parts[2] == room:
+                continue
+            private = [a.name for a in node.names if a.name.startswith("_")]
+            if private:
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.module} {private}")
+    assert wrong == []

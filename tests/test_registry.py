@@ -45,6 +45,10 @@ BOUNDED = (
     "pass_rate", "R_behavioral", "OER",
 )  # fmt: skip
 APP_COLUMNS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass", "comply")
+APP_VALUES = (
+    "R_raw", "R_pairwise", "R_anchor_pre", "R_anchor_post", "rescue_rate", "mu_pre", "mu_post",
+    "P_tau_pre", "P_tau_post", "pass_rate", "compliance_rate",
+)  # fmt: skip
 
 
 def keeps_order(old, new):
@@ -67,6 +71,12 @@ def test_names_are_unique_and_entries_complete():
         assert m.pair is None or registry.is_registered(m.pair)
         assert not m.study_table or m.study_row, m.name
         assert m.run_after is None or registry.is_registered(m.run_after)
+        assert not m.app_study or m.study_table, m.name  # the Studies section tabulates it
+        if m.app or m.app_headline or m.bench_score:  # read from a run's own metrics
+            assert m.computed_in == registry.METRICS_MODULE and not m.per_level, m.name
+        assert not (m.app and m.app_headline), m.name
+        if m.bench_score:  # an item score: a share where higher is better
+            assert m.higher_is_better and m.unit == "share", m.name
 
 
 def test_every_view_keeps_its_metrics_in_their_order():
@@ -116,6 +126,20 @@ def test_each_metric_is_in_the_output_of_the_module_that_computes_it():
         assert isinstance(run[m.name], dict) == m.per_level, m.name
     for m in registry.computed_in(registry.LITERATURE_MODULE):
         assert m.name in literature and literature[m.name] is not None, m.name
+
+
+def test_each_metric_is_emitted_by_one_module():
+    """OER was a key of a run's metrics and of the literature metrics, two emissions of one
+    name that study rows, reports and scripts could read either way; now each metric the run
+    computes is a key of its `RunMetrics` and of no other module's output."""
+    run = compute_metrics(samples(), canon=CANON_ESTABLISHED, pairwise_mean=0.3).to_dict()
+    literature = literature_metrics(samples(), ["x = 1", "x = 2", "x = 1", "y = 3"])
+    assert set(run) & set(literature) == set()
+    for m in registry.REGISTRY:
+        outputs = [
+            name for name, keys in (("run", run), ("literature", literature)) if m.name in keys
+        ]
+        assert len(outputs) <= 1, (m.name, outputs)
 
 
 def test_every_metric_a_run_computes_is_registered():
@@ -217,15 +241,93 @@ def test_a_study_row_has_every_study_row_metric(tmp_path):
 def test_curated_selections_name_registered_metrics_the_right_way_round():
     from skyt_tui.cli.analyze_cmd import TABLE_METRICS
     from skyt_tui.cli.gate_cmd import SHORTCUTS
-    from skyt_tui.engine.benchmark.from_runs import SCORE_METRICS
-    from skyt_tui.ui.screens.studies import SHOWN_METRICS
 
     assert all(registry.is_registered(name) for name in TABLE_METRICS)
     for _flag, name, kind, _help in SHORTCUTS:  # --min on a metric where higher is better
         assert registry.metric(name).direction == ("higher" if kind == "min" else "lower")
-    for name in SCORE_METRICS:  # item scores: shares where higher is better
-        assert registry.metric(name).higher_is_better and registry.metric(name).unit == "share"
-    assert set(SHOWN_METRICS) <= set(registry.study_table_metrics())
+
+
+ADDED = """
+from skyt_tui.engine.measure import registry
+from skyt_tui.engine.measure.registry import METRICS_MODULE, Metric
+
+views = dict(report=True, study_row=True, study_table=True, app_study=True, bench_score=True)
+added = (
+    Metric("R_added", "a metric added in a test", "higher", "share", METRICS_MODULE, app=True,
+           label="added", **views),
+    Metric("R_headline", "another one", "higher", "share", METRICS_MODULE, app_headline=True),
+)
+registry.REGISTRY = (*registry.REGISTRY, *added)
+registry._BY_NAME.update((m.name, m) for m in added)
+
+import json
+from skyt_tui.cli.bench_cmd.imports import score_choices
+from skyt_tui.engine.benchmark.from_runs import SCORE_METRICS
+from skyt_tui.engine.runs.report import SUMMARY_METRICS
+from skyt_tui.engine.studies import study_report
+from skyt_tui.ui import run_text
+from skyt_tui.ui.screens import runs, studies
+
+print(json.dumps({
+    "report RUN rows": SUMMARY_METRICS,
+    "study --metric": study_report.METRICS,
+    "study CSV": study_report.CSV_COLUMNS,
+    "app values": run_text.SHOWN_METRICS,
+    "Runs list columns": runs.METRIC_COLUMNS,
+    "Runs list widths": list(runs.METRIC_WIDTHS),
+    "run headline": [m.name for m in registry.app_headline()],
+    "Studies cycle": studies.SHOWN_METRICS,
+    "bench item scores": SCORE_METRICS,
+    "bench --score help": score_choices(),
+}))
+"""
+"""A fresh interpreter registers two metrics before anything reads the registry, then reads
+every list of metrics each view derives from it."""
+MARKED_FOR = {
+    "report RUN rows": ("R_added",),
+    "study --metric": ("R_added",),
+    "study CSV": ("R_added",),
+    "app values": ("R_added", "R_headline"),
+    "Runs list columns": ("added",),
+    "Runs list widths": ("added",),
+    "run headline": ("R_added", "R_headline"),
+    "Studies cycle": ("R_added",),
+    "bench item scores": ("R_added",),
+    "bench --score help": ("R_added",),
+}
+
+
+def test_a_metric_marked_for_a_view_appears_in_every_list_derived_for_it():
+    """The app's values (once `run_text.SHOWN_METRICS`, written out: a metric marked `app` showed
+    "–" unless also added there), the Studies section's cycle (a second `SHOWN_METRICS`), the
+    benchmark's item scores and the `--score` help that repeated them as prose are read from the
+    registry, as the report, study and CSV lists were: a metric registered and marked for a view
+    is in each list made for it, and in none it is not marked for."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", ADDED], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    lists = json.loads(done.stdout)
+    assert set(lists) == set(MARKED_FOR)
+    for view, names in lists.items():
+        shown = names if isinstance(names, list) else names.replace(",", " ").split()
+        for added in ("R_added", "R_headline", "added"):
+            assert (added in shown) == (added in MARKED_FOR[view]), (view, added)
+
+
+def test_each_list_of_the_app_and_the_benchmark_is_the_registrys_selection():
+    from skyt_tui.engine.benchmark.from_runs import DEFAULT_SCORE, SCORE_METRICS
+    from skyt_tui.ui import run_text
+    from skyt_tui.ui.screens import studies
+
+    assert run_text.SHOWN_METRICS == registry.app_values() == APP_VALUES
+    assert studies.SHOWN_METRICS == registry.app_study_metrics()
+    assert studies.SHOWN_METRICS[0] == "R_raw"  # the metric the section opens on
+    assert SCORE_METRICS == registry.bench_score_metrics() and DEFAULT_SCORE in SCORE_METRICS
+    assert [m.name for m in registry.app_headline()][-1] == "R_pairwise"
 
 
 def test_the_app_columns_and_widths_come_from_the_registry():

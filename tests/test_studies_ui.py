@@ -11,6 +11,7 @@ from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.studies.study import RunFilter, Study, save_study
 from skyt_tui.engine.studies.study_report import aggregate, compare, study_rows
 from skyt_tui.ui.app import SkytApp
+from skyt_tui.ui.screens.studies import SHOWN_METRICS
 from tests.test_studies import make_run
 from tests.ui_support import notifications, pilot_test, screen_text, settle
 
@@ -49,7 +50,7 @@ async def test_studies_section_shows_the_engines_table_chart_and_comparison(tmp_
 
         await pilot.press("m")
         await settle(pilot)
-        assert "R_anchor_pre" in screen_text(app)
+        assert f"{SHOWN_METRICS[1]} against temperature" in screen_text(app)  # the registry's next
 
         app.export_dir = tmp_path
         await pilot.press("e")

@@ -40,7 +40,7 @@ def tau_of(args: argparse.Namespace) -> float:
 
 
 SANDBOX_ENV = "SKYT_SANDBOX"
-"""The sandbox's own override of "auto" isolation (`skyt_tui.engine.sandbox.ENV_VAR`)."""
+"""The sandbox's own override of "auto" isolation (`skyt_tui.engine.sandbox.pool.ENV_VAR`)."""
 
 
 def apply_isolation_setting() -> None:

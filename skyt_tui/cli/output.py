@@ -16,10 +16,12 @@ from rich.table import Table
 from rich.text import Text
 
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.measure.distance_kind import distance_kind
 from skyt_tui.engine.printable import json_printable, printable
 from skyt_tui.engine.runs.report import envelope, fmt3
 from skyt_tui.engine.runs.report import json_safe as _json_safe
 from skyt_tui.engine.store import atomic_write_text
+from skyt_tui.engine.syntax import not_parsed_line
 
 __all__ = ["JSON_HELP", "console", "error_console", "fmt3", "print_json", "_json_safe"]
 
@@ -73,13 +75,10 @@ def error_console() -> Console:
 
 
 def note_distance_implementation(distance: str) -> None:
-    """On stderr, when tree distances will be measured by the pure-Python fallback: say so."""
-    if distance != "tree":
-        return
-    from skyt_tui.engine.measure.tree_distance import FALLBACK_NOTE, PURE_PYTHON, implementation
-
-    if implementation() == PURE_PYTHON:
-        error_console().print(f"note: {FALLBACK_NOTE}", markup=False)
+    """On stderr, when the distance will be measured by a slower fallback (the tree distance's
+    pure-Python one, where the extension is not built): say so."""
+    if note := distance_kind(distance).fallback_note():
+        error_console().print(f"note: {note}", markup=False)
 
 
 def print_json(kind: str, data: Any) -> None:
@@ -99,11 +98,12 @@ def warn(line: str) -> None:
     print(f"skyt-tui: warning: {printable(line)}", file=sys.stderr)
 
 
-def refused_lines(run_id: str, analysis: dict[str, Any]) -> list[str]:
-    """One line per sample the analysis refused (a program over the size limit)."""
+def limited_lines(run_id: str, analysis: dict[str, Any]) -> list[str]:
+    """One line per sample of a stored analysis too long for skyt-tui to parse (judged and
+    counted all the same)."""
     return [
-        f"run {run_id}: sample {entry.get('index')} refused: {entry.get('reason')}"
-        for entry in analysis.get("refused") or []
+        not_parsed_line(run_id, entry.get("index"), entry.get("reason"))
+        for entry in analysis.get("limited") or []
         if isinstance(entry, dict)
     ]
 

@@ -17,7 +17,7 @@ from skyt_tui.cli.options import (
     apply_isolation_setting,
     probe_settings_of,
 )
-from skyt_tui.cli.output import console, error_console, print_json, refused_lines
+from skyt_tui.cli.output import console, error_console, limited_lines, print_json
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError, NotFoundError
@@ -187,7 +187,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def parse_sweep(text: str) -> list[float]:
-    """The temperatures of `--sweep`, checked like every run option (`engine.run_options`)."""
+    """The temperatures of `--sweep`, checked like every run option (`engine.generation.run_options`)."""
     temperatures = check_run_options(provider="command", target="-", temperatures=text, sweep=True)
     return list(temperatures.temperatures or ())
 
@@ -342,8 +342,8 @@ def _report_outcome(outcome: RunOutcome, analysis: dict[str, Any] | None) -> Non
     if outcome.abort_reason:
         out.print(f"  stopped: {outcome.abort_reason}", markup=False, soft_wrap=True)
     if analysis is not None:
-        for refused in refused_lines(run.id, analysis):
-            out.print(f"  {refused}", markup=False, soft_wrap=True)
+        for line in limited_lines(run.id, analysis):
+            out.print(f"  {line}", markup=False, soft_wrap=True)
         out.print("  " + metrics_line(analysis), markup=False, soft_wrap=True)
 
 
@@ -594,7 +594,7 @@ def _recorded_contract(contract: Contract, args: argparse.Namespace) -> Contract
 
 def _run_anchors(args: argparse.Namespace) -> int:
     """`run --anchors NAME`: the model on the anchor contracts only, then its estimated score."""
-    from skyt_tui.cli.bench_cmd import estimate_dict, print_estimates
+    from skyt_tui.cli.bench_cmd.anchors import estimate_dict, print_estimates
     from skyt_tui.engine import benchmark as bench
     from skyt_tui.engine.benchmark.from_runs import scores_by_contract
 

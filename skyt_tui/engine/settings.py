@@ -40,7 +40,7 @@ SCHEMA_VERSION = 1
 PROVIDERS = ("openai", "anthropic", "command", "replay")
 """The provider names `run` accepts (`skyt_tui.engine.generation.providers.PROVIDERS`, which is heavier)."""
 ISOLATIONS = ("auto", "bubblewrap", "reduced")
-"""The sandbox isolation modes (`skyt_tui.engine.sandbox.ISOLATIONS`, which is heavier)."""
+"""The sandbox isolation modes (`skyt_tui.engine.sandbox.pool.ISOLATIONS`, which is heavier)."""
 MAX_WORKERS = 256
 DEFAULT_N = 20
 DEFAULT_TEMPERATURE = 0.7
@@ -105,7 +105,7 @@ def _text(value: Any) -> str:
 
 
 def _base_url(value: Any) -> str:
-    """Checked as `run --base-url` and the run dialog check it (`engine.run_options`)."""
+    """Checked as `run --base-url` and the run dialog check it (`engine.generation.run_options`)."""
     text = _text(value).strip()
     if reason := run_options.check_target("openai", text):
         raise ValueError(reason)

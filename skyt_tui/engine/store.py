@@ -435,14 +435,7 @@ def read_json_file(path: Path) -> Any:
 def read_json(path: Path, kind: str | None = None) -> dict[str, Any]:
     """Read a versioned JSON document; any damage raises `StoreError` naming the file."""
     path = Path(path)
-    data = read_bytes(path)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise StoreError(
-            f"{path}: corrupt file: not UTF-8 ({exc.reason} at byte {exc.start})"
-        ) from None
-    document = parse_json(text, path, error=StoreError, what="corrupt JSON")
+    document = parse_json(_stored_text(path), path, error=StoreError, what="corrupt JSON")
     _check_version(path, document, kind)
     checked: dict[str, Any] = document
     return checked
@@ -459,15 +452,20 @@ def write_toml(path: Path, obj: dict[str, Any]) -> None:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    """Read a TOML document of the store; any damage raises `StoreError` naming the file."""
     path = Path(path)
+    return parse_toml(_stored_text(path), path, error=StoreError)
+
+
+def _stored_text(path: Path) -> str:
+    """A file of the store as text, read by `read_bytes` (bounded); not UTF-8 is a `StoreError`."""
     data = read_bytes(path)
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise StoreError(
             f"{path}: corrupt file: not UTF-8 ({exc.reason} at byte {exc.start})"
         ) from None
-    return parse_toml(text, path, error=StoreError)
 
 
 def append_jsonl(path: Path, record: dict[str, Any]) -> None:

@@ -24,6 +24,10 @@ verdict (`Verdict.unrun`). 3: a test after a timeout runs again in a fresh proce
 pass thresholds as SKYT applies them."""
 REPAIR_VERSION = "2"
 """2: the midpoint transformer; a candidate that breaks a coding rule the sample kept is refused."""
+ANALYSIS_VERSION = "2"
+"""How a run's samples become its analysis; part of every cached analysis's key.
+2: every sample that produced code is counted, whatever its length (issue 36; before, a
+program over 50,000 characters was left out of N and of every rate)."""
 CANON_VERSION = "1"
 """Version of how a canon is chosen and stored; part of every cached analysis's key."""
 DEFAULT_TAU = 0.10

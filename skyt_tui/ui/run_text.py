@@ -38,20 +38,9 @@ def pre_post(metrics: Mapping[str, float | None], pre: str, post: str) -> str:
 
 ANCHOR_METRICS = registry.needing("canon")
 """The metrics measured against the canon: not shown without one (`measure.registry`)."""
-SHOWN_METRICS = (
-    "R_raw",
-    "R_pairwise",
-    "R_anchor_pre",
-    "R_anchor_post",
-    "rescue_rate",
-    "mu_pre",
-    "mu_post",
-    "P_tau_pre",
-    "P_tau_post",
-    "pass_rate",
-    "compliance_rate",
-)
-"""The metrics the app shows of a run (the Runs list, a run's headline)."""
+SHOWN_METRICS = registry.app_values()
+"""The metrics the app shows of a run (the Runs list, a run's headline), as the registry marks
+them (`app`, `app_headline` and their pairs)."""
 PARTIAL_MARK = "~"
 """Before a metric of a run whose samples are not all in (running, interrupted): these are partial."""
 
@@ -110,6 +99,7 @@ STATE_STYLES = {
     "failed": "bold red",
     "complete": "green",
     "damaged": "bold red",
+    "incomplete": "bold yellow",
 }
 
 
@@ -123,6 +113,8 @@ def run_state(summary: RunSummary) -> str:
         return "failed"
     if summary.state == INTERRUPTED:
         return "interrupted"
+    if summary.state == "incomplete":
+        return "incomplete"  # imported from a tool run that errored or was cut short
     return "complete"
 
 
@@ -132,6 +124,11 @@ def state_cell(summary: RunSummary) -> Text:
     text = Text(state, style=STATE_STYLES[state])
     if summary.meta is not None and state in ("running", "interrupted"):
         text.append(f" {summary.n_ok + summary.n_failed}/{summary.meta.n}", style="dim")
+    elif summary.meta is not None and state == "incomplete":
+        ended = summary.meta.origin.get("tool_run") or {}
+        expected = ended.get("samples_expected")
+        if isinstance(expected, int):
+            text.append(f" {summary.meta.n}/{expected}", style="dim")
     return text
 
 
@@ -147,10 +144,9 @@ def metrics_text(analysis: StoredAnalysis, requested: int | None = None) -> Text
     """The headline metrics on one line, names dimmed; partial metrics (fewer samples than `requested`)
     say so first."""
     m = shown_metrics(analysis)
-    shown = (*registry.app_columns(), registry.metric("R_pairwise"))
     parts = [
         (metric.header, metric_cell(m, metric))
-        for metric in shown
+        for metric in registry.app_headline()
         if not (metric.app_if_rules and m.get(metric.name) is None)
     ]
     text = Text()

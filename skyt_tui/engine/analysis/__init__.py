@@ -4,5 +4,6 @@
 `pipeline` is the whole analysis; `canon` is the immutable reference program per contract, its
 store and the rule that picks it.
 
-May import: `sources`, `repair`, `oracle`, `contracts`, `measure` and the shared leaves.
+May import: `executor`, `sources`, `repair`, `probe`, `oracle`, `contracts`, `measure` and the
+shared leaves.
 """

@@ -5,7 +5,7 @@ Call the functions re-exported here (from `api`); the modules underneath are pur
 `correlation`, `rotation`, `fingerprints`, `items`), read stored runs (`from_runs`) or
 handle the files (`bench_store`).
 
-May import: `runs`, `contracts` and the rooms below them, and the shared leaves.
+May import: `runs`, `sources`, `contracts`, `measure` and the shared leaves.
 """
 
 from skyt_tui.engine.benchmark.anchors import SystemEstimate

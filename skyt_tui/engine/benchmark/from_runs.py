@@ -19,23 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from skyt_tui.engine.benchmark.items import BenchmarkData, Item, ScoreMatrix
+from skyt_tui.engine.benchmark.items import BenchmarkData, ScoreMatrix, contract_item
 from skyt_tui.engine.benchmark.items import option_error as _error
+from skyt_tui.engine.measure import registry
 
 if TYPE_CHECKING:  # the runs store loads when runs are read, not with every benchmark command
     from skyt_tui.engine.contracts.contract import Contract
     from skyt_tui.engine.runs import run_store as runs
 
-SCORE_METRICS = (
-    "pass_rate",
-    "R_raw",
-    "R_anchor_pre",
-    "R_anchor_post",
-    "R_behavioral",
-    "P_tau_pre",
-    "P_tau_post",
-)
-"""Run metrics in [0, 1] where higher is better: usable as item scores."""
+SCORE_METRICS = registry.bench_score_metrics()
+"""Run metrics in [0, 1] where higher is better, usable as item scores (`bench_score` in the
+registry)."""
 DEFAULT_SCORE = "pass_rate"
 FILTER_FIELDS = ("model", "temperature", "contract", "provider", "label", "sweep")
 
@@ -92,20 +86,6 @@ def system_name(meta: runs.RunMeta) -> str:
     """`gpt-4o-mini@T0.7`: the model (or provider when no model is named) at its temperature."""
     who = meta.model or meta.provider
     return who if meta.temperature is None else f"{who}@T{meta.temperature:g}"
-
-
-def contract_item(contract: Contract) -> Item:
-    return Item(
-        id=contract.id,
-        difficulty=contract.difficulty,
-        title=contract.title,
-        body=contract.prompt,
-        solution=contract.reference,
-        extra={
-            "contract_version": contract.version,
-            "contract_hash": contract.content_hash()[:16],
-        },
-    )
 
 
 @dataclass(frozen=True)

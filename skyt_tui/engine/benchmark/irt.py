@@ -565,22 +565,6 @@ def estimate_sd(
 
 
 @one_blas_thread
-def estimate_arrays(
-    model: IrtModel,
-    observed: np.ndarray,
-    level: float = DEFAULT_LEVEL,
-    anchor_misfit: float = 0.0,
-    anchors: int = 0,
-    person_reference: float = 0.0,
-    scale: float = 1.0,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(estimate, low, high) per row of `observed`, as arrays: `estimate` without the objects;
-    `scale` widens the interval (the calibration on later systems)."""
-    score, sd, *_ = _estimate_arrays(model, observed, anchor_misfit, anchors, person_reference)
-    half = normal_quantile(0.5 + level / 2.0) * sd * scale
-    return score, np.maximum(score - half, 0.0), np.minimum(score + half, 1.0)
-
-
 @one_blas_thread
 def estimate(
     model: IrtModel,

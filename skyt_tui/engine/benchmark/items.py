@@ -18,12 +18,15 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from skyt_tui.engine import store
 from skyt_tui.engine.errors import InputError
+
+if TYPE_CHECKING:  # contracts load when contracts are read, not with every benchmark command
+    from skyt_tui.engine.contracts.contract import Contract
 
 DIFFICULTIES = ("easy", "medium", "hard")
 ITEM_TEXT_FIELDS = ("title", "body", "solution", "repo", "created_at")
@@ -479,8 +482,25 @@ def _refuse_duplicates(
     )
 
 
+def contract_item(contract: Contract) -> Item:
+    """A contract as a benchmark item: id, difficulty, title, prompt as body, reference as
+    solution, and the contract's version and content hash (a benchmark of contracts from a folder
+    and one made from runs describe a contract alike)."""
+    return Item(
+        id=contract.id,
+        difficulty=contract.difficulty,
+        title=contract.title,
+        body=contract.prompt,
+        solution=contract.reference,
+        extra={
+            "contract_version": contract.version,
+            "contract_hash": contract.content_hash()[:16],
+        },
+    )
+
+
 def items_from_contracts(directory: Path | str) -> tuple[Item, ...]:
-    """Contracts as benchmark items: id, difficulty, title, prompt as body, reference as solution."""
+    """The contracts of a folder as benchmark items (`contract_item`), sorted by id."""
     from skyt_tui.engine.contracts.contract import load_contract
 
     directory = Path(directory)
@@ -496,17 +516,7 @@ def items_from_contracts(directory: Path | str) -> tuple[Item, ...]:
                 f"duplicate contract id {contract.id!r} (also in {origin[contract.id].name})",
                 key="id",
             )
-        items[contract.id] = Item(
-            id=contract.id,
-            difficulty=contract.difficulty,
-            title=contract.title,
-            body=contract.prompt,
-            solution=contract.reference,
-            extra={
-                "contract_version": contract.version,
-                "contract_hash": contract.content_hash()[:16],
-            },
-        )
+        items[contract.id] = contract_item(contract)
         origin[contract.id] = path
     if not items:
         raise InputError.at(directory, "no contract files (*.toml) found")

@@ -4,5 +4,5 @@
 contracts (bundled, the user's, a file), `describe` renders tests as lines for people,
 `coding_rules` names the coding-standard rules a contract may ask for.
 
-May import: the shared leaves (`store`, `errors`, `versions`, `printable`) only.
+May import: the shared leaves (`store`, `errors`, `printable`, `syntax`) only.
 """

@@ -3,5 +3,5 @@
 `runner` runs a contract's prompt N times into a stored run, `run_options` is the one
 validator of a run's options (CLI and app), `providers` the model back-ends.
 
-May import: `runs` and the rooms below it, and the shared leaves.
+May import: `runs`, `sources`, `contracts` and the shared leaves.
 """

@@ -5,8 +5,9 @@ in Code Generation") released their pipeline (github.com/CodeHero0/Nondeterminis
 `syntactic_similarity_OER.py`, `measurement_summary_draw_heatmap.py`); their metrics
 carry their names here and are computed as that code computes them: the test pass
 rate of each sample (mean, variance and largest difference across samples), the
-output equivalence rate per test case (OER, and OER_ow counting only test cases
-where the common output is a value, not an exception or a timeout), and two
+output equivalence rate per test case counting only test cases where the common output
+is a value, not an exception or a timeout (OER_ow; OER itself is a metric of every run,
+`metrics.output_equivalence_rate`, defined and emitted there alone), and two
 similarities of each later sample to the first one over whitespace-separated
 tokens: LCS (the longest matching block difflib's `SequenceMatcher` finds, over
 the first sample's token count) and LED (the raw token edit distance).
@@ -38,6 +39,7 @@ from skyt_tui.engine.measure.metrics import (
 )
 from skyt_tui.engine.measure.records import SampleAnalysis
 from skyt_tui.engine.measure.registry import DEFAULT_TAUS
+from skyt_tui.engine.syntax import too_large
 
 _SKIPPED_TOKENS = {
     tokenize.ENCODING,
@@ -193,15 +195,15 @@ def spread(values: Sequence[float]) -> dict[str, float]:
 
 
 def output_equivalence(outputs: Sequence[Sequence[str]]) -> dict[str, Any]:
-    """Ouyang et al.'s OER and OER_ow over per-sample output rows (one key per test case, same length).
+    """Ouyang et al.'s OER_ow over per-sample output rows (one key per test case, same length),
+    and the number of test cases it (and OER) is counted over.
 
-    OER: share of test cases on which every sample gives the same output (`metrics.agreeing_tests`,
-    every exception one output and every timeout one, as the run's OER; their lines 148–154,
-    `len(output_set) == 1`, over `len(case_status)` of the first sample, lines 176 and 188).
-    OER_ow: share of the test cases on which every sample gives the same *value*: the test
-    cases where all agree on an exception, a failed compile or load, or a timeout are not
-    counted (their `same_output_between_5_correct`, lines 155–162, over the same number of
-    test cases, line 189). Both None when there are no test cases. Their line 155 compares with
+    OER_ow: share of the test cases on which every sample gives the same *value*: of the test
+    cases on which every sample gives the same output (`metrics.agreeing_tests`, as the run's
+    OER, `metrics.output_equivalence_rate`), those where all agree on an exception, a failed
+    compile or load, or a timeout are not counted (their `same_output_between_5_correct`,
+    lines 155–162, over the same number of test cases, line 189). None when there are no
+    test cases. Their line 155 compares with
     `'timeout'` while their HumanEval harness writes `'Timeout'` (intermedia_analyze.py line 67),
     so on HumanEval their OER_ow counts a test case every sample timed out on; here a timeout
     is never a value, as that line means and as it works on their other two datasets.
@@ -212,11 +214,7 @@ def output_equivalence(outputs: Sequence[Sequence[str]]) -> dict[str, Any]:
         same and not compared_output(outputs[0][i]).startswith(ERROR_PREFIX)
         for i, same in enumerate(equal)
     ]
-    return {
-        "tests": tests,
-        "OER": sum(equal) / tests if tests else None,
-        "OER_ow": sum(equal_values) / tests if tests else None,
-    }
+    return {"tests": tests, "OER_ow": sum(equal_values) / tests if tests else None}
 
 
 def similarity_to_first(codes: Sequence[str]) -> dict[str, float | None]:
@@ -229,7 +227,7 @@ def similarity_to_first(codes: Sequence[str]) -> dict[str, float | None]:
     often repeat each other).
     """
     names = ("LCS", "LED", "token_block_share", "token_edit_share")
-    if len(codes) < 2:
+    if len(codes) < 2 or not _affordable(codes):
         return dict.fromkeys(names)
     first_words = whitespace_tokens(codes[0])
     first_tokens = code_tokens(codes[0])
@@ -250,6 +248,30 @@ def similarity_to_first(codes: Sequence[str]) -> dict[str, float | None]:
     return {name: math.fsum(column) / n for name, column in zip(names, columns)}
 
 
+MAX_TOKEN_PAIRS = 10**8
+"""The largest product of token counts compared when a sample is over the parse bound
+(`syntax.MAX_PROGRAM_CHARS`): difflib's matching and the token edit distance grow with it."""
+
+
+def _affordable(codes: Sequence[str]) -> bool:
+    """Whether every later sample can be compared with the first: always for programs within the
+    parse bound (as before it); with one over it, while the token counts multiply to at most
+    `MAX_TOKEN_PAIRS`. Otherwise the run's similarities are not computed (None), never computed
+    over the samples that happen to be short (docs/metrics.md)."""
+    first = codes[0]
+    first_long = too_large(first) is not None
+    for code in codes[1:]:
+        if not first_long and too_large(code) is None:
+            continue
+        if code == first:
+            continue
+        if len(whitespace_tokens(first)) * len(whitespace_tokens(code)) > MAX_TOKEN_PAIRS:
+            return False  # before tokenizing: the tokenizer is itself slow on megabytes
+        if len(code_tokens(first)) * len(code_tokens(code)) > MAX_TOKEN_PAIRS:
+            return False
+    return True
+
+
 def p_tau(distances: Sequence[float], taus: Iterable[float] = DEFAULT_TAUS) -> dict[str, float]:
     """P_τ = share of distances ≤ τ, for each τ (keyed by its `g` form, e.g. "0.1")."""
     n = len(distances)
@@ -265,7 +287,9 @@ def literature_metrics(
     """Every metric of this module for one run; a value is None when its inputs do not exist.
 
     `samples` in generation order; `codes` the samples' code in the same order
-    (for LCS, LED and skyt-tui's token shares), or None to leave those out.
+    (for LCS, LED and skyt-tui's token shares), or None to leave those out. No key is a metric
+    a run computes (`RunMetrics`): `P_taus_pre`/`_post` hold P_τ at each of `taus` (by τ's `g`
+    form), beside the run's `P_tau_pre`/`_post` at its one τ.
     """
     samples = sorted(samples, key=lambda s: s.index)
     taus = tuple(taus)
@@ -278,11 +302,10 @@ def literature_metrics(
     if rates is not None:
         _, outputs = behaviour_keys(samples)
         equivalence = output_equivalence(outputs)
-        out["OER"] = equivalence["OER"]
         out["OER_ow"] = equivalence["OER_ow"]
         out["tests"] = equivalence["tests"]
     else:
-        out["OER"] = out["OER_ow"] = out["tests"] = None
+        out["OER_ow"] = out["tests"] = None
     similarity = similarity_to_first(list(codes)) if codes is not None else {}
     for name in ("LCS", "LED", "token_block_share", "token_edit_share"):
         out[name] = similarity.get(name)
@@ -291,8 +314,8 @@ def literature_metrics(
         if samples and all(v is not None for v in values):
             distances = [float(v) for v in values]
             out[f"std_d_{stage}"] = spread(distances)["std"]
-            out[f"P_tau_{stage}"] = p_tau(distances, taus)
+            out[f"P_taus_{stage}"] = p_tau(distances, taus)
         else:
             out[f"std_d_{stage}"] = None
-            out[f"P_tau_{stage}"] = None
+            out[f"P_taus_{stage}"] = None
     return out

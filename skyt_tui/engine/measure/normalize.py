@@ -11,7 +11,9 @@ contract keeps), so equal input always gives byte-identical output and SHA-256.
 Code that does not parse, or whose syntax tree nests deeper than
 `syntax.MAX_DEPTH` levels, gets a tokenize-based fallback (comments and spacing
 stripped) at every level above raw and is flagged `parse_error`; it can never
-become canon. Parsing is analysis only: nothing here executes the code.
+become canon. Code longer than `syntax.MAX_PROGRAM_CHARS` is not parsed at all: every
+level is its raw text, and it is flagged `parse_error` too (`syntax.too_large` says why).
+Parsing is analysis only: nothing here executes the code.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from skyt_tui.engine import syntax
+from skyt_tui.engine.measure.scoping import Comprehension, Scope, ScopeCollector
 from skyt_tui.engine.versions import LEVELS as LEVELS  # re-exported
 from skyt_tui.engine.versions import NORMALIZATION_VERSION as NORMALIZATION_VERSION
 
@@ -83,6 +86,9 @@ def normalize(code: str, kept_names: Iterable[str] = ()) -> Normalized:
 @functools.lru_cache(maxsize=16384)
 def _normalize_cached(code: str, kept_names: frozenset[str]) -> Normalized:
     raw = raw_level(code)
+    if syntax.too_large(code):  # not parsed, nor tokenized: every level is the raw text
+        texts = dict.fromkeys(LEVELS, raw)
+        return Normalized(texts=texts, signatures=_sign(texts), parse_error=True)
     tree = _parse(raw)
     levels = _tree_levels(tree, kept_names) if tree is not None else None
     if levels is None:
@@ -132,7 +138,12 @@ def _normalize_text_cached(code: str, level: str, kept_names: frozenset[str]) ->
 
 
 def _sign(texts: dict[str, str]) -> dict[str, str]:
-    return {level: signature(texts[level]) for level in LEVELS}
+    signed: dict[str, str] = {}  # an unparsed program's levels are one text: hashed once
+    for level in LEVELS:
+        text = texts[level]
+        if text not in signed:
+            signed[text] = signature(text)
+    return {level: signed[texts[level]] for level in LEVELS}
 
 
 def _stable_fallback(raw: str) -> str:
@@ -231,238 +242,21 @@ def strip_docstrings(tree: ast.Module) -> ast.Module:
     return tree
 
 
-class _Scope:
-    """One namespace: module, function, lambda, comprehension or class body."""
-
-    def __init__(self, node: ast.AST, kind: str, parent: _Scope | None) -> None:
-        self.node = node
-        self.kind = kind
-        self.parent = parent
-        self.bound: set[str] = set()
-        self.declared_global: set[str] = set()
-        self.declared_nonlocal: set[str] = set()
-        self.imported: set[str] = set()
-        self.functions: dict[str, ast.AST] = {}
-        self.params: list[str] = []
-
-
-def _all_args(args: ast.arguments) -> list[ast.arg]:
-    return [
-        a
-        for a in [*args.posonlyargs, *args.args, args.vararg, *args.kwonlyargs, args.kwarg]
-        if a is not None
-    ]
-
-
-_Comprehension = ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
-
-
-class _ScopeWalk(ast.NodeVisitor):
-    """Python's scoping as a walk, shared by the passes that must agree on it (`_ScopeCollector` here,
-    `repair.scopes` resolution): decorators, defaults, annotations, return annotations, class bases and a
-    comprehension's first iterable are visited in the enclosing scope; parameters and bodies in the new one.
-    Subclasses say what entering a scope (`_enter`, popped from `_stack` on leaving), defining a function or
-    class name (`_define`) and binding parameters (`_parameters`) mean; names, imports and declarations are
-    theirs to visit."""
-
-    _stack: list[_Scope]
-
-    def _enter(self, node: ast.AST, kind: str) -> None:
-        raise NotImplementedError
-
-    def _define(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
-        raise NotImplementedError
-
-    def _parameters(self, args: ast.arguments) -> None:
-        raise NotImplementedError
-
-    def visit_Module(self, node: ast.Module) -> None:
-        self._enter(node, "module")
-        self.generic_visit(node)
-        self._stack.pop()
-
-    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self._define(node)
-        for decorator in node.decorator_list:
-            self.visit(decorator)
-        self._visit_defaults(node.args)
-        if node.returns is not None:
-            self.visit(node.returns)
-        self._enter(node, "function")
-        self._parameters(node.args)
-        for statement in node.body:
-            self.visit(statement)
-        self._stack.pop()
-
-    visit_FunctionDef = _visit_function
-    visit_AsyncFunctionDef = _visit_function
-
-    def visit_Lambda(self, node: ast.Lambda) -> None:
-        self._visit_defaults(node.args)
-        self._enter(node, "function")
-        self._parameters(node.args)
-        self.visit(node.body)
-        self._stack.pop()
-
-    def _visit_defaults(self, args: ast.arguments) -> None:
-        for default in [*args.defaults, *[d for d in args.kw_defaults if d is not None]]:
-            self.visit(default)
-        for arg in _all_args(args):
-            if arg.annotation is not None:
-                self.visit(arg.annotation)
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self._define(node)
-        for item in [*node.decorator_list, *node.bases, *node.keywords]:
-            self.visit(item)
-        self._enter(node, "class")
-        for statement in node.body:
-            self.visit(statement)
-        self._stack.pop()
-
-    def _visit_comprehension(self, node: _Comprehension) -> None:
-        # The first iterable is evaluated in the enclosing scope.
-        self.visit(node.generators[0].iter)
-        self._enter(node, "comprehension")
-        for index, generator in enumerate(node.generators):
-            self.visit(generator.target)
-            if index:
-                self.visit(generator.iter)
-            for condition in generator.ifs:
-                self.visit(condition)
-        if isinstance(node, ast.DictComp):
-            self.visit(node.key)
-            self.visit(node.value)
-        else:
-            self.visit(node.elt)
-        self._stack.pop()
-
-    visit_ListComp = _visit_comprehension
-    visit_SetComp = _visit_comprehension
-    visit_GeneratorExp = _visit_comprehension
-    visit_DictComp = _visit_comprehension
-
-
-class _ScopeCollector(_ScopeWalk):
-    """First pass: which names each scope binds, imports or declares global/nonlocal."""
-
-    def __init__(self) -> None:
-        self.scopes: dict[int, _Scope] = {}
-        self._module: _Scope | None = None
-        self._stack: list[_Scope] = []
-
-    def _enter(self, node: ast.AST, kind: str) -> None:
-        scope = _Scope(node, kind, self._stack[-1] if self._stack else None)
-        self.scopes[id(node)] = scope
-        self._stack.append(scope)
-        if kind == "module":
-            self._module = scope
-
-    @property
-    def module(self) -> _Scope:
-        """The module scope: the collector visits a whole `ast.Module` before anyone asks."""
-        if self._module is None:
-            raise RuntimeError("scope collector has not visited a module")
-        return self._module
-
-    @property
-    def current(self) -> _Scope:
-        return self._stack[-1]
-
-    def owner(self, name: str, scope: _Scope) -> _Scope | None:
-        """The scope whose binding `name` means inside `scope` (Python's LEGB, class bodies skipped);
-        None for builtin, imported or unbound names."""
-        if name in scope.declared_global:
-            module = self.module
-            return module if name in module.bound and name not in module.imported else None
-        if name not in scope.declared_nonlocal:
-            if name in scope.imported:
-                return None
-            if name in scope.bound:
-                return scope
-        candidate = scope.parent
-        while candidate is not None:
-            if candidate.kind != "class":  # class bodies are not visible to nested scopes
-                if name in candidate.imported:
-                    return None
-                if name in candidate.bound:
-                    return candidate
-            candidate = candidate.parent
-        return None
-
-    def _define(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> None:
-        self.current.bound.add(node.name)
-        if not isinstance(node, ast.ClassDef):
-            self.current.functions[node.name] = node
-
-    def _parameters(self, args: ast.arguments) -> None:
-        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
-            if arg is not None:
-                self.current.bound.add(arg.arg)
-                self.current.params.append(arg.arg)
-
-    def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Store | ast.Del):
-            self.current.bound.add(node.id)
-
-    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
-        # A walrus in a comprehension binds in the nearest enclosing non-comprehension scope.
-        scope = self.current
-        while scope.kind == "comprehension" and scope.parent is not None:
-            scope = scope.parent
-        scope.bound.add(node.target.id)
-        self.visit(node.value)
-
-    def visit_Global(self, node: ast.Global) -> None:
-        self.current.declared_global.update(node.names)
-
-    def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
-        self.current.declared_nonlocal.update(node.names)
-
-    def _visit_import(self, node: ast.Import | ast.ImportFrom) -> None:
-        for alias in node.names:
-            name = alias.asname or alias.name.split(".")[0]
-            if name != "*":
-                self.current.imported.add(name)
-
-    visit_Import = _visit_import
-    visit_ImportFrom = _visit_import
-
-    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
-        if node.name:
-            self.current.bound.add(node.name)
-        self.generic_visit(node)
-
-    def visit_MatchAs(self, node: ast.MatchAs) -> None:
-        if node.name:
-            self.current.bound.add(node.name)
-        self.generic_visit(node)
-
-    def visit_MatchStar(self, node: ast.MatchStar) -> None:
-        if node.name:
-            self.current.bound.add(node.name)
-
-    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
-        if node.rest:
-            self.current.bound.add(node.rest)
-        self.generic_visit(node)
-
-
 class _Renamer(ast.NodeTransformer):
     """Second pass: rename each (owning scope, name) to `v1`, `v2`, … in first-occurrence order."""
 
     def __init__(
-        self, collector: _ScopeCollector, kept: frozenset[str], taken: frozenset[str]
+        self, collector: ScopeCollector, kept: frozenset[str], taken: frozenset[str]
     ) -> None:
         self.collector = collector
         self.kept = kept
         self.taken = taken
         self.aliases: dict[tuple[int, str], str] = {}
         self.counter = 0
-        self._stack: list[_Scope] = []
-        self._function_params: dict[str, list[tuple[str, _Scope]]] = {}
+        self._stack: list[Scope] = []
+        self._function_params: dict[str, list[tuple[str, Scope]]] = {}
 
-    def _alias(self, name: str, scope: _Scope | None) -> str:
+    def _alias(self, name: str, scope: Scope | None) -> str:
         if scope is None or name in self.kept or keyword.iskeyword(name):
             return name
         if scope.kind == "class":
@@ -541,7 +335,7 @@ class _Renamer(ast.NodeTransformer):
         self._stack.pop()
         return node
 
-    def _visit_comprehension(self, node: _Comprehension) -> _Comprehension:
+    def _visit_comprehension(self, node: Comprehension) -> Comprehension:
         node.generators[0].iter = self.visit(node.generators[0].iter)
         self._enter(node)
         for index, generator in enumerate(node.generators):
@@ -628,7 +422,7 @@ class _Renamer(ast.NodeTransformer):
 
 def rename_locals(tree: ast.Module, kept: frozenset[str] = frozenset()) -> ast.Module:
     """Alpha-rename, in place, every name the program binds itself (kept/builtin/imported/attribute names stay)."""
-    collector = _ScopeCollector()
+    collector = ScopeCollector()
     collector.visit(tree)
     bound_anywhere = set().union(*(scope.bound for scope in collector.scopes.values()))
     imported = set().union(*(scope.imported for scope in collector.scopes.values()))

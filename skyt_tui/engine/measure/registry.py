@@ -2,17 +2,17 @@
 computed, what it needs, and which views show it (docs/metrics.md, "Adding a metric").
 
 The `report RUN` table, the invariant checks, the gate's explanations, the study rows, tables and
-summary CSV, the CLI's tables and the app's Runs list all read their metric lists from here, so a
-metric added here (with its computation in the module named by `computed_in`) appears everywhere
-it belongs, in the same place with the same name. (`report --json` prints a run's `RunMetrics` as
+summary CSV, the CLI's tables, the benchmark's item scores, the app's Runs list, a run's headline
+and the Studies section all read their metric lists from here, so a metric added here (with its
+computation in the module named by `computed_in`) appears everywhere it is marked for, in the same
+place with the same name. (`report --json` prints a run's `RunMetrics` as
 they are; `tests/test_registry.py` checks that each of its metrics is registered.)
 
 Order matters and is part of the output: the registry's order is the study's (`study report
 --metric` choices, the summary CSV's own columns); a run's own metrics (the `report RUN` table, the
-invariant checks) follow it too, except where an entry says `run_after`. Curated selections (the
-`analyze` table's columns, the gate's shortcut flags, the benchmark's score metrics, the app's
-study metrics) name their metrics and take labels and directions from here; tests check that each
-name they use is registered.
+invariant checks) follow it too, except where an entry says `run_after`. Two curated selections (the
+`analyze` table's columns, the gate's shortcut flags) name their metrics and take labels and
+directions from here; tests check that each name they use is registered.
 
 This module imports nothing of the engine, so the CLI can read it without loading numpy.
 """
@@ -71,6 +71,14 @@ class Metric:
     app_if_rules: bool = False
     """With `app`: the column is shown only while a listed run's contract has coding rules
     (compliance; other runs have no value)."""
+    app_headline: bool = False
+    """In a run's headline in the app after the `app` columns (`app_headline`), without a column
+    of its own in the Runs list."""
+    app_study: bool = False
+    """One of the study metrics the app's Studies section cycles through with `m`."""
+    bench_score: bool = False
+    """Usable as a benchmark item's score (`bench import --from-runs --score`): a share of one
+    run's samples where higher is better."""
     run_after: str | None = None
     """In a run's own order (the `report RUN` table), listed after this metric instead."""
     csv_name: str | None = None
@@ -166,6 +174,22 @@ REGISTRY: tuple[Metric, ...] = (
         METRICS_MODULE,
     ),
     Metric(
+        "n_limited",
+        "samples in N too long for skyt-tui to parse: judged and counted, measured on their raw "
+        "text, not normalized or repaired",
+        "neither",
+        "count",
+        METRICS_MODULE,
+    ),
+    Metric(
+        "distance_bounds",
+        "distances (to the canon, between samples) too long to measure, counted at their bound "
+        "1.0: mu, P_tau and R_pairwise are then bounds",
+        "lower",
+        "count",
+        METRICS_MODULE,
+    ),
+    Metric(
         "R_raw",
         "modal share of byte-identical samples: the largest group of equal raw texts / N",
         "higher",
@@ -175,6 +199,8 @@ REGISTRY: tuple[Metric, ...] = (
         study_row=True,
         study_table=True,
         app=True,
+        app_study=True,
+        bench_score=True,
     ),
     Metric(
         "R_sig",
@@ -211,6 +237,8 @@ REGISTRY: tuple[Metric, ...] = (
         report=True,
         study_row=True,
         study_table=True,
+        app_headline=True,
+        app_study=True,
     ),
     Metric(
         "R_structural",
@@ -233,6 +261,8 @@ REGISTRY: tuple[Metric, ...] = (
         report=True,
         study_row=True,
         study_table=True,
+        app_study=True,
+        bench_score=True,
     ),
     Metric(
         "R_anchor_post",
@@ -247,6 +277,8 @@ REGISTRY: tuple[Metric, ...] = (
         study_row=True,
         study_table=True,
         app=True,
+        app_study=True,
+        bench_score=True,
     ),
     Metric(
         "R_anchor_mean",
@@ -306,6 +338,7 @@ REGISTRY: tuple[Metric, ...] = (
         report=True,
         study_row=True,
         study_table=True,
+        app_study=True,
     ),
     Metric(
         "mu_post",
@@ -381,6 +414,7 @@ REGISTRY: tuple[Metric, ...] = (
         report=True,
         study_row=True,
         study_table=True,
+        bench_score=True,
     ),
     Metric(
         "P_tau_post",
@@ -395,6 +429,7 @@ REGISTRY: tuple[Metric, ...] = (
         study_row=True,
         study_table=True,
         app=True,
+        bench_score=True,
     ),
     Metric(
         "Delta_P_tau",
@@ -419,6 +454,8 @@ REGISTRY: tuple[Metric, ...] = (
         study_row=True,
         study_table=True,
         app=True,
+        app_study=True,
+        bench_score=True,
     ),
     Metric(
         "pass_all_rate",
@@ -458,6 +495,7 @@ REGISTRY: tuple[Metric, ...] = (
         study_row=True,
         study_table=True,
         csv_name="R_behavioral_all_vectors",
+        bench_score=True,
     ),
     Metric(
         "OER",
@@ -470,6 +508,7 @@ REGISTRY: tuple[Metric, ...] = (
         report=True,
         study_row=True,
         study_table=True,
+        app_study=True,
     ),
     Metric(
         "OER_ow",
@@ -481,6 +520,7 @@ REGISTRY: tuple[Metric, ...] = (
         needs="oracle",
         study_row=True,
         study_table=True,
+        app_study=True,
     ),
     Metric(
         "tests",
@@ -500,6 +540,7 @@ REGISTRY: tuple[Metric, ...] = (
         needs="oracle",
         study_row=True,
         study_table=True,
+        app_study=True,
     ),
     Metric(
         "test_pass_rate_variance",
@@ -530,6 +571,7 @@ REGISTRY: tuple[Metric, ...] = (
         LITERATURE_MODULE,
         study_row=True,
         study_table=True,
+        app_study=True,
     ),
     Metric(
         "LED",
@@ -540,6 +582,7 @@ REGISTRY: tuple[Metric, ...] = (
         LITERATURE_MODULE,
         study_row=True,
         study_table=True,
+        app_study=True,
     ),
     Metric(
         "token_block_share",
@@ -618,20 +661,24 @@ def is_registered(name: str) -> bool:
     return name in _BY_NAME
 
 
-def _run_order() -> tuple[Metric, ...]:
-    ordered = [m for m in REGISTRY if m.run_after is None]
-    for moved in REGISTRY:
+def _run_order(metrics: tuple[Metric, ...]) -> tuple[Metric, ...]:
+    ordered = [m for m in metrics if m.run_after is None]
+    for moved in metrics:
         if moved.run_after is not None:
-            ordered.insert(ordered.index(_BY_NAME[moved.run_after]) + 1, moved)
+            after = next(m for m in ordered if m.name == moved.run_after)
+            ordered.insert(ordered.index(after) + 1, moved)
     return tuple(ordered)
 
 
-_RUN_ORDER = _run_order()
+_ordered: list[tuple[tuple[Metric, ...], tuple[Metric, ...]]] = []
+"""The registry and its run order, computed once (again if a test extends the registry)."""
 
 
 def run_order() -> tuple[Metric, ...]:
     """The metrics in a run's own order: the registry's, with `run_after` applied."""
-    return _RUN_ORDER
+    if not _ordered or _ordered[0][0] is not REGISTRY:
+        _ordered[:] = [(REGISTRY, _run_order(REGISTRY))]
+    return _ordered[0][1]
 
 
 def report_metrics() -> tuple[str, ...]:
@@ -657,6 +704,28 @@ def study_table_metrics() -> tuple[str, ...]:
 def app_columns() -> tuple[Metric, ...]:
     """The app's Runs list metric columns, registry order."""
     return tuple(m for m in REGISTRY if m.app)
+
+
+def app_headline() -> tuple[Metric, ...]:
+    """A run's headline in the app: the Runs list's columns, then the headline's own metrics."""
+    return app_columns() + tuple(m for m in REGISTRY if m.app_headline)
+
+
+def app_values() -> tuple[str, ...]:
+    """Every metric the app reads of a run's analysis (its headline's and their `pair`s), registry
+    order."""
+    shown = {m.name for m in app_headline()} | {m.pair for m in app_headline() if m.pair}
+    return tuple(m.name for m in REGISTRY if m.name in shown)
+
+
+def app_study_metrics() -> tuple[str, ...]:
+    """The metrics the app's Studies section cycles through, registry order (the first shown first)."""
+    return tuple(m.name for m in REGISTRY if m.app_study)
+
+
+def bench_score_metrics() -> tuple[str, ...]:
+    """The run metrics a benchmark made from runs may take as its item score, registry order."""
+    return tuple(m.name for m in REGISTRY if m.bench_score)
 
 
 def needing(needs: Needs) -> frozenset[str]:

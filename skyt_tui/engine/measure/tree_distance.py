@@ -14,8 +14,8 @@ The Zhang–Shasha algorithm is implemented twice, with identical results: in C
 (`_ted.c`, built with the package as the optional extension
 `skyt_tui.engine.measure._ted`, the dynamic programme run without the GIL) and
 in pure Python below, the fallback where the extension was not built
-(`TREE_DISTANCE_IMPLEMENTATION` says which is in use; the CLI says so when the
-fallback runs). Tests check both against each other and against the `apted`
+(`implementation()` says which is in use; the CLI says so when the
+fallback runs, `distance_kind.DistanceKind.fallback_note`). Tests check both against each other and against the `apted`
 and `zss` packages. Identical texts, which LLM samples often are, are never
 measured twice.
 """

@@ -190,6 +190,17 @@ def boolean_context(tree: ast.AST) -> set[int]:
     return found
 
 
+def truth_tested(tree: ast.AST) -> set[int]:
+    """ids of the expressions tested for their truth where they stand (`boolean_context`), less
+    the operands of `not`: `not x` itself is the test there, and rewrites offer it whole."""
+    negated = {
+        id(node.operand)
+        for node in walk(tree)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+    }
+    return boolean_context(tree) - negated
+
+
 def is_boolean_valued(expr: ast.expr) -> bool:
     """True when `expr` certainly evaluates to a bool (comparisons, `not`, and/or of such)."""
     if isinstance(expr, ast.Compare):

@@ -12,7 +12,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
-from skyt_tui.engine.repair.base import Decline, Transformer, boolean_context, walk
+from skyt_tui.engine.repair.base import Decline, Transformer, truth_tested
 from skyt_tui.engine.repair.facts import Facts
 from skyt_tui.engine.repair.scopes import bound_names
 
@@ -102,12 +102,7 @@ class EmptyCheck(Transformer):
     summary = "`not x` ↔ `len(x) == 0` ↔ `x == []` (and the non-empty forms) for containers"
 
     def prepare(self, tree: ast.Module) -> None:
-        negated = {
-            id(n.operand)
-            for n in walk(tree)
-            if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)
-        }
-        self.truth_tested = boolean_context(tree) - negated
+        self.truth_tested = truth_tested(tree)
         facts = Facts.of(tree)
         self.lists = facts.lists
         self.sequences = facts.sequences | facts.lists

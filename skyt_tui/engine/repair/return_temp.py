@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.measure.normalize import _Scope
+from skyt_tui.engine.measure.scoping import Scope
 from skyt_tui.engine.repair.base import BlockTransformer, walk
 from skyt_tui.engine.repair.scopes import resolve
 
@@ -27,7 +27,7 @@ class ReturnTemp(BlockTransformer):
             owner = occurrence.owner
             if owner is None or owner.kind != "function":
                 continue
-            where: _Scope | None = occurrence.where
+            where: Scope | None = occurrence.where
             while where is not None and where.kind == "comprehension":
                 where = where.parent
             if where is not owner:

@@ -1,6 +1,6 @@
 """Which binding each name occurrence refers to, so repair can rename without capture.
 
-Built on the scope collector that `alpha` normalization uses. `resolve(tree)`
+Built on the scope analysis that `alpha` normalization uses (`measure.scoping`). `resolve(tree)`
 lists every occurrence of a name the program could bind (loads, stores,
 parameters, def/class names, global/nonlocal, except/match names) with the
 scope that owns it, or None for builtins, imported and undefined names.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from skyt_tui.engine.measure.normalize import _all_args, _Scope, _ScopeCollector, _ScopeWalk
+from skyt_tui.engine.measure.scoping import Scope, ScopeCollector, ScopeWalk, all_args
 from skyt_tui.engine.repair.base import walk
 
 
@@ -24,8 +24,8 @@ class Occurrence:
     """Attribute of `node` holding the name (`id`, `arg`, `name`, `rest`), or `names` for global/nonlocal."""
     index: int | None
     name: str
-    owner: _Scope | None
-    where: _Scope
+    owner: Scope | None
+    where: Scope
     """The scope the occurrence appears in (differs from `owner` for closures and globals)."""
 
     def set(self, new_name: str) -> None:
@@ -38,19 +38,19 @@ class Occurrence:
 @dataclass(frozen=True)
 class Resolution:
     occurrences: tuple[Occurrence, ...]
-    collector: _ScopeCollector
+    collector: ScopeCollector
 
     @property
-    def module(self) -> _Scope:
+    def module(self) -> Scope:
         return self.collector.module
 
-    def scope_of(self, node: ast.AST) -> _Scope:
+    def scope_of(self, node: ast.AST) -> Scope:
         """The scope `node` opens (a module, function, lambda, comprehension or class of the resolved tree)."""
         return self.collector.scopes[id(node)]
 
-    def bindings(self) -> list[tuple[_Scope, str]]:
+    def bindings(self) -> list[tuple[Scope, str]]:
         """Every (owner scope, name) pair with an owner, in first-occurrence order."""
-        seen: dict[tuple[int, str], tuple[_Scope, str]] = {}
+        seen: dict[tuple[int, str], tuple[Scope, str]] = {}
         for occurrence in self.occurrences:
             if occurrence.owner is not None:
                 seen.setdefault(
@@ -59,15 +59,15 @@ class Resolution:
                 )
         return list(seen.values())
 
-    def occurrences_of(self, scope: _Scope, name: str) -> list[Occurrence]:
+    def occurrences_of(self, scope: Scope, name: str) -> list[Occurrence]:
         return [o for o in self.occurrences if o.owner is scope and o.name == name]
 
 
-class _Resolver(_ScopeWalk):
-    def __init__(self, collector: _ScopeCollector) -> None:
+class _Resolver(ScopeWalk):
+    def __init__(self, collector: ScopeCollector) -> None:
         self.collector = collector
         self.found: list[Occurrence] = []
-        self._stack: list[_Scope] = []
+        self._stack: list[Scope] = []
 
     def _record(
         self,
@@ -75,7 +75,7 @@ class _Resolver(_ScopeWalk):
         field: str,
         name: str,
         index: int | None = None,
-        scope: _Scope | None = None,
+        scope: Scope | None = None,
     ) -> None:
         where = self._stack[-1]
         scope = scope or where
@@ -93,7 +93,7 @@ class _Resolver(_ScopeWalk):
             self._record(node, "name", node.name)
 
     def _parameters(self, args: ast.arguments) -> None:
-        for arg in _all_args(args):
+        for arg in all_args(args):
             self._record(arg, "arg", arg.arg)
 
     def visit_Name(self, node: ast.Name) -> None:
@@ -141,7 +141,7 @@ class _Resolver(_ScopeWalk):
 
 
 def resolve(tree: ast.Module) -> Resolution:
-    collector = _ScopeCollector()
+    collector = ScopeCollector()
     collector.visit(tree)
     resolver = _Resolver(collector)
     resolver.visit(tree)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from skyt_tui.engine.measure.normalize import _all_args
+from skyt_tui.engine.measure.scoping import all_args
 from skyt_tui.engine.repair.base import Transformer, walk
 
 
@@ -21,13 +21,13 @@ class TypeHints(Transformer):
         self, node: ast.FunctionDef | ast.AsyncFunctionDef
     ) -> ast.FunctionDef | ast.AsyncFunctionDef:
         annotated = node.returns is not None or any(
-            a.annotation is not None for a in _all_args(node.args)
+            a.annotation is not None for a in all_args(node.args)
         )
         choice = self.offer() if annotated else None
         self.generic_visit(node)
         if choice is not None:
             node.returns = None
-            for arg in _all_args(node.args):
+            for arg in all_args(node.args):
                 arg.annotation = None
         return node
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from skyt_tui.engine.repair.base import Transformer, boolean_context, walk
+from skyt_tui.engine.repair.base import Transformer, truth_tested
 from skyt_tui.engine.repair.facts import Facts
 
 
@@ -23,12 +23,7 @@ class ZeroCheck(Transformer):
     summary = "`x != 0` ↔ `x`, `x == 0` ↔ `not x` in tests, for numbers"
 
     def prepare(self, tree: ast.Module) -> None:
-        negated = {
-            id(n.operand)
-            for n in walk(tree)
-            if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)
-        }
-        self.truth_tested = boolean_context(tree) - negated
+        self.truth_tested = truth_tested(tree)
         facts = Facts.of(tree)
         self.numbers = facts.numbers - facts.sequences
 

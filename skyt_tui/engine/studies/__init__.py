@@ -3,5 +3,5 @@
 `study` is a study's file (a filter or ids, saved as TOML), `study_report` its rows, tables,
 comparisons and exports, `stats` the significance tests and intervals (scipy.stats).
 
-May import: every room below it and the shared leaves.
+May import: `generation`, `runs`, `analysis`, `sources`, `measure` and the shared leaves.
 """

@@ -24,6 +24,7 @@ import numpy as np
 
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.measure import registry
+from skyt_tui.engine.measure.distance_kind import distance_kind
 from skyt_tui.engine.measure.literature import literature_metrics
 from skyt_tui.engine.measure.records import SampleAnalysis
 from skyt_tui.engine.measure.registry import DEFAULT_TAUS
@@ -140,7 +141,7 @@ def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict
         "n_failed": m.get("n_failed"),
         "canon": m.get("canon"),
         "R_sig": (m.get("R_sig") or {}).get(study.level),
-        "R_structural": m.get("R_pairwise") if study.distance == "tree" else None,
+        "R_structural": m.get("R_pairwise") if distance_kind(study.distance).structural else None,
         "distances": {
             "pre": [
                 s["d_pre"] for s in analysis.get("samples") or [] if s.get("d_pre") is not None
@@ -162,8 +163,8 @@ def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict
             row[metric.name] = extra[metric.name]
     for tau in DEFAULT_TAUS:
         key = f"{tau:g}"
-        pre = (extra["P_tau_pre"] or {}).get(key)
-        post = (extra["P_tau_post"] or {}).get(key)
+        pre = (extra["P_taus_pre"] or {}).get(key)
+        post = (extra["P_taus_post"] or {}).get(key)
         row[f"R_repair_at_{key}_pre"] = pre
         row[f"R_repair_at_{key}_post"] = post
         row[f"Delta_P_tau_{key}"] = None if pre is None or post is None else post - pre

@@ -2,7 +2,7 @@
 
 The list appears at once from the run files; a worker then reads each cached
 analysis (and has a child process analyse the rest in one sandboxed batch,
-see engine/analysis_child.py) and posts it back, so metrics appear row by row
+see engine/runs/analysis_child.py) and posts it back, so metrics appear row by row
 and the screen never waits on the analysis.
 """
 

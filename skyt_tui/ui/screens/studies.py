@@ -3,7 +3,7 @@
 The runs are chosen by a filter typed in (`model=gpt-4o temperature=0,0.7`) or
 by a saved study's name; their analyses and rows are computed in a worker
 thread (the analyses in a child process, as the Runs section does), and
-everything shown comes from `engine.study_report`, as `skyt-tui study report`.
+everything shown comes from `engine.studies.study_report`, as `skyt-tui study report`.
 """
 
 from __future__ import annotations
@@ -22,26 +22,16 @@ from textual.widgets import DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.measure import registry
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.ui import data
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.widgets.study_chart import StudyChart
 
-SHOWN_METRICS = (
-    "R_raw",
-    "R_anchor_pre",
-    "R_anchor_post",
-    "R_pairwise",
-    "pass_rate",
-    "OER",
-    "OER_ow",
-    "LCS",
-    "LED",
-    "mu_pre",
-    "test_pass_rate_mean",
-)
-"""The metrics `m` cycles through (every study metric is in `study report --metric`)."""
+SHOWN_METRICS = registry.app_study_metrics()
+"""The metrics `m` cycles through, as the registry marks them (`app_study`; every study metric is
+in `study report --metric`)."""
 COLUMNS = ("model", "T", "mean", "std", "95% CI", "contracts", "runs", "run mean", "OER=0")
 
 
