@@ -128,7 +128,7 @@ class Oracle:
             if early is not None:
                 entries.append(("done", early))
                 continue
-            payload = plan.job(code, verdict_only=verdict_only)
+            payload = plan.job(code)
             future = self._pool.submit(payload, contract.oracle.timeout_s)
             entries.append(("run", plan, code, checks, future))
         kept: dict[int, Verdict] = {}
@@ -165,15 +165,17 @@ class Oracle:
         test that times out costs at most two runs, and a sample that loops on every input
         takes one run per test.
 
-        With `verdict_only`, no further run is made once the verdict is decided: at threshold
-        1.0 once a test failed, raised or timed out on its own and every test before it (by
-        index) has its outcome (`Plan.deciding`; the checker also stops at the first failing
-        check, `Plan.job`); at any threshold once a test timed out on its own, which makes the
-        status "timeout" whatever the others do. (Below 1.0 the reason of a sample that ran to
-        the end names its passed count over every test, so nothing else decides it early.)
-        The tests after the deciding one are left unrun; a run that ran out of time on one of
-        them says nothing about it (that would take a run of its own), so such a verdict keeps
-        the status "ok" and names the deciding test.
+        A verdict is decided (`_decided`, the same rule with or without `verdict_only`): at
+        threshold 1.0 once a test failed, raised or timed out on its own and every test before
+        it (by index) has its outcome (`Plan.deciding`): status "ok" (the sample was judged;
+        it fails that test) whatever the tests after it do in a run of their own; at any
+        threshold once a test timed out on its own: status "timeout" whatever the others do.
+        (Below 1.0 the reason of a sample that ran to the end names its passed count over
+        every test, so nothing else decides it.) With `verdict_only` no further run is made
+        once it is decided; without, every test still runs for its outcome, and the verdict
+        (passed, status, reason) is the decided one. The first run is the same job either way
+        (so how it ends is the same), and every later run is decided the same way: the
+        verdict is identical both ways.
         """
         limits = self._pool.limits
         run = plan.read(result, limits)
@@ -193,6 +195,7 @@ class Oracle:
         outcomes = dict(run.outcomes)
         start, runs, elapsed, output = 0, 1, run.elapsed, run.output
         first_timeout: tuple[str, str] | None = None
+        decided: tuple[str, str] | None = None
         while run.status in TOO_LONG and run.loaded:
             missing = [p for p in range(start, len(order)) if order[p] not in outcomes]
             if not missing:
@@ -208,42 +211,39 @@ class Oracle:
                 missing = missing[1:]
                 if not missing:
                     break
-            if verdict_only:
-                decided = self._decided_early(plan, outcomes, first_timeout)
-                if decided is not None:
-                    status, reason = decided
-                    if runs > 1 and status != "ok":
-                        reason += (
-                            f" ({runs} sandbox runs: the tests after a timeout ran in a fresh"
-                            " process)"
-                        )
-                    return plan.finish(
-                        status,
-                        reason,
-                        outcomes,
-                        checks,
-                        self.isolation,
-                        elapsed,
-                        output,
-                        runs,
-                        unrun=plan.missing(outcomes),
-                    )
+            if decided is None:
+                decided = self._decided(plan, outcomes, first_timeout, runs)
+            if verdict_only and decided is not None:
+                status, reason = decided
+                return plan.finish(
+                    status,
+                    reason,
+                    outcomes,
+                    checks,
+                    self.isolation,
+                    elapsed,
+                    output,
+                    runs,
+                    unrun=plan.missing(outcomes),
+                )
             start = missing[0]
-            payload = plan.job(code, verdict_only=verdict_only, indices={order[p] for p in missing})
+            payload = plan.job(code, indices={order[p] for p in missing})
             future = self._pool.submit(payload, plan.contract.oracle.timeout_s, first=True)
             run = plan.read(future.result(), limits, payload)
             runs += 1
             elapsed += run.elapsed
             output = (output + run.output)[: limits.output_keep]
             outcomes.update(run.outcomes)
-        if first_timeout is None:
-            status, reason = run.status, run.reason
-        elif run.status == "ok" or run.status in TOO_LONG:
-            status, reason = first_timeout
+        if decided is None:
+            decided = self._decided(plan, outcomes, first_timeout, runs)
+        if decided is not None:
+            status, reason = decided
         else:
             status, reason = run.status, run.reason
-        if runs > 1:
-            reason += f" ({runs} sandbox runs: the tests after a timeout ran in a fresh process)"
+            if runs > 1:
+                reason += (
+                    f" ({runs} sandbox runs: the tests after a timeout ran in a fresh process)"
+                )
         deciding = plan.deciding(outcomes) if verdict_only and status == "ok" else None
         return plan.finish(
             status,
@@ -255,17 +255,25 @@ class Oracle:
             output,
             runs,
             unrun=plan.missing(outcomes) if deciding is not None else frozenset(),
+            ended=(run.status, run.reason),
         )
 
     @staticmethod
-    def _decided_early(
+    def _decided(
         plan: Plan,
         outcomes: dict[int, TestOutcome],
         first_timeout: tuple[str, str] | None,
+        runs: int,
     ) -> tuple[str, str] | None:
-        """(status, reason) of a verdict decided before its remaining tests, or None."""
+        """(status, reason) of a verdict decided by the outcomes so far, or None; the reason
+        counts the sandbox runs made until then."""
         if first_timeout is not None:  # the status is "timeout" whatever the others do
-            return first_timeout
+            status, reason = first_timeout
+            if runs > 1:
+                reason += (
+                    f" ({runs} sandbox runs: the tests after a timeout ran in a fresh process)"
+                )
+            return status, reason
         if plan.deciding(outcomes) is not None:
             return "ok", ""  # `finish` names the deciding test
         return None

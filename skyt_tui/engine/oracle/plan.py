@@ -296,16 +296,13 @@ class Plan:
             "checks": [c for c in self.payload["checks"] if c["i"] in indices],
         }
 
-    def job(
-        self, code: str, *, verdict_only: bool = False, indices: set[int] | None = None
-    ) -> dict[str, Any]:
-        """The sandbox job for `code`: every test, or those in `indices` (a later run). For a
-        verdict only, at threshold 1.0, the checker stops at the first check that fails."""
+    def job(self, code: str, *, indices: set[int] | None = None) -> dict[str, Any]:
+        """The sandbox job for `code`: every test, or those in `indices` (a later run). The same
+        job whether or not only the verdict is read: a job cut short at a failed check could end
+        otherwise than the whole one (a later check that ends the sample), and the verdict would
+        differ (`Oracle._judge`)."""
         payload = self.payload if indices is None else self.payload_for(indices)
-        job = {**payload, "program": code}
-        if verdict_only and payload["checks"] and self.contract.oracle.pass_threshold >= 1.0:
-            job["stop_at_failure"] = True
-        return job
+        return {**payload, "program": code}
 
     def missing(self, outcomes: dict[int, TestOutcome]) -> frozenset[int]:
         """The sandboxed slots without an outcome."""
@@ -692,17 +689,21 @@ class Plan:
         output: str,
         runs: int = 1,
         unrun: frozenset[int] = frozenset(),
+        ended: tuple[str, str] | None = None,
     ) -> Verdict:
         """The verdict from the outcomes of the runs; a slot in `unrun` (a verdict decided early,
-        `Oracle` with `verdict_only`) was not run and has no outcome in it at all."""
-        missing_reason = reason or "no result"
+        `Oracle` with `verdict_only`) was not run and has no outcome in it at all. `ended`: how
+        the run that left the tests without a result ended, where that is not `status` (a
+        verdict an earlier test decided)."""
+        ended_status, ended_reason = ended or (status, reason)
+        missing_reason = ended_reason or "no result"
         tests = []
         for slot in self.sandboxed:
             outcome = outcomes.get(slot.index)
             if outcome is None:
                 if slot.index in unrun:
                     continue
-                outcome = _failed(slot, _missing_type(status), f"no result: {missing_reason}")
+                outcome = _failed(slot, _missing_type(ended_status), f"no result: {missing_reason}")
             tests.append(outcome)
         tests.extend(checks.constraint_outcomes)
         tests = [_printable_outcome(outcome) for outcome in tests]

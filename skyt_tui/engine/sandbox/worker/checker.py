@@ -117,12 +117,7 @@ class Checker:
     ) -> dict[str, int | None] | None:
         """Give the job's checks and pipe ends to C; its exit if it is gone."""
         body = json.dumps(
-            {
-                "entry": job["entry"],
-                "checks": job["checks"],
-                "timeout_s": timeout_s,
-                "stop_at_failure": bool(job.get("stop_at_failure")),
-            },
+            {"entry": job["entry"], "checks": job["checks"], "timeout_s": timeout_s},
             separators=(",", ":"),
             ensure_ascii=True,
             allow_nan=False,
