@@ -63,6 +63,10 @@ class SampleClient:
         try:
             write_frame(self.requests_fd, message)
             body = read_frame(self.replies_fd)
+        except BrokenPipeError:
+            # the sample is gone: whether the write or the read sees it first depends on when
+            # the zygote closed its copies of the pipe, so both say the same (deterministic)
+            body = None
         except (OSError, ProtocolError) as exc:
             raise SandboxBoundaryError(f"the sample process stopped answering ({exc})") from None
         if body is None:
