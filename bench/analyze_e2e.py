@@ -16,6 +16,24 @@ Figures, all in one run:
   ...) and the median walls are compared: the machine's load moves between
   rounds, so one run each says little.
 Target: under 20 s wall for the full command.
+
+    python bench/analyze_e2e.py --vs-skyt SKYT_DIR [--experiments 60] [--rounds 3]
+
+compares skyt-tui with SKYT's own pipeline (HeitorRoriz/skyt_experiment, a checkout at SKYT_DIR
+holding its `src/`, with its requirements installed: numpy, scipy, matplotlib, seaborn, astor,
+openai; installed beside skyt-tui, never in this repository) on the same experiment files, the
+`--experiments` of the corpus's 240 taken at even steps in name order (60: every 4th), in one
+run, interleaved `--rounds` times, each side a fresh interpreter:
+- skyt-tui: `skyt-tui analyze FILES --json --samples` as a user runs it;
+- SKYT: its `ComprehensiveExperiment.run_full_experiment` on each file, in process, as its
+  sweeps call it, from its contract templates (the corpus's `templates.json`), with the
+  recorded answers in place of the model (`raw_outputs`, in order), each experiment in a fresh
+  output folder (its canon fixed by that experiment, as skyt-tui's per run), its printing to
+  an in-memory buffer and its bell-curve plots off. It checks the oracle, builds the canon,
+  transforms every sample towards it and computes its metrics; its own figures are checked
+  against the file's (R_raw must match), so the replay is the recorded run.
+Prints each side's wall (whole command; SKYT's pipeline alone too), CPU (every process it
+waited for), the ratio per round and its median, with the load average.
 """
 
 from __future__ import annotations
@@ -25,11 +43,13 @@ import hashlib
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -138,6 +158,146 @@ def stage_breakdown(corpus: Path) -> dict:
     }
 
 
+def experiment_files(corpus: Path, count: int) -> list[Path]:
+    """`count` experiment files at even steps through the corpus's files in name order."""
+    files = sorted(corpus.glob("*.json"))
+    step = max(1, len(files) // max(1, count))
+    return files[::step][:count]
+
+
+def timed(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, bytes]:
+    """Wall and CPU (the command and every process it waited for) of one command, its stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
+        raise SystemExit(f"{command[:4]} failed: {' / '.join(tail)}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
+
+
+def skyt_pipeline(skyt_dir: Path, files: list[Path], templates: Path) -> dict:
+    """SKYT's own pipeline on recorded experiments, in this process (run by `--measure-skyt`)."""
+    import contextlib
+    import io
+
+    started = time.perf_counter()
+    sys.path.insert(0, str(skyt_dir))
+    from src import comprehensive_experiment as ce  # type: ignore[import-not-found]
+    from src.canon_system import CanonSystem  # type: ignore[import-not-found]
+    from src.code_transformer import CodeTransformer  # type: ignore[import-not-found]
+    from src.metrics import ComprehensiveMetrics  # type: ignore[import-not-found]
+    from src.oracle_system import OracleSystem  # type: ignore[import-not-found]
+
+    class Replay:
+        """The model: the experiment's recorded answers, in order."""
+
+        def __init__(self, outputs: list[str], model: str | None) -> None:
+            self.outputs = list(outputs)
+            self.model = model or "unrecorded"
+
+        def generate_code(self, prompt: str, temperature: float) -> str:
+            return self.outputs.pop(0)
+
+    class NoPlots:
+        def plot_pre_post_comparison(self, *args: object, **kwargs: object) -> dict:
+            return {"plots": "off"}
+
+    imported = time.perf_counter()
+    agree = 0
+    for path in files:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        with tempfile.TemporaryDirectory(prefix="skyt-bench-skyt-") as out:
+            experiment = ce.ComprehensiveExperiment.__new__(ce.ComprehensiveExperiment)
+            experiment.output_dir = out
+            experiment.llm_client = Replay(data["raw_outputs"], data.get("model"))
+            experiment.canon_system = CanonSystem(os.path.join(out, "canon"))
+            experiment.oracle_system = OracleSystem()
+            experiment.code_transformer = CodeTransformer(experiment.canon_system)
+            experiment.metrics_calculator = ComprehensiveMetrics(experiment.canon_system)
+            experiment.bell_curve_analyzer = NoPlots()
+            with contextlib.redirect_stdout(io.StringIO()):
+                result = experiment.run_full_experiment(
+                    str(templates),
+                    data["contract_id"],
+                    num_runs=len(data["raw_outputs"]),
+                    temperature=data["temperature"],
+                )
+        agree += result.get("metrics", {}).get("R_raw") == data["metrics"].get("R_raw")
+    return {
+        "import_s": imported - started,
+        "pipeline_s": time.perf_counter() - imported,
+        "experiments": len(files),
+        "r_raw_as_recorded": agree,
+    }
+
+
+def versus_skyt(args: argparse.Namespace) -> dict:
+    """skyt-tui's analyze and SKYT's pipeline on the same files, interleaved rounds."""
+    files = experiment_files(args.corpus, args.experiments)
+    samples = sum(
+        len(json.loads(path.read_text(encoding="utf-8"))["raw_outputs"]) for path in files
+    )
+    rounds = []
+    for number in range(args.rounds):
+        round_: dict[str, Any] = {}
+        order = ("skyt-tui", "skyt") if number % 2 == 0 else ("skyt", "skyt-tui")
+        for side in order:
+            load = os.getloadavg()[0]
+            with tempfile.TemporaryDirectory(prefix="skyt-bench-home-") as home:
+                env = {**os.environ, "PYTHONPATH": str(ROOT), "SKYT_HOME": home}
+                if side == "skyt-tui":
+                    command = [sys.executable, "-m", "skyt_tui", "analyze", *map(str, files)]
+                    wall, cpu, out = timed([*command, "--json", "--samples"], env, ROOT)
+                    report = json.loads(out)
+                    round_[side] = {"wall_s": wall, "cpu_s": cpu, "load": load}
+                    round_[side]["runs"] = len(report["runs"])
+                else:
+                    command = [
+                        sys.executable,
+                        str(Path(__file__).resolve()),
+                        "--measure-skyt",
+                        str(args.vs_skyt),
+                        "--experiments",
+                        str(args.experiments),
+                        "--corpus",
+                        str(args.corpus),
+                    ]
+                    wall, cpu, out = timed(command, env, ROOT)
+                    round_[side] = {"wall_s": wall, "cpu_s": cpu, "load": load, **json.loads(out)}
+        round_["ratio"] = round_["skyt"]["wall_s"] / round_["skyt-tui"]["wall_s"]
+        round_["ratio_pipeline"] = round_["skyt"]["pipeline_s"] / round_["skyt-tui"]["wall_s"]
+        round_["ratio_cpu"] = round_["skyt"]["cpu_s"] / round_["skyt-tui"]["cpu_s"]
+        rounds.append(round_)
+        if not args.json:
+            print(
+                f"round {number + 1}: skyt-tui {round_['skyt-tui']['wall_s']:.1f} s (CPU"
+                f" {round_['skyt-tui']['cpu_s']:.1f} s, load {round_['skyt-tui']['load']:.1f}),"
+                f" SKYT {round_['skyt']['wall_s']:.1f} s (pipeline {round_['skyt']['pipeline_s']:.1f}"
+                f" s, CPU {round_['skyt']['cpu_s']:.1f} s, load {round_['skyt']['load']:.1f}):"
+                f" {round_['ratio']:.1f}x",
+                flush=True,
+            )
+    return {
+        "experiments": len(files),
+        "samples": samples,
+        "files": [path.name for path in files],
+        "rounds": rounds,
+        "median_ratio": statistics.median(r["ratio"] for r in rounds),
+        "median_ratio_pipeline": statistics.median(r["ratio_pipeline"] for r in rounds),
+        "median_ratio_cpu": statistics.median(r["ratio_cpu"] for r in rounds),
+        "median_skyt_tui_s": statistics.median(r["skyt-tui"]["wall_s"] for r in rounds),
+        "median_skyt_s": statistics.median(r["skyt"]["wall_s"] for r in rounds),
+        "load_range": [
+            min(r[side]["load"] for r in rounds for side in ("skyt", "skyt-tui")),
+            max(r[side]["load"] for r in rounds for side in ("skyt", "skyt-tui")),
+        ],
+    }
+
+
 def median_run(runs: list[dict]) -> dict:
     """The run with the median wall time (the lower middle one for an even count)."""
     return sorted(runs, key=lambda run: run["wall_s"])[(len(runs) - 1) // 2]
@@ -166,7 +326,40 @@ def main(argv: list[str] | None = None) -> int:
         "--rounds", type=int, default=1, help="alternate new and baseline this many times"
     )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--vs-skyt",
+        type=Path,
+        default=None,
+        metavar="SKYT_DIR",
+        help="compare with SKYT's own pipeline (a checkout of HeitorRoriz/skyt_experiment)",
+    )
+    parser.add_argument("--experiments", type=int, default=60)
+    parser.add_argument("--measure-skyt", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.measure_skyt:
+        files = experiment_files(args.corpus, args.experiments)
+        templates = args.corpus.parent / "templates.json"
+        print(json.dumps(skyt_pipeline(args.measure_skyt, files, templates)))
+        return 0
+    if args.vs_skyt:
+        if not (args.vs_skyt / "src" / "comprehensive_experiment.py").is_file():
+            print(f"--vs-skyt {args.vs_skyt}: no SKYT src/ there", file=sys.stderr)
+            return 2
+        figures = versus_skyt(args)
+        if args.json:
+            print(json.dumps(figures, indent=2, sort_keys=True))
+            return 0
+        low, high = figures["load_range"]
+        print(
+            f"{figures['experiments']} experiments, {figures['samples']} samples, {args.rounds}"
+            f" rounds, load average {low:.1f}-{high:.1f}: skyt-tui {figures['median_skyt_tui_s']:.1f} s,"
+            f" SKYT {figures['median_skyt_s']:.1f} s (medians); skyt-tui is"
+            f" {figures['median_ratio']:.1f}x faster (rounds "
+            + ", ".join(f"{r['ratio']:.1f}" for r in figures["rounds"])
+            + f"), {figures['median_ratio_pipeline']:.1f}x against SKYT's pipeline alone,"
+            f" {figures['median_ratio_cpu']:.1f}x by CPU"
+        )
+        return 0
     if not args.corpus.is_dir():
         print(f"corpus not found: {args.corpus} (set SKYT_CORPUS)", file=sys.stderr)
         return 2

@@ -10,7 +10,12 @@ every harness. The harnesses, each measured in a fresh interpreter (imports and
 set-up of the inputs excluded, pool start included), interleaved within every
 round and rotated between rounds:
 
-- `skyt-bubblewrap`, `skyt-reduced`: `Oracle(workers, isolation).check_many`;
+- `skyt-bubblewrap`, `skyt-reduced`: `Oracle(workers, isolation).check_many(jobs,
+  verdict_only=True)`, as `skyt-tui oracle` judges by default: a sample's judging stops once
+  its verdict is decided (issue 34), the figure to set beside the per-sample harnesses;
+- `skyt-bubblewrap-all`, `skyt-reduced-all`: every test of every sample run and its outcome
+  kept (`skyt-tui oracle --all-outcomes`, what an analysis needs), the figure to set beside
+  the per-test harnesses;
 - `evalplus` (the headline, equal limits): `evalplus.eval.untrusted_check`
   submitted to a `ProcessPoolExecutor(max_workers=workers)`, as
   `evalplus.evaluate` drives it (a `multiprocessing.Process` per sample, the
@@ -89,6 +94,11 @@ PEERS = (
     "skyt-baseline-bubblewrap",
 )
 """What skyt-tui's harnesses are compared with; `evalplus` is at equal limits (the headline)."""
+TARGETS = (
+    ("skyt-bubblewrap/evalplus", 1.3, "verdicts, equal limits per sample"),
+    ("skyt-bubblewrap-all/evalplus-per-test", 1.0, "every test's outcome, equal limits per test"),
+)
+"""Issue 34's targets, by the timed section (the whole command's ratio is printed beside)."""
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
 """Where the harnesses' CPU time is counted, when this machine has a cgroup v1 cpuacct
 hierarchy we may write: every process a harness starts (sandboxes included) stays in the
@@ -172,7 +182,15 @@ def skyt_oracle_api() -> tuple[Any, Any, Any]:
     return Oracle, humaneval, problem_contract
 
 
-def measure_skyt(tree: Path, isolation: str, corpus: Path, workers: int, timeout: float) -> dict:
+def measure_skyt(
+    tree: Path,
+    isolation: str,
+    corpus: Path,
+    workers: int,
+    timeout: float,
+    verdict_only: bool | None = None,
+) -> dict:
+    """`verdict_only` None: the API of a tree from before issue 34 (every outcome)."""
     sys.path.insert(0, str(tree))
     problems, samples = load_set(corpus)
     import skyt_tui
@@ -197,7 +215,9 @@ def measure_skyt(tree: Path, isolation: str, corpus: Path, workers: int, timeout
         start = time.perf_counter()
         with Oracle(workers=workers, isolation=isolation) as oracle:
             ready.append(time.perf_counter() - start)
-            return oracle.check_many(jobs)
+            if verdict_only is None:
+                return oracle.check_many(jobs)
+            return oracle.check_many(jobs, verdict_only=verdict_only)
 
     verdicts, seconds, cpu = timed(run)
     return {
@@ -502,10 +522,13 @@ def _floor_worker(
 
 
 def measure(name: str, args: argparse.Namespace) -> dict:
-    if name == "skyt-bubblewrap":
-        return measure_skyt(ROOT, "bubblewrap", args.corpus, args.workers, args.timeout)
-    if name == "skyt-reduced":
-        return measure_skyt(ROOT, "reduced", args.corpus, args.workers, args.timeout)
+    if name.startswith("skyt-") and name.removesuffix("-all").split("-")[1] in (
+        "bubblewrap",
+        "reduced",
+    ):
+        isolation = name.removesuffix("-all").split("-")[1]
+        verdict_only = not name.endswith("-all")
+        return measure_skyt(ROOT, isolation, args.corpus, args.workers, args.timeout, verdict_only)
     if name == "skyt-baseline-bubblewrap":
         return measure_skyt(
             args.baseline_tree, "bubblewrap", args.corpus, args.workers, args.timeout
@@ -531,6 +554,8 @@ def harnesses(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     names = [
         "skyt-bubblewrap",
         "skyt-reduced",
+        "skyt-bubblewrap-all",
+        "skyt-reduced-all",
         "evalplus",
         "evalplus-per-test",
         "evalplus-own-limits",
@@ -544,7 +569,7 @@ def harnesses(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
 
     problem = sandbox._bwrap_probe()
     if problem is not None:
-        for name in ("skyt-bubblewrap", "skyt-baseline-bubblewrap"):
+        for name in ("skyt-bubblewrap", "skyt-bubblewrap-all", "skyt-baseline-bubblewrap"):
             skipped[name] = problem
     try:
         import evalplus  # noqa: F401
@@ -769,6 +794,13 @@ def main() -> int:
             + ", ".join(f"{r:.2f}" for r in whole["rounds"])
             + ")"
         )
+    for key, target, meaning in TARGETS:
+        if key in ratios:
+            value = ratios[key]["median"]
+            print(
+                f"target {key}: {value:.2f}x (whole command {command_ratios[key]['median']:.2f}x)"
+                f" against >= {target:g}x, {meaning}: {'met' if value >= target else 'NOT MET'}"
+            )
     if cpu_ms:
         print(
             "CPU per sample, every process of the harness (sandboxes included), median: "

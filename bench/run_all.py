@@ -195,14 +195,19 @@ def rows(results: dict) -> list[tuple[str, str, str, str, str]]:
     speed = peers.get("median_samples_per_s", {})
     ratios = peers.get("ratios", {})
     cpu_ratios = peers.get("cpu_ratios", {})
-    for mode in ("bubblewrap", "reduced"):
+    for mode in ("bubblewrap", "reduced", "bubblewrap-all", "reduced-all"):
         name = f"skyt-{mode}"
         if name not in speed:
             continue
+        every = mode.endswith("-all")  # every test's outcome (issue 34): beside the per-test peers
         for peer, label, target in (
-            ("evalplus", "EvalPlus engine (2-process pool), equal limits", 1.5),
+            (
+                ("evalplus-per-test", "EvalPlus engine, equal limits per test", 1.0)
+                if every
+                else ("evalplus", "EvalPlus engine (2-process pool), equal limits per sample", 1.3)
+            ),
             ("evalplus-own-limits", "EvalPlus engine, its own per-input limits", None),
-            ("floor", "fork floor", 0.7),
+            ("floor-per-test" if every else "floor", "fork floor", None),
         ):
             key = f"{name}/{peer}"
             if key not in ratios:
@@ -216,7 +221,7 @@ def rows(results: dict) -> list[tuple[str, str, str, str, str]]:
                     f"{ratio:.2f}x"
                     + (f" (by CPU per sample {cpu_ratios[key]:.2f}x)" if key in cpu_ratios else ""),
                     f">= {target}x: {'met' if ratio >= target else 'NOT met'}"
-                    if mode == "bubblewrap" and target is not None
+                    if mode.startswith("bubblewrap") and target is not None
                     else "",
                 )
             )

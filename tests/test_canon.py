@@ -115,7 +115,7 @@ class StubOracle:
     def __init__(self):
         self.asked = []
 
-    def check_many(self, jobs, dedupe=True):
+    def check_many(self, jobs, dedupe=True, verdict_only=False):
         from types import SimpleNamespace
 
         self.asked.append([code for _, code in jobs])
@@ -164,7 +164,7 @@ def test_every_path_that_picks_a_canon_uses_the_one_rule(isolated_home, monkeypa
     monkeypatch.setattr(canon_store, "first_canon_candidate", last_passing)
 
     class PassAll(StubOracle):
-        def check_many(self, jobs, dedupe=True):
+        def check_many(self, jobs, dedupe=True, verdict_only=False):
             from types import SimpleNamespace
 
             return [SimpleNamespace(passed=True) for _ in jobs]

@@ -256,13 +256,15 @@ class Scene:
             path.unlink()
 
     def workers(self):
-        """(zygote, warm checker) of each worker, once each has its exec'd checker (a job
-        without checks ends the warm checker, and the next one takes a moment to start)."""
-        deadline = time.monotonic() + 10
+        """(zygote, warm checker) of each worker, once each has its warm checker: a worker
+        starts one with its first job whose checks run in a checker (hostile_check's three
+        asserts), so until both have one the scene judges such jobs."""
+        deadline = time.monotonic() + 30
         while True:
             found = [_worker(slot) for slot in self.oracle._pool._slots]
             if all(checker for _, checker in found) or time.monotonic() > deadline:
                 return found
+            self._both(self.contract, self.contract.reference)
             time.sleep(0.05)
 
     def program(self, sample, allowed=frozenset()):

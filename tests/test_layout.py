@@ -162,14 +162,17 @@ def test_the_checker_is_exec_d_through_the_worker_s_folder(tmp_path):
     replies = _run_worker(
         copy, tmp_path, _check_job(CHECKER_IMAGE, "def f(x):\n    return not x\n")
     )
+    assert [header["t"] for header, _ in replies] == ["hello", "started", "result", "ready"]
     assert replies[0][0]["checker"] == "exec" and replies[0][0]["checker_problem"] is None
     assert _frames(replies[2][1][1])[0]["passed"]
 
 
 def test_a_checker_that_cannot_be_exec_d_is_a_fork_of_the_zygote(tmp_path):
     """Where the exec fails (the kernel refuses it) or the exec'd checker does not start, the
-    zygote says so in its hello and its checkers are forks of it, as before the exec: the
-    check still runs (here it sees the zygote's preloaded `statistics`)."""
+    zygote says so when it starts its first checker (for the first job with checks, a
+    "checker" message after the hello, which assumed the exec) and its checkers are forks of
+    it, as before the exec: the check still runs (here it sees the zygote's preloaded
+    `statistics`)."""
     broken = {
         "refused": (
             "zygote.py",
@@ -189,10 +192,13 @@ def test_a_checker_that_cannot_be_exec_d_is_a_fork_of_the_zygote(tmp_path):
         (copy / "worker" / module).write_text(source.replace(old, new), encoding="utf-8")
         job = _check_job(CHECKER_IMAGE, "def f(x):\n    return x\n")
         replies = _run_worker(copy, tmp_path / name, job)
-        hello = replies[0][0]
-        assert hello["checker"] == "fork", name
-        assert ("failed" if name == "refused" else "did not start") in hello["checker_problem"]
-        assert _frames(replies[2][1][1])[0]["passed"], name
+        kinds = [header["t"] for header, _ in replies]
+        assert kinds == ["hello", "checker", "started", "result", "ready"], (name, kinds)
+        assert replies[0][0]["checker"] == "exec", name
+        told = replies[1][0]
+        assert told["checker"] == "fork", name
+        assert ("failed" if name == "refused" else "did not start") in told["checker_problem"]
+        assert _frames(replies[3][1][1])[0]["passed"], name
 
 
 def _check_job(check, program):
@@ -216,7 +222,7 @@ def _copy_worker(folder):
 
 def _run_worker(copy, folder, job):
     """Start the copied worker as the pool does (without site-packages too), run `job`, stop it;
-    its four replies."""
+    its replies, up to the "ready" after the job."""
     config = {
         "sample_uid": None,
         "checker_uid": None,
@@ -247,7 +253,9 @@ def _run_worker(copy, folder, job):
     try:
         proc.stdin.write(encode_frame(config) + encode_frame(job))
         proc.stdin.flush()
-        replies = [_reply(proc.stdout.fileno()) for _ in range(4)]
+        replies = [_reply(proc.stdout.fileno())]
+        while replies[-1][0]["t"] != "ready":
+            replies.append(_reply(proc.stdout.fileno()))
         proc.stdin.close()
         assert proc.wait() == 0, proc.stderr.read()
     finally:

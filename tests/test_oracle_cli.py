@@ -34,7 +34,8 @@ def test_samples_against_a_contract_as_json(tmp_path, capsys):
     assert report["samples"][0]["path"] == str(good)
 
 
-def test_samples_as_a_table(tmp_path, capsys):
+def test_samples_as_a_table(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "160")  # one line per row: the reason is not folded
     good = write(tmp_path / "good.py", "def solve(x):\n    return x + 1\n")
     loops = write(tmp_path / "loops.py", "def solve(x):\n    while True:\n        pass\n")
     assert main(["oracle", str(CONTRACT), str(good), str(loops)]) == 0
@@ -127,6 +128,36 @@ def test_humaneval_pass_rates_and_pass_at_k(tmp_path, capsys):
     assert report["statuses"] == {"ok": 4, "syntax_error": 1, "timeout": 1}
     assert [v["passed"] for v in report["verdicts"]] == [True, True, False, False, False, False]
     assert report["verdicts"][4]["line"] == 5 and report["samples"] == 6
+
+
+def test_verdicts_decided_early_unless_every_outcome_is_asked_for(tmp_path, capsys):
+    """The command reads verdicts: a sample that loops in its first test is one run and its
+    second test is not run (said so); `--all-outcomes` runs every test, with the same verdict
+    (issue 34)."""
+    loops = write(tmp_path / "loops.py", "def solve(x):\n    while True:\n        pass\n")
+    assert main(["oracle", str(CONTRACT), str(loops), "--json"]) == 0
+    early = json.loads(capsys.readouterr().out)["samples"][0]["verdict"]
+    assert main(["oracle", str(CONTRACT), str(loops), "--json", "--all-outcomes"]) == 0
+    every = json.loads(capsys.readouterr().out)["samples"][0]["verdict"]
+    assert (early["unrun"], early["runs"], len(early["tests"])) == (1, 1, 1)
+    assert (every["unrun"], every["runs"], len(every["tests"])) == (0, 2, 2)
+    assert early["passed"] == every["passed"] is False
+    assert early["status"] == every["status"] == "timeout"
+    assert main(["oracle", str(CONTRACT), str(loops)]) == 0
+    assert "0/2 (1 not run)" in capsys.readouterr().out
+    folder = humaneval_folder(tmp_path)
+    argv = ["oracle", "--humaneval", str(folder), "--json", "--timeout", "1"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--all-outcomes"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert report["all_outcomes"] is False and again["all_outcomes"] is True
+    assert again["tests_unrun"] == 0 and report["tests_unrun"] == sum(
+        v["unrun"] for v in report["verdicts"]
+    )
+    assert [(v["passed"], v["status"]) for v in report["verdicts"]] == [
+        (v["passed"], v["status"]) for v in again["verdicts"]
+    ]
 
 
 def test_humaneval_table_and_limit(tmp_path, capsys):

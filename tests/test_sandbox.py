@@ -330,6 +330,64 @@ def test_one_fork_per_sample_the_checker_stays_warm(mode):
 
 
 @pytest.mark.parametrize("mode", modes())
+def test_jobs_without_checks_leave_the_warm_checker_alone(mode):
+    """A job with no check (every contract of call tests) once took the zygote's warm checker
+    for a child its sample left behind and killed it, so the zygote exec'd a new interpreter
+    after every such job (issue 34: most of a SKYT analysis's sandbox time)."""
+    parent = "import os\ndef check(candidate):\n    candidate(os.getppid(), os.getuid())\n"
+    calls = {
+        "program": "def f(x):\n    return x\n",
+        "entry": "f",
+        "entry_kind": "function",
+        "tests": [{"i": 0, "op": "call", "args": [1], "kwargs": {}}],
+        "checks": [],
+    }
+    with SandboxPool(workers=1, isolation=mode) as pool:
+        before = check_ids(pool.run([(check_job(IDS, parent), 5.0)])[0])[0]
+        plain = pool.run([(calls, 5.0)] * 3)
+        after = check_ids(pool.run([(check_job(IDS, parent), 5.0)])[0])[0]
+    assert all(result.sample_exit is not None for result in plain)
+    assert before == after
+
+
+def _descendant_commands(pid):
+    """The command lines of every process below `pid`."""
+    found, frontier = [], [pid]
+    while frontier:
+        parent = frontier.pop()
+        for task in Path(f"/proc/{parent}/task").iterdir():
+            for child in (task / "children").read_text().split():
+                try:
+                    found.append(Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" "))
+                except OSError:
+                    continue
+                frontier.append(int(child))
+    return found
+
+
+@pytest.mark.parametrize("mode", modes())
+def test_the_checker_starts_with_the_first_job_that_has_checks(mode):
+    """A pool that judges call tests only (and checks the app compares itself) never starts a
+    checker; the first job with checks starts it, before that job's clock runs (issue 34)."""
+    calls = {
+        "program": "def f(x):\n    return x\n",
+        "entry": "f",
+        "entry_kind": "function",
+        "tests": [{"i": 0, "op": "call", "args": [1], "kwargs": {}}],
+        "checks": [],
+    }
+    with SandboxPool(workers=1, isolation=mode) as pool:
+        pool.run([(calls, 5.0)] * 2)
+        before = _descendant_commands(pool._slots[0].proc.pid)
+        checked = pool.run([(check_job(IDS), 5.0)])
+        after = _descendant_commands(pool._slots[0].proc.pid)
+        hello = pool._slots[0].hello
+    assert not any(b"checker" in command for command in before), before
+    assert any(b"entry.py checker" in command for command in after), after
+    assert check_ids(checked[0]) and hello["checker"] == "exec"
+
+
+@pytest.mark.parametrize("mode", modes())
 def test_a_checker_stopped_mid_check_is_never_reused(mode):
     """A job that ends inside a check (here a timeout) kills the warm checker; the next job gets a
     fresh one, and its check runs as before."""

@@ -95,6 +95,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="auto (bubblewrap when it works here), bubblewrap, or reduced "
         "(default: run.isolation in settings.toml, else auto)",
     )
+    parser.add_argument(
+        "--all-outcomes",
+        action="store_true",
+        help="run every test of every sample and report each outcome (default: a sample's "
+        "judging stops once its verdict is decided, and the tests it left are counted as not run)",
+    )
     add_probe_options(parser)
     add_json_option(parser)
     add_executor_options(parser)
@@ -141,7 +147,9 @@ def run_samples(args: argparse.Namespace) -> int:
     probe = None
     oracle = current_executor().open_oracle(workers=args.workers, isolation=args.isolation)
     with closing(oracle):
-        verdicts = oracle.check_many([(contract, code) for code in codes])
+        verdicts = oracle.check_many(
+            [(contract, code) for code in codes], verdict_only=not args.all_outcomes
+        )
         isolation, layers = oracle.isolation, oracle.layers
         where = executor_lines(oracle, probe=args.probe_settings is not None)
         if args.probe_settings is not None:
@@ -181,10 +189,13 @@ def run_samples(args: argparse.Namespace) -> int:
         table.add_column(column, overflow="fold")
     for path, verdict in zip(paths, verdicts):
         passed_tests = sum(o.passed for o in verdict.tests)
+        outcomes = f"{passed_tests}/{len(verdict.tests) + verdict.unrun}"
+        if verdict.unrun:
+            outcomes += f" ({verdict.unrun} not run)"
         table.add_row(
             Text(printable(path)),
             Text("PASS", style="green") if verdict.passed else Text("FAIL", style="red"),
-            f"{passed_tests}/{len(verdict.tests)}",
+            outcomes,
             Text(printable(verdict.status)),
             Text(printable(verdict.reason)),
         )
@@ -295,7 +306,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
         isolation, layers, workers = oracle.isolation, oracle.layers, oracle.workers
         where = executor_lines(oracle, probe=args.probe_settings is not None)
         show_progress = not args.json and sys.stderr.isatty()
-        for verdict in oracle.check_iter(jobs):
+        for verdict in oracle.check_iter(jobs, verdict_only=not args.all_outcomes):
             verdicts.append(verdict)
             if show_progress and (len(verdicts) % 64 == 0 or len(verdicts) == len(jobs)):
                 sys.stderr.write(f"\r{len(verdicts)}/{len(jobs)} samples checked")
@@ -322,6 +333,8 @@ def run_humaneval(args: argparse.Namespace) -> int:
         "workers": workers,
         "directory": str(directory),
         "samples": len(verdicts),
+        "all_outcomes": args.all_outcomes,
+        "tests_unrun": sum(v.unrun for v in verdicts),
         "timeout_s": args.timeout,
         "trivial_asserts": trivial,
         **score,
@@ -334,6 +347,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
                 "passed": v.passed,
                 "status": v.status,
                 "reason": v.reason,
+                "unrun": v.unrun,
                 **({"probe": sample_probes[k]} if probes is not None else {}),
             }
             for k, (c, v) in enumerate(zip(completions, verdicts))
@@ -370,6 +384,14 @@ def run_humaneval(args: argparse.Namespace) -> int:
     out.print(
         "statuses: " + ", ".join(f"{name} {count}" for name, count in score["statuses"].items())
     )
+    early = [v for v in verdicts if v.unrun]
+    if early:
+        out.print(
+            f"{len(early)} verdicts decided early: {sum(v.unrun for v in early)} tests not run "
+            "(--all-outcomes runs them)",
+            markup=False,
+            highlight=False,
+        )
     if trivial:
         listed = ", ".join(f"{printable(task)} ({count})" for task, count in trivial.items())
         out.print(

@@ -60,17 +60,27 @@ def depth(tree: ast.AST, limit: int | None = None) -> int:
     """The number of nodes on the longest path from `tree` down to a leaf, without recursion.
 
     With `limit`, the walk stops as soon as a path is longer and returns that length.
+    One level at a time, reading each node's fields directly: this runs on every program the
+    product parses (repair parses each candidate), and `ast.iter_child_nodes` per node cost
+    several times as much.
     """
-    deepest = 0
-    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
-    while stack:
-        node, level = stack.pop()
-        if level > deepest:
-            deepest = level
-            if limit is not None and deepest > limit:
-                return deepest
-        stack.extend((child, level + 1) for child in ast.iter_child_nodes(node))
-    return deepest
+    level: list[ast.AST] = [tree]
+    found = 0
+    node_type = ast.AST
+    while level:
+        found += 1
+        if limit is not None and found > limit:
+            return found
+        below: list[ast.AST] = []
+        for node in level:
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    below.extend(item for item in value if isinstance(item, node_type))
+                elif isinstance(value, node_type):
+                    below.append(value)
+        level = below
+    return found
 
 
 NOT_PARSED = "judged and counted; not normalized, never canon, not repaired"
@@ -107,6 +117,19 @@ def parse(
             else str(exc) or type(exc).__name__
         )
         raise SyntaxError(reason) from None
-    if max_depth is not None and depth(tree, max_depth) > max_depth:
-        raise TooDeep(f"the syntax tree is nested deeper than {max_depth} levels")
+    if max_depth is not None and (code, max_depth) not in _shallow:
+        if depth(tree, max_depth) > max_depth:
+            raise TooDeep(f"the syntax tree is nested deeper than {max_depth} levels")
+        if len(code) <= SHALLOW_MEMO_CHARS:
+            if len(_shallow) >= SHALLOW_MEMO:
+                _shallow.clear()
+            _shallow.add((code, max_depth))
     return tree
+
+
+SHALLOW_MEMO = 4096
+SHALLOW_MEMO_CHARS = 4096
+"""Texts up to this long are remembered (at most 16 MiB in all)."""
+_shallow: set[tuple[str, int]] = set()
+"""Texts already parsed within a depth bound: the same text parses to the same tree, so its
+depth is measured once (repair parses each program once per candidate it derives from it)."""

@@ -339,7 +339,9 @@ def first_canon_candidate(
 def first_canon_sample(contract: Contract, codes: Sequence[str], oracle: Judge) -> int | None:
     """The canon rule on one run's samples (generation order): the oracle judges them, each
     distinct program once, and the position of the first that parses and passes comes back."""
-    verdicts = oracle.check_many([(contract, code) for code in codes], dedupe=True)
+    verdicts = oracle.check_many(
+        [(contract, code) for code in codes], dedupe=True, verdict_only=True
+    )
     return first_canon_candidate(
         [verdict.passed for verdict in verdicts],
         (normalize(code, contract.kept_names).parse_error for code in codes),

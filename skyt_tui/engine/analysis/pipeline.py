@@ -63,9 +63,11 @@ from skyt_tui.engine.repair import REPAIR_VERSION, RepairResult, RewriteCache
 from skyt_tui.engine.repair.parallel import (
     Outcome,
     RepairTask,
+    StartedWorkers,
     TaskVerifier,
     accepts,
     repair_in_processes,
+    start_workers,
 )
 from skyt_tui.engine.sources.humaneval import problem_contract
 from skyt_tui.engine.sources.recorded import RunInput
@@ -111,6 +113,7 @@ class SampleDetail:
 
 
 def _verdict_summary(verdict: Verdict) -> dict[str, Any]:
+    verdict.require_every_outcome()  # what the analysis stores: every test's outcome
     passed_tests, total = verdict.test_counts()
     out: dict[str, Any] = {
         "passed": verdict.passed,
@@ -346,6 +349,72 @@ def analyze_runs(
         contracts = [contract_for(run) for run in runs]
     contracts = _dedupe_contracts(list(contracts))
     weights = [len(run.codes) for run in runs]
+    started = _start_repair_workers(the_oracle, repair_samples, repair_workers, executor, weights)
+    try:
+        return _analyze(
+            runs,
+            contracts,
+            weights,
+            the_oracle,
+            executor,
+            started,
+            level=level,
+            tau=tau,
+            canon_mode=canon_mode,
+            store_canon_provider=store_canon_provider,
+            repair_samples=repair_samples,
+            report=report,
+            repair_workers=repair_workers,
+            distance=distance,
+            probe=probe,
+        )
+    finally:
+        if started is not None:
+            started.close()
+
+
+PRESTART_MIN_SAMPLES = 200
+"""From this many samples the repair worker processes start with the analysis (their imports
+overlap normalizing and judging) rather than when the repair begins."""
+
+
+def _start_repair_workers(
+    oracle: Judge | None,
+    repair_samples: bool,
+    workers: int | None,
+    executor: Executor,
+    weights: Sequence[int],
+) -> StartedWorkers | None:
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if (
+        oracle is None
+        or not repair_samples
+        or workers < 2
+        or executor.name != "local"
+        or sum(weights) < PRESTART_MIN_SAMPLES
+    ):
+        return None
+    return start_workers(workers)
+
+
+def _analyze(
+    runs: Sequence[RunInput],
+    contracts: list[Contract | None],
+    weights: list[int],
+    the_oracle: Judge | None,
+    executor: Executor,
+    started: StartedWorkers | None,
+    *,
+    level: str,
+    tau: float,
+    canon_mode: str,
+    store_canon_provider: Callable[[Contract], tuple[str, canon_store.Provenance] | None] | None,
+    repair_samples: bool,
+    report: Progress,
+    repair_workers: int | None,
+    distance: str,
+    probe: ProbeSettings | None,
+) -> list[RunAnalysis]:
     prepared: list[_Prepared] = executor.map(_prepare, list(zip(runs, contracts)), weights=weights)
 
     verdicts: list[list[Verdict] | None] = [None] * len(runs)
@@ -372,7 +441,15 @@ def analyze_runs(
     ]
 
     repairs: Sequence[dict[int, RepairResult] | None] = [None] * len(runs)
+    known: dict[tuple[str, str], Verdict] = {}
+    """(contract hash, program) → its verdict with every test's outcome (see `_repair_all`)."""
+    digests = {id(contract): contract.content_hash() for contract in contracts if contract}
     if the_oracle is not None and repair_samples:
+        for p, contract, vs in zip(prepared, contracts, verdicts):
+            if contract is not None and vs is not None:
+                digest = digests[id(contract)]
+                for code, verdict in zip(p.codes, vs):
+                    known.setdefault((digest, code), verdict)
         repairs = _repair_all(
             prepared,
             contracts,
@@ -383,23 +460,29 @@ def analyze_runs(
             report,
             repair_workers,
             executor,
+            known,
+            started,
         )
 
     after: list[dict[int, Verdict]] = [{} for _ in runs]
     if the_oracle is not None:
+        # a repaired program was judged as a candidate (every test ran: it passed); the rest,
+        # from a cluster's repair tasks, which answer with outcomes only, are judged here
         jobs = [
             (contract, result.code)
             for p, contract, rs in zip(prepared, contracts, repairs)
             if contract and rs
             for result in rs.values()
-            if result.steps
+            if result.steps and (digests[id(contract)], result.code) not in known
         ]
         flat = the_oracle.check_many(jobs, dedupe=True) if jobs else []
-        lookup = {(id(job[0]), job[1]): verdict for job, verdict in zip(jobs, flat)}
+        for (contract, code), verdict in zip(jobs, flat):
+            known.setdefault((digests[id(contract)], code), verdict)
         for i, (contract, rs) in enumerate(zip(contracts, repairs)):
             for position, result in (rs or {}).items():
                 if result.steps:
-                    after[i][position] = lookup[(id(contract), result.code)]
+                    assert contract is not None  # repairs exist only where a contract judged
+                    after[i][position] = known[(digests[id(contract)], result.code)]
 
     probes: list[ContractProbe | None] = [None] * len(runs)
     if the_oracle is not None and probe is not None:
@@ -602,8 +685,14 @@ def _repair_all(
     report: Progress,
     workers: int | None = None,
     executor: Executor | None = None,
+    known: dict[tuple[str, str], Verdict] | None = None,
+    started: StartedWorkers | None = None,
 ) -> list[dict[int, RepairResult]]:
     """Repair every oracle-passing, non-canonical sample; identical samples share one repair.
+
+    `known` ((contract hash, program) → a verdict with every test's outcome) holds the samples'
+    own verdicts; the candidates' are added as they come in, so the re-check of the repaired
+    programs finds most of them there.
 
     Many tasks run on worker processes (`repair.parallel`), a few on threads
     here, or all on the executor's cluster when `oracle` is its own; the
@@ -614,6 +703,7 @@ def _repair_all(
     (so a compliant sample stays compliant; `repair.parallel.accepts`, the rule
     of every executor).
     """
+    known = {} if known is None else known
     tasks: dict[_RepairKey, tuple[Contract, str, str, frozenset[str]]] = {}
     broken_before: dict[_RepairKey, frozenset[str] | None] = {}
     """The rules each sample breaks (a function of the contract version and the code, so of the key)."""
@@ -622,13 +712,14 @@ def _repair_all(
         positions: dict[int, _RepairKey] = {}
         if contract is not None and vs is not None and canon.status == CANON_ESTABLISHED:
             assert canon.code is not None  # an established canon has its code
+            digest = contract.content_hash()
             for position, (code, verdict, norm) in enumerate(zip(p.codes, vs, p.normalized)):
                 if (
                     verdict.passed
                     and not norm.parse_error
                     and norm.texts[level] != canon.texts[level]
                 ):
-                    key = (contract.content_hash(), code, canon.code, p.kept)
+                    key = (digest, code, canon.code, p.kept)
                     tasks.setdefault(key, (contract, code, canon.code, p.kept))
                     broken_before[key] = verdict.broken
                     positions[position] = key
@@ -650,9 +741,21 @@ def _repair_all(
         for key in keys
         for contract, code, canon_code, kept in [tasks[key]]
     ]
-    verdict_cache: dict[tuple[str, str], Outcome] = {}
-    """(contract hash, program) → (passes the oracle, the coding rules it breaks)."""
+    verdict_cache: dict[tuple[str, str], Outcome] = {
+        key: (verdict.passed, verdict.broken) for key, verdict in known.items()
+    }
+    """(contract hash, program) → (passes the oracle, the coding rules it breaks); it starts with
+    every sample's verdict, so a candidate that is another sample's program is not run again."""
     cache_lock = threading.Lock()
+
+    def keep(group: str, programs: Sequence[str], found: Sequence[Verdict]) -> None:
+        """Cache each verdict's outcome, and the verdict itself when every test ran (a passing one
+        always: nothing decides it early), for the re-check of repaired programs (`known`)."""
+        with cache_lock:
+            for program, verdict in zip(programs, found):
+                verdict_cache[(group, program)] = (verdict.passed, verdict.broken)
+                if not verdict.early:
+                    known.setdefault((group, program), verdict)
 
     def accepted(index: int, program: str) -> bool:
         return accepts(verdict_cache[(keys[index][0], program)], repair_tasks[index].broken_before)
@@ -667,11 +770,10 @@ def _repair_all(
                 if (group, program) not in verdict_cache
             ]
         if pending:
-            found = oracle.check_many([(contract, program) for program in pending], dedupe=True)
-            with cache_lock:
-                verdict_cache.update(
-                    ((group, program), (v.passed, v.broken)) for program, v in zip(pending, found)
-                )
+            found = oracle.check_many(
+                [(contract, program) for program in pending], dedupe=True, verdict_only=True
+            )
+            keep(group, pending, found)
         with cache_lock:
             return [accepted(index, program) for program in programs]
 
@@ -686,10 +788,12 @@ def _repair_all(
                         wanted.setdefault((group, program), tasks[keys[index]][0])
         if wanted:
             found = oracle.check_many(
-                [(contract, program) for (_, program), contract in wanted.items()], dedupe=True
+                [(contract, program) for (_, program), contract in wanted.items()],
+                dedupe=True,
+                verdict_only=True,
             )
-            with cache_lock:
-                verdict_cache.update((key, (v.passed, v.broken)) for key, v in zip(wanted, found))
+            for (group, program), verdict in zip(wanted, found):
+                keep(group, [program], [verdict])
         with cache_lock:
             return [
                 [accepted(index, program) for program in programs] for index, programs in requests
@@ -713,6 +817,7 @@ def _repair_all(
             workers=workers,
             progress=lambda done: report("repair", done, len(keys)),
             verify_many=verify_many,
+            started=started,
         )
     else:
         found = _repair_in_threads(
@@ -880,6 +985,7 @@ def _tree_distances(
 
 def output_keys(verdict: Verdict) -> tuple[str, ...]:
     """Per-test output keys for OER (`output_key`); constraint outcomes have no output and are left out."""
+    verdict.require_every_outcome()
     return tuple(output_key(t) for t in verdict.tests if t.kind != "constraint")
 
 

@@ -48,14 +48,22 @@ class Judge(Protocol):
     @property
     def workers(self) -> int: ...
 
-    def check(self, contract: Contract, code: str) -> Verdict: ...
+    def check(self, contract: Contract, code: str, *, verdict_only: bool = False) -> Verdict: ...
 
     def check_many(
-        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+        self,
+        jobs: Sequence[tuple[Contract, str]],
+        *,
+        dedupe: bool = False,
+        verdict_only: bool = False,
     ) -> list[Verdict]: ...
 
     def check_iter(
-        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+        self,
+        jobs: Sequence[tuple[Contract, str]],
+        *,
+        dedupe: bool = False,
+        verdict_only: bool = False,
     ) -> Iterator[Verdict]: ...
 
     def close(self) -> None: ...

@@ -107,11 +107,19 @@ class NodeJudge:
             "workers": oracle.workers if oracle else 0,
         }
 
-    def judge(self, contracts: dict[str, Contract], jobs: list[tuple[str, str]]) -> list[Verdict]:
-        """Verdicts of (contract key, program) jobs in order; `contracts` holds every key used."""
+    def judge(
+        self,
+        contracts: dict[str, Contract],
+        jobs: list[tuple[str, str]],
+        verdict_only: bool = False,
+    ) -> list[Verdict]:
+        """Verdicts of (contract key, program) jobs in order; `contracts` holds every key used;
+        `verdict_only` as `Oracle.check_many`."""
         oracle = self._ready()
         known = self._known(contracts)
-        return oracle.check_many([(known[key], code) for key, code in jobs])
+        return oracle.check_many(
+            [(known[key], code) for key, code in jobs], verdict_only=verdict_only
+        )
 
     def verify(self, contracts: dict[str, Contract], jobs: list[tuple[str, str]]) -> list[Outcome]:
         """What a repair search asks of the oracle about each job: (passes, the keys of the
@@ -120,7 +128,9 @@ class NodeJudge:
         contract's own rule keys per program, never the verdict's outputs."""
         oracle = self._ready()
         known = self._known(contracts)
-        verdicts = oracle.check_many([(known[key], code) for key, code in jobs], dedupe=True)
+        verdicts = oracle.check_many(
+            [(known[key], code) for key, code in jobs], dedupe=True, verdict_only=True
+        )
         return [(verdict.passed, verdict.broken) for verdict in verdicts]
 
     def close(self) -> None:

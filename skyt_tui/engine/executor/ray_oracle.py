@@ -86,6 +86,7 @@ class _Batch:
     jobs: list[_Job]
     call: int
     losses: int = 0
+    verdict_only: bool = False
 
 
 @dataclass
@@ -179,21 +180,29 @@ class RayOracle:
         """Actor handles of the live judges by node id (repair tasks verify on their own node's)."""
         return {node.info.node_id: node.handle for node in self._live()}
 
-    def check(self, contract: Contract, code: str) -> Verdict:
-        return self.check_many([(contract, code)])[0]
+    def check(self, contract: Contract, code: str, *, verdict_only: bool = False) -> Verdict:
+        return self.check_many([(contract, code)], verdict_only=verdict_only)[0]
 
     def check_many(
-        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+        self,
+        jobs: Sequence[tuple[Contract, str]],
+        *,
+        dedupe: bool = False,
+        verdict_only: bool = False,
     ) -> list[Verdict]:
         """Verdicts in input order (`Oracle.check_many`, on the cluster's nodes)."""
-        return list(self.check_iter(jobs, dedupe=dedupe))
+        return list(self.check_iter(jobs, dedupe=dedupe, verdict_only=verdict_only))
 
     def check_iter(
-        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+        self,
+        jobs: Sequence[tuple[Contract, str]],
+        *,
+        dedupe: bool = False,
+        verdict_only: bool = False,
     ) -> Iterator[Verdict]:
         """`check_many`'s verdicts one at a time, in input order, each as soon as it is in.
 
-        `dedupe` as `Oracle.check_many`: a program repeated for the same contract object runs once.
+        `dedupe` and `verdict_only` as `Oracle.check_many` (each node's oracle gets the flag).
         """
         if self._broken:
             raise ExecutorError(self._broken)
@@ -219,7 +228,8 @@ class RayOracle:
             entries.append(("run", job.future))
         size = self._batch_size(len(runnable))
         batches = [
-            _Batch(runnable[start : start + size], call) for start in range(0, len(runnable), size)
+            _Batch(runnable[start : start + size], call, verdict_only=verdict_only)
+            for start in range(0, len(runnable), size)
         ]
         with self._changed:
             self.stats.jobs_submitted += len(runnable)
@@ -407,7 +417,9 @@ class RayOracle:
             node = min(roomy, key=lambda n: (n.jobs_in_flight / n.info.workers, n.batches))
             batch = self._queue.popleft()
             contracts = {job.key: job.contract for job in batch.jobs}
-            ref = node.handle.judge.remote(contracts, [(job.key, job.code) for job in batch.jobs])
+            ref = node.handle.judge.remote(
+                contracts, [(job.key, job.code) for job in batch.jobs], batch.verdict_only
+            )
             in_flight[ref] = (node, batch)
             node.jobs_in_flight += len(batch.jobs)
             node.batches += 1
@@ -434,7 +446,9 @@ class RayOracle:
         self.stats.batches_lost += 1
         batch.losses += 1
         if batch.losses >= SPLIT_AFTER_LOSSES and len(batch.jobs) > 1:
-            again = [_Batch([job], batch.call, batch.losses) for job in batch.jobs]
+            again = [
+                _Batch([job], batch.call, batch.losses, batch.verdict_only) for job in batch.jobs
+            ]
         elif batch.losses > SPLIT_AFTER_LOSSES:
             [job] = batch.jobs
             reason = f"lost with its Ray node {batch.losses} times"

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
+
+if TYPE_CHECKING:
+    import numpy as np
 
 from skyt_tui.engine.versions import DEFAULT_LEVEL, DISTANCE_FUNCTION, distance_version  # noqa: F401 (re-exported)
 
@@ -69,6 +72,8 @@ def distances_to(texts: Sequence[str], anchor: str) -> list[float]:
 
 def measure_to(texts: Sequence[str], anchor: str) -> tuple[list[float], list[bool]]:
     """`distances_to`, and for each whether it is the bound 1.0 rather than measured."""
+    import numpy as np  # here, not at import: a repair worker measures pairs only (0.5 s less)
+
     if not texts:
         return [], []
     out = [(0.0, False)] * len(texts)
@@ -132,6 +137,8 @@ def measure_mean_pairwise(texts: Sequence[str], workers: int = -1) -> tuple[floa
 
 
 def _streamed_sums(texts: list[str], workers: int) -> list[float]:
+    import numpy as np  # here, not at import: a repair worker measures pairs only (0.5 s less)
+
     n = len(texts)
     partial = []
     for start in range(0, n - 1, STREAM_BLOCK_ROWS):
@@ -156,6 +163,8 @@ def pairwise_matrix(texts: Sequence[str], workers: int = -1) -> np.ndarray:
 def measure_pairwise(texts: Sequence[str], workers: int = -1) -> tuple[np.ndarray, int]:
     """`pairwise_matrix`, and how many of its pairs i < j are the bound 1.0 rather than
     measured."""
+    import numpy as np
+
     if not texts:
         return np.zeros((0, 0), dtype=np.float64), 0
     texts = list(texts)
@@ -176,6 +185,8 @@ def measure_pairwise(texts: Sequence[str], workers: int = -1) -> tuple[np.ndarra
 
 
 def _matrix(texts: list[str], workers: int) -> np.ndarray:
+    import numpy as np  # here, not at import: a repair worker measures pairs only (0.5 s less)
+
     # the same list object as queries and choices: rapidfuzz then computes one triangle and mirrors it
     matrix = cdist(
         texts, texts, scorer=Levenshtein.normalized_distance, dtype=np.float64, workers=workers

@@ -33,7 +33,7 @@ from skyt_tui.engine.contracts.contract import (
 )
 from skyt_tui.engine.oracle.outputs import Call, CallsPlan, CallsResult
 from skyt_tui.engine.oracle.plan import TOO_LONG, Plan, Prechecks
-from skyt_tui.engine.oracle.verdicts import Verdict
+from skyt_tui.engine.oracle.verdicts import TestOutcome, Verdict
 from skyt_tui.engine.sandbox.pool import Limits, RunResult, SandboxPool
 
 
@@ -51,11 +51,15 @@ class Oracle:
         isolation: str = "auto",
         limits: Limits | None = None,
         without: tuple[str, ...] = (),
+        compare_asserts: bool = True,
     ) -> None:
-        """`without` switches sandbox layers off (see `SandboxPool`), for tests only."""
+        """`without` switches sandbox layers off (see `SandboxPool`), for tests only;
+        `compare_asserts=False` runs every check body in the checker, even those judged here
+        (`oracle.asserts`), for tests and benchmarks that compare the two."""
         self._pool = SandboxPool(
             workers=workers, isolation=isolation, limits=limits or Limits(), without=without
         )
+        self._compare_asserts = compare_asserts
         self._plans: dict[int, tuple[weakref.ref[Contract], Plan]] = {}
         self._plans_lock = threading.Lock()
 
@@ -72,11 +76,15 @@ class Oracle:
     def workers(self) -> int:
         return self._pool.workers
 
-    def check(self, contract: Contract, code: str) -> Verdict:
-        return self.check_many([(contract, code)])[0]
+    def check(self, contract: Contract, code: str, *, verdict_only: bool = False) -> Verdict:
+        return self.check_many([(contract, code)], verdict_only=verdict_only)[0]
 
     def check_many(
-        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+        self,
+        jobs: Sequence[tuple[Contract, str]],
+        *,
+        dedupe: bool = False,
+        verdict_only: bool = False,
     ) -> list[Verdict]:
         """Verdicts in input order, the jobs run in parallel on all workers.
 
@@ -84,11 +92,20 @@ class Oracle:
         this call runs once and its copies share the verdict: right for
         deterministic programs (and for repeatability metrics, which measure
         generation, not execution noise), much faster on repetitive samples.
+
+        With `verdict_only`, for callers that read only the verdict (passed, status, reason,
+        compliance), a sample's judging stops once its verdict is decided (`_judge`); its
+        verdict then says how many tests it left unrun (`Verdict.unrun`) and has no outcome for
+        them. Without it (the default) every test runs and has its outcome.
         """
-        return list(self.check_iter(jobs, dedupe=dedupe))
+        return list(self.check_iter(jobs, dedupe=dedupe, verdict_only=verdict_only))
 
     def check_iter(
-        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+        self,
+        jobs: Sequence[tuple[Contract, str]],
+        *,
+        dedupe: bool = False,
+        verdict_only: bool = False,
     ) -> Iterator[Verdict]:
         """`check_many`'s verdicts one at a time, in input order, each as soon as it is in.
 
@@ -111,7 +128,8 @@ class Oracle:
             if early is not None:
                 entries.append(("done", early))
                 continue
-            future = self._pool.submit({**plan.payload, "program": code}, contract.oracle.timeout_s)
+            payload = plan.job(code)
+            future = self._pool.submit(payload, contract.oracle.timeout_s)
             entries.append(("run", plan, code, checks, future))
         kept: dict[int, Verdict] = {}
         originals = {entry[1] for entry in entries if entry[0] == "copy"}
@@ -122,7 +140,7 @@ class Oracle:
                 verdict = entry[1]
             else:
                 _, plan, code, checks, future = entry
-                verdict = self._judge(plan, code, checks, future.result())
+                verdict = self._judge(plan, code, checks, future.result(), verdict_only)
             if position in originals:
                 kept[position] = verdict
             entries[position] = ()  # let the job's data go as soon as its verdict is out
@@ -134,6 +152,7 @@ class Oracle:
         code: str,
         checks: Prechecks,
         result: RunResult,
+        verdict_only: bool = False,
     ) -> Verdict:
         """The verdict of a sample from its first run, and from fresh runs after a timeout.
 
@@ -145,10 +164,23 @@ class Oracle:
         isolation layer as before), until a run ends without running out of time. So each
         test that times out costs at most two runs, and a sample that loops on every input
         takes one run per test.
+
+        A verdict is decided (`_decided`, the same rule with or without `verdict_only`): at
+        threshold 1.0 once a test failed, raised or timed out on its own and every test before
+        it (by index) has its outcome (`Plan.deciding`): status "ok" (the sample was judged;
+        it fails that test) whatever the tests after it do in a run of their own; at any
+        threshold once a test timed out on its own: status "timeout" whatever the others do.
+        (Below 1.0 the reason of a sample that ran to the end names its passed count over
+        every test, so nothing else decides it.) With `verdict_only` no further run is made
+        once it is decided; without, every test still runs for its outcome, and the verdict
+        (passed, status, reason) is the decided one. The first run is the same job either way
+        (so how it ends is the same), and every later run is decided the same way: the
+        verdict is identical both ways.
         """
         limits = self._pool.limits
         run = plan.read(result, limits)
         if not (run.status in TOO_LONG and run.loaded):
+            deciding = plan.deciding(run.outcomes) if verdict_only and run.status == "ok" else None
             return plan.finish(
                 run.status,
                 run.reason,
@@ -157,11 +189,13 @@ class Oracle:
                 self.isolation,
                 run.elapsed,
                 run.output,
+                unrun=plan.missing(run.outcomes) if deciding is not None else frozenset(),
             )
         order = plan.order
         outcomes = dict(run.outcomes)
         start, runs, elapsed, output = 0, 1, run.elapsed, run.output
         first_timeout: tuple[str, str] | None = None
+        decided: tuple[str, str] | None = None
         while run.status in TOO_LONG and run.loaded:
             missing = [p for p in range(start, len(order)) if order[p] not in outcomes]
             if not missing:
@@ -177,24 +211,40 @@ class Oracle:
                 missing = missing[1:]
                 if not missing:
                     break
+            if decided is None:
+                decided = self._decided(plan, outcomes, first_timeout, runs)
+            if verdict_only and decided is not None:
+                status, reason = decided
+                return plan.finish(
+                    status,
+                    reason,
+                    outcomes,
+                    checks,
+                    self.isolation,
+                    elapsed,
+                    output,
+                    runs,
+                    unrun=plan.missing(outcomes),
+                )
             start = missing[0]
-            payload = plan.payload_for({order[p] for p in missing})
-            future = self._pool.submit(
-                {**payload, "program": code}, plan.contract.oracle.timeout_s, first=True
-            )
+            payload = plan.job(code, indices={order[p] for p in missing})
+            future = self._pool.submit(payload, plan.contract.oracle.timeout_s, first=True)
             run = plan.read(future.result(), limits, payload)
             runs += 1
             elapsed += run.elapsed
             output = (output + run.output)[: limits.output_keep]
             outcomes.update(run.outcomes)
-        if first_timeout is None:
-            status, reason = run.status, run.reason
-        elif run.status == "ok" or run.status in TOO_LONG:
-            status, reason = first_timeout
+        if decided is None:
+            decided = self._decided(plan, outcomes, first_timeout, runs)
+        if decided is not None:
+            status, reason = decided
         else:
             status, reason = run.status, run.reason
-        if runs > 1:
-            reason += f" ({runs} sandbox runs: the tests after a timeout ran in a fresh process)"
+            if runs > 1:
+                reason += (
+                    f" ({runs} sandbox runs: the tests after a timeout ran in a fresh process)"
+                )
+        deciding = plan.deciding(outcomes) if verdict_only and status == "ok" else None
         return plan.finish(
             status,
             reason,
@@ -204,7 +254,29 @@ class Oracle:
             elapsed,
             output,
             runs,
+            unrun=plan.missing(outcomes) if deciding is not None else frozenset(),
+            ended=(run.status, run.reason),
         )
+
+    @staticmethod
+    def _decided(
+        plan: Plan,
+        outcomes: dict[int, TestOutcome],
+        first_timeout: tuple[str, str] | None,
+        runs: int,
+    ) -> tuple[str, str] | None:
+        """(status, reason) of a verdict decided by the outcomes so far, or None; the reason
+        counts the sandbox runs made until then."""
+        if first_timeout is not None:  # the status is "timeout" whatever the others do
+            status, reason = first_timeout
+            if runs > 1:
+                reason += (
+                    f" ({runs} sandbox runs: the tests after a timeout ran in a fresh process)"
+                )
+            return status, reason
+        if plan.deciding(outcomes) is not None:
+            return "ok", ""  # `finish` names the deciding test
+        return None
 
     def calls_iter(
         self, jobs: Sequence[tuple[Contract, str, Sequence[Call]]]
@@ -243,7 +315,7 @@ class Oracle:
             cached = self._plans.get(key)
             if cached is not None and cached[0]() is contract:
                 return cached[1]
-        plan = Plan(contract)
+        plan = Plan(contract, compare_asserts=self._compare_asserts)
         with self._plans_lock:
             if len(self._plans) > 4096:
                 self._plans = {k: v for k, v in self._plans.items() if v[0]() is not None}

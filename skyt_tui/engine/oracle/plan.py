@@ -4,6 +4,7 @@ that comes back is judged into a verdict."""
 from __future__ import annotations
 
 import ast
+import functools
 import signal
 from dataclasses import dataclass, replace
 from typing import Any
@@ -18,6 +19,7 @@ from skyt_tui.engine.contracts.contract import (
     Step,
 )
 from skyt_tui.engine.errors import ContractError
+from skyt_tui.engine.oracle.asserts import AssertCall, recognise
 from skyt_tui.engine.oracle.compliance import Compliance, check_compliance, not_checked
 from skyt_tui.engine.oracle.constraints import (
     forbidden_calls_used,
@@ -80,15 +82,18 @@ class _Slot:
 class Plan:
     """A contract compiled for the sandbox: the job payload (minus the program) and the slots to judge."""
 
-    def __init__(self, contract: Contract) -> None:
+    def __init__(self, contract: Contract, *, compare_asserts: bool = True) -> None:
+        """`compare_asserts`: check bodies that are one assert on one call of the candidate are
+        sent as calls and judged here (`asserts`); False runs every body in the checker, as
+        before (tests compare the two)."""
         try:
-            self._build(contract)
+            self._build(contract, compare_asserts)
         except wire.EncodeError as exc:
             raise ContractError(
                 f"{contract.path or contract.id}: a test value cannot be sent to the sandbox ({exc})"
             ) from None
 
-    def _build(self, contract: Contract) -> None:
+    def _build(self, contract: Contract, compare_asserts: bool) -> None:
         self.contract = contract
         self.slots: list[_Slot] = []
         tests, checks = [], []
@@ -132,6 +137,13 @@ class Plan:
                         **dict(zip(("args", "kwargs"), _encoded_args(item.args, item.kwargs))),
                     }
                 )
+        self.assert_calls = _assert_calls(contract) if compare_asserts and checks else {}
+        if self.assert_calls:  # every check is one: the checker has nothing left to run
+            tests += [
+                {"i": i, "op": "check_call", "args": call.args, "kwargs": call.kwargs}
+                for i, call in self.assert_calls.items()
+            ]
+            checks = []
         constraints = contract.constraints
         unknown = [
             name
@@ -284,6 +296,18 @@ class Plan:
             "checks": [c for c in self.payload["checks"] if c["i"] in indices],
         }
 
+    def job(self, code: str, *, indices: set[int] | None = None) -> dict[str, Any]:
+        """The sandbox job for `code`: every test, or those in `indices` (a later run). The same
+        job whether or not only the verdict is read: a job cut short at a failed check could end
+        otherwise than the whole one (a later check that ends the sample), and the verdict would
+        differ (`Oracle._judge`)."""
+        payload = self.payload if indices is None else self.payload_for(indices)
+        return {**payload, "program": code}
+
+    def missing(self, outcomes: dict[int, TestOutcome]) -> frozenset[int]:
+        """The sandboxed slots without an outcome."""
+        return frozenset(slot.index for slot in self.sandboxed if slot.index not in outcomes)
+
     def timed_out(self, index: int, reason: str) -> TestOutcome:
         """The outcome of a test that was still running when its run's time ran out."""
         return _failed(self.slots[index], "Timeout", f"no result: {reason}")
@@ -325,6 +349,8 @@ class Plan:
             protocol = sample_broken
         checks_done = self.read_checker_frames(checker_frames, outcomes, payload)
         tests_done = any(f.get("t") == "tests_done" for f in sample_frames)
+        if self.assert_calls and not tests_done and _ended_by_itself(result):
+            tests_done = self.checks_left_behind(first, outcomes, payload)
         status, reason = self.status(
             result,
             first,
@@ -344,6 +370,27 @@ class Plan:
             result.output.decode("utf-8", "replace"),
             result.elapsed_s,
         )
+
+    def checks_left_behind(
+        self, first: dict[str, Any], outcomes: dict[int, TestOutcome], payload: dict[str, Any]
+    ) -> bool:
+        """The outcomes of the checks judged here (`assert_calls`) that a sample which ended by
+        itself (crashed, exited, killed by the OOM killer; not stopped by the zygote) did not
+        answer, as the checker would have given them: it would have waited for the sample to
+        serve and found it gone ("ended before answering") or, once it had served, found it
+        gone in the call it was on and then the pipe closed (the same words: `check.SampleClient.request`).
+        Returns whether the sample had finished its own tests (it then served the checker,
+        which ran every check to the end)."""
+        own = [t["i"] for t in payload["tests"] if t["op"] != "check_call"]
+        served = first.get("t") == "loaded" and all(i in outcomes for i in own)
+        pending = [
+            t["i"] for t in payload["tests"] if t["op"] == "check_call" and t["i"] not in outcomes
+        ]
+        for index in pending:
+            message = "the sample process ended before answering"
+            passed, calls, error = self.assert_calls[index].boundary(message)
+            outcomes[index] = self.check_outcome(self.slots[index], passed, calls, error, 0.0)
+        return served
 
     def read_sample_frames(
         self,
@@ -408,26 +455,42 @@ class Plan:
             slot = self.slots[index]
             raw_error = frame.get("x")
             error: dict[str, Any] = raw_error if isinstance(raw_error, dict) else {}
-            actual = actual_text(frame.get("calls", []))
-            if frame.get("passed"):
-                outcomes[slot.index] = TestOutcome(
-                    slot.index, slot.name, slot.kind, True, actual, None, None, _seconds(frame)
-                )
-            else:
-                outcomes[slot.index] = TestOutcome(
-                    slot.index,
-                    slot.name,
-                    slot.kind,
-                    False,
-                    actual,
-                    str(error.get("type", "Error")),
-                    _check_message(error),
-                    _seconds(frame),
-                )
+            outcomes[slot.index] = self.check_outcome(
+                slot, bool(frame.get("passed")), frame.get("calls", []), error, _seconds(frame)
+            )
         return not checks
+
+    @staticmethod
+    def check_outcome(
+        slot: _Slot,
+        passed: bool,
+        calls: Any,
+        error: dict[str, Any] | None,
+        seconds: float,
+    ) -> TestOutcome:
+        """A check's outcome: the candidate's results as the checker logged them, and the error
+        the check stopped on (from the checker, or as `asserts` rebuilt it here)."""
+        actual = actual_text(calls)
+        if passed:
+            return TestOutcome(slot.index, slot.name, slot.kind, True, actual, None, None, seconds)
+        error = error or {}
+        return TestOutcome(
+            slot.index,
+            slot.name,
+            slot.kind,
+            False,
+            actual,
+            str(error.get("type", "Error")),
+            _check_message(error),
+            seconds,
+        )
 
     def judge(self, slot: _Slot, frame: dict[str, Any], budget: wire.Budget) -> TestOutcome:
         seconds = _seconds(frame)
+        assert_call = self.assert_calls.get(slot.index)
+        if assert_call is not None:
+            passed, calls, error = assert_call.judge(frame, budget, self.contract.entry.name)
+            return self.check_outcome(slot, passed, calls, error, seconds)
         if slot.kind == "stateful":
             return self.judge_stateful(slot, frame, seconds, budget)
         if "x" in frame:
@@ -621,24 +684,33 @@ class Plan:
         duration: float,
         output: str,
         runs: int = 1,
+        unrun: frozenset[int] = frozenset(),
+        ended: tuple[str, str] | None = None,
     ) -> Verdict:
-        missing_reason = reason or "no result"
+        """The verdict from the outcomes of the runs; a slot in `unrun` (a verdict decided early,
+        `Oracle` with `verdict_only`) was not run and has no outcome in it at all. `ended`: how
+        the run that left the tests without a result ended, where that is not `status` (a
+        verdict an earlier test decided)."""
+        ended_status, ended_reason = ended or (status, reason)
+        missing_reason = ended_reason or "no result"
         tests = []
         for slot in self.sandboxed:
             outcome = outcomes.get(slot.index)
             if outcome is None:
-                outcome = _failed(slot, _missing_type(status), f"no result: {missing_reason}")
+                if slot.index in unrun:
+                    continue
+                outcome = _failed(slot, _missing_type(ended_status), f"no result: {missing_reason}")
             tests.append(outcome)
         tests.extend(checks.constraint_outcomes)
         tests = [_printable_outcome(outcome) for outcome in tests]
-        contract_tests = tests[: self.test_count]
+        contract_tests = [outcome for outcome in tests if outcome.index < self.test_count]
         passed_tests = sum(outcome.passed for outcome in contract_tests)
         fraction = passed_tests / self.test_count if self.test_count else 0.0
         threshold = self.contract.oracle.pass_threshold
-        others_ok = all(outcome.passed for outcome in tests[self.test_count :])
+        others_ok = all(outcome.passed for outcome in tests if outcome.index >= self.test_count)
         # SKYT's rule, to the bit: pass_rate >= required_pass_rate, a float division, no rounding.
-        passed = status == "ok" and others_ok and fraction >= threshold
-        passed_all = status == "ok" and all(outcome.passed for outcome in tests)
+        passed = status == "ok" and others_ok and fraction >= threshold and not unrun
+        passed_all = status == "ok" and all(outcome.passed for outcome in tests) and not unrun
         if status == "ok":
             failing = next((o for o in tests if not o.passed), None)
             if passed:
@@ -671,7 +743,41 @@ class Plan:
             threshold=threshold,
             compliance=checks.compliance,
             runs=runs,
+            unrun=len(unrun),
         )
+
+    def deciding(self, outcomes: dict[int, TestOutcome]) -> int | None:
+        """At threshold 1.0, the test that decides a failing verdict once every test before it
+        (by index, the order a reason names them in) has its outcome: the first that failed,
+        raised or timed out; None while undecided (or at another threshold)."""
+        if self.contract.oracle.pass_threshold < 1.0:
+            return None
+        for slot in self.sandboxed:
+            outcome = outcomes.get(slot.index)
+            if outcome is None:
+                return None
+            if not outcome.passed:
+                return slot.index
+        return None
+
+
+def _assert_calls(contract: Contract) -> dict[int, AssertCall]:
+    """Every check of the contract as an `AssertCall`, by test index; empty unless all are one
+    (a check left to the checker keeps them all there, so the calls reach the sample in the
+    order they always did, and a sample that dies mid-test fails the rest as the checker saw)."""
+    found: dict[int, AssertCall] = {}
+    for index, test in enumerate(contract.tests):
+        if isinstance(test, CheckTest):
+            call = _recognised(test.code)
+            if call is None:
+                return {}
+            found[index] = call
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _recognised(code: str) -> AssertCall | None:
+    return recognise(code)
 
 
 def _encoded_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
@@ -702,6 +808,12 @@ def _printable_outcome(outcome: TestOutcome) -> TestOutcome:
 
 def _failed(slot: _Slot, error_type: str, message: str) -> TestOutcome:
     return TestOutcome(slot.index, slot.name, slot.kind, False, None, error_type, message, 0.0)
+
+
+def _ended_by_itself(result: RunResult) -> bool:
+    """The sample process ended on its own, not by the zygote's hand (the clock or a cap the
+    zygote enforces, which would have stopped the checker too) or a lost worker."""
+    return not (result.timed_out or result.lost or result.limit in ("output", "result", "disk"))
 
 
 def _missing_type(status: str) -> str:

@@ -77,6 +77,16 @@ class Verdict:
     runs: int = 1
     """Sandbox runs (a fresh sample and checker process each) the tests took: more than one when
     a test timed out and the tests after it ran afresh (`judge.Oracle`)."""
+    unrun: int = 0
+    """Tests left unrun because the verdict was decided before them (`Oracle` with
+    `verdict_only`): they have no outcome in `tests` and count neither as passed nor as failed
+    (`pass_fraction` counts only what ran). Such a verdict is never stored where every test's
+    outcome is expected (`pass_vector` refuses it)."""
+
+    @property
+    def early(self) -> bool:
+        """Decided before every test ran (see `unrun`)."""
+        return self.unrun > 0
 
     @property
     def broken(self) -> frozenset[str] | None:
@@ -85,7 +95,16 @@ class Verdict:
         return None if self.compliance is None else self.compliance.broken
 
     def pass_vector(self) -> tuple[bool, ...]:
+        self.require_every_outcome()
         return tuple(outcome.passed for outcome in self.tests)
+
+    def require_every_outcome(self) -> None:
+        """Raise unless every test ran: what stores or compares per-test outcomes calls this."""
+        if self.unrun:
+            raise ValueError(
+                f"a verdict decided early ({self.unrun} tests not run) has no outcome for every"
+                " test; judge without verdict_only where outcomes are kept"
+            )
 
     def test_counts(self) -> tuple[int, int]:
         """(passed, total) over the contract's own tests (out-of-domain inputs and constraints

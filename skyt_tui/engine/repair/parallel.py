@@ -98,6 +98,29 @@ TASKS_IN_FLIGHT = 8
 """Searches a worker runs at once (threads), whose verdict requests it sends up together."""
 
 
+class StartedWorkers:
+    """Worker processes started ahead (`start_workers`), for the next `repair_in_processes`:
+    a worker's interpreter start and imports then overlap the caller's work before the repair.
+    Those not taken are stopped by `close`."""
+
+    def __init__(self, count: int) -> None:
+        self.idle = [_WorkerProcess() for _ in range(count)]
+
+    def take(self, count: int) -> list[_WorkerProcess]:
+        taken, self.idle = self.idle[:count], self.idle[count:]
+        return taken
+
+    def close(self) -> None:
+        for worker in self.idle:
+            worker.stop()
+        self.idle = []
+
+
+def start_workers(count: int) -> StartedWorkers:
+    """Start `count` repair worker processes now, for a later `repair_in_processes(started=...)`."""
+    return StartedWorkers(count)
+
+
 def repair_in_processes(
     tasks: Sequence[RepairTask],
     verify: TaskVerifier,
@@ -105,13 +128,14 @@ def repair_in_processes(
     workers: int = 2,
     progress: Callable[[int], None] | None = None,
     verify_many: BatchVerifier | None = None,
+    started: StartedWorkers | None = None,
 ) -> list[RepairResult]:
     """Run every task on `workers` worker processes; results in task order.
 
     `verify` is called from helper threads of this process; `progress(done)`
     from the calling thread, after each finished task. `verify_many`, when
     given, answers a worker's gathered requests at once (default: `verify`
-    on each).
+    on each). `started`: processes started ahead, taken first.
     """
     if not tasks:
         return []
@@ -142,7 +166,8 @@ def repair_in_processes(
             events.put(error)
 
     count = max(1, min(workers, len(chunks)))
-    workers_started = [_WorkerProcess() for _ in range(count)]
+    workers_started = started.take(count) if started is not None else []
+    workers_started += [_WorkerProcess() for _ in range(count - len(workers_started))]
     threads = [
         threading.Thread(target=serve, args=(worker,), name="skyt-repair", daemon=True)
         for worker in workers_started

@@ -740,6 +740,12 @@ class SandboxPool:
             slot.failures = 0
             if self._cgroups is not None:  # the zygote's own pages count too: add them
                 self._set_memory_limit(slot, None)
+        elif kind == "checker":  # the first checker started: how (`Zygote.warm_checker`)
+            slot.hello = {
+                **slot.hello,
+                "checker": header.get("checker"),
+                "checker_problem": header.get("checker_problem"),
+            }
         elif kind == "ready" and slot.state == "cleaning":
             slot.state = "idle"
         elif kind == "started" and slot.jobs and not slot.head_started:

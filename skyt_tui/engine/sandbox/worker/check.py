@@ -63,6 +63,10 @@ class SampleClient:
         try:
             write_frame(self.requests_fd, message)
             body = read_frame(self.replies_fd)
+        except BrokenPipeError:
+            # the sample is gone: whether the write or the read sees it first depends on when
+            # the zygote closed its copies of the pipe, so both say the same (deterministic)
+            body = None
         except (OSError, ProtocolError) as exc:
             raise SandboxBoundaryError(f"the sample process stopped answering ({exc})") from None
         if body is None:
@@ -149,7 +153,7 @@ class RemoteCallable:
             value = wire.decode(encoded, budget)
         except wire.DecodeError as exc:
             raise SandboxBoundaryError(f"{self._name} returned {exc}") from None
-        opaque = _first_unencodable(value)
+        opaque = first_unencodable(value)
         if opaque is not None:
             raise SandboxBoundaryError(
                 f"{self._name} returned a {opaque.type_name}, which cannot leave the sample process"
@@ -210,7 +214,7 @@ def mirror_arguments(
             target.update(value)
 
 
-def _first_unencodable(value: Any) -> Any:
+def first_unencodable(value: Any) -> Any:
     stack = [value]
     while stack:
         item = stack.pop()
@@ -317,5 +321,5 @@ class CheckHarness:
                 value = wire.decode(found["value"], wire.Budget())
             except wire.DecodeError:
                 return {}
-            return {} if _first_unencodable(value) is not None else {name: value}
+            return {} if first_unencodable(value) is not None else {name: value}
         return {}

@@ -132,6 +132,8 @@ class SampleHarness:
                     "i": test["i"],
                     **self.call(entry, test["args"], test["kwargs"]),
                 }
+            elif test["op"] == "check_call":
+                frame = {"t": "call", "i": test["i"], **self.check_call(test)}
             else:
                 frame = {"t": "stateful", "i": test["i"], **self.stateful(entry, test)}
             frame["s"] = time.perf_counter() - start
@@ -153,6 +155,19 @@ class SampleHarness:
             reply = {"x": describe_exception(exc)}
         if report_arguments:
             reply["after"] = [encode_result(call_args), encode_result(call_kwargs)]
+        return reply
+
+    def check_call(self, test: dict[str, Any]) -> dict[str, Any]:
+        """A check's one call of the candidate, which the app judges (`oracle.asserts`): answered
+        as the checker's request for it would be (`serve`), the entry looked up by name at the
+        time of the call, the arguments' state reported back and left out of the frame."""
+        request = {"name": self.job["entry"], "args": test["args"], "kwargs": test["kwargs"]}
+        namespace = self.module.__dict__ if self.module is not None else {}
+        try:
+            reply = self.answer(namespace, request)
+        except BaseException as exc:
+            reply = {"x": describe_exception(exc)}
+        reply.pop("after", None)
         return reply
 
     def stateful(self, cls: Any, test: dict[str, Any]) -> dict[str, Any]:

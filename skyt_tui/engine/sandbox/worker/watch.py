@@ -174,7 +174,8 @@ class Watch:
                 except (ProcessLookupError, PermissionError):
                     pass
             time.sleep(0.001)
-        kill_escaped_children(self.checker)
+        # the warm checker is the zygote's, whether or not this job used it: spare it
+        kill_escaped_children(self.zygote.checker)
         for fd, role in self.pipes.items():
             while not (self.limit and role != "output") and self.read(fd, role) == "data":
                 pass

@@ -143,7 +143,13 @@ class Zygote:
         self.imports = self.import_scope()
         self.set_process_flags()
         preload_modules()
-        self.checker_exec, self.checker_problem = self.start_checker()
+        # the warm checker starts with the first job that has checks (`warm_checker`): a pool
+        # judging call tests, or checks the app compares itself (oracle.asserts), never needs one
+        self.checker_started = False
+        self.checker_exec = self.package_fd is not None
+        self.checker_problem = (
+            None if self.checker_exec else "the worker's folder could not be opened"
+        )
 
     def prepare_workdir(self) -> None:
         """Make the working directory, empty and owned by the sample uid; keep its inode
@@ -238,8 +244,10 @@ class Zygote:
         return scopes + (["seccomp"] if self.seccomp else [])
 
     def start_checker(self) -> tuple[bool, str | None]:
-        """Start the first warm checker now, as a fresh interpreter (`Checker`); whether that
-        works here, and if not, why (later checkers are then forks of the zygote, as before)."""
+        """Start the first warm checker, as a fresh interpreter (`Checker`); whether that
+        works here, and if not, why (later checkers are then forks of the zygote, as before).
+        Called for the first job with checks, before its clock starts; the app is told the
+        outcome (a "checker" message) where it differs from what the hello said."""
         if self.package_fd is None:
             return False, "the worker's folder could not be opened"
         self.checker_exec = True
@@ -492,10 +500,10 @@ class Zygote:
 
     def run_job(self, job: dict[str, Any]) -> tuple[dict[str, Any], list[bytes]]:
         """Fork the job's sample process S; hand the check to the warm checker (see `Checker`)."""
+        checks = bool(job.get("checks"))
+        checker = self.warm_checker() if checks else None  # started before the job's clock
         start = time.monotonic()
         deadline = start + float(job["timeout_s"])
-        checks = bool(job.get("checks"))
-        checker = self.warm_checker() if checks else None
         sample_results = os.pipe()
         output = os.pipe()
         # with checks: requests to the sample, its replies, the checker's results
@@ -617,7 +625,21 @@ class Zygote:
         confine(self.kernel, self.confinement(role), cpu_s, output_fd, keep)
 
     def warm_checker(self) -> Checker:
-        """The checker for the next job: the warm one, or a new one if it is gone or retired."""
+        """The checker for the next job: the warm one, or a new one if it is gone or retired
+        (the first one started here, `start_checker`)."""
+        if not self.checker_started:
+            self.checker_started = True
+            said = (self.checker_exec, self.checker_problem)
+            if self.package_fd is not None:
+                self.checker_exec, self.checker_problem = self.start_checker()
+            if (self.checker_exec, self.checker_problem) != said:
+                self.send(
+                    {
+                        "t": "checker",
+                        "checker": "exec" if self.checker_exec else "fork",
+                        "checker_problem": self.checker_problem,
+                    }
+                )
         checker = self.checker
         if checker is not None and (not checker.alive() or checker.jobs >= Checker.MAX_JOBS):
             checker.stop()
@@ -631,6 +653,8 @@ class Zygote:
         """Between jobs: replace a checker that is gone or retired now, so that the next job's
         clock does not run while a new one starts (an interpreter's start, when exec'd)."""
         checker = self.checker
+        if checker is None and not self.checker_started:
+            return  # none started yet: the first job with checks starts one
         if checker is not None and checker.alive() and checker.jobs < Checker.MAX_JOBS:
             return
         if checker is not None:
