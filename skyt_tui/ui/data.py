@@ -303,7 +303,7 @@ def analyze_run(
 def run_texts(run: runs.StoredRun, analysis: StoredAnalysis) -> RunTexts:
     from skyt_tui.engine.runs.matrices import stored_run_texts
 
-    return stored_run_texts(run, analysis.document)
+    return stored_run_texts(run, analysis)
 
 
 def tool_verdicts_line(run: runs.StoredRun, analysis: StoredAnalysis) -> str | None:
@@ -347,9 +347,9 @@ def export_run(run: runs.StoredRun, analysis: StoredAnalysis, path: str, kind: s
     """Write the run's samples as CSV (`kind` "csv"), or its report as JSON ("json", "json+code"); returns rows."""
     target = Path(path).expanduser()
     if kind == "csv":
-        text = samples_csv(sample_rows(run, analysis.document))
+        text = samples_csv(sample_rows(run, analysis))
     elif kind in ("json", "json+code"):
-        text = report_json(run, analysis.document, with_text=kind == "json+code")
+        text = report_json(run, analysis, with_text=kind == "json+code")
     else:
         raise ValueError(f"unknown export kind {kind!r}")
     if not target.parent.is_dir():
@@ -800,10 +800,10 @@ def _outcome(
     each other) and one headline line per analysed run (and its probe's, when asked for)."""
     metrics = []
     for position, outcome in enumerate(generated.outcomes):
-        document = generated.analyses.get(outcome.run_id)
-        if document is None:
+        record = records.get(outcome.run_id)
+        if outcome.run_id not in generated.analyses or record is None:
             continue
-        for sample in records[outcome.run_id].samples:
+        for sample in record.samples:
             report(
                 SampleProgress(
                     index=position * n_per_run + sample.index,
@@ -811,7 +811,7 @@ def _outcome(
                     passed=sample.facts.passed,
                 )
             )
-        metrics.append(f"{outcome.run_id}: {metrics_line(document)}")
+        metrics.append(f"{outcome.run_id}: {metrics_line(record)}")
         if probe_inputs is not None and not cancel.is_set():
             probed = probe_run(outcome.run_id, probe_inputs)
             metrics.append(f"{outcome.run_id}: {probe_line(probed)}")

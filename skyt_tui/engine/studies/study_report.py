@@ -1,7 +1,7 @@
 """A study's report: one row per run with every metric, the model × temperature by contract
 table of any metric, paired comparisons, the summary CSV and the figures.
 
-Rows come from each run's stored analysis (cached, `run_analyses.analyze_stored_runs`)
+Rows come from each run's stored analysis (cached, `analyses.stored_analyses`)
 plus the literature metrics (`literature`). The table's cell is the mean of
 the metric over the runs of one model, temperature and contract; a row's
 `mean` is the mean over its contracts, `std` their sample standard deviation,
@@ -26,10 +26,9 @@ from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.distance_kind import distance_kind
 from skyt_tui.engine.measure.literature import literature_metrics
-from skyt_tui.engine.measure.records import SampleAnalysis
 from skyt_tui.engine.measure.registry import DEFAULT_TAUS
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
+from skyt_tui.engine.runs.analysis_record import AnalysedSample, StoredAnalysis
 from skyt_tui.engine.studies.stats import (
     PairedComparison,
     RateComparison,
@@ -91,39 +90,23 @@ METRICS = registry.study_table_metrics()
 """Metrics a table, comparison or figure can be made of."""
 
 
-def _samples_from(analysis: dict[str, Any]) -> list[SampleAnalysis]:
-    out = []
-    for s in analysis.get("samples") or []:
-        out.append(
-            SampleAnalysis(
-                index=s["index"],
-                signatures=s.get("signatures") or {},
-                parse_error=bool(s.get("parse_error")),
-                passed=s.get("passed"),
-                pass_vector=tuple(s["pass_vector"]) if s.get("pass_vector") is not None else None,
-                outputs=tuple(s["outputs"]) if s.get("outputs") is not None else None,
-                d_pre=s.get("d_pre"),
-                d_post=s.get("d_post"),
-            )
-        )
-    return out
-
-
-def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict[str, Any]:
-    """One run's row: identity, the stored analysis's metrics and the literature metrics."""
+def run_row(run: run_store.StoredRun, analysis: StoredAnalysis, study: Study) -> dict[str, Any]:
+    """One run's row: identity, the stored analysis's metrics and the literature metrics (of the
+    samples as the typed reader gives them, every fact of each kept)."""
     meta = run.meta
-    m = analysis["metrics"]
-    codes = [s.code for s in run.samples if s.status == runs.OK and s.code is not None]
-    extra = literature_metrics(_samples_from(analysis), codes, taus=DEFAULT_TAUS)
-    canon = analysis.get("canon") or {}
+    m = analysis.metrics
+    codes = [s.code for s in run.samples if s.status == run_store.OK and s.code is not None]
+    facts = [sample.facts for sample in analysis.samples]
+    extra = literature_metrics(facts, codes, taus=DEFAULT_TAUS)
+    canon = analysis.canon
     row: dict[str, Any] = {
         "run_id": meta.id,
         "experiment_id": str(meta.origin.get("source_id") or meta.id),
         "repo_commit": None,
         "contract_id": meta.contract_id,
         "canon_id": (
-            f"{canon['run_id']}#{canon['sample_index']}"
-            if canon.get("status") == "established" and canon.get("run_id") is not None
+            f"{canon.run_id}#{canon.sample_index}"
+            if canon.established and canon.run_id is not None
             else None
         ),
         "model": meta.model,
@@ -135,27 +118,23 @@ def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict
         "sweep_id": meta.sweep,
         "notes": meta.note or None,
         "level": study.level,
-        "distance": (m.get("versions") or {}).get("distance"),
+        "distance": m.versions.get("distance"),
         "tau": study.tau,
-        "n": m.get("n"),
-        "n_failed": m.get("n_failed"),
-        "canon": m.get("canon"),
-        "R_sig": (m.get("R_sig") or {}).get(study.level),
-        "R_structural": m.get("R_pairwise") if distance_kind(study.distance).structural else None,
+        "n": m.n,
+        "n_failed": m.n_failed,
+        "canon": m.canon,
+        "R_sig": m.R_sig.get(study.level),
+        "R_structural": m.R_pairwise if distance_kind(study.distance).structural else None,
         "distances": {
-            "pre": [
-                s["d_pre"] for s in analysis.get("samples") or [] if s.get("d_pre") is not None
-            ],
-            "post": [
-                s["d_post"] for s in analysis.get("samples") or [] if s.get("d_post") is not None
-            ],
+            "pre": [f.d_pre for f in facts if f.d_pre is not None],
+            "post": [f.d_post for f in facts if f.d_post is not None],
         },
     }
     for metric in registry.computed_in(registry.METRICS_MODULE):
         if metric.study_row and not metric.per_level:
-            row[metric.name] = m.get(metric.name)
-    row["mean_distance_pre"] = m.get("mu_pre")
-    row["mean_distance_post"] = m.get("mu_post")
+            row[metric.name] = getattr(m, metric.name)
+    row["mean_distance_pre"] = m.mu_pre
+    row["mean_distance_post"] = m.mu_post
     row["std_distance_pre"] = extra["std_d_pre"]
     row["std_distance_post"] = extra["std_d_post"]
     for metric in registry.computed_in(registry.LITERATURE_MODULE):
@@ -168,15 +147,16 @@ def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict
         row[f"R_repair_at_{key}_pre"] = pre
         row[f"R_repair_at_{key}_post"] = post
         row[f"Delta_P_tau_{key}"] = None if pre is None or post is None else post - pre
-    row["skyt"] = skyt_columns(row, analysis, str(meta.origin.get("skyt_contract_id") or ""))
+    skyt_id = str(meta.origin.get("skyt_contract_id") or "")
+    row["skyt"] = skyt_columns(row, analysis.samples, skyt_id)
     return row
 
 
 def skyt_columns(
-    row: dict[str, Any], analysis: dict[str, Any], skyt_contract_id: str = ""
+    row: dict[str, Any], samples: Sequence[AnalysedSample], skyt_contract_id: str = ""
 ) -> dict[str, Any]:
     """SKYT's metrics_summary.csv columns of one run, each with SKYT's meaning (its
-    `src/metrics.py`), from the run's row and analysis:
+    `src/metrics.py`), from the run's row and its analysed samples:
 
     - `runs`: the samples that produced code (SKYT's `successful_runs`), not those requested;
     - `Delta_mu`: mean_distance_pre − mean_distance_post (skyt-tui's Delta_mu is post − pre);
@@ -200,28 +180,27 @@ def skyt_columns(
         Delta_mu=None if mu_pre is None or mu_post is None else mu_pre - mu_post,
         canon_coverage=row.get("pass_rate"),
         rescue_rate=row.get("rescue_of_noncanonical"),
-        R_behavioral=skyt_behavioral(analysis.get("samples") or []),
+        R_behavioral=skyt_behavioral(samples),
         R_structural=None,
     )
     return out
 
 
-def skyt_behavioral(samples: Sequence[dict[str, Any]]) -> float | None:
+def skyt_behavioral(samples: Sequence[AnalysedSample]) -> float | None:
     """SKYT's R_behavioral: passing samples grouped by their pass/fail vector over the contract's
     tests (out-of-domain inputs and constraints left out), each failing sample alone; the
     largest group over N. None when the oracle did not run."""
-    if not samples or any(s.get("passed") is None for s in samples):
+    if not samples or any(s.facts.passed is None for s in samples):
         return None
     groups: Counter[Any] = Counter()
     for position, sample in enumerate(samples):
-        if not sample["passed"]:
+        if not sample.facts.passed:
             groups[("failed", position)] += 1
             continue
-        tests = (sample.get("oracle") or {}).get("tests")
-        if tests is not None:
-            key = tuple(bool(t.get("passed")) for t in tests if t.get("kind") not in _NOT_TESTS)
+        if sample.oracle is not None:
+            key = tuple(bool(t.passed) for t in sample.oracle.tests if t.kind not in _NOT_TESTS)
         else:
-            key = tuple(sample.get("pass_vector") or ())
+            key = tuple(sample.facts.pass_vector or ())
         groups[("passed", key)] += 1
     return max(groups.values()) / len(samples)
 
@@ -235,10 +214,11 @@ def study_rows(
     progress: Progress | None = None,
     on_result: Callable[[str, dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every selected run's row, in run id order (analyses cached in the store)."""
+    """Every selected run's row, in run id order (analyses cached in the store, read by the
+    typed reader `runs.analysis_record`)."""
     metas = select_runs(study.filter)
-    stored = [runs.load_run(meta.id) for meta in metas]
-    analyses = run_analyses.analyze_stored_runs(
+    stored = [run_store.load_run(meta.id) for meta in metas]
+    records = analyses.stored_analyses(
         stored,
         level=study.level,
         tau=study.tau,
@@ -246,7 +226,7 @@ def study_rows(
         progress=progress,
         on_result=on_result,
     )
-    return [run_row(run, analysis, study) for run, analysis in zip(stored, analyses)]
+    return [run_row(run, analysis, study) for run, analysis in zip(stored, records)]
 
 
 def _mean(values: Sequence[float]) -> float:
