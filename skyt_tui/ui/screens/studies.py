@@ -25,7 +25,7 @@ from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.report import fmt3
-from skyt_tui.ui import data
+from skyt_tui.ui import run_data
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.widgets.study_chart import StudyChart
 
@@ -127,7 +127,7 @@ class StudiesScreen(SectionScreen):
         try:
             ids = [meta.id for meta in select_runs(study.filter)]
             if ids:
-                data.analysis_documents(
+                run_data.analysis_documents(
                     ids,
                     progress=lambda stage, done, total: self.post_message(
                         StudyProgress(f"analysing {len(ids)} run(s): {stage} {done}/{total}…")
