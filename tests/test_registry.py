@@ -239,10 +239,10 @@ def test_a_study_row_has_every_study_row_metric(tmp_path):
     )
     row = run_row(runs.load_run(stored.id), analysis, Study(name="s", distance="tree"))
     for m in registry.study_row_metrics():
-        assert row[m.name] is not None, m.name
+        assert row.value(m.name) is not None, m.name
         assert m.csv_header in CSV_COLUMNS
-    assert row["R_structural"] == row["R_pairwise"]
-    assert row["mean_distance_pre"] == row["mu_pre"]
+    assert row.value("R_structural") == row.value("R_pairwise")
+    assert row.value("mean_distance_pre") == row.value("mu_pre")
 
 
 def test_curated_selections_name_registered_metrics_the_right_way_round():

@@ -20,6 +20,7 @@ from skyt_tui.engine.sources.importers import skyt_template_to_contract
 from skyt_tui.engine.studies.study_report import (
     CSV_COLUMNS,
     SKYT_COLUMNS,
+    StudyRow,
     skyt_behavioral,
     skyt_columns,
     summary_csv,
@@ -244,8 +245,8 @@ def test_the_summary_csv_puts_skyts_meaning_under_skyts_names_and_ours_under_our
         "pass_rate": 0.75,
         "R_behavioral": 0.5,
     }
-    row["skyt"] = skyt_columns(row, [])
-    header, values = csv.reader(io.StringIO(summary_csv([row])))
+    study_row = StudyRow(row, skyt_columns(row, []))
+    header, values = csv.reader(io.StringIO(summary_csv([study_row])))
     cells = dict(zip(header, values))
     assert tuple(header) == CSV_COLUMNS and header.count("Delta_mu") == 1
     assert math.isclose(float(cells["Delta_mu"]), 0.2)

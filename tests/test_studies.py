@@ -28,6 +28,7 @@ from skyt_tui.engine.studies.study import (
 from skyt_tui.engine.studies.study_report import (
     CSV_COLUMNS,
     SKYT_COLUMNS,
+    StudyRow,
     aggregate,
     compare,
     summary_csv,
@@ -121,15 +122,17 @@ def test_study_toml_round_trip_list_and_delete():
 
 
 def row(model, temperature, contract, value, *, oer=1.0, pass_rate=1.0, n=10):
-    return {
-        "model": model,
-        "decoding_temperature": temperature,
-        "contract_id": contract,
-        "R_raw": value,
-        "OER": oer,
-        "pass_rate": pass_rate,
-        "n": n,
-    }
+    return StudyRow(
+        {
+            "model": model,
+            "decoding_temperature": temperature,
+            "contract_id": contract,
+            "R_raw": value,
+            "OER": oer,
+            "pass_rate": pass_rate,
+            "n": n,
+        }
+    )
 
 
 def test_aggregate_worked_example():
@@ -309,7 +312,7 @@ def test_a_sample_read_through_the_study_path_keeps_every_fact(monkeypatch):
     monkeypatch.setattr(analyses, "analyze_stored_runs", with_facts)
     monkeypatch.setattr(study_report, "literature_metrics", literature)
     [row] = study_report.study_rows(Study(name="s", filter=RunFilter()))
-    assert row["contract_id"] == "c1"
+    assert row.contract_id == "c1"
     [[first, second]] = seen
     assert (first.passed_all, first.compliant, first.repair_steps) == (
         True,

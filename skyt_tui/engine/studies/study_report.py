@@ -15,7 +15,7 @@ import csv
 import io
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,7 +90,58 @@ METRICS = registry.study_table_metrics()
 """Metrics a table, comparison or figure can be made of."""
 
 
-def run_row(run: run_store.StoredRun, analysis: StoredAnalysis, study: Study) -> dict[str, Any]:
+@dataclass(frozen=True)
+class StudyRow:
+    """One run's row of a study (`run_row`): the run's identity, and every column by its key in
+    `values` (the run's facts, each study-row metric under its registry name, the literature
+    metrics, the distances of its samples) as `study report --json` writes the row; SKYT's
+    columns of the run, with SKYT's meanings, in `skyt`."""
+
+    values: Mapping[str, Any]
+    skyt: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def run_id(self) -> str | None:
+        return self.values.get("run_id")
+
+    @property
+    def contract_id(self) -> str:
+        return str(self.values["contract_id"])
+
+    @property
+    def model(self) -> str | None:
+        return self.values.get("model")
+
+    @property
+    def temperature(self) -> float | None:
+        """The decoding temperature (`decoding_temperature`, SKYT's column)."""
+        return self.values.get("decoding_temperature")
+
+    @property
+    def n(self) -> int | None:
+        """Samples with code (N)."""
+        return self.values.get("n")
+
+    @property
+    def group(self) -> GroupKey:
+        """(model, temperature): the row of the study's table it counts in ("–": no model)."""
+        return (self.model or "–", self.temperature)
+
+    def value(self, key: str) -> Any:
+        """The value of a column or metric (`metric.name`, `mean_distance_pre`, ...), None when
+        the row has none."""
+        return self.values.get(key)
+
+    def distances(self, stage: str) -> list[float]:
+        """Every sample's distance to the canon, "pre" or "post" repair."""
+        return list((self.values.get("distances") or {}).get(stage, []))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as `study report --json` writes it (`runs`)."""
+        return {**self.values, "skyt": dict(self.skyt)}
+
+
+def run_row(run: run_store.StoredRun, analysis: StoredAnalysis, study: Study) -> StudyRow:
     """One run's row: identity, the stored analysis's metrics and the literature metrics (of the
     samples as the typed reader gives them, every fact of each kept)."""
     meta = run.meta
@@ -148,12 +199,11 @@ def run_row(run: run_store.StoredRun, analysis: StoredAnalysis, study: Study) ->
         row[f"R_repair_at_{key}_post"] = post
         row[f"Delta_P_tau_{key}"] = None if pre is None or post is None else post - pre
     skyt_id = str(meta.origin.get("skyt_contract_id") or "")
-    row["skyt"] = skyt_columns(row, analysis.samples, skyt_id)
-    return row
+    return StudyRow(row, skyt_columns(row, analysis.samples, skyt_id))
 
 
 def skyt_columns(
-    row: dict[str, Any], samples: Sequence[AnalysedSample], skyt_contract_id: str = ""
+    row: Mapping[str, Any], samples: Sequence[AnalysedSample], skyt_contract_id: str = ""
 ) -> dict[str, Any]:
     """SKYT's metrics_summary.csv columns of one run, each with SKYT's meaning (its
     `src/metrics.py`), from the run's row and its analysed samples:
@@ -213,7 +263,7 @@ def study_rows(
     *,
     progress: Progress | None = None,
     on_result: Callable[[str, dict[str, Any]], None] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[StudyRow]:
     """Every selected run's row, in run id order (analyses cached in the store, read by the
     typed reader `runs.analysis_record`)."""
     metas = select_runs(study.filter)
@@ -291,22 +341,18 @@ def _t(value: float | None) -> str:
     return "–" if value is None else f"{value:g}"
 
 
-def _group_key(row: dict[str, Any]) -> tuple[str, float | None]:
-    return (row.get("model") or "–", row.get("decoding_temperature"))
-
-
 def _sort_key(key: tuple[str, float | None]) -> tuple[str, float]:
     return (key[0], -1.0 if key[1] is None else key[1])
 
 
-def _cells(rows: Sequence[dict[str, Any]], metric: str) -> dict[GroupKey, dict[str, list[float]]]:
+def _cells(rows: Sequence[StudyRow], metric: str) -> dict[GroupKey, dict[str, list[float]]]:
     if metric not in METRICS:
         raise InputError(f"metric {metric!r}: choose one of {', '.join(METRICS)}")
     cells: dict[GroupKey, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
-        value = row.get(metric)
+        value = row.value(metric)
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
-            cells[_group_key(row)][row["contract_id"]].append(float(value))
+            cells[row.group][row.contract_id].append(float(value))
     return cells
 
 
@@ -322,15 +368,15 @@ def bootstrap_mean_interval(
     return float(low), float(high)
 
 
-def aggregate(rows: Sequence[dict[str, Any]], metric: str) -> Aggregation:
+def aggregate(rows: Sequence[StudyRow], metric: str) -> Aggregation:
     """The model × temperature by contract table of `metric`, with trends per model."""
     from scipy import stats as scipy_stats
 
     cells = _cells(rows, metric)
     oer = _cells(rows, "OER")
-    contracts = tuple(sorted({row["contract_id"] for row in rows}))
+    contracts = tuple(sorted({row.contract_id for row in rows}))
     groups = []
-    for key in sorted({_group_key(row) for row in rows}, key=_sort_key):
+    for key in sorted({row.group for row in rows}, key=_sort_key):
         by_contract = {c: _mean(v) for c, v in sorted(cells.get(key, {}).items())}
         values = list(by_contract.values())
         all_runs = [v for c in sorted(cells.get(key, {})) for v in cells[key][c]]
@@ -414,7 +460,7 @@ def parse_comparison(text: str) -> tuple[str, str, str]:
     return factor, a, b
 
 
-def compare(rows: Sequence[dict[str, Any]], metric: str, factor: str, a: str, b: str) -> Comparison:
+def compare(rows: Sequence[StudyRow], metric: str, factor: str, a: str, b: str) -> Comparison:
     """a vs b within each level of the other factor, paired over contracts; Holm over the family."""
     cells = _cells(rows, metric)
 
@@ -468,7 +514,7 @@ def compare(rows: Sequence[dict[str, Any]], metric: str, factor: str, a: str, b:
 
 
 def _pass_rates(
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[StudyRow],
     key_a: GroupKey,
     key_b: GroupKey,
     where: str,
@@ -477,9 +523,9 @@ def _pass_rates(
     b: str,
 ) -> RateComparison | None:
     def counts(key: GroupKey) -> tuple[int, int]:
-        chosen = [r for r in rows if _group_key(r) == key and r.get("pass_rate") is not None]
-        passed = sum(round(r["pass_rate"] * r["n"]) for r in chosen)
-        return passed, sum(r["n"] for r in chosen)
+        chosen = [r for r in rows if r.group == key and r.value("pass_rate") is not None]
+        passed = sum(round(r.value("pass_rate") * (r.n or 0)) for r in chosen)
+        return passed, sum(r.n or 0 for r in chosen)
 
     passed_a, n_a = counts(key_a)
     passed_b, n_b = counts(key_b)
@@ -504,17 +550,16 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
+def summary_csv(rows: Sequence[StudyRow]) -> str:
     """One row per run: SKYT's metrics_summary.csv columns with SKYT's meanings (`skyt_columns`),
     then skyt-tui's own under their own names."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
-        skyt = row.get("skyt") or {}
         writer.writerow(
-            [_csv_cell(skyt.get(column)) for column in SKYT_COLUMNS]
-            + [_csv_cell(row.get(key)) for key in _OWN_KEYS]
+            [_csv_cell(row.skyt.get(column)) for column in SKYT_COLUMNS]
+            + [_csv_cell(row.value(key)) for key in _OWN_KEYS]
         )
     return buffer.getvalue()
 
@@ -543,7 +588,7 @@ def check_figures(directory: Path) -> None:
 
 
 def write_figures(
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[StudyRow],
     aggregation: Aggregation,
     directory: Path,
     *,
@@ -598,17 +643,12 @@ def write_figures(
         axes.legend(fontsize="small")
     save(figure, f"{metric}_vs_temperature")
 
-    models = sorted({r.get("model") or "–" for r in rows})
+    models = sorted({r.group[0] for r in rows})
     figure, axes = plt.subplots(figsize=(max(6, 1.6 * len(models)), 4))
     data, positions, labels = [], [], []
     for i, model in enumerate(models):
         for j, stage in enumerate(("pre", "post")):
-            values = [
-                d
-                for r in rows
-                if (r.get("model") or "–") == model
-                for d in (r.get("distances") or {}).get(stage, [])
-            ]
+            values = [d for r in rows if r.group[0] == model for d in r.distances(stage)]
             data.append(values or [math.nan])
             positions.append(i * 3 + j)
             labels.append("d_pre" if j == 0 else "d_post")
@@ -656,7 +696,7 @@ def write_figures(
 
 def report_dict(
     study: Study,
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[StudyRow],
     aggregation: Aggregation,
     comparisons: Sequence[Comparison] = (),
     figures: Sequence[Path] = (),
@@ -664,7 +704,7 @@ def report_dict(
     return {
         "study": study.to_toml_dict(),
         "n_runs": len(rows),
-        "runs": list(rows),
+        "runs": [row.to_dict() for row in rows],
         "table": aggregation.to_dict(),
         "comparisons": [c.to_dict() for c in comparisons],
         "figures": [str(p) for p in figures],
