@@ -342,9 +342,9 @@ def _report_outcome(outcome: RunOutcome, analysis: dict[str, Any] | None) -> Non
     if outcome.abort_reason:
         out.print(f"  stopped: {outcome.abort_reason}", markup=False, soft_wrap=True)
     if analysis is not None:
-        for line in limited_lines(run.id, analysis):
-            out.print(f"  {line}", markup=False, soft_wrap=True)
         record = StoredAnalysis.from_document(analysis)
+        for line in limited_lines(run.id, record):
+            out.print(f"  {line}", markup=False, soft_wrap=True)
         out.print("  " + metrics_line(record), markup=False, soft_wrap=True)
 
 

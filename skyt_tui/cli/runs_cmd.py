@@ -356,7 +356,7 @@ def report_command(args: argparse.Namespace) -> int:
         check_output_file(Path(args.csv), "--csv")
     run = run_store.load_run(run_store.resolve_run_id(args.run))
     analysis = analyses.stored_analysis(run, level=args.level, tau=tau)
-    for line in limited_lines(run.id, analysis.document):
+    for line in limited_lines(run.id, analysis):
         warn(line)
     if args.json:
         print_json(
