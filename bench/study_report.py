@@ -44,11 +44,11 @@ def load() -> str:
 
 
 def fill_store(total: int) -> int:
-    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs import run_store
     from skyt_tui.engine.runs.run_import import import_runs
 
     import_runs([str(corpus() / "skyt-msr2026" / "outputs")])
-    originals = [runs.load_run(run_id) for run_id in runs.run_ids()]
+    originals = [run_store.load_run(run_id) for run_id in run_store.run_ids()]
     count = len(originals)
     replica = 0
     while count < total:
@@ -57,7 +57,7 @@ def fill_store(total: int) -> int:
             if count >= total:
                 break
             meta = run.meta
-            runs.create_run(
+            run_store.create_run(
                 contract_id=meta.contract_id,
                 contract=run.contract_object(),
                 provider=meta.provider,
@@ -67,7 +67,7 @@ def fill_store(total: int) -> int:
                 label=f"replica {replica}",
                 origin={"kind": "bench", "copy_of": meta.id},
                 samples=run.samples,
-                status=runs.COMPLETE,
+                status=run_store.COMPLETE,
                 id_suffix=f"r{replica:03d}{count}",
             )
             count += 1

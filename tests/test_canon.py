@@ -173,3 +173,39 @@ def test_every_path_that_picks_a_canon_uses_the_one_rule(isolated_home, monkeypa
     assert (code, provenance.sample_index, provenance.run_id) == (codes[1], 1, meta.id)
     canon = reestablish_from_run(CONTRACT_ID, meta.id, oracle=PassAll())
     assert canon.code == codes[1].rstrip() and canon.provenance["sample_index"] == 1
+
+
+def test_a_canon_history_event_is_read_into_a_record_whatever_its_line_holds():
+    """The history log is a file of the store: `CanonEvent` reads a field of the wrong type as
+    missing instead of failing (or showing a dict) where the Canon screen and `canon history`
+    show it."""
+    from skyt_tui.engine.analysis.canon import CanonEvent
+
+    whole = CanonEvent.from_record(
+        {
+            "event": "reestablished",
+            "at": "2026-01-02T03:04:05Z",
+            "reason": "the old canon failed the new tests",
+            "canon": {"provenance": {"run_id": "r1", "sample_index": 3}, "content_hash": "ab" * 32},
+        }
+    )
+    assert whole == CanonEvent(
+        event="reestablished",
+        at="2026-01-02T03:04:05Z",
+        reason="the old canon failed the new tests",
+        run_id="r1",
+        sample_index=3,
+        content_hash="ab" * 32,
+    )
+    odd = CanonEvent.from_record(
+        {"event": None, "at": 5, "canon": "[red]not a dict", "reason": None}
+    )
+    assert odd == CanonEvent(
+        event=None, at="5", reason="", run_id=None, sample_index=None, content_hash=""
+    )
+    no_provenance = CanonEvent.from_record({"canon": {"provenance": ["x"]}})
+    assert (no_provenance.run_id, no_provenance.sample_index) == (None, None)
+    assert (
+        CanonEvent.from_record({"canon": {"provenance": {"sample_index": True}}}).sample_index
+        is None
+    )

@@ -203,7 +203,7 @@ def test_the_cli_and_the_app_give_a_run_the_same_provider_settings(
     import argparse
 
     from skyt_tui.cli.run_cmd import _provider_settings
-    from skyt_tui.ui import data
+    from skyt_tui.ui import run_form
     from skyt_tui.ui.run_request import parse_run_form
 
     target = str(tmp_path) if target == "RECORDING" else target
@@ -222,7 +222,7 @@ def test_the_cli_and_the_app_give_a_run_the_same_provider_settings(
         timeout="7",
         environ={"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"},
     )
-    assert _provider_settings(args) == data.provider_settings(request)
+    assert _provider_settings(args) == run_form.provider_settings(request)
     assert _provider_settings(args)["timeout_s"] == 7.0
 
 
@@ -256,11 +256,11 @@ def test_the_environment_base_url_comes_before_the_settings_file_and_a_flag_befo
 def test_the_run_dialog_leaves_the_settings_base_url_out_when_the_environment_sets_one(
     isolated_home, monkeypatch
 ):
-    from skyt_tui.ui import data
+    from skyt_tui.ui import run_form
 
     update_setting("run.provider", "openai")
     update_setting("run.base_url", "http://localhost:1/v1")
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    assert data.run_form_defaults()[0]["target"] == "http://localhost:1/v1"
+    assert run_form.run_form_defaults()[0]["target"] == "http://localhost:1/v1"
     monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:2/v1")
-    assert "target" not in data.run_form_defaults()[0]
+    assert "target" not in run_form.run_form_defaults()[0]

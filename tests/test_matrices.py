@@ -7,6 +7,7 @@ from skyt_tui.engine.analysis.pipeline import analyze_run
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.matrices import analysis_run_texts, run_matrices, stored_run_texts
 from skyt_tui.engine.runs.run_store import SampleRecord
 from tests.run_helpers import CONTRACT_ID, install_contract
@@ -43,14 +44,14 @@ def stored(isolated_home):
 
 
 def test_stored_run_matrices_match_the_analysis(stored):
-    analysis = run_analyses.analyze_stored_run(stored)
+    analysis = run_analyses.stored_analysis(stored)
     matrices = run_matrices(stored.id, "nodoc")
     # failed sample 2 has no code, so it is not in the matrix; labels keep the run's sample numbers
     assert matrices.labels == ("0", "1", "3")
     # "x + 1" → "1 + x" is two substitutions in 26 characters; the comment is gone at nodoc
     assert matrices.pre[0, 1] == 0.0 and matrices.pre[0, 2] == pytest.approx(2 / 26)
     assert np.allclose(matrices.pre, matrices.pre.T)
-    assert [s["d_pre"] for s in analysis["samples"]] == [0.0, 0.0, pytest.approx(2 / 26)]
+    assert [s.facts.d_pre for s in analysis.samples] == [0.0, 0.0, pytest.approx(2 / 26)]
     assert matrices.order == (0, 1, 2)
     texts = stored_run_texts(stored, analysis)
     assert texts.repair_ran and texts.canon_text("raw") == CANON
@@ -65,12 +66,16 @@ def test_stored_run_matrices_match_the_analysis(stored):
 def test_no_canon_means_no_after_repair_matrix(stored, isolated_home):
     texts = stored_run_texts(
         stored,
-        {
-            "level": "nodoc",
-            "canon": {"status": "none"},
-            "oracle": {},
-            "samples": [{"index": 0, "d_pre": None, "d_post": None}],
-        },
+        StoredAnalysis.from_document(
+            {
+                "id": stored.id,
+                "level": "nodoc",
+                "metrics": {"n": 1, "level": "nodoc", "tau": 0.1},
+                "canon": {"status": "none"},
+                "oracle": {},
+                "samples": [{"index": 0, "d_pre": None, "d_post": None}],
+            }
+        ),
     )
     assert not texts.repair_ran and texts.matrix("nodoc", post=True) is None
     assert texts.order_by_canon() is None and texts.canon_text("nodoc") is None

@@ -290,7 +290,7 @@ def test_the_apps_analysis_on_ray_refuses_the_same_repair_steps(ray_cluster, mon
     """The app's analysis process (store mode, settings.toml's executor) on the strict samples:
     the same stored documents on both executors, the rule-breaking step refused on both."""
     from skyt_tui.engine.runs.run_import import import_runs
-    from skyt_tui.ui import data
+    from skyt_tui.ui import run_data
 
     documents = []
     for name, settings in (
@@ -302,7 +302,7 @@ def test_the_apps_analysis_on_ray_refuses_the_same_repair_steps(ray_cluster, mon
         (home / "settings.toml").write_text(settings)
         monkeypatch.setenv("SKYT_HOME", str(home))
         [run_id] = [meta.id for meta in import_runs([str(records)]).created]
-        [analysis] = data.analyze_runs([run_id])
+        [analysis] = run_data.analyze_runs([run_id])
         # the run's id and folder differ between the two stores, and so does the canon's run
         document = {k: v for k, v in analysis.document.items() if k not in ("id", "source")}
         document["canon"] = {k: v for k, v in document["canon"].items() if k != "run_id"}
@@ -410,7 +410,7 @@ def test_the_apps_background_analysis_runs_where_the_settings_say(
 ):
     """The app's analysis process takes `executor` and `ray_address` from settings.toml."""
     from skyt_tui.engine.runs.run_import import import_runs
-    from skyt_tui.ui import data
+    from skyt_tui.ui import run_data
 
     sources = skyt_slice()[:1]
     results = []
@@ -423,7 +423,7 @@ def test_the_apps_background_analysis_runs_where_the_settings_say(
         (home / "settings.toml").write_text(settings)
         monkeypatch.setenv("SKYT_HOME", str(home))
         ids = [meta.id for meta in import_runs(sources).created]
-        results.append([data.analyze_runs([run_id])[0] for run_id in ids])
+        results.append([run_data.analyze_runs([run_id])[0] for run_id in ids])
     local, on_ray = results
     where = ("id", "source")  # the run's id and folder differ between the two stores
 
@@ -442,7 +442,7 @@ def test_the_apps_background_analysis_runs_where_the_settings_say(
     monkeypatch.setenv("SKYT_HOME", str(broken))
     [run_id] = [meta.id for meta in import_runs(sources[:1]).created]
     with pytest.raises(Exception, match="no Ray cluster reachable"):
-        data.analyze_runs([run_id])
+        run_data.analyze_runs([run_id])
 
 
 # ---- run by run on the cluster (issue 39) ----------------------------------------------------

@@ -226,16 +226,23 @@ def test_a_study_row_has_every_study_row_metric(tmp_path):
         status=runs.COMPLETE,
         created=datetime(2026, 1, 1, tzinfo=UTC),
     )
-    analysis = {
-        "metrics": compute_metrics(samples(), canon=CANON_ESTABLISHED, pairwise_mean=0.3).to_dict(),
-        "samples": [s.to_dict() for s in samples()],
-    }
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
+
+    analysis = StoredAnalysis.from_document(
+        {
+            "id": stored.id,
+            "metrics": compute_metrics(
+                samples(), canon=CANON_ESTABLISHED, pairwise_mean=0.3
+            ).to_dict(),
+            "samples": [s.to_dict() for s in samples()],
+        }
+    )
     row = run_row(runs.load_run(stored.id), analysis, Study(name="s", distance="tree"))
     for m in registry.study_row_metrics():
-        assert row[m.name] is not None, m.name
+        assert row.value(m.name) is not None, m.name
         assert m.csv_header in CSV_COLUMNS
-    assert row["R_structural"] == row["R_pairwise"]
-    assert row["mean_distance_pre"] == row["mu_pre"]
+    assert row.value("R_structural") == row.value("R_pairwise")
+    assert row.value("mean_distance_pre") == row.value("mu_pre")
 
 
 def test_curated_selections_name_registered_metrics_the_right_way_round():

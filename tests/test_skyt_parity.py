@@ -15,10 +15,12 @@ from skyt_tui.engine.contracts.contract import CallTest, Contract, Entry, Oracle
 from skyt_tui.engine.measure.metrics import compute_metrics
 from skyt_tui.engine.measure.records import SampleAnalysis
 from skyt_tui.engine.oracle.judge import Oracle
+from skyt_tui.engine.runs.analysis_record import AnalysedSample
 from skyt_tui.engine.sources.importers import skyt_template_to_contract
 from skyt_tui.engine.studies.study_report import (
     CSV_COLUMNS,
     SKYT_COLUMNS,
+    StudyRow,
     skyt_behavioral,
     skyt_columns,
     summary_csv,
@@ -191,19 +193,25 @@ def test_skyt_columns_hold_skyts_quantities():
         {
             "passed": True,
             "oracle": {
-                "tests": [{"kind": "call", "passed": True}, {"kind": "ood", "passed": False}]
+                "tests": [
+                    {"name": "t", "kind": "call", "passed": True},
+                    {"name": "t", "kind": "ood", "passed": False},
+                ]
             },
         },
         {
             "passed": True,
             "oracle": {
-                "tests": [{"kind": "call", "passed": True}, {"kind": "ood", "passed": True}]
+                "tests": [
+                    {"name": "t", "kind": "call", "passed": True},
+                    {"name": "t", "kind": "ood", "passed": True},
+                ]
             },
         },
-        {"passed": True, "oracle": {"tests": [{"kind": "call", "passed": False}]}},
-        {"passed": False, "oracle": {"tests": [{"kind": "call", "passed": False}]}},
+        {"passed": True, "oracle": {"tests": [{"name": "t", "kind": "call", "passed": False}]}},
+        {"passed": False, "oracle": {"tests": [{"name": "t", "kind": "call", "passed": False}]}},
     ]
-    skyt = skyt_columns(row, {"samples": samples}, "slugify")
+    skyt = skyt_columns(row, _analysed(samples), "slugify")
     assert set(skyt) == set(SKYT_COLUMNS)
     assert skyt["Delta_mu"] == pytest.approx(0.2)  # μ_pre − μ_post: repair helped, positive
     assert skyt["mean_distance_pre"] == 0.3 and skyt["mean_distance_post"] == 0.1
@@ -217,7 +225,12 @@ def test_skyt_columns_hold_skyts_quantities():
     failing = [{"passed": False, "pass_vector": [False]}] * 3 + [
         {"passed": True, "pass_vector": [True]}
     ]
-    assert skyt_behavioral(failing) == 0.25
+    assert skyt_behavioral(_analysed(failing)) == 0.25
+
+
+def _analysed(samples):
+    """Samples as the analysis stores them, read by the typed reader."""
+    return [AnalysedSample.from_dict({"index": i, **s}) for i, s in enumerate(samples)]
 
 
 def test_the_summary_csv_puts_skyts_meaning_under_skyts_names_and_ours_under_our_own():
@@ -232,8 +245,8 @@ def test_the_summary_csv_puts_skyts_meaning_under_skyts_names_and_ours_under_our
         "pass_rate": 0.75,
         "R_behavioral": 0.5,
     }
-    row["skyt"] = skyt_columns(row, {"samples": []})
-    header, values = csv.reader(io.StringIO(summary_csv([row])))
+    study_row = StudyRow(row, skyt_columns(row, []))
+    header, values = csv.reader(io.StringIO(summary_csv([study_row])))
     cells = dict(zip(header, values))
     assert tuple(header) == CSV_COLUMNS and header.count("Delta_mu") == 1
     assert math.isclose(float(cells["Delta_mu"]), 0.2)

@@ -28,6 +28,7 @@ from skyt_tui.engine.studies.study import (
 from skyt_tui.engine.studies.study_report import (
     CSV_COLUMNS,
     SKYT_COLUMNS,
+    StudyRow,
     aggregate,
     compare,
     summary_csv,
@@ -121,15 +122,17 @@ def test_study_toml_round_trip_list_and_delete():
 
 
 def row(model, temperature, contract, value, *, oer=1.0, pass_rate=1.0, n=10):
-    return {
-        "model": model,
-        "decoding_temperature": temperature,
-        "contract_id": contract,
-        "R_raw": value,
-        "OER": oer,
-        "pass_rate": pass_rate,
-        "n": n,
-    }
+    return StudyRow(
+        {
+            "model": model,
+            "decoding_temperature": temperature,
+            "contract_id": contract,
+            "R_raw": value,
+            "OER": oer,
+            "pass_rate": pass_rate,
+            "n": n,
+        }
+    )
 
 
 def test_aggregate_worked_example():
@@ -280,3 +283,40 @@ def test_study_without_tau_takes_settings_run_tau_and_records_it(capsys):
     assert load_study("t").tau == 0.25
     assert main(["study", "create", "u", "--filter", "model=m", "--tau", "0.05"]) == 0
     assert load_study("u").tau == 0.05
+
+
+def test_a_sample_read_through_the_study_path_keeps_every_fact(monkeypatch):
+    """The study's rows read the stored analysis by the one typed reader (`runs.analysis_record`):
+    a sample's `passed_all`, `compliant` and `repair_steps` reach the study's metrics as stored
+    (a parser of its own once dropped them)."""
+    from skyt_tui.engine.runs import analyses
+    from skyt_tui.engine.studies import study_report
+
+    make_run("c1", "m1", 0.0, ["x = 1", "x = 2"])
+    stored_facts = {"passed_all": True, "compliant": False, "repair_steps": ["rename_locals"]}
+    analyze = analyses.analyze_stored_runs
+
+    def with_facts(*args, **kwargs):
+        documents = analyze(*args, **kwargs)
+        for document in documents:
+            document["samples"][0].update(stored_facts)
+        return documents
+
+    seen = []
+
+    def literature(samples, *args, **kwargs):
+        seen.append(list(samples))
+        return literature_metrics(samples, *args, **kwargs)
+
+    literature_metrics = study_report.literature_metrics
+    monkeypatch.setattr(analyses, "analyze_stored_runs", with_facts)
+    monkeypatch.setattr(study_report, "literature_metrics", literature)
+    [row] = study_report.study_rows(Study(name="s", filter=RunFilter()))
+    assert row.contract_id == "c1"
+    [[first, second]] = seen
+    assert (first.passed_all, first.compliant, first.repair_steps) == (
+        True,
+        False,
+        ("rename_locals",),
+    )
+    assert (second.passed_all, second.compliant, second.repair_steps) == (None, None, ())

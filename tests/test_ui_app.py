@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Input, Select
 
 from skyt_tui.engine.demo import DemoResult
 from skyt_tui.engine.runs import run_store as runs
-from skyt_tui.ui import data
+from skyt_tui.ui import canon_data, demo_data, run_data, run_execution, run_form
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.commands import BindingCommands
 from skyt_tui.ui.help import HelpScreen
@@ -99,7 +99,7 @@ async def test_d_on_the_welcome_page_loads_the_demo(demo_store, isolated_home, m
         shutil.copytree(demo_store, isolated_home / "demo", dirs_exist_ok=True)
         return DemoResult(created=(), existing=(), skipped=())
 
-    monkeypatch.setattr(data, "load_demo", load_demo)
+    monkeypatch.setattr(demo_data, "load_demo", load_demo)
     app = SkytApp(clock=clock)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
@@ -357,7 +357,7 @@ async def test_run_dialog_profile_fills_the_fields_and_starts_with_them(isolated
 
     def executor(request, report, cancel):
         seen.append(request)
-        return data.RunOutcome(run_ids=(), n_done=0, n_failed=0)
+        return run_execution.RunOutcome(run_ids=(), n_done=0, n_failed=0)
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -468,7 +468,7 @@ async def test_run_dialog_returns_a_request_and_remembers_it():
 
     def executor(request, report, cancel):
         seen.append(request)
-        return data.RunOutcome(run_ids=(), n_done=0, n_failed=0)
+        return run_execution.RunOutcome(run_ids=(), n_done=0, n_failed=0)
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -515,7 +515,7 @@ async def test_the_run_dialog_keeps_its_memory_apart_from_the_cli_defaults(isola
     before = settings.read_bytes()
 
     def executor(request, report, cancel):
-        return data.RunOutcome(run_ids=(), n_done=0, n_failed=0)
+        return run_execution.RunOutcome(run_ids=(), n_done=0, n_failed=0)
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -544,11 +544,11 @@ def test_a_damaged_run_dialog_memory_is_named_and_the_settings_still_used(isolat
     isolated_home.mkdir(parents=True, exist_ok=True)
     (isolated_home / "settings.toml").write_text('[run]\nmodel = "cli-model"\n')
     locations.run_dialog_file().write_text("[form]\nmodel = 3\n")
-    values, error = data.run_form_defaults()
+    values, error = run_form.run_form_defaults()
     assert values["model"] == "cli-model"
     assert error and "run-dialog.toml: form.model: must be text" in error
     locations.run_dialog_file().write_text("[form\n")
-    values, error = data.run_form_defaults()
+    values, error = run_form.run_form_defaults()
     assert values["model"] == "cli-model" and "run-dialog.toml" in (error or "")
 
 
@@ -575,19 +575,19 @@ async def test_a_run_shows_live_progress_and_failures():
     def executor(request, report, cancel):
         seen.append(request)
         total = request.n * len(request.temperatures)
-        report(data.SampleProgress(index=0, total=total, passed=True))
+        report(run_execution.SampleProgress(index=0, total=total, passed=True))
         report(
-            data.SampleProgress(
+            run_execution.SampleProgress(
                 index=1, total=total, failed=True, message="HTTP 429 [rate limited]"
             )
         )
         report(
-            data.SampleProgress(
+            run_execution.SampleProgress(
                 index=1, total=total, retry=True, message="sample 1: HTTP 429; retry 1 in 2.0 s"
             )
         )
-        report(data.SampleProgress(index=2, total=total, passed=False))
-        return data.RunOutcome(
+        report(run_execution.SampleProgress(index=2, total=total, passed=False))
+        return run_execution.RunOutcome(
             run_ids=("fib-run-1",), n_done=2, n_failed=1, metrics=("fib-run-1: N=2  R_raw=0.500",)
         )
 
@@ -613,10 +613,10 @@ async def test_a_run_can_be_cancelled():
     started = threading.Event()
 
     def executor(request, report, cancel):
-        report(data.SampleProgress(index=0, total=request.n, passed=True))
+        report(run_execution.SampleProgress(index=0, total=request.n, passed=True))
         started.set()
         assert cancel.wait(10)
-        return data.RunOutcome(run_ids=(), n_done=1, n_failed=0, cancelled=True)
+        return run_execution.RunOutcome(run_ids=(), n_done=1, n_failed=0, cancelled=True)
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -698,7 +698,7 @@ async def test_a_real_run_through_the_engine_is_stored_checked_and_shown(tmp_pat
         shown = screen_text(app)
         assert f"Finished: 3 samples, 0 failed — {run_id}" in shown
         assert f"{run_id}: N=3  R_raw=1.000" in shown
-        assert data.canon_state(data.find_contract("fibonacci_iterative")) == "ok"
+        assert canon_data.canon_state(canon_data.find_contract("fibonacci_iterative")) == "ok"
         await pilot.press("2")
         await settle(pilot)
         assert run_id in screen_text(app)
@@ -709,9 +709,9 @@ async def test_a_sweep_is_analysed_in_one_batch_and_every_run_reported(tmp_path,
     program = tmp_path / "answer.py"
     program.write_text(f"import sys\nsys.stdin.read()\nprint({ANSWER!r})\n")
     batches = []
-    real = data.analyze_runs
+    real = run_data.analyze_runs
     monkeypatch.setattr(
-        data,
+        run_data,
         "analyze_runs",
         lambda run_ids, **kw: batches.append(list(run_ids)) or real(run_ids, **kw),
     )

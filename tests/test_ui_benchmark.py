@@ -8,7 +8,7 @@ import numpy as np
 from textual.widgets import DataTable, TabbedContent
 
 from skyt_tui.engine import benchmark
-from skyt_tui.ui import data
+from skyt_tui.ui import bench_data
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.benchmark import BenchmarkScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen
@@ -137,7 +137,7 @@ async def test_validation_plots_sample_against_full_score_per_system(isolated_ho
         await settle(pilot)
         await pilot.press("v")
         await settle(pilot)
-        report = data.validate_benchmark("scored", benchmark.current_sample("scored"))
+        report = bench_data.validate_benchmark("scored", benchmark.current_sample("scored"))
         shown = screen_text(app)
         assert report.verdict in shown
         plot = app.screen.query_one(ScatterPlot)

@@ -14,7 +14,7 @@ from pathlib import Path
 from textual.widgets import DataTable
 
 from skyt_tui.engine.runs import run_store as runs
-from skyt_tui.ui import data
+from skyt_tui.ui import run_data, run_execution
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.widgets.run_progress import RunProgress
 from tests.run_helpers import ROOT, cli_env
@@ -80,7 +80,7 @@ async def test_a_run_another_process_writes_shows_as_a_row_while_runs_are_analys
                 raise AnalysisCancelled("cancelled")
         return []
 
-    monkeypatch.setattr(data, "analyze_runs", long_analysis)
+    monkeypatch.setattr(run_data, "analyze_runs", long_analysis)
     app = SkytApp(start="runs", clock=clock)
     try:
         async with app.run_test(size=(120, 36)) as pilot:
@@ -125,14 +125,14 @@ async def test_the_live_panel_counts_the_first_sample_at_once_and_marks_verdicts
         metrics = RunMetrics(n=2, level="nodoc", tau=0.1, pass_rate=0.5, canon="none")
         return SimpleNamespace(metrics=metrics, samples=samples)
 
-    monkeypatch.setattr(data, "partial_analysis", partial_analysis)
+    monkeypatch.setattr(run_data, "partial_analysis", partial_analysis)
     go_on = threading.Event()
 
     def executor(request, report, cancel):
         for index in range(2):
-            report(data.SampleProgress(index=index, total=5, run_id="run-1", sample=index))
+            report(run_execution.SampleProgress(index=index, total=5, run_id="run-1", sample=index))
         assert go_on.wait(20) or cancel.is_set()
-        return data.RunOutcome(run_ids=("run-1",), n_done=2, n_failed=0, cancelled=True)
+        return run_execution.RunOutcome(run_ids=("run-1",), n_done=2, n_failed=0, cancelled=True)
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:

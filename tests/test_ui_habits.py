@@ -81,7 +81,7 @@ async def test_a_failed_sample_is_numbered_as_its_run_numbers_it(monkeypatch):
     panel names the number the run's detail shows."""
     import threading
 
-    from skyt_tui.ui import data
+    from skyt_tui.ui import run_execution
     from skyt_tui.ui.widgets.run_progress import RunProgress
     from tests.test_ui_app import start_run
     from tests.test_ui_live import wait_for
@@ -90,14 +90,16 @@ async def test_a_failed_sample_is_numbered_as_its_run_numbers_it(monkeypatch):
     go_on = threading.Event()
 
     def executor(request, report, cancel):
-        report(data.SampleProgress(index=0, total=3, run_id="run-a", sample=0))
+        report(run_execution.SampleProgress(index=0, total=3, run_id="run-a", sample=0))
         report(
-            data.SampleProgress(
+            run_execution.SampleProgress(
                 index=2, total=3, run_id="run-b", sample=1, failed=True, message="HTTP 500: busy"
             )
         )
         assert go_on.wait(20) or cancel.is_set()
-        return data.RunOutcome(run_ids=("run-a", "run-b"), n_done=2, n_failed=1, cancelled=True)
+        return run_execution.RunOutcome(
+            run_ids=("run-a", "run-b"), n_done=2, n_failed=1, cancelled=True
+        )
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -212,7 +212,7 @@ async def test_after_a_canon_is_re_established_the_open_run_and_the_contract_nam
 ):
     from textual.widgets import DataTable
 
-    from skyt_tui.ui import data
+    from skyt_tui.ui import canon_data
     from skyt_tui.ui.screens.run_detail import RunDetailScreen
     from tests.run_helpers import CONTRACT_ID
 
@@ -230,7 +230,9 @@ async def test_after_a_canon_is_re_established_the_open_run_and_the_contract_nam
         detail = app.screen
         assert isinstance(detail, RunDetailScreen)
         assert "canon: sample 0 of this run" in screen_text(app)
-        data.reestablish_canon(CONTRACT_ID, second.id)  # as `skyt-tui canon reestablish` would
+        canon_data.reestablish_canon(
+            CONTRACT_ID, second.id
+        )  # as `skyt-tui canon reestablish` would
         await wait_for(pilot, lambda: f"canon: sample 0 of run {second.id}" in screen_text(app), 20)
         await pilot.press("1")
         await settle(pilot)
@@ -252,12 +254,12 @@ async def test_after_a_canon_is_re_established_the_open_run_and_the_contract_nam
 
 @pilot_test
 async def test_after_a_run_in_contracts_the_runs_table_has_the_keys(isolated_home):
-    from skyt_tui.ui import data
+    from skyt_tui.ui import run_execution
     from skyt_tui.ui.screens.run_detail import RunDetailScreen
 
     def executor(request, report, cancel):
         meta = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
-        return data.RunOutcome(run_ids=(meta.id,), n_done=2, n_failed=0)
+        return run_execution.RunOutcome(run_ids=(meta.id,), n_done=2, n_failed=0)
 
     app = SkytApp(start="contracts", run_executor=executor)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -283,7 +285,7 @@ async def test_the_demo_opens_in_its_own_store_marked_demo_and_never_runs_there(
 
     from textual.widgets import DataTable
 
-    from skyt_tui.ui import data
+    from skyt_tui.ui import demo_data
     from skyt_tui.ui.screens.run_dialog import RunDialog
 
     shutil.copytree(demo_store, isolated_home / "demo")  # what `skyt-tui demo` leaves
@@ -317,7 +319,7 @@ async def test_the_demo_opens_in_its_own_store_marked_demo_and_never_runs_there(
         await pilot.pause()
         await pilot.press("y")
         await settle(pilot)
-        assert isinstance(app.screen, RunDialog) and not data.is_demo_store()
+        assert isinstance(app.screen, RunDialog) and not demo_data.is_demo_store()
         assert not screen_text(app).startswith(" skyt-tui  DEMO ")
     assert not (isolated_home / "runs").exists() and not (isolated_home / "canon").exists()
 
@@ -392,7 +394,7 @@ async def test_a_failed_run_can_be_resumed_from_the_list(isolated_home, monkeypa
 
 @pilot_test
 async def test_run_again_asks_for_a_new_run_with_the_same_settings(isolated_home):
-    from skyt_tui.ui import data
+    from skyt_tui.ui import run_execution
     from skyt_tui.ui.run_request import RunRequest
 
     meta = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
@@ -400,7 +402,7 @@ async def test_run_again_asks_for_a_new_run_with_the_same_settings(isolated_home
 
     def executor(request, report, cancel):
         seen.append(request)
-        return data.RunOutcome(run_ids=(), n_done=0, n_failed=0)
+        return run_execution.RunOutcome(run_ids=(), n_done=0, n_failed=0)
 
     app = SkytApp(start="runs", run_executor=executor)
     async with app.run_test(size=(160, 36)) as pilot:
@@ -505,7 +507,7 @@ async def test_while_a_run_generates_the_intervals_narrow_and_it_offers_to_stop(
 async def test_the_estimate_line_stays_current_while_requests_hang(monkeypatch):
     """Issue 14.16: between samples a timer keeps elapsed time current and catches the intervals up with
     samples that arrived while the last estimate was being made (a hanging request sends no more)."""
-    from skyt_tui.ui import data
+    from skyt_tui.ui import run_data, run_execution
     from skyt_tui.ui.screens import contracts
 
     monkeypatch.setattr(RunProgress, "REFRESH_S", 0.1)
@@ -522,15 +524,15 @@ async def test_the_estimate_line_stays_current_while_requests_hang(monkeypatch):
         metrics = RunMetrics(n=n, level="nodoc", tau=0.1, pass_rate=1.0, canon="none")
         return SimpleNamespace(metrics=metrics, samples=())
 
-    monkeypatch.setattr(data, "partial_analysis", partial_analysis)
+    monkeypatch.setattr(run_data, "partial_analysis", partial_analysis)
     started = threading.Event()
 
     def executor(request, report, cancel):
         for index in range(2):  # the second lands while the first's estimate is being made
-            report(data.SampleProgress(index=index, total=4, passed=True, run_id="run-1"))
+            report(run_execution.SampleProgress(index=index, total=4, passed=True, run_id="run-1"))
         started.set()
         assert cancel.wait(20)  # the other two requests hang
-        return data.RunOutcome(run_ids=("run-1",), n_done=2, n_failed=0, cancelled=True)
+        return run_execution.RunOutcome(run_ids=("run-1",), n_done=2, n_failed=0, cancelled=True)
 
     now = [1000.0]
     app = SkytApp(start="contracts", run_executor=executor)

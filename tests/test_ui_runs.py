@@ -73,7 +73,7 @@ async def test_a_run_in_detail_shows_samples_bars_code_and_diffs_to_the_canon(de
     async with app.run_test(size=(120, 36)) as pilot:
         fib = demo_run_id("fibonacci_iterative")
         screen = await open_run(pilot, fib)
-        rows = sample_rows(runs.load_run(fib), run_analyses.analyze_stored_run(fib))
+        rows = sample_rows(runs.load_run(fib), run_analyses.stored_analysis(fib))
         table = screen.query_one("#samples-table", DataTable)
         assert table.row_count == len(rows) == 14
         shown = screen_text(app)
@@ -131,7 +131,7 @@ async def test_export_writes_what_the_cli_writes(demo_home, tmp_path):
         await pilot.press("enter")
         await pilot.pause()
         run = runs.load_run(slugify)
-        analysis = run_analyses.analyze_stored_run(run)
+        analysis = run_analyses.stored_analysis(run)
         written = (tmp_path / "slugify.csv").read_text()
         assert written == samples_csv(sample_rows(run, analysis))
         assert len(list(csv.DictReader(io.StringIO(written)))) == 12
@@ -276,7 +276,7 @@ async def test_the_samples_of_a_run_sort_and_filter(demo_home):
     async with app.run_test(size=(120, 36)) as pilot:
         fib = demo_run_id("fibonacci_iterative")
         screen = await open_run(pilot, fib)
-        rows = sample_rows(runs.load_run(fib), run_analyses.analyze_stored_run(fib))
+        rows = sample_rows(runs.load_run(fib), run_analyses.stored_analysis(fib))
         failing = [r["index"] for r in rows if r["passed"] is False]
         assert failing
         await pilot.press("slash")

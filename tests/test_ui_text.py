@@ -4,7 +4,7 @@ import pytest
 from rich.text import Text
 
 from skyt_tui.engine.contracts.contract import contract_from_dict
-from skyt_tui.ui import data
+from skyt_tui.ui import bench_data, run_data, run_form, store_watch
 from skyt_tui.ui.contract_text import describe_constraints, describe_tests, reflow, short_repr
 from skyt_tui.ui.diff_text import unified_diff_text
 from skyt_tui.ui.run_request import RunFormError, RunRequest, parse_run_form
@@ -87,14 +87,14 @@ def test_command_and_replay_take_no_model(tmp_path):
         **{**GOOD, "provider": "replay", "model": " ", "target": str(tmp_path)}
     )
     assert (request.model, request.target) == ("", str(tmp_path))
-    assert data.provider_settings(request) == {"source": str(tmp_path), "model": None}
+    assert run_form.provider_settings(request) == {"source": str(tmp_path), "model": None}
     command = parse_run_form(
         **{**GOOD, "provider": "command", "model": "", "target": "python3 answer.py"}
     )
-    assert data.provider_settings(command) == {"command": "python3 answer.py"}
-    assert data.provider_settings(parse_run_form(**GOOD)) == {}
+    assert run_form.provider_settings(command) == {"command": "python3 answer.py"}
+    assert run_form.provider_settings(parse_run_form(**GOOD)) == {}
     local = parse_run_form(**{**GOOD, "target": "http://localhost:11434/v1"})
-    assert data.provider_settings(local) == {"base_url": "http://localhost:11434/v1"}
+    assert run_form.provider_settings(local) == {"base_url": "http://localhost:11434/v1"}
 
 
 def test_run_form_reports_all_bad_fields_at_once():
@@ -207,13 +207,17 @@ def test_identical_texts_say_so():
 
 
 def test_an_empty_store_has_nothing_and_says_so(isolated_home):
-    assert data.list_runs() == [] and data.list_benchmarks() == () and data.store_is_empty()
-    assert not data.store_has_runs()
+    assert (
+        run_data.list_runs() == []
+        and bench_data.list_benchmarks() == ()
+        and store_watch.store_is_empty()
+    )
+    assert not store_watch.store_has_runs()
     (isolated_home / "runs" / "r1").mkdir(parents=True)
-    assert not data.store_has_runs()  # a directory without run.json is not a run
+    assert not store_watch.store_has_runs()  # a directory without run.json is not a run
     (isolated_home / "runs" / "r1" / "run.json").write_text("{}")
-    assert data.store_has_runs() and not data.store_is_empty()
-    [damaged] = data.list_runs()
+    assert store_watch.store_has_runs() and not store_watch.store_is_empty()
+    [damaged] = run_data.list_runs()
     assert damaged.meta is None and "corrupt" in damaged.error  # listed with its error, not dropped
 
 

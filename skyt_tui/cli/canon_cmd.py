@@ -150,16 +150,15 @@ def cmd_history(args: argparse.Namespace) -> int:
     table = Table(title=f"canon history of {args.contract}")
     for column in ("#", "event", "at", "run", "sample", "reason", "content hash"):
         table.add_column(column)
-    for number, event in enumerate(events, start=1):
-        provenance = event.get("canon", {}).get("provenance", {})
+    for number, event in enumerate(map(canon_store.CanonEvent.from_record, events), start=1):
         table.add_row(
             str(number),
-            event.get("event", "?"),
-            str(event.get("at", "")),
-            str(provenance.get("run_id", "–")),
-            str(provenance.get("sample_index", "–")),
-            plain(event.get("reason", "")),
-            str(event.get("canon", {}).get("content_hash", ""))[:16],
+            plain(event.event or "?"),
+            plain(event.at),
+            plain(event.run_id or "–"),
+            "–" if event.sample_index is None else str(event.sample_index),
+            plain(event.reason),
+            plain(event.content_hash[:16]),
         )
     print_table(console(), table)
     return 0

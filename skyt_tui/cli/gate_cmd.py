@@ -11,8 +11,7 @@ from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.gate import Threshold, evaluate, parse_threshold
 from skyt_tui.engine.measure.normalize import LEVELS
 from skyt_tui.engine.printable import printable
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
 
 SHORTCUTS = (
     (
@@ -96,8 +95,8 @@ def run(args: argparse.Namespace) -> int:
     thresholds = thresholds_from(args)
     results = []
     for text in args.runs:
-        stored = runs.load_run(runs.resolve_run_id(text))
-        analysis = run_analyses.analyze_stored_run(stored, level=args.level, tau=tau)
+        stored = run_store.load_run(run_store.resolve_run_id(text))
+        analysis = analyses.analyze_stored_run(stored, level=args.level, tau=tau)
         complete = not stored.missing_indexes
         results.append(
             evaluate(

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 from rich.measure import Measurement
@@ -22,6 +22,9 @@ from skyt_tui.engine.runs.report import envelope, fmt3
 from skyt_tui.engine.runs.report import json_safe as _json_safe
 from skyt_tui.engine.store import atomic_write_text
 from skyt_tui.engine.syntax import not_parsed_line
+
+if TYPE_CHECKING:
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 
 __all__ = ["JSON_HELP", "console", "error_console", "fmt3", "print_json", "_json_safe"]
 
@@ -98,14 +101,10 @@ def warn(line: str) -> None:
     print(f"skyt-tui: warning: {printable(line)}", file=sys.stderr)
 
 
-def limited_lines(run_id: str, analysis: dict[str, Any]) -> list[str]:
+def limited_lines(run_id: str, analysis: StoredAnalysis) -> list[str]:
     """One line per sample of a stored analysis too long for skyt-tui to parse (judged and
     counted all the same)."""
-    return [
-        not_parsed_line(run_id, entry.get("index"), entry.get("reason"))
-        for entry in analysis.get("limited") or []
-        if isinstance(entry, dict)
-    ]
+    return [not_parsed_line(run_id, index, reason) for index, reason in analysis.limited.items()]
 
 
 def check_output_file(path: Path, option: str) -> None:

@@ -42,8 +42,8 @@ from skyt_tui.engine.generation.workflow import (
     resume_and_analyse,
     sweep_and_analyse,
 )
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
+from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.report import metrics_line
 from skyt_tui.engine.runs.run_store import FAILED, SampleRecord
 from skyt_tui.engine.settings import (
@@ -324,7 +324,7 @@ def _outcome_dict(outcome: RunOutcome) -> dict:
 
 def _report_outcome(outcome: RunOutcome, analysis: dict[str, Any] | None) -> None:
     out = console()
-    run = runs.load_run(outcome.run_id)
+    run = run_store.load_run(outcome.run_id)
     ok = outcome.finished - outcome.failed
     line = (
         f"run {outcome.run_id}: {outcome.status}, {ok} ok, {outcome.failed} failed of {outcome.n}"
@@ -342,9 +342,10 @@ def _report_outcome(outcome: RunOutcome, analysis: dict[str, Any] | None) -> Non
     if outcome.abort_reason:
         out.print(f"  stopped: {outcome.abort_reason}", markup=False, soft_wrap=True)
     if analysis is not None:
-        for line in limited_lines(run.id, analysis):
+        record = StoredAnalysis.from_document(analysis)
+        for line in limited_lines(run.id, record):
             out.print(f"  {line}", markup=False, soft_wrap=True)
-        out.print("  " + metrics_line(analysis), markup=False, soft_wrap=True)
+        out.print("  " + metrics_line(record), markup=False, soft_wrap=True)
 
 
 def _exit_code(outcomes: list[RunOutcome]) -> int:
@@ -353,7 +354,7 @@ def _exit_code(outcomes: list[RunOutcome]) -> int:
 
 def _interrupted(run_id: str) -> int:
     """Say how to continue an interrupted run; the exit code for it."""
-    run = runs.load_run(run_id)
+    run = run_store.load_run(run_id)
     print(
         f"skyt-tui: interrupted: run {run_id} has {len(run.samples)} of {run.meta.n} samples; "
         f"continue with `skyt-tui resume {run_id}`",
@@ -529,7 +530,7 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
     progress = _Progress(enabled=not args.json and sys.stderr.isatty())
     current: list[str] = []
 
-    def announce(meta: runs.RunMeta) -> None:
+    def announce(meta: run_store.RunMeta) -> None:
         if not args.json:
             where = args.provider + (f"/{args.model}" if args.model else "")
             t = "–" if meta.temperature is None else f"{meta.temperature:g}"
@@ -542,7 +543,7 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
 
     heard = _FirstWord(announce)
 
-    def started(meta: runs.RunMeta) -> None:
+    def started(meta: run_store.RunMeta) -> None:
         current.append(meta.id)
         heard.expect(meta)
 
@@ -616,10 +617,10 @@ def _run_anchors(args: argparse.Namespace) -> int:
         if made is None:
             return 130
         outcomes.extend(made)
-    stored = [runs.load_run(outcome.run_id) for outcome in outcomes]
-    analyses = run_analyses.analyze_stored_runs(stored)
+    stored = [run_store.load_run(outcome.run_id) for outcome in outcomes]
+    documents = analyses.analyze_stored_runs(stored)
     items = [item.id for item in bench.load_benchmark(args.anchors, with_scores=False).items]
-    observed = scores_by_contract(stored, analyses, score, items)
+    observed = scores_by_contract(stored, documents, score, items)
     estimate = None
     if observed.systems:
         estimate = bench.estimate_systems(args.anchors, observed)
@@ -645,14 +646,14 @@ def resume_command(args: argparse.Namespace) -> int:
     apply_isolation_setting()
     if args.concurrency is None:
         args.concurrency = DEFAULT_CONCURRENCY
-    run_id = runs.resolve_run_id(args.run)
-    run = runs.load_run(run_id)
+    run_id = run_store.resolve_run_id(args.run)
+    run = run_store.load_run(run_id)
     pending = len(run.missing_indexes) + (run.n_failed if args.retry_failed else 0)
     if pending == 0:
-        status = runs.RUN_FAILED if run.meta.n > 0 and run.n_ok == 0 else runs.COMPLETE
+        status = run_store.RUN_FAILED if run.meta.n > 0 and run.n_ok == 0 else run_store.COMPLETE
         if run.meta.status != status:
-            with runs.run_lock(run_id):
-                runs.set_status(run_id, status)
+            with run_store.run_lock(run_id):
+                run_store.set_status(run_id, status)
         if args.json:
             print_json("run", {"runs": [{"run_id": run_id, "status": status, "new_samples": 0}]})
         else:
@@ -661,7 +662,7 @@ def resume_command(args: argparse.Namespace) -> int:
                 markup=False,
                 soft_wrap=True,
             )
-        return 0 if status == runs.COMPLETE else 1
+        return 0 if status == run_store.COMPLETE else 1
     contract = resumable_contract(run)
     policy = _policy(args)
     provider = provider_for(run, contract)

@@ -29,8 +29,8 @@ from skyt_tui.cli.output import (
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
 from skyt_tui.engine.printable import printable
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
+from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
 from skyt_tui.engine.runs.run_import import (
     incomplete_line,
@@ -79,7 +79,7 @@ def _t(value: float | None) -> str:
 
 
 def list_command(args: argparse.Namespace) -> int:
-    summaries = runs.list_runs()
+    summaries = run_store.list_runs()
     if args.json:
         print_json("runs", {"runs": [_summary_dict(s) for s in summaries]})
         return 0
@@ -109,7 +109,7 @@ def list_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _list_row(s: runs.RunSummary) -> tuple[str, str, str, str, str, str]:
+def _list_row(s: run_store.RunSummary) -> tuple[str, str, str, str, str, str]:
     if s.meta is None:
         return s.id, "–", "–", "damaged", "–", s.error or ""
     m = s.meta
@@ -134,7 +134,7 @@ def _print_two_line_list(out: Any, title: str, rows: list[tuple[str, ...]], id_w
         out.print(detail, no_wrap=True)
 
 
-def _summary_dict(s: runs.RunSummary) -> dict[str, Any]:
+def _summary_dict(s: run_store.RunSummary) -> dict[str, Any]:
     if s.meta is None:
         return {"id": s.id, "state": s.state, "error": s.error}
     m = s.meta
@@ -199,10 +199,10 @@ def _rules_cell(row: dict[str, Any]) -> Text:
     return plain(f"no: {shown}")
 
 
-def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) -> None:
+def _print_report(run: run_store.StoredRun, analysis: StoredAnalysis, brief: bool) -> None:
     out = console()
     meta = run.meta
-    m = analysis["metrics"]
+    m = analysis.metrics
     out.print(f"run {meta.id}", style="bold", markup=False)
     out.print(
         f"contract {meta.contract_id} · {meta.provider}/{meta.model or '–'} · T={_t(meta.temperature)} · "
@@ -210,7 +210,7 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
         f"{run.state}",
         markup=False,
     )
-    if run.state == runs.DAMAGED:
+    if run.state == run_store.DAMAGED:
         for line in run.damaged:
             out.print(f"damaged: {line}", style="red", markup=False, soft_wrap=True)
         out.print(
@@ -247,52 +247,50 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
         out.print(f"label: {meta.label}", markup=False)
     if meta.note:
         out.print(f"note: {meta.note}", markup=False)
-    table = Table(title=f"metrics · level {m['level']} · τ {m['tau']:g} · canon {m.get('canon')}")
+    table = Table(title=f"metrics · level {m.level} · τ {m.tau:g} · canon {m.canon}")
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("95% CI", justify="right")
-    ci = m.get("ci") or {}
-    table.add_row("N (samples with code)", str(m["n"]), "")
-    table.add_row("n_failed", str(m.get("n_failed", 0)), "")
-    for name in ("n_limited", "distance_bounds"):  # only where a sample was too long for them
-        if m.get(name):
-            table.add_row(plain(name), str(m[name]), "")
+    table.add_row("N (samples with code)", str(m.n), "")
+    table.add_row("n_failed", str(m.n_failed), "")
+    if m.n_limited:  # only where a sample was too long for them
+        table.add_row("n_limited", str(m.n_limited), "")
+    if m.distance_bounds:
+        table.add_row("distance_bounds", str(m.distance_bounds), "")
     for name in SUMMARY_METRICS:
-        value = m.get(name)
-        interval = ci.get(name)
+        value = getattr(m, name, None)
+        interval = m.ci.get(name)
         table.add_row(
             plain(name),
             registry.metric(name).show(value) if value is not None else NOT_COMPUTED,
             f"[{fmt3(interval[0])}, {fmt3(interval[1])}]" if interval else "",
         )
     for level in LEVELS:
-        table.add_row(plain(f"R_sig[{level}]"), fmt3(m["R_sig"][level]), "")
+        table.add_row(plain(f"R_sig[{level}]"), fmt3(m.R_sig[level]), "")
     for level in LEVELS:
         table.add_row(
             plain(f"distinct / entropy [{level}]"),
-            f"{m['distinct'][level]} / {m['entropy_bits'][level]:.2f} bits",
+            f"{m.distinct[level]} / {m.entropy_bits[level]:.2f} bits",
             "",
         )
     print_table(out, table)
-    canon = analysis.get("canon") or {}
-    if canon.get("status") not in (None, "established"):
-        out.print(
-            f"canon: {canon['status']} — {canon.get('reason', '')}", style="yellow", markup=False
-        )
-    if (analysis.get("oracle") or {}).get("isolation") == "reduced":
+    canon = analysis.canon
+    if canon.status is not None and not canon.established:
+        out.print(f"canon: {canon.status} — {canon.reason}", style="yellow", markup=False)
+    if analysis.oracle.isolation == "reduced":
         out.print(
             "oracle ran with reduced isolation (bubblewrap not available); see docs/oracle.md",
             style="yellow",
             markup=False,
         )
-    if m.get("invariant_violations"):
+    if m.invariant_violations:
         out.print(
-            "invariant violations: " + "; ".join(m["invariant_violations"]),
+            "invariant violations: " + "; ".join(m.invariant_violations),
             style="red",
             markup=False,
         )
     rows = sample_rows(run, analysis)
-    failed = [r for r in rows if r["status"] == runs.FAILED]
+    failed = [r for r in rows if r["status"] == run_store.FAILED]
     for row in failed:
         out.print(
             f"sample {row['index']} failed after {row['attempts']} attempt(s): {row['error']}",
@@ -331,8 +329,8 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
             row["signature_level"] or "–",
         )
     out.print(samples)
-    if rows and all(r["d_pre"] is None for r in rows if r["status"] == runs.OK):
-        out.print(f"d_pre/d_post: {NOT_COMPUTED} (canon: {m.get('canon')})", markup=False)
+    if rows and all(r["d_pre"] is None for r in rows if r["status"] == run_store.OK):
+        out.print(f"d_pre/d_post: {NOT_COMPUTED} (canon: {m.canon})", markup=False)
 
 
 def _parses_cell(row: dict[str, Any]) -> str:
@@ -344,10 +342,10 @@ def _parses_cell(row: dict[str, Any]) -> str:
     return "no" if row["parse_error"] else "yes"
 
 
-def _tool_verdicts(run: runs.StoredRun, analysis: dict[str, Any]) -> dict[str, Any]:
+def _tool_verdicts(run: run_store.StoredRun, analysis: StoredAnalysis) -> dict[str, Any]:
     from skyt_tui.engine.runs.run_import import stored_tool_verdicts
 
-    verdicts = stored_tool_verdicts(run, analysis)
+    verdicts = stored_tool_verdicts(run, analysis.document)
     return {"tool_verdicts": verdicts} if verdicts is not None else {}
 
 
@@ -356,8 +354,8 @@ def report_command(args: argparse.Namespace) -> int:
     tau = tau_of(args)
     if args.csv:
         check_output_file(Path(args.csv), "--csv")
-    run = runs.load_run(runs.resolve_run_id(args.run))
-    analysis = run_analyses.analyze_stored_run(run, level=args.level, tau=tau)
+    run = run_store.load_run(run_store.resolve_run_id(args.run))
+    analysis = analyses.stored_analysis(run, level=args.level, tau=tau)
     for line in limited_lines(run.id, analysis):
         warn(line)
     if args.json:

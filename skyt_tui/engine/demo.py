@@ -31,8 +31,7 @@ from skyt_tui import locations
 from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.contracts import catalog
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.engine.runs.run_store import OK, RunMeta, SampleRecord
 from skyt_tui.engine.versions import ORACLE_VERSION
 
@@ -82,7 +81,7 @@ def demo_store() -> Iterator[Path]:
 
 def demo_store_has_runs() -> bool:
     with demo_store():
-        return bool(runs.run_ids())
+        return bool(run_store.run_ids())
 
 
 def create_demo(examples_dir: Path | None = None, *, now: dt.datetime | None = None) -> DemoResult:
@@ -111,7 +110,7 @@ def create_demo_runs(
         raise InputError.at(
             examples_dir, "no example sets found (expected <contract_id>/01.py, 02.py, …)"
         )
-    existing_keys = runs.origin_index()
+    existing_keys = run_store.origin_index()
     created: list[RunMeta] = []
     existing: list[str] = []
     skipped: list[str] = []
@@ -147,7 +146,7 @@ def create_demo_runs(
                     model=DEMO_MODEL,
                 )
             )
-        meta = runs.create_run(
+        meta = run_store.create_run(
             contract_id=contract.id,
             contract=contract,
             provider="replay",
@@ -159,7 +158,7 @@ def create_demo_runs(
             note=DEMO_NOTE,
             origin={"kind": "demo", "source": str(folder), "key": key},
             samples=samples,
-            status=runs.COMPLETE,
+            status=run_store.COMPLETE,
             created=now + dt.timedelta(seconds=position),
             id_suffix=digest[:4],
         )
@@ -167,7 +166,7 @@ def create_demo_runs(
         created.append(meta)
     if analyze and created:
         _establish_canons([meta.contract_id for meta in created], now)
-        run_analyses.analyze_stored_runs([meta.id for meta in created])
+        analyses.analyze_stored_runs([meta.id for meta in created])
     return DemoResult(tuple(created), tuple(existing), tuple(skipped))
 
 
@@ -177,7 +176,7 @@ def _establish_canons(contract_ids: list[str], now: dt.datetime) -> None:
         contract = catalog.find_contract(contract_id)
         if contract is None or canon_store.canon_path(contract_id).exists():
             continue
-        found = run_analyses.first_passing_stored_sample(contract, run_analyses.shared_oracle())
+        found = analyses.first_passing_stored_sample(contract, analyses.shared_oracle())
         if found is None:
             continue
         code, provenance = found

@@ -1,7 +1,7 @@
 """The Textual application: six sections as modes over the engine, keys 1–6 to switch between them.
 
-Screens live in `skyt_tui.ui.screens`, engine access in `skyt_tui.ui.data`; this
-module only wires them together. `run_app()` is what `skyt-tui` without a
+Screens live in `skyt_tui.ui.screens`, their calls of the engine in the `ui/*_data.py` modules
+(and `store_watch`, `run_form`, `run_execution`); this module only wires them together. `run_app()` is what `skyt-tui` without a
 command starts.
 """
 
@@ -22,7 +22,7 @@ from textual.filter import LineFilter
 from textual.screen import Screen
 
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.ui import data
+from skyt_tui.ui import demo_data, run_execution, store_watch, theme_data
 from skyt_tui.ui.commands import BindingCommands
 from skyt_tui.ui.help import HelpScreen, key_actions
 from skyt_tui.ui.inert import Inert
@@ -40,6 +40,10 @@ SWITCHING_MODE = "switching-store"
 INERT = Inert()
 QUIT_WAIT_S = 3.0
 """After "cancel and quit", the longest the app waits for the run to be stored as interrupted."""
+
+
+def wall_clock() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
 
 
 def _welcome() -> type[SectionScreen]:
@@ -128,7 +132,7 @@ class SkytApp(App[int]):
         self,
         *,
         analyses: Sequence[RunAnalysis] = (),
-        run_executor: data.RunExecutor | None = None,
+        run_executor: run_execution.RunExecutor | None = None,
         start: str | None = None,
         clock: Callable[[], dt.datetime] | None = None,
         notice: str | None = None,
@@ -139,8 +143,8 @@ class SkytApp(App[int]):
         super().__init__()
         self.notice = notice
         self.extra_analyses = tuple(analyses)
-        self.run_executor: data.RunExecutor = run_executor or data.execute_run
-        self.clock: Callable[[], dt.datetime] = clock or data.wall_clock
+        self.run_executor: run_execution.RunExecutor = run_executor or run_execution.execute_run
+        self.clock: Callable[[], dt.datetime] = clock or wall_clock
         if start is not None and start not in self.MODES:
             raise ValueError(f"unknown section {start!r}; choose one of {', '.join(self.MODES)}")
         self.start_section = start
@@ -166,32 +170,32 @@ class SkytApp(App[int]):
                 yield command
 
     def on_mount(self) -> None:
-        theme, error = data.load_theme()
+        theme, error = theme_data.load_theme()
         self.theme = theme if theme in self.available_themes else DARK_THEME
         if error:
             self.notify(f"settings not used: {error}", severity="warning", markup=False)
         if self.notice:
             self.notify(self.notice, timeout=10, markup=False)
         if (
-            not data.is_demo_store()
+            not demo_data.is_demo_store()
             and not self.extra_analyses
-            and data.store_is_empty()
-            and data.demo_store_has_runs()
+            and store_watch.store_is_empty()
+            and demo_data.demo_store_has_runs()
         ):
             # `skyt-tui demo && skyt-tui`: the demo, marked DEMO, until you have runs
-            data.set_demo_store(True)
-        first_start = data.store_is_empty() and not self.extra_analyses
+            demo_data.set_demo_store(True)
+        first_start = store_watch.store_is_empty() and not self.extra_analyses
         self.switch_mode(self.start_section or ("welcome" if first_start else "contracts"))
 
     async def use_store(self, demo: bool, section: str = "contracts") -> None:
         """Open the demo's own store or the user's: every section is made again over it."""
-        if demo != data.is_demo_store():
+        if demo != demo_data.is_demo_store():
             if self.run_cancel is not None:
                 self.notify(
                     "A run is in progress: cancel it before switching stores.", severity="warning"
                 )
                 return
-            data.set_demo_store(demo)
+            demo_data.set_demo_store(demo)
             self.add_mode(SWITCHING_MODE, Screen)
             await self.switch_mode(SWITCHING_MODE)
             for mode in SECTION_SCREENS:
@@ -200,10 +204,10 @@ class SkytApp(App[int]):
             await self.switch_mode(section)
             await self.remove_mode(SWITCHING_MODE)
             self.notify(
-                f"Showing the demo's own store ({data.demo_dir()}): hand-written examples, not model "
+                f"Showing the demo's own store ({demo_data.demo_dir()}): hand-written examples, not model "
                 "output; D returns to your store."
                 if demo
-                else f"Showing your store ({data.data_dir()}).",
+                else f"Showing your store ({demo_data.data_dir()}).",
                 markup=False,
             )
         elif section != self.current_mode:
@@ -218,10 +222,10 @@ class SkytApp(App[int]):
                 severity="warning",
             )
             return
-        if not follow and not data.is_demo_store():
+        if not follow and not demo_data.is_demo_store():
             self._generate_here(request)
             return
-        screen = await self._contracts_screen(data.is_demo_store())
+        screen = await self._contracts_screen(demo_data.is_demo_store())
         if screen is not None:
             screen.select_contract(request.contract_id)
             screen.begin_run(request)
@@ -251,7 +255,7 @@ class SkytApp(App[int]):
         else:
             self.call_from_thread(self._generated, outcome, None)
 
-    def _generated(self, outcome: data.RunOutcome | None, error: str | None) -> None:
+    def _generated(self, outcome: run_execution.RunOutcome | None, error: str | None) -> None:
         self.run_ended()
         if outcome is None:
             self.notify(f"Run failed: {error}", severity="error", markup=False)
@@ -277,7 +281,7 @@ class SkytApp(App[int]):
         return screen if isinstance(screen, _contracts()) else None
 
     async def action_toggle_store(self) -> None:
-        await self.use_store(not data.is_demo_store())
+        await self.use_store(not demo_data.is_demo_store())
 
     def action_section(self, name: str) -> None:
         if name != self.current_mode:
@@ -330,7 +334,7 @@ class SkytApp(App[int]):
 
     def action_toggle_theme(self) -> None:
         self.theme = LIGHT_THEME if self.current_theme.dark else DARK_THEME
-        if error := data.save_theme(self.theme):  # kept for the next start (settings.toml)
+        if error := theme_data.save_theme(self.theme):  # kept for the next start (settings.toml)
             self.notify(f"theme not saved: {error}", severity="warning", markup=False)
 
 

@@ -17,7 +17,7 @@ from rich.text import Text
 from skyt_tui.engine import benchmark
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.report import fmt3
-from skyt_tui.ui import data
+from skyt_tui.ui import bench_data
 
 MAX_IDS = 60
 ITEM_COLUMNS = (
@@ -110,7 +110,7 @@ def sample_line(sample: benchmark.AnchorSample) -> str:
     )
 
 
-def overview(view: data.BenchmarkView) -> Group:
+def overview(view: bench_data.BenchmarkView) -> Group:
     bench, sample, status = view.bench, view.sample, view.status
     info = bench.versions[-1]
     head = Text()

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from skyt_tui.engine.demo import DEMO_LABEL
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.runs.run_store import ABORTED, INTERRUPTED, RUNNING, RunMeta, RunSummary
-from skyt_tui.ui import data
+from skyt_tui.ui import run_data
 
 if TYPE_CHECKING:  # the records bring the metrics module (numpy): loaded with the first analysis
     from skyt_tui.engine.runs.analysis_record import OracleSummary, StoredAnalysis
@@ -198,10 +199,10 @@ def run_line(meta: RunMeta, created: bool = True) -> Text:
 
 def label_text(meta: RunMeta | None) -> Text:
     """The run's label; a demo run's "hand-written examples (not model output)" stands out."""
-    label = data.run_label(meta)
+    label = run_data.run_label(meta)
     if not label:
         return Text()
-    return Text(printable(label), style="bold yellow" if data.is_demo(meta) else "italic")
+    return Text(printable(label), style="bold yellow" if run_data.is_demo(meta) else "italic")
 
 
 def verdict_text(oracle: OracleSummary | None, passed: bool) -> Text:
@@ -262,7 +263,7 @@ def canon_text(
         text = Text(f"canon: sample {canon.sample_index} of {where}", style="dim")
         if demo_canon:
             text.append(
-                f" ⚠ a demo run: {data.DEMO_LABEL}; this run is measured against it "
+                f" ⚠ a demo run: {DEMO_LABEL}; this run is measured against it "
                 "(re-establish the canon from a real run in section 3)",
                 style="bold yellow",
             )

@@ -288,11 +288,58 @@ def reestablish_canon(canon: Canon, *, reason: str) -> Canon:
 
 
 def canon_history(contract_id: str) -> list[dict[str, Any]]:
+    """The canon's history log as stored, one document per event (`canon history --json`);
+    `canon_events` reads it into records."""
     path = history_path(contract_id)
     try:
         return store.read_jsonl(path)
     except FileNotFoundError:
         return []
+
+
+@dataclass(frozen=True)
+class CanonEvent:
+    """One event of a canon's history, as `canon history` and the app's Canon section show it.
+    The log is a file of the store, so every value is read defensively: a field of the wrong
+    type reads as missing (None, or empty text)."""
+
+    event: str | None
+    """"established" or "reestablished"."""
+    at: str
+    """When the canon was established (its provenance's `established_at`), ISO 8601."""
+    reason: str
+    """Why it was re-established (empty for a first canon)."""
+    run_id: str | None
+    sample_index: int | None
+    content_hash: str
+    """The canon's content hash (empty when the log does not hold it)."""
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> CanonEvent:
+        canon = _mapping(record.get("canon"))
+        provenance = _mapping(canon.get("provenance"))
+        index = provenance.get("sample_index")
+        return cls(
+            event=_text(record.get("event")) or None,
+            at=_text(record.get("at")),
+            reason=_text(record.get("reason")),
+            run_id=_text(provenance.get("run_id")) or None,
+            sample_index=index if isinstance(index, int) and not isinstance(index, bool) else None,
+            content_hash=_text(canon.get("content_hash")),
+        )
+
+
+def canon_events(contract_id: str) -> list[CanonEvent]:
+    """The canon's history as records, oldest first (StoreError when the log is damaged)."""
+    return [CanonEvent.from_record(record) for record in canon_history(contract_id)]
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else "" if value is None else str(value)
 
 
 def list_canons() -> list[str]:

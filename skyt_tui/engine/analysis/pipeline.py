@@ -367,6 +367,7 @@ def analyze_runs(
             repair_workers=repair_workers,
             distance=distance,
             probe=probe,
+            canons=canons,
         )
     finally:
         if started is not None:
@@ -414,6 +415,7 @@ def _analyze(
     repair_workers: int | None,
     distance: str,
     probe: ProbeSettings | None,
+    canons: Sequence[CanonInfo | None] | None,
 ) -> list[RunAnalysis]:
     prepared: list[_Prepared] = executor.map(_prepare, list(zip(runs, contracts)), weights=weights)
 

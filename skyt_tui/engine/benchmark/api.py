@@ -596,14 +596,14 @@ def import_from_runs(
     imported_at: str | None = None,
 ) -> RunsImportResult:
     """`bench import NAME --from-runs [FILTER]`: contracts × (model@temperature) from stored runs."""
-    from skyt_tui.engine.runs import analyses as runs
+    from skyt_tui.engine.runs import analyses
 
     bench_store.check_name(name)
     check_score(score)
     parsed = RunFilter.parse(run_filter)
     stored, skipped = select_runs(parsed)
-    analyses = runs.analyze_stored_runs(stored) if stored else []
-    made = from_runs(stored, analyses, score, parsed, skipped)
+    documents = analyses.analyze_stored_runs(stored) if stored else []
+    made = from_runs(stored, documents, score, parsed, skipped)
     sources = {"runs": str(parsed) or "all", "score": score}
     return RunsImportResult(store_benchmark(name, made.data, sources, imported_at), made)
 

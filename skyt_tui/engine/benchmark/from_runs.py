@@ -25,7 +25,7 @@ from skyt_tui.engine.measure import registry
 
 if TYPE_CHECKING:  # the runs store loads when runs are read, not with every benchmark command
     from skyt_tui.engine.contracts.contract import Contract
-    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs import run_store
 
 SCORE_METRICS = registry.bench_score_metrics()
 """Run metrics in [0, 1] where higher is better, usable as item scores (`bench_score` in the
@@ -63,14 +63,14 @@ class RunFilter:
             terms.append((key, pattern))
         return cls(tuple(terms))
 
-    def matches(self, meta: runs.RunMeta) -> bool:
+    def matches(self, meta: run_store.RunMeta) -> bool:
         return all(fnmatch.fnmatchcase(_field(meta, key), pattern) for key, pattern in self.terms)
 
     def __str__(self) -> str:
         return " ".join(f"{key}={pattern}" for key, pattern in self.terms)
 
 
-def _field(meta: runs.RunMeta, key: str) -> str:
+def _field(meta: run_store.RunMeta, key: str) -> str:
     value: Any = {
         "model": meta.model,
         "temperature": None if meta.temperature is None else f"{meta.temperature:g}",
@@ -82,7 +82,7 @@ def _field(meta: runs.RunMeta, key: str) -> str:
     return "" if value is None else str(value)
 
 
-def system_name(meta: runs.RunMeta) -> str:
+def system_name(meta: run_store.RunMeta) -> str:
     """`gpt-4o-mini@T0.7`: the model (or provider when no model is named) at its temperature."""
     who = meta.model or meta.provider
     return who if meta.temperature is None else f"{who}@T{meta.temperature:g}"
@@ -103,27 +103,27 @@ class RunsImport:
 
 def select_runs(
     run_filter: RunFilter,
-) -> tuple[list[runs.StoredRun], dict[str, str]]:
+) -> tuple[list[run_store.StoredRun], dict[str, str]]:
     """Complete runs matching the filter, oldest first, and the runs left out with the reason."""
-    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs import run_store
 
-    chosen: list[runs.StoredRun] = []
+    chosen: list[run_store.StoredRun] = []
     skipped: dict[str, str] = {}
-    for summary in runs.list_runs():
+    for summary in run_store.list_runs():
         if summary.meta is None:
             skipped[summary.id] = f"damaged: {summary.error}"
             continue
         if not run_filter.matches(summary.meta):
             continue
-        if summary.state != runs.COMPLETE:
+        if summary.state != run_store.COMPLETE:
             skipped[summary.id] = f"{summary.state}, not complete"
             continue
-        chosen.append(runs.load_run(summary.id))
+        chosen.append(run_store.load_run(summary.id))
     return chosen, skipped
 
 
 def from_runs(
-    stored: Sequence[runs.StoredRun],
+    stored: Sequence[run_store.StoredRun],
     analyses: Sequence[dict[str, Any]],
     score: str = DEFAULT_SCORE,
     run_filter: RunFilter = RunFilter(),
@@ -187,7 +187,7 @@ def from_runs(
 
 
 def scores_by_contract(
-    stored: Sequence[runs.StoredRun],
+    stored: Sequence[run_store.StoredRun],
     analyses: Sequence[dict[str, Any]],
     score: str,
     item_ids: Sequence[str],

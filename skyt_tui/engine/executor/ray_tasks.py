@@ -102,15 +102,17 @@ class NodeJudges:
         self._judges = sorted(judges.items(), key=lambda item: (item[0] != here, item[0]))
         self._lock = threading.Lock()
 
-    def ask(self, method: str, contracts: dict[str, Contract], jobs: list[tuple[str, str]]) -> Any:
-        """`NodeJudge.<method>(contracts, jobs)` on the first judge still there."""
+    def ask(
+        self, method: str, contracts: dict[str, Contract], jobs: list[tuple[str, str]], *args: Any
+    ) -> Any:
+        """`NodeJudge.<method>(contracts, jobs, *args)` on the first judge still there."""
         while True:
             with self._lock:
                 if not self._judges:
                     raise ExecutorError("no node's sandbox pool is left to judge samples")
                 node_id, judge = self._judges[0]
             try:
-                return self._ray.get(getattr(judge, method).remote(contracts, jobs))
+                return self._ray.get(getattr(judge, method).remote(contracts, jobs, *args))
             except self._ray.exceptions.RayActorError:
                 with self._lock:  # that node is gone: the next judge answers
                     self._judges = [item for item in self._judges if item[0] != node_id]
@@ -137,14 +139,19 @@ class NodeOracle:
     def workers(self) -> int:
         return self._cluster.workers
 
-    def check(self, contract: Contract, code: str) -> Verdict:
-        return self.check_many([(contract, code)])[0]
+    def check(self, contract: Contract, code: str, *, verdict_only: bool = False) -> Verdict:
+        return self.check_many([(contract, code)], verdict_only=verdict_only)[0]
 
     def check_many(
-        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+        self,
+        jobs: Sequence[tuple[Contract, str]],
+        *,
+        dedupe: bool = False,
+        verdict_only: bool = False,
     ) -> list[Verdict]:
         """Verdicts in input order (`Oracle.check_many`), judged in one call to a node's judge;
-        with `dedupe`, a program repeated for the same contract object is sent once."""
+        with `dedupe`, a program repeated for the same contract object is sent once;
+        `verdict_only` as `Oracle.check_many`."""
         if not jobs:
             return []
         keys, contracts = contract_keys([contract for contract, _ in jobs])
@@ -160,15 +167,19 @@ class NodeOracle:
                 sent[seen] = len(wire)
             where.append(len(wire))
             wire.append((key, code))
-        verdicts: list[Verdict] = self._judges.ask("judge", contracts, wire)
+        verdicts: list[Verdict] = self._judges.ask("judge", contracts, wire, verdict_only)
         if len(verdicts) != len(wire):
             raise ExecutorError(f"a judge answered {len(verdicts)} of {len(wire)} samples")
         return [verdicts[position] for position in where]
 
     def check_iter(
-        self, jobs: Sequence[tuple[Contract, str]], *, dedupe: bool = False
+        self,
+        jobs: Sequence[tuple[Contract, str]],
+        *,
+        dedupe: bool = False,
+        verdict_only: bool = False,
     ) -> Iterator[Verdict]:
-        yield from self.check_many(jobs, dedupe=dedupe)
+        yield from self.check_many(jobs, dedupe=dedupe, verdict_only=verdict_only)
 
     def close(self) -> None:
         """The judges are the driver's: it closes them."""

@@ -38,7 +38,7 @@ from typing import Any
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError, SkytError
 from skyt_tui.engine.generation.providers import Provider, ProviderError, Request, make_provider
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.runs.run_store import FAILED, OK, RunMeta, SampleRecord
 from skyt_tui.engine.sources.extract import extract_for_contract
 
@@ -97,7 +97,7 @@ class RunOutcome:
 
     @property
     def complete(self) -> bool:
-        return self.status == runs.COMPLETE
+        return self.status == run_store.COMPLETE
 
 
 class ProviderUnavailable(SkytError):
@@ -199,7 +199,7 @@ def sample_once(
                 model=response.model,
                 seed=response.seed,
                 attempts=attempts,
-                finished=runs.utc_now(),
+                finished=run_store.utc_now(),
             )
         delay = None
         reason = error.args[0] if error.args else "failed"
@@ -234,7 +234,7 @@ def sample_once(
                 seed=request.seed,
                 attempts=attempts,
                 error=reason,
-                finished=runs.utc_now(),
+                finished=run_store.utc_now(),
             )
         if on_retry is not None:
             on_retry(RetryEvent(index=index, attempt=attempts, delay_s=delay, error=reason))
@@ -265,15 +265,15 @@ def execute(
     cancel = cancel or threading.Event()
     contact = contact if contact is not None else threading.Event()
     abort = AbortSignal()
-    with runs.run_lock(run_id):
-        run = runs.load_run(run_id)
+    with run_store.run_lock(run_id):
+        run = run_store.load_run(run_id)
         meta = run.meta
         status_before = meta.status
         pending = run.missing_indexes
         if retry_failed:
             pending = sorted(set(pending) | {s.index for s in run.samples if s.status == FAILED})
-        if meta.status != runs.RUNNING and pending:
-            meta = runs.set_status(run_id, runs.RUNNING)
+        if meta.status != run_store.RUNNING and pending:
+            meta = run_store.set_status(run_id, run_store.RUNNING)
         work: queue.SimpleQueue[int] = queue.SimpleQueue()
         for index in pending:
             work.put(index)
@@ -304,7 +304,7 @@ def execute(
                 with append_lock:
                     if closed:
                         return
-                    runs.append_sample(run_id, record)
+                    run_store.append_sample(run_id, record)
                     new_samples += 1
                 if on_sample is not None:
                     on_sample(record)
@@ -330,8 +330,8 @@ def execute(
         with append_lock:
             closed = True  # requests still in flight after a cancel's grace go unrecorded
         if abort.never_started is not None and new_samples == 0:
-            if runs.load_meta(run_id).status != status_before:
-                runs.set_status(run_id, status_before)
+            if run_store.load_meta(run_id).status != status_before:
+                run_store.set_status(run_id, status_before)
             outcome = _finish(run_id, abort.reason, new_samples, keep_status=True)
             return replace(outcome, never_started=abort.never_started)
         return _finish(run_id, abort.reason, new_samples)
@@ -356,19 +356,19 @@ def _join(
 def _finish(
     run_id: str, abort_reason: str | None, new_samples: int, keep_status: bool = False
 ) -> RunOutcome:
-    run = runs.load_run(run_id)
+    run = run_store.load_run(run_id)
     if not run.missing_indexes and run.meta.n > 0 and run.n_ok == 0:
-        status = runs.RUN_FAILED
+        status = run_store.RUN_FAILED
     elif not run.missing_indexes:
-        status = runs.COMPLETE
+        status = run_store.COMPLETE
     elif abort_reason is not None:
-        status = runs.ABORTED
+        status = run_store.ABORTED
     else:
-        status = runs.INTERRUPTED
+        status = run_store.INTERRUPTED
     if keep_status:
         status = run.meta.status
     elif run.meta.status != status:
-        runs.set_status(run_id, status)
+        run_store.set_status(run_id, status)
     return RunOutcome(
         run_id=run_id,
         status=status,
@@ -401,7 +401,7 @@ def start_run(
         for key, value in (("max_tokens", settings.max_tokens), ("system", settings.system))
         if value is not None
     }
-    meta = runs.create_run(
+    meta = run_store.create_run(
         contract_id=contract.id,
         contract=contract,
         provider=settings.provider,
@@ -464,7 +464,7 @@ def run_sweep(
             contact=contact,
         )
         if outcome.never_started is not None:
-            runs.remove_run(meta.id)  # it has no sample: nothing is lost
+            run_store.remove_run(meta.id)  # it has no sample: nothing is lost
             raise ProviderUnavailable(f"{outcome.never_started}; no run was stored")
         outcomes.append(replace(outcome, sweep=sweep))
         if on_run_end is not None:
@@ -474,7 +474,7 @@ def run_sweep(
     return outcomes
 
 
-def provider_for(run: runs.StoredRun, contract: Contract) -> Provider:
+def provider_for(run: run_store.StoredRun, contract: Contract) -> Provider:
     """Rebuild a stored run's provider for `resume` (keys from the environment again)."""
     settings = dict(run.meta.provider_settings)
     if run.meta.provider == "replay":

@@ -35,6 +35,7 @@ from skyt_tui.engine.versions import (
 if TYPE_CHECKING:
     from skyt_tui.engine.analysis.pipeline import Progress, RunAnalysis
     from skyt_tui.engine.executor.choice import Judge
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 
 
 from skyt_tui.engine.runs.run_store import (
@@ -278,3 +279,32 @@ def analyze_stored_runs(
                 if on_result is not None:
                     on_result(run.id, analysis)
     return [result for result in results if result is not None]
+
+
+def stored_analysis(
+    run: StoredRun | str, *, level: str = "nodoc", tau: float = DEFAULT_TAU, use_cache: bool = True
+) -> StoredAnalysis:
+    """`analyze_stored_run` read into its typed records (`analysis_record.StoredAnalysis`)."""
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
+
+    return StoredAnalysis.from_document(
+        analyze_stored_run(run, level=level, tau=tau, use_cache=use_cache)
+    )
+
+
+def stored_analyses(
+    stored: Sequence[StoredRun | str],
+    *,
+    level: str = "nodoc",
+    tau: float = DEFAULT_TAU,
+    progress: Progress | None = None,
+    on_result: Callable[[str, dict[str, Any]], None] | None = None,
+    distance: str = DEFAULT_DISTANCE,
+) -> list[StoredAnalysis]:
+    """`analyze_stored_runs` read into typed records, in the same order."""
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
+
+    documents = analyze_stored_runs(
+        stored, level=level, tau=tau, progress=progress, on_result=on_result, distance=distance
+    )
+    return [StoredAnalysis.from_document(document) for document in documents]

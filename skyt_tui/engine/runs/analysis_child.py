@@ -67,8 +67,7 @@ def analyze_stored_runs_in_child(
     reason when it fails, AnalysisCancelled when `cancelled()` turns true (the child is killed).
 
     `executor` ("local" or "ray", at `ray_address`) is where the child runs the analysis."""
-    from skyt_tui.engine.runs import analyses as runs
-    from skyt_tui.engine.runs import run_store
+    from skyt_tui.engine.runs import analyses, run_store
 
     results: dict[str, dict[str, Any]] = {}
     missing: list[str] = []
@@ -79,7 +78,7 @@ def analyze_stored_runs_in_child(
             missing.append(run_id)  # the child says what is wrong with it
             continue
         run = run_store.StoredRun(meta=meta, samples=(), directory=run_store.run_path(run_id))
-        cached = runs.cached_analysis(run, level=level, tau=tau)
+        cached = analyses.cached_analysis(run, level=level, tau=tau)
         if cached is None:
             missing.append(run_id)
             continue
@@ -194,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     from skyt_tui.engine.executor.choice import EXECUTORS, choose_executor
-    from skyt_tui.engine.runs import analyses as runs
+    from skyt_tui.engine.runs import analyses
 
     parser = argparse.ArgumentParser(prog="python -m skyt_tui.engine.runs.analysis_child")
     parser.add_argument("--level", required=True)
@@ -219,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         choose_executor(args.executor, args.ray_address)
         for chunk in chunks(args.runs):
-            runs.analyze_stored_runs(
+            analyses.analyze_stored_runs(
                 chunk,
                 level=args.level,
                 tau=args.tau,

@@ -97,6 +97,8 @@ class RepairStepSummary:
     transformer: str
     d_before: float | None
     d_after: float | None
+    sites: int | None = None
+    """Rewrite sites the step changed (None in analyses stored before it was recorded)."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,16 @@ class AnalysedSample:
     @property
     def index(self) -> int:
         return self.facts.index
+
+    @classmethod
+    def from_dict(cls, values: Mapping[str, Any]) -> AnalysedSample:
+        """A sample as the analysis stores it (an entry of its `samples`)."""
+        return cls(
+            facts=_facts(values),
+            oracle=_verdict(values.get("oracle")),
+            repair=_repair(values.get("repair")),
+            oracle_after_repair=_verdict(values.get("oracle_after_repair")),
+        )
 
 
 @dataclass(frozen=True)
@@ -143,6 +155,11 @@ class OracleRun:
     version: str | None = None
     isolation: str | None = None
     layers: tuple[str, ...] = ()
+
+    @property
+    def ran(self) -> bool:
+        """The oracle judged the samples (the analysis stores its version only then)."""
+        return self.version is not None
 
 
 @dataclass(frozen=True)
@@ -189,7 +206,9 @@ class StoredAnalysis:
                 metrics=_metrics(document["metrics"]),
                 canon=CanonSummary(**_known(CanonSummary, document.get("canon") or {})),
                 oracle=_oracle_run(document.get("oracle") or {}),
-                samples=tuple(_sample(sample) for sample in document.get("samples") or ()),
+                samples=tuple(
+                    AnalysedSample.from_dict(sample) for sample in document.get("samples") or ()
+                ),
                 document=dict(document),
                 limited={
                     int(entry["index"]): str(entry["reason"])
@@ -253,15 +272,6 @@ def _repair(values: Mapping[str, Any] | None) -> RepairSummary | None:
         ),
         candidates_checked=int(values.get("candidates_checked") or 0),
         repaired_code=values.get("repaired_code"),
-    )
-
-
-def _sample(values: Mapping[str, Any]) -> AnalysedSample:
-    return AnalysedSample(
-        facts=_facts(values),
-        oracle=_verdict(values.get("oracle")),
-        repair=_repair(values.get("repair")),
-        oracle_after_repair=_verdict(values.get("oracle_after_repair")),
     )
 
 

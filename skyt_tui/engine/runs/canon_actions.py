@@ -7,7 +7,7 @@ from skyt_tui.engine.analysis.pipeline import shared_oracle
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.executor.choice import Judge
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.runs.analyses import first_passing_sample_of_run
 from skyt_tui.engine.versions import ORACLE_VERSION
 
@@ -21,7 +21,7 @@ def reestablish_from_run(
     versions; the old canon goes to the history and the event is logged.
     """
     contract = get_contract(contract_id)
-    run = runs.load_run(runs.resolve_run_id(run_id))
+    run = run_store.load_run(run_store.resolve_run_id(run_id))
     if run.meta.contract_id != contract.id:
         raise InputError(
             f"run {run.id} is for contract {run.meta.contract_id!r}, not {contract.id!r}"

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from skyt_tui.engine.measure.distance import pairwise_matrix
 from skyt_tui.engine.measure.normalize import LEVELS, Normalized, normalize
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
+
+if TYPE_CHECKING:
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 
 
 class RunTexts:
@@ -142,36 +144,35 @@ def _check_level(level: str) -> None:
         )
 
 
-def stored_run_texts(run: runs.StoredRun, analysis: dict[str, Any]) -> RunTexts:
-    """The texts of a stored run from its samples and its analysis (`run_analyses.analyze_stored_run`)."""
+def stored_run_texts(run: run_store.StoredRun, analysis: StoredAnalysis) -> RunTexts:
+    """The texts of a stored run from its samples and its analysis (`analyses.stored_analysis`)."""
     records = {record.index: record for record in run.samples}
     contract = run.contract_object()
     kept = contract.kept_names if contract is not None else frozenset()
     labels, codes, repaired, d_pre, d_post = [], [], [], [], []
-    for sample in analysis.get("samples", []):
-        record = records.get(sample["index"])
+    for sample in analysis.samples:
+        record = records.get(sample.index)
         if record is None or record.code is None:
             raise ValueError(
-                f"run {run.id}: the analysis has sample {sample['index']}, the stored run has no code for it"
+                f"run {run.id}: the analysis has sample {sample.index}, the stored run has no code for it"
             )
-        labels.append(str(sample["index"]))
+        labels.append(str(sample.index))
         codes.append(record.code)
-        repaired.append((sample.get("repair") or {}).get("repaired_code"))
-        d_pre.append(sample.get("d_pre"))
-        d_post.append(sample.get("d_post"))
-    canon = analysis.get("canon") or {}
-    established = canon.get("status") == "established"
+        repaired.append(sample.repair.repaired_code if sample.repair is not None else None)
+        d_pre.append(sample.facts.d_pre)
+        d_post.append(sample.facts.d_post)
+    established = analysis.canon.established
     return RunTexts(
         run_id=run.id,
-        level=analysis.get("level", "nodoc"),
+        level=analysis.level,
         labels=labels,
         codes=codes,
         repaired=repaired,
         d_pre=d_pre,
         d_post=d_post,
-        canon_code=canon.get("code") if established else None,
+        canon_code=analysis.canon.code if established else None,
         kept_names=kept,
-        repair_ran=established and bool(analysis.get("oracle")),
+        repair_ran=established and analysis.oracle.ran,
     )
 
 
@@ -214,8 +215,8 @@ class RunMatrices:
 
 def run_matrices(run_id: str, level: str = "nodoc") -> RunMatrices:
     """The pairwise matrices of a stored run at `level`, before and after repair (analysing it if needed)."""
-    run = runs.load_run(runs.resolve_run_id(run_id))
-    texts = stored_run_texts(run, run_analyses.analyze_stored_run(run))
+    run = run_store.load_run(run_store.resolve_run_id(run_id))
+    texts = stored_run_texts(run, analyses.stored_analysis(run))
     pre = texts.matrix(level)
     assert pre is not None
     order = texts.order_by_canon() or list(range(len(texts)))

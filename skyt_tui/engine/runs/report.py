@@ -10,11 +10,14 @@ import csv
 import io
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.registry import fmt3 as fmt3
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
+
+if TYPE_CHECKING:  # the records load numpy (`measure.metrics`): not for every report's import
+    from skyt_tui.engine.runs.analysis_record import OracleSummary, StoredAnalysis
 
 SAMPLE_COLUMNS = (
     "run_id",
@@ -94,33 +97,31 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def metrics_line(analysis: dict[str, Any]) -> str:
+def metrics_line(analysis: StoredAnalysis) -> str:
     """One line of the headline metrics, for `run`, `resume` and the app's run progress."""
-    m = analysis["metrics"]
-    level = m.get("level", "nodoc")
+    m = analysis.metrics
     parts = [
-        f"N={m['n']}",
-        f"R_raw={fmt3(m['R_raw'])}",
-        f"R_sig[{level}]={fmt3(m['R_sig'].get(level))}",
-        f"R_pairwise={fmt3(m.get('R_pairwise'))}",
+        f"N={m.n}",
+        f"R_raw={fmt3(m.R_raw)}",
+        f"R_sig[{m.level}]={fmt3(m.R_sig.get(m.level))}",
+        f"R_pairwise={fmt3(m.R_pairwise)}",
+        f"R_anchor_pre={fmt3(m.R_anchor_pre)}",
+        f"R_anchor_post={fmt3(m.R_anchor_post)}",
+        f"pass_rate={fmt3(m.pass_rate)}",
     ]
-    for name in ("R_anchor_pre", "R_anchor_post", "pass_rate"):
-        parts.append(f"{name}={fmt3(m.get(name))}")
     return "  ".join(parts) + (
-        "  (– = not computed)"
-        if any(m.get(n) is None for n in ("R_anchor_pre", "pass_rate"))
-        else ""
+        "  (– = not computed)" if m.R_anchor_pre is None or m.pass_rate is None else ""
     )
 
 
-def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str, Any]]:
+def sample_rows(run: run_store.StoredRun, analysis: StoredAnalysis) -> list[dict[str, Any]]:
     """One row per sample in index order: stored facts merged with the analysis, failed samples included."""
-    analysed = {s["index"]: s for s in analysis.get("samples", [])}
-    level = analysis.get("level", "nodoc")
+    level = analysis.level
     rows = []
     for record in run.samples:
-        facts = analysed.get(record.index, {})
-        signatures = facts.get("signatures") or {}
+        analysed = analysis.sample(record.index)
+        facts = analysed.facts if analysed is not None else None
+        signatures = facts.signatures if facts is not None else {}
         usage = record.usage or {}
         rows.append(
             {
@@ -130,13 +131,15 @@ def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str,
                 "status": record.status,
                 "temperature": run.meta.temperature,
                 "level": level,
-                "d_pre": facts.get("d_pre"),
-                "d_post": facts.get("d_post"),
-                "passed": facts.get("passed"),
+                "d_pre": facts.d_pre if facts is not None else None,
+                "d_post": facts.d_post if facts is not None else None,
+                "passed": facts.passed if facts is not None else None,
                 **_verdict_columns(
-                    facts.get("passed_all"), facts.get("compliant"), facts.get("oracle")
+                    facts.passed_all if facts is not None else None,
+                    facts.compliant if facts is not None else None,
+                    analysed.oracle if analysed is not None else None,
                 ),
-                "parse_error": facts.get("parse_error"),
+                "parse_error": facts.parse_error if facts is not None else None,
                 "truncated": record.truncated,
                 "finish_reason": record.finish_reason,
                 "extraction": record.extraction,
@@ -148,31 +151,27 @@ def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str,
                 "seed": record.seed,
                 "signature_raw": _short(signatures.get("raw")),
                 "signature_level": _short(signatures.get(level)),
-                "repair_steps": " ".join(facts.get("repair_steps") or []) or None,
+                "repair_steps": " ".join(facts.repair_steps) or None if facts is not None else None,
                 "error": record.error,
-                "limited": facts.get("limited"),
+                "limited": facts.limited if facts is not None else None,
             }
         )
     return rows
 
 
 def _verdict_columns(
-    passed_all: bool | None, compliant: bool | None, oracle: dict[str, Any] | None
+    passed_all: bool | None, compliant: bool | None, oracle: OracleSummary | None
 ) -> dict[str, Any]:
     """The per-sample columns that say how the verdict was reached and which rules broke."""
-    oracle = oracle or {}
-    compliance = oracle.get("compliance") or {}
-    broken = [
-        f"{v.get('rule')}:{v['pattern']}" if v.get("pattern") else v.get("rule")
-        for v in compliance.get("violations") or ()
-    ]
+    violations = oracle.compliance.violations if oracle and oracle.compliance else ()
+    broken = [f"{v.rule}:{v.pattern}" if v.pattern else v.rule for v in violations]
     return {
         "passed_all": passed_all,
-        "tests_passed": oracle.get("tests_passed"),
-        "tests_total": oracle.get("tests_total"),
-        "threshold": oracle.get("threshold"),
+        "tests_passed": oracle.tests_passed if oracle is not None else None,
+        "tests_total": oracle.tests_total if oracle is not None else None,
+        "threshold": oracle.threshold if oracle is not None else None,
         "compliant": compliant,
-        "violations": " | ".join(str(rule) for rule in broken) or None,
+        "violations": " | ".join(broken) or None,
     }
 
 
@@ -181,10 +180,12 @@ def _short(signature: str | None) -> str | None:
 
 
 def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
-    """`SAMPLE_COLUMNS` rows of `analyze`'s results (`engine.analysis.RunAnalysis`, not imported
-    here: that would load numpy for every report); recorded samples count as `ok`, with what
+    """`SAMPLE_COLUMNS` rows of `analyze`'s results (`engine.analysis.pipeline.RunAnalysis`, not
+    imported here: that would load numpy for every report); recorded samples count as `ok`, with what
     their source recorded (stop reason, token counts, the model per sample) and how each
     answer's code was taken (`extraction`), as `report --csv` has them for a stored run."""
+    from skyt_tui.engine.runs.analysis_record import OracleSummary
+
     rows = []
     for analysis in analyses:
         run = analysis.run
@@ -192,7 +193,8 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
         run_rows = []
         for sample in analysis.samples:
             detail = details.get(sample.index)
-            oracle = detail.to_dict().get("oracle") if detail is not None else None
+            stored = detail.to_dict().get("oracle") if detail is not None else None
+            oracle = OracleSummary.from_dict(stored) if stored is not None else None
             fact = run.fact(sample.index)
             usage = fact.usage or {}
             run_rows.append(
@@ -226,10 +228,11 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
 
 
 def report_dict(
-    run: runs.StoredRun, analysis: dict[str, Any], *, with_text: bool = False
+    run: run_store.StoredRun, analysis: StoredAnalysis, *, with_text: bool = False
 ) -> dict[str, Any]:
     """Everything `report --json` prints: run, state, counts, metrics, canon, oracle and the sample
-    rows, and the run's probe figures when it has a probe that is not stale (docs/probe.md)."""
+    rows, and the run's probe figures when it has a probe that is not stale (docs/probe.md). The
+    metrics, canon and oracle are written out as the analysis stores them (its `document`)."""
     from skyt_tui.engine.runs.probes import stored_probe_figures
 
     meta = run.meta.to_dict()
@@ -251,16 +254,18 @@ def report_dict(
             "truncated": run.n_truncated,
             "missing": len(run.missing_indexes),
         },
-        "level": analysis.get("level"),
-        "metrics": analysis["metrics"],
-        "canon": analysis.get("canon"),
-        "oracle": analysis.get("oracle"),
+        "level": analysis.level,
+        "metrics": analysis.document["metrics"],
+        "canon": analysis.document.get("canon"),
+        "oracle": analysis.document.get("oracle"),
         "samples": rows,
         **({"probe": probe} if (probe := stored_probe_figures(run)) is not None else {}),
     }
 
 
-def report_json(run: runs.StoredRun, analysis: dict[str, Any], *, with_text: bool = False) -> str:
+def report_json(
+    run: run_store.StoredRun, analysis: StoredAnalysis, *, with_text: bool = False
+) -> str:
     """The report as the JSON text `report --json` prints (nan/inf as null, keys sorted)."""
     return (
         json.dumps(

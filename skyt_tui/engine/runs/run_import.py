@@ -30,7 +30,7 @@ from skyt_tui.engine.contracts import catalog
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError, SkytError
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.runs.run_store import FAILED, OK, RunMeta, SampleRecord
 from skyt_tui.engine.sources import humaneval, importers
 from skyt_tui.engine.sources.extract import KIND_OF_METHOD, METHOD_OF_KIND
@@ -202,7 +202,7 @@ def import_runs(
     created: list[RunMeta] = []
     existing: list[str] = []
     with store.store_lock(timeout_s=IMPORT_LOCK_TIMEOUT_S):
-        existing_keys = runs.origin_index()
+        existing_keys = run_store.origin_index()
         fresh = [run for run in inputs if origin_key(run) not in existing_keys]
         chosen, written, problems = _settle_contracts(fresh, write=import_contracts)
         for run in inputs:
@@ -301,7 +301,7 @@ def _store(
             origin["generation"] = dict(sorted(run.tool.generation.items()))
     if run.tool_run is not None:
         origin["tool_run"] = run.tool_run.to_dict()
-    return runs.create_run(
+    return run_store.create_run(
         contract_id=contract.id if contract is not None else run.contract_id,
         contract=contract,
         provider="replay",
@@ -311,13 +311,13 @@ def _store(
         label=f"imported from {run.source_format}: {run.id}",
         origin=origin,
         samples=samples,
-        status=runs.COMPLETE,
+        status=run_store.COMPLETE,
         created=recorded,
         id_suffix=hashlib.sha256(key.encode("utf-8")).hexdigest()[:4],
     )
 
 
-def stored_provenance(run: runs.StoredRun) -> dict[str, Any]:
+def stored_provenance(run: run_store.StoredRun) -> dict[str, Any]:
     """What `report` says about a stored run's contract and program assembly (as `analyze` does).
 
     `contract`: id, hash and origin (embedded, problem, catalog, override, or the
@@ -353,7 +353,9 @@ def stored_provenance(run: runs.StoredRun) -> dict[str, Any]:
     return out
 
 
-def stored_tool_verdicts(run: runs.StoredRun, analysis: dict[str, Any]) -> dict[str, Any] | None:
+def stored_tool_verdicts(
+    run: run_store.StoredRun, analysis: dict[str, Any]
+) -> dict[str, Any] | None:
     """An imported run's recorded tool verdicts beside skyt-tui's (as `analyze` shows them);
     None for runs whose source kept no verdict."""
     from skyt_tui.engine.sources.agreement import Judged, run_agreement
@@ -412,7 +414,7 @@ def incomplete_line(origin: dict[str, Any]) -> str | None:
     """`INCOMPLETE: …` for a run imported from a tool run that errored or was cut short."""
     from skyt_tui.engine.sources.run_input import ToolRun
 
-    if not runs.tool_run_incomplete(origin):
+    if not run_store.tool_run_incomplete(origin):
         return None
     facts = ToolRun.from_dict(origin.get("tool_run"))
     return f"INCOMPLETE: {facts.line()}" if facts is not None else None

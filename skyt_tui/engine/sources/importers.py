@@ -85,12 +85,6 @@ def _value_fields(name: str, value: Any, fail: Any) -> dict[str, Any]:
         raise fail(str(exc)) from None
 
 
-def _read_json(path: Path) -> Any:
-    from skyt_tui.engine.sources import files
-
-    return files.read_json(path)
-
-
 def _skyt_templates(path: Path, data: Any) -> list[tuple[str, dict[str, Any]]]:
     """(key, template) pairs from a dict keyed by id, a list, or a single template."""
     if isinstance(data, dict) and isinstance(data.get("prompt"), str):

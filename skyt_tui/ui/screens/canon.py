@@ -19,8 +19,10 @@ from textual.widgets.option_list import Option
 
 from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.run_store import RunSummary
-from skyt_tui.ui import data
+from skyt_tui.engine.versions import ORACLE_VERSION
+from skyt_tui.ui import canon_data, run_data, store_watch
 from skyt_tui.ui.clipboard import copy_text
 from skyt_tui.ui.run_text import short_id, temperature
 from skyt_tui.ui.screens.base import SectionScreen
@@ -60,7 +62,7 @@ class ChooseRunScreen(ModalScreen[str | None]):
                     f"  {meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)} · "
                     f"{summary.n_ok} ok"
                 )
-                label = data.run_label(meta)
+                label = run_data.run_label(meta)
                 if label:
                     line.append(f" · {label}", style="dim")
                 options.append(Option(line, id=summary.id))
@@ -138,14 +140,14 @@ class CanonScreen(SectionScreen):
         table.focus()
 
     def on_screen_resume(self) -> None:
-        if self.signature is not None and data.store_signature() != self.signature:
+        if self.signature is not None and store_watch.store_signature() != self.signature:
             self.load()
 
     def load(self) -> None:
-        self.signature = data.store_signature()
+        self.signature = store_watch.store_signature()
         table = self.query_one("#canon-table", DataTable)
         selected = self.selected_id()
-        self.states = data.canon_states()
+        self.states = canon_data.canon_states()
         self.contract_ids = list(self.states)
         # contracts with a canon first, so a fresh store with one run does not hide it among twenty "none"s
         self.contract_ids.sort(
@@ -160,7 +162,7 @@ class CanonScreen(SectionScreen):
 
     def _state_name(self, contract_id: str) -> str:
         status = self.states[contract_id].status
-        return data.CANON_NONE if status == canon_store.STATUS_MISSING else status
+        return canon_data.CANON_NONE if status == canon_store.STATUS_MISSING else status
 
     def selected_id(self) -> str | None:
         if not self.contract_ids or not self.is_mounted:
@@ -232,7 +234,7 @@ class CanonScreen(SectionScreen):
             ),
         )
         table.add_row("established", Text(str(provenance.get("established_at") or "–")))
-        current = canon_store.current_versions(data.ORACLE_VERSION)
+        current = canon_store.current_versions(ORACLE_VERSION)
         versions = Text()
         for position, (name, value) in enumerate(sorted(canon.versions.items())):
             versions.append(", " if position else "")
@@ -251,30 +253,28 @@ class CanonScreen(SectionScreen):
     @staticmethod
     def _run_label(run_id: str) -> str:
         try:
-            return data.run_label(data.load_run(run_id).meta)
+            return run_data.run_label(run_data.load_run(run_id).meta)
         except SkytError:
             return ""
 
     def _history(self, contract_id: str) -> Any:
         try:
-            events = data.canon_history(contract_id)
+            events = canon_data.canon_history(contract_id)
         except SkytError as exc:
             return Text(f"history unreadable: {exc}", style="red")
         if not events:
             return Text("\nno history yet", style="dim")
         # one event per line, the reason under it: ids and times are never wrapped mid-word
         lines = Text("\nhistory\n", style="bold underline")
-        width = max(len(str(event.get("event", "?"))) for event in events)
+        width = max(len(event.event or "?") for event in events)
         for number, event in enumerate(events, start=1):
-            provenance = (event.get("canon") or {}).get("provenance") or {}
+            sample = "–" if event.sample_index is None else event.sample_index
             lines.append(f"{number}  ", style="dim")
-            lines.append(f"{str(event.get('event', '?')):<{width}}  ")
-            lines.append(str(event.get("at", ""))[:19].replace("T", " ") + "  ", style="dim")
-            lines.append(
-                f"run {provenance.get('run_id', '–')}, sample {provenance.get('sample_index', '–')}\n"
-            )
-            if event.get("reason"):
-                lines.append(f"   {event.get('reason')}\n", style="dim")
+            lines.append(f"{printable(event.event or '?'):<{width}}  ")
+            lines.append(printable(event.at[:19].replace("T", " ")) + "  ", style="dim")
+            lines.append(f"run {printable(event.run_id or '–')}, sample {sample}\n")
+            if event.reason:
+                lines.append(f"   {printable(event.reason)}\n", style="dim")
         lines.rstrip()
         return lines
 
@@ -302,7 +302,7 @@ class CanonScreen(SectionScreen):
             return
         candidates = [
             s
-            for s in data.list_runs()
+            for s in run_data.list_runs()
             if s.meta is not None and s.meta.contract_id == contract_id and s.n_ok
         ]
         if not candidates:
@@ -340,7 +340,7 @@ class CanonScreen(SectionScreen):
     @work(thread=True, exclusive=True, group="canon", exit_on_error=False)
     def _run_reestablish(self, contract_id: str, run_id: str) -> None:
         try:
-            canon = data.reestablish_canon(contract_id, run_id)
+            canon = canon_data.reestablish_canon(contract_id, run_id)
         except SkytError as exc:
             self.post_message(CanonReestablished(contract_id, None, str(exc)))
         else:

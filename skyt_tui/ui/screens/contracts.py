@@ -23,7 +23,7 @@ from skyt_tui.engine.contracts.catalog import CatalogEntry
 from skyt_tui.engine.demo import DEMO_LABEL, DEMO_MODEL
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.printable import printable
-from skyt_tui.ui import data
+from skyt_tui.ui import canon_data, demo_data, run_data, run_execution, run_form, store_watch
 from skyt_tui.ui.contract_text import describe_constraints, describe_tests, reflow
 from skyt_tui.ui.run_request import RunRequest
 from skyt_tui.ui.run_text import short_id
@@ -95,7 +95,7 @@ ESTIMATE_INTERVAL_S = 2.0
 
 
 class RunProgressed(Message):
-    def __init__(self, progress: data.SampleProgress) -> None:
+    def __init__(self, progress: run_execution.SampleProgress) -> None:
         super().__init__()
         self.progress = progress
 
@@ -107,7 +107,9 @@ class RunEstimated(Message):
 
 
 class RunEnded(Message):
-    def __init__(self, outcome: data.RunOutcome | None = None, error: str | None = None) -> None:
+    def __init__(
+        self, outcome: run_execution.RunOutcome | None = None, error: str | None = None
+    ) -> None:
         super().__init__()
         self.outcome, self.error = outcome, error
 
@@ -152,22 +154,23 @@ class ContractsScreen(SectionScreen):
         table.focus()
 
     def on_screen_resume(self) -> None:
-        signature = data.store_signature()
+        signature = store_watch.store_signature()
         if signature != self.signature:
             self.load_contracts()
 
     def load_contracts(self) -> None:
         table = self.query_one(DataTable)
         selected = self.selected_entry()
-        self.signature = data.store_signature()
-        self.entries = data.list_contracts()
+        self.signature = store_watch.store_signature()
+        self.entries = canon_data.list_contracts()
         self.canons = {
-            entry.contract.id: data.load_canon(entry.contract.id, entry.contract)
+            entry.contract.id: canon_data.load_canon(entry.contract.id, entry.contract)
             for entry in self.entries
             if entry.contract is not None
         }
         self.canon_states = {
-            contract_id: data.canon_status(state) for contract_id, state in self.canons.items()
+            contract_id: canon_data.canon_status(state)
+            for contract_id, state in self.canons.items()
         }
         table.clear()
         for position, entry in enumerate(self.entries):
@@ -266,10 +269,10 @@ class ContractsScreen(SectionScreen):
         text.append(f"Tests ({len(contract.tests)})\n", style="bold underline")
         text.append("\n".join(describe_tests(contract)) + "\n\n")
         text.append("Canon: ", style="bold")
-        state = self.canon_states.get(contract.id, data.CANON_NONE)
+        state = self.canon_states.get(contract.id, canon_data.CANON_NONE)
         text.append_text(canon_cell(state))
         text.append(f" — {self._canon_meaning(contract.id, state)}")
-        text.append(" (section 3)\n" if state != data.CANON_NONE else "\n")
+        text.append(" (section 3)\n" if state != canon_data.CANON_NONE else "\n")
         parts: list = [text]
         if contract.reference:
             parts.append(Text("Reference solution", style="bold underline"))
@@ -307,7 +310,7 @@ class ContractsScreen(SectionScreen):
                 markup=False,
             )
             return
-        if data.is_demo_store():
+        if demo_data.is_demo_store():
             contract_id = entry.contract.id
             self.app.push_screen(
                 ConfirmScreen(
@@ -324,12 +327,12 @@ class ContractsScreen(SectionScreen):
                 ),
             )
             return
-        defaults, error = data.run_form_defaults()
+        defaults, error = run_form.run_form_defaults()
         if error:
             self.notify(f"settings not used: {error}", severity="warning", markup=False)
         self.app.push_screen(
             RunDialog(
-                entry.contract, self.last_request, defaults, profiles=data.run_form_profiles()
+                entry.contract, self.last_request, defaults, profiles=run_form.run_form_profiles()
             ),
             self._run_requested,
         )
@@ -344,7 +347,7 @@ class ContractsScreen(SectionScreen):
         if request is None:
             return
         self.last_request = request
-        if error := data.remember_run_request(request):
+        if error := run_form.remember_run_request(request):
             self.notify(
                 f"the run dialog's values not kept: {error}", severity="warning", markup=False
             )
@@ -399,7 +402,7 @@ class ContractsScreen(SectionScreen):
         """The run's metrics so far, for the intervals the panel shows while it generates."""
         worker = get_current_worker()
         try:
-            analysis = data.partial_analysis(run_id, cancelled=lambda: worker.is_cancelled)
+            analysis = run_data.partial_analysis(run_id, cancelled=lambda: worker.is_cancelled)
         except Exception:  # an estimate that fails leaves the panel as it was; the run goes on
             analysis = None
         self.post_message(RunEstimated(run_id, analysis))

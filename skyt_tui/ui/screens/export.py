@@ -15,7 +15,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.run_store import StoredRun
-from skyt_tui.ui import data
+from skyt_tui.ui import run_data
 
 KINDS = (
     ("csv", "CSV: one row per sample (as `report --csv`)", ".csv"),
@@ -102,7 +102,7 @@ def ask_export(screen: Screen, run: StoredRun, analysis: StoredAnalysis) -> None
             return
         kind, path = choice
         try:
-            rows = data.export_run(run, analysis, path, kind)
+            rows = run_data.export_run(run, analysis, path, kind)
         except (SkytError, OSError) as exc:
             screen.notify(f"Export failed: {exc}", severity="error", markup=False)
             return

@@ -2,7 +2,7 @@
 
 The runs are the stored ones (newest first) plus any analyses handed to the app
 (the development path). A stored run's texts are rebuilt from its samples and
-analysis in a worker (`data.run_texts`), normalized once at every level, so
+analysis in a worker (`run_data.run_texts`), normalized once at every level, so
 switching level or pre/post repair only recomputes distances. The screen owns
 the choices (run, level, pre/post, order); the widget only draws.
 """
@@ -26,7 +26,7 @@ from skyt_tui.engine.measure.normalize import LEVELS
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.matrices import RunTexts, analysis_run_texts
-from skyt_tui.ui import data
+from skyt_tui.ui import run_data, store_watch
 from skyt_tui.ui.run_text import temperature
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.screens.pair_diff import PairDiffScreen
@@ -167,16 +167,16 @@ class HeatmapScreen(SectionScreen):
         )
 
     def on_screen_resume(self) -> None:
-        if self.signature is not None and data.store_signature() != self.signature:
+        if self.signature is not None and store_watch.store_signature() != self.signature:
             self._find_runs()
         elif self.signature is not None and self.app.heatmap_request is not None:
             self._show_requested()
 
     @work(thread=True, exclusive=True, group="heatmap-list", exit_on_error=False)
     def _find_runs(self) -> None:
-        signature = data.store_signature()
+        signature = store_watch.store_signature()
         found = []
-        for summary in data.list_runs():
+        for summary in run_data.list_runs():
             meta = summary.meta
             if meta is None:
                 continue
@@ -186,7 +186,7 @@ class HeatmapScreen(SectionScreen):
                     contract_id=meta.contract_id,
                     model=meta.model,
                     temperature=meta.temperature,
-                    label=data.run_label(meta),
+                    label=run_data.run_label(meta),
                     n_failed=summary.n_failed,
                 )
             )
@@ -242,9 +242,9 @@ class HeatmapScreen(SectionScreen):
     @work(thread=True, exclusive=False, group="heatmap-load", exit_on_error=False)
     def _load_texts(self, run: HeatmapRun) -> None:
         try:
-            stored = data.load_run(run.run_id)
-            analysis = data.analyze_run(stored)
-            texts = data.run_texts(stored, analysis)
+            stored = run_data.load_run(run.run_id)
+            analysis = run_data.analyze_run(stored)
+            texts = run_data.run_texts(stored, analysis)
             loaded = replace(
                 run,
                 texts=prepared(texts.head(MAX_SAMPLES)),

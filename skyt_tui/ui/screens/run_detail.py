@@ -31,7 +31,7 @@ from skyt_tui.engine.runs.analysis_record import (
 from skyt_tui.engine.runs.matrices import RunTexts
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.runs.run_store import FAILED, SampleRecord, StoredRun
-from skyt_tui.ui import data
+from skyt_tui.ui import probe_data, run_data, store_watch
 from skyt_tui.ui.clipboard import copy_text
 from skyt_tui.ui.diff_text import diff_renderable, shown_code
 from skyt_tui.ui.fuzzy import near_note, ranked_matches
@@ -320,7 +320,7 @@ class RunDetailScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, group="run-detail-watch", exit_on_error=False)
     def _poll(self, before: tuple[object, ...]) -> None:
-        if data.run_snapshot(self.run_id) != before:
+        if store_watch.run_snapshot(self.run_id) != before:
             self.post_message(RunChanged())
 
     def on_run_changed(self) -> None:
@@ -336,10 +336,10 @@ class RunDetailScreen(SectionScreen):
 
     @work(thread=True, exclusive=True, group="run-detail", exit_on_error=False)
     def _load(self) -> None:
-        snapshot = data.run_snapshot(self.run_id)
+        snapshot = store_watch.run_snapshot(self.run_id)
         try:
-            run = data.load_run(self.run_id)
-            analysis = self.analysis if self.analysis is not None else data.analyze_run(run)
+            run = run_data.load_run(self.run_id)
+            analysis = self.analysis if self.analysis is not None else run_data.analyze_run(run)
         except SkytError as exc:
             self.post_message(RunLoaded(None, None, str(exc), snapshot))
             return
@@ -365,8 +365,8 @@ class RunDetailScreen(SectionScreen):
                 table.add_column(name, key=name)
         self.all_rows = sample_table_rows(self.run, self.analysis)
         self.rows = self.visible_rows()
-        self.texts = data.run_texts(self.run, self.analysis)
-        self.tool_line = data.tool_verdicts_line(self.run, self.analysis)
+        self.texts = run_data.run_texts(self.run, self.analysis)
+        self.tool_line = run_data.tool_verdicts_line(self.run, self.analysis)
         self.positions = {int(label): position for position, label in enumerate(self.texts.labels)}
         self._show_head()
         table = self.query_one("#samples-table", DataTable)
@@ -393,7 +393,9 @@ class RunDetailScreen(SectionScreen):
         head.append("\n" if narrow else f" · created {meta.created[:19].replace('T', ' ')}\n")
         label = label_text(meta)
         canon_run = self.analysis.canon.run_id
-        demo_canon = canon_run != meta.id and not data.is_demo(meta) and data.is_demo_run(canon_run)
+        demo_canon = (
+            canon_run != meta.id and not run_data.is_demo(meta) and run_data.is_demo_run(canon_run)
+        )
         if narrow:
             head.append(f"{meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)}")
         else:
@@ -425,7 +427,7 @@ class RunDetailScreen(SectionScreen):
                 + " · ",
                 style="dim",
             )
-        head.append_text(isolation_text(data.isolation(self.analysis)))
+        head.append_text(isolation_text(run_data.isolation(self.analysis)))
         self.query_one("#run-head", Static).update(head)
 
     def on_resize(self) -> None:
@@ -598,7 +600,7 @@ class RunDetailScreen(SectionScreen):
         from skyt_tui.ui.screens.families import FamiliesScreen
 
         try:
-            probe = data.load_probe(self.run.id)
+            probe = probe_data.load_probe(self.run.id)
         except SkytError as exc:
             self.notify(f"the run's probe cannot be read: {exc}", severity="warning", markup=False)
             probe = None
@@ -615,7 +617,7 @@ class RunDetailScreen(SectionScreen):
     @work(thread=True, exclusive=True, group="run-probe", exit_on_error=False)
     def _probe(self, run_id: str) -> None:
         try:
-            document = data.probe_run(run_id)
+            document = probe_data.probe_run(run_id)
         except SkytError as exc:
             self.post_message(ProbeReady(run_id, None, str(exc)))
             return

@@ -304,12 +304,12 @@ class RunDialog(ModalScreen[RunRequest | None]):
         )
 
     def _save_profile(self, name: str, request: RunRequest) -> None:
-        from skyt_tui.ui import data
+        from skyt_tui.ui import run_form
 
-        if error := data.save_run_profile(name, request):
+        if error := run_form.save_run_profile(name, request):
             self.notify(f"Profile not saved: {error}", severity="error", markup=False)
             return
-        self.profiles = data.run_form_profiles()
+        self.profiles = run_form.run_form_profiles()
         if self.profiles and self.query("#field-profile"):
             select = self.query_one("#field-profile", Select)
             select.set_options([(p, p) for p in self.profiles])

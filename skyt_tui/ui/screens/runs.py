@@ -20,13 +20,14 @@ from textual.message import Message
 from textual.widgets import ContentSwitcher, DataTable, Input, Static
 from textual.worker import Worker, get_current_worker
 
+from skyt_tui.engine.demo import DEMO_LABEL
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.analysis_child import AnalysisCancelled
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.run_store import RUNNING, RunSummary
-from skyt_tui.ui import data
+from skyt_tui.ui import run_data, run_form, store_watch
 from skyt_tui.ui.fuzzy import near_note, ranked_matches
 from skyt_tui.ui.run_text import (
     PARTIAL_MARK,
@@ -178,7 +179,7 @@ class RunsListed(Message):
     def __init__(
         self,
         summaries: list[RunSummary],
-        snapshot: data.StoreSnapshot | None = None,
+        snapshot: store_watch.StoreSnapshot | None = None,
         changed: frozenset[str] = frozenset(),
     ) -> None:
         super().__init__()
@@ -190,7 +191,7 @@ class RunsListed(Message):
 
 
 class StoreChanged(Message):
-    def __init__(self, snapshot: data.StoreSnapshot) -> None:
+    def __init__(self, snapshot: store_watch.StoreSnapshot) -> None:
         super().__init__()
         self.snapshot = snapshot
 
@@ -233,7 +234,7 @@ class RunsScreen(SectionScreen):
         super().__init__()
         self.summaries: list[RunSummary] = []
         self.analyses: dict[str, StoredAnalysis] = {}
-        self.snapshot: data.StoreSnapshot | None = None
+        self.snapshot: store_watch.StoreSnapshot | None = None
         """The store as last read whole; None until the first read ends."""
         self.listing = False
         self.analysing: set[str] | None = None
@@ -295,8 +296,8 @@ class RunsScreen(SectionScreen):
             self._poll(self.snapshot)
 
     @work(thread=True, exclusive=True, group="runs-watch", exit_on_error=False)
-    def _poll(self, before: data.StoreSnapshot) -> None:
-        snapshot = data.store_snapshot()
+    def _poll(self, before: store_watch.StoreSnapshot) -> None:
+        snapshot = store_watch.store_snapshot()
         if snapshot != before:
             self.post_message(StoreChanged(snapshot))
 
@@ -307,7 +308,7 @@ class RunsScreen(SectionScreen):
             return
         self.reload(message.snapshot)
 
-    def reload(self, snapshot: data.StoreSnapshot | None = None) -> None:
+    def reload(self, snapshot: store_watch.StoreSnapshot | None = None) -> None:
         """Read the runs again: every run the first time (or after ctrl+r), else those whose files
         changed since the last read; the list shows as soon as a screenful is read."""
         self.listing = True
@@ -319,12 +320,12 @@ class RunsScreen(SectionScreen):
     @work(thread=True, exclusive=True, group="runs-list", exit_on_error=False)
     def _list(
         self,
-        before: data.StoreSnapshot | None,
-        snapshot: data.StoreSnapshot | None,
+        before: store_watch.StoreSnapshot | None,
+        snapshot: store_watch.StoreSnapshot | None,
         known: dict[str, RunSummary],
     ) -> None:
-        snapshot = snapshot or data.store_snapshot()
-        ids = data.listed_run_ids()
+        snapshot = snapshot or store_watch.store_snapshot()
+        ids = run_data.listed_run_ids()
         if before is None:
             changed = set(ids)
         else:
@@ -339,17 +340,17 @@ class RunsScreen(SectionScreen):
         size = FIRST_ROWS
         while pending:
             chunk, pending = pending[:size], pending[size:]
-            read += data.run_summaries(chunk)
+            read += run_data.run_summaries(chunk)
             if worker.is_cancelled:
                 return
             if pending:  # what is read so far shows at once; the rest follows
-                self.post_message(RunsListed(data.newest_first([*kept.values(), *read])))
+                self.post_message(RunsListed(run_data.newest_first([*kept.values(), *read])))
             size = ROWS_CHUNK
         # handed over before this worker ends, so the analyses it starts follow with no moment
         # in which the screen looks idle
         self.app.call_from_thread(
             self.on_runs_listed,
-            RunsListed(data.newest_first([*kept.values(), *read]), snapshot, frozenset(stale)),
+            RunsListed(run_data.newest_first([*kept.values(), *read]), snapshot, frozenset(stale)),
         )
 
     def on_runs_listed(self, message: RunsListed) -> None:
@@ -414,7 +415,7 @@ class RunsScreen(SectionScreen):
 
         worker = get_current_worker()
         try:
-            data.analyze_runs(
+            run_data.analyze_runs(
                 run_ids,
                 progress=progress,
                 cancelled=lambda: worker.is_cancelled,
@@ -488,16 +489,16 @@ class RunsScreen(SectionScreen):
         self.show_selected()
 
     def _head(self) -> None:
-        n_demo = sum(data.is_demo(s.meta) for s in self.summaries)
+        n_demo = sum(run_data.is_demo(s.meta) for s in self.summaries)
         order = "newest first" if self.sort_column is None else "sorted"
         count = f"{len(self.summaries)} run(s)" + (" read so far…" if self.listing else "")
         head = Text(
-            f"{count}, {order} · level {data.LEVEL} · 3 decimals · {PARTIAL_MARK} partial",
+            f"{count}, {order} · level {run_data.LEVEL} · 3 decimals · {PARTIAL_MARK} partial",
             style="dim",
         )
         if n_demo:
             head.append(f" · {n_demo} demo run(s): ", style="dim")
-            head.append(data.DEMO_LABEL, style="bold yellow")
+            head.append(DEMO_LABEL, style="bold yellow")
         self.query_one("#runs-head", Static).update(head)
 
     def _filter_note(self) -> None:
@@ -564,7 +565,7 @@ class RunsScreen(SectionScreen):
     def _analysis_done(self) -> None:
         if any(s.id in self.unanalysable for s in self.summaries):
             return  # the error line stays
-        isolations = {data.isolation(a) for a in self.analyses.values()} - {None}
+        isolations = {run_data.isolation(a) for a in self.analyses.values()} - {None}
         status = Text(
             f"{len(self.analyses)} of {len(self.summaries)} run(s) analysed · ", style="dim"
         )
@@ -683,7 +684,7 @@ class RunsScreen(SectionScreen):
         if action in ("open_run", "heatmap", "export", "again"):
             return summary is not None and summary.meta is not None
         if action == "resume":
-            return summary is not None and data.resumable(summary)
+            return summary is not None and run_data.resumable(summary)
         if action == "delete":
             return summary is not None and summary.state != RUNNING
         if (
@@ -705,13 +706,15 @@ class RunsScreen(SectionScreen):
 
     def action_resume(self) -> None:
         summary = self.selected_summary()
-        if summary is not None and data.resumable(summary):  # here: its row follows it
-            self.app.call_later(self.app.start_run_request, data.resume_request(summary), False)
+        if summary is not None and run_data.resumable(summary):  # here: its row follows it
+            self.app.call_later(self.app.start_run_request, run_form.resume_request(summary), False)
 
     def action_again(self) -> None:
         summary = self.selected_summary()
         if summary is not None and summary.meta is not None:
-            self.app.call_later(self.app.start_run_request, data.rerun_request(summary.meta), False)
+            self.app.call_later(
+                self.app.start_run_request, run_form.rerun_request(summary.meta), False
+            )
 
     def action_delete(self) -> None:
         summary = self.selected_summary()
@@ -732,7 +735,7 @@ class RunsScreen(SectionScreen):
 
     def _delete(self, run_id: str) -> None:
         try:
-            data.delete_run(run_id)
+            run_data.delete_run(run_id)
         except SkytError as exc:
             self.notify(f"Not deleted: {exc}", severity="error", markup=False)
             return
@@ -780,7 +783,7 @@ class RunsScreen(SectionScreen):
             return
         from skyt_tui.ui.screens.export import ask_export
 
-        ask_export(self, data.load_run(summary.id), analysis)
+        ask_export(self, run_data.load_run(summary.id), analysis)
 
     def action_reload(self) -> None:
         self.analyses.clear()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -25,9 +25,13 @@ from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs.report import fmt3
-from skyt_tui.ui import data
+from skyt_tui.ui import run_data
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.widgets.study_chart import StudyChart
+
+if TYPE_CHECKING:  # the study's report loads numpy and scipy: when the section first computes
+    from skyt_tui.engine.studies.study import Study
+    from skyt_tui.engine.studies.study_report import Aggregation, Comparison, StudyRow
 
 SHOWN_METRICS = registry.app_study_metrics()
 """The metrics `m` cycles through, as the registry marks them (`app_study`; every study metric is
@@ -36,13 +40,15 @@ COLUMNS = ("model", "T", "mean", "std", "95% CI", "contracts", "runs", "run mean
 
 
 class StudyComputed(Message):
-    def __init__(self, study: Any, rows: list[dict[str, Any]]) -> None:
+    def __init__(self, study: Study, rows: list[StudyRow]) -> None:
         super().__init__()
         self.study, self.rows = study, rows
 
 
 class StudyAggregated(Message):
-    def __init__(self, metric: str, aggregation: Any, comparison: Any) -> None:
+    def __init__(
+        self, metric: str, aggregation: Aggregation, comparison: Comparison | None
+    ) -> None:
         super().__init__()
         self.metric, self.aggregation, self.comparison = metric, aggregation, comparison
 
@@ -53,7 +59,7 @@ class StudyProgress(Message):
         self.line, self.error = line, error
 
 
-def study_from_text(text: str) -> Any:
+def study_from_text(text: str) -> Study:
     """A saved study's name, or `KEY=VALUE` filters separated by spaces (an empty text: every run)."""
     from skyt_tui.engine.studies.study import RunFilter, Study, load_study, parse_filter
 
@@ -80,11 +86,11 @@ class StudiesScreen(SectionScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.study: Any = None
-        self.rows: list[dict[str, Any]] = []
+        self.study: Study | None = None
+        self.rows: list[StudyRow] = []
         self.metric = SHOWN_METRICS[0]
         self.filter_text = ""
-        self.comparison: Any = None
+        self.comparison: Comparison | None = None
         self.compare_wanted = False
 
     def compose_body(self) -> ComposeResult:
@@ -118,7 +124,7 @@ class StudiesScreen(SectionScreen):
         self._compute(study)
 
     @work(thread=True, exclusive=True, group="study", exit_on_error=False)
-    def _compute(self, study: Any) -> None:
+    def _compute(self, study: Study) -> None:
         from skyt_tui.engine.runs.analysis_child import AnalysisCancelled
         from skyt_tui.engine.studies.study import select_runs
         from skyt_tui.engine.studies.study_report import study_rows
@@ -127,7 +133,7 @@ class StudiesScreen(SectionScreen):
         try:
             ids = [meta.id for meta in select_runs(study.filter)]
             if ids:
-                data.analysis_documents(
+                run_data.analysis_documents(
                     ids,
                     progress=lambda stage, done, total: self.post_message(
                         StudyProgress(f"analysing {len(ids)} run(s): {stage} {done}/{total}…")
@@ -162,14 +168,12 @@ class StudiesScreen(SectionScreen):
         self._aggregate(self.rows, self.metric, self.compare_wanted)
 
     @work(thread=True, exclusive=True, group="study-table", exit_on_error=False)
-    def _aggregate(self, rows: list[dict[str, Any]], metric: str, compare_wanted: bool) -> None:
+    def _aggregate(self, rows: list[StudyRow], metric: str, compare_wanted: bool) -> None:
         from skyt_tui.engine.studies.study_report import aggregate, compare
 
         aggregation = aggregate(rows, metric)
         comparison = None
-        temperatures = sorted(
-            {r["decoding_temperature"] for r in rows if r.get("decoding_temperature") is not None}
-        )
+        temperatures = sorted({r.temperature for r in rows if r.temperature is not None})
         if compare_wanted and len(temperatures) >= 2:
             low, high = f"{temperatures[0]:g}", f"{temperatures[-1]:g}"
             comparison = compare(rows, metric, "temperature", low, high)
@@ -181,7 +185,7 @@ class StudiesScreen(SectionScreen):
             self.comparison = message.comparison
             self.show(message.aggregation)
 
-    def show(self, aggregation: Any) -> None:
+    def show(self, aggregation: Aggregation | None) -> None:
         head = self.query_one("#studies-head", Static)
         table = self.query_one("#studies-table", DataTable)
         chart = self.query_one("#studies-chart", StudyChart)
@@ -261,7 +265,7 @@ class StudiesScreen(SectionScreen):
     def action_compare(self) -> None:
         if not self.rows:
             return
-        temperatures = {r.get("decoding_temperature") for r in self.rows} - {None}
+        temperatures = {r.temperature for r in self.rows} - {None}
         if len(temperatures) < 2:
             self.notify("A comparison needs runs at two temperatures or more.", severity="warning")
             return

@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.ui import data
+from skyt_tui.ui import demo_data
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.widgets.section_bar import SECTIONS
 
@@ -110,14 +110,14 @@ class WelcomeScreen(SectionScreen):
     @work(thread=True, exclusive=True, group="demo", exit_on_error=False)
     def _load_demo(self) -> None:
         try:
-            result = data.load_demo(self.app.clock())
+            result = demo_data.load_demo(self.app.clock())
         except SkytError as exc:
             self.post_message(DemoLoaded(f"The demo could not be loaded: {exc}", error=True))
             return
         self.post_message(
             DemoLoaded(
                 f"Demo loaded: {len(result.created)} run(s) created, {len(result.existing)} "
-                f"already there, in the demo's own store {data.demo_dir()}"
+                f"already there, in the demo's own store {demo_data.demo_dir()}"
             )
         )
 

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import ProgressBar, Static
 
-from skyt_tui.ui.data import RunOutcome, SampleProgress
+from skyt_tui.ui.run_execution import RunOutcome, SampleProgress
 from skyt_tui.ui.run_request import RunRequest
 
 if TYPE_CHECKING:  # the metrics module brings numpy: loaded with the first estimate

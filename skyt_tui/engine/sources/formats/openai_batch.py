@@ -50,12 +50,6 @@ def recognise(source: Source) -> bool:
     return _is_output(source.first_row())
 
 
-def recognise_input(source: Source) -> bool:
-    if source.is_dir or source.is_zip():
-        return False
-    return _is_input(source.first_row())
-
-
 def _known_ids(options: LoadOptions) -> list[str]:
     if options.problems is not None:
         return sorted(options.problem_index)
