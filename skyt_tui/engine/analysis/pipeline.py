@@ -35,12 +35,8 @@ from skyt_tui.engine.contracts.catalog import find_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import ContractError
 from skyt_tui.engine.executor.choice import Executor, Judge, current_executor, local_oracle
-from skyt_tui.engine.measure.distance import (
-    PAIRWISE_MATRIX_LIMIT,
-    measure_mean_pairwise,
-    measure_pairwise,
-    measure_to,
-)
+from skyt_tui.engine.measure.distance import PAIRWISE_MATRIX_LIMIT
+from skyt_tui.engine.measure.distance_kind import distance_kind
 from skyt_tui.engine.measure.metrics import (
     CANON_ESTABLISHED,
     CANON_NONE,
@@ -50,11 +46,6 @@ from skyt_tui.engine.measure.metrics import (
 )
 from skyt_tui.engine.measure.normalize import Normalized, normalize
 from skyt_tui.engine.measure.records import SampleAnalysis
-from skyt_tui.engine.measure.tree_distance import (
-    tree_distances_to,
-    tree_mean_pairwise,
-    tree_pairwise_matrix,
-)
 from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.oracle.verdicts import TestOutcome, Verdict
 from skyt_tui.engine.probe.behaviour import ContractProbe, ProbeSettings, probe_contracts
@@ -512,16 +503,18 @@ def _analyze(
         }
     stages = [
         (
-            prepared[i],
-            contracts[i],
-            verdicts[i],
-            run_canons[i],
-            repairs[i],
-            after[i],
-            level,
-            tau,
-            oracle_info,
-            distance,
+            _Stage(
+                prepared[i],
+                contracts[i],
+                verdicts[i],
+                run_canons[i],
+                repairs[i],
+                after[i],
+                level,
+                tau,
+                oracle_info,
+                distance,
+            ),
         )
         for i in range(len(runs))
     ]
@@ -855,32 +848,47 @@ def _repair_in_threads(
     return results  # type: ignore[return-value]
 
 
-def _finish(
-    p: _Prepared,
-    contract: Contract | None,
-    verdicts: list[Verdict] | None,
-    canon: CanonInfo,
-    repairs: dict[int, RepairResult] | None,
-    after: dict[int, Verdict],
-    level: str,
-    tau: float,
-    oracle_info: dict[str, Any],
-    distance: str = DEFAULT_DISTANCE,
-) -> RunAnalysis:
+@dataclass(frozen=True)
+class _Stage:
+    """What finishing one run needs (`_finish`): its prepared samples, contract, verdicts, canon,
+    repairs and the verdicts after them, and the analysis's settings."""
+
+    p: _Prepared
+    contract: Contract | None
+    verdicts: list[Verdict] | None
+    canon: CanonInfo
+    repairs: dict[int, RepairResult] | None
+    after: dict[int, Verdict]
+    level: str
+    tau: float
+    oracle_info: dict[str, Any]
+    distance: str = DEFAULT_DISTANCE
+
+
+def _finish(stage: _Stage) -> RunAnalysis:
+    p, contract, verdicts, canon = stage.p, stage.contract, stage.verdicts, stage.canon
+    repairs, after, level = stage.repairs, stage.after, stage.level
+    kind = distance_kind(stage.distance)
     texts = [n.texts[level] for n in p.normalized]
     d_pre: list[float | None] = [None] * len(texts)
     d_post: list[float | None] = [None] * len(texts)
     bounds = [False] * len(texts)
-    if canon.status == CANON_ESTABLISHED and distance == "tree":
-        d_pre, d_post = _tree_distances(texts, canon.texts[level], repairs, p.kept, level)
-    elif canon.status == CANON_ESTABLISHED:
-        measured, bounds = measure_to(texts, canon.texts[level])
+    if canon.status == CANON_ESTABLISHED:
+        canon_text = canon.texts[level]
+        measured, bounds = kind.measure_to(texts, canon_text)
         d_pre = list(measured)
         d_post = list(d_pre)
         result: RepairResult | None
         for position, result in (repairs or {}).items():
-            if result.steps:
+            if not result.steps:
+                continue
+            if kind.repair_measured:
                 d_post[position] = result.d_post
+            else:  # measured by the kind; a repair that moves a sample away keeps its d_pre
+                repaired = normalize(result.code, p.kept).texts[level]
+                d_post[position] = min(
+                    measured[position], kind.distances_to([repaired], canon_text)[0]
+                )
     limited = {sample.index: sample.reason for sample in p.limited}
     samples = []
     details = []
@@ -920,14 +928,11 @@ def _finish(
     pairwise: np.ndarray | None = None
     pairwise_mean: float | None = None
     pairwise_bounds = 0
-    if distance == "tree":
-        pairwise = tree_pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
-        pairwise_mean = tree_mean_pairwise(texts) if pairwise is None else None
-    elif len(texts) <= PAIRWISE_MATRIX_LIMIT:
-        pairwise, pairwise_bounds = measure_pairwise(texts)
+    if len(texts) <= PAIRWISE_MATRIX_LIMIT:
+        pairwise, pairwise_bounds = kind.measure_pairwise(texts)
     else:
-        pairwise_mean, pairwise_bounds = measure_mean_pairwise(texts)
-    versions = {"distance": distance_version(level, distance)}
+        pairwise_mean, pairwise_bounds = kind.measure_mean_pairwise(texts)
+    versions = {"distance": kind.version(level)}
     if verdicts is not None:
         versions["oracle"] = ORACLE_VERSION
     if repairs is not None:
@@ -935,7 +940,7 @@ def _finish(
     metrics = compute_metrics(
         samples,
         level=level,
-        tau=tau,
+        tau=stage.tau,
         pairwise=pairwise,
         pairwise_mean=pairwise_mean,
         n_failed=len(p.run.codes) - len(p.codes),
@@ -955,7 +960,7 @@ def _finish(
         details=tuple(details),
         canon=canon,
         contract=contract,
-        oracle_info=oracle_info,
+        oracle_info=stage.oracle_info,
         limited=p.limited,
     )
 
@@ -966,23 +971,6 @@ def _limited_note(reason: str | None, bound: bool) -> str | None:
     if bound:
         notes.append("d_pre and d_post are the bound 1.0: too long to measure against the canon")
     return "; ".join(notes) or None
-
-
-def _tree_distances(
-    texts: list[str],
-    canon_text: str,
-    repairs: dict[int, RepairResult] | None,
-    kept: frozenset[str],
-    level: str,
-) -> tuple[list[float | None], list[float | None]]:
-    """d_pre and d_post by tree distance; a repair that moves a sample away keeps its d_pre."""
-    measured = tree_distances_to(texts, canon_text)
-    d_post: list[float | None] = list(measured)
-    for position, result in (repairs or {}).items():
-        if result.steps:
-            repaired = normalize(result.code, kept).texts[level]
-            d_post[position] = min(measured[position], tree_distances_to([repaired], canon_text)[0])
-    return list(measured), d_post
 
 
 def output_keys(verdict: Verdict) -> tuple[str, ...]:

@@ -4,8 +4,8 @@ study's `distance` name them (docs/metrics.md).
 
 Whatever depends on the kind asks it here rather than deciding by its name: the distances to the
 canon and between samples, whether R_pairwise under it is a structural repeatability (a study row's
-`R_structural`), and the note to give when it is measured by a slower fallback. (Not yet
-`analysis.pipeline`, which still chooses its distance functions by the name: issue 38's next step.) The module
+`R_structural`), and the note to give when it is measured by a slower fallback.
+`analysis.pipeline` measures every run's d_pre, d_post and R_pairwise through its kind. The module
 that measures a kind (numpy, rapidfuzz, the compiled tree edit distance) loads when a distance is
 first measured, so the CLI can ask a kind for its note without loading either.
 """
@@ -29,6 +29,9 @@ class _Measures(NamedTuple):
     pairwise_matrix: Callable[[Sequence[str]], np.ndarray]
     mean_pairwise: Callable[[Sequence[str]], float]
     fallback_note: Callable[[], str | None]
+    measure_to: Callable[[Sequence[str], str], tuple[list[float], list[bool]]]
+    measure_pairwise: Callable[[Sequence[str]], tuple[np.ndarray, int]]
+    measure_mean_pairwise: Callable[[Sequence[str]], tuple[float, int]]
 
 
 @cache
@@ -41,6 +44,9 @@ def _levenshtein() -> _Measures:
         distance.pairwise_matrix,
         distance.mean_pairwise_streamed,
         lambda: None,
+        distance.measure_to,
+        distance.measure_pairwise,
+        distance.measure_mean_pairwise,
     )
 
 
@@ -52,12 +58,18 @@ def _tree() -> _Measures:
         slow = tree_distance.implementation() == tree_distance.PURE_PYTHON
         return tree_distance.FALLBACK_NOTE if slow else None
 
+    def measure_to(texts: Sequence[str], anchor: str) -> tuple[list[float], list[bool]]:
+        return tree_distance.tree_distances_to(texts, anchor), [False] * len(texts)
+
     return _Measures(
         tree_distance.tree_distance,
         tree_distance.tree_distances_to,
         tree_distance.tree_pairwise_matrix,
         tree_distance.tree_mean_pairwise,
         fallback_note,
+        measure_to,
+        lambda texts: (tree_distance.tree_pairwise_matrix(texts), 0),
+        lambda texts: (tree_distance.tree_mean_pairwise(texts), 0),
     )
 
 
@@ -70,6 +82,10 @@ class DistanceKind:
     structural: bool
     """R_pairwise under this distance is a structural repeatability: a study row's `R_structural`
     (`R_pairwise_tree` in the summary CSV)."""
+    repair_measured: bool
+    """The repair search measures by this kind (it searches by Levenshtein), so a repaired
+    sample's d_post is the search's own; under any other kind d_post is the repaired text
+    measured by the kind, or d_pre when that is smaller (docs/repair.md)."""
     _measures: Callable[[], _Measures] = field(repr=False, compare=False)
 
     def distance(self, a: str, b: str) -> float:
@@ -88,6 +104,19 @@ class DistanceKind:
         """The mean distance over all pairs i < j, without holding the N×N matrix."""
         return self._measures().mean_pairwise(texts)
 
+    def measure_to(self, texts: Sequence[str], anchor: str) -> tuple[list[float], list[bool]]:
+        """`distances_to`, and for each whether it is the bound 1.0 rather than measured (a pair
+        too long to measure in bounded time: `distance.measure_to`)."""
+        return self._measures().measure_to(texts, anchor)
+
+    def measure_pairwise(self, texts: Sequence[str]) -> tuple[np.ndarray, int]:
+        """`pairwise_matrix`, and how many of its pairs i < j are the bound 1.0."""
+        return self._measures().measure_pairwise(texts)
+
+    def measure_mean_pairwise(self, texts: Sequence[str]) -> tuple[float, int]:
+        """`mean_pairwise`, and how many of the pairs are the bound 1.0."""
+        return self._measures().measure_mean_pairwise(texts)
+
     def version(self, level: str) -> str:
         """The distance version a result measured at `level` records (`nodoc/ast-ted-normalized-v2`)."""
         return distance_version(level, self.name)
@@ -99,8 +128,10 @@ class DistanceKind:
 
 
 KINDS: dict[str, DistanceKind] = {
-    "levenshtein": DistanceKind("levenshtein", structural=False, _measures=_levenshtein),
-    "tree": DistanceKind("tree", structural=True, _measures=_tree),
+    "levenshtein": DistanceKind(
+        "levenshtein", structural=False, repair_measured=True, _measures=_levenshtein
+    ),
+    "tree": DistanceKind("tree", structural=True, repair_measured=False, _measures=_tree),
 }
 """Every kind, by the name `--distance` takes (`versions.DISTANCE_FUNCTIONS` versions each)."""
 assert set(KINDS) == set(DISTANCE_FUNCTIONS)
