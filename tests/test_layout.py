@@ -519,3 +519,22 @@ def test_no_room_imports_another_rooms_private_names():
             if private:
                 wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.module} {private}")
     assert wrong == []
+
+
+def test_each_derived_limit_is_written_once():
+    """A limit derived from another (a job's CPU limit from its timeout, the pool's deadline from
+    the timeout and the worker's grace, the bounds of a test's time limit) is computed in one
+    place, which every user calls: a second copy could drift from the first (issue 38)."""
+    derived = {
+        "the CPU limit of a job's processes": re.compile(r"timeout_s\"\]\)\)\s*\+\s*\d"),
+        "the pool's deadline of a started job": re.compile(r"grace_s\s*\+\s*1"),
+        "the bounds of a test's time limit": re.compile(r"\b0\.1\b[^\n]*\b600\b"),
+    }
+    for what, pattern in derived.items():
+        places = [
+            f"{path.relative_to(ROOT)}:{number}"
+            for path in sorted((ROOT / "skyt_tui").rglob("*.py"))
+            for number, line in enumerate(path.read_text().splitlines(), 1)
+            if pattern.search(line) and not line.lstrip().startswith(("#", '"""'))
+        ]
+        assert len(places) <= 1, f"{what} is computed in {len(places)} places: {places}"

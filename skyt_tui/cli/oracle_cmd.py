@@ -270,14 +270,16 @@ def _task_order(task_id: str) -> tuple[str, int, str]:
 
 
 def run_humaneval(args: argparse.Namespace) -> int:
+    from skyt_tui.engine.contracts.contract import TIMEOUT_BOUNDS_S
     from skyt_tui.engine.executor.choice import current_executor
     from skyt_tui.engine.sources.humaneval import problem_contract
 
     ks = _parse_ks(args.ks)
     if args.limit is not None and args.limit < 1:
         raise InputError("--limit: must be at least 1")
-    if not 0.1 <= args.timeout <= 600:
-        raise InputError("--timeout: must be between 0.1 and 600 seconds")
+    low, high = TIMEOUT_BOUNDS_S
+    if not low <= args.timeout <= high:
+        raise InputError(f"--timeout: must be between {low:g} and {high:g} seconds")
     directory = args.humaneval
     if not directory.is_dir():
         raise InputError.at(directory, "no such folder")

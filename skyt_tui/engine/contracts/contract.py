@@ -67,6 +67,11 @@ class Constraints:
         return bool(self.coding_rules or self.required_patterns or self.forbidden_patterns)
 
 
+TIMEOUT_BOUNDS_S = (0.1, 600.0)
+"""The oracle's time limit per test, in seconds, a contract (`[oracle] timeout_s`) or `oracle
+--timeout` may set: at least, at most."""
+
+
 @dataclass(frozen=True)
 class OraclePolicy:
     pass_threshold: float = 1.0
@@ -460,7 +465,9 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
     oracle_reader = top.sub("oracle")
     oracle = OraclePolicy(
         pass_threshold=oracle_reader.number("pass_threshold", 1.0, low=0.0, high=1.0),
-        timeout_s=oracle_reader.number("timeout_s", 5.0, low=0.1, high=600.0),
+        timeout_s=oracle_reader.number(
+            "timeout_s", 5.0, low=TIMEOUT_BOUNDS_S[0], high=TIMEOUT_BOUNDS_S[1]
+        ),
     )
     if oracle.pass_threshold == 0.0:
         raise oracle_reader.fail("pass_threshold", "must be above 0 (0 would pass every sample)")

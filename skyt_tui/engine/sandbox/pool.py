@@ -93,6 +93,11 @@ class Limits:
     HumanEval+'s HumanEval/15 on EvalPlus's inputs (issue 35); MBPP+'s largest is 11.4 MB."""
     grace_s: float = 2.0
 
+    def job_deadline(self, started_at: float, timeout_s: float) -> float:
+        """When the pool stops waiting for a started job: its timeout, the grace the worker has to
+        report, and one second more for the report to arrive."""
+        return started_at + timeout_s + self.grace_s + 1.0
+
 
 @dataclass(frozen=True)
 class ProcessExit:
@@ -598,7 +603,7 @@ class SandboxPool:
         job = slot.jobs[0]
         slot.head_started = started
         slot.started_at = time.monotonic()
-        slot.deadline = slot.started_at + job.timeout_s + self.limits.grace_s + 1.0
+        slot.deadline = self.limits.job_deadline(slot.started_at, job.timeout_s)
         if not started:
             slot.deadline += CLEANUP_TIMEOUT_S
         slot.pgids = []
@@ -752,7 +757,7 @@ class SandboxPool:
             slot.pgids = [int(p) for p in header.get("pgids", [])]
             slot.head_started = True
             slot.started_at = time.monotonic()
-            slot.deadline = slot.started_at + slot.jobs[0].timeout_s + self.limits.grace_s + 1.0
+            slot.deadline = self.limits.job_deadline(slot.started_at, slot.jobs[0].timeout_s)
         elif kind == "fatal":
             self._fail_slot(slot, f"the sandbox worker could not start: {header.get('error')}")
         elif kind == "started":

@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .check import CheckHarness, SampleClient, compile_check
-from .confine import confine, job_scope
+from .confine import confine, job_cpu_seconds, job_scope
 from .framing import FRAME_HEADER, ProtocolError, read_exact
 from .kernel import PR_SET_DUMPABLE, Kernel
 from .processes import exit_info
@@ -51,7 +51,7 @@ class Checker:
     nothing a check did survives into another job. The child is forked from
     the warm, already confined C, never from the zygote (3-5 ms of CPU per
     job measured on a loaded machine, docs/performance.md).
-    Its CPU limit is the job's timeout + 2 s. A child that dies of a signal
+    Its CPU limit is the job's timeout + 2 s (`confine.job_cpu_seconds`). A child that dies of a signal
     (its CPU limit, a crash) makes C die of the same one, as if it had run
     the check itself: the zygote reports it and the next job forks a new C,
     as after any job whose checks did not finish (timeout, a limit, C killed);
@@ -213,7 +213,7 @@ class Checker:
             try:
                 channel.close()  # the checks never speak to the zygote
                 job_scope()  # nothing of the job can signal or name C from here on
-                soft = int(float(job["timeout_s"])) + 2
+                soft = job_cpu_seconds(job["timeout_s"])
                 resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
                 CheckHarness(job, results, SampleClient(requests, replies)).run()
             except (OSError, ProtocolError):

@@ -22,6 +22,17 @@ _CONFINED: dict[str, Any] = {}
 it forks for a job needs to put that job in a scope of its own (`job_scope`)."""
 
 
+CPU_SLACK_S = 2
+"""A job's processes may use this many CPU seconds past its timeout before the kernel stops them
+(the wall clock, watched by the zygote and the pool, normally ends the job first)."""
+
+
+def job_cpu_seconds(timeout_s: object) -> int:
+    """The CPU limit of a job's processes (the sample's and its check child's): its timeout, whole
+    seconds, plus `CPU_SLACK_S`."""
+    return int(float(timeout_s)) + CPU_SLACK_S  # type: ignore[arg-type]
+
+
 def confine(
     kernel: Kernel,
     settings: dict[str, Any],

@@ -28,7 +28,7 @@ from typing import Any
 
 from .checker import CHECK_MODULES, Checker
 from .cleanup import MAX_WORKDIR_ENTRIES, disk_usage, remove_contents, remove_tree
-from .confine import confine
+from .confine import confine, job_cpu_seconds
 from .framing import FRAME_HEADER, encode_frame, read_frame, write_all, write_frame
 from .kernel import (
     PR_SET_CHILD_SUBREAPER,
@@ -621,7 +621,7 @@ class Zygote:
     ) -> None:
         """Confine this forked process as `role`; the warm checker (no `job`) has no CPU limit
         of its own: its children's is set per job (`Checker.run_apart`)."""
-        cpu_s = None if job is None else int(float(job["timeout_s"])) + 2
+        cpu_s = None if job is None else job_cpu_seconds(job["timeout_s"])
         confine(self.kernel, self.confinement(role), cpu_s, output_fd, keep)
 
     def warm_checker(self) -> Checker:
