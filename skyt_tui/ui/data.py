@@ -26,6 +26,7 @@ from skyt_tui.engine.demo import DEMO_LABEL, DemoResult, create_demo
 from skyt_tui.engine.demo import demo_store_has_runs as demo_has_runs
 from skyt_tui.engine.errors import SkytError, StoreError
 from skyt_tui.engine.generation import run_options
+from skyt_tui.engine.printable import counted
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.report import metrics_line, report_json, sample_rows, samples_csv
 from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION
@@ -502,7 +503,7 @@ class RunOutcome:
     def summary(self) -> str:
         """`finished: 20 samples, 1 failed` (cancelled, or stopped with the reason)."""
         verb = "cancelled" if self.cancelled else "stopped" if self.stopped else "finished"
-        return f"{verb}: {self.n_done} samples, {self.n_failed} failed" + (
+        return f"{verb}: {counted(self.n_done, 'sample')}, {self.n_failed} failed" + (
             f" — {self.stopped}" if self.stopped else ""
         )
 
@@ -922,9 +923,9 @@ def probe_line(document: dict[str, Any]) -> str:
     """One headline of a run's probe, for the run's outcome."""
     figures = document.get("run") or {}
     line = (
-        f"probe: {figures.get('probed', 0)} passing samples, "
-        f"{figures.get('behaviour_classes', 0)} behaviour classes"
+        f"probe: {counted(figures.get('probed', 0), 'passing sample')}, "
+        f"{counted(figures.get('behaviour_classes', 0), 'behaviour class')}"
     )
     if figures.get("plausible_but_wrong"):
-        line += f", {figures['plausible_but_wrong']} differ from the reference"
+        line += f", {counted(figures['plausible_but_wrong'], 'sample', verb='differ')} from the reference"
     return line

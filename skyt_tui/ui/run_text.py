@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from skyt_tui.engine.measure import registry
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.runs.run_store import ABORTED, INTERRUPTED, RUNNING, RunMeta, RunSummary
 from skyt_tui.ui import data
@@ -144,7 +144,8 @@ def metrics_text(analysis: StoredAnalysis, requested: int | None = None) -> Text
     text = Text()
     if is_partial(analysis, requested):
         text.append(
-            f"partial, {analysed_count(analysis)} of {requested} samples: ", style="bold yellow"
+            f"partial, {analysed_count(analysis)} of {counted(requested, 'sample')}: ",
+            style="bold yellow",
         )
     for position, (name, value) in enumerate(parts):
         if position:
