@@ -547,10 +547,24 @@ def quick(args: argparse.Namespace) -> int:
         items.append((contract, codes, [passed[(task, c.line)] for c in mine]))
         keys.append([(task, c.line) for c in mine])
     settings = ProbeSettings(max_inputs=args.inputs, max_seconds=args.seconds, seed=args.seed)
+    if args.dump:  # every sample's outputs, to study counting rules offline (measurement only)
+        import pickle
+
+        from skyt_tui.engine.probe import behaviour
+
+        kept: list = []
+        judge = behaviour._judge
+
+        def keeping(work: Any, settings: Any, found: Any) -> Any:
+            kept.append((work, found))
+            return judge(work, settings, found)
+
+        behaviour._judge = keeping  # type: ignore[assignment]
     load_before = os.getloadavg()[0]
     start = time.perf_counter()
     with Oracle(workers=args.workers) as oracle:
-        probes = probe_contracts(oracle, items, settings)
+        counting = _Counting(oracle)
+        probes = probe_contracts(counting, items, settings)
     elapsed = time.perf_counter() - start
     verdicts = []
     for probe, task_keys in zip(probes, keys):
@@ -571,6 +585,8 @@ def quick(args: argparse.Namespace) -> int:
         "probe_over_oracle": elapsed / (oracle_report["elapsed_s"] * share),
         "load_average": (load_before, os.getloadavg()[0]),
         "inputs_counted": sum(p.counted for p in probes),
+        "inputs_generated": sum(p.generated + p.generated_wide for p in probes),
+        "jobs_by_status": dict(sorted(counting.statuses.items())),
     }
     print(json.dumps(result, indent=1))
     _show(verdicts, truth_rows, classes, args)
@@ -578,7 +594,23 @@ def quick(args: argparse.Namespace) -> int:
         Path(args.out).write_text(
             json.dumps({"verdicts": verdicts, "tasks": [p.to_dict() for p in probes]})
         )
+    if args.dump:
+        with open(args.dump, "wb") as handle:
+            pickle.dump({"keys": keys, "kept": kept}, handle)
     return 0
+
+
+class _Counting:
+    """The oracle, counting the probe's jobs by how they ended (where the time goes)."""
+
+    def __init__(self, oracle: Any) -> None:
+        self.oracle = oracle
+        self.statuses: dict[str, int] = {}
+
+    def calls_iter(self, jobs: Any) -> Any:
+        for result in self.oracle.calls_iter(jobs):
+            self.statuses[result.status] = self.statuses.get(result.status, 0) + 1
+            yield result
 
 
 def main() -> int:
@@ -632,6 +664,7 @@ def main() -> int:
             m.add_argument("--oracle", required=True, help="`oracle --humaneval --json` output")
             m.add_argument("--workers", type=int, default=None)
             m.add_argument("--timeout", type=float, default=3.0)
+            m.add_argument("--dump", help="pickle every sample's outputs here (to study counting)")
     args = parser.parse_args()
     return int(args.handler(args))
 

@@ -21,6 +21,10 @@ ORACLE_VERSION = "3"
 """3: a test after a timeout runs again in a fresh process (issue 25); pass thresholds as SKYT applies them."""
 REPAIR_VERSION = "2"
 """2: the midpoint transformer; a candidate that breaks a coding rule the sample kept is refused."""
+PROBE_VERSION = "probe-4"
+"""Names the probe's generation, counting rule and comparison (docs/probe.md); bump when any of
+them changes. 4: inputs from the signature's types and the docstring's calls, boundary values
+and extrapolations of the examples."""
 CANON_VERSION = "1"
 """Version of how a canon is chosen and stored; part of every cached analysis's key."""
 DEFAULT_TAU = 0.10
