@@ -42,7 +42,7 @@ from skyt_tui.cli.output import (
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs.report import analysis_rows, samples_csv
 from skyt_tui.engine.sources.agreement import Judged, run_agreement, source_summaries
 from skyt_tui.engine.sources.recorded import (
@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     if csv_to_stdout:
         return 0
     if not args.json:
-        print_executor(executor_lines(probe=args.probe_settings is not None))
+        print_executor(executor_lines())
     judged = [_judged(a) for a in analyses]
     if args.json:
         print_json(
@@ -216,7 +216,7 @@ def _print_sources(summaries: list[dict]) -> None:
         if entry.get("tool") is None:
             continue
         line = (
-            f"{printable(entry['file'])} ({entry['format']}): {entry['samples']} samples · "
+            f"{printable(entry['file'])} ({entry['format']}): {counted(entry['samples'], 'sample')} · "
             f"pass {fmt3(entry['pass_rate'])} by skyt-tui, {fmt3(entry['tool_pass_rate'])} by "
             f"{entry['tool']}"
         )
