@@ -73,7 +73,9 @@ def test_annotations_become_shapes():
     assert shape("typing.List[int]") == Shape("list", (Shape("int"),))
     assert shape("Callable[[int], int]").kind == "any"
     deep = "List[" * 40 + "int" + "]" * 40
-    assert shape(deep).kind == "list"  # read down to MAX_SHAPE_DEPTH, "any" below: no recursion error
+    assert (
+        shape(deep).kind == "list"
+    )  # read down to MAX_SHAPE_DEPTH, "any" below: no recursion error
 
 
 def test_the_signature_and_the_docstrings_literal_calls_are_read():
@@ -144,8 +146,7 @@ def test_examples_are_extrapolated_the_way_they_differ():
 
 def test_generation_uses_the_docstring_and_the_boundaries_and_stays_deterministic():
     prompt = (
-        "def f(xs: list[int]) -> int:\n"
-        '    """Largest item.\n    >>> f([7, 7, 1])\n    7\n    """\n'
+        'def f(xs: list[int]) -> int:\n    """Largest item.\n    >>> f([7, 7, 1])\n    7\n    """\n'
     )
     the_contract = contract(
         prompt=prompt, tests=[{"kind": "call", "args": [[3, 1, 2]], "expected": 3}]
@@ -167,5 +168,74 @@ def test_without_literal_examples_the_signature_alone_gives_wide_inputs():
     generated = generate_inputs(the_contract, [], max_inputs=40, seed=0)
     assert not generated.calls and generated.wide
     assert all(type(c.args[0]) is str and type(c.args[1]) is int for c in generated.wide)
-    unannotated = contract(prompt='def f(s, n):\n    """Shift."""\n', tests=[{"kind": "check", "code": check}])
+    unannotated = contract(
+        prompt='def f(s, n):\n    """Shift."""\n', tests=[{"kind": "check", "code": check}]
+    )
     assert generate_inputs(unannotated, [], max_inputs=40, seed=0).wide == ()
+
+
+def test_the_docstrings_numeric_bounds_are_read():
+    from skyt_tui.engine.probe.signature import docstring_bounds
+
+    def said(text, names=("n",)):
+        return [
+            (b.name, b.low, b.low_inclusive, b.high, b.high_inclusive)
+            for b in docstring_bounds(text, names)
+        ]
+
+    assert said("Base numbers are less than 10.") == [(None, None, True, 10.0, False)]
+    assert said("Assume n > 1 and is not a prime.") == [("n", 1.0, False, None, True)]
+    assert said("0 <= n <= 100") == [("n", None, True, 100.0, True), ("n", 0.0, True, None, True)]
+    assert said("Given a positive floating point number") == [(None, 0.0, False, None, True)]
+    assert said("a non-negative integer, at least two of them") == [
+        (None, 2.0, True, None, True),
+        (None, 0.0, True, None, True),
+    ]
+    assert said("between 1 and 10^3") == [(None, 1.0, True, 1000.0, True)]
+    assert said("fib4(n) -> fib4(n-1) + fib4(n-2)") == [], "arrows and calls are no comparisons"
+    assert said("x > 3", names=("n",)) == [], "a comparison names a parameter"
+    assert said("nonpositive") == [] and said("not positive") == []
+    assert len(docstring_bounds("less than 1 " * 10_000, ("n",))) <= 32
+
+
+def test_a_stated_bound_keeps_generated_numbers_and_list_items_inside_it():
+    base = (
+        "def change_base(x: int, base: int) -> str:\n"
+        '    """Change the base of x. Base numbers are less than 10."""\n'
+    )
+    the_contract = contract(prompt=base, tests=[{"kind": "call", "args": [8, 3], "expected": "22"}])
+    the_contract = contract_from_dict(
+        {
+            "schema_version": 1,
+            "id": "change_base",
+            "title": "change_base",
+            "difficulty": "easy",
+            "prompt": base,
+            "prompt_style": "completion",
+            "entry": {"kind": "function", "name": "change_base"},
+            "tests": [
+                {"kind": "call", "args": [8, 3], "expected": "22"},
+                {"kind": "call", "args": [234, 2], "expected": "11101010"},
+            ],
+        }
+    )
+    examples = [Call((8, 3)), Call((234, 2))]
+    generated = generate_inputs(the_contract, examples, max_inputs=120, seed=0)
+    bases = [c.args[1] for c in generated.calls + generated.wide]
+    assert bases and max(bases) < 10, "the bound holds for base: every example keeps it"
+    assert max(c.args[0] for c in generated.calls) >= 10, "not for x: an example breaks it"
+    positives = contract_from_dict(
+        {
+            "schema_version": 1,
+            "id": "search",
+            "title": "search",
+            "difficulty": "easy",
+            "prompt": 'def search(lst):\n    """A non-empty list of positive integers."""\n',
+            "prompt_style": "completion",
+            "entry": {"kind": "function", "name": "search"},
+            "tests": [{"kind": "call", "args": [[4, 1, 2, 2, 3, 1]], "expected": 2}],
+        }
+    )
+    generated = generate_inputs(positives, [Call(([4, 1, 2, 2, 3, 1],))], max_inputs=120, seed=0)
+    items = [x for c in generated.calls + generated.wide for x in c.args[0]]
+    assert items and min(items) > 0, "positive integers: no list with 0 or a negative item"

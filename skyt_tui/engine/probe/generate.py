@@ -658,11 +658,11 @@ def _admit_inferred(
     list with such an item ("a list of positive integers")."""
 
     def admits(value: Any, wide: bool) -> bool:
-        if bounds and _is_number(value) and not isinstance(value, complex):
+        if bounds and isinstance(value, int | float):  # a bool too: False is 0
             if not all(bound.holds(value) for bound in bounds):
                 return False
         if item_bounds and isinstance(value, list | tuple):
-            numbers = [item for item in value if _is_number(item) and not isinstance(item, complex)]
+            numbers = [item for item in value if isinstance(item, int | float)]
             if not all(bound.holds(item) for item in numbers for bound in item_bounds):
                 return False
         if wide and shape is not None and not conforms(shape, value):

@@ -287,7 +287,7 @@ def _literal_call(source: str, name: str) -> Call | None:
     return Call(args, kwargs)
 
 
-_NUMBER = r"(-?\d+(?:\.\d+)?(?:e-?\d+)?|10\s*(?:\^|\*\*)\s*\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten)"
+_NUMBER = r"(10\s*(?:\^|\*\*)\s*\d+|-?\d+(?:\.\d+)?(?:e-?\d+)?|zero|one|two|three|four|five|six|seven|eight|nine|ten)\b"
 _WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
           "eight": 8, "nine": 9, "ten": 10}  # fmt: skip
 _PROSE = (
