@@ -716,3 +716,39 @@ def test_ctrl_c_stops_the_cluster_work_promptly(ray_cluster, tmp_path):
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_a_probe_job_lost_for_good_is_no_result_on_every_call():
+    """A probe job whose node was lost once too often gets no result on every call, with the
+    reason (as a judged sample gets a `worker_lost` verdict), not a retry loop and not a verdict."""
+    import collections
+    from concurrent.futures import Future
+
+    from skyt_tui.engine.contracts.contract import contract_from_dict
+    from skyt_tui.engine.executor import ray_oracle
+    from skyt_tui.engine.oracle.outputs import MISSING, Call, CallsResult
+
+    contract = contract_from_dict(
+        {
+            "schema_version": 1,
+            "id": "lost",
+            "title": "lost",
+            "difficulty": "easy",
+            "prompt": "f",
+            "entry": {"kind": "function", "name": "f"},
+            "tests": [{"kind": "call", "args": [1], "expected": 1}],
+        }
+    )
+    oracle = ray_oracle.RayOracle.__new__(ray_oracle.RayOracle)  # the retry rule alone, no cluster
+    oracle.stats = ray_oracle.Stats()
+    oracle._changed = threading.Condition()
+    oracle._stopped = set()
+    oracle._queue = collections.deque()
+    job = ray_oracle._Job("key", "def f(x): return x", Future(), contract, (Call((1,)), Call((2,))))
+    batch = ray_oracle._Batch([job], call=1, losses=ray_oracle.SPLIT_AFTER_LOSSES)
+    oracle._retry(batch)
+    result = job.future.result(timeout=0)
+    assert isinstance(result, CallsResult) and result.status == "worker_lost"
+    assert [out.status for out in result.outputs] == [MISSING, MISSING]
+    assert "lost with its Ray node" in result.reason
+    assert oracle.stats.jobs_lost_for_good == 1 and not oracle._queue
