@@ -57,6 +57,16 @@ def ray_command() -> list[str]:
     return [sys.executable, "-m", "ray.scripts.scripts"]
 
 
+def ray_client_installed() -> bool:
+    """Whether `ray[client]` is installed: only then does a head start Ray Client's server (on a
+    port of its own, which `ray start` refuses to be given without it)."""
+    try:
+        from ray._private.utils import get_ray_client_dependency_error
+    except ImportError:
+        return True
+    return get_ray_client_dependency_error() is None
+
+
 def free_ports(count: int) -> list[int]:
     """`count` distinct ports nobody listens on right now (bound, then released)."""
     sockets = []
@@ -184,11 +194,11 @@ class LocalCluster:
                 self.temp_dir,
                 "--include-dashboard",
                 "false",
-                "--ray-client-server-port",
-                str(ports[6]),
                 "--system-config",
                 HEALTH_CHECK,
             ]
+            if ray_client_installed():  # else Ray starts no client server, and refuses the port
+                command += ["--ray-client-server-port", str(ports[6])]
         else:
             command += ["--address", self.address]
         log = Path(self.temp_dir) / f"node-{index}-{len(self.logs)}.log"

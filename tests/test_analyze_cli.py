@@ -98,7 +98,7 @@ def test_human_table_output(tmp_path, capsys):
             "temperature: must be a number",
         ),
         ("bad.jsonl", "", "no samples"),
-        ("exp.json", "{", "invalid JSON at line 1"),
+        ("exp.json", "{", "invalid JSON at the end of line 1"),
         ("exp.json", '{"experiment_id": "e", "contract_id": "c"}', "raw_outputs: missing"),
         (
             "exp.json",

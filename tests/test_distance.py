@@ -103,3 +103,52 @@ def test_the_tree_kind_notes_its_fallback_only_when_it_runs(monkeypatch):
     assert distance_kind("tree").fallback_note() == tree_distance.FALLBACK_NOTE
     monkeypatch.setattr(tree_distance, "_compiled", object())
     assert distance_kind("tree").fallback_note() is None
+
+
+# --- pairs too long to measure in full (issue 36) ----------------------------------------------
+
+
+def test_a_long_pair_is_measured_in_a_band_or_bounded_and_counted():
+    """Past 10^10 cells: near-equal texts, however long, are measured exactly in a band; any
+    other pair is at its bound 1.0 (equal texts at 0), and `measure_*` count the bounds."""
+    import time
+
+    from skyt_tui.engine.measure.distance import (
+        LONG_TEXT,
+        measure_mean_pairwise,
+        measure_pairwise,
+        measure_to,
+    )
+
+    base = "".join(chr(97 + (i * 7919) % 23) for i in range(LONG_TEXT + 20_000))
+    near = base[:60_000] + "XY" + base[60_000:]  # two insertions
+    other = "".join(chr(97 + (i * 104_729) % 19) for i in range(LONG_TEXT + 30_000))
+    short = "def f(x):\n    return x\n"
+    texts = [short, base, near, other, base]
+    start = time.monotonic()
+    values, bounds = measure_to(texts, base)
+    assert values[0] == distance(short, base) and values[1] == values[4] == 0.0
+    assert values[2] == 2 / len(near) and values[3] == 1.0
+    assert bounds == [False, False, False, True, False]
+    matrix, pair_bounds = measure_pairwise(texts)
+    assert pair_bounds == 3  # other against base, near and base again
+    assert matrix[1, 2] == 2 / len(near) and matrix[3, 1] == matrix[1, 3] == 1.0
+    assert np.array_equal(matrix, matrix.T) and not matrix.diagonal().any()
+    mean, streamed_bounds = measure_mean_pairwise(texts)
+    assert streamed_bounds == 3
+    assert mean == pytest.approx(matrix[np.triu_indices(5, k=1)].mean(), rel=1e-12)
+    assert time.monotonic() - start < 60
+
+
+def test_runs_of_short_texts_are_measured_as_before_bit_for_bit():
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.process import cdist
+
+    from skyt_tui.engine.measure.distance import measure_mean_pairwise, measure_pairwise
+
+    texts = [f"def f(x):\n    return x + {i % 7} * {i % 3}\n" for i in range(40)]
+    expected = cdist(texts, texts, scorer=Levenshtein.normalized_distance, dtype=np.float64)
+    np.fill_diagonal(expected, 0.0)
+    matrix, bounds = measure_pairwise(texts)
+    assert bounds == 0 and np.array_equal(matrix, expected)
+    assert measure_mean_pairwise(texts) == (mean_pairwise_streamed(texts), 0)

@@ -179,20 +179,34 @@ def test_extraction_of_a_huge_answer_tries_no_parse():
     assert time.monotonic() - start < 10
 
 
-def test_the_oracle_refuses_a_program_over_the_limit_before_running_it():
+def test_the_oracle_judges_a_program_over_the_parse_bound_in_the_sandbox():
+    """Issue 36: a program skyt-tui does not parse (over 50,000 characters) is still judged: no
+    verdict before the run, only its constraints are not checked; beyond what the sandbox is
+    sent (16 MiB) the verdict is `too_large` without running."""
     from skyt_tui.engine.contracts.catalog import get_contract
     from skyt_tui.engine.oracle.plan import Plan
 
-    contract = get_contract("fibonacci_iterative")
+    contract = get_contract("fibonacci_iterative")  # style = "iterative": a constraint
+    plan = Plan(contract)
     code = contract.reference + "#" * syntax.MAX_PROGRAM_CHARS
-    verdict, _ = Plan(contract).early_verdict(code, "reduced")
-    assert verdict is not None and verdict.status == "too_large"
-    assert f"(limit {syntax.MAX_PROGRAM_CHARS:,})" in verdict.reason
+    start = time.monotonic()
+    verdict, checks = plan.early_verdict(code, "reduced")
+    assert verdict is None
+    [outcome] = checks.constraint_outcomes
+    assert not outcome.passed and outcome.error_type == "NotChecked"
+    assert f"skyt-tui parses at most {syntax.MAX_PROGRAM_CHARS:,}" in outcome.error_message
+    code = "#" * (syntax.MAX_JUDGED_CHARS + 1)
+    verdict, _ = plan.early_verdict(code, "reduced")
+    assert verdict is not None and verdict.status == "too_large" and not verdict.passed
+    assert f"at most {syntax.MAX_JUDGED_CHARS:,}" in verdict.reason
+    assert time.monotonic() - start < 5
 
 
-def test_analysis_refuses_a_huge_sample_and_measures_the_rest(tmp_path, monkeypatch, capsys):
-    """Without the oracle (the sandboxed path is in test_hostile.py): the CSV and the JSON mark
-    the refused sample, one line on stderr says so, and N counts the others."""
+def test_analysis_counts_a_huge_sample_and_says_what_it_skipped(tmp_path, monkeypatch, capsys):
+    """Without the oracle (the sandboxed path is in test_hostile.py and
+    test_every_sample_counted.py): a 5 MB program is a sample of its run (N = 3, n_failed 0),
+    measured on its raw text in bounded time; the JSON, the CSV and one line on stderr say it
+    was not parsed."""
     from skyt_tui.cli import main
 
     good = "def f(x):\n    return x + 1\n"
@@ -206,18 +220,26 @@ def test_analysis_refuses_a_huge_sample_and_measures_the_rest(tmp_path, monkeypa
     monkeypatch.setenv("SKYT_HOME", str(tmp_path / "home"))
     csv_path = tmp_path / "samples.csv"
     start = time.monotonic()
-    assert main(["analyze", str(source), "--no-oracle", "--json", "--csv", str(csv_path)]) == 0
+    arguments = ["analyze", str(source), "--no-oracle", "--json", "--samples", "--csv"]
+    assert main([*arguments, str(csv_path)]) == 0
     assert time.monotonic() - start < 30
     captured = capsys.readouterr()
     [run] = json.loads(captured.out)["runs"]
-    assert run["metrics"]["n"] == 2 and run["metrics"]["n_failed"] == 1
-    reason = f"the program has {len(huge):,} characters (limit 50,000)"
-    assert run["refused"] == [{"index": 1, "reason": reason}]
+    metrics = run["metrics"]
+    assert (metrics["n"], metrics["n_failed"], metrics["n_limited"]) == (3, 0, 1)
+    assert metrics["invariant_violations"] == []
+    reason = f"the program has {len(huge.strip()):,} characters (skyt-tui parses at most 50,000)"
+    assert run["limited"] == [{"index": 1, "reason": reason}]
     assert captured.err.splitlines() == [
-        f"skyt-tui: warning: run c_m_t0: sample 1 refused: {reason}"
+        f"skyt-tui: warning: run c_m_t0: sample 1: {reason}: {syntax.NOT_PARSED}"
     ]
+    sample = run["samples"][1]
+    assert sample["parse_error"] and sample["limited"].startswith(reason)
+    assert len(set(sample["signatures"].values())) == 1  # its raw text at every level
+    assert [s["index"] for s in run["samples"]] == [0, 1, 2]
     lines = csv_path.read_text().splitlines()
-    assert [line.split(",")[3] for line in lines[1:]] == ["ok", "refused", "ok"]
+    assert [line.split(",")[3] for line in lines[1:]] == ["ok", "ok", "ok"]
+    assert lines[2].endswith(f'"{sample["limited"]}"') or lines[2].endswith(sample["limited"])
 
 
 def test_token_lcs_of_huge_repetitive_samples_is_linear():

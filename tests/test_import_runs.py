@@ -86,7 +86,7 @@ def test_bad_source_stores_nothing(tmp_path, isolated_home, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     assert main(["import", str(good), str(bad)]) == 2
-    assert "bad.json: invalid JSON at line 1" in capsys.readouterr().err
+    assert "bad.json: invalid JSON at the end of line 1" in capsys.readouterr().err
     assert runs.run_ids() == []
 
 

@@ -321,3 +321,22 @@ def test_run_metrics_oer_with_constraints_counts_real_outputs():
         sample(1, (True, True, True), ("1", "3")),
     ]
     assert compute_metrics(samples).OER == pytest.approx(0.5)
+
+
+def test_similarities_are_computed_over_every_sample_or_not_at_all():
+    """Issue 36: with a sample over the parse bound whose token counts multiply past the bound
+    against the first, LCS, LED and the token shares are not computed for the run (never over
+    the short samples alone); a long sample that fits is compared like any other."""
+    import time
+
+    from skyt_tui.engine.measure.literature import MAX_TOKEN_PAIRS
+
+    first = "def f(x):\n    return x + 1\n"
+    fits = first + "# " + "word " * 12_000
+    start = time.monotonic()
+    measured = similarity_to_first([first, fits, first])
+    assert all(value is not None for value in measured.values())
+    long_first = "x = 1\n" * (MAX_TOKEN_PAIRS // 30_000)
+    too_many = similarity_to_first([long_first, "y = 2\n" * 20_000])
+    assert too_many == dict.fromkeys(("LCS", "LED", "token_block_share", "token_edit_share"))
+    assert time.monotonic() - start < 30

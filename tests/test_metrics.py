@@ -22,6 +22,7 @@ from skyt_tui.engine.measure.metrics import (
     modal_share,
 )
 from skyt_tui.engine.measure.records import SampleAnalysis
+from skyt_tui.engine.versions import LEVELS
 
 
 def sample(
@@ -309,3 +310,39 @@ def test_oer_counts_every_error_as_one_output_and_a_verdict_of_another_width_as_
     assert same_error.OER == 1.0
     widths = compute_metrics(judged(verdict([True], ["1"]), verdict([True, True], ["1", "2"])))
     assert widths.OER == 0.0 and widths.R_behavioral == 0.5  # the oracle room's raised ValueError
+
+
+def test_the_counts_never_disagree_with_the_samples():
+    """Issue 36: a sample left out of N but counted elsewhere (the run of three whose middle
+    sample was refused reported n 2, n_failed 1, pass_rate 1.0) breaks an invariant."""
+    from dataclasses import replace
+
+    samples = [
+        SampleAnalysis(index=i, signatures=dict.fromkeys(LEVELS, str(i)), passed=i != 1)
+        for i in range(3)
+    ]
+    metrics = compute_metrics(samples)
+    assert (metrics.n, metrics.pass_rate, metrics.invariant_violations) == (3, 2 / 3, ())
+    refused = replace(metrics, n=2, n_failed=1, pass_rate=1.0)
+    problems = check_invariants(refused, samples)
+    assert "n = 2 but 3 samples were measured" in problems
+    assert "pass_rate = 1.0 but 2 of the 3 samples count" in problems
+
+
+def test_limited_samples_and_distance_bounds_are_counted():
+    samples = [
+        SampleAnalysis(index=0, signatures=dict.fromkeys(LEVELS, "a"), d_pre=0.0, d_post=0.0),
+        SampleAnalysis(
+            index=1,
+            signatures=dict.fromkeys(LEVELS, "b"),
+            parse_error=True,
+            d_pre=1.0,
+            d_post=1.0,
+            limited="the program has 9 characters (skyt-tui parses at most 5)",
+            d_bound=True,
+        ),
+    ]
+    metrics = compute_metrics(samples, canon=CANON_ESTABLISHED, pairwise_bounds=1)
+    assert (metrics.n, metrics.n_limited, metrics.distance_bounds) == (2, 1, 2)
+    assert (metrics.R_anchor_pre, metrics.mu_pre, metrics.P_tau_pre) == (0.5, 0.5, 0.5)
+    assert metrics.invariant_violations == ()

@@ -190,3 +190,29 @@ def test_idempotent_on_real_shapes():
             assert (
                 normalize(first.texts[level], ["fibonacci", "n"]).texts[level] == first.texts[level]
             )
+
+
+def test_a_program_over_the_parse_bound_is_its_raw_text_at_every_level():
+    """Issue 36: never parsed nor tokenized (linear time), flagged so it is never the canon; its
+    levels are one text, so normalizing it again gives the same."""
+    import time
+
+    from skyt_tui.engine import syntax
+
+    code = "def f(x):\n    return x  # spare\n" * 2_000 + "\n\n"
+    assert len(code) > syntax.MAX_PROGRAM_CHARS
+    start = time.monotonic()
+    result = normalize(code)
+    assert result.parse_error
+    assert set(result.texts.values()) == {code.strip()}
+    assert len(set(result.signatures.values())) == 1
+    assert normalize(result.texts["alpha"]).texts == result.texts
+    huge = "x = 1\n" * 2_000_000
+    assert normalize(huge).parse_error and time.monotonic() - start < 10
+    try:
+        syntax.parse(code)
+    except syntax.TooLarge as exc:
+        assert str(exc) == syntax.too_large(code)
+    else:
+        raise AssertionError("parsed a program over the bound")
+    assert syntax.parse(code, max_chars=None).body  # a contract's own code: no bound

@@ -144,8 +144,8 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(args.csv, "--csv")
     analyses = _analyze(runs, args)
     for analysis in analyses:
-        for refused in analysis.refused:
-            warn(refused.line(analysis.run.id))
+        for limited in analysis.limited:
+            warn(limited.line(analysis.run.id))
     if args.csv is not None:
         write_output_file(args.csv, samples_csv(analysis_rows(analyses)), "--csv")
     if csv_to_stdout:
@@ -196,6 +196,8 @@ def _run_dict(analysis: RunAnalysis, judged: Judged, with_samples: bool) -> dict
         out["tool_verdicts"] = agreement
     if analysis.run.tool is not None and analysis.run.tool.generation:
         out["generation"] = dict(sorted(analysis.run.tool.generation.items()))
+    if analysis.run.tool_run is not None:
+        out["tool_run"] = analysis.run.tool_run.to_dict()
     if with_samples:
         run = analysis.run
         for sample in out.get("samples", []):
@@ -213,11 +215,15 @@ def _run_dict(analysis: RunAnalysis, judged: Judged, with_samples: bool) -> dict
 def _print_sources(summaries: list[dict]) -> None:
     out = console()
     for entry in summaries:
-        if entry.get("tool") is None:
+        ended = entry.get("tool_run")
+        if entry.get("tool") is None and not ended:
             continue
+        expected = (ended or {}).get("samples_expected")
         line = (
-            f"{printable(entry['file'])} ({entry['format']}): {counted(entry['samples'], 'sample')} · "
-            f"pass {fmt3(entry['pass_rate'])} by skyt-tui, {fmt3(entry['tool_pass_rate'])} by "
+            f"{printable(entry['file'])} ({entry['format']}): {counted(entry['samples'], 'sample')}"
+            + (f" of {expected} expected" if expected is not None else "")
+            + (" · pass over the recorded samples only" if ended else " · pass")
+            + f" {fmt3(entry['pass_rate'])} by skyt-tui, {fmt3(entry['tool_pass_rate'])} by "
             f"{entry['tool']}"
         )
         if entry.get("disagreements") is not None:
@@ -228,7 +234,19 @@ def _print_sources(summaries: list[dict]) -> None:
                 f" · base {fmt3(rates['base']['skyt'])}/{fmt3(rates['base']['tool'])}, "
                 f"plus {fmt3(rates['plus']['skyt'])}/{fmt3(rates['plus']['tool'])} (skyt-tui/evalplus)"
             )
+        if entry.get("tool_note"):
+            line += f" · {entry['tool_note']}"
         out.print(line, markup=False, soft_wrap=True)
+        if ended:
+            from skyt_tui.engine.sources.run_input import ToolRun
+
+            facts = ToolRun.from_dict(ended)
+            if facts is not None:
+                out.print(
+                    f"{printable(entry['file'])}: INCOMPLETE: {printable(facts.line())}",
+                    markup=False,
+                    soft_wrap=True,
+                )
 
 
 def _analyze(runs, args) -> list[RunAnalysis]:

@@ -21,6 +21,7 @@ from skyt_tui.engine.printable import json_printable, printable
 from skyt_tui.engine.runs.report import envelope, fmt3
 from skyt_tui.engine.runs.report import json_safe as _json_safe
 from skyt_tui.engine.store import atomic_write_text
+from skyt_tui.engine.syntax import not_parsed_line
 
 __all__ = ["JSON_HELP", "console", "error_console", "fmt3", "print_json", "_json_safe"]
 
@@ -97,11 +98,12 @@ def warn(line: str) -> None:
     print(f"skyt-tui: warning: {printable(line)}", file=sys.stderr)
 
 
-def refused_lines(run_id: str, analysis: dict[str, Any]) -> list[str]:
-    """One line per sample the analysis refused (a program over the size limit)."""
+def limited_lines(run_id: str, analysis: dict[str, Any]) -> list[str]:
+    """One line per sample of a stored analysis too long for skyt-tui to parse (judged and
+    counted all the same)."""
     return [
-        f"run {run_id}: sample {entry.get('index')} refused: {entry.get('reason')}"
-        for entry in analysis.get("refused") or []
+        not_parsed_line(run_id, entry.get("index"), entry.get("reason"))
+        for entry in analysis.get("limited") or []
         if isinstance(entry, dict)
     ]
 

@@ -17,7 +17,7 @@ from skyt_tui.cli.options import (
     apply_isolation_setting,
     probe_settings_of,
 )
-from skyt_tui.cli.output import console, error_console, print_json, refused_lines
+from skyt_tui.cli.output import console, error_console, limited_lines, print_json
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError, NotFoundError
@@ -343,8 +343,8 @@ def _report_outcome(outcome: RunOutcome, analysis: dict[str, Any] | None) -> Non
     if outcome.abort_reason:
         out.print(f"  stopped: {outcome.abort_reason}", markup=False, soft_wrap=True)
     if analysis is not None:
-        for refused in refused_lines(run.id, analysis):
-            out.print(f"  {refused}", markup=False, soft_wrap=True)
+        for line in limited_lines(run.id, analysis):
+            out.print(f"  {line}", markup=False, soft_wrap=True)
         out.print("  " + metrics_line(analysis), markup=False, soft_wrap=True)
 
 

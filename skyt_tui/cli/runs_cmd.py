@@ -18,10 +18,10 @@ from skyt_tui.cli.output import (
     check_output_file,
     console,
     fmt3,
+    limited_lines,
     plain,
     print_json,
     print_table,
-    refused_lines,
     table_width,
     warn,
     write_output_file,
@@ -32,7 +32,11 @@ from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs import analyses as run_analyses
 from skyt_tui.engine.runs import run_store as runs
 from skyt_tui.engine.runs.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
-from skyt_tui.engine.runs.run_import import stored_provenance, tool_verdicts_line
+from skyt_tui.engine.runs.run_import import (
+    incomplete_line,
+    stored_provenance,
+    tool_verdicts_line,
+)
 from skyt_tui.engine.sources.recorded import assembly_label, trivial_asserts_label
 
 NOT_COMPUTED = "not computed"
@@ -234,6 +238,9 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
     verdicts = _tool_verdicts(run, analysis).get("tool_verdicts")
     if verdicts:
         out.print(printable(tool_verdicts_line(verdicts)), markup=False, soft_wrap=True)
+    cut_short = incomplete_line(meta.origin)
+    if cut_short:
+        out.print(printable(cut_short), style="bold yellow", markup=False, soft_wrap=True)
     if facts.get("trivial_asserts"):
         out.print(trivial_asserts_label(facts["trivial_asserts"]), markup=False)
     if meta.label:
@@ -247,6 +254,9 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
     ci = m.get("ci") or {}
     table.add_row("N (samples with code)", str(m["n"]), "")
     table.add_row("n_failed", str(m.get("n_failed", 0)), "")
+    for name in ("n_limited", "distance_bounds"):  # only where a sample was too long for them
+        if m.get(name):
+            table.add_row(plain(name), str(m[name]), "")
     for name in SUMMARY_METRICS:
         value = m.get(name)
         interval = ci.get(name)
@@ -315,7 +325,7 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
             _shown(row["d_post"]),
             _passed_cell(row),
             *rules,
-            "–" if row["parse_error"] is None else ("no" if row["parse_error"] else "yes"),
+            _parses_cell(row),
             plain(finish),
             _shown(row["latency_s"]),
             row["signature_level"] or "–",
@@ -323,6 +333,15 @@ def _print_report(run: runs.StoredRun, analysis: dict[str, Any], brief: bool) ->
     out.print(samples)
     if rows and all(r["d_pre"] is None for r in rows if r["status"] == runs.OK):
         out.print(f"d_pre/d_post: {NOT_COMPUTED} (canon: {m.get('canon')})", markup=False)
+
+
+def _parses_cell(row: dict[str, Any]) -> str:
+    """yes / no, or "long": a program skyt-tui does not parse (counted all the same)."""
+    if row["parse_error"] is None:
+        return "–"
+    if row["parse_error"] and row.get("limited"):  # a program over the parse bound
+        return "long"
+    return "no" if row["parse_error"] else "yes"
 
 
 def _tool_verdicts(run: runs.StoredRun, analysis: dict[str, Any]) -> dict[str, Any]:
@@ -339,7 +358,7 @@ def report_command(args: argparse.Namespace) -> int:
         check_output_file(Path(args.csv), "--csv")
     run = runs.load_run(runs.resolve_run_id(args.run))
     analysis = run_analyses.analyze_stored_run(run, level=args.level, tau=tau)
-    for line in refused_lines(run.id, analysis):
+    for line in limited_lines(run.id, analysis):
         warn(line)
     if args.json:
         print_json(

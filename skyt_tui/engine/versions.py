@@ -25,6 +25,10 @@ PROBE_VERSION = "probe-4"
 """Names the probe's generation, counting rule and comparison (docs/probe.md); bump when any of
 them changes. 4: inputs from the signature's types and the docstring's calls, boundary values
 and extrapolations of the examples."""
+ANALYSIS_VERSION = "2"
+"""How a run's samples become its analysis; part of every cached analysis's key.
+2: every sample that produced code is counted, whatever its length (issue 36; before, a
+program over 50,000 characters was left out of N and of every rate)."""
 CANON_VERSION = "1"
 """Version of how a canon is chosen and stored; part of every cached analysis's key."""
 DEFAULT_TAU = 0.10

@@ -16,16 +16,35 @@ LINE_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"),
 MAX_DIFF_LINES = 1000
 """Lines of each side compared (real samples have tens): difflib's matching grows with the
 product of the lengths, and far faster on repetitive lines, which a sample can be."""
+MAX_SHOWN_CHARS = 100_000
+"""Characters of a sample shown or compared (real samples: under 2,000); a sample may be one
+line of megabytes, which no screen shows and every redraw would wrap again."""
 
 
 def _lines(text: str) -> tuple[list[str], bool]:
-    lines = text.splitlines()
-    return lines[:MAX_DIFF_LINES], len(lines) > MAX_DIFF_LINES
+    lines = text[:MAX_SHOWN_CHARS].splitlines()
+    cut = len(text) > MAX_SHOWN_CHARS or len(lines) > MAX_DIFF_LINES
+    return lines[:MAX_DIFF_LINES], cut
+
+
+def shown_code(code: str) -> tuple[str, str]:
+    """The part of a sample's code a screen shows (its first `MAX_DIFF_LINES` lines, at most
+    `MAX_SHOWN_CHARS` characters), and a note saying what was left out ("" for all of it)."""
+    lines, cut = _lines(code)
+    if not cut:
+        return code, ""
+    total = code.count("\n") + 1
+    return "\n".join(lines), (
+        f"(the first {len(lines):,} of {total:,} lines shown, "
+        f"at most {MAX_SHOWN_CHARS:,} of its {len(code):,} characters)"
+    )
 
 
 def _cut_note() -> Text:
     return Text(
-        f"\n(only the first {MAX_DIFF_LINES:,} lines of each side are compared)", style="dim"
+        f"\n(only the first {MAX_DIFF_LINES:,} lines and {MAX_SHOWN_CHARS:,} characters of each "
+        "side are compared)",
+        style="dim",
     )
 
 

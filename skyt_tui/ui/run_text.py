@@ -99,6 +99,7 @@ STATE_STYLES = {
     "failed": "bold red",
     "complete": "green",
     "damaged": "bold red",
+    "incomplete": "bold yellow",
 }
 
 
@@ -112,6 +113,8 @@ def run_state(summary: RunSummary) -> str:
         return "failed"
     if summary.state == INTERRUPTED:
         return "interrupted"
+    if summary.state == "incomplete":
+        return "incomplete"  # imported from a tool run that errored or was cut short
     return "complete"
 
 
@@ -121,6 +124,11 @@ def state_cell(summary: RunSummary) -> Text:
     text = Text(state, style=STATE_STYLES[state])
     if summary.meta is not None and state in ("running", "interrupted"):
         text.append(f" {summary.n_ok + summary.n_failed}/{summary.meta.n}", style="dim")
+    elif summary.meta is not None and state == "incomplete":
+        ended = summary.meta.origin.get("tool_run") or {}
+        expected = ended.get("samples_expected")
+        if isinstance(expected, int):
+            text.append(f" {summary.meta.n}/{expected}", style="dim")
     return text
 
 

@@ -37,9 +37,9 @@ from skyt_tui.engine.errors import ContractError
 from skyt_tui.engine.executor.choice import Executor, Judge, current_executor
 from skyt_tui.engine.measure.distance import (
     PAIRWISE_MATRIX_LIMIT,
-    distances_to,
-    mean_pairwise_streamed,
-    pairwise_matrix,
+    measure_mean_pairwise,
+    measure_pairwise,
+    measure_to,
 )
 from skyt_tui.engine.measure.metrics import (
     CANON_ESTABLISHED,
@@ -68,7 +68,7 @@ from skyt_tui.engine.repair.parallel import (
 )
 from skyt_tui.engine.sources.humaneval import problem_contract
 from skyt_tui.engine.sources.recorded import RunInput
-from skyt_tui.engine.syntax import MAX_PROGRAM_CHARS
+from skyt_tui.engine.syntax import NOT_PARSED, not_parsed_line, too_large
 from skyt_tui.engine.versions import DEFAULT_DISTANCE, DEFAULT_TAU, ORACLE_VERSION, distance_version
 
 Progress = Callable[[str, int, int], None]
@@ -138,16 +138,19 @@ def _verdict_summary(verdict: Verdict) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class RefusedSample:
-    """A sample whose program is too large to judge or measure (`syntax.MAX_PROGRAM_CHARS`): it is
-    left out of every stage and metric, counted in `n_failed`, and listed with the reason."""
+class LimitedSample:
+    """A sample whose program is longer than the app's process parses (`syntax.MAX_PROGRAM_CHARS`).
+    It is a sample of its run like any other: judged by the oracle in the sandbox, counted in N
+    and in every rate, and measured on its raw text; it is not normalized or repaired, and can
+    never become the canon. Listed with the reason (`limited`), and so is each such sample's
+    record."""
 
     index: int
     reason: str
 
     def line(self, run_id: str) -> str:
         """The one line saying so (the CLI prints it; the app shows it)."""
-        return f"run {run_id}: sample {self.index} refused: {self.reason}"
+        return not_parsed_line(run_id, self.index, self.reason)
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "reason": self.reason}
@@ -192,8 +195,9 @@ class RunAnalysis:
     canon: CanonInfo = CanonInfo(CANON_NOT_COMPUTED)
     contract: Contract | None = None
     oracle_info: dict[str, Any] = field(default_factory=dict)
-    refused: tuple[RefusedSample, ...] = ()
-    """Samples too large to analyse (each also counted in `metrics.n_failed`)."""
+    limited: tuple[LimitedSample, ...] = ()
+    """Samples too long for the app's process to parse: counted and judged, measured on their raw
+    text (each also named in its record's `limited` and counted in `metrics.n_limited`)."""
     probe: ContractProbe | None = None
     """The run's probe (`probe=` settings given), its records aligned with `samples`."""
 
@@ -229,7 +233,7 @@ class RunAnalysis:
             "metrics": self.metrics.to_dict(),
             "canon": self.canon.to_dict(),
             "oracle": dict(self.oracle_info),
-            **({"refused": [r.to_dict() for r in self.refused]} if self.refused else {}),
+            **({"limited": [r.to_dict() for r in self.limited]} if self.limited else {}),
         }
 
     def to_dict(self, *, with_samples: bool = True) -> dict[str, Any]:
@@ -437,7 +441,7 @@ class _Prepared:
     codes: tuple[str, ...]
     normalized: tuple[Normalized, ...]
     kept: frozenset[str]
-    refused: tuple[RefusedSample, ...] = ()
+    limited: tuple[LimitedSample, ...] = ()
 
 
 def _dedupe_contracts(contracts: list[Contract | None]) -> list[Contract | None]:
@@ -453,25 +457,23 @@ def _dedupe_contracts(contracts: list[Contract | None]) -> list[Contract | None]
 
 
 def _prepare(run: RunInput, contract: Contract | None) -> _Prepared:
-    """The samples to analyse: each generated one, except programs over `MAX_PROGRAM_CHARS`
-    (distances, repair and the tree distance grow with the square of a program's length)."""
+    """The samples to analyse: every one that produced code, whatever its size. A program over
+    `syntax.MAX_PROGRAM_CHARS` is not parsed here (`normalize` keeps its raw text at every
+    level), and is named with the reason."""
     kept = frozenset(run.kept_names | (contract.kept_names if contract else frozenset()))
-    generated, refused = [], []
-    for index, code in enumerate(run.codes):
-        if code is None:
-            continue
-        if len(code) > MAX_PROGRAM_CHARS:
-            reason = f"the program has {len(code):,} characters (limit {MAX_PROGRAM_CHARS:,})"
-            refused.append(RefusedSample(index, reason))
-            continue
-        generated.append((index, code))
+    generated = [(index, code) for index, code in enumerate(run.codes) if code is not None]
+    limited = [
+        LimitedSample(index, reason)
+        for index, code in generated
+        if (reason := too_large(code)) is not None
+    ]
     return _Prepared(
         run=run,
         indexes=tuple(index for index, _ in generated),
         codes=tuple(code for _, code in generated),
         normalized=tuple(normalize(code, kept) for _, code in generated),
         kept=kept,
-        refused=tuple(refused),
+        limited=tuple(limited),
     )
 
 
@@ -738,15 +740,18 @@ def _finish(
     texts = [n.texts[level] for n in p.normalized]
     d_pre: list[float | None] = [None] * len(texts)
     d_post: list[float | None] = [None] * len(texts)
+    bounds = [False] * len(texts)
     if canon.status == CANON_ESTABLISHED and distance == "tree":
         d_pre, d_post = _tree_distances(texts, canon.texts[level], repairs, p.kept, level)
     elif canon.status == CANON_ESTABLISHED:
-        d_pre = list(distances_to(texts, canon.texts[level]))
+        measured, bounds = measure_to(texts, canon.texts[level])
+        d_pre = list(measured)
         d_post = list(d_pre)
         result: RepairResult | None
         for position, result in (repairs or {}).items():
             if result.steps:
                 d_post[position] = result.d_post
+    limited = {sample.index: sample.reason for sample in p.limited}
     samples = []
     details = []
     for position, (index, code, norm) in enumerate(zip(p.indexes, p.codes, p.normalized)):
@@ -769,6 +774,8 @@ def _finish(
                 repair_steps=tuple(step.transformer for step in result.steps)
                 if result is not None
                 else (),
+                limited=_limited_note(limited.get(index), bounds[position]),
+                d_bound=bounds[position],
             )
         )
         details.append(
@@ -780,12 +787,16 @@ def _finish(
                 verdict_after=after.get(position),
             )
         )
+    pairwise: np.ndarray | None = None
+    pairwise_mean: float | None = None
+    pairwise_bounds = 0
     if distance == "tree":
         pairwise = tree_pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
         pairwise_mean = tree_mean_pairwise(texts) if pairwise is None else None
+    elif len(texts) <= PAIRWISE_MATRIX_LIMIT:
+        pairwise, pairwise_bounds = measure_pairwise(texts)
     else:
-        pairwise = pairwise_matrix(texts) if len(texts) <= PAIRWISE_MATRIX_LIMIT else None
-        pairwise_mean = mean_pairwise_streamed(texts) if pairwise is None else None
+        pairwise_mean, pairwise_bounds = measure_mean_pairwise(texts)
     versions = {"distance": distance_version(level, distance)}
     if verdicts is not None:
         versions["oracle"] = ORACLE_VERSION
@@ -798,6 +809,7 @@ def _finish(
         pairwise=pairwise,
         pairwise_mean=pairwise_mean,
         n_failed=len(p.run.codes) - len(p.codes),
+        pairwise_bounds=pairwise_bounds,
         canon=canon.status
         if canon.status in (CANON_ESTABLISHED, CANON_NONE)
         else CANON_NOT_COMPUTED,
@@ -814,8 +826,16 @@ def _finish(
         canon=canon,
         contract=contract,
         oracle_info=oracle_info,
-        refused=p.refused,
+        limited=p.limited,
     )
+
+
+def _limited_note(reason: str | None, bound: bool) -> str | None:
+    """What a sample's record says the analysis did not do for it, or None."""
+    notes = [f"{reason}: {NOT_PARSED}"] if reason is not None else []
+    if bound:
+        notes.append("d_pre and d_post are the bound 1.0: too long to measure against the canon")
+    return "; ".join(notes) or None
 
 
 def _tree_distances(

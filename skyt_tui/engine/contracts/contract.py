@@ -367,7 +367,7 @@ class _Reader:
 def _require_parse(reader: _Reader, name: str, code: str) -> ast.Module:
     """Python code held in a contract must at least parse; say where it does not."""
     try:
-        return syntax.parse(code, max_depth=None, filename="<contract>")
+        return syntax.parse(code, max_depth=None, max_chars=None, filename="<contract>")
     except SyntaxError as exc:
         where = f"line {exc.lineno}: " if exc.lineno is not None else ""
         raise reader.fail(name, f"is not valid Python ({where}{exc.msg})") from None

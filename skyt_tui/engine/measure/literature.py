@@ -39,6 +39,7 @@ from skyt_tui.engine.measure.metrics import (
 )
 from skyt_tui.engine.measure.records import SampleAnalysis
 from skyt_tui.engine.measure.registry import DEFAULT_TAUS
+from skyt_tui.engine.syntax import too_large
 
 _SKIPPED_TOKENS = {
     tokenize.ENCODING,
@@ -226,7 +227,7 @@ def similarity_to_first(codes: Sequence[str]) -> dict[str, float | None]:
     often repeat each other).
     """
     names = ("LCS", "LED", "token_block_share", "token_edit_share")
-    if len(codes) < 2:
+    if len(codes) < 2 or not _affordable(codes):
         return dict.fromkeys(names)
     first_words = whitespace_tokens(codes[0])
     first_tokens = code_tokens(codes[0])
@@ -245,6 +246,30 @@ def similarity_to_first(codes: Sequence[str]) -> dict[str, float | None]:
             column.append(value)
     n = len(codes) - 1
     return {name: math.fsum(column) / n for name, column in zip(names, columns)}
+
+
+MAX_TOKEN_PAIRS = 10**8
+"""The largest product of token counts compared when a sample is over the parse bound
+(`syntax.MAX_PROGRAM_CHARS`): difflib's matching and the token edit distance grow with it."""
+
+
+def _affordable(codes: Sequence[str]) -> bool:
+    """Whether every later sample can be compared with the first: always for programs within the
+    parse bound (as before it); with one over it, while the token counts multiply to at most
+    `MAX_TOKEN_PAIRS`. Otherwise the run's similarities are not computed (None), never computed
+    over the samples that happen to be short (docs/metrics.md)."""
+    first = codes[0]
+    first_long = too_large(first) is not None
+    for code in codes[1:]:
+        if not first_long and too_large(code) is None:
+            continue
+        if code == first:
+            continue
+        if len(whitespace_tokens(first)) * len(whitespace_tokens(code)) > MAX_TOKEN_PAIRS:
+            return False  # before tokenizing: the tokenizer is itself slow on megabytes
+        if len(code_tokens(first)) * len(code_tokens(code)) > MAX_TOKEN_PAIRS:
+            return False
+    return True
 
 
 def p_tau(distances: Sequence[float], taus: Iterable[float] = DEFAULT_TAUS) -> dict[str, float]:

@@ -7,9 +7,11 @@ definition), and rescue is also reported relative to the non-canonical samples. 
 precision; sums use `math.fsum` over a fixed order and the bootstrap draws from
 one seeded generator, so recomputation is bit-identical in any process.
 
-N counts the samples that produced code; generation failures are reported as
-`n_failed` and excluded, so that a run of failed requests does not look
-"repeatable" through many identical empty outputs.
+N counts the samples that produced code, whatever their size; generation failures are
+reported as `n_failed` and excluded, so that a run of failed requests does not look
+"repeatable" through many identical empty outputs. A sample the analysis could not measure in
+full (`SampleAnalysis.limited`, `d_bound`) is in N and in every rate, by the rules of
+docs/metrics.md ("Samples the analysis cannot afford").
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ class RunMetrics:
     level: str
     tau: float
     n_failed: int = 0
+    n_limited: int = 0
+    distance_bounds: int = 0
     R_raw: float = 0.0
     R_sig: dict[str, float] = field(default_factory=dict)
     distinct: dict[str, int] = field(default_factory=dict)
@@ -125,6 +129,7 @@ def compute_metrics(
     pairwise_mean: float | None = None,
     canon: str = CANON_NOT_COMPUTED,
     n_failed: int = 0,
+    pairwise_bounds: int = 0,
     versions: dict[str, str] | None = None,
     bootstrap_draws: int = BOOTSTRAP_DRAWS,
     seed: int = BOOTSTRAP_SEED,
@@ -133,7 +138,8 @@ def compute_metrics(
 
     `pairwise` is the N×N distance matrix at `level` (for R_pairwise and its
     interval); for large runs the caller may give only `pairwise_mean`, the mean
-    distance over all pairs, and R_pairwise then has no interval. `canon`
+    distance over all pairs, and R_pairwise then has no interval; `pairwise_bounds` of its
+    pairs are the bound 1.0 rather than measured (`distance.measure_pairwise`). `canon`
     says whether the canon stage ran and found a canon: with `none`, R_anchor is 0
     and every distance counts as 1.0, as the metrics note prescribes.
     """
@@ -168,7 +174,15 @@ def compute_metrics(
         values["anchor_sensitivity"] = anchor_sensitivity(samples, level)
 
     metrics = RunMetrics(
-        n=n, level=level, tau=tau, n_failed=n_failed, canon=canon, versions=all_versions, **values
+        n=n,
+        level=level,
+        tau=tau,
+        n_failed=n_failed,
+        n_limited=sum(s.limited is not None for s in samples),
+        distance_bounds=sum(s.d_bound for s in samples) + pairwise_bounds,
+        canon=canon,
+        versions=all_versions,
+        **values,
     )
     ci = bootstrap_intervals(
         samples, metrics, pairwise, level=level, draws=bootstrap_draws, seed=seed
@@ -425,4 +439,26 @@ def check_invariants(metrics: RunMetrics, samples: Sequence[SampleAnalysis] = ()
     for s in samples:
         if s.d_pre is not None and s.d_post is not None and s.d_post > s.d_pre:
             problems.append(f"sample {s.index}: d_post {s.d_post} > d_pre {s.d_pre}")
+    problems += _count_violations(metrics, samples)
+    return problems
+
+
+def _count_violations(metrics: RunMetrics, samples: Sequence[SampleAnalysis]) -> list[str]:
+    """The counts agree with the samples: N is the number of sample records, every rate is a
+    count of them over N (a sample left out of N but counted elsewhere would break this)."""
+    if not samples:
+        return []
+    problems = []
+    n = metrics.n
+    if n != len(samples):
+        problems.append(f"n = {n} but {len(samples)} samples were measured")
+    for name, count in (
+        ("pass_rate", sum(bool(s.passed) for s in samples)),
+        ("pass_all_rate", sum(bool(s.passed_all) for s in samples)),
+        ("n_limited", sum(s.limited is not None for s in samples)),
+    ):
+        value = getattr(metrics, name)
+        expected = count if name == "n_limited" else _share(count, len(samples))
+        if value is not None and value != expected:
+            problems.append(f"{name} = {value} but {count} of the {len(samples)} samples count")
     return problems

@@ -11,7 +11,9 @@ contract keeps), so equal input always gives byte-identical output and SHA-256.
 Code that does not parse, or whose syntax tree nests deeper than
 `syntax.MAX_DEPTH` levels, gets a tokenize-based fallback (comments and spacing
 stripped) at every level above raw and is flagged `parse_error`; it can never
-become canon. Parsing is analysis only: nothing here executes the code.
+become canon. Code longer than `syntax.MAX_PROGRAM_CHARS` is not parsed at all: every
+level is its raw text, and it is flagged `parse_error` too (`syntax.too_large` says why).
+Parsing is analysis only: nothing here executes the code.
 """
 
 from __future__ import annotations
@@ -84,6 +86,9 @@ def normalize(code: str, kept_names: Iterable[str] = ()) -> Normalized:
 @functools.lru_cache(maxsize=16384)
 def _normalize_cached(code: str, kept_names: frozenset[str]) -> Normalized:
     raw = raw_level(code)
+    if syntax.too_large(code):  # not parsed, nor tokenized: every level is the raw text
+        texts = dict.fromkeys(LEVELS, raw)
+        return Normalized(texts=texts, signatures=_sign(texts), parse_error=True)
     tree = _parse(raw)
     levels = _tree_levels(tree, kept_names) if tree is not None else None
     if levels is None:
@@ -133,7 +138,12 @@ def _normalize_text_cached(code: str, level: str, kept_names: frozenset[str]) ->
 
 
 def _sign(texts: dict[str, str]) -> dict[str, str]:
-    return {level: signature(texts[level]) for level in LEVELS}
+    signed: dict[str, str] = {}  # an unparsed program's levels are one text: hashed once
+    for level in LEVELS:
+        text = texts[level]
+        if text not in signed:
+            signed[text] = signature(text)
+    return {level: signed[texts[level]] for level in LEVELS}
 
 
 def _stable_fallback(raw: str) -> str:

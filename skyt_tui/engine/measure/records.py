@@ -36,6 +36,13 @@ class SampleAnalysis:
     """Passed every test, out-of-domain input and constraint; None = oracle not run."""
     compliant: bool | None = None
     """Keeps the contract's coding rules and patterns; None = no rules, or oracle not run."""
+    limited: str | None = None
+    """What the analysis did not do for this sample and why (a program too long to parse: not
+    normalized, never canon, not repaired; a distance that is a bound), or None. The sample
+    counts in N and in every rate all the same."""
+    d_bound: bool = False
+    """d_pre and d_post are the bound 1.0 rather than measured (a pair too long to measure,
+    `distance.MAX_DISTANCE_CELLS`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -50,4 +57,6 @@ class SampleAnalysis:
             "d_pre": self.d_pre,
             "d_post": self.d_post,
             "repair_steps": list(self.repair_steps),
+            "limited": self.limited,
+            "d_bound": self.d_bound,
         }

@@ -174,6 +174,22 @@ REGISTRY: tuple[Metric, ...] = (
         METRICS_MODULE,
     ),
     Metric(
+        "n_limited",
+        "samples in N too long for skyt-tui to parse: judged and counted, measured on their raw "
+        "text, not normalized or repaired",
+        "neither",
+        "count",
+        METRICS_MODULE,
+    ),
+    Metric(
+        "distance_bounds",
+        "distances (to the canon, between samples) too long to measure, counted at their bound "
+        "1.0: mu, P_tau and R_pairwise are then bounds",
+        "lower",
+        "count",
+        METRICS_MODULE,
+    ),
+    Metric(
         "R_raw",
         "modal share of byte-identical samples: the largest group of equal raw texts / N",
         "higher",

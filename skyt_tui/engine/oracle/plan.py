@@ -38,7 +38,7 @@ from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sandbox import wire
 from skyt_tui.engine.sandbox.pool import Limits, RunResult
 from skyt_tui.engine.sandbox.worker.framing import FRAME_HEADER
-from skyt_tui.engine.syntax import MAX_PROGRAM_CHARS
+from skyt_tui.engine.syntax import MAX_JUDGED_CHARS, too_large
 from skyt_tui.engine.versions import ORACLE_VERSION
 
 DEFAULT_LIMITS = Limits()
@@ -209,14 +209,26 @@ class Plan:
         return outcomes
 
     def early_verdict(self, code: str, isolation: str) -> tuple[Verdict | None, Prechecks]:
-        """A verdict without running anything (too large, does not parse), plus what is read
-        from the syntax tree before the run: constraint outcomes and compliance."""
-        if len(code) > MAX_PROGRAM_CHARS:
-            reason = f"the program has {len(code):,} characters (limit {MAX_PROGRAM_CHARS:,})"
+        """A verdict without running anything (too large to send, does not parse), plus what is
+        read from the syntax tree before the run: constraint outcomes and compliance. A program
+        too long for this process to parse (`syntax.too_large`) is judged in the sandbox all the
+        same; its constraints and coding rules, read from a tree, are not checked (so it fails a
+        contract that has constraints)."""
+        if len(code) > MAX_JUDGED_CHARS:
+            reason = (
+                f"the program has {len(code):,} characters "
+                f"(the sandbox is sent at most {MAX_JUDGED_CHARS:,})"
+            )
             checks = Prechecks(
                 self.constraint_outcomes(None, reason), not_checked(self.contract, reason)
             )
             return self.finish("too_large", reason, {}, checks, isolation, 0.0, ""), checks
+        unparsed = too_large(code)
+        if unparsed is not None:
+            why = f"not checked: {unparsed}"
+            return None, Prechecks(
+                self.constraint_outcomes(None, why), not_checked(self.contract, why)
+            )
         try:
             tree = ast.parse(code)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:

@@ -22,6 +22,7 @@ from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import StoreError
 from skyt_tui.engine.sources.recorded import RunInput
 from skyt_tui.engine.versions import (
+    ANALYSIS_VERSION,
     CANON_VERSION,
     DEFAULT_DISTANCE,
     DEFAULT_TAU,
@@ -55,6 +56,7 @@ def analysis_versions(level: str, distance: str = DEFAULT_DISTANCE) -> dict[str,
         "oracle": ORACLE_VERSION,
         "canon": CANON_VERSION,
         "repair": REPAIR_VERSION,
+        "analysis": ANALYSIS_VERSION,
         "skyt-tui": __version__,
     }
 
@@ -105,7 +107,7 @@ def _use_run_indexes(analysis: dict[str, Any], indexes: tuple[int, ...]) -> None
 
     They differ only when an interrupted run finished sample 3 before sample 2.
     """
-    for sample in [*analysis.get("samples", []), *analysis.get("refused", [])]:
+    for sample in [*analysis.get("samples", []), *analysis.get("limited", [])]:
         position = sample.get("index")
         if isinstance(position, int) and 0 <= position < len(indexes):
             sample["index"] = indexes[position]

@@ -160,8 +160,9 @@ class StoredAnalysis:
     document: dict[str, Any] = field(repr=False, compare=False)
     """The stored document this record was read from, for what writes that format out again
     (reports, CSV, exports); not to be changed."""
-    refused: Mapping[int, str] = field(default_factory=dict)
-    """Run sample index → why the analysis refused it (a program over the size limit)."""
+    limited: Mapping[int, str] = field(default_factory=dict)
+    """Run sample index → why the analysis did not parse it (a program over the parse bound; the
+    sample is analysed and counted all the same, its record says what was not done)."""
     by_index: Mapping[int, AnalysedSample] = field(init=False, repr=False, compare=False)
     """Run sample index → analysed sample."""
 
@@ -190,9 +191,9 @@ class StoredAnalysis:
                 oracle=_oracle_run(document.get("oracle") or {}),
                 samples=tuple(_sample(sample) for sample in document.get("samples") or ()),
                 document=dict(document),
-                refused={
+                limited={
                     int(entry["index"]): str(entry["reason"])
-                    for entry in document.get("refused") or ()
+                    for entry in document.get("limited") or ()
                 },
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -233,6 +234,8 @@ def _facts(values: Mapping[str, Any]) -> SampleAnalysis:
         d_pre=values.get("d_pre"),
         d_post=values.get("d_post"),
         repair_steps=tuple(values.get("repair_steps") or ()),
+        limited=values.get("limited"),
+        d_bound=bool(values.get("d_bound")),
     )
 
 

@@ -46,6 +46,7 @@ SAMPLE_COLUMNS = (
     "completion_tokens",
     "seed",
     "error",
+    "limited",
 )
 """The per-sample CSV of `report --csv`, `analyze --csv` and the app's export (docs/json.md).
 
@@ -54,10 +55,10 @@ SAMPLE_COLUMNS = (
 `violations` (the broken rule ids) are empty for a contract without coding rules.
 `signature_level` is the signature at the analysis level (the `level` column, `--level`);
 facts a source did not record (latency, tokens, ... of imported samples) are empty.
+`limited` says what the analysis did not do for a sample that is still counted (a program too
+long to parse: not normalized, never canon, not repaired; a distance that is its bound).
 """
 SIGNATURE_CHARS = 12
-REFUSED = "refused"
-"""A sample's `status` when its program is over the size limit: not judged, measured or counted in N."""
 # `fmt3` (3 decimals, `–` for not computed) is the registry's; the CLI and the app import it
 # from here.
 SUMMARY_METRICS = registry.report_metrics()
@@ -115,12 +116,10 @@ def metrics_line(analysis: dict[str, Any]) -> str:
 def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per sample in index order: stored facts merged with the analysis, failed samples included."""
     analysed = {s["index"]: s for s in analysis.get("samples", [])}
-    refused = {r["index"]: r["reason"] for r in analysis.get("refused", [])}
     level = analysis.get("level", "nodoc")
     rows = []
     for record in run.samples:
         facts = analysed.get(record.index, {})
-        refusal = refused.get(record.index)
         signatures = facts.get("signatures") or {}
         usage = record.usage or {}
         rows.append(
@@ -128,7 +127,7 @@ def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str,
                 "run_id": run.meta.id,
                 "contract_id": run.meta.contract_id,
                 "index": record.index,
-                "status": REFUSED if refusal else record.status,
+                "status": record.status,
                 "temperature": run.meta.temperature,
                 "level": level,
                 "d_pre": facts.get("d_pre"),
@@ -150,7 +149,8 @@ def sample_rows(run: runs.StoredRun, analysis: dict[str, Any]) -> list[dict[str,
                 "signature_raw": _short(signatures.get("raw")),
                 "signature_level": _short(signatures.get(level)),
                 "repair_steps": " ".join(facts.get("repair_steps") or []) or None,
-                "error": f"refused: {refusal}" if refusal else record.error,
+                "error": record.error,
+                "limited": facts.get("limited"),
             }
         )
     return rows
@@ -190,19 +190,6 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
         run = analysis.run
         details = {detail.index: detail for detail in analysis.details}
         run_rows = []
-        for refused in analysis.refused:
-            run_rows.append(
-                {
-                    "run_id": run.id,
-                    "contract_id": run.contract_id,
-                    "index": refused.index,
-                    "status": REFUSED,
-                    "model": run.model,
-                    "temperature": run.temperature,
-                    "level": analysis.level,
-                    "error": f"refused: {refused.reason}",
-                }
-            )
         for sample in analysis.samples:
             detail = details.get(sample.index)
             oracle = detail.to_dict().get("oracle") if detail is not None else None
@@ -231,6 +218,7 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
                     ),
                     "prompt_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
                     "completion_tokens": usage.get("completion_tokens", usage.get("output_tokens")),
+                    "limited": sample.limited,
                 }
             )
         rows.extend(sorted(run_rows, key=lambda row: row["index"]))

@@ -299,6 +299,8 @@ def _store(
         }
         if run.tool.generation:
             origin["generation"] = dict(sorted(run.tool.generation.items()))
+    if run.tool_run is not None:
+        origin["tool_run"] = run.tool_run.to_dict()
     return runs.create_run(
         contract_id=contract.id if contract is not None else run.contract_id,
         contract=contract,
@@ -341,6 +343,8 @@ def stored_provenance(run: runs.StoredRun) -> dict[str, Any]:
         out["trivial_asserts"] = trivial
     if isinstance(origin.get("contract_override"), dict):
         out["contract_override"] = dict(origin["contract_override"])
+    if isinstance(origin.get("tool_run"), dict):
+        out["tool_run"] = dict(origin["tool_run"])
     counts = assembly_counts(
         KIND_OF_METHOD.get(sample.extraction or "") for sample in run.samples if sample.code
     )
@@ -402,6 +406,16 @@ def stored_tool_verdicts(run: runs.StoredRun, analysis: dict[str, Any]) -> dict[
         if isinstance(vector, list) and len(vector) == len(names):
             tests[sample["index"]] = (names, tuple(bool(v) for v in vector))
     return run_agreement(Judged(run=stored, passed=passed, tests=tests))
+
+
+def incomplete_line(origin: dict[str, Any]) -> str | None:
+    """`INCOMPLETE: …` for a run imported from a tool run that errored or was cut short."""
+    from skyt_tui.engine.sources.run_input import ToolRun
+
+    if not runs.tool_run_incomplete(origin):
+        return None
+    facts = ToolRun.from_dict(origin.get("tool_run"))
+    return f"INCOMPLETE: {facts.line()}" if facts is not None else None
 
 
 def tool_verdicts_line(verdicts: dict[str, Any]) -> str:

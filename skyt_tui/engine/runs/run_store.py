@@ -476,17 +476,29 @@ def resolve_run_id(text: str) -> str:
 
 
 DAMAGED = "damaged"
+INCOMPLETE = "incomplete"
+"""An imported run whose tool stopped on an error or was cut short (`origin.tool_run`): its
+samples are all stored, but they are not all the run set out to produce."""
+
+
+def tool_run_incomplete(origin: dict[str, Any]) -> bool:
+    """Whether an imported run's own tool run errored or was cut short (`origin.tool_run`)."""
+    ended = origin.get("tool_run") if isinstance(origin, dict) else None
+    return isinstance(ended, dict) and ended.get("complete") is False
 
 
 def run_state(
     meta: RunMeta, samples: tuple[SampleRecord, ...] | None = None, damaged: Sequence[str] = ()
 ) -> str:
     """complete | failed (no sample produced code) | running (a process holds it) |
-    interrupted (killed or cancelled) | aborted | damaged (a torn record lost a sample that is not recorded again later)."""
+    interrupted (killed or cancelled) | aborted | damaged (a torn record lost a sample that is not recorded again later)
+    | incomplete (imported from a tool run that stopped on an error or was cut short)."""
     if damaged and samples is not None and not is_locked(meta.id):
         finished = {s.index for s in samples}
         if any(i not in finished for i in range(meta.n)):
             return DAMAGED
+    if meta.status == COMPLETE and tool_run_incomplete(meta.origin):
+        return INCOMPLETE
     if meta.status in (COMPLETE, RUN_FAILED):
         return meta.status
     if is_locked(meta.id):

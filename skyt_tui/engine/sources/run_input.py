@@ -69,6 +69,87 @@ class ToolReport:
     total_pass_rate: float | None = None
     generation: dict[str, Any] = field(default_factory=dict)
     """The generation settings the tool recorded (temperature, top_p, max tokens, n …)."""
+    note: str | None = None
+    """How the tool's number was made comparable, when it was (lm-eval's pass@k read back as
+    pass@1)."""
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """How the recording tool's own run ended, as its file says (run-level facts).
+
+    `status` is skyt-tui's word: `complete`, `error` (the tool stopped on an error),
+    `cancelled` (stopped by a person) or `cut-short` (the file ends before the run did: a log
+    the tool never finished writing); `tool_status` is the tool's own (`error`, `started` …).
+    `samples_expected` is how many samples the run set out to produce (None: the file does
+    not say); `samples_recorded` how many the file holds. A run that is not complete has its
+    pass rates computed over the recorded samples only, and every report says so.
+    """
+
+    tool: str
+    status: str
+    tool_status: str | None = None
+    error: str | None = None
+    samples_expected: int | None = None
+    samples_recorded: int = 0
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "complete" and (
+            self.samples_expected is None or self.samples_recorded >= self.samples_expected
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool,
+            "status": self.status,
+            "tool_status": self.tool_status,
+            "error": self.error,
+            "samples_expected": self.samples_expected,
+            "samples_recorded": self.samples_recorded,
+            "complete": self.complete,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ToolRun | None:
+        """The facts a stored run kept (None: not a dict, or no status)."""
+        if not isinstance(data, dict) or not isinstance(data.get("status"), str):
+            return None
+
+        def count(value: Any) -> int | None:
+            return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+        return cls(
+            tool=str(data.get("tool") or "the tool"),
+            status=data["status"],
+            tool_status=data.get("tool_status")
+            if isinstance(data.get("tool_status"), str)
+            else None,
+            error=data.get("error") if isinstance(data.get("error"), str) else None,
+            samples_expected=count(data.get("samples_expected")),
+            samples_recorded=count(data.get("samples_recorded")) or 0,
+        )
+
+    def line(self) -> str:
+        """One line for reports: what happened and what the numbers cover."""
+        said = {
+            "error": "stopped on an error",
+            "cancelled": "was cancelled",
+            "cut-short": "was cut short (its log was never finished)",
+            "complete": "ended with fewer samples than it set out to produce",
+        }.get(self.status, f"ended with status {self.status}")
+        line = f"the {self.tool} run {said}"
+        if self.tool_status and self.tool_status != self.status:
+            line += f" (status {self.tool_status!r})"
+        if self.error:
+            first = self.error.strip().splitlines()[0] if self.error.strip() else ""
+            line += f": {first[:300]}"
+        expected = f" of {self.samples_expected}" if self.samples_expected is not None else ""
+        line += (
+            f" · {self.samples_recorded}{expected} samples recorded; pass rates cover the recorded "
+            "samples only, not the whole run"
+        )
+        return line
 
 
 @dataclass(frozen=True)
@@ -95,6 +176,9 @@ class RunInput:
     facts: tuple[SampleFacts, ...] = ()
     """Per sample, what the source recorded besides the answer (empty: nothing)."""
     tool: ToolReport | None = field(default=None, compare=False)
+    tool_run: ToolRun | None = field(default=None, compare=False)
+    """How the tool's run that wrote the file ended (None: the file does not say, or it
+    ended well)."""
 
     @property
     def answers(self) -> tuple[str | None, ...]:

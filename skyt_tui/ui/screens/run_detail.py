@@ -33,7 +33,7 @@ from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.runs.run_store import FAILED, SampleRecord, StoredRun
 from skyt_tui.ui import data
 from skyt_tui.ui.clipboard import copy_text
-from skyt_tui.ui.diff_text import diff_renderable
+from skyt_tui.ui.diff_text import diff_renderable, shown_code
 from skyt_tui.ui.fuzzy import near_note, ranked_matches
 from skyt_tui.ui.run_text import (
     canon_text,
@@ -70,8 +70,6 @@ class SampleRow:
     record: SampleRecord
     analysed: AnalysedSample | None
     level: str
-    refusal: str | None = None
-    """Why the analysis refused the sample (a program over the size limit), if it did."""
 
     @property
     def index(self) -> int:
@@ -88,6 +86,12 @@ class SampleRow:
     @property
     def parse_error(self) -> bool:
         return self.analysed is not None and self.analysed.facts.parse_error
+
+    @property
+    def limited(self) -> str | None:
+        """What the analysis did not do for this sample, and why (a program too long to parse,
+        a distance that is a bound), if anything: it is counted all the same."""
+        return self.analysed.facts.limited if self.analysed is not None else None
 
     @property
     def d_pre(self) -> float | None:
@@ -118,13 +122,7 @@ class SampleRow:
 def sample_table_rows(run: StoredRun, analysis: StoredAnalysis) -> list[SampleRow]:
     """One row per stored sample, in the run's order."""
     return [
-        SampleRow(
-            record,
-            analysis.sample(record.index),
-            analysis.level,
-            analysis.refused.get(record.index),
-        )
-        for record in run.samples
+        SampleRow(record, analysis.sample(record.index), analysis.level) for record in run.samples
     ]
 
 
@@ -157,9 +155,7 @@ def verdict_cell(row: SampleRow) -> Text:
     test), `✗ 3/6 <0.8` or `✗ fail`."""
     if row.failed:
         return Text("! no code", style="bold red")
-    if row.refusal is not None:
-        return Text("! too large", style="bold red")
-    if row.parse_error:
+    if row.parse_error and row.limited is None:
         return Text("✗ parse", style="red")
     if row.passed is None:
         return Text("–", style="dim")
@@ -411,6 +407,12 @@ class RunDetailScreen(SectionScreen):
         if self.tool_line:
             head.append(printable(self.tool_line), style="dim")
             head.append("\n")
+        from skyt_tui.engine.runs.run_import import incomplete_line
+
+        cut_short = incomplete_line(meta.origin)
+        if cut_short:
+            head.append(printable(cut_short), style="bold yellow")
+            head.append("\n")
         if narrow and demo_canon:
             head.append_text(canon_text(self.analysis, meta.id, demo_canon=True))
             head.append("\n")
@@ -500,8 +502,6 @@ class RunDetailScreen(SectionScreen):
                 failed.append("\n\nlast response:\n", style="bold")
                 failed.append(printable(record.response, multiline=True))
             return failed
-        if row.refusal is not None:  # not analysed: neither its code nor a diff is worth showing
-            return Text(f"sample {index} refused: {row.refusal}", style="bold red")
         if view == "view-code":
             return self._code_view(row)
         level = self.texts.level
@@ -565,10 +565,13 @@ class RunDetailScreen(SectionScreen):
         head.append(f" · d_pre {fmt3(row.d_pre)} → d_post {fmt3(row.d_post)}\n")
         head.append_text(verdict_text(oracle, bool(row.passed)))
         head.append_text(compliance_text(oracle))
-        return Group(
-            head,
-            code_syntax(self.texts.codes[self.positions[row.index]], self.app.current_theme.dark),
-        )
+        if row.limited:
+            head.append(f"\n{printable(row.limited)}", style="bold yellow")
+        code, cut = shown_code(self.texts.codes[self.positions[row.index]])
+        parts: list[Any] = [head, code_syntax(code, self.app.current_theme.dark)]
+        if cut:
+            parts.append(Text(cut, style="dim"))
+        return Group(*parts)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if (
@@ -721,7 +724,7 @@ class RunDetailScreen(SectionScreen):
         if row is None:
             return
         content = self.sample_view(row, tabs.active if tabs.active in VIEWS else VIEWS[0])
-        analysed = not row.failed and row.refusal is None
+        analysed = not row.failed
         if tabs.active == "view-code" and self.texts is not None and analysed:
             plain = self.texts.codes[self.positions[row.index]]
         else:

@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from .check import CheckHarness, SampleClient, compile_check
-from .confine import confine
+from .confine import confine, job_scope
 from .framing import FRAME_HEADER, ProtocolError, read_exact
 from .kernel import PR_SET_DUMPABLE, Kernel
 from .processes import exit_info
@@ -212,6 +212,7 @@ class Checker:
             code = 0
             try:
                 channel.close()  # the checks never speak to the zygote
+                job_scope()  # nothing of the job can signal or name C from here on
                 soft = int(float(job["timeout_s"])) + 2
                 resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
                 CheckHarness(job, results, SampleClient(requests, replies)).run()

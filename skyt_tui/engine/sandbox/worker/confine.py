@@ -17,6 +17,10 @@ from typing import Any
 
 from .kernel import PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_PDEATHSIG, Kernel
 
+_CONFINED: dict[str, Any] = {}
+"""How `confine` confined this process (its kernel handle, the scopes in force): what a process
+it forks for a job needs to put that job in a scope of its own (`job_scope`)."""
+
 
 def confine(
     kernel: Kernel,
@@ -29,8 +33,15 @@ def confine(
     or none: the warm checker sets its children's per job), the role's uid, no_new_privs, the
     role's Landlock ruleset, the seccomp filter (prepared in `kernel`), never dumpable.
 
+    A process without a CPU limit of its own (`cpu_s` None) is the warm checker, which forks a
+    process per job: it keeps the Landlock scope ruleset its children restrict themselves with.
+
     `settings`: "zygote_pid", "workdir", "limits", "nproc_base", "oom_volunteer", "uid" (None:
-    keep this one), "ruleset" (an fd, or None), "seccomp"."""
+    keep this one), "ruleset" (an fd, or None), "seccomp", "landlock_scope" (the kernel's
+    Landlock scopes apply: ABI >= 6).
+
+    Both the ruleset and the seccomp filter put this process in a scope of its own: it can signal
+    only itself and its own process group, and name no other process (`job_scope`)."""
     if os.getsid(0) != os.getpid():  # the exec'd checker made its session before the exec
         os.setsid()
     kernel.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -88,8 +99,45 @@ def confine(
     if settings["seccomp"]:
         kernel.install_seccomp(os.getpid())
     kernel.prctl(PR_SET_DUMPABLE, 0)
+    scoped = bool(ruleset is not None and settings.get("landlock_scope"))
+    _CONFINED.update(kernel=kernel, seccomp=bool(settings["seccomp"]), landlock_scope=scoped)
+    if scoped and cpu_s is None:  # the warm checker: its children's scope, made once
+        _CONFINED["scope_ruleset"] = kernel.landlock_scope_ruleset()
     os.environ["TMPDIR"] = workdir
     os.environ["HOME"] = workdir
     if "tempfile" in sys.modules:  # else its first import reads TMPDIR
         setattr(sys.modules["tempfile"], "tempdir", workdir)  # noqa: B010
     random.seed(0)
+
+
+def job_scope() -> None:
+    """In a process just forked for one job from a long-lived confined process (the check child
+    of the warm checker C): leave C's scope for one of this process's own, so that nothing the
+    job runs can signal, trace or otherwise name C, C's process group, or any process outside
+    the job — before anything of the job runs.
+
+    - Landlock (ABI >= 6): a new domain, scoped for signals and abstract unix sockets: C and
+      every process outside this one's descendants are outside it (a nested domain per job).
+    - seccomp: a second filter naming only this process (C's names C): no kill, tgkill,
+      sigqueue, prlimit, scheduling or priority call on C or on C's process group.
+
+    Either holds on its own against signals; the seccomp filter also holds against the calls
+    Landlock does not scope (limits, scheduling). A failure ends the process: its job's checks
+    then never run, and the job fails as a checker that died.
+    """
+    kernel: Kernel | None = _CONFINED.get("kernel")
+    if kernel is None:  # never confined (a test's direct call): nothing to leave
+        return
+    try:
+        if _CONFINED["landlock_scope"]:
+            ruleset = _CONFINED.pop("scope_ruleset", None)  # the warm checker's (`confine`)
+            if ruleset is None:
+                ruleset = kernel.landlock_scope_ruleset()
+            try:
+                kernel.landlock_restrict(ruleset)
+            finally:
+                os.close(ruleset)  # this process's copy: the checker keeps its own
+        if _CONFINED["seccomp"]:
+            kernel.install_seccomp_scope(os.getpid())
+    except Exception:
+        os._exit(71)

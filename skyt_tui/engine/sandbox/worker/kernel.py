@@ -10,6 +10,7 @@ import ctypes
 import os
 import stat
 import struct
+from typing import Any
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -95,6 +96,18 @@ class Kernel:
         "mq_getsetattr": 245,
         "memfd_create": 319,
         "memfd_secret": 447,
+        "process_mrelease": 448,
+        "prlimit64": 302,
+        "sched_setaffinity": 203,
+        "sched_setscheduler": 144,
+        "sched_setparam": 142,
+        "sched_setattr": 314,
+        "migrate_pages": 256,
+        "move_pages": 279,
+        "setpriority": 141,
+        "ioprio_set": 251,
+        "fcntl": 72,
+        "ioctl": 16,
     }
     SYSV_IPC = (
         "shmget",
@@ -199,18 +212,45 @@ class Kernel:
     def seccomp_available(self) -> bool:
         return self.syscalls is not None
 
-    def seccomp_program(self, deny_memfd: bool = False) -> tuple[bytes, list[int], list[int]]:
-        """A classic-BPF filter: deny what a sample never needs; signals only to itself.
+    TARGETING_PID_FIRST = (
+        "prlimit64",
+        "sched_setaffinity",
+        "sched_setscheduler",
+        "sched_setparam",
+        "sched_setattr",
+        "migrate_pages",
+        "move_pages",
+    )
+    """System calls whose first argument names a process: another process's limits, scheduling
+    and memory placement are reached by pid (0 is the caller itself)."""
+    TARGETING_WHICH_WHO = {"setpriority": 0, "ioprio_set": 1}
+    """(which, who, …) calls: allowed for one process (PRIO_PROCESS, IOPRIO_WHO_PROCESS) that is
+    the caller; a process group or a whole uid would reach beyond the job."""
+    OWNER_COMMANDS = {"fcntl": (8, 15), "ioctl": (0x8901, 0x8902)}
+    """F_SETOWN, F_SETOWN_EX; FIOSETOWN, SIOCSPGRP: the owner of a file gets its SIGIO/SIGURG,
+    which would carry a signal to any process named here."""
+    CLONE_PARENT = 0x00008000
+    """A child of the caller's parent: a process the job's own clean-up would not find."""
 
-        Returns the program and the instruction indices where the process's own
-        pid and its negation go (patched per child by `install_seccomp`), so
-        kill(pid), kill(0) and kill(-pid) (its own group) work while
-        kill(parent) fails with EPERM.
+    def seccomp_program(
+        self, deny_memfd: bool = False, *, scope_only: bool = False
+    ) -> tuple[bytes, dict[str, list[int]]]:
+        """A classic-BPF filter: deny what a sample never needs; reach only itself.
+
+        Returns the program and the instruction indices (by kind: "own", "zero", "group")
+        where the process's own pid, 0 and its own process group go, patched per process by
+        `install_seccomp`: kill(pid), kill(0) and kill(-pid) (its own group) work while
+        kill(parent) fails with EPERM; the same for the other calls that name a process
+        (tgkill, sigqueue, prlimit, scheduling, priorities, file owners for SIGIO).
+
+        `scope_only`: only the rules that name a process, for a process stacking a filter of its
+        own on an inherited one (the check child: the warm checker's filter names the checker).
         """
         nr = self.syscalls
         assert nr is not None, "no system-call table for this machine (seccomp_available)"
         ld, jeq, jset, jge, ret = 0x20, 0x15, 0x45, 0x35, 0x06
         allow, kill_process = 0x7FFF0000, 0x80000000
+        eperm = 0x00050000 | self.EPERM
 
         def errno(code: int) -> int:
             return 0x00050000 | code
@@ -223,64 +263,70 @@ class Kernel:
             (jge, 0, 1, 0x40000000),
             (ret, 0, 0, errno(self.EPERM)),
         ]
-        denied = {
-            name: self.EPERM
-            for name in (
-                "execve",
-                "execveat",
-                "ptrace",
-                "process_vm_readv",
-                "process_vm_writev",
-                "pidfd_send_signal",
-                "pidfd_getfd",
-                "io_uring_setup",
-                "io_uring_enter",
-                "io_uring_register",
-                "bpf",
-                "perf_event_open",
-                "userfaultfd",
-                "keyctl",
-                "add_key",
-                "request_key",
-                "mount",
-                "umount2",
-                "pivot_root",
-                "chroot",
-                "unshare",
-                "setns",
-                "setsid",
-                "setpgid",
-                "kexec_load",
-                "kexec_file_load",
-                "init_module",
-                "finit_module",
-                "delete_module",
-                "reboot",
-                "swapon",
-                "swapoff",
-                "acct",
-                "open_by_handle_at",
-                "open_tree",
-                "move_mount",
-                "fsopen",
-                "fsconfig",
-                "fsmount",
-                "fspick",
-                "mount_setattr",
-                "process_madvise",
-                "kcmp",
-                "tkill",
-            )
-        }
-        denied.update((name, self.EPERM) for name in self.SYSV_IPC)
-        if deny_memfd:
-            denied.update((name, self.EPERM) for name in self.UNACCOUNTED_MEMORY)
-        denied["socket"] = self.EACCES
-        denied["clone3"] = self.ENOSYS  # libc falls back to clone(), whose flags we can inspect
-        for name in sorted(denied):
-            prog += [(jeq, 0, 1, nr[name]), (ret, 0, 0, errno(denied[name]))]
-        own_slots, group_slots = [], []
-        for name in ("kill", "rt_sigqueueinfo"):
+        slots: dict[str, list[int]] = {"own": [], "zero": [], "group": []}
+        if scope_only:  # every call below `kill` passes at once (read, write, poll, mmap, ...)
+            first = min(nr[name] for name in ("kill", *self.TARGETING_PID_FIRST))
+            first = min(first, *(nr[name] for name in self.TARGETING_WHICH_WHO))
+            prog += [(jge, 1, 0, first), (ret, 0, 0, allow)]
+        if not scope_only:
+            denied = {
+                name: self.EPERM
+                for name in (
+                    "execve",
+                    "execveat",
+                    "ptrace",
+                    "process_vm_readv",
+                    "process_vm_writev",
+                    "pidfd_send_signal",
+                    "pidfd_getfd",
+                    "process_mrelease",
+                    "io_uring_setup",
+                    "io_uring_enter",
+                    "io_uring_register",
+                    "bpf",
+                    "perf_event_open",
+                    "userfaultfd",
+                    "keyctl",
+                    "add_key",
+                    "request_key",
+                    "mount",
+                    "umount2",
+                    "pivot_root",
+                    "chroot",
+                    "unshare",
+                    "setns",
+                    "setsid",
+                    "setpgid",
+                    "kexec_load",
+                    "kexec_file_load",
+                    "init_module",
+                    "finit_module",
+                    "delete_module",
+                    "reboot",
+                    "swapon",
+                    "swapoff",
+                    "acct",
+                    "open_by_handle_at",
+                    "open_tree",
+                    "move_mount",
+                    "fsopen",
+                    "fsconfig",
+                    "fsmount",
+                    "fspick",
+                    "mount_setattr",
+                    "process_madvise",
+                    "kcmp",
+                    "tkill",
+                )
+            }
+            denied.update((name, self.EPERM) for name in self.SYSV_IPC)
+            if deny_memfd:
+                denied.update((name, self.EPERM) for name in self.UNACCOUNTED_MEMORY)
+            denied["socket"] = self.EACCES
+            denied["clone3"] = self.ENOSYS  # libc falls back to clone(), whose flags we can inspect
+            for name in sorted(denied):
+                prog += [(jeq, 0, 1, nr[name]), (ret, 0, 0, errno(denied[name]))]
+        for name in ("kill", "rt_sigqueueinfo"):  # pid: itself, 0 (its group) or -its group
             base = len(prog)
             prog += [
                 (jeq, 0, 6, nr[name]),
@@ -288,49 +334,101 @@ class Kernel:
                 (jeq, 3, 0, 0),
                 (jeq, 2, 0, 0),
                 (jeq, 1, 0, 0),
-                (ret, 0, 0, errno(self.EPERM)),
+                (ret, 0, 0, eperm),
                 (ret, 0, 0, allow),
             ]
-            own_slots.append(base + 2)
-            group_slots.append(base + 4)
-        for name in ("tgkill", "rt_tgsigqueueinfo"):
+            slots["own"].append(base + 2)
+            slots["zero"].append(base + 3)
+            slots["group"].append(base + 4)
+        for name in ("tgkill", "rt_tgsigqueueinfo"):  # thread group: itself
             base = len(prog)
             prog += [
                 (jeq, 0, 4, nr[name]),
                 (ld, 0, 0, 16),
                 (jeq, 1, 0, 0),
-                (ret, 0, 0, errno(self.EPERM)),
+                (ret, 0, 0, eperm),
                 (ret, 0, 0, allow),
             ]
-            own_slots.append(base + 2)
-        prog += [
-            (jeq, 0, 4, nr["clone"]),
-            (ld, 0, 0, 16),
-            (jset, 0, 1, self.CLONE_NEW_NAMESPACES),
-            (ret, 0, 0, errno(self.EPERM)),
-            (ret, 0, 0, allow),
-        ]
+            slots["own"].append(base + 2)
+        for name in self.TARGETING_PID_FIRST:  # pid: 0 or itself
+            base = len(prog)
+            prog += [
+                (jeq, 0, 5, nr[name]),
+                (ld, 0, 0, 16),
+                (jeq, 2, 0, 0),
+                (jeq, 1, 0, 0),
+                (ret, 0, 0, eperm),
+                (ret, 0, 0, allow),
+            ]
+            slots["own"].append(base + 2)
+        for name, one_process in sorted(self.TARGETING_WHICH_WHO.items()):
+            base = len(prog)
+            prog += [
+                (jeq, 0, 7, nr[name]),
+                (ld, 0, 0, 16),
+                (jeq, 0, 3, one_process),
+                (ld, 0, 0, 24),
+                (jeq, 2, 0, 0),
+                (jeq, 1, 0, 0),
+                (ret, 0, 0, eperm),
+                (ret, 0, 0, allow),
+            ]
+            slots["own"].append(base + 4)
+        if not scope_only:
+            for name, (first, second) in sorted(self.OWNER_COMMANDS.items()):
+                prog += [
+                    (jeq, 0, 5, nr[name]),
+                    (ld, 0, 0, 24),
+                    (jeq, 1, 0, first),
+                    (jeq, 0, 1, second),
+                    (ret, 0, 0, eperm),
+                    (ret, 0, 0, allow),
+                ]
+            prog += [
+                (jeq, 0, 4, nr["clone"]),
+                (ld, 0, 0, 16),
+                (jset, 0, 1, self.CLONE_NEW_NAMESPACES | self.CLONE_PARENT),
+                (ret, 0, 0, eperm),
+                (ret, 0, 0, allow),
+            ]
         prog.append((ret, 0, 0, allow))
         program = b"".join(struct.pack("<HBBI", code, jt, jf, k) for code, jt, jf, k in prog)
-        return program, own_slots, group_slots
+        return program, slots
 
     def prepare_seccomp(self, deny_memfd: bool = False) -> None:
-        """Build the filter once in the zygote; a child only patches in its pid."""
+        """Build the filters once (in the zygote, in the exec'd checker); a process only patches
+        in its pid: the filter every job process gets (`install_seccomp`) and the one a check
+        child stacks on the warm checker's (`install_seccomp_scope`)."""
+        self._filters = {
+            "base": self._compiled(*self.seccomp_program(deny_memfd)),
+            "scope": self._compiled(*self.seccomp_program(scope_only=True)),
+        }
 
+    @staticmethod
+    def _compiled(program: bytes, slots: dict[str, list[int]]) -> tuple[Any, Any, int, Any]:
         class SockFprog(ctypes.Structure):
             _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-        program, self._own_slots, self._group_slots = self.seccomp_program(deny_memfd)
-        self._bpf = ctypes.create_string_buffer(program, len(program))
-        self._fprog = SockFprog(len(program) // 8, ctypes.cast(self._bpf, ctypes.c_void_p))
-        self._fprog_address = ctypes.addressof(self._fprog)
+        bpf = ctypes.create_string_buffer(program, len(program))
+        fprog = SockFprog(len(program) // 8, ctypes.cast(bpf, ctypes.c_void_p))
+        return bpf, fprog, ctypes.addressof(fprog), slots
 
     def install_seccomp(self, pid: int) -> None:
-        for index in self._own_slots:
-            struct.pack_into("<I", self._bpf, index * 8 + 4, pid & 0xFFFFFFFF)
-        for index in self._group_slots:
-            struct.pack_into("<I", self._bpf, index * 8 + 4, (-pid) & 0xFFFFFFFF)
-        self.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, self._fprog_address)
+        """This process's filter: it may name itself, its own group (kill(0), kill(-pid)) and
+        nothing else."""
+        self._install("base", {"own": pid, "zero": 0, "group": -pid})
+
+    def install_seccomp_scope(self, pid: int) -> None:
+        """Stack a filter naming only this process on the inherited one (whose own pid is the
+        parent's): neither the parent nor its process group can be named any more."""
+        self._install("scope", {"own": pid, "zero": pid, "group": pid})
+
+    def _install(self, which: str, values: dict[str, int]) -> None:
+        bpf, _fprog, address, slots = self._filters[which]
+        for kind, value in values.items():
+            for index in slots[kind]:
+                struct.pack_into("<I", bpf, index * 8 + 4, value & 0xFFFFFFFF)
+        self.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, address)
 
     LL_CREATE, LL_ADD_RULE, LL_RESTRICT = 444, 445, 446
     FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1, 2, 4, 8
@@ -372,7 +470,8 @@ class Kernel:
             _pack_ = 1
             _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
-        attr = RulesetAttr(handled, 0b11 if abi >= 4 else 0, 0b11 if abi >= 6 else 0)
+        scoped = self.SCOPE_ABSTRACT_UNIX_SOCKET | self.SCOPE_SIGNAL if abi >= 6 else 0
+        attr = RulesetAttr(handled, 0b11 if abi >= 4 else 0, scoped)
         size = 8 if abi < 4 else (16 if abi < 6 else 24)
         ruleset = self.syscall(self.LL_CREATE, ctypes.addressof(attr), size, 0)
 
@@ -397,8 +496,24 @@ class Kernel:
             add(write_fd, handled)
         return ruleset
 
+    SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1, 2
+
+    def landlock_scope_ruleset(self) -> int:
+        """A ruleset that only scopes (ABI >= 6): no signal and no abstract unix socket reaches
+        a process outside the domain it makes. It restricts no file or network access (the
+        inherited domain does). Made once per job (a check child's), so its attribute type is
+        defined once, not per call."""
+        attr = _ScopeAttr(0, 0, self.SCOPE_ABSTRACT_UNIX_SOCKET | self.SCOPE_SIGNAL)
+        return self.syscall(self.LL_CREATE, ctypes.addressof(attr), ctypes.sizeof(attr), 0)
+
     def landlock_restrict(self, ruleset: int) -> None:
         self.syscall(self.LL_RESTRICT, ruleset, 0)
+
+
+class _ScopeAttr(ctypes.Structure):
+    """struct landlock_ruleset_attr (ABI >= 6)."""
+
+    _fields_ = [("fs", ctypes.c_uint64), ("net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
 
 
 def expand_allowed(allowed: list[str], hidden: list[str]) -> list[str]:

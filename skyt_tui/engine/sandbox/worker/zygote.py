@@ -164,6 +164,8 @@ class Zygote:
         abi = self.kernel.landlock_abi() if config.get("landlock", True) else 0
         if not abi:
             return 0, {}
+        if not config.get("landlock_scope", True):  # as a kernel before Landlock's scopes (tests)
+            abi = min(abi, 5)
         return abi, self.build_rulesets(abi, config["read_paths"], config["hidden_paths"])
 
     def seccomp_filter(self, config: dict[str, Any]) -> tuple[bool, bool]:
@@ -225,7 +227,15 @@ class Zygote:
             "python": platform.python_version(),
             "checker": "exec" if self.checker_exec else "fork",
             "checker_problem": self.checker_problem,
+            "scope": self.job_scopes(),
         }
+
+    def job_scopes(self) -> list[str]:
+        """What keeps every job process (sample, its children, the check child) from signalling
+        or naming a process outside its job (`confine.job_scope`): Landlock's scopes (ABI >= 6),
+        the seccomp filter that names each process's own pid, or both."""
+        scopes = ["landlock"] if self.rulesets and self.landlock_abi >= 6 else []
+        return scopes + (["seccomp"] if self.seccomp else [])
 
     def start_checker(self) -> tuple[bool, str | None]:
         """Start the first warm checker now, as a fresh interpreter (`Checker`); whether that
@@ -595,6 +605,7 @@ class Zygote:
             "uid": self.checker_uid if role == "checker" else self.uid,
             "ruleset": self.rulesets.get(role),
             "seccomp": self.seccomp,
+            "landlock_scope": "landlock" in self.job_scopes(),
         }
 
     def confine(

@@ -181,6 +181,51 @@ def describe(source: Source) -> str:
     return "unsupported source: " + _looks_like(source, choices)
 
 
+def _zip_looks_like(source: Source, choices: str) -> str:
+    """A zip no reader took: an Inspect log that cannot be opened (truncated: the run was killed
+    while writing it), or another archive."""
+    try:
+        names = files.ZipMembers(source.data, source.path).names
+    except InputError as exc:
+        inspect_members = any(
+            marker in source.data[: 1 << 20]
+            for marker in (b"_journal/start.json", b"header.json", b"samples/")
+        )
+        reason = str(exc).split(": ", 1)[-1]
+        if inspect_members:
+            return (
+                "an Inspect log (.eval) that cannot be opened: its zip directory is missing or "
+                f"damaged ({reason}), as when the run was killed while writing it; nothing can "
+                "be read from it (a run stopped with Ctrl-C writes a log that can)"
+            )
+        return f"a zip archive that cannot be opened ({reason}); {choices}"
+    shown = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
+    return (
+        f"a zip archive that is not an Inspect log (no header.json or _journal/start.json; it "
+        f"holds {shown or 'nothing'}); {choices}"
+    )
+
+
+def _results_not_samples(document: dict[str, Any]) -> str | None:
+    """A tool's file of aggregate scores given where its samples are wanted: what to give."""
+    if "results" in document and (
+        "configs" in document or "n-shot" in document or "versions" in document
+    ):
+        return (
+            "an lm-evaluation-harness results file (aggregate scores, no answers): give the "
+            "samples_<task>_<date>.jsonl beside it (written with --log_samples)"
+        )
+    if isinstance(document.get("config"), dict) and any(
+        isinstance(value, dict) and any(str(key).startswith("pass@") for key in value)
+        for value in document.values()
+    ):
+        return (
+            "a bigcode-evaluation-harness evaluation_results.json (aggregate pass@k, no "
+            "programs): give the generations_<task>.json beside it, with --problems"
+        )
+    return None
+
+
 def _looks_like(source: Source, choices: str) -> str:
     if source.is_dir:
         return (
@@ -188,11 +233,14 @@ def _looks_like(source: Source, choices: str) -> str:
             "problems.jsonl; give the files themselves"
         )
     if source.is_zip():
-        return f"a zip archive that is not an Inspect log (no header.json); {choices}"
+        return _zip_looks_like(source, choices)
     document = source.json_or_none()
     if isinstance(document, dict) and "\n" not in source.text.strip():
         document = None  # one line: a JSONL of one record
     if isinstance(document, dict):
+        sibling = _results_not_samples(document)
+        if sibling:
+            return sibling
         return (
             f"a JSON object with the keys {_keys(document)}, not a format skyt-tui knows; {choices}"
         )

