@@ -266,3 +266,18 @@ def test_counts_read_as_english():
     assert counted(2, "id", verb="are") == "2 ids are"
     line = probe_line({"run": {"probed": 1, "behaviour_classes": 1, "plausible_but_wrong": 1}})
     assert line == "probe: 1 passing sample, 1 behaviour class, 1 sample differs from the reference"
+
+
+def test_probe_run_prints_counts_as_english(capsys):
+    """`probe run`'s summary said "1 behaviour classes" and "1 passing samples probed"."""
+    from skyt_tui.cli.probe_cmd import print_run_probe
+
+    figures = {"probed": 1, "counted": 1, "generated": 1, "behaviour_classes": 1}
+    figures |= {"R_behavioral": 1.0, "R_behavioral_probe": 1.0, "plausible_but_wrong": 1}
+    print_run_probe(
+        {"contract_id": "c", "run": figures | {"plausible_but_wrong_share": 1.0}, "samples": []}
+    )
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "1 passing sample probed on 1 counted input (1 generated): 1 behaviour class," in printed
+    assert "plausible but wrong: 1 (1.000) differs from the reference" in printed
+    assert "classes" not in printed and "samples" not in printed
