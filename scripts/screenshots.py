@@ -4,7 +4,9 @@
 
 The data: a fresh demo store (`skyt-tui demo --now 2026-01-15T09:00:00+00:00` in a
 temporary SKYT_HOME: six runs of hand-written examples, their canons, the bundled
-contracts as a benchmark) and a fixed "today" for the app, so the pictures only
+contracts as a benchmark; the fibonacci_iterative run probed with `probe run`, its
+families shown as probed and as if probed by an older probe version) and a fixed
+"today" for the app, so the pictures only
 change when the app or the demo does. The oracle's isolation is whatever this
 machine offers (bubblewrap, or "reduced isolation" where it is missing).
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime as dt
+import json
 import os
 import subprocess
 import sys
@@ -39,6 +42,9 @@ RUN_DETAIL = (
     "v",
 )
 """Runs → the fibonacci_iterative run → sample 7 → its diff against the canon."""
+FAMILIES_RUN = "20260115-090002-fibonacci_iterative-85e4"
+FAMILIES = ("down", "down", "down", "enter", "f")
+"""Runs → the fibonacci_iterative run (probed) → its solution families."""
 
 SHOTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("contracts", "contracts", ()),
@@ -88,6 +94,14 @@ async def shoot_all(out: Path, size: tuple[int, int], home: Path) -> list[Path]:
     os.environ["SKYT_HOME"] = str(home / "demo")
     for name, section, keys in SHOTS:
         written.append(await shoot(SkytApp(start=section, clock=today), keys, name, out, size))
+    written.append(await shoot(SkytApp(start="runs", clock=today), FAMILIES, "families", out, size))
+    probe = home / "demo" / "demo" / "runs" / FAMILIES_RUN / "probe.json"
+    document = json.loads(probe.read_text())
+    document["key"]["probe_version"] = "probe-3"  # as a probe stored before probe-4 reads
+    probe.write_text(json.dumps(document))
+    written.append(
+        await shoot(SkytApp(start="runs", clock=today), FAMILIES, "families-older-probe", out, size)
+    )
     return written
 
 
@@ -106,6 +120,13 @@ def main() -> int:
             [sys.executable, "-m", "skyt_tui", "demo", "--now", DEMO_NOW],
             cwd=ROOT,
             env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
+        subprocess.run(
+            [sys.executable, "-m", "skyt_tui", "probe", "run", FAMILIES_RUN],
+            cwd=ROOT,
+            env={**env, "SKYT_STORE": "demo"},
             check=True,
             stdout=subprocess.DEVNULL,
         )

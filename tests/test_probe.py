@@ -365,20 +365,27 @@ def test_the_wide_tier_goes_beyond_the_inferred_domain_and_not_beyond_a_declared
     assert generate_inputs(declared, [Call((3,))], max_inputs=50, seed=0).wide == ()
 
 
+NONE_ON_EMPTY = "def f(xs):\n    return max(xs) if xs else None\n"
+"""Passes both tests and returns None on an empty list, where the reference returns 0."""
+
+
 def test_beyond_the_domain_an_input_counts_where_most_samples_agree_with_the_reference(oracle):
-    found = probe(oracle, list_contract(LARGEST[0]), [*LARGEST, RAISES_ON_EMPTY])
-    *right, wrong = found.samples
+    """An input beyond the inferred domain counts where at least 90% of the samples that reach
+    it return what the reference returns; a sample that returns something else there is flagged,
+    one that raises is not (probe-4: it refuses an input the examples do not vouch for, which
+    says nothing of its answers)."""
+    found = probe(oracle, list_contract(LARGEST[0]), [*LARGEST * 5, NONE_ON_EMPTY, RAISES_ON_EMPTY])
+    *right, none, raises = found.samples
     assert all(s.differs_from_reference is False for s in right)
-    assert wrong.differs_from_reference is True and wrong.behaviour == 2
-    shown = wrong.witness.to_dict("f")
-    assert shown["call"] == "f([])" and "ValueError" in shown["sample"]
-    assert shown["reference"] == "0"
+    assert none.differs_from_reference is True and none.behaviour == 2
+    shown = none.witness.to_dict("f")
+    assert shown["call"] == "f([])" and shown["sample"] == "None" and shown["reference"] == "0"
+    assert raises.differs_from_reference is False and raises.witness is None
+    assert raises.behaviour == right[0].behaviour
     assert found.counted_wide > 0 and found.counted == found.to_dict()["counted"]
-    split = probe(
-        oracle, list_contract(LARGEST[0]), [*LARGEST[:2], RAISES_ON_EMPTY, RAISES_ON_EMPTY]
-    )
-    assert [s.differs_from_reference for s in split.samples] == [False] * 4, (
-        "half the samples raise on []: the input is not counted, no one is flagged"
+    split = probe(oracle, list_contract(LARGEST[0]), [*LARGEST * 2, NONE_ON_EMPTY])
+    assert [s.differs_from_reference for s in split.samples] == [False] * 9, (
+        "8 of 9 samples (89%) return 0 on []: the input is not counted, no one is flagged"
     )
 
 
@@ -391,7 +398,7 @@ NONE_ON_NEGATIVES = (
 
 
 def test_where_the_reference_hangs_samples_are_compared_with_their_majority(oracle):
-    found = probe(oracle, list_contract(HANGS_ON_NEGATIVES), [*LARGEST, NONE_ON_NEGATIVES])
+    found = probe(oracle, list_contract(HANGS_ON_NEGATIVES), [*LARGEST * 3, NONE_ON_NEGATIVES])
     assert 0 < found.reference_hung and found.counted_majority > 0
     *right, odd = found.samples
     assert all(s.differs_from_majority is False and not s.differs_from_reference for s in right)
@@ -419,17 +426,19 @@ HANGS_ON_NEGATIVES_WRONG_AT_3 = (
 
 
 def test_inputs_after_a_hang_are_run_not_reported_as_no_result(oracle):
-    """probe-3: after a sample hangs on an input (in a run of its own), it is run again from the
-    next input, up to SAMPLE_RESTARTS times, so what it returns after the hang is known; inputs
-    it never reaches are NOT_RUN and never compared. Before, every input after the hang was
-    "no result" and, where the hanging input itself was not counted (most samples hang there),
-    an input the sample answers at once became its witness (HumanEval/13, line 1307 of the
-    CodeGen-16B samples: `greatest_common_divisor(0, 15)`)."""
+    """probe-3: after a sample hangs on an input (in a run of its own) whose counting the
+    majority decides, it is run again from the next input, up to SAMPLE_RESTARTS times, so
+    what it returns after the hang is known; inputs it never reaches are NOT_RUN and never
+    compared. Before, every input after the hang was "no result" and, where the hanging input
+    itself was not counted (most samples hang there), an input the sample answers at once became
+    its witness (HumanEval/13, line 1307 of the CodeGen-16B samples:
+    `greatest_common_divisor(0, 15)`)."""
     from skyt_tui.engine.oracle.outputs import MISSING, RETURNED
     from skyt_tui.engine.probe.behaviour import (
+        MODAL,
         NOT_RUN,
         SAMPLE_RESTARTS,
-        _run_again,
+        _run_samples,
         _same,
         _Work,
     )
@@ -437,15 +446,14 @@ def test_inputs_after_a_hang_are_run_not_reported_as_no_result(oracle):
     quick = contract(oracle={"timeout_s": 1.0})
     calls = tuple(Call((x,)) for x in (1, -5, 2, 3, -6, 4))
     work = _Work(quick, [HANGS_ON_NEGATIVES_WRONG_AT_3], [True], calls=calls)
-    first = next(iter(oracle.calls_iter([(quick, HANGS_ON_NEGATIVES_WRONG_AT_3, calls)])))
-    assert first.status == "timeout"
-    assert [o.status for o in first.outputs] == [RETURNED] + [MISSING] * 5
-    outputs = [{0: (first.status, first.reason, first.outputs)}]
-    _run_again(oracle, [work], outputs)
+    work.kinds = (MODAL,) * len(calls)
+    outputs = [{}]
+    _run_samples(oracle, [work], outputs)
     status, _, outs = outputs[0][0]
     assert SAMPLE_RESTARTS == 2
-    # run 2 from -5 hangs there at once; run 3 from 2 answers 2 and 3, then hangs on -6 with
-    # the time left; run 4 from -6 hangs there at once; no restart is left for 4
+    # run 1 answers 1 and hangs on -5; run 2 from -5 hangs there at once; run 3 from 2 answers 2
+    # and 3, then hangs on -6 with the time left; run 4 from -6 hangs there at once; no run is
+    # left for 4
     assert [(o.status, o.value) for o in outs] == [
         (RETURNED, 1),
         (MISSING, None),
@@ -463,3 +471,58 @@ def test_inputs_after_a_hang_are_run_not_reported_as_no_result(oracle):
     assert _same(outs, reference, [0, 2, 3, 5], None, None) == 3
     assert _same(outs, reference, [0, 2, 5], None, None) is None
     assert _same(outs, reference, [0, 1], None, None) == 1  # the hang itself, where counted
+
+
+def test_a_sample_hanging_where_the_reference_answered_is_not_run_past_it(oracle):
+    """probe-4: a sample that hangs again, in a run of its own, on an input in the domain the
+    reference answered differs from the reference there whatever it does after: it is not run
+    again past it (two runs, not four), its later inputs are NOT_RUN, and its witness is that
+    input. The open inputs (beyond the domain, or where the reference gave no result) run apart
+    with a quarter of the timeout, past a hang at once, and there "no result" is no difference."""
+    from skyt_tui.engine.oracle.outputs import MISSING, RETURNED
+    from skyt_tui.engine.probe.behaviour import (
+        MAJORITY,
+        NOT_RUN,
+        REFERENCE,
+        SLOWDOWN,
+        _run_samples,
+        _same,
+        _Work,
+    )
+
+    quick = contract(oracle={"timeout_s": 1.0})
+    runs = []
+
+    class Counting:
+        def calls_iter(self, jobs):
+            runs.extend((len(calls), c.oracle.timeout_s) for c, _, calls in jobs)
+            return oracle.calls_iter(jobs)
+
+    calls = tuple(Call((x,)) for x in (1, -5, 2, 3))
+    work = _Work(quick, [HANGS_ON_NEGATIVES_WRONG_AT_3], [True], calls=calls)
+    work.kinds = (REFERENCE,) * 4
+    outputs = [{}]
+    _run_samples(Counting(), [work], outputs)
+    assert runs == [(4, 1.0), (3, 1.0)], "the run, and the one again from the hang: no more"
+    outs = outputs[0][0][2]
+    assert [o.status for o in outs] == [RETURNED, MISSING, NOT_RUN, NOT_RUN]
+
+    runs.clear()
+    calls = tuple(Call((x,)) for x in (1, 2, -5, 3))
+    work = _Work(quick, [HANGS_ON_NEGATIVES_WRONG_AT_3], [True], calls=calls)
+    work.kinds = (REFERENCE, REFERENCE, MAJORITY, MAJORITY)
+    outputs = [{}]
+    _run_samples(Counting(), [work], outputs)
+    assert sorted(runs) == sorted([(2, 1.0), (2, 1.0 / SLOWDOWN), (1, 1.0 / SLOWDOWN)])
+    outs = outputs[0][0][2]
+    assert [(o.status, o.value) for o in outs] == [
+        (RETURNED, 1),
+        (RETURNED, 2),
+        (MISSING, None),
+        (RETURNED, 4),
+    ]
+    majority = tuple(outs[:2]) + (outs[3], outs[3])
+    assert _same(outs, majority, [0, 1, 2, 3], None, None, open_from=2) is None, (
+        "no result on an open input is no difference"
+    )
+    assert _same(outs, majority, [0, 1, 2, 3], None, None) == 2

@@ -206,3 +206,78 @@ async def test_a_run_started_with_probe_inputs_is_probed_after_it_finishes(isola
     document = json.loads((isolated_home / "runs" / run_id / "probe.json").read_text())
     assert document["key"]["settings"]["max_inputs"] == 30
     assert document["run"]["behaviour_classes"] == 2
+
+
+@pilot_test
+async def test_families_say_a_probe_made_by_an_older_probe_version_and_counts_read_as_english(
+    isolated_home, tmp_path
+):
+    """A probe stored under another probe version is stale: the families view names the version
+    it was made with and the current one, and shows no classes from it; a fresh probe's title
+    reads "1 class", never "1 classes"."""
+    from skyt_tui.engine.runs.probes import load_stored_probe
+    from skyt_tui.engine.versions import PROBE_VERSION
+    from skyt_tui.ui.app import SkytApp
+    from skyt_tui.ui.screens.families import FamiliesScreen, probe_title
+
+    run_id = stored_run(isolated_home, tmp_path)
+    done = run_cli(isolated_home, "probe", "run", run_id, "--json")
+    assert done.returncode == 0, done.stderr
+    path = isolated_home / "runs" / run_id / "probe.json"
+    document = json.loads(path.read_text())
+    document["key"]["probe_version"] = "probe-3"
+    path.write_text(json.dumps(document))
+    stored = load_stored_probe(run_id)
+    assert stored["stale"] and stored["stale_because"] == ["probe_version"]
+    app = SkytApp(start="runs")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#runs-table", DataTable)
+        table.move_cursor(row=table.get_row_index(run_id))
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        assert isinstance(app.screen, FamiliesScreen)
+        shown = screen_text(app)
+        assert f"probed with probe-3, an older probe version (now {PROBE_VERSION})" in shown
+        assert "class 2" not in shown and "not probed" not in shown
+    one = {"run": {"counted": 1, "behaviour_classes": 1}}
+    assert "on 1 generated input: 1 class among passing samples" in probe_title(one).plain
+    two = {"run": {"counted": 5, "behaviour_classes": 2, "plausible_but_wrong": 1}}
+    assert "5 generated inputs: 2 classes" in probe_title(two).plain
+    assert "(1 sample differs from the reference)" in probe_title(two).plain
+    changed = {"key": {"probe_version": PROBE_VERSION}, "stale_because": ["samples_sha256"]}
+    assert "no longer matches the run" in probe_title(None, changed).plain
+
+
+def test_counts_read_as_english():
+    from skyt_tui.engine.printable import counted
+    from skyt_tui.ui.probe_data import probe_line
+
+    assert [counted(n, "behaviour class") for n in (0, 1, 2)] == [
+        "0 behaviour classes",
+        "1 behaviour class",
+        "2 behaviour classes",
+    ]
+    assert counted(3, "solution family") == "3 solution families"
+    assert counted(1, "witness") == "1 witness" and counted(2, "witness") == "2 witnesses"
+    assert counted(1, "item", verb="move") == "1 item moves"
+    assert counted(2, "id", verb="are") == "2 ids are"
+    line = probe_line({"run": {"probed": 1, "behaviour_classes": 1, "plausible_but_wrong": 1}})
+    assert line == "probe: 1 passing sample, 1 behaviour class, 1 sample differs from the reference"
+
+
+def test_probe_run_prints_counts_as_english(capsys):
+    """`probe run`'s summary said "1 behaviour classes" and "1 passing samples probed"."""
+    from skyt_tui.cli.probe_cmd import print_run_probe
+
+    figures = {"probed": 1, "counted": 1, "generated": 1, "behaviour_classes": 1}
+    figures |= {"R_behavioral": 1.0, "R_behavioral_probe": 1.0, "plausible_but_wrong": 1}
+    print_run_probe(
+        {"contract_id": "c", "run": figures | {"plausible_but_wrong_share": 1.0}, "samples": []}
+    )
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "1 passing sample probed on 1 counted input (1 generated): 1 behaviour class," in printed
+    assert "plausible but wrong: 1 (1.000) differs from the reference" in printed
+    assert "classes" not in printed and "samples" not in printed

@@ -314,24 +314,75 @@ def test_the_apps_analysis_on_ray_refuses_the_same_repair_steps(ray_cluster, mon
 
 @pytest.mark.ray
 @pytest.mark.corpus
-def test_analyze_with_probe_on_ray_probes_here_and_prints_the_same_bytes(
-    ray_cluster, ray_executor, back_to_local, capsys, tmp_path
+def test_analyze_with_probe_on_ray_probes_on_the_cluster_and_prints_the_same_bytes(
+    ray_cluster, ray_executor, back_to_local, capsys, tmp_path, monkeypatch
 ):
-    """The probe's calls run on this machine's pool (a judge runs no calls); the verdicts on the
-    cluster; the output is the local executor's, and the human-readable run says where it probed."""
+    """Probing runs where judging runs: its calls go to the cluster's judges (none runs on this
+    machine's pool), and the output is the local executor's, byte for byte."""
+    from skyt_tui.engine.executor import choice
+    from skyt_tui.engine.oracle.judge import Oracle
+
     folder = str(humaneval_slice(tmp_path / "he", samples=6))
     probe = ["--probe", "--probe-inputs", "12"]
     local = _analyze_json([folder], capsys, *probe)
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("a probe's calls ran on this machine's pool")
+
+    monkeypatch.setattr(Oracle, "calls_iter", not_here)
+    plain = _analyze_json(
+        [folder], capsys, "--executor", "ray", "--ray-address", ray_cluster.address
+    )
+    judged = choice.current_executor().oracle().stats.jobs_submitted
     on_ray = _analyze_json(
         [folder], capsys, *probe, "--executor", "ray", "--ray-address", ray_cluster.address
     )
-    assert all("probe" in run for run in json.loads(local)["runs"])
+    runs = json.loads(local)["runs"]
+    assert all("probe" in run for run in runs) and json.loads(plain)["runs"]
     assert on_ray == local
+    stats = choice.current_executor().oracle().stats
+    probed = sum(run["probe"]["probed"] + 1 for run in runs)  # passing samples and the reference
+    assert stats.jobs_submitted >= 2 * judged + probed, "the probe's calls ran on the cluster"
+    assert stats.verdicts_filled == stats.jobs_submitted
     assert (
         main(["analyze", folder, *probe, "--executor", "ray", "--ray-address", ray_cluster.address])
         == 0
     )
-    assert "probing ran on this machine" in capsys.readouterr().err
+    assert "probing ran on this machine" not in capsys.readouterr().err
+
+
+@pytest.mark.ray
+def test_calls_on_the_cluster_are_the_local_pools_outputs(ray_executor):
+    """`RayOracle.calls_iter` (probing's jobs): the outputs and statuses of this machine's pool,
+    in input order, a hang and a raise included."""
+    from skyt_tui.engine.contracts.contract import contract_from_dict
+    from skyt_tui.engine.oracle.judge import Oracle
+    from skyt_tui.engine.oracle.outputs import Call
+
+    contract = contract_from_dict(
+        {
+            "schema_version": 1,
+            "id": "halve",
+            "title": "halve",
+            "difficulty": "easy",
+            "prompt": "f(x) halves x",
+            "entry": {"kind": "function", "name": "f"},
+            "oracle": {"timeout_s": 1.0},
+            "tests": [{"kind": "call", "args": [4], "expected": 2}],
+        }
+    )
+    calls = tuple(Call((x,)) for x in (4, 3, -1, 0, 10))
+    programs = [
+        "def f(x):\n    return x // 2\n",
+        "def f(x):\n    return 10 // x\n",
+        "def f(x):\n    while x < 0:\n        pass\n    return x / 2\n",
+    ] * 3
+    jobs = [(contract, code, calls) for code in programs]
+    with Oracle(workers=2) as here:
+        expected = [(r.status, r.outputs) for r in here.calls_iter(jobs)]
+    found = [(r.status, r.outputs) for r in ray_executor.oracle().calls_iter(jobs)]
+    assert found == expected
+    assert [status for status, _ in found[:3]] == ["ok", "ok", "timeout"]
 
 
 @pytest.mark.ray
@@ -792,3 +843,39 @@ def test_ctrl_c_stops_the_cluster_work_promptly(ray_cluster, tmp_path):
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_a_probe_job_lost_for_good_is_no_result_on_every_call():
+    """A probe job whose node was lost once too often gets no result on every call, with the
+    reason (as a judged sample gets a `worker_lost` verdict), not a retry loop and not a verdict."""
+    import collections
+    from concurrent.futures import Future
+
+    from skyt_tui.engine.contracts.contract import contract_from_dict
+    from skyt_tui.engine.executor import ray_oracle
+    from skyt_tui.engine.oracle.outputs import MISSING, Call, CallsResult
+
+    contract = contract_from_dict(
+        {
+            "schema_version": 1,
+            "id": "lost",
+            "title": "lost",
+            "difficulty": "easy",
+            "prompt": "f",
+            "entry": {"kind": "function", "name": "f"},
+            "tests": [{"kind": "call", "args": [1], "expected": 1}],
+        }
+    )
+    oracle = ray_oracle.RayOracle.__new__(ray_oracle.RayOracle)  # the retry rule alone, no cluster
+    oracle.stats = ray_oracle.Stats()
+    oracle._changed = threading.Condition()
+    oracle._stopped = set()
+    oracle._queue = collections.deque()
+    job = ray_oracle._Job("key", "def f(x): return x", Future(), contract, (Call((1,)), Call((2,))))
+    batch = ray_oracle._Batch([job], call=1, losses=ray_oracle.SPLIT_AFTER_LOSSES)
+    oracle._retry(batch)
+    result = job.future.result(timeout=0)
+    assert isinstance(result, CallsResult) and result.status == "worker_lost"
+    assert [out.status for out in result.outputs] == [MISSING, MISSING]
+    assert "lost with its Ray node" in result.reason
+    assert oracle.stats.jobs_lost_for_good == 1 and not oracle._queue

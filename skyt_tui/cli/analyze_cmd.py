@@ -54,7 +54,7 @@ from skyt_tui.engine import store
 from skyt_tui.engine.errors import InputError, StoreError
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs.report import samples_csv
 from skyt_tui.engine.sources.agreement import summarize_sources
 from skyt_tui.engine.sources.recorded import load_sources, resolve_contracts
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--probe needs the oracle; drop --no-oracle")
     if args.probe_settings is not None and args.resume:
         raise InputError(
-            "--resume does not apply to --probe (probing runs on this machine, in batches)"
+            "--resume does not apply to --probe (a probed analysis goes in batches, not run by run)"
         )
     apply_executor(args)
     runs = read_sources(args, require_contract=not args.no_oracle)
@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
     if document is not None:
         document.close(summaries)
     elif not csv_to_stdout:
-        print_executor(executor_lines(probe=args.probe_settings is not None))
+        print_executor(executor_lines())
         _print_table(rows, args)
         _print_sources(summaries)
     if args.resume:
@@ -318,7 +318,7 @@ def _print_sources(summaries: list[dict]) -> None:
             continue
         expected = (ended or {}).get("samples_expected")
         line = (
-            f"{printable(entry['file'])} ({entry['format']}): {entry['samples']} samples"
+            f"{printable(entry['file'])} ({entry['format']}): {counted(entry['samples'], 'sample')}"
             + (f" of {expected} expected" if expected is not None else "")
             + (" · pass over the recorded samples only" if ended else " · pass")
             + f" {fmt3(entry['pass_rate'])} by skyt-tui, {fmt3(entry['tool_pass_rate'])} by "

@@ -31,7 +31,7 @@ from skyt_tui.engine.contracts.contract import (
 )
 from skyt_tui.engine.contracts.describe import call_text, describe_compliance, describe_test
 from skyt_tui.engine.errors import ContractError, InputError
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.sources.importers import (
     WriteOutcome,
     import_humaneval_problems,
@@ -150,7 +150,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             break
         shown.remove(optional)
     table = Table(
-        title=plain(f"{len(valid)} contracts"),
+        title=plain(counted(len(valid), "contract")),
         title_justify="left",
         box=None,
         header_style="bold",
@@ -251,11 +251,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         facts.add_row("out of domain", plain(f"{outcome} for {inputs}"))
     transformers = ", ".join(contract.rescue.transformers) or "all transformers"
     facts.add_row(
-        "rescue", plain(f"at most {contract.rescue.max_transformations} steps; {transformers}")
+        "rescue",
+        plain(f"at most {counted(contract.rescue.max_transformations, 'step')}; {transformers}"),
     )
     out.print(facts)
 
-    out.print(plain(f"\n{len(contract.tests)} tests", style="bold"))
+    out.print(plain(f"\n{counted(len(contract.tests), 'test')}", style="bold"))
     for number, test in enumerate(contract.tests, start=1):
         line = plain(f"{number:>3}. ")
         line.append(f"{test.kind:<9}", style="cyan")
@@ -407,7 +408,7 @@ def _report(outcomes: list[WriteOutcome], out_dir: Path, as_json: bool) -> None:
     counts = {action: sum(1 for o in outcomes if o.action == action) for action in words}
     out.print(
         plain(
-            f"{len(outcomes)} contracts in {out_dir}: {counts['written']} written, "
+            f"{counted(len(outcomes), 'contract')} in {out_dir}: {counts['written']} written, "
             f"{counts['unchanged']} unchanged, {counts['overwritten']} overwritten"
         ),
         soft_wrap=True,

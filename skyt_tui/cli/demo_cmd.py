@@ -11,6 +11,7 @@ from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, print_json
 from skyt_tui.engine.benchmark.rotation import parse_now
 from skyt_tui.engine.demo import DEMO_LABEL, create_demo
+from skyt_tui.engine.printable import counted
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     )
     out.print(f"the samples are {DEMO_LABEL}", markup=False, soft_wrap=True)
     for meta in result.created:
-        out.print(f"  {meta.id}  ({meta.n} samples)", markup=False, soft_wrap=True)
+        out.print(f"  {meta.id}  ({counted(meta.n, 'sample')})", markup=False, soft_wrap=True)
     for line in result.skipped:
         out.print(f"skipped: {line}", markup=False, soft_wrap=True)
     for line in result.benchmark_steps:

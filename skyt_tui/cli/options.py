@@ -161,18 +161,15 @@ def apply_executor(args: argparse.Namespace) -> str:
     return str(kind)
 
 
-def executor_lines(judge: object = None, *, probe: bool = False) -> list[str]:
+def executor_lines(judge: object = None) -> list[str]:
     """Where the work runs when it is not this machine: the cluster, then one line per node and
     its isolation (of `judge`, else of the shared oracle); nothing for the local executor.
-    `probe`: the command probed samples, which runs on this machine (docs/scaling.md)."""
+    Probing runs where judging does (docs/scaling.md)."""
     from skyt_tui.engine.executor.choice import chosen_executor, current_executor
 
     if chosen_executor()[0] == "local":
         return []
-    lines = current_executor().describe(judge)
-    if probe:
-        lines.append("probing ran on this machine's sandbox pool, not on the cluster")
-    return lines
+    return current_executor().describe(judge)
 
 
 def print_executor(lines: list[str]) -> None:

@@ -10,8 +10,7 @@ import argparse
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,13 +30,12 @@ from skyt_tui.cli.options import (
 from skyt_tui.cli.output import console, error_console, fmt3, print_json, print_table
 from skyt_tui.engine import store
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.settings import load_settings
 from skyt_tui.engine.sources import humaneval
 from skyt_tui.engine.versions import ORACLE_VERSION
 
 if TYPE_CHECKING:
-    from skyt_tui.engine.oracle.judge import Oracle
     from skyt_tui.engine.oracle.verdicts import Verdict
 
 # The oracle and the sandbox (and the catalog) load when the command runs, not when the parser
@@ -151,14 +149,13 @@ def run_samples(args: argparse.Namespace) -> int:
             [(contract, code) for code in codes], verdict_only=not args.all_outcomes
         )
         isolation, layers = oracle.isolation, oracle.layers
-        where = executor_lines(oracle, probe=args.probe_settings is not None)
+        where = executor_lines(oracle)
         if args.probe_settings is not None:
             from skyt_tui.engine.probe.behaviour import probe_contracts
 
-            with _probe_oracle(oracle, args) as here:
-                probe = probe_contracts(
-                    here, [(contract, codes, [v.passed for v in verdicts])], args.probe_settings
-                )[0]
+            probe = probe_contracts(
+                oracle, [(contract, codes, [v.passed for v in verdicts])], args.probe_settings
+            )[0]
     if args.json:
         print_json(
             "oracle",
@@ -306,7 +303,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
     oracle = current_executor().open_oracle(workers=args.workers, isolation=args.isolation)
     with closing(oracle):
         isolation, layers, workers = oracle.isolation, oracle.layers, oracle.workers
-        where = executor_lines(oracle, probe=args.probe_settings is not None)
+        where = executor_lines(oracle)
         show_progress = not args.json and sys.stderr.isatty()
         for verdict in oracle.check_iter(jobs, verdict_only=not args.all_outcomes):
             verdicts.append(verdict)
@@ -318,10 +315,9 @@ def run_humaneval(args: argparse.Namespace) -> int:
         elapsed = time.perf_counter() - start
         probes = None
         if args.probe_settings is not None:
-            with _probe_oracle(oracle, args) as here:
-                probes, probe_elapsed = _probe_humaneval(
-                    here, contracts, completions, jobs, verdicts, args.probe_settings, show_progress
-                )
+            probes, probe_elapsed = _probe_humaneval(
+                oracle, contracts, completions, jobs, verdicts, args.probe_settings, show_progress
+            )
     score = score_humaneval(problems, completions, verdicts, ks)
     sample_probes: dict[int, dict[str, Any]] = {}
     if probes is not None:
@@ -382,7 +378,9 @@ def run_humaneval(args: argparse.Namespace) -> int:
         )
     print_table(out, table)
     overall = "  ".join(f"pass@{k} {fmt3(value)}" for k, value in score["pass_at_k"].items())
-    out.print(f"{len(verdicts)} samples, {len(score['tasks'])} tasks: {overall}")
+    out.print(
+        f"{counted(len(verdicts), 'sample')}, {counted(len(score['tasks']), 'task')}: {overall}"
+    )
     out.print(
         "statuses: " + ", ".join(f"{name} {count}" for name, count in score["statuses"].items())
     )
@@ -397,12 +395,14 @@ def run_humaneval(args: argparse.Namespace) -> int:
     if trivial:
         listed = ", ".join(f"{printable(task)} ({count})" for task, count in trivial.items())
         out.print(
-            f"not counted as tests: {sum(trivial.values())} trivial asserts (assert True …) "
-            f"in {len(trivial)} tasks: {listed}",
+            f"not counted as tests: {counted(sum(trivial.values()), 'trivial assert')} (assert True …) "
+            f"in {counted(len(trivial), 'task')}: {listed}",
             markup=False,
             highlight=False,
         )
-    out.print(f"{elapsed:.1f} s, {len(verdicts) / elapsed:.0f} samples/s on {workers} workers")
+    out.print(
+        f"{elapsed:.1f} s, {len(verdicts) / elapsed:.0f} samples/s on {counted(workers, 'worker')}"
+    )
     if probes is not None:
         from skyt_tui.cli.probe_output import print_probe
 
@@ -418,19 +418,6 @@ def run_humaneval(args: argparse.Namespace) -> int:
     _print_isolation(isolation, layers)
     print_executor(where)
     return 0
-
-
-@contextmanager
-def _probe_oracle(oracle: object, args: argparse.Namespace) -> Iterator[Oracle]:
-    """The oracle that probes: the command's own on this machine; with a cluster, a pool on this
-    machine with the same workers and isolation (probing runs here, docs/scaling.md)."""
-    from skyt_tui.engine.oracle.judge import Oracle
-
-    if isinstance(oracle, Oracle):
-        yield oracle
-        return
-    with Oracle(workers=args.workers, isolation=args.isolation) as here:
-        yield here
 
 
 def _probe_humaneval(

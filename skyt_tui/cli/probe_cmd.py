@@ -11,7 +11,7 @@ from rich.text import Text
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option, add_probe_options, probe_settings_of
 from skyt_tui.cli.output import console, fmt3, print_json
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -62,8 +62,9 @@ def print_run_probe(document: dict[str, Any]) -> None:
     figures = document["run"]
     out.print(
         Text(
-            f"{figures['probed']} passing samples probed on {figures['counted']} counted inputs "
-            f"({figures['generated']} generated): {figures['behaviour_classes']} behaviour classes, "
+            f"{counted(figures['probed'], 'passing sample')} probed on "
+            f"{counted(figures['counted'], 'counted input')} ({figures['generated']} generated): "
+            f"{counted(figures['behaviour_classes'], 'behaviour class')}, "
             f"R_behavioral {fmt3(figures['R_behavioral'])} on tests, "
             f"{fmt3(figures['R_behavioral_probe'])} on probes"
         )
@@ -72,7 +73,8 @@ def print_run_probe(document: dict[str, Any]) -> None:
         out.print(
             Text(
                 f"plausible but wrong: {figures['plausible_but_wrong']} "
-                f"({fmt3(figures['plausible_but_wrong_share'])}) differ from the reference"
+                f"({fmt3(figures['plausible_but_wrong_share'])}) "
+                f"{'differs' if figures['plausible_but_wrong'] == 1 else 'differ'} from the reference"
             )
         )
     for row in document["samples"]:

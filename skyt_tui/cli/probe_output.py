@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from skyt_tui.cli.output import fmt3, print_table
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 
 if TYPE_CHECKING:
     from skyt_tui.engine.probe.behaviour import ContractProbe
@@ -42,10 +42,12 @@ def print_probe(
         print_table(out, table)
     summary = probe_summary(probes)
     out.print(
-        f"probed {summary['probed']} passing samples on {summary['inputs_counted']} counted inputs: "
-        f"{summary['plausible_but_wrong']} differ from the reference "
-        f"({fmt3(summary['plausible_but_wrong_share'])}), {summary['unlike_majority']} from the "
-        f"passing samples' majority, {summary['behaviour_classes']} behaviour classes"
+        f"probed {counted(summary['probed'], 'passing sample')} on "
+        f"{counted(summary['inputs_counted'], 'counted input')}: "
+        f"{summary['plausible_but_wrong']} {_differ(summary['plausible_but_wrong'])} from the "
+        f"reference ({fmt3(summary['plausible_but_wrong_share'])}), {summary['unlike_majority']} "
+        f"from the passing samples' majority, "
+        f"{counted(summary['behaviour_classes'], 'behaviour class')}"
     )
     for probe in probes:
         if len(probe.classes) > 1:
@@ -58,3 +60,7 @@ def print_probe(
             )
         if probe.note:
             out.print(Text(f"{printable(probe.contract.id)}: {printable(probe.note)}", style="dim"))
+
+
+def _differ(number: int) -> str:
+    return "differs" if number == 1 else "differ"

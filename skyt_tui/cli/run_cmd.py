@@ -42,6 +42,7 @@ from skyt_tui.engine.generation.workflow import (
     resume_and_analyse,
     sweep_and_analyse,
 )
+from skyt_tui.engine.printable import counted
 from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.report import metrics_line
@@ -356,7 +357,7 @@ def _interrupted(run_id: str) -> int:
     """Say how to continue an interrupted run; the exit code for it."""
     run = run_store.load_run(run_id)
     print(
-        f"skyt-tui: interrupted: run {run_id} has {len(run.samples)} of {run.meta.n} samples; "
+        f"skyt-tui: interrupted: run {run_id} has {len(run.samples)} of {counted(run.meta.n, 'sample')}; "
         f"continue with `skyt-tui resume {run_id}`",
         file=sys.stderr,
     )
@@ -658,7 +659,7 @@ def resume_command(args: argparse.Namespace) -> int:
             print_json("run", {"runs": [{"run_id": run_id, "status": status, "new_samples": 0}]})
         else:
             console().print(
-                f"run {run_id}: nothing to resume ({len(run.samples)} of {run.meta.n} samples stored)",
+                f"run {run_id}: nothing to resume ({len(run.samples)} of {counted(run.meta.n, 'sample')} stored)",
                 markup=False,
                 soft_wrap=True,
             )
@@ -671,7 +672,7 @@ def resume_command(args: argparse.Namespace) -> int:
     def announce(_: object) -> None:
         if not args.json:
             console().print(
-                f"run {run_id}: resuming, {pending} of {run.meta.n} samples to go",
+                f"run {run_id}: resuming, {pending} of {counted(run.meta.n, 'sample')} to go",
                 markup=False,
                 soft_wrap=True,
             )

@@ -28,7 +28,7 @@ from skyt_tui.cli.output import (
 )
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.normalize import LEVELS
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.report import SUMMARY_METRICS, report_dict, sample_rows, samples_csv
@@ -214,7 +214,7 @@ def _print_report(run: run_store.StoredRun, analysis: StoredAnalysis, brief: boo
         for line in run.damaged:
             out.print(f"damaged: {line}", style="red", markup=False, soft_wrap=True)
         out.print(
-            f"the metrics below cover {len(run.samples)} of {meta.n} samples: this run is not complete",
+            f"the metrics below cover {len(run.samples)} of {counted(meta.n, 'sample')}: this run is not complete",
             style="red",
             markup=False,
         )

@@ -29,6 +29,7 @@ from skyt_tui.cli.output import (
     with_stage_progress,
     write_output_file,
 )
+from skyt_tui.engine.printable import counted
 
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
@@ -247,7 +248,9 @@ def show_command(args: argparse.Namespace) -> int:
     )
     for key, value in study.filter.to_dict().items():
         if isinstance(value, list) and len(value) > 5:
-            shown = f"{len(value)} values: " + ", ".join(str(v) for v in value[:3]) + ", …"
+            shown = (
+                f"{counted(len(value), 'value')}: " + ", ".join(str(v) for v in value[:3]) + ", …"
+            )
         else:
             shown = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
         out.print(f"  {key}: {shown}", markup=False, soft_wrap=True)
@@ -434,7 +437,7 @@ def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
         rho = (
             ""
             if trend.spearman_rho is None
-            else f"; Spearman ρ {trend.spearman_rho:+.3f} (p {_p(trend.spearman_p)}, {trend.n_cells} cells)"
+            else f"; Spearman ρ {trend.spearman_rho:+.3f} (p {_p(trend.spearman_p)}, {counted(trend.n_cells, 'cell')})"
         )
         out.print(
             f"trend {trend.model}: {points} · slope {trend.slope:+.3f} per unit T{rho}",

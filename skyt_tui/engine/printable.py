@@ -56,3 +56,26 @@ def json_printable(text: str) -> str:
     `\\uXXXX` escapes, which decode to the same string: the JSON means the same.
     """
     return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
+def counted(number: int, noun: str, plural: str | None = None, *, verb: str = "") -> str:
+    """`number` and `noun` as English: "1 sample", "2 samples", "0 behaviour classes",
+    "3 solution families" (the last word takes -s, -es after s/x/z/ch/sh, -ies after a
+    consonant's y; `plural` gives an irregular one), and `verb` (given in the plural) agreeing
+    with it: `counted(1, "item", verb="move")` is "1 item moves"."""
+    if number == 1:
+        said = f"{number} {noun}"
+        return f"{said} {_SINGULAR.get(verb, verb + 's')}" if verb else said
+    if plural is None:
+        head, _, word = noun.rpartition(" ")
+        if word.endswith(("s", "x", "z", "ch", "sh")):
+            word += "es"
+        elif word.endswith("y") and len(word) > 1 and word[-2] not in "aeiou":
+            word = word[:-1] + "ies"
+        else:
+            word += "s"
+        plural = f"{head} {word}" if head else word
+    return f"{number} {plural} {verb}" if verb else f"{number} {plural}"
+
+
+_SINGULAR = {"are": "is", "have": "has", "were": "was"}

@@ -24,6 +24,10 @@ verdict (`Verdict.unrun`). 3: a test after a timeout runs again in a fresh proce
 pass thresholds as SKYT applies them."""
 REPAIR_VERSION = "2"
 """2: the midpoint transformer; a candidate that breaks a coding rule the sample kept is refused."""
+PROBE_VERSION = "probe-4"
+"""Names the probe's generation, counting rule and comparison (docs/probe.md); bump when any of
+them changes. 4: inputs from the signature's types and the docstring's calls, boundary values
+and extrapolations of the examples."""
 ANALYSIS_VERSION = "2"
 """How a run's samples become its analysis; part of every cached analysis's key.
 2: every sample that produced code is counted, whatever its length (issue 36; before, a

@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from skyt_tui.engine import benchmark
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.ui import bench_data
 
@@ -104,7 +104,7 @@ def sample_line(sample: benchmark.AnchorSample) -> str:
     config = sample.config
     floor = "default floor" if config.floor is None else f"floor {config.floor}"
     return (
-        f"{sample.size} of {sample.n_items} items, {sample.description}, rate {config.rate:g}, "
+        f"{sample.size} of {counted(sample.n_items, 'item')}, {sample.description}, rate {config.rate:g}, "
         f"{floor}, seed {sample.seed}, drawn {sample.recorded_at or '–'} from version "
         f"{sample.benchmark_version}"
     )
@@ -116,8 +116,8 @@ def overview(view: bench_data.BenchmarkView) -> Group:
     head = Text()
     head.append(f"{bench.name}", style="bold")
     head.append(
-        f" · version {bench.version} of {len(bench.versions)} · {info.n_items} items · "
-        f"{info.n_systems} systems · {info.n_results} scores"
+        f" · version {bench.version} of {len(bench.versions)} · {counted(info.n_items, 'item')} · "
+        f"{counted(info.n_systems, 'system')} · {counted(info.n_results, 'score')}"
     )
     head.append(
         f"\nimported {info.imported_at or '–'} · content sha256 {info.content_hash[:16]}…",
@@ -174,7 +174,7 @@ def overview(view: bench_data.BenchmarkView) -> Group:
                 else "items chosen for their information at the systems' ability quantiles"
             )
             text.append(
-                f"2PL model of {len(sample.model.systems)} systems: {how}; new systems are "
+                f"2PL model of {counted(len(sample.model.systems), 'system')}: {how}; new systems are "
                 "estimated from their anchor scores (Estimates tab, `bench estimate`); "
                 f"intervals {sample.calibration_note or 'not calibrated on later systems'}\n",
                 style="dim",
@@ -244,7 +244,7 @@ def validation_text(report: benchmark.ValidationReport) -> Group:
     text = Text()
     text.append(report.verdict + "\n", style="bold green" if report.trustworthy else "bold yellow")
     text.append(
-        f"{report.config.draws} draws: each method chooses its anchors seeing "
+        f"{counted(report.config.draws, 'draw')}: each method chooses its anchors seeing "
         f"{report.n_choose} training systems (irt and cluster fit on them) and estimates the "
         f"{report.n_held_out} held-out ones; medians over the draws, cover = share of held-out "
         f"systems inside the {report.config.level:g} interval. ◂ this sample's method\n",
@@ -255,7 +255,7 @@ def validation_text(report: benchmark.ValidationReport) -> Group:
     after = Text()
     if split is not None:
         after.append(
-            f"\ntime split: trained on the {len(split.train)} systems released before "
+            f"\ntime split: trained on the {counted(len(split.train), 'system')} released before "
             f"{split.date}, tested on the {len(split.test)} after\n",
             style="bold",
         )
@@ -268,7 +268,7 @@ def validation_text(report: benchmark.ValidationReport) -> Group:
     for warning in report.warnings:
         tail.append(f"⚠ {warning}\n", style="yellow")
     tail.append(
-        f"\nthis sample ({len(check.ids)} items) on {len(check.points)} systems: Pearson r "
+        f"\nthis sample ({counted(len(check.ids), 'item')}) on {counted(len(check.points), 'system')}: Pearson r "
         f"{fmt3(check.pearson)}, Spearman {fmt3(check.spearman)}, Kendall τ {fmt3(check.kendall)}, "
         f"MAE {fmt3(check.mae)}"
         + (" (in-sample: the model was fitted on these systems)" if check.in_sample else "")

@@ -14,6 +14,7 @@ from skyt_tui.engine.contracts.contract import (
     Step,
 )
 from skyt_tui.engine.contracts.describe import describe_compliance
+from skyt_tui.engine.printable import counted
 
 MAX_VALUE_CHARS = 60
 
@@ -87,7 +88,7 @@ def describe_tests(contract: Contract) -> list[str]:
             lines.extend(f"     {_step_text(step)}" for step in test.steps)
         elif isinstance(test, CheckTest):
             code_lines = test.code.strip("\n").splitlines()
-            lines.append(f"{label}check(candidate), {len(code_lines)} lines:")
+            lines.append(f"{label}check(candidate), {counted(len(code_lines), 'line')}:")
             lines.extend(f"     {line}" for line in code_lines)
     return lines
 
@@ -119,6 +120,6 @@ def describe_constraints(contract: Contract) -> list[str]:
         lines.append(f"out of domain: {inputs} must {outcome}")
     transformers = ", ".join(contract.rescue.transformers) or "all"
     lines.append(
-        f"repair: at most {contract.rescue.max_transformations} steps, transformers: {transformers}"
+        f"repair: at most {counted(contract.rescue.max_transformations, 'step')}, transformers: {transformers}"
     )
     return lines

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from skyt_tui.engine.printable import counted
+
 
 def probe_run(run_id: str, max_inputs: int | None = None) -> dict[str, Any]:
     """Probe a stored run's passing samples on generated inputs and store it (docs/probe.md)."""
@@ -32,9 +34,9 @@ def probe_line(document: dict[str, Any]) -> str:
     """One headline of a run's probe, for the run's outcome."""
     figures = document.get("run") or {}
     line = (
-        f"probe: {figures.get('probed', 0)} passing samples, "
-        f"{figures.get('behaviour_classes', 0)} behaviour classes"
+        f"probe: {counted(figures.get('probed', 0), 'passing sample')}, "
+        f"{counted(figures.get('behaviour_classes', 0), 'behaviour class')}"
     )
     if figures.get("plausible_but_wrong"):
-        line += f", {figures['plausible_but_wrong']} differ from the reference"
+        line += f", {counted(figures['plausible_but_wrong'], 'sample', verb='differ')} from the reference"
     return line

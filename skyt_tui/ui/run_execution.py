@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from skyt_tui.engine.contracts.catalog import get_contract
+from skyt_tui.engine.printable import counted
 from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.runs.report import metrics_line
 from skyt_tui.ui import probe_data, run_data, run_form
@@ -53,7 +54,7 @@ class RunOutcome:
     def summary(self) -> str:
         """`finished: 20 samples, 1 failed` (cancelled, or stopped with the reason)."""
         verb = "cancelled" if self.cancelled else "stopped" if self.stopped else "finished"
-        return f"{verb}: {self.n_done} samples, {self.n_failed} failed" + (
+        return f"{verb}: {counted(self.n_done, 'sample')}, {self.n_failed} failed" + (
             f" — {self.stopped}" if self.stopped else ""
         )
 

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from skyt_tui.engine.demo import DEMO_LABEL
 from skyt_tui.engine.measure import registry
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.runs.run_store import ABORTED, INTERRUPTED, RUNNING, RunMeta, RunSummary
 from skyt_tui.ui import run_data
@@ -153,7 +153,8 @@ def metrics_text(analysis: StoredAnalysis, requested: int | None = None) -> Text
     text = Text()
     if is_partial(analysis, requested):
         text.append(
-            f"partial, {analysed_count(analysis)} of {requested} samples: ", style="bold yellow"
+            f"partial, {analysed_count(analysis)} of {counted(requested, 'sample')}: ",
+            style="bold yellow",
         )
     for position, (name, value) in enumerate(parts):
         if position:

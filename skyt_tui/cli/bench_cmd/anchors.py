@@ -28,6 +28,7 @@ from skyt_tui.engine.benchmark.validation import (
     trusted,
 )
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.printable import counted
 
 
 def add_sample(commands: argparse._SubParsersAction) -> None:
@@ -204,7 +205,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
     floor = "default" if sample.config.floor is None else str(sample.config.floor)
     say(
         f"method {sample.description}; rate {sample.config.rate:g}, floor {floor}, seed {sample.seed} "
-        f"→ {sample.size} items"
+        f"→ {counted(sample.size, 'item')}"
         + (
             f" (raised from {sample.requested_size}: at least one per stratum)"
             if sample.size > sample.requested_size
@@ -218,7 +219,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
     if sample.model is not None:
         model = sample.model
         say(
-            f"2PL model: {len(model.systems)} systems, {model.iterations} iterations"
+            f"2PL model: {counted(len(model.systems), 'system')}, {counted(model.iterations, 'iteration')}"
             + ("" if model.converged else " (not converged)")
             + f", dispersion {model.dispersion:.2f}; estimate systems with "
             f"`skyt-tui bench estimate {args.name} RESULTS.csv`"
@@ -268,9 +269,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     floor = "default" if report.sample_config.floor is None else str(report.sample_config.floor)
     what = "every method" if everything else f"{report.method}"
     title = (
-        f"{args.name}: {what}, {report.sample_size}/{report.n_items} items "
-        f"(rate {report.sample_config.rate:g}, floor {floor}), {config.draws} draws, "
-        f"{report.n_held_out} of {len(report.systems_used)} systems held out per draw"
+        f"{args.name}: {what}, {report.sample_size}/{counted(report.n_items, 'item')} "
+        f"(rate {report.sample_config.rate:g}, floor {floor}), {counted(config.draws, 'draw')}, "
+        f"{report.n_held_out} of {counted(len(report.systems_used), 'system')} held out per draw"
     )
     if everything:
         console().print(_methods_table(report.methods, config, title))
@@ -302,7 +303,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             _methods_table(
                 split.results,
                 config,
-                f"time split: trained on the {len(split.train)} systems released before {split.date}, "
+                f"time split: trained on the {counted(len(split.train), 'system')} released before {split.date}, "
                 f"tested on the {len(split.test)} released on or after it",
                 time_split=True,
             )
@@ -312,7 +313,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     check = report.sample_check
     say(
         f"the sample `bench sample --method {check.method} --seed {config.seed}` draws, on all "
-        f"{len(report.systems_used)} systems"
+        f"{counted(len(report.systems_used), 'system')}"
         + (" (in-sample: the model was fitted on them)" if check.in_sample else "")
         + f": r {fmt3(check.pearson)}, ρ {fmt3(check.spearman)}, τ {fmt3(check.kendall)}, "
         f"MAE {fmt3(check.mae)}"

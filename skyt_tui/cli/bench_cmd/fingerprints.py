@@ -13,6 +13,7 @@ from skyt_tui.cli.bench_cmd.common import NAME_HELP, limit_option, say, shown_ro
 from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, fmt3, print_json, print_table
 from skyt_tui.engine import benchmark as bench
+from skyt_tui.engine.printable import counted
 
 
 def add_fingerprints(commands: argparse._SubParsersAction) -> None:
@@ -137,7 +138,7 @@ def cmd_contamination(args: argparse.Namespace) -> int:
     )
     say(
         f"{len(contaminated)} of {checked} checked item(s) share 13-grams with {report.file} "
-        f"({report.file_tokens} tokens)",
+        f"({counted(report.file_tokens, 'token')})",
         "bold",
     )
     if no_text or short:

@@ -20,6 +20,7 @@ from skyt_tui.engine.benchmark.rotation import (
     history_rows,
 )
 from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED
+from skyt_tui.engine.printable import counted
 
 
 def add_rotate(commands: argparse._SubParsersAction) -> None:
@@ -154,8 +155,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         return 0
     info = versions[-1]
     say(
-        f"{args.name}: version {info.version} of {len(versions)}, {info.n_items} items, "
-        f"{info.n_systems} systems, {info.n_results} scores",
+        f"{args.name}: version {info.version} of {len(versions)}, {counted(info.n_items, 'item')}, "
+        f"{counted(info.n_systems, 'system')}, {counted(info.n_results, 'score')}",
         "bold",
     )
     if sample is None:
@@ -166,7 +167,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             if sample.benchmark_version == info.version
             else f" — drawn on version {sample.benchmark_version}, not the current one"
         )
-        say(f"anchor sample: {sample.size} items, {sample.description}, seed {sample.seed}{note}")
+        say(f"anchor sample: {counted(sample.size, 'item')}, {sample.description}, seed {sample.seed}{note}")  # fmt: skip
     table = Table("stratum", "items", "pool", "held-out", "training")
     for name, count in status.strata.items():
         table.add_row(

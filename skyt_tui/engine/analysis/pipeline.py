@@ -34,7 +34,7 @@ from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.contracts.catalog import find_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import ContractError
-from skyt_tui.engine.executor.choice import Executor, Judge, current_executor, local_oracle
+from skyt_tui.engine.executor.choice import Executor, Judge, current_executor
 from skyt_tui.engine.measure.distance import PAIRWISE_MATRIX_LIMIT
 from skyt_tui.engine.measure.distance_kind import distance_kind
 from skyt_tui.engine.measure.metrics import (
@@ -46,7 +46,6 @@ from skyt_tui.engine.measure.metrics import (
 )
 from skyt_tui.engine.measure.normalize import Normalized, normalize
 from skyt_tui.engine.measure.records import SampleAnalysis
-from skyt_tui.engine.oracle.judge import Oracle
 from skyt_tui.engine.oracle.verdicts import TestOutcome, Verdict
 from skyt_tui.engine.probe.behaviour import ContractProbe, ProbeSettings, probe_contracts
 from skyt_tui.engine.probe.report import run_probe_figures
@@ -316,8 +315,8 @@ def analyze_runs(
     `executor`: where the work runs (default: the process's, `executor.choice`);
     with `oracle=True` its oracle judges. Results do not depend on it.
 
-    `probe`: also run each run's passing samples on generated inputs (docs/probe.md); the
-    probe's calls run on this machine's sandbox pool whatever the executor (`local_oracle`).
+    `probe`: also run each run's passing samples on generated inputs (docs/probe.md), on the
+    oracle that judged them (this machine's pool, or the Ray cluster's nodes).
 
     `store_canon_provider(contract)` (store mode) finds the sample that should
     become the canon when the store has none: (code, provenance) of the first
@@ -479,11 +478,10 @@ def _analyze(
 
     probes: list[ContractProbe | None] = [None] * len(runs)
     if the_oracle is not None and probe is not None:
-        probe_oracle = the_oracle if isinstance(the_oracle, Oracle) else local_oracle()
         wanted = [i for i, (contract, vs) in enumerate(zip(contracts, verdicts)) if contract and vs]
         report("probe", 0, len(wanted))
         found = probe_contracts(
-            probe_oracle,
+            the_oracle,
             [
                 (contracts[i], prepared[i].codes, [v.passed for v in verdicts[i] or []])  # type: ignore[misc]
                 for i in wanted

@@ -87,8 +87,9 @@ def analyze_stream(
     it is sent to the nodes) turns a run's analysis into what the caller keeps. `per_run`
     (default: the executor's `per_run`) sends each run on its own through `Executor.stream`.
     A probe, an oracle object of the caller's and store mode without `store_canon_provider`
-    go in batches: they need this machine (the probe's calls, the caller's oracle, the
-    store's first passing sample).
+    go in batches: they need this machine (the probe's inputs and its comparison of outputs,
+    whose calls run on the executor's oracle; the caller's oracle; the store's first passing
+    sample).
     """
     executor = executor or current_executor()
     report = progress or (lambda stage, done, total: None)

@@ -23,6 +23,7 @@ from skyt_tui.engine.errors import SkytError
 if TYPE_CHECKING:
     from skyt_tui.engine.contracts.contract import Contract
     from skyt_tui.engine.oracle.judge import Oracle
+    from skyt_tui.engine.oracle.outputs import Call, CallsResult
     from skyt_tui.engine.oracle.verdicts import Verdict
     from skyt_tui.engine.repair.parallel import RepairTask
     from skyt_tui.engine.repair.pipeline import RepairResult
@@ -65,6 +66,10 @@ class Judge(Protocol):
         dedupe: bool = False,
         verdict_only: bool = False,
     ) -> Iterator[Verdict]: ...
+
+    def calls_iter(
+        self, jobs: Sequence[tuple[Contract, str, Sequence[Call]]]
+    ) -> Iterator[CallsResult]: ...
 
     def close(self) -> None: ...
 
@@ -202,8 +207,8 @@ _local: Executor | None = None
 
 def local_oracle() -> Oracle:
     """This machine's shared oracle whatever the chosen executor: for the work that runs here
-    only (probing samples on generated inputs, docs/probe.md). With the local executor it is
-    that executor's shared oracle, so there is one warm pool."""
+    only (a witness's expected output, docs/probe.md). With the local executor it is that
+    executor's shared oracle, so there is one warm pool."""
     global _local
     from skyt_tui.engine.oracle.judge import Oracle
 

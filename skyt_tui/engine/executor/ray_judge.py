@@ -25,6 +25,7 @@ from skyt_tui import __version__, locations
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.oracle.judge import Oracle
+from skyt_tui.engine.oracle.outputs import Call, CallsResult
 from skyt_tui.engine.oracle.verdicts import Verdict
 from skyt_tui.engine.repair.parallel import Outcome
 from skyt_tui.engine.versions import ORACLE_VERSION
@@ -120,6 +121,15 @@ class NodeJudge:
         return oracle.check_many(
             [(known[key], code) for key, code in jobs], verdict_only=verdict_only
         )
+
+    def calls(
+        self, contracts: dict[str, Contract], jobs: list[tuple[str, str, tuple[Call, ...]]]
+    ) -> list[CallsResult]:
+        """What each (contract key, program, calls) job returns on its calls, in order
+        (`Oracle.calls_iter`): probing on this node (docs/probe.md)."""
+        oracle = self._ready()
+        known = self._known(contracts)
+        return list(oracle.calls_iter([(known[key], code, calls) for key, code, calls in jobs]))
 
     def verify(self, contracts: dict[str, Contract], jobs: list[tuple[str, str]]) -> list[Outcome]:
         """What a repair search asks of the oracle about each job: (passes, the keys of the

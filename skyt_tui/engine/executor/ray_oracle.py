@@ -1,7 +1,8 @@
 """The oracle on a Ray cluster: batches of jobs to one judge per node, verdicts back in order.
 
 `RayOracle` offers what `oracle.judge.Oracle` offers (`check`, `check_many`, `check_iter`,
-`isolation`, `layers`, `workers`), so the pipeline and the commands use either. Jobs are cut
+`calls_iter` for probing, `isolation`, `layers`, `workers`), so the pipeline and the commands
+use either. Jobs are cut
 into batches and handed by one dispatcher thread to the node judges (`ray_judge.NodeJudge`,
 one actor per node pinned to it, owning that node's warm sandbox pool), a few batches in
 flight per node so no pool waits; each job's verdict fills its future, and `check_iter`
@@ -33,6 +34,7 @@ from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.executor.choice import ExecutorError
 from skyt_tui.engine.executor.ray_judge import NodeJudge, source_digest
 from skyt_tui.engine.oracle.lost import lost_verdict
+from skyt_tui.engine.oracle.outputs import MISSING, Call, CallOutput, CallsResult
 from skyt_tui.engine.oracle.verdicts import Verdict
 from skyt_tui.engine.printable import printable
 
@@ -77,8 +79,10 @@ class NodeInfo:
 class _Job:
     key: str
     code: str
-    future: Future[Verdict]
+    future: Future[Any]
     contract: Contract
+    calls: tuple[Call, ...] | None = None
+    """A probing job (`calls_iter`): what the program returns on these calls, not a verdict."""
 
 
 @dataclass
@@ -226,6 +230,46 @@ class RayOracle:
             job = _Job(key, code, Future(), contract)
             runnable.append(job)
             entries.append(("run", job.future))
+        yield from self._in_order(call, entries, runnable, verdict_only)
+
+    def calls_iter(
+        self, jobs: Sequence[tuple[Contract, str, Sequence[Call]]]
+    ) -> Iterator[CallsResult]:
+        """What each program returns on its calls (`Oracle.calls_iter`, on the cluster's nodes),
+        in input order, each as soon as it is in: probing's jobs (docs/probe.md). As there, a
+        program repeated with the same contract object and calls object runs once."""
+        if self._broken:
+            raise ExecutorError(self._broken)
+        with self._changed:
+            self._calls += 1
+            call = self._calls
+        keys: dict[int, str] = {}
+        first_of: dict[tuple[int, str, int], int] = {}
+        entries: list[tuple[str, Any]] = []
+        runnable: list[_Job] = []
+        for position, (contract, code, calls) in enumerate(jobs):
+            seen = (id(contract), code, id(calls))
+            if seen in first_of:
+                entries.append(("copy", first_of[seen]))
+                continue
+            first_of[seen] = position
+            key = keys.get(id(contract))
+            if key is None:
+                key = keys[id(contract)] = contract.content_hash()
+            job = _Job(key, code, Future(), contract, tuple(calls))
+            runnable.append(job)
+            entries.append(("run", job.future))
+        yield from self._in_order(call, entries, runnable)
+
+    def _in_order(
+        self,
+        call: int,
+        entries: list[tuple[str, Any]],
+        runnable: list[_Job],
+        verdict_only: bool = False,
+    ) -> Iterator[Any]:
+        """Queue `runnable` in batches and yield each entry's result in input order ("copy"
+        entries repeat an earlier position's); `verdict_only` as `check_iter`'s."""
         size = self._batch_size(len(runnable))
         batches = [
             _Batch(runnable[start : start + size], call, verdict_only=verdict_only)
@@ -236,7 +280,7 @@ class RayOracle:
             self._queue.extend(batches)
             self._changed.notify_all()
         originals = {entry[1] for entry in entries if entry[0] == "copy"}
-        kept: dict[int, Verdict] = {}
+        kept: dict[int, Any] = {}
         finished = False
         try:
             for position, entry in enumerate(entries):
@@ -417,9 +461,14 @@ class RayOracle:
             node = min(roomy, key=lambda n: (n.jobs_in_flight / n.info.workers, n.batches))
             batch = self._queue.popleft()
             contracts = {job.key: job.contract for job in batch.jobs}
-            ref = node.handle.judge.remote(
-                contracts, [(job.key, job.code) for job in batch.jobs], batch.verdict_only
-            )
+            if batch.jobs[0].calls is not None:  # a batch comes from one call: all probing, or none
+                ref = node.handle.calls.remote(
+                    contracts, [(job.key, job.code, job.calls) for job in batch.jobs]
+                )
+            else:
+                ref = node.handle.judge.remote(
+                    contracts, [(job.key, job.code) for job in batch.jobs], batch.verdict_only
+                )
             in_flight[ref] = (node, batch)
             node.jobs_in_flight += len(batch.jobs)
             node.batches += 1
@@ -452,7 +501,11 @@ class RayOracle:
         elif batch.losses > SPLIT_AFTER_LOSSES:
             [job] = batch.jobs
             reason = f"lost with its Ray node {batch.losses} times"
-            verdict = lost_verdict(job.contract, job.code, reason, self.isolation)
+            verdict: Any = (
+                lost_verdict(job.contract, job.code, reason, self.isolation)
+                if job.calls is None
+                else CallsResult("worker_lost", reason, (CallOutput(MISSING),) * len(job.calls))
+            )
             if _settle(job.future, verdict):
                 self.stats.jobs_lost_for_good += 1
                 self.stats.verdicts_filled += 1
@@ -515,7 +568,7 @@ class RayOracle:
             pass
 
 
-def _settle(future: Future[Verdict], verdict: Verdict) -> bool:
+def _settle(future: Future[Any], verdict: Any) -> bool:
     """Fill a job's future once (a retried batch may come back after all); True when filled now."""
     try:
         if future.done():

@@ -30,6 +30,7 @@ from typing import Any
 
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.executor.choice import Executor, ExecutorError, Judge
+from skyt_tui.engine.oracle.outputs import Call, CallsResult
 from skyt_tui.engine.oracle.verdicts import Verdict
 from skyt_tui.engine.repair.parallel import TASKS_IN_FLIGHT, Outcome, RepairTask, accepts
 from skyt_tui.engine.repair.pipeline import RepairResult, RewriteCache
@@ -103,7 +104,11 @@ class NodeJudges:
         self._lock = threading.Lock()
 
     def ask(
-        self, method: str, contracts: dict[str, Contract], jobs: list[tuple[str, str]], *args: Any
+        self,
+        method: str,
+        contracts: dict[str, Contract],
+        jobs: Sequence[tuple[Any, ...]],
+        *args: Any,
     ) -> Any:
         """`NodeJudge.<method>(contracts, jobs, *args)` on the first judge still there."""
         while True:
@@ -180,6 +185,20 @@ class NodeOracle:
         verdict_only: bool = False,
     ) -> Iterator[Verdict]:
         yield from self.check_many(jobs, dedupe=dedupe, verdict_only=verdict_only)
+
+    def calls_iter(
+        self, jobs: Sequence[tuple[Contract, str, Sequence[Call]]]
+    ) -> Iterator[CallsResult]:
+        """What each program returns on its calls (`Oracle.calls_iter`), in input order, from one
+        call to a node's judge (`NodeJudge.calls`): probing in a task on a node."""
+        if not jobs:
+            return
+        keys, contracts = contract_keys([contract for contract, _, _ in jobs])
+        wire = [(key, code, tuple(calls)) for key, (_, code, calls) in zip(keys, jobs)]
+        results: list[CallsResult] = self._judges.ask("calls", contracts, wire)
+        if len(results) != len(wire):
+            raise ExecutorError(f"a judge answered {len(results)} of {len(wire)} probe jobs")
+        yield from results
 
     def close(self) -> None:
         """The judges are the driver's: it closes them."""

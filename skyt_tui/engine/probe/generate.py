@@ -30,6 +30,8 @@ from typing import Any
 from skyt_tui.engine.contracts.contract import ArgDomain, Contract
 from skyt_tui.engine.contracts.values import literal_text
 from skyt_tui.engine.oracle.outputs import Call
+from skyt_tui.engine.probe.boundary import boundary_values, conforms, extrapolations, shape_of
+from skyt_tui.engine.probe.signature import Bound, EntrySignature, Shape, entry_signature
 
 DEFAULT_MAX_INPUTS = 200
 MAX_ATTEMPTS_PER_INPUT = 30
@@ -360,6 +362,9 @@ class Generated:
     wide: tuple[Call, ...] = ()
     """Inputs beyond the inferred domain (the wide tier), shortest literal text first: counted
     only where the reference and a large majority of the samples agree (`behaviour`)."""
+    documented: int = 0
+    """Calls written in the entry point's docstring (`signature`), among `calls` (first) and
+    the examples generation started from."""
 
 
 Signature = tuple[int, tuple[str, ...]]
@@ -373,59 +378,79 @@ def generate_inputs(
     seed: int = 0,
 ) -> Generated:
     """At most `max_inputs` new distinct inputs in the domain, and at most `max_inputs //
-    WIDE_SHARE` beyond it, deterministic for (seed, contract)."""
+    WIDE_SHARE` beyond it, deterministic for (seed, contract).
+
+    The domain's inputs come in this order: the calls the entry point's docstring writes; then,
+    taken in turn, the boundary values of each argument's shape (`boundary`) and the examples'
+    extrapolations, and the examples' single edits (shuffled); then random chains of edits. The
+    wide tier takes the boundary values and extrapolations beyond the domain first."""
     rng = random.Random(f"skyt-probe:{seed}:{contract.id}")
     wide_rng = random.Random(f"skyt-probe-wide:{seed}:{contract.id}")
-    groups: dict[Signature, list[Call]] = {}
-    for call in examples:
-        groups.setdefault((len(call.args), tuple(k for k, _ in call.kwargs)), []).append(call)
+    signature = entry_signature(contract)
     seen = {_key(call) for call in examples}
-    accepted: list[Call] = []
+    documented = [
+        call
+        for call in (signature.docstring_calls if signature else ())
+        if _key(call) not in seen and not seen.add(_key(call))  # type: ignore[func-returns-value]
+    ][:max_inputs]
+    seeds = [*examples, *documented]
+    groups: dict[Signature, list[Call]] = {}
+    for call in seeds:
+        groups.setdefault((len(call.args), tuple(k for k, _ in call.kwargs)), []).append(call)
+    accepted: list[Call] = list(documented)
     beyond: dict[str, Call] = {}
+    first_wide: list[str] = []
     rejected = 0
-    if not examples or max_inputs <= 0:
+    if max_inputs <= 0:
         return Generated((), len(examples), 0)
+    if not seeds:
+        return _from_signature_alone(contract, signature, rng, max_inputs)
     same_size: dict[Signature, list[tuple[int, int]]] = {}
     checks: dict[Signature, list[Callable[[Any, bool], bool]]] = {}
     profiles: dict[Signature, list[Profile]] = {}
-    for signature, calls in groups.items():
-        width = signature[0] + len(signature[1])
+    for signature_key, calls in groups.items():
+        width = signature_key[0] + len(signature_key[1])
         found = [Profile() for _ in range(width)]
         for call in calls:
             for position, value in enumerate(_values(call)):
                 found[position].add(value)
-        profiles[signature] = found
-        same_size[signature] = _same_sizes(calls) if len(calls) >= 2 else []
-        checks[signature] = [
+        profiles[signature_key] = found
+        same_size[signature_key] = _same_sizes(calls) if len(calls) >= 2 else []
+        checks[signature_key] = [
             _admit_declared(contract.domain.args[p])
-            if p < signature[0] and p < len(contract.domain.args)
-            else _admit_inferred(found[p])
+            if p < signature_key[0] and p < len(contract.domain.args)
+            else _admit_inferred(
+                found[p],
+                _annotated(signature, signature_key, p),
+                _stated(signature, signature_key, p, found[p]),
+                _stated(signature, signature_key, p, found[p].items, prose_only=True),
+            )
             for p in range(width)
         ]
     max_wide = max_inputs // WIDE_SHARE
 
-    def tier(signature: Signature, values: list[Any], key: str) -> str | None:
+    def tier(group: Signature, values: list[Any], key: str) -> str | None:
         """ "domain", "wide" or None (neither)."""
         if len(key) > MAX_GENERATED_CHARS:
             return None
-        if all(check(value, False) for check, value in zip(checks[signature], values)) and all(
-            len(values[a]) == len(values[b]) for a, b in same_size[signature]
+        if all(check(value, False) for check, value in zip(checks[group], values)) and all(
+            len(values[a]) == len(values[b]) for a, b in same_size[group]
         ):
             return "domain"
-        if all(check(value, True) for check, value in zip(checks[signature], values)):
+        if all(check(value, True) for check, value in zip(checks[group], values)):
             return "wide"
         return None
 
-    def offer(signature: Signature, values: list[Any], domain: bool = True) -> str | None:
+    def offer(group: Signature, values: list[Any], domain: bool = True) -> str | None:
         """Add a candidate to the domain's inputs (unless `domain` is false) or the wide tier's
         candidates; its key when it went to the wide tier's."""
         nonlocal rejected
-        call = _call(signature, values)
+        call = _call(group, values)
         key = _key(call)
         if key in seen:
             return None
         seen.add(key)
-        where = tier(signature, values, key)
+        where = tier(group, values, key)
         if where == "domain" and domain:
             accepted.append(call)
         elif where == "wide":
@@ -436,59 +461,141 @@ def generate_inputs(
         return None
 
     systematic: list[tuple[Signature, list[Any]]] = []
-    for signature, calls in groups.items():
+    for group, calls in groups.items():
         for call in calls:
             values = _values(call)
             for position, value in enumerate(values):
-                for edited in Mutator(rng, profiles[signature][position]).all(value):
+                for edited in Mutator(rng, profiles[group][position]).all(value):
                     systematic.append(
-                        (signature, [*values[:position], edited, *values[position + 1 :]])
+                        (group, [*values[:position], edited, *values[position + 1 :]])
                     )
-        for a in (
-            calls
-        ):  # inputs that differ in the ways the examples do: arguments swapped between examples
+        for a in calls:  # inputs that differ in the ways the examples do: arguments swapped
             for b in calls:
                 if a is not b:
                     for position in range(len(_values(a))):
                         mixed = _values(a)
                         mixed[position] = _values(b)[position]
-                        systematic.append((signature, mixed))
+                        systematic.append((group, mixed))
     rng.shuffle(systematic)
-    for signature, values in systematic:
-        if len(accepted) >= max_inputs:
-            break
-        offer(signature, values)
-    signatures = sorted(groups, key=repr)
+    telling = _telling(groups, profiles, signature, rng)
+    for origin, (group, values) in _alternate(telling, systematic):
+        full = len(accepted) >= max_inputs
+        if full and origin == "edit":
+            continue
+        key = offer(group, values, domain=not full)
+        if key is not None and origin == "telling":
+            first_wide.append(key)
+    group_keys = sorted(groups, key=repr)
     attempts = 0
     while len(accepted) < max_inputs and attempts < MAX_ATTEMPTS_PER_INPUT * max_inputs:
         attempts += 1
-        signature = signatures[attempts % len(signatures)]
-        values = _values(rng.choice(groups[signature]))
+        group = group_keys[attempts % len(group_keys)]
+        values = _values(rng.choice(groups[group]))
         for _ in range(rng.randint(1, 3)):
             position = rng.randrange(len(values))
-            options = Mutator(rng, profiles[signature][position]).all(values[position])
+            options = Mutator(rng, profiles[group][position]).all(values[position])
             if options:
                 values[position] = rng.choice(options)
-        offer(signature, values)
-    wide = _wide_tier(groups, profiles, beyond, wide_rng, max_wide, offer)
-    return Generated(tuple(accepted), len(examples), rejected, wide)
+        offer(group, values)
+    wide = _wide_tier(groups, profiles, beyond, first_wide, wide_rng, max_wide, offer)
+    return Generated(tuple(accepted), len(examples), rejected, wide, len(documented))
+
+
+TELLING_SHARE = 2
+"""Of the wide tier, up to `max_wide // TELLING_SHARE` inputs are boundary values and
+extrapolations beyond the domain (in their order); the rest is drawn as before."""
+
+
+def _telling(
+    groups: dict[Signature, list[Call]],
+    profiles: dict[Signature, list[Profile]],
+    signature: EntrySignature | None,
+    rng: random.Random,
+) -> list[tuple[Signature, list[Any]]]:
+    """Boundary values of each argument's shape put into the examples (one argument at a time,
+    the arguments in turn), then the examples' extrapolations, in this order."""
+    out: list[tuple[Signature, list[Any]]] = []
+    for group, calls in sorted(groups.items(), key=lambda item: repr(item[0])):
+        width = len(profiles[group])
+        per_position = []
+        for position in range(width):
+            shape = _annotated(signature, group, position) or shape_of(profiles[group][position])
+            per_position.append(boundary_values(shape, profiles[group][position], rng))
+        for index in range(max((len(values) for values in per_position), default=0)):
+            for position, values in enumerate(per_position):
+                if index < len(values):
+                    base = _values(calls[(index + position) % len(calls)])
+                    out.append((group, [*base[:position], values[index], *base[position + 1 :]]))
+        for a, b in zip(calls, calls[1:]):
+            out.extend((group, values) for values in extrapolations(_values(a), _values(b)))
+    return out
+
+
+def _alternate(
+    telling: list[tuple[Signature, list[Any]]], edits: list[tuple[Signature, list[Any]]]
+) -> list[tuple[str, tuple[Signature, list[Any]]]]:
+    """The two lists taken in turn, one of each (the rest of the longer one at the end)."""
+    out: list[tuple[str, tuple[Signature, list[Any]]]] = []
+    for i in range(max(len(telling), len(edits))):
+        if i < len(telling):
+            out.append(("telling", telling[i]))
+        if i < len(edits):
+            out.append(("edit", edits[i]))
+    return out
+
+
+def _from_signature_alone(
+    contract: Contract, signature: EntrySignature | None, rng: random.Random, max_inputs: int
+) -> Generated:
+    """No example to start from: where every parameter is annotated, its shape's boundary values
+    (combined at random), all in the wide tier - counted only where the reference and most
+    samples agree - unless a declared domain admits them."""
+    if (
+        signature is None
+        or not signature.shapes
+        or any(shape is None or shape.kind == "any" for shape in signature.shapes)
+    ):
+        return Generated((), 0, 0)
+    pools = [boundary_values(shape, None, rng) for shape in signature.shapes if shape is not None]
+    declared = contract.domain.args
+    found: dict[str, Call] = {}
+    for attempt in range(MAX_ATTEMPTS_PER_INPUT * max_inputs):
+        if len(found) >= max_inputs // WIDE_SHARE:
+            break
+        values = [pool[attempt % len(pool)] if attempt < len(pool) else rng.choice(pool)
+                  for pool in pools]  # fmt: skip
+        if not all(
+            conforms(shape, value) for shape, value in zip(signature.shapes, values) if shape
+        ):
+            continue
+        if any(not admits_declared(spec, value) for spec, value in zip(declared, values)):
+            continue
+        call = Call(tuple(values))
+        key = _key(call)
+        if len(key) <= MAX_GENERATED_CHARS:
+            found.setdefault(key, call)
+    wide = tuple(found[key] for key in sorted(found, key=lambda k: (len(k), k)))
+    return Generated((), 0, 0, wide)
 
 
 def _wide_tier(
     groups: dict[Signature, list[Call]],
     profiles: dict[Signature, list[Profile]],
     beyond: dict[str, Call],
+    first: list[str],
     rng: random.Random,
     max_wide: int,
     offer: Callable[[Signature, list[Any], bool], str | None],
 ) -> tuple[Call, ...]:
-    """At most `max_wide` inputs beyond the domain: the domain's candidates that fell outside it
-    but inside the wide tier, each example with one argument edited by the wide tier's edits,
-    and chains of two or three edits of either kind; drawn by `rng` (its own, so the domain's
-    inputs do not depend on the wide tier), shortest literal text first (the reference's time
-    and a sample's hang are least likely to cut the rest)."""
+    """At most `max_wide` inputs beyond the domain: the boundary values and extrapolations
+    beyond it (`first`, up to `max_wide // TELLING_SHARE`, in their order), then the domain's
+    candidates that fell outside it but inside the wide tier, each example with one argument
+    edited by the wide tier's edits, and chains of two or three edits of either kind; drawn by
+    `rng` (its own, so the domain's inputs do not depend on the wide tier), shortest literal
+    text first (the reference's time and a sample's hang are least likely to cut the rest)."""
     if max_wide <= 0:
         return ()
+    telling = {key: beyond.pop(key) for key in first[: max_wide // TELLING_SHARE]}
     for signature, calls in groups.items():
         for call in calls:
             values = _values(call)
@@ -498,7 +605,8 @@ def _wide_tier(
     signatures = sorted(groups, key=repr)
     chained: dict[str, Call] = {}
     attempts = 0
-    while len(chained) < max_wide // 4 and attempts < MAX_ATTEMPTS_PER_INPUT * max_wide:
+    room = max_wide - len(telling)
+    while len(chained) < room // 4 and attempts < MAX_ATTEMPTS_PER_INPUT * max_wide:
         attempts += 1
         signature = signatures[attempts % len(signatures)]
         values = _values(rng.choice(groups[signature]))
@@ -513,10 +621,10 @@ def _wide_tier(
             chained[key] = beyond.pop(key)
     keys = sorted(beyond)
     rng.shuffle(keys)
-    picked = keys[: max_wide - len(chained)] + list(chained)
-    return tuple(
-        beyond.get(key) or chained[key] for key in sorted(picked, key=lambda k: (len(k), k))
-    )
+    picked = {key: beyond[key] for key in keys[: room - len(chained)]}
+    picked.update(chained)
+    picked.update(telling)
+    return tuple(picked[key] for key in sorted(picked, key=lambda k: (len(k), k)))
 
 
 def _same_sizes(calls: Sequence[Call]) -> list[tuple[int, int]]:
@@ -538,8 +646,65 @@ def _admit_declared(spec: ArgDomain) -> Callable[[Any, bool], bool]:
     return lambda value, wide: admits_declared(spec, value)
 
 
-def _admit_inferred(profile: Profile) -> Callable[[Any, bool], bool]:
-    return lambda value, wide: profile.admits(value, 0, wide)
+def _admit_inferred(
+    profile: Profile,
+    shape: Shape | None,
+    bounds: Sequence[Bound] = (),
+    item_bounds: Sequence[Bound] = (),
+) -> Callable[[Any, bool], bool]:
+    """The domain the examples imply; beyond it (the wide tier) still within the parameter's
+    annotated type, where it has one (a bool is no `int`, an int no `float`); in neither tier a
+    number outside a bound the docstring states for it ("base numbers are less than 10"), or a
+    list with such an item ("a list of positive integers")."""
+
+    def admits(value: Any, wide: bool) -> bool:
+        if bounds and isinstance(value, int | float):  # a bool too: False is 0
+            if not all(bound.holds(value) for bound in bounds):
+                return False
+        if item_bounds and isinstance(value, list | tuple):
+            numbers = [item for item in value if isinstance(item, int | float)]
+            if not all(bound.holds(item) for item in numbers for bound in item_bounds):
+                return False
+        if wide and shape is not None and not conforms(shape, value):
+            return False
+        return profile.admits(value, 0, wide)
+
+    return admits
+
+
+def _stated(
+    signature: EntrySignature | None,
+    group: Signature,
+    position: int,
+    profile: Profile | None,
+    prose_only: bool = False,
+) -> tuple[Bound, ...]:
+    """The docstring's bounds that hold for a numeric argument (or, given its items' profile,
+    for the numbers in a list argument: `prose_only`): those naming its parameter, and the prose
+    ones, each only where every example keeps it (a bound the examples break is about something
+    else)."""
+    if signature is None or not signature.bounds or profile is None or not profile.values:
+        return ()
+    if not profile.types <= {"int", "float"}:
+        return ()
+    name = signature.names[position] if position < min(group[0], len(signature.names)) else None
+    return tuple(
+        bound
+        for bound in signature.bounds
+        if (bound.name is None or (bound.name == name and not prose_only))
+        and profile.low is not None
+        and profile.high is not None
+        and bound.holds(profile.low)
+        and bound.holds(profile.high)  # an interval holds for all when it does at both ends
+    )
+
+
+def _annotated(signature: EntrySignature | None, group: Signature, position: int) -> Shape | None:
+    """The annotation's shape of a positional argument, or None (none, or one it cannot read)."""
+    if signature is None or position >= min(group[0], len(signature.shapes)):
+        return None
+    shape = signature.shapes[position]
+    return shape if shape is not None and shape.kind != "any" else None
 
 
 def _values(call: Call) -> list[Any]:

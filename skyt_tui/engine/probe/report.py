@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from skyt_tui.engine.measure import registry
-from skyt_tui.engine.probe.behaviour import PROBE_VERSION, ContractProbe
+from skyt_tui.engine.probe.behaviour import ContractProbe
+from skyt_tui.engine.versions import PROBE_VERSION
 
 PROBE_METRICS = tuple(
     (m.name, m.direction, m.description) for m in registry.computed_in(registry.PROBE_MODULE)

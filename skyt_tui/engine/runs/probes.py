@@ -16,22 +16,19 @@ from typing import TYPE_CHECKING, Any
 from skyt_tui.engine import store
 from skyt_tui.engine.contracts.values import literal_text
 from skyt_tui.engine.errors import InputError, StoreError
-from skyt_tui.engine.executor.choice import local_oracle
+from skyt_tui.engine.executor.choice import current_executor, local_oracle
 from skyt_tui.engine.runs.analyses import analyze_stored_run
 from skyt_tui.engine.runs.run_store import OK, SAMPLES_FILE, StoredRun, load_run
-from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION
+from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION, PROBE_VERSION
 
 if TYPE_CHECKING:
-    from skyt_tui.engine.oracle.judge import Oracle
-    from skyt_tui.engine.probe.behaviour import ProbeSettings
+    from skyt_tui.engine.probe.behaviour import CallsJudge, ProbeSettings
 
 PROBE_FILE = "probe.json"
 PROBE_KIND = "probe"
 
 
 def _key(run: StoredRun, settings: ProbeSettings) -> dict[str, Any]:
-    from skyt_tui.engine.probe.behaviour import PROBE_VERSION
-
     try:
         digest = hashlib.sha256(store.read_bytes(run.directory / SAMPLES_FILE)).hexdigest()
     except FileNotFoundError:
@@ -49,7 +46,7 @@ def probe_stored_run(
     run: StoredRun | str,
     settings: ProbeSettings,
     *,
-    oracle: Oracle | None = None,
+    oracle: CallsJudge | None = None,
     level: str = "nodoc",
     tau: float = DEFAULT_TAU,
 ) -> dict[str, Any]:
@@ -71,7 +68,8 @@ def probe_stored_run(
     ]
     codes = [by_index[row["index"]].code or "" for row in rows]
     passed = [row.get("passed") is True for row in rows]
-    probe = probe_contracts(oracle or local_oracle(), [(contract, codes, passed)], settings)[0]
+    judge = oracle if oracle is not None else current_executor().oracle()
+    probe = probe_contracts(judge, [(contract, codes, passed)], settings)[0]
     canon = analysis.get("canon") or {}
     canon_position = next(
         (
@@ -106,7 +104,9 @@ def probe_stored_run(
 
 def load_stored_probe(run: StoredRun | str) -> dict[str, Any] | None:
     """The run's stored probe, or None when it has none; `stale` is true when its key no longer
-    holds (the samples or the contract changed, or another probe or oracle version)."""
+    holds (the samples or the contract changed, or another probe or oracle version), and
+    `stale_because` names the key's fields that changed (`samples_sha256`, `contract_hash`,
+    `settings`, `probe_version`, `oracle_version`)."""
     from skyt_tui.engine.probe.behaviour import ProbeSettings
 
     stored = load_run(run) if isinstance(run, str) else run
@@ -117,12 +117,18 @@ def load_stored_probe(run: StoredRun | str) -> dict[str, Any] | None:
         return None
     except StoreError:
         raise
-    settings = (document.get("key") or {}).get("settings") or {}
+    stored_key: dict[str, Any] = document["key"] if isinstance(document.get("key"), dict) else {}
+    settings = stored_key.get("settings") or {}
     try:
         current = _key(stored, ProbeSettings(**settings))
     except TypeError:
         current = None
-    document["stale"] = document.get("key") != current
+    document["stale"] = stored_key != current
+    document["stale_because"] = (
+        sorted(name for name in current if stored_key.get(name) != current[name])
+        if current is not None
+        else ["settings"]
+    )
     return document
 
 

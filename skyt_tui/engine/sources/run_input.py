@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from skyt_tui.engine.printable import counted
 from skyt_tui.engine.sources.humaneval import Problem
 
 
@@ -144,10 +145,13 @@ class ToolRun:
         if self.error:
             first = self.error.strip().splitlines()[0] if self.error.strip() else ""
             line += f": {first[:300]}"
-        expected = f" of {self.samples_expected}" if self.samples_expected is not None else ""
+        recorded = (
+            f"{self.samples_recorded} of {self.samples_expected} samples"
+            if self.samples_expected is not None
+            else counted(self.samples_recorded, "sample")
+        )
         line += (
-            f" · {self.samples_recorded}{expected} samples recorded; pass rates cover the recorded "
-            "samples only, not the whole run"
+            f" · {recorded} recorded; pass rates cover the recorded samples only, not the whole run"
         )
         return line
 

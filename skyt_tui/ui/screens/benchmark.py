@@ -29,6 +29,7 @@ from textual.widgets import (
 
 from skyt_tui.engine import benchmark
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.printable import counted
 from skyt_tui.ui import bench_data
 from skyt_tui.ui.bench_text import (
     HASH_COLUMNS,
@@ -463,7 +464,7 @@ class BenchmarkScreen(SectionScreen):
             message.sizes,
             r,
             mae,
-            note=f"{message.results[0].draws} draws per k, the same splits for every method",
+            note=f"{counted(message.results[0].draws, 'draw')} per k, the same splits for every method",
         )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -22,9 +22,11 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Static
 
 from skyt_tui.engine.measure import registry
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.matrices import RunTexts
 from skyt_tui.engine.runs.report import fmt3
+from skyt_tui.engine.versions import PROBE_VERSION
 from skyt_tui.ui.diff_text import diff_renderable
 from skyt_tui.ui.families import FAMILY_LEVEL, CanonPreview, Family, previews, solution_families
 
@@ -72,6 +74,7 @@ class FamiliesScreen(ModalScreen[None]):
         super().__init__(id="families-screen")
         self.run_id, self.analysis, self.texts = run_id, analysis, texts
         self.probe = probe if probe and not probe.get("stale") else None
+        self.stale_probe = probe if probe and probe.get("stale") else None
         self.families = solution_families(analysis, self.probe)
         self.positions = {int(label): position for position, label in enumerate(texts.labels)}
         self.previews: dict[int, CanonPreview] = {}
@@ -87,14 +90,14 @@ class FamiliesScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         n = sum(len(f.members) for f in self.families)
         title = Text(
-            f"run {self.run_id}: {len(self.families)} solution families of {n} samples",
+            f"run {self.run_id}: {counted(len(self.families), 'solution family')} of {counted(n, 'sample')}",
             style="bold",
         )
         title.append(
             f"\nsame program up to formatting, comments and names ({FAMILY_LEVEL}) and same outputs",
             style="dim",
         )
-        title.append_text(probe_title(self.probe))
+        title.append_text(probe_title(self.probe, self.stale_probe))
         self.query_one("#families-title", Static).update(title)
         table = self.query_one("#families-table", DataTable)
         for name in (
@@ -243,10 +246,10 @@ class FamiliesScreen(ModalScreen[None]):
     @work(thread=True, exclusive=True, group="families-witness", exit_on_error=False)
     def _add_witness(self, index: int) -> None:
         from skyt_tui.engine.errors import SkytError
-        from skyt_tui.ui import data
+        from skyt_tui.ui import probe_data
 
         try:
-            summary = data.witness_as_test(self.run_id, index)
+            summary = probe_data.witness_as_test(self.run_id, index)
         except SkytError as exc:
             self.app.call_from_thread(
                 self.app.notify, str(exc), severity="error", markup=False, timeout=10
@@ -259,25 +262,37 @@ class FamiliesScreen(ModalScreen[None]):
         self.app.call_from_thread(self.app.notify, message, markup=False, timeout=10)
 
 
-def probe_title(probe: dict[str, Any] | None) -> Text:
+def probe_title(probe: dict[str, Any] | None, stale: dict[str, Any] | None = None) -> Text:
     """The probe's line in the title: classes on generated inputs, and the warning when the tests
-    let behaviourally different samples pass."""
+    let behaviourally different samples pass; a stale probe (another probe version, or the run,
+    contract or settings changed since) is named, not used."""
+    if probe is None and stale is not None:
+        key = stale.get("key") if isinstance(stale.get("key"), dict) else {}
+        version = str(key.get("probe_version") or "an unknown version")
+        why = (
+            f"probed with {printable(version)}, an older probe version (now {PROBE_VERSION})"
+            if "probe_version" in (stale.get("stale_because") or [])
+            else "its probe no longer matches the run (the samples, contract, settings or "
+            "oracle version changed)"
+        )
+        return Text(f"\n{why}: not shown; p in the run's detail probes it again", style="yellow")
     if probe is None:
         return Text(
             "\nnot probed: p in the run's detail runs the passing samples on generated inputs",
             style="dim",
         )
     figures = probe.get("run") or {}
+    classes = counted(figures.get("behaviour_classes", 0), "class", "classes")
     text = Text(
-        f"\nsplit by behaviour on {figures.get('counted', 0)} generated inputs: "
-        f"{figures.get('behaviour_classes', 0)} classes among passing samples",
+        f"\nsplit by behaviour on {counted(figures.get('counted', 0), 'generated input')}: "
+        f"{classes} among passing samples",
         style="dim",
     )
     if (figures.get("behaviour_classes") or 0) > 1:
         wrong = figures.get("plausible_but_wrong")
         text.append(
             "\nwarning: the tests let behaviourally different samples pass"
-            + (f" ({wrong} differ from the reference)" if wrong else ""),
+            + (f" ({counted(wrong, 'sample', verb='differ')} from the reference)" if wrong else ""),
             style="bold yellow",
         )
     return text

@@ -629,12 +629,7 @@ class RunDetailScreen(SectionScreen):
             return
         figures = message.document.get("run") or {}
         classes = figures.get("behaviour_classes") or 0
-        line = (
-            f"{message.run_id}: {figures.get('probed', 0)} passing samples probed, "
-            f"{classes} behaviour classes"
-        )
-        if figures.get("plausible_but_wrong"):
-            line += f", {figures['plausible_but_wrong']} differ from the reference"
+        line = f"{message.run_id}: {probe_data.probe_line(message.document)}"
         if classes > 1:
             line += "; the tests let behaviourally different samples pass (f shows the families)"
         self.notify(line, severity="warning" if classes > 1 else "information", markup=False)

@@ -23,7 +23,7 @@ from textual.worker import Worker, get_current_worker
 from skyt_tui.engine.demo import DEMO_LABEL
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.measure import registry
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs.analysis_child import AnalysisCancelled
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.run_store import RUNNING, RunSummary
@@ -668,7 +668,7 @@ class RunsScreen(SectionScreen):
             )
         elif is_partial(analysis, meta.n):
             text.append(
-                f"\nmetrics are partial ({PARTIAL_MARK}): {analysed_count(analysis)} of {meta.n} samples"
+                f"\nmetrics are partial ({PARTIAL_MARK}): {analysed_count(analysis)} of {counted(meta.n, 'sample')}"
                 + (", the run is still generating" if state == "running" else ""),
                 style="yellow",
             )
@@ -723,7 +723,7 @@ class RunsScreen(SectionScreen):
         body = Text()
         body.append(f"Delete run {summary.id}", style="bold")
         if summary.meta is not None:
-            body.append(f" ({summary.meta.contract_id}, {summary.n_ok + summary.n_failed} samples)")
+            body.append(f" ({summary.meta.contract_id}, {counted(summary.n_ok + summary.n_failed, 'sample')})")  # fmt: skip
         body.append(
             "?\n\nIts folder is removed from the store; this cannot be undone. A canon fixed from one of its "
             "samples stays: the canon keeps its own copy of the code and names this run as its origin."

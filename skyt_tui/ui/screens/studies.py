@@ -251,7 +251,7 @@ class StudiesScreen(SectionScreen):
         for c in comparison.paired:
             model = c.a.rsplit(" ", 1)[0]
             text.append(
-                f"{model}: n={c.n} ({c.n_nonzero} differ) · {fmt3(c.mean_a)} vs {fmt3(c.mean_b)} · "
+                f"{model}: n={c.n} ({c.n_nonzero} {'differs' if c.n_nonzero == 1 else 'differ'}) · {fmt3(c.mean_a)} vs {fmt3(c.mean_b)} · "
                 f"r_rb {c.rank_biserial:+.2f} · p {c.p_value:.2g} · Holm {c.p_holm:.2g}\n"
             )
         target.update(text)

@@ -23,6 +23,7 @@ from skyt_tui.ui.run_request import RunRequest
 
 if TYPE_CHECKING:  # the metrics module brings numpy: loaded with the first estimate
     from skyt_tui.engine.measure.metrics import RunMetrics
+from skyt_tui.engine.printable import counted
 from skyt_tui.ui.run_text import wilson_interval
 
 MARKS = {"pending": "·", "done": "○", "passed": "✓", "wrong": "✗", "failed": "!"}
@@ -236,7 +237,7 @@ class RunProgress(Vertical):
         """Cancel asked: no new samples start, requests in flight are given up within a second."""
         if self.request is not None and self.running:
             self._title(
-                f"Cancelling {self.request.resume or self.request.contract_id}: {self.done} of {self.total} samples stored, "
+                f"Cancelling {self.request.resume or self.request.contract_id}: {self.done} of {counted(self.total, 'sample')} stored, "
                 "requests in flight are given up within a second…"
             )
 
@@ -245,7 +246,9 @@ class RunProgress(Vertical):
         self.query_one("#run-progress-estimate", Static).update("")
         verb = "Cancelled" if outcome.cancelled else "Stopped" if outcome.stopped else "Finished"
         runs = ", ".join(outcome.run_ids) or "no run stored"
-        self._title(f"{verb}: {outcome.n_done} samples, {outcome.n_failed} failed — {runs}")
+        self._title(
+            f"{verb}: {counted(outcome.n_done, 'sample')}, {outcome.n_failed} failed — {runs}"
+        )
         self.query_one("#run-progress-note", Static).update(Text(outcome.stopped or ""))
         self.query_one("#run-progress-metrics", Static).update(Text("\n".join(outcome.metrics)))
 

@@ -30,6 +30,7 @@ from typing import Any
 
 from skyt_tui.engine.contracts.contract import CheckTest, Contract, OraclePolicy
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.printable import counted
 from skyt_tui.engine.sources import files, humaneval
 from skyt_tui.engine.sources.formats import Format, Source
 from skyt_tui.engine.sources.formats.humaneval_samples import is_samples_row
@@ -149,7 +150,8 @@ def _old_entries(
     if solutions is None or len(solutions) != len(base):
         count = 0 if solutions is None else len(solutions)
         raise InputError(
-            f"{where}: {len(base)} results but {count} programs for this task in the samples"
+            f"{where}: {counted(len(base), 'result')} but {counted(count, 'program')} for this "
+            "task in the samples"
         )
 
     def status(entry: Any) -> Any:
