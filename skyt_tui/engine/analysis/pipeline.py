@@ -848,8 +848,7 @@ def _repair_in_threads(
 
 @dataclass(frozen=True)
 class _Stage:
-    """What finishing one run needs (`_finish`): its prepared samples, contract, verdicts, canon,
-    repairs and the verdicts after them, and the analysis's settings."""
+    """What finishing one run needs (`_finish`): its samples, their judging and repair, settings."""
 
     p: _Prepared
     contract: Contract | None

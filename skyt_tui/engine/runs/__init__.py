@@ -7,6 +7,6 @@ cached analysis next to each run, written as each run finishes; `resume` what an
 run's texts and distance matrices; `report` is a run's report as data; `canon_actions`
 re-establishes a canon from stored runs.
 
-May import: `analysis`, `executor`, `sources`, `probe`, `oracle`, `contracts`, `measure` and the
+May import: `analysis`, `executor`, `sources`, `probe`, `contracts`, `measure` and the
 shared leaves.
 """
