@@ -423,7 +423,7 @@ def test_resume_with_probe_is_refused(tmp_path, capsys):
     assert code == 2 and out == ""
     assert err == (
         "skyt-tui: error: --resume does not apply to --probe "
-        "(probing runs on this machine, in batches)\n"
+        "(a probed analysis goes in batches, not run by run)\n"
     )
 
 
@@ -473,10 +473,10 @@ def test_stored_runs_are_cached_as_each_finishes(tmp_path, isolated_home, monkey
     real = pipeline._finish
     finished: list[str] = []
 
-    def stopping(p, *args, **options):
+    def stopping(p, *args, **options):  # p: the run's pipeline._Stage
         if len(finished) == 2:
             raise KeyboardInterrupt
-        finished.append(p.run.id)
+        finished.append(p.p.run.id)
         return real(p, *args, **options)
 
     monkeypatch.setattr(pipeline, "_finish", stopping)
@@ -486,7 +486,7 @@ def test_stored_runs_are_cached_as_each_finishes(tmp_path, isolated_home, monkey
     assert [run_id for run_id in ids if (runs / run_id / "analysis.json").exists()] == ids[:2]
     finished.clear()
     monkeypatch.setattr(
-        pipeline, "_finish", lambda p, *a, **o: finished.append(p.run.id) or real(p, *a, **o)
+        pipeline, "_finish", lambda p, *a, **o: finished.append(p.p.run.id) or real(p, *a, **o)
     )
     found = analyses.analyze_stored_runs(ids)
     assert finished == ids[2:]
@@ -506,10 +506,10 @@ def test_an_interrupted_import_analyze_continues_where_it_stopped(
     finished: list[str] = []
     limit = [2]
 
-    def stopping(p, *args, **options):
+    def stopping(p, *args, **options):  # p: the run's pipeline._Stage
         if limit[0] is not None and len(finished) == limit[0]:
             raise KeyboardInterrupt
-        finished.append(p.run.id)
+        finished.append(p.p.run.id)
         return real(p, *args, **options)
 
     monkeypatch.setattr(pipeline, "_finish", stopping)
