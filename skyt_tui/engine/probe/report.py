@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -65,17 +64,17 @@ def run_probe_figures(
     `pass_vectors`, `indexes` and the probe's records are aligned (one per generated sample);
     `canon_position` is the canon's position among them when the canon is one of them.
     """
+    from skyt_tui.engine.measure.metrics import modal_share  # numpy: loaded when first probed
     from skyt_tui.engine.probe.behaviour import r_behavioral_probe
 
     figures = probe.figures()
     behaviours = [record.behaviour for record in probe.samples]
-    counts = Counter(pass_vectors)
     canon_class = behaviours[canon_position] if canon_position is not None else None
     unlike = set(figures["behaviourally_unlike"])
     return {
         **probe.to_dict(),
         "classes": [[indexes[position] for position in members] for members in probe.classes],
-        "R_behavioral": max(counts.values()) / len(pass_vectors) if pass_vectors else 0.0,
+        "R_behavioral": modal_share(pass_vectors),  # as a run's own (measure.metrics)
         "R_behavioral_probe": r_behavioral_probe(pass_vectors, behaviours),
         "behaviourally_unlike": [indexes[position] for position in sorted(unlike)],
         "canon_class": canon_class,
