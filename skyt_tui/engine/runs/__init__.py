@@ -5,7 +5,8 @@ cached analysis next to each run, written as each run finishes; `resume` what an
 `analyze --resume` keeps; `run_import` turns recorded samples into stored runs;
 `analysis_child` analyses stored runs in a child process for the app; `matrices` rebuilds a
 run's texts and distance matrices; `report` is a run's report as data; `canon_actions`
-re-establishes a canon from stored runs.
+re-establishes a canon from stored runs; `probes` a run's stored probe, read as typed records by
+`probe_record`.
 
 May import: `analysis`, `executor`, `sources`, `probe`, `contracts`, `measure` and the
 shared leaves.
