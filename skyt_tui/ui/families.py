@@ -6,7 +6,7 @@ re-run.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +14,7 @@ import numpy as np
 
 from skyt_tui.engine.measure.records import SampleAnalysis
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
+from skyt_tui.engine.runs.probe_record import SampleProbeRecord, StoredProbe, read_probe
 
 FAMILY_LEVEL = "alpha"
 
@@ -27,7 +28,7 @@ class Family:
     parse_error: bool
     members: tuple[int, ...]
     """Sample indexes, in generation order; the first is the representative."""
-    probe: dict[str, Any] | None = None
+    probe: SampleProbeRecord | None = None
     """The representative's probe record (behaviour class, witness) when the run was probed."""
 
     @property
@@ -42,19 +43,17 @@ def behaviour_key(sample: SampleAnalysis) -> tuple[Any, ...]:
     return ("verdict", sample.passed, sample.parse_error)
 
 
-def probe_records(probe: dict[str, Any] | None) -> dict[int, dict[str, Any]]:
-    """Sample index → probe record of a stored probe (`runs.probes`); empty when there is none."""
-    if not probe:
-        return {}
-    return {
-        int(row["index"]): row["probe"]
-        for row in probe.get("samples", [])
-        if isinstance(row.get("index"), int) and isinstance(row.get("probe"), dict)
-    }
+def probe_records(
+    probe: StoredProbe | Mapping[str, Any] | None,
+) -> Mapping[int, SampleProbeRecord]:
+    """Sample index → probe record of a stored probe (`runs.probe_record`); empty when there is
+    none."""
+    record = read_probe(probe)
+    return record.by_index if record is not None else {}
 
 
 def solution_families(
-    analysis: StoredAnalysis, probe: dict[str, Any] | None = None
+    analysis: StoredAnalysis, probe: StoredProbe | Mapping[str, Any] | None = None
 ) -> list[Family]:
     """Families of the analysed samples, largest first (ties: earliest representative first).
 
@@ -67,8 +66,8 @@ def solution_families(
         signature = sample.signatures.get(FAMILY_LEVEL) or ""
         record = records.get(sample.index)
         key = behaviour_key(sample)
-        if record is not None and record.get("behaviour") is not None:
-            key = (*key, "probe", record["behaviour"])
+        if record is not None and record.behaviour is not None:
+            key = (*key, "probe", record.behaviour)
         groups.setdefault((signature, key), []).append(sample)
     families = [
         Family(

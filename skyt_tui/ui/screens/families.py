@@ -9,6 +9,7 @@ contract as a test (a new contract version, after a confirmation)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Group
@@ -25,6 +26,7 @@ from skyt_tui.engine.measure import registry
 from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.matrices import RunTexts
+from skyt_tui.engine.runs.probe_record import SampleProbeRecord, StoredProbe, read_probe
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.versions import PROBE_VERSION
 from skyt_tui.ui.diff_text import diff_renderable
@@ -69,12 +71,12 @@ class FamiliesScreen(ModalScreen[None]):
         run_id: str,
         analysis: StoredAnalysis,
         texts: RunTexts,
-        probe: dict[str, Any] | None = None,
+        probe: StoredProbe | None = None,
     ) -> None:
         super().__init__(id="families-screen")
         self.run_id, self.analysis, self.texts = run_id, analysis, texts
-        self.probe = probe if probe and not probe.get("stale") else None
-        self.stale_probe = probe if probe and probe.get("stale") else None
+        self.probe = probe if probe is not None and not probe.stale else None
+        self.stale_probe = probe if probe is not None and probe.stale else None
         self.families = solution_families(analysis, self.probe)
         self.positions = {int(label): position for position, label in enumerate(texts.labels)}
         self.previews: dict[int, CanonPreview] = {}
@@ -220,18 +222,18 @@ class FamiliesScreen(ModalScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "witness_test":
             family = self.selected() if self.is_mounted else None
-            return bool(family and family.probe and family.probe.get("witness"))
+            return bool(family and family.probe and family.probe.witness)
         return True
 
     def action_witness_test(self) -> None:
         family = self.selected()
-        if family is None or family.probe is None or not family.probe.get("witness"):
+        if family is None or family.probe is None or family.probe.witness is None:
             return
         from skyt_tui.ui.screens.confirm import ConfirmScreen
 
-        witness = family.probe["witness"]
+        witness = family.probe.witness
         body = Text(
-            f"Add {witness['call']} as a call test of the contract: a new contract version, "
+            f"Add {witness.call} as a call test of the contract: a new contract version, "
             f"expected output from the reference (or, without one, the canon), run afresh in the "
             "sandbox. The old version is kept; a canon made under it becomes stale."
         )
@@ -262,16 +264,19 @@ class FamiliesScreen(ModalScreen[None]):
         self.app.call_from_thread(self.app.notify, message, markup=False, timeout=10)
 
 
-def probe_title(probe: dict[str, Any] | None, stale: dict[str, Any] | None = None) -> Text:
+def probe_title(
+    probe: StoredProbe | Mapping[str, Any] | None,
+    stale: StoredProbe | Mapping[str, Any] | None = None,
+) -> Text:
     """The probe's line in the title: classes on generated inputs, and the warning when the tests
     let behaviourally different samples pass; a stale probe (another probe version, or the run,
-    contract or settings changed since) is named, not used."""
+    contract or settings changed since) is named, not used. Each a record or a stored document."""
+    probe, stale = read_probe(probe), read_probe(stale)
     if probe is None and stale is not None:
-        key = stale.get("key") if isinstance(stale.get("key"), dict) else {}
-        version = str(key.get("probe_version") or "an unknown version")
+        version = stale.key_probe_version or "an unknown version"
         why = (
             f"probed with {printable(version)}, an older probe version (now {PROBE_VERSION})"
-            if "probe_version" in (stale.get("stale_because") or [])
+            if stale.older_version
             else "its probe no longer matches the run (the samples, contract, settings or "
             "oracle version changed)"
         )
@@ -281,15 +286,15 @@ def probe_title(probe: dict[str, Any] | None, stale: dict[str, Any] | None = Non
             "\nnot probed: p in the run's detail runs the passing samples on generated inputs",
             style="dim",
         )
-    figures = probe.get("run") or {}
-    classes = counted(figures.get("behaviour_classes", 0), "class", "classes")
+    figures = probe.figures
+    classes = counted(figures.behaviour_classes or 0, "class", "classes")
     text = Text(
-        f"\nsplit by behaviour on {counted(figures.get('counted', 0), 'generated input')}: "
+        f"\nsplit by behaviour on {counted(figures.counted or 0, 'generated input')}: "
         f"{classes} among passing samples",
         style="dim",
     )
-    if (figures.get("behaviour_classes") or 0) > 1:
-        wrong = figures.get("plausible_but_wrong")
+    if (figures.behaviour_classes or 0) > 1:
+        wrong = figures.plausible_but_wrong
         text.append(
             "\nwarning: the tests let behaviourally different samples pass"
             + (f" ({counted(wrong, 'sample', verb='differ')} from the reference)" if wrong else ""),
@@ -300,24 +305,24 @@ def probe_title(probe: dict[str, Any] | None, stale: dict[str, Any] | None = Non
 
 def probe_cell(family: Family) -> Text:
     record = family.probe
-    if record is None or record.get("behaviour") is None:
+    if record is None or record.behaviour is None:
         return Text("–", style="dim")
-    cell = Text(f"class {record['behaviour']}")
-    if record.get("differs_from_reference"):
+    cell = Text(f"class {record.behaviour}")
+    if record.differs_from_reference:
         cell.append(" ≠ ref", style="red")
     return cell
 
 
-def witness_text(record: dict[str, Any]) -> Text:
+def witness_text(record: SampleProbeRecord) -> Text:
     """The family's witness with both outputs (text from samples, shown as plain Text)."""
-    witness = record.get("witness")
-    if not witness:
-        return Text(f"behaviour class {record.get('behaviour')}: no witness\n", style="dim")
-    against = str(witness.get("against", "reference"))
-    text = Text(f"behaviour class {record.get('behaviour')}: witness ", style="bold")
-    text.append(str(witness.get("call", ""))[:300])
-    text.append(f"\n  this sample: {str(witness.get('sample', ''))[:300]}\n")
-    text.append(f"  {against}: {str(witness.get(against, ''))[:300]}\n")
+    witness = record.witness
+    if witness is None:
+        return Text(f"behaviour class {record.behaviour}: no witness\n", style="dim")
+    against = witness.against
+    text = Text(f"behaviour class {record.behaviour}: witness ", style="bold")
+    text.append((witness.call or "")[:300])
+    text.append(f"\n  this sample: {(witness.sample or '')[:300]}\n")
+    text.append(f"  {against}: {(witness.expected or '')[:300]}\n")
     text.append("t adds the witness to the contract as a test\n", style="dim")
     return text
 

@@ -29,6 +29,7 @@ from skyt_tui.engine.runs.analysis_record import (
     StoredAnalysis,
 )
 from skyt_tui.engine.runs.matrices import RunTexts
+from skyt_tui.engine.runs.probe_record import StoredProbe
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.engine.runs.run_store import FAILED, SampleRecord, StoredRun
 from skyt_tui.ui import probe_data, run_data, store_watch
@@ -141,7 +142,7 @@ class RunLoaded(Message):
 class ProbeReady(Message):
     """A probe of the shown run finished (`document`), or failed (`error`)."""
 
-    def __init__(self, run_id: str, document: dict[str, Any] | None, error: str = "") -> None:
+    def __init__(self, run_id: str, document: StoredProbe | None, error: str = "") -> None:
         super().__init__()
         self.run_id, self.document, self.error = run_id, document, error
 
@@ -627,8 +628,7 @@ class RunDetailScreen(SectionScreen):
         if message.document is None:
             self.notify(f"probe failed: {message.error}", severity="error", markup=False)
             return
-        figures = message.document.get("run") or {}
-        classes = figures.get("behaviour_classes") or 0
+        classes = message.document.figures.behaviour_classes or 0
         line = f"{message.run_id}: {probe_data.probe_line(message.document)}"
         if classes > 1:
             line += "; the tests let behaviourally different samples pass (f shows the families)"
