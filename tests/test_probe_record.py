@@ -104,7 +104,8 @@ def test_a_hostile_documents_parts_are_left_out_or_kept_by_type():
 
 
 def test_a_stored_probe_reads_with_the_values_of_its_document(isolated_home, tmp_path):
-    from skyt_tui.engine.runs.probes import load_stored_probe
+    from skyt_tui.engine.errors import InputError
+    from skyt_tui.engine.runs.probes import load_stored_probe, witness_as_test
     from skyt_tui.engine.versions import PROBE_VERSION
     from skyt_tui.ui import probe_data
 
@@ -148,9 +149,20 @@ def test_a_stored_probe_reads_with_the_values_of_its_document(isolated_home, tmp
     assert not record.stale and record.stale_because == ()
     assert record.key_probe_version == PROBE_VERSION
 
-    # made by an older probe version: stale, and says which
+    # `probe add-test` reads it the same way: a damaged file is a clear error, not a crash
     path = isolated_home / "runs" / run_id / "probe.json"
     stored_document = json.loads(path.read_text())
+    damaged = json.loads(path.read_text())
+    damaged["samples"][1]["probe"]["witness"] = "w"
+    path.write_text(json.dumps(damaged))
+    with pytest.raises(InputError, match="sample 1 has no witness"):
+        witness_as_test(run_id, 1, write=False)
+    damaged["samples"] = "rows"
+    path.write_text(json.dumps(damaged))
+    with pytest.raises(InputError, match="no sample 1 among the probed samples"):
+        witness_as_test(run_id, 1, write=False)
+
+    # made by an older probe version: stale, and says which
     stored_document["key"]["probe_version"] = "probe-3"
     path.write_text(json.dumps(stored_document))
     stale = probe_data.load_probe(run_id)

@@ -27,11 +27,11 @@ from skyt_tui.engine.printable import printable
 HISTORY_DIR = "history"
 
 
-def witness_call(witness: dict[str, Any]) -> Call:
-    """The input of a witness record (`args_py`, `kwargs_py`), read as Python literals."""
+def witness_call(args_py: str | None, kwargs_py: str | None) -> Call:
+    """The input of a witness record (its `args_py`, `kwargs_py`), read as Python literals."""
     try:
-        args = parse_literal(str(witness.get("args_py")))
-        kwargs = parse_literal(str(witness.get("kwargs_py") or "{}"))
+        args = parse_literal(str(args_py))
+        kwargs = parse_literal(str(kwargs_py or "{}"))
     except LiteralError as exc:
         raise InputError(f"witness: args_py/kwargs_py: {exc}") from None
     if not isinstance(args, list) or not isinstance(kwargs, dict):

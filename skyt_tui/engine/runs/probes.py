@@ -18,6 +18,7 @@ from skyt_tui.engine.contracts.values import literal_text
 from skyt_tui.engine.errors import InputError, StoreError
 from skyt_tui.engine.executor.choice import current_executor, local_oracle
 from skyt_tui.engine.runs.analyses import analyze_stored_run
+from skyt_tui.engine.runs.probe_record import StoredProbe
 from skyt_tui.engine.runs.run_store import OK, SAMPLES_FILE, StoredRun, load_run
 from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION, PROBE_VERSION
 
@@ -151,20 +152,20 @@ def witness_as_test(run: StoredRun | str, sample_index: int, *, write: bool) -> 
     document = load_stored_probe(stored)
     if document is None:
         raise InputError(f"run {stored.id}: not probed yet (skyt-tui probe run {stored.id})")
-    if document.get("stale"):
+    probe = StoredProbe.from_document(document)
+    if probe.stale:
         raise InputError(
             f"run {stored.id}: its probe is stale (samples, contract or versions changed); probe again"
         )
-    row = next((r for r in document.get("samples", []) if r.get("index") == sample_index), None)
-    if row is None:
+    record = probe.by_index.get(sample_index)
+    if record is None:
         raise InputError(f"run {stored.id}: no sample {sample_index} among the probed samples")
-    witness = (row.get("probe") or {}).get("witness")
-    if not witness:
+    if record.witness is None:
         raise InputError(
             f"run {stored.id}: sample {sample_index} has no witness: it behaves like the "
             "others on every generated input"
         )
-    call = witness_call(witness)
+    call = witness_call(record.witness.args_py, record.witness.kwargs_py)
     if contract.reference is not None:
         program, from_what = contract.reference, "reference"
     else:
@@ -202,7 +203,11 @@ def stored_probe_figures(run: StoredRun) -> dict[str, Any] | None:
         document = load_stored_probe(run)
     except StoreError:
         return None
-    if document is None or document.get("stale") or not isinstance(document.get("run"), dict):
+    if (
+        document is None
+        or document.get("stale") is True
+        or not isinstance(document.get("run"), dict)
+    ):
         return None
     figures: dict[str, Any] = document["run"]
     return figures
