@@ -165,7 +165,7 @@ def test_humaneval_table_and_limit(tmp_path, capsys):
     assert main(["oracle", "--humaneval", str(folder), "--limit", "2"]) == 0
     out = capsys.readouterr().out
     assert "Toy/0" in out and "Toy/1" not in out
-    assert "2 samples, 1 tasks: pass@1 1.000" in out
+    assert "2 samples, 1 task: pass@1 1.000" in out
 
 
 def test_humaneval_folder_without_samples(tmp_path, capsys):

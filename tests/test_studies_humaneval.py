@@ -237,7 +237,7 @@ def test_oracle_humaneval_reports_the_trivial_asserts_it_did_not_count(tmp_path,
     assert report["trivial_asserts"] == {"Toy/0": 3}
     assert main(["oracle", "--humaneval", str(folder)]) == 0
     out = capsys.readouterr().out
-    assert "not counted as tests: 3 trivial asserts (assert True …) in 1 tasks: Toy/0 (3)" in out
+    assert "not counted as tests: 3 trivial asserts (assert True …) in 1 task: Toy/0 (3)" in out
 
 
 def test_analyze_import_and_report_say_which_asserts_were_not_counted(tmp_path, capsys):

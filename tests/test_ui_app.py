@@ -629,7 +629,7 @@ async def test_a_run_can_be_cancelled():
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert not screen.query_one(RunProgress).running
-        assert "Cancelled: 1 samples, 0 failed" in screen_text(app)
+        assert "Cancelled: 1 sample, 0 failed" in screen_text(app)
         assert "c" not in screen.active_bindings
 
 
