@@ -254,7 +254,7 @@ def test_decoding_past_a_bound_is_too_large(text, message):
     if message is None:  # one big fraction is within the budget, and quick
         start = time.perf_counter()
         wire.loads(text, wire.Budget())
-        assert time.perf_counter() - start < 0.5
+        assert time.perf_counter() - start < 2.0  # linear; quadratic work takes minutes
         return
     with pytest.raises(wire.TooLarge, match=re.escape(message)):
         wire.loads(text, wire.Budget())
@@ -289,7 +289,7 @@ def test_sets_and_dicts_built_to_collide_in_hashing_are_refused_quickly():
     ):
         with pytest.raises(wire.TooLarge, match="share one hash"):
             wire.decode({tag: payload}, wire.Budget())
-    assert time.perf_counter() - start < 2.0
+    assert time.perf_counter() - start < 5.0  # linear; quadratic work takes minutes
     assert wire.decode({"$set": colliding_ints(wire.MAX_EQUAL_HASHES)}, wire.Budget())
 
 
@@ -302,7 +302,7 @@ def test_json_numbers_longer_than_the_encoder_writes_are_refused_even_without_a_
             wire.parse_json(b"9" * 2_000_000, wire.Budget())
         with pytest.raises(wire.DecodeError, match="JSON number"):
             wire.parse_json(b"0." + b"1" * 1000, wire.Budget())
-        assert time.perf_counter() - start < 0.5
+        assert time.perf_counter() - start < 2.0  # linear; quadratic work takes minutes
     finally:
         sys.set_int_max_str_digits(previous)
 
@@ -312,5 +312,5 @@ def test_show_is_bounded_and_deterministic():
     assert wire.show("a " * 5_000_000, 20) == "'a a a a a a a a a …"
     assert wire.show({"$int": hex(1 << 60_000)}) == "<int of 60,001 bits>"
     assert wire.show(wire.encode({"pear", "apple", "fig"})) == "{'apple', 'fig', 'pear'}"
-    assert time.perf_counter() - start < 0.5
+    assert time.perf_counter() - start < 2.0  # linear; quadratic work takes minutes
     assert wire.short_repr(frozenset({(1, "b"), (0, "a")})) == "frozenset({(0, 'a'), (1, 'b')})"
