@@ -27,7 +27,9 @@ machine's load, which is printed with each. Then:
   must equal;
 - a driver killed: `analyze --resume` at the smaller size with repair, SIGKILLed once half of
   its runs are kept, then run again with `--resume`: its output must be the uninterrupted one;
-- the start: a one-sample analysis on the cluster (connect, judges, one task).
+- the start: a one-sample analysis on the cluster (connect, judges, one task);
+- an idle driver: connected as `--executor ray` connects, doing nothing for 30 s, before and
+  after the studies: the CPU Ray's own threads take in a driver per second of wall.
 Driver CPU per sample is given two ways: all the driver's CPU over the samples, and the
 difference between the two sizes over the difference of samples (what one more sample costs,
 without the start). Peak RSS at the larger size over the smaller says whether memory grows.
@@ -35,7 +37,11 @@ without the start). Peak RSS at the larger size over the smaller says whether me
 Projection (docs/scaling.md): T = F + n·max(d, c / (N·W)) for n = 10⁶ samples on N nodes of W
 workers, with F the start (the one-sample analysis), c the worker-seconds per sample of the
 larger study with repair (wall × workers / samples) and d the driver's CPU per sample (the
-larger of the two ways): past N·W = c / d workers the driver is the limit.
+larger of the two ways): past N·W = c / d workers the driver is the limit. That d counts Ray's
+threads (a few ms per second of wall whatever the driver does) as if they were per sample, which
+a slow 2-worker cluster inflates; so the projection is also given split: a = the idle driver's
+CPU per second, b = (CPU − start's CPU − a · (wall − start's wall)) / samples of the same study,
+the driver's core full at (1000 − a) / b samples/s, past that × c workers.
 
 Part `overhead` (what it was before issue 39): three configurations interleaved round by round
 (local, one raylet with 2 CPUs, two raylets with 1 CPU each), all with two sandbox workers in
@@ -329,6 +335,47 @@ wall, and how its CPU splits: the main thread (where skyt-tui's work runs) and e
 by name (Ray's own: gRPC pollers, its io loops, task events)."""
 
 
+IDLE = """
+import json, resource, sys, time
+from skyt_tui.engine.executor.ray_executor import RayExecutor
+out, seconds, address = sys.argv[1], float(sys.argv[2]), sys.argv[3]
+RayExecutor.connect(address)
+time.sleep(2.0)
+def cpu():
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+before, main_before, began = cpu(), time.thread_time(), time.perf_counter()
+time.sleep(seconds)
+with open(out, "w") as handle:
+    json.dump({"cpu_s": cpu() - before, "main_thread_cpu_s": time.thread_time() - main_before,
+               "wall_s": time.perf_counter() - began}, handle)
+"""
+"""A driver connected as `skyt-tui --executor ray` connects, doing nothing for `seconds`: the CPU
+Ray's own threads take in a driver per second of wall, whatever the driver does."""
+IDLE_S = 30.0
+
+
+def run_idle(tree: Path, address: str, seconds: float = IDLE_S) -> dict:
+    """The idle driver's CPU over `seconds` (after connecting), with the load before."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    env.pop("RAY_ADDRESS", None)
+    with tempfile.TemporaryDirectory(prefix="skyt-bench-idle-") as tmp:
+        report = Path(tmp) / "report.json"
+        load = os.getloadavg()[0]
+        done = subprocess.run(
+            [sys.executable, "-c", IDLE, str(report), str(seconds), address],
+            cwd=tree,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(
+                f"the idle driver exited with {done.returncode}: {done.stderr[-2000:]}"
+            )
+        return {**json.loads(report.read_text()), "load": load}
+
+
 def run_driver(
     tree: Path,
     args: list[str],
@@ -441,6 +488,8 @@ def measure_driver(args: argparse.Namespace) -> dict | None:
                         address=cluster.address,
                     )
                     figures["start"] = {**start, "config": config}
+                    figures["idle"] = [run_idle(tree, cluster.address)]
+                    print(json.dumps({"idle": figures["idle"][0]}), file=sys.stderr, flush=True)
                 plan = [(size, repair) for size in sizes for repair in (False, True)]
                 if (
                     config == "baseline"
@@ -456,6 +505,9 @@ def measure_driver(args: argparse.Namespace) -> dict | None:
                         keep=kept_output(args, config, size, repair),
                     )
                     note({"config": config, "size": size, "repair": repair, **found})
+                if config == "new":
+                    figures["idle"].append(run_idle(tree, cluster.address))
+                    print(json.dumps({"idle": figures["idle"][-1]}), file=sys.stderr, flush=True)
                 if config == "new" and not args.no_kill:
                     figures["resume"] = kill_and_resume(
                         tree,
@@ -580,11 +632,12 @@ def summarize_driver(figures: dict) -> dict:
         )
         out["resume"] = resume
     start = figures.get("start")
-    out["fit"] = {
-        config: fit_driver([m for m in measured if m["config"] == config], start)
-        for config in ("baseline", "new")
-        if start is not None and sum(m["config"] == config for m in measured) >= 2
-    }
+    idle = figures.get("idle") or []
+    per_second_ms = (
+        1000 * sum(m["cpu_s"] for m in idle) / sum(m["wall_s"] for m in idle) if idle else None
+    )
+    if per_second_ms is not None:
+        out["idle"] = {"per_second_ms": per_second_ms, "measurements": idle}
     top = find("new", large, True)
     if top is not None:
         workers = 2  # two raylets of 1 CPU: one sandbox worker each
@@ -594,41 +647,38 @@ def summarize_driver(figures: dict) -> dict:
         marginal = growth.get("new-repair", {}).get("marginal_cpu_ms_per_sample")
         if marginal is not None:
             driver_s = max(driver_s, marginal / 1000)
-        fit = out["fit"].get("new")
         out["projection"] = {
             "samples": PROJECTED_SAMPLES,
             "fixed_s": fixed,
             "worker_s_per_sample": worker_s,
             "driver_s_per_sample": driver_s,
             "driver_bound_from_workers": worker_s / driver_s,
-            "hours": {
-                f"{nodes}x{w}": (fixed + PROJECTED_SAMPLES * max(driver_s, worker_s / (nodes * w)))
-                / 3600
-                for w in PROJECTED_WORKERS
-                for nodes in PROJECTED_NODES
-            },
+            "hours": hours(fixed, driver_s, worker_s),
         }
-        if fit is not None and fit["per_sample_ms"] > 0:
-            most = (1000 - fit["per_second_ms"]) / fit["per_sample_ms"]  # samples/s at 100 % CPU
-            out["projection"]["fit"] = {
-                **fit,
-                "samples_per_s_at_full_cpu": most,
-                "driver_bound_from_workers": most * worker_s,
-            }
+        if per_second_ms is not None and start is not None:
+            # the study's CPU beyond its start, less what Ray's threads take per second of wall
+            # whatever the driver does (the idle driver's rate): the driver's work per sample
+            waiting_s = per_second_ms / 1000 * (top["wall_s"] - start["wall_s"])
+            per_sample_ms = 1000 * (top["cpu_s"] - start["cpu_s"] - waiting_s) / large
+            if per_sample_ms > 0:
+                most = (1000 - per_second_ms) / per_sample_ms  # samples/s at 100 % of a core
+                out["projection"]["split"] = {
+                    "per_second_ms": per_second_ms,
+                    "per_sample_ms": per_sample_ms,
+                    "samples_per_s_at_full_cpu": most,
+                    "driver_bound_from_workers": most * worker_s,
+                    "hours": hours(fixed, 1 / most, worker_s),
+                }
     return out
 
 
-def fit_driver(runs: list[dict], start: dict | None) -> dict:
-    """The driver's CPU beyond its start as a·wall + b·samples, by least squares over `runs`:
-    `a` (ms per second) is what Ray's own threads take while the driver waits, `b` (ms per
-    sample) the driver's work for each sample. Both clamped at 0."""
-    import numpy as np
-
-    cpu0, wall0 = (start["cpu_s"], start["wall_s"]) if start is not None else (0.0, 0.0)
-    x = np.array([[m["wall_s"] - wall0, m["size"]] for m in runs], dtype=float)
-    y = np.array([m["cpu_s"] - cpu0 for m in runs], dtype=float)
-    (a, b), *_ = np.linalg.lstsq(x, y, rcond=None)
-    return {"per_second_ms": 1000 * max(0.0, float(a)), "per_sample_ms": 1000 * max(0.0, float(b))}
+def hours(fixed: float, driver_s: float, worker_s: float) -> dict:
+    """T = F + n · max(d, c / (N · W)) in hours, for each projected cluster."""
+    return {
+        f"{nodes}x{w}": (fixed + PROJECTED_SAMPLES * max(driver_s, worker_s / (nodes * w))) / 3600
+        for w in PROJECTED_WORKERS
+        for nodes in PROJECTED_NODES
+    }
 
 
 def print_driver(figures: dict) -> None:
@@ -664,10 +714,11 @@ def print_driver(figures: dict) -> None:
             f"{resume['after_s']:.1f} s; resumed in {resume['resumed']['wall_s']:.1f} s: "
             f"same bytes as uninterrupted: {'yes' if resume['same_as_uninterrupted'] else 'NO'}"
         )
-    for config, fit in summary.get("fit", {}).items():
+    idle = summary.get("idle")
+    if idle is not None:
         print(
-            f"{config}: driver CPU beyond its start = {fit['per_second_ms']:.2f} ms per second "
-            f"waited + {fit['per_sample_ms']:.3f} ms per sample"
+            f"an idle driver (connected, doing nothing): {idle['per_second_ms']:.2f} ms of CPU "
+            f"per second (Ray's own threads), {len(idle['measurements'])} measurement(s)"
         )
     projection = summary.get("projection")
     if projection is not None:
@@ -681,15 +732,18 @@ def print_projection(projection: dict) -> None:
         f"{projection['driver_s_per_sample'] * 1000:.3f} ms/sample (the limit past "
         f"{projection['driver_bound_from_workers']:.0f} workers)"
     )
-    fit = projection.get("fit")
-    if fit is not None:
+    split = projection.get("split")
+    if split is not None:
         print(
-            f"  by the fit: the driver's CPU is full at {fit['samples_per_s_at_full_cpu']:.0f} "
-            f"samples/s, past {fit['driver_bound_from_workers']:.0f} workers"
+            f"  split: Ray's threads {split['per_second_ms']:.2f} ms per second + the driver's "
+            f"work {split['per_sample_ms']:.3f} ms per sample: its CPU is full at "
+            f"{split['samples_per_s_at_full_cpu']:.0f} samples/s, past "
+            f"{split['driver_bound_from_workers']:.0f} workers"
         )
-    for key, hours in projection["hours"].items():
+    for key, value in projection["hours"].items():
         nodes, workers = key.split("x")
-        print(f"  {nodes:>4} nodes x {workers:>2} workers: {hours:8.2f} h")
+        other = "" if split is None else f"  (split: {split['hours'][key]:8.2f} h)"
+        print(f"  {nodes:>4} nodes x {workers:>2} workers: {value:8.2f} h{other}")
 
 
 def baseline_tree(ref: str, into: Path) -> Path:
@@ -912,12 +966,15 @@ def driver_markdown(figures: dict) -> str:
             f"{figures['start']['wall_s']:.1f} s, {figures['start']['cpu_s']:.2f} s of the "
             "driver's CPU (mostly importing Ray and skyt-tui)."
         )
-    for config, fit in summary.get("fit", {}).items():
+    idle = summary.get("idle")
+    if idle is not None:
+        rates = ", ".join(f"{1000 * m['cpu_s'] / m['wall_s']:.2f}" for m in idle["measurements"])
         lines.append(
-            f"- {names.get(config, config)}: the driver's CPU beyond its start, fitted over its "
-            f"runs above as a · wall + b · samples: a = {fit['per_second_ms']:.2f} ms per second "
-            f"(Ray's own threads while the driver waits), b = {fit['per_sample_ms']:.3f} ms per "
-            "sample (the driver's work for each sample)."
+            f"- An idle driver (connected to the cluster as `--executor ray` connects, doing "
+            f"nothing for {IDLE_S:.0f} s, before and after the studies): "
+            f"{idle['per_second_ms']:.2f} ms of CPU per second of wall "
+            f"({rates}): Ray's own threads in the driver (gRPC pollers, its io loops, task events), which "
+            "take that per second whatever the driver does."
         )
     return "\n".join(lines) + "\n"
 
@@ -935,20 +992,28 @@ def projection_markdown(figures: dict) -> str:
         f"{projection['driver_bound_from_workers']:.0f} workers the driver is the limit."
         + (
             ""
-            if "fit" not in projection
-            else " That d counts the driver's waiting on this slow cluster as if it were per "
-            f"sample; by the fit above (a = {projection['fit']['per_second_ms']:.2f} ms per "
-            f"second, b = {projection['fit']['per_sample_ms']:.3f} ms per sample) the driver's "
-            f"CPU is full at {projection['fit']['samples_per_s_at_full_cpu']:,.0f} samples/s, "
-            f"that is past {projection['fit']['driver_bound_from_workers']:,.0f} workers."
+            if "split" not in projection
+            else " That d counts Ray's threads, which take a few ms of the driver's CPU per "
+            "second of wall whatever it does, as if they were per sample; on this 2-worker "
+            "cluster a sample takes a long wall, so they weigh on each sample far more than on a "
+            "large cluster. Split by the idle driver above (a = "
+            f"{projection['split']['per_second_ms']:.2f} ms per second of Ray's threads) the "
+            "driver's own work is b = (CPU − the start's CPU − a · (wall − the start's wall)) / "
+            f"samples = {projection['split']['per_sample_ms']:.3f} ms per sample, and its one "
+            "core is full (a + b · samples/s = 1,000 ms per second) at "
+            f"{projection['split']['samples_per_s_at_full_cpu']:,.0f} samples/s, that is past "
+            f"{projection['split']['driver_bound_from_workers']:,.0f} workers: the second "
+            "column of hours."
         ),
         "",
-        "| nodes × workers | hours |",
-        "|---|---|",
+        "| nodes × workers | hours (d) | hours (a, b) |",
+        "|---|---|---|",
     ]
-    for key, hours in projection["hours"].items():
+    split = projection.get("split")
+    for key, value in projection["hours"].items():
         nodes, workers = key.split("x")
-        lines.append(f"| {nodes} × {workers} | {hours:.2f} |")
+        other = "–" if split is None else f"{split['hours'][key]:.2f}"
+        lines.append(f"| {nodes} × {workers} | {value:.2f} | {other} |")
     lines.append("")
     lines.append(
         "These are projections, not measurements: a real cluster adds the network (each run "
