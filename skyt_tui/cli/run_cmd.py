@@ -466,6 +466,7 @@ def run_command(args: argparse.Namespace) -> int:
     probes: dict[str, dict] = {}
     if probe is not None:
         from skyt_tui.cli.probe_cmd import print_run_probe
+        from skyt_tui.engine.runs.probe_record import StoredProbe
         from skyt_tui.engine.runs.probes import probe_stored_run
 
         for outcome in outcomes:
@@ -473,7 +474,7 @@ def run_command(args: argparse.Namespace) -> int:
                 probes[outcome.run_id] = probe_stored_run(outcome.run_id, probe)
                 if not args.json:
                     console().print(f"probe of {outcome.run_id}:", markup=False)
-                    print_run_probe(probes[outcome.run_id])
+                    print_run_probe(StoredProbe.from_document(probes[outcome.run_id]))
     if args.json:
         print_json(
             "run",

@@ -197,17 +197,16 @@ def witness_as_test(run: StoredRun | str, sample_index: int, *, write: bool) -> 
 
 
 def stored_probe_figures(run: StoredRun) -> dict[str, Any] | None:
-    """The per-run figures of the run's stored probe, or None when it has none or it is stale or
-    unreadable (a report never fails over a probe file)."""
+    """The per-run figures of the run's stored probe as it stores them (`StoredProbe.
+    stored_figures`), or None when it has none or it is stale or unreadable (a report never
+    fails over a probe file)."""
     try:
         document = load_stored_probe(run)
     except StoreError:
         return None
-    if (
-        document is None
-        or document.get("stale") is True
-        or not isinstance(document.get("run"), dict)
-    ):
+    if document is None:
         return None
-    figures: dict[str, Any] = document["run"]
-    return figures
+    probe = StoredProbe.from_document(document)
+    if probe.stale or probe.stored_figures is None:
+        return None
+    return dict(probe.stored_figures)
