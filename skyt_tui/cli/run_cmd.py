@@ -620,9 +620,9 @@ def _run_anchors(args: argparse.Namespace) -> int:
             return 130
         outcomes.extend(made)
     stored = [run_store.load_run(outcome.run_id) for outcome in outcomes]
-    documents = analyses.analyze_stored_runs(stored)
+    records = analyses.stored_analyses(stored)
     items = [item.id for item in bench.load_benchmark(args.anchors, with_scores=False).items]
-    observed = scores_by_contract(stored, documents, score, items)
+    observed = scores_by_contract(stored, records, score, items)
     estimate = None
     if observed.systems:
         estimate = bench.estimate_systems(args.anchors, observed)
