@@ -364,14 +364,15 @@ def test_values_are_shown_by_their_unit(name, value, shown):
 
 def test_the_gate_explains_a_missing_metric_that_needs_a_canon():
     from skyt_tui.engine.gate import Threshold, _check
+    from skyt_tui.engine.measure.metrics import RunMetrics
 
-    metrics = {"canon": "none", "R_anchor_mean": None, "pass_rate": None, "R_sig": {"raw": None}}
+    metrics = RunMetrics(n=3, level="nodoc", tau=0.1, canon="none", R_sig={"raw": None})
     assert _check(metrics, Threshold("R_anchor_mean", 0.5, "min")).text == (
         "R_anchor_mean not computed (canon: none)"
     )
     assert _check(metrics, Threshold("pass_rate", 0.5, "min")).text == "pass_rate not computed"
     assert _check(metrics, Threshold("R_sig.raw", 0.5, "min")).text == "R_sig.raw not computed"
-    judged = {"canon": "established", "pass_rate": 1.0, "compliance_rate": None}
+    judged = RunMetrics(n=3, level="nodoc", tau=0.1, canon="established", pass_rate=1.0)
     assert _check(judged, Threshold("compliance_rate", 0.5, "min")).text == (
         "compliance_rate not computed (the run's contract has no coding rules)"
     )
