@@ -8,8 +8,7 @@ from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.gate import Threshold, evaluate, parse_threshold
 from skyt_tui.engine.measure.metrics import RunMetrics
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.engine.runs.run_store import SampleRecord
 from tests.run_helpers import CONTRACT_ID, install_contract, run_cli
 
@@ -100,7 +99,7 @@ def stored_run(isolated_home):
     install_contract(isolated_home)
     codes = ["def f(x):\n    return x + 1"] * 3 + ["def f(x):\n    return 1 + x"]
     samples = [SampleRecord(index=i, status="ok", response=c, code=c) for i, c in enumerate(codes)]
-    meta = runs.create_run(
+    meta = run_store.create_run(
         contract_id=CONTRACT_ID,
         contract=get_contract(CONTRACT_ID),
         provider="replay",
@@ -108,7 +107,7 @@ def stored_run(isolated_home):
         temperature=0.0,
         n=4,
         samples=samples,
-        status=runs.COMPLETE,
+        status=run_store.COMPLETE,
     )
     return meta.id
 
@@ -141,7 +140,7 @@ def test_cli_gate_exit_codes(isolated_home, stored_run):
 
 def test_cli_gate_on_r_anchor_says_why_when_not_computed(isolated_home, stored_run):
     result = run_cli(isolated_home, "gate", stored_run, "--min-r-anchor", "0.8")
-    r_anchor = run_analyses.stored_analysis(stored_run).metrics.R_anchor_post
+    r_anchor = analyses.stored_analysis(stored_run).metrics.R_anchor_post
     if r_anchor is None:
         assert result.returncode == 1 and result.stdout.startswith(
             f"FAIL {stored_run}: R_anchor_post not computed"

@@ -176,7 +176,7 @@ async def test_app_probes_a_run_splits_families_and_adds_the_witness(isolated_ho
 
 @pilot_test
 async def test_a_run_started_with_probe_inputs_is_probed_after_it_finishes(isolated_home, tmp_path):
-    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs import run_store
     from skyt_tui.ui.app import SkytApp
     from skyt_tui.ui.widgets.run_progress import RunProgress
     from tests.test_ui_app import fill_dialog, select_contract
@@ -202,7 +202,7 @@ async def test_a_run_started_with_probe_inputs_is_probed_after_it_finishes(isola
         progress = app.screen.query_one(RunProgress)
         await wait_for(pilot, lambda: not progress.running, 120)
         await settle(pilot)
-    [run_id] = runs.run_ids()
+    [run_id] = run_store.run_ids()
     document = json.loads((isolated_home / "runs" / run_id / "probe.json").read_text())
     assert document["key"]["settings"]["max_inputs"] == 30
     assert document["run"]["behaviour_classes"] == 2
@@ -295,7 +295,9 @@ def test_probe_run_prints_each_witness_printable(capsys):
         {"index": 0, "probe": {"behaviour": 1, "witness": None}},
         {"index": 4, "probe": {"behaviour": 2, "witness": witness | {"reference": "1"}}},
     ]
-    print_run_probe(StoredProbe.from_document({"contract_id": "c", "run": figures, "samples": rows}))
+    print_run_probe(
+        StoredProbe.from_document({"contract_id": "c", "run": figures, "samples": rows})
+    )
     printed = capsys.readouterr().out
     assert "sample 4 (class 2): f(-1) gives '\\x1b[31mred', the reference 1" in printed
     assert "\x1b" not in printed and "sample 0" not in printed
