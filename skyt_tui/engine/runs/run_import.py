@@ -405,12 +405,11 @@ def stored_tool_verdicts(
         names = tuple(test.name for test in contract.tests)
     passed: dict[int, bool | None] = {}
     tests: dict[int, tuple[tuple[str, ...], tuple[bool, ...]]] = {}
-    for sample in analysis.samples:
-        facts = sample.facts
-        passed[facts.index] = facts.passed
-        vector = facts.pass_vector
+    for analysed in analysis.samples:
+        passed[analysed.index] = analysed.facts.passed
+        vector = analysed.facts.pass_vector
         if vector is not None and len(vector) == len(names):
-            tests[facts.index] = (names, tuple(bool(v) for v in vector))
+            tests[analysed.index] = (names, tuple(bool(v) for v in vector))
     return run_agreement(Judged(run=stored, passed=passed, tests=tests))
 
 
