@@ -12,8 +12,7 @@ import pytest
 
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.engine.runs.analysis_child import AnalysisCancelled, analyze_stored_runs_in_child
 from skyt_tui.engine.runs.run_store import SampleRecord
 from tests.run_helpers import CONTRACT_ID, ROOT, install_contract
@@ -36,7 +35,7 @@ def two_runs(isolated_home):
     contract = get_contract(CONTRACT_ID)
     ids = []
     for temperature, codes in ((0.0, CODES[:2]), (0.7, CODES)):
-        meta = runs.create_run(
+        meta = run_store.create_run(
             contract_id=CONTRACT_ID,
             contract=contract,
             provider="replay",
@@ -51,15 +50,13 @@ def two_runs(isolated_home):
 
 def uncached(home, ids):
     for run_id in ids:
-        (runs.run_path(run_id) / runs.ANALYSIS_FILE).unlink(missing_ok=True)
+        (run_store.run_path(run_id) / run_store.ANALYSIS_FILE).unlink(missing_ok=True)
     shutil.rmtree(home / "canon", ignore_errors=True)
 
 
 def test_the_child_gives_what_the_engine_gives_in_process(two_runs):
     home, ids = two_runs
-    in_process = {
-        run_id: run_analyses.analyze_stored_run(run_id, use_cache=False) for run_id in ids
-    }
+    in_process = {run_id: analyses.analyze_stored_run(run_id, use_cache=False) for run_id in ids}
     uncached(home, ids)
     seen, stages = [], set()
     results = analyze_stored_runs_in_child(
@@ -95,7 +92,7 @@ def test_an_engine_error_in_the_child_is_one_line_and_a_crash_is_named(two_runs,
     monkeypatch.setattr(sys, "executable", shutil.which("false"))
     with pytest.raises(SkytError, match="^the analysis process exited with code 1$"):
         analyze_stored_runs_in_child(ids[:1], level="nodoc", tau=0.1)
-    assert not (runs.run_path(ids[0]) / runs.ANALYSIS_FILE).exists()
+    assert not (run_store.run_path(ids[0]) / run_store.ANALYSIS_FILE).exists()
 
 
 def test_cancelling_stops_the_child_and_its_workers(two_runs):
@@ -134,7 +131,9 @@ def test_the_child_exits_when_its_parent_closes_stdin(two_runs):
     child.stdin.close()  # before the child could finish: it watches stdin from its first moment
     assert child.wait(timeout=10) == -signal.SIGKILL
     assert not _children_running(home)
-    assert not (runs.run_path(ids[0]) / runs.ANALYSIS_FILE).exists(), "nothing half-written"
+    assert not (run_store.run_path(ids[0]) / run_store.ANALYSIS_FILE).exists(), (
+        "nothing half-written"
+    )
 
 
 def _children_running(home) -> list[str]:
@@ -168,7 +167,7 @@ def test_the_child_streams_results_batch_by_batch_newest_asked_first(isolated_ho
     install_contract(isolated_home)
     contract = get_contract(CONTRACT_ID)
     ids = [
-        runs.create_run(
+        run_store.create_run(
             contract_id=CONTRACT_ID,
             contract=contract,
             provider="replay",
@@ -194,5 +193,5 @@ def test_the_child_streams_results_batch_by_batch_newest_asked_first(isolated_ho
     assert ("progress", "oracle") in events[first_result:], (
         "a later batch is still being judged after the first results arrived"
     )
-    in_process = run_analyses.analyze_stored_runs(ids)
+    in_process = analyses.analyze_stored_runs(ids)
     assert [results[run_id]["metrics"] for run_id in ids] == [a["metrics"] for a in in_process]

@@ -52,6 +52,28 @@ def test_the_records_hold_the_documents_metrics_and_sample_facts():
     assert record.document == document
 
 
+def test_the_records_write_the_stored_metrics_canon_and_oracle_out_again():
+    """`report --json` writes the metrics, canon and oracle from the records: the stored format."""
+    _, document = stored_document()
+    document["canon"] = {
+        "status": "established",
+        "source": "run",
+        "sample_index": 0,
+        "run_id": "run-1",
+        "code": CODES[0],
+        "reason": "",
+    }
+    document["oracle"] = {"version": "9", "isolation": "bubblewrap", "layers": ["uid", "seccomp"]}
+    record = StoredAnalysis.from_document(document)
+    for name, written in (
+        ("metrics", record.metrics.to_dict()),
+        ("canon", record.canon.to_dict()),
+        ("oracle", record.oracle.to_dict()),
+    ):
+        assert json.dumps(written, sort_keys=True) == json.dumps(document[name], sort_keys=True)
+    assert StoredAnalysis.from_document(stored_document()[1]).oracle.to_dict() == {}
+
+
 def test_a_verdict_and_a_repair_are_read_with_their_tests_and_steps():
     _, document = stored_document()
     document["samples"][2]["oracle"] = {

@@ -202,6 +202,15 @@ class Run:
         return self._contract
 
 
+class Analysis:
+    """What `from_runs` reads of a run's `StoredAnalysis`: its metrics."""
+
+    def __init__(self, **metrics):
+        from skyt_tui.engine.measure.metrics import RunMetrics
+
+        self.metrics = RunMetrics(n=1, level="nodoc", tau=0.1, **metrics)
+
+
 def contract(contract_id, difficulty="easy", version=1):
     from skyt_tui.engine.contracts.contract import contract_from_dict
 
@@ -222,7 +231,7 @@ def test_from_runs_keeps_the_newest_run_and_skips_changed_contracts():
         Run("r4", Meta("m", 0.0, "a"), a2),
         Run("r5", Meta("n", 0.5, "b"), b1),  # no pass_rate computed
     ]
-    analyses = [{"metrics": {"pass_rate": v}} for v in (0.1, 0.2, 0.3, 0.4, None)]
+    analyses = [Analysis(pass_rate=v) for v in (0.1, 0.2, 0.3, 0.4, None)]
     made = from_runs(runs, analyses)
     scores = made.data.scores
     assert [item.id for item in made.data.items] == ["a", "b"]

@@ -133,8 +133,7 @@ def test_the_canon_rule_skips_failing_and_unparseable_samples():
 def test_every_path_that_picks_a_canon_uses_the_one_rule(isolated_home, monkeypatch):
     """The stored-run path, `canon reestablish` and the analysis all ask `canon.first_canon_candidate`:
     a changed rule (here: the last passing sample) changes what each of them picks."""
-    from skyt_tui.engine.runs import analyses as run_analyses
-    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs import analyses, run_store
     from skyt_tui.engine.runs.canon_actions import reestablish_from_run
     from skyt_tui.engine.runs.run_store import SampleRecord
     from tests.run_helpers import CONTRACT_ID, install_contract
@@ -144,7 +143,7 @@ def test_every_path_that_picks_a_canon_uses_the_one_rule(isolated_home, monkeypa
 
     contract = get_contract(CONTRACT_ID)
     codes = ["def f(x):\n    return x + 1\n", "def f(x):\n    return 1 + x\n"]
-    meta = runs.create_run(
+    meta = run_store.create_run(
         contract_id=CONTRACT_ID,
         contract=contract,
         provider="openai",
@@ -169,7 +168,7 @@ def test_every_path_that_picks_a_canon_uses_the_one_rule(isolated_home, monkeypa
 
             return [SimpleNamespace(passed=True) for _ in jobs]
 
-    code, provenance = run_analyses.first_passing_stored_sample(contract, PassAll())
+    code, provenance = analyses.first_passing_stored_sample(contract, PassAll())
     assert (code, provenance.sample_index, provenance.run_id) == (codes[1], 1, meta.id)
     canon = reestablish_from_run(CONTRACT_ID, meta.id, oracle=PassAll())
     assert canon.code == codes[1].rstrip() and canon.provenance["sample_index"] == 1

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from skyt_tui.cli import main
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.settings import update_setting
 from tests.llm_server import FakeLLMServer
 from tests.run_helpers import CONTRACT_ID, install_contract, run_cli
@@ -41,7 +41,7 @@ def test_run_uses_the_settings_provider_model_url_n_and_temperature(isolated_hom
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     [outcome] = document["runs"]
-    meta = runs.load_run(outcome["run_id"]).meta
+    meta = run_store.load_run(outcome["run_id"]).meta
     assert (meta.provider, meta.model, meta.n, meta.temperature) == (
         "openai",
         "from-settings",
@@ -163,7 +163,7 @@ def test_run_profile_takes_provider_model_url_and_numbers_and_flags_win(isolated
         )
     assert result.returncode == 0, result.stderr
     [outcome] = json.loads(result.stdout)["runs"]
-    meta = runs.load_run(outcome["run_id"]).meta
+    meta = run_store.load_run(outcome["run_id"]).meta
     assert (meta.provider, meta.model, meta.n, meta.temperature) == (
         "openai",
         "from-profile",
@@ -247,7 +247,9 @@ def test_the_environment_base_url_comes_before_the_settings_file_and_a_flag_befo
     assert by_flag.returncode == 0, by_flag.stderr
     assert served == (2, 2)
     urls = [
-        runs.load_meta(json.loads(done.stdout)["runs"][0]["run_id"]).provider_settings["base_url"]
+        run_store.load_meta(json.loads(done.stdout)["runs"][0]["run_id"]).provider_settings[
+            "base_url"
+        ]
         for done in (by_env, by_flag)
     ]
     assert urls == [from_env.url + "/v1", from_flag.url + "/v1"]

@@ -8,8 +8,7 @@ from skyt_tui import locations
 from skyt_tui.cli import main
 from skyt_tui.engine.demo import DEMO_LABEL, DEMO_MODEL, create_demo_runs
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
 from tests.run_helpers import CONTRACT_ID, install_contract, run_cli
 
 VARIANTS = {
@@ -48,9 +47,9 @@ def test_demo_runs_are_labelled_hand_written_and_analysed(examples):
     assert (
         "no model produced them" in meta.note
         and meta.origin["kind"] == "demo"
-        and meta.status == runs.COMPLETE
+        and meta.status == run_store.COMPLETE
     )
-    run = runs.load_run(meta.id)
+    run = run_store.load_run(meta.id)
     assert [s.response for s in run.samples] == list(VARIANTS.values()), (
         "generation order is the file order"
     )
@@ -58,7 +57,7 @@ def test_demo_runs_are_labelled_hand_written_and_analysed(examples):
         text.strip("\n") if i == 3 else text for i, text in enumerate(VARIANTS.values())
     ]
     assert (run.directory / "analysis.json").exists()
-    analysis = run_analyses.analyze_stored_run(run)
+    analysis = analyses.analyze_stored_run(run)
     metrics = analysis["metrics"]
     # 01 = 02 byte for byte; 03 differs only by a comment; 10 does not parse
     assert metrics["n"] == 4 and metrics["R_raw"] == 0.5 and metrics["R_sig"]["format"] == 0.75
@@ -83,7 +82,7 @@ def test_demo_command_then_runs_list(examples, monkeypatch, capsys):
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
     assert "demo: 1 run(s) created" in out and "hand-written examples (not model output)" in out
-    assert runs.run_ids() == [] and not locations.canon_dir().exists(), (
+    assert run_store.run_ids() == [] and not locations.canon_dir().exists(), (
         "the demo never writes to the user's store (issue 14.3)"
     )
     monkeypatch.setenv("SKYT_STORE", "demo")
@@ -133,7 +132,7 @@ def test_full_demo_is_reproducible_with_a_fixed_clock_and_adds_a_benchmark(
         pytest.skip("no bundled example sets in this checkout")
     now = dt.datetime(2026, 1, 15, 9, 0, tzinfo=dt.UTC)
     result = create_demo(now=now)
-    assert runs.run_ids() == [], "the demo has its own store"
+    assert run_store.run_ids() == [], "the demo has its own store"
     monkeypatch.setenv("SKYT_STORE", "demo")
     ids = [meta.id for meta in result.created]
     assert ids[0].startswith("20260115-090000-balanced_brackets-") and ids[1].startswith(

@@ -25,8 +25,7 @@ from textual.widgets import DataTable
 
 from skyt_tui.cli import main
 from skyt_tui.engine import syntax
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.engine.runs.report import fmt3
 from tests.corpus import require
 from tests.test_hostile import isolation_modes
@@ -211,8 +210,8 @@ async def test_the_app_counts_the_long_sample_and_says_it_was_not_parsed(three, 
     from tests.test_ui_runs import open_run
 
     assert main(["import", str(three)]) == 0
-    [summary] = runs.list_runs()
-    metrics = run_analyses.analyze_stored_run(summary.id)["metrics"]
+    [summary] = run_store.list_runs()
+    metrics = analyses.analyze_stored_run(summary.id)["metrics"]
     _counted(metrics)
     app = SkytApp(start="runs", clock=clock)
     async with app.run_test(size=(160, 40)) as pilot:

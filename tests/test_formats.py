@@ -21,7 +21,7 @@ import pytest
 
 from skyt_tui.cli import main
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.sources.recorded import load_sources, parse_field_map, resolve_contracts
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def test_fenced_chat_answers_score_the_same_by_analyze_import_and_replay(
 
     assert main(["import", str(source), "--json"]) == 0
     [run_id] = json.loads(capsys.readouterr().out)["created"]
-    stored = runs.load_run(run_id)
+    stored = run_store.load_run(run_id)
     assert [s.extraction for s in stored.samples] == ["fenced"] * 3
     assert stored.samples[0].response.startswith("Here is the function")
     assert main(["report", run_id, "--json"]) == 0
@@ -119,7 +119,7 @@ def test_fenced_chat_answers_score_the_same_by_analyze_import_and_replay(
     )
     assert replay.returncode == 0, replay.stderr
     [outcome] = json.loads(replay.stdout)["runs"]
-    replayed = runs.load_run(outcome["run_id"])
+    replayed = run_store.load_run(outcome["run_id"])
     assert [s.code for s in replayed.samples] == [s.code for s in stored.samples]
 
 
@@ -465,8 +465,8 @@ def test_import_keeps_what_the_tool_recorded_and_report_shows_its_verdicts(capsy
     """Prompt sent, stop reason, token counts and the tool's verdict survive import."""
     assert main(["import", str(INSPECT_EVAL), "--json"]) == 0
     created = json.loads(capsys.readouterr().out)["created"]
-    study0 = next(i for i in created if runs.load_meta(i).contract_id == "Study_0")
-    run = runs.load_run(study0)
+    study0 = next(i for i in created if run_store.load_meta(i).contract_id == "Study_0")
+    run = run_store.load_run(study0)
     assert run.meta.origin["tool"]["name"] == "inspect"
     assert run.meta.origin["generation"] == {"temperature": 0.7}
     first = run.samples[0]
@@ -485,7 +485,7 @@ def test_import_keeps_what_the_tool_recorded_and_report_shows_its_verdicts(capsy
 
 def test_old_sample_records_still_read(tmp_path):
     """Records written before `prompt` and `recorded_verdict` existed read as None."""
-    record = runs.SampleRecord.from_dict(
+    record = run_store.SampleRecord.from_dict(
         {"index": 0, "status": "ok", "code": "x = 1", "extraction": "recorded"}, tmp_path
     )
     assert record.prompt is None and record.recorded_verdict is None

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from skyt_tui.cli import main
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.sources.extract import assemble_completion
 from skyt_tui.engine.sources.humaneval import load_problems, problem_contract
 from tests.ui_support import pilot_test
@@ -79,7 +79,7 @@ def test_1_inspect_0_3_90_answers_are_read_from_the_first_choice(capsys, log):
 def test_1_an_imported_inspect_0_3_90_run_keeps_its_answers(isolated_home, capsys):
     assert main(["import", str(REAL / "inspect-0.3.90" / "humaneval.eval"), "--json"]) == 0
     created = json.loads(capsys.readouterr().out)["created"]
-    stored = [runs.load_run(run_id) for run_id in created]
+    stored = [run_store.load_run(run_id) for run_id in created]
     assert sum(run.n_ok for run in stored) == 9  # before: 0, every sample "no output recorded"
 
 
@@ -165,9 +165,9 @@ def test_4_import_and_report_keep_the_crash(isolated_home, capsys):
     assert main(["import", str(log), "--json"]) == 0
     created = json.loads(capsys.readouterr().out)["created"]
     assert created
-    meta = runs.load_meta(created[0])
+    meta = run_store.load_meta(created[0])
     assert meta.origin["tool_run"]["status"] == "error"
-    assert runs.load_run(created[0]).state == runs.INCOMPLETE
+    assert run_store.load_run(created[0]).state == run_store.INCOMPLETE
     assert main(["report", created[0]]) == 0
     printed = capsys.readouterr().out
     assert "INCOMPLETE: the inspect run stopped on an error" in printed

@@ -7,29 +7,33 @@ import pytest
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.gate import Threshold, evaluate, parse_threshold
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.measure.metrics import RunMetrics
+from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.engine.runs.run_store import SampleRecord
 from tests.run_helpers import CONTRACT_ID, install_contract, run_cli
 
-ANALYSIS = {
-    "metrics": {
-        "R_anchor_post": 0.85,
-        "R_anchor_pre": 0.5,
-        "pass_rate": 0.95,
-        "R_raw": 0.4,
-        "n_failed": 1,
-        "R_sig": {"alpha": 0.9},
-        "OER": None,
-        "canon": "established",
-    }
-}
+METRICS = RunMetrics(
+    n=20,
+    level="nodoc",
+    tau=0.1,
+    R_anchor_post=0.85,
+    R_anchor_pre=0.5,
+    pass_rate=0.95,
+    R_raw=0.4,
+    n_failed=1,
+    R_sig={"alpha": 0.9},
+    canon="established",
+)
+
+
+def metrics(**values):
+    return RunMetrics(n=20, level="nodoc", tau=0.1, **values)
 
 
 def test_all_thresholds_met():
     result = evaluate(
         "r1",
-        ANALYSIS,
+        METRICS,
         [
             Threshold("R_anchor_post", 0.8, "min"),
             Threshold("pass_rate", 0.9, "min"),
@@ -46,7 +50,7 @@ def test_all_thresholds_met():
 def test_failures_are_named_alone():
     result = evaluate(
         "r1",
-        ANALYSIS,
+        METRICS,
         [
             Threshold("R_anchor_post", 0.9, "min"),
             Threshold("pass_rate", 0.9, "min"),
@@ -58,19 +62,19 @@ def test_failures_are_named_alone():
 
 
 def test_values_that_look_equal_at_three_decimals_are_shown_in_full():
-    result = evaluate("r1", {"metrics": {"R_raw": 0.79999}}, [Threshold("R_raw", 0.8, "min")])
+    result = evaluate("r1", metrics(R_raw=0.79999), [Threshold("R_raw", 0.8, "min")])
     assert result.line() == "FAIL r1: R_raw 0.79999 < 0.8"
 
 
 def test_a_metric_not_computed_fails_and_an_incomplete_run_fails():
     result = evaluate(
         "r1",
-        {"metrics": {"R_anchor_post": None, "canon": "not_computed"}},
+        metrics(R_anchor_post=None, canon="not_computed"),
         [Threshold("R_anchor_post", 0.8, "min")],
     )
     assert result.line() == "FAIL r1: R_anchor_post not computed (canon: not_computed)"
     result = evaluate(
-        "r1", ANALYSIS, [Threshold("R_raw", 0.1, "min")], complete=False, progress=(3, 20)
+        "r1", METRICS, [Threshold("R_raw", 0.1, "min")], complete=False, progress=(3, 20)
     )
     assert result.line() == "FAIL r1: run is not complete (3 of 20 samples); resume it first"
 
@@ -85,9 +89,9 @@ def test_bad_thresholds():
         with pytest.raises(InputError, match=message):
             parse_threshold(text, "min")
     with pytest.raises(InputError, match="unknown metric 'R_magic'"):
-        evaluate("r1", ANALYSIS, [Threshold("R_magic", 0.5, "min")])
+        evaluate("r1", METRICS, [Threshold("R_magic", 0.5, "min")])
     with pytest.raises(InputError, match="give at least one threshold"):
-        evaluate("r1", ANALYSIS, [])
+        evaluate("r1", METRICS, [])
 
 
 @pytest.fixture
@@ -95,7 +99,7 @@ def stored_run(isolated_home):
     install_contract(isolated_home)
     codes = ["def f(x):\n    return x + 1"] * 3 + ["def f(x):\n    return 1 + x"]
     samples = [SampleRecord(index=i, status="ok", response=c, code=c) for i, c in enumerate(codes)]
-    meta = runs.create_run(
+    meta = run_store.create_run(
         contract_id=CONTRACT_ID,
         contract=get_contract(CONTRACT_ID),
         provider="replay",
@@ -103,7 +107,7 @@ def stored_run(isolated_home):
         temperature=0.0,
         n=4,
         samples=samples,
-        status=runs.COMPLETE,
+        status=run_store.COMPLETE,
     )
     return meta.id
 
@@ -136,13 +140,13 @@ def test_cli_gate_exit_codes(isolated_home, stored_run):
 
 def test_cli_gate_on_r_anchor_says_why_when_not_computed(isolated_home, stored_run):
     result = run_cli(isolated_home, "gate", stored_run, "--min-r-anchor", "0.8")
-    analysis = run_analyses.analyze_stored_run(stored_run)
-    if analysis["metrics"]["R_anchor_post"] is None:
+    r_anchor = analyses.stored_analysis(stored_run).metrics.R_anchor_post
+    if r_anchor is None:
         assert result.returncode == 1 and result.stdout.startswith(
             f"FAIL {stored_run}: R_anchor_post not computed"
         )
     else:
-        expected = 0 if analysis["metrics"]["R_anchor_post"] >= 0.8 else 1
+        expected = 0 if r_anchor >= 0.8 else 1
         assert result.returncode == expected
 
 

@@ -378,7 +378,7 @@ def test_a_planted_folder_link_in_the_store_is_refused(home, tmp_path, capsys):
 
 
 def test_a_run_lock_or_log_link_is_refused(home, tmp_path, capsys):
-    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs import run_store
 
     run_id = import_one_run(capsys, tmp_path)
     outside = tmp_path / "precious.txt"
@@ -387,14 +387,14 @@ def test_a_run_lock_or_log_link_is_refused(home, tmp_path, capsys):
     lock.unlink(missing_ok=True)
     lock.symlink_to(outside)
     with pytest.raises(StoreError, match="symbolic link"):
-        with runs.run_lock(run_id):
+        with run_store.run_lock(run_id):
             pass
     lock.unlink()
     log = home / "runs" / run_id / "samples.jsonl"
     log.unlink()
     log.symlink_to(outside)
     with pytest.raises(StoreError, match="samples.jsonl: is a symbolic link"):
-        runs.append_sample(run_id, runs.SampleRecord(index=0, status="ok", code="x = 1"))
+        run_store.append_sample(run_id, run_store.SampleRecord(index=0, status="ok", code="x = 1"))
     assert outside.read_text() == "keep me"
 
 

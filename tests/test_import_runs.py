@@ -8,8 +8,7 @@ import pytest
 
 from skyt_tui.cli import main
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.engine.runs.run_import import import_runs
 from tests.corpus import require
 from tests.run_helpers import CONTRACT_ID, install_contract, run_cli
@@ -50,13 +49,13 @@ def test_skyt_file_keeps_model_temperature_id_and_time(tmp_path, isolated_home):
     assert meta.contract_id == CONTRACT_ID and meta.contract_hash is not None, (
         "contract taken from the catalog"
     )
-    run = runs.load_run(meta.id)
+    run = run_store.load_run(meta.id)
     assert [(s.status, s.code) for s in run.samples] == [
         ("ok", "def f(x):\n    return x + 1"),
         ("failed", None),
     ]
     assert run.samples[1].error == "no output recorded in the source"
-    assert run_analyses.analyze_stored_run(run)["metrics"]["n_failed"] == 1
+    assert analyses.analyze_stored_run(run)["metrics"]["n_failed"] == 1
     again = import_runs([source])
     assert again.created == () and again.existing == (meta.id,)
 
@@ -69,7 +68,7 @@ def test_jsonl_source_with_overrides_for_missing_model_and_temperature(tmp_path)
     with pytest.raises(InputError) as refused:
         import_runs([source], model="local-model", temperature=0.9)
     assert str(refused.value).startswith(f"{source}: line 1: contract 'unknown_c' is not known")
-    assert runs.run_ids() == []
+    assert run_store.run_ids() == []
     result = import_runs([source], model="local-model", temperature=0.9, require_contract=False)
     [meta] = result.created
     assert (meta.model, meta.temperature, meta.contract_id, meta.contract) == (
@@ -87,7 +86,7 @@ def test_bad_source_stores_nothing(tmp_path, isolated_home, capsys):
     bad.write_text("{")
     assert main(["import", str(good), str(bad)]) == 2
     assert "bad.json: invalid JSON at the end of line 1" in capsys.readouterr().err
-    assert runs.run_ids() == []
+    assert run_store.run_ids() == []
 
 
 def test_humaneval_folder_imports_runs_and_their_contracts(tmp_path, isolated_home):
@@ -115,7 +114,7 @@ def test_humaneval_folder_imports_runs_and_their_contracts(tmp_path, isolated_ho
         0.8,
         "HumanEval/0",
     )
-    codes = [s.code for s in runs.load_run(meta.id).samples]
+    codes = [s.code for s in run_store.load_run(meta.id).samples]
     assert codes == [
         problem["prompt"] + "    return x + 1\n",
         problem["prompt"] + "    return 1 + x\n",
@@ -137,7 +136,7 @@ def test_skyt_corpus_becomes_240_runs_and_reports_per_sample(isolated_home):
     assert result.returncode == 0, result.stderr
     created = json.loads(result.stdout)["created"]
     assert len(created) == 240 and len(set(created)) == 240
-    summaries = runs.list_runs()
+    summaries = run_store.list_runs()
     assert len(summaries) == 240 and sum(s.n_ok for s in summaries) == 4505
     by_experiment = {s.meta.origin["experiment_id"]: s.meta for s in summaries}
     recorded = json.loads((outputs / "gcd_temp0.7_20260119_134348.json").read_text())

@@ -538,3 +538,67 @@ def test_each_derived_limit_is_written_once():
             if pattern.search(line) and not line.lstrip().startswith(("#", '"""'))
         ]
         assert len(places) <= 1, f"{what} is computed in {len(places)} places: {places}"
+
+
+RUNS_ROOM = "skyt_tui.engine.runs"
+NOT_MODULES = ("skyt_tui/bundled", "tests/fixtures")
+"""Folders of data that look like Python (bundled example samples, some not valid on purpose)."""
+
+
+def _renamed_runs_modules(text, package):
+    """Each import in module `text` (of `package`, for relative imports) of one of the runs room's
+    modules under another name, as `line: what`."""
+    modules = {p.stem for p in (ROOT / "skyt_tui" / "engine" / "runs").glob("*.py")} - {"__init__"}
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parent, _, name = alias.name.rpartition(".")
+                if parent == RUNS_ROOM and name in modules and alias.asname not in (None, name):
+                    found.append(f"{node.lineno}: import {alias.name} as {alias.asname}")
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + [base] * bool(base))
+            for alias in node.names if base == RUNS_ROOM else ():
+                if alias.name in modules and alias.asname not in (None, alias.name):
+                    found.append(
+                        f"{node.lineno}: from {base} import {alias.name} as {alias.asname}"
+                    )
+    return found
+
+
+def test_the_runs_rooms_modules_are_imported_under_their_own_names():
+    """`run_store as runs`, `analyses as runs` and `analyses as run_analyses` once gave one name to
+    two modules, and `runs` is also the name of many lists of runs (issue 38): a module of the runs
+    room (`run_store`, `analyses`, ...) is imported by its own name everywhere."""
+    wrong = [
+        f"{path.relative_to(ROOT)}:{place}"
+        for folder in ("skyt_tui", "tests", "bench", "scripts")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if not path.relative_to(ROOT).as_posix().startswith(NOT_MODULES)
+        for place in _renamed_runs_modules(
+            path.read_text(encoding="utf-8"), ".".join(path.relative_to(ROOT).parent.parts)
+        )
+    ]
+    assert wrong == []
+
+
+def test_the_alias_guard_finds_each_form_of_import():
+    """The guard above sees absolute, dotted and relative imports, and lets own names pass."""
+    text = (
+        "from skyt_tui.engine.runs import run_store as runs\n"
+        "from skyt_tui.engine.runs import analyses, run_store\n"
+        "import skyt_tui.engine.runs.analyses as run_analyses\n"
+        "from . import analyses as runs\n"
+        "from ..runs import run_store as store\n"
+        "from skyt_tui.engine import runs\n"
+        "from skyt_tui.engine.runs.run_store import load_run as load\n"
+    )
+    assert _renamed_runs_modules(text, "skyt_tui.engine.runs") == [
+        "1: from skyt_tui.engine.runs import run_store as runs",
+        "3: import skyt_tui.engine.runs.analyses as run_analyses",
+        "4: from skyt_tui.engine.runs import analyses as runs",
+        "5: from skyt_tui.engine.runs import run_store as store",
+    ]

@@ -5,8 +5,7 @@ import pytest
 
 from skyt_tui.engine.analysis.pipeline import analyze_run
 from skyt_tui.engine.contracts.catalog import get_contract
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.matrices import analysis_run_texts, run_matrices, stored_run_texts
 from skyt_tui.engine.runs.run_store import SampleRecord
@@ -30,7 +29,7 @@ def stored(isolated_home):
         SampleRecord(index=2, status="failed", error="HTTP 500"),
         ok(3, SWAPPED),
     ]
-    meta = runs.create_run(
+    meta = run_store.create_run(
         contract_id=CONTRACT_ID,
         contract=contract,
         provider="openai",
@@ -38,13 +37,13 @@ def stored(isolated_home):
         temperature=0.0,
         n=4,
         samples=samples,
-        status=runs.COMPLETE,
+        status=run_store.COMPLETE,
     )
-    return runs.load_run(meta.id)
+    return run_store.load_run(meta.id)
 
 
 def test_stored_run_matrices_match_the_analysis(stored):
-    analysis = run_analyses.stored_analysis(stored)
+    analysis = analyses.stored_analysis(stored)
     matrices = run_matrices(stored.id, "nodoc")
     # failed sample 2 has no code, so it is not in the matrix; labels keep the run's sample numbers
     assert matrices.labels == ("0", "1", "3")
@@ -84,7 +83,7 @@ def test_no_canon_means_no_after_repair_matrix(stored, isolated_home):
 
 
 def test_in_memory_analysis_gives_the_same_texts(stored):
-    analysis = analyze_run(run_analyses.run_input(stored))
+    analysis = analyze_run(analyses.run_input(stored))
     texts = analysis_run_texts(analysis)
     assert texts.labels == ("0", "1", "3")
     assert np.array_equal(texts.matrix("nodoc"), analysis.pairwise)

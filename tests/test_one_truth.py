@@ -17,7 +17,7 @@ import pytest
 
 from skyt_tui.cli import main
 from skyt_tui.engine import store
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from tests.corpus import require
 from tests.run_helpers import ROOT, cli_env, install_contract, run_cli
 
@@ -56,7 +56,7 @@ def test_skyt_binary_search_same_pass_rate_by_analyze_import_and_replay(isolated
 
     assert main(["import", str(experiment), "--json"]) == 0
     [run_id] = json.loads(capsys.readouterr().out)["created"]
-    meta = runs.load_meta(run_id)
+    meta = run_store.load_meta(run_id)
     assert meta.contract_id == analysed["contract_id"]
     assert meta.origin["contract_origin"] == "embedded"
     report = _report_json(isolated_home, run_id)
@@ -101,7 +101,7 @@ def test_contract_override_is_explicit_and_reported(isolated_home, capsys):
     assert main(["import", str(experiment), "--contract", "gcd", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["contract_override"] == "gcd"
-    meta = runs.load_meta(out["created"][0])
+    meta = run_store.load_meta(out["created"][0])
     assert meta.contract_id == "gcd" and meta.origin["contract_override"]["id"] == "gcd"
     report = _report_json(isolated_home, meta.id)
     assert report["provenance"]["contract_override"]["instead_of"].startswith("skyt.gcd.")
@@ -141,7 +141,8 @@ def test_full_function_answers_assembled_by_one_rule_on_every_path(isolated_home
 def test_replay_of_full_function_answers_uses_the_same_rule(isolated_home, capsys):
     assert main(["import", str(FULL_FUNCTION_STUDY), "--json"]) == 0
     imported = {
-        runs.load_meta(i).contract_id: i for i in json.loads(capsys.readouterr().out)["created"]
+        run_store.load_meta(i).contract_id: i
+        for i in json.loads(capsys.readouterr().out)["created"]
     }
     replay = run_cli(
         isolated_home,
@@ -155,8 +156,8 @@ def test_replay_of_full_function_answers_uses_the_same_rule(isolated_home, capsy
     )
     assert replay.returncode == 0, replay.stderr
     [outcome] = json.loads(replay.stdout)["runs"]
-    replayed = runs.load_run(outcome["run_id"])
-    stored = runs.load_run(imported["Study_0"])
+    replayed = run_store.load_run(outcome["run_id"])
+    stored = run_store.load_run(imported["Study_0"])
     assert [s.code for s in replayed.samples] == [s.code for s in stored.samples]
     assert [s.extraction for s in replayed.samples] == [s.extraction for s in stored.samples]
 
@@ -178,7 +179,7 @@ def test_jsonl_sample_naming_an_unknown_contract_is_exit_2(tmp_path, isolated_ho
         err = capsys.readouterr().err.strip()
         assert err.count("\n") == 0
         assert f"{source}: line 2: contract 'no_such_contract' is not known" in err
-    assert runs.run_ids() == []
+    assert run_store.run_ids() == []
     assert main(["analyze", str(source), "--no-oracle", "--json"]) == 0
     capsys.readouterr()
 
@@ -209,7 +210,7 @@ def test_two_concurrent_imports_store_each_run_once(tmp_path, isolated_home):
     assert all(process.returncode == 0 for process in processes), outputs
     created = [json.loads(out)["created"] for out, _ in outputs]
     assert sorted(len(c) for c in created) == [0, 40]
-    assert len(runs.run_ids()) == 40
+    assert len(run_store.run_ids()) == 40
 
 
 # --- 5. a damaged record is reported, not dropped -------------------------------------------
@@ -226,15 +227,15 @@ def test_torn_record_in_the_middle_marks_the_run_damaged(tmp_path, isolated_home
     )
     assert main(["import", str(source), "--json"]) == 0
     [run_id] = json.loads(capsys.readouterr().out)["created"]
-    path = runs.run_path(run_id) / runs.SAMPLES_FILE
+    path = run_store.run_path(run_id) / run_store.SAMPLES_FILE
     lines = path.read_text().split("\n")
     lines[9] = lines[9][:40]
     path.write_text("\n".join(lines))
 
-    run = runs.load_run(run_id)
+    run = run_store.load_run(run_id)
     assert run.state == "damaged" and len(run.samples) == 19
     assert run.damaged == (f"{path}: line 10: torn record (a write that did not finish)",)
-    [summary] = runs.list_runs()
+    [summary] = run_store.list_runs()
     assert summary.state == "damaged" and "line 10" in (summary.error or "")
     assert main(["report", run_id, "--brief"]) == 0
     out = capsys.readouterr().out
@@ -244,7 +245,7 @@ def test_torn_record_in_the_middle_marks_the_run_damaged(tmp_path, isolated_home
 
 def test_run_folder_without_run_json_is_listed_as_damaged(isolated_home):
     (isolated_home / "runs" / "20260101-000000-lost").mkdir(parents=True)
-    [summary] = runs.list_runs()
+    [summary] = run_store.list_runs()
     assert summary.state == "damaged" and summary.error.endswith("run.json: missing")
 
 
@@ -300,7 +301,7 @@ def test_run_whose_every_sample_failed_is_failed(isolated_home):
     )
     assert result.returncode != 0
     assert "failed, 0 ok, 2 failed of 2" in result.stdout
-    [summary] = runs.list_runs()
+    [summary] = run_store.list_runs()
     assert summary.state == "failed" and summary.meta.status == "failed"
     report = _report_json(isolated_home, summary.id)
     assert report["state"] == "failed" and report["metrics"]["n"] == 0

@@ -161,8 +161,7 @@ def test_the_app_shows_a_hostile_sample_inert(isolated_home, monkeypatch):
     from textual.widgets import DataTable
 
     from skyt_tui.engine.contracts.catalog import get_contract
-    from skyt_tui.engine.runs import analyses as run_analyses
-    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs import analyses, run_store
     from skyt_tui.engine.runs.run_store import SampleRecord
     from skyt_tui.ui.app import SkytApp
     from tests.run_helpers import CONTRACT_ID, install_contract
@@ -179,7 +178,7 @@ def test_the_app_shows_a_hostile_sample_inert(isolated_home, monkeypatch):
     samples = [
         SampleRecord(index=i, status="ok", response=code, code=code) for i, code in enumerate(codes)
     ]
-    meta = runs.create_run(
+    meta = run_store.create_run(
         contract_id=CONTRACT_ID,
         contract=get_contract(CONTRACT_ID),
         provider="openai",
@@ -187,9 +186,9 @@ def test_the_app_shows_a_hostile_sample_inert(isolated_home, monkeypatch):
         temperature=0.5,
         n=2,
         samples=samples,
-        status=runs.COMPLETE,
+        status=run_store.COMPLETE,
     )
-    run_analyses.analyze_stored_run(meta.id)
+    analyses.analyze_stored_run(meta.id)
 
     async def look() -> list[str]:
         app = SkytApp(start="runs", clock=clock)

@@ -176,7 +176,7 @@ async def test_app_probes_a_run_splits_families_and_adds_the_witness(isolated_ho
 
 @pilot_test
 async def test_a_run_started_with_probe_inputs_is_probed_after_it_finishes(isolated_home, tmp_path):
-    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs import run_store
     from skyt_tui.ui.app import SkytApp
     from skyt_tui.ui.widgets.run_progress import RunProgress
     from tests.test_ui_app import fill_dialog, select_contract
@@ -202,7 +202,7 @@ async def test_a_run_started_with_probe_inputs_is_probed_after_it_finishes(isola
         progress = app.screen.query_one(RunProgress)
         await wait_for(pilot, lambda: not progress.running, 120)
         await settle(pilot)
-    [run_id] = runs.run_ids()
+    [run_id] = run_store.run_ids()
     document = json.loads((isolated_home / "runs" / run_id / "probe.json").read_text())
     assert document["key"]["settings"]["max_inputs"] == 30
     assert document["run"]["behaviour_classes"] == 2
@@ -271,13 +271,34 @@ def test_counts_read_as_english():
 def test_probe_run_prints_counts_as_english(capsys):
     """`probe run`'s summary said "1 behaviour classes" and "1 passing samples probed"."""
     from skyt_tui.cli.probe_cmd import print_run_probe
+    from skyt_tui.engine.runs.probe_record import StoredProbe
 
     figures = {"probed": 1, "counted": 1, "generated": 1, "behaviour_classes": 1}
     figures |= {"R_behavioral": 1.0, "R_behavioral_probe": 1.0, "plausible_but_wrong": 1}
-    print_run_probe(
-        {"contract_id": "c", "run": figures | {"plausible_but_wrong_share": 1.0}, "samples": []}
-    )
+    document = {"contract_id": "c", "run": figures | {"plausible_but_wrong_share": 1.0}}
+    print_run_probe(StoredProbe.from_document(document | {"samples": []}))
     printed = " ".join(capsys.readouterr().out.split())
     assert "1 passing sample probed on 1 counted input (1 generated): 1 behaviour class," in printed
     assert "plausible but wrong: 1 (1.000) differs from the reference" in printed
     assert "classes" not in printed and "samples" not in printed
+
+
+def test_probe_run_prints_each_witness_printable(capsys):
+    """`probe run`'s witness lines come from the stored record (`StoredProbe`); the texts a
+    sample gave are shown printable."""
+    from skyt_tui.cli.probe_cmd import print_run_probe
+    from skyt_tui.engine.runs.probe_record import StoredProbe
+
+    figures = {"probed": 2, "counted": 3, "generated": 3, "behaviour_classes": 2}
+    witness = {"call": "f(-1)", "sample": "'\x1b[31mred'", "against": "reference"}
+    rows = [
+        {"index": 0, "probe": {"behaviour": 1, "witness": None}},
+        {"index": 4, "probe": {"behaviour": 2, "witness": witness | {"reference": "1"}}},
+    ]
+    print_run_probe(
+        StoredProbe.from_document({"contract_id": "c", "run": figures, "samples": rows})
+    )
+    printed = capsys.readouterr().out
+    assert "sample 4 (class 2): f(-1) gives '\\x1b[31mred', the reference 1" in printed
+    assert "\x1b" not in printed and "sample 0" not in printed
+    assert "the tests of c let 2 behaviourally different kinds of sample pass" in printed

@@ -97,11 +97,12 @@ def filled_store(tmp_path_factory) -> Path:
         assert done.returncode == 0, (args, done.stderr)
     code = (
         "from skyt_tui.engine.contracts.catalog import get_contract\n"
-        "from skyt_tui.engine.runs import run_store as runs\n"
+        "from skyt_tui.engine.runs import run_store\n"
         "c = get_contract('fibonacci_iterative')\n"
-        "runs.create_run(contract_id=c.id, contract=c, provider='command', model=None,\n"
-        "    temperature=0.7, n=3, provider_settings={'command': 'false'}, status=runs.INTERRUPTED,\n"
-        "    samples=[runs.SampleRecord(index=0, status=runs.OK, response='x = 1', code='x = 1')])\n"
+        "run_store.create_run(contract_id=c.id, contract=c, provider='command', model=None,\n"
+        "    temperature=0.7, n=3, provider_settings={'command': 'false'},\n"
+        "    status=run_store.INTERRUPTED, samples=[run_store.SampleRecord(index=0,\n"
+        "    status=run_store.OK, response='x = 1', code='x = 1')])\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=cli_env(home), check=True)
     return home

@@ -208,22 +208,22 @@ def test_the_probe_metrics_are_registered_and_in_a_probed_runs_figures():
 
 
 def test_a_study_row_has_every_study_row_metric(tmp_path):
-    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs import run_store
     from skyt_tui.engine.studies.study import Study
     from skyt_tui.engine.studies.study_report import CSV_COLUMNS, run_row
 
     codes = ["x = 1", "x = 2", "x = 1", "y = 3"]
-    stored = runs.create_run(
+    stored = run_store.create_run(
         contract_id="c",
         provider="replay",
         model="m",
         temperature=0.0,
         n=4,
         samples=[
-            runs.SampleRecord(index=i, status=runs.OK, code=code, response=code)
+            run_store.SampleRecord(index=i, status=run_store.OK, code=code, response=code)
             for i, code in enumerate(codes)
         ],
-        status=runs.COMPLETE,
+        status=run_store.COMPLETE,
         created=datetime(2026, 1, 1, tzinfo=UTC),
     )
     from skyt_tui.engine.runs.analysis_record import StoredAnalysis
@@ -237,7 +237,7 @@ def test_a_study_row_has_every_study_row_metric(tmp_path):
             "samples": [s.to_dict() for s in samples()],
         }
     )
-    row = run_row(runs.load_run(stored.id), analysis, Study(name="s", distance="tree"))
+    row = run_row(run_store.load_run(stored.id), analysis, Study(name="s", distance="tree"))
     for m in registry.study_row_metrics():
         assert row.value(m.name) is not None, m.name
         assert m.csv_header in CSV_COLUMNS
@@ -364,14 +364,15 @@ def test_values_are_shown_by_their_unit(name, value, shown):
 
 def test_the_gate_explains_a_missing_metric_that_needs_a_canon():
     from skyt_tui.engine.gate import Threshold, _check
+    from skyt_tui.engine.measure.metrics import RunMetrics
 
-    metrics = {"canon": "none", "R_anchor_mean": None, "pass_rate": None, "R_sig": {"raw": None}}
+    metrics = RunMetrics(n=3, level="nodoc", tau=0.1, canon="none", R_sig={"raw": None})
     assert _check(metrics, Threshold("R_anchor_mean", 0.5, "min")).text == (
         "R_anchor_mean not computed (canon: none)"
     )
     assert _check(metrics, Threshold("pass_rate", 0.5, "min")).text == "pass_rate not computed"
     assert _check(metrics, Threshold("R_sig.raw", 0.5, "min")).text == "R_sig.raw not computed"
-    judged = {"canon": "established", "pass_rate": 1.0, "compliance_rate": None}
+    judged = RunMetrics(n=3, level="nodoc", tau=0.1, canon="established", pass_rate=1.0)
     assert _check(judged, Threshold("compliance_rate", 0.5, "min")).text == (
         "compliance_rate not computed (the run's contract has no coding rules)"
     )

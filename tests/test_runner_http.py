@@ -18,8 +18,7 @@ from skyt_tui.engine.generation.runner import (
     sample_once,
     start_run,
 )
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
 from tests.llm_server import FakeLLMServer
 from tests.run_helpers import CONTRACT_ID, install_contract, only_run_id, run_cli, sample_lines
 
@@ -60,7 +59,7 @@ def test_every_fault_is_retried_and_every_sample_accounted_for(contract):
         outcome = execute(
             meta.id, provider, contract, concurrency=3, policy=FAST, on_sample=seen.append
         )
-    run = runs.load_run(meta.id)
+    run = run_store.load_run(meta.id)
     assert (
         outcome.complete
         and outcome.finished == 8
@@ -91,8 +90,8 @@ def test_every_fault_is_retried_and_every_sample_accounted_for(contract):
     )
     assert all(s.response.startswith("```python") and s.latency_s >= 0 for s in run.samples)
     assert all(r["body"]["seed"] == 7 and r["body"]["temperature"] == 0.7 for r in server.requests)
-    assert run.meta.status == runs.COMPLETE
-    analysis = run_analyses.analyze_stored_run(run)
+    assert run.meta.status == run_store.COMPLETE
+    analysis = analyses.analyze_stored_run(run)
     assert analysis["metrics"]["n"] == 8 and analysis["metrics"]["n_failed"] == 0
 
 
@@ -102,7 +101,7 @@ def test_retry_after_is_honoured(contract):
         execute(meta.id, provider, contract, concurrency=1, policy=FAST)
     first, second = server.requests
     assert second["time"] - first["time"] >= 0.4
-    assert runs.load_run(meta.id).samples[0].attempts == 2
+    assert run_store.load_run(meta.id).samples[0].attempts == 2
 
 
 def test_a_sample_that_keeps_failing_is_recorded_not_dropped(contract):
@@ -118,12 +117,12 @@ def test_a_sample_that_keeps_failing_is_recorded_not_dropped(contract):
             concurrency=1,
             policy=RetryPolicy(max_attempts=3, base_delay_s=0.01),
         )
-    run = runs.load_run(meta.id)
+    run = run_store.load_run(meta.id)
     assert outcome.complete and outcome.failed == 1 and len(run.samples) == 3
     failed = run.samples[0]
     assert (failed.status, failed.attempts, failed.code) == ("failed", 3, None)
     assert failed.error == "HTTP 500: internal error (gave up after 3 attempts)"
-    analysis = run_analyses.analyze_stored_run(run)
+    analysis = analyses.analyze_stored_run(run)
     assert analysis["metrics"]["n"] == 2 and analysis["metrics"]["n_failed"] == 1
 
 
@@ -131,7 +130,7 @@ def test_an_empty_answer_that_persists_fails_with_the_answer_kept(contract):
     with FakeLLMServer(default=lambda number: ("empty",)) as server:
         meta, provider = start(contract, server, 1)
         execute(meta.id, provider, contract, policy=RetryPolicy(max_attempts=2, base_delay_s=0.0))
-    sample = runs.load_run(meta.id).samples[0]
+    sample = run_store.load_run(meta.id).samples[0]
     assert sample.status == "failed" and sample.error == "empty answer (gave up after 2 attempts)"
     assert sample.response == "" and sample.finish_reason == "stop" and sample.model == "served-m1"
 
@@ -140,7 +139,7 @@ def test_the_retry_budget_bounds_a_sample(contract):
     with FakeLLMServer(default=lambda number: ("429", 5)) as server:
         meta, provider = start(contract, server, 1)
         execute(meta.id, provider, contract, policy=RetryPolicy(max_attempts=10, max_total_s=1.0))
-    sample = runs.load_run(meta.id).samples[0]
+    sample = run_store.load_run(meta.id).samples[0]
     assert (
         sample.attempts == 1
         and sample.error == "HTTP 429: rate limited (retry budget of 1s used up)"
@@ -151,7 +150,7 @@ def test_a_bad_key_stops_the_run_and_never_reaches_the_store(contract, isolated_
     with FakeLLMServer(default=lambda number: ("401",)) as server:
         meta, provider = start(contract, server, 5)
         outcome = execute(meta.id, provider, contract, concurrency=1, policy=FAST)
-    run = runs.load_run(meta.id)
+    run = run_store.load_run(meta.id)
     assert len(server.requests) == 1
     # refused before the server ever answered: the run never started (issue 27.2)
     assert run.samples == () and run.missing_indexes == [0, 1, 2, 3, 4]
@@ -165,7 +164,7 @@ def test_cancel_leaves_a_resumable_run(contract):
     cancel = threading.Event()
 
     def stop_after_two(record):
-        if len(runs.load_run(record_run[0]).samples) >= 2:
+        if len(run_store.load_run(record_run[0]).samples) >= 2:
             cancel.set()
 
     with FakeLLMServer(
@@ -182,12 +181,12 @@ def test_cancel_leaves_a_resumable_run(contract):
             cancel=cancel,
             on_sample=stop_after_two,
         )
-        assert outcome.status == runs.INTERRUPTED and outcome.finished == 2
-        assert runs.run_state(runs.load_meta(meta.id)) == runs.INTERRUPTED
-        before = (runs.run_path(meta.id) / "samples.jsonl").read_bytes()
+        assert outcome.status == run_store.INTERRUPTED and outcome.finished == 2
+        assert run_store.run_state(run_store.load_meta(meta.id)) == run_store.INTERRUPTED
+        before = (run_store.run_path(meta.id) / "samples.jsonl").read_bytes()
         outcome = execute(meta.id, provider, contract, concurrency=2, policy=FAST)
     assert outcome.complete and outcome.new_samples == 4 and len(server.requests) == 6
-    assert (runs.run_path(meta.id) / "samples.jsonl").read_bytes().startswith(before)
+    assert (run_store.run_path(meta.id) / "samples.jsonl").read_bytes().startswith(before)
 
 
 def test_cancel_does_not_wait_for_a_hanging_request(contract):
@@ -208,9 +207,9 @@ def test_cancel_does_not_wait_for_a_hanging_request(contract):
     # the grace for requests in flight, plus slack for a loaded machine: far below the 60 s
     # request timeout that a cancel waiting on the held request would take
     assert took < 0.5 + CANCEL_GRACE_S + 9.0 < 60.0, f"cancel took {took:.1f} s"
-    assert outcome.status == runs.INTERRUPTED and outcome.finished == 0
-    assert runs.run_state(runs.load_meta(meta.id)) == runs.INTERRUPTED
-    assert runs.load_run(meta.id).samples == (), "an answer after the cancel is not recorded"
+    assert outcome.status == run_store.INTERRUPTED and outcome.finished == 0
+    assert run_store.run_state(run_store.load_meta(meta.id)) == run_store.INTERRUPTED
+    assert run_store.load_run(meta.id).samples == (), "an answer after the cancel is not recorded"
 
 
 class FlakyProvider:
@@ -230,7 +229,7 @@ class FlakyProvider:
 
 
 def test_backoff_jitter_is_reproducible(contract):
-    meta = runs.RunMeta(
+    meta = run_store.RunMeta(
         id="r-fixed",
         contract_id=CONTRACT_ID,
         provider="flaky",
@@ -298,7 +297,7 @@ def test_cli_run_with_faults_sweep_and_report(isolated_home):
         assert sorted(r["body"]["temperature"] for r in server.requests) == [0, 0, 0, 0, 0, 1, 1, 1]
     ids = [r["run_id"] for r in outcome["runs"]]
     assert "-t0-" in ids[0] and "-t1-" in ids[1]
-    metas = [runs.load_meta(i) for i in ids]
+    metas = [run_store.load_meta(i) for i in ids]
     assert {m.sweep for m in metas} == {outcome["sweep"]} and [m.temperature for m in metas] == [
         0.0,
         1.0,
@@ -424,7 +423,7 @@ def test_resume_retry_failed_appends_a_superseding_record(contract, isolated_hom
     ) as server:
         meta, provider = start(contract, server, 2)
         execute(meta.id, provider, contract, concurrency=1, policy=RetryPolicy(max_attempts=1))
-        assert runs.load_run(meta.id).n_failed == 2
+        assert run_store.load_run(meta.id).n_failed == 2
         result = run_cli(
             isolated_home,
             "resume",
@@ -437,7 +436,7 @@ def test_resume_retry_failed_appends_a_superseding_record(contract, isolated_hom
         )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["runs"][0]["new_samples"] == 2
-    run = runs.load_run(meta.id)
+    run = run_store.load_run(meta.id)
     assert run.n_failed == 0 and run.n_ok == 2
     assert [(line["index"], line["status"]) for line in sample_lines(isolated_home, meta.id)] == [
         (0, "failed"),
@@ -475,7 +474,7 @@ def test_run_sweep_in_the_engine_with_replay(contract, tmp_path):
     )
     assert events == [("start", 0.0), ("end", "complete"), ("start", 0.5), ("end", "complete")]
     assert len({o.sweep for o in outcomes}) == 1 and outcomes[0].sweep.startswith("sweep-")
-    codes = [s.code for s in runs.load_run(outcomes[1].run_id).samples]
+    codes = [s.code for s in run_store.load_run(outcomes[1].run_id).samples]
     assert codes == ["def f(x):\n    return x + 1\n", "def f(x):\n    return 1 + x"]
     with pytest.raises(InputError, match="has 2 recorded answers; ask for -n 2 or fewer"):
         start_run(
@@ -515,7 +514,7 @@ def test_sweep_then_analyse_is_one_workflow_with_one_batch(contract, tmp_path):
     stopped = sweep_and_analyse(contract, settings, [0.0], analyse=analyse, cancel=cancel)
     assert stopped.outcomes == () and stopped.analyses == {} and len(batches) == 1
 
-    interrupted = runs.create_run(
+    interrupted = run_store.create_run(
         contract_id=CONTRACT_ID,
         contract=contract,
         provider="replay",
@@ -526,7 +525,9 @@ def test_sweep_then_analyse_is_one_workflow_with_one_batch(contract, tmp_path):
     )
     ended = []
     resumed = resume_and_analyse(
-        runs.load_run(interrupted.id), analyse=analyse, on_run_end=lambda o: ended.append(o.status)
+        run_store.load_run(interrupted.id),
+        analyse=analyse,
+        on_run_end=lambda o: ended.append(o.status),
     )
     assert ended == ["complete"] and batches[-1] == [interrupted.id]
     assert resumed.analyses == {interrupted.id: {"run": interrupted.id}}

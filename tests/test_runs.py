@@ -11,8 +11,7 @@ from skyt_tui.cli import main
 from skyt_tui.engine import store
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.errors import InputError, NotFoundError, StoreError
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.engine.runs.run_store import SampleRecord
 from tests.run_helpers import CONTRACT_ID, install_contract
 
@@ -48,14 +47,14 @@ def make(contract, samples=(), n=4, **kw):
         "n": n,
     }
     values.update(kw)
-    return runs.create_run(samples=samples, **values)
+    return run_store.create_run(samples=samples, **values)
 
 
 def test_run_ids_sort_by_time_and_name_contract_and_temperature():
-    run_id = runs.new_run_id("fibonacci_iterative", 0.7, WHEN, "ab12")
+    run_id = run_store.new_run_id("fibonacci_iterative", 0.7, WHEN, "ab12")
     assert run_id == "20261122-101500-fibonacci_iterative-t0.7-ab12"
-    assert runs.new_run_id("gcd", None, WHEN, "0000") == "20261122-101500-gcd-0000"
-    assert re.fullmatch(r"\d{8}-\d{6}-gcd-t1-[0-9a-f]{4}", runs.new_run_id("gcd", 1.0))
+    assert run_store.new_run_id("gcd", None, WHEN, "0000") == "20261122-101500-gcd-0000"
+    assert re.fullmatch(r"\d{8}-\d{6}-gcd-t1-[0-9a-f]{4}", run_store.new_run_id("gcd", 1.0))
 
 
 def test_create_and_load_round_trip(contract):
@@ -69,7 +68,7 @@ def test_create_and_load_round_trip(contract):
         created=WHEN,
     )
     assert meta.id.startswith("20261122-101500-add_one-t0.7-")
-    run = runs.load_run(meta.id)
+    run = run_store.load_run(meta.id)
     assert run.meta == meta and run.meta.contract_hash == contract.content_hash()
     assert run.contract_object() == contract
     assert (run.n_ok, run.n_failed, run.missing_indexes) == (1, 1, [2, 3])
@@ -87,30 +86,32 @@ def test_ids_are_unique_even_in_the_same_second(contract):
 
 def test_the_log_is_append_only_and_a_later_record_supersedes(contract):
     meta = make(contract, n=3)
-    path = runs.run_path(meta.id) / "samples.jsonl"
-    runs.append_sample(meta.id, failed(1))
-    runs.append_sample(meta.id, ok(0, "a = 1"))
+    path = run_store.run_path(meta.id) / "samples.jsonl"
+    run_store.append_sample(meta.id, failed(1))
+    run_store.append_sample(meta.id, ok(0, "a = 1"))
     first = path.read_bytes()
-    runs.append_sample(meta.id, ok(1, "b = 2"))
+    run_store.append_sample(meta.id, ok(1, "b = 2"))
     assert path.read_bytes().startswith(first)
-    run = runs.load_run(meta.id)
+    run = run_store.load_run(meta.id)
     assert [(s.index, s.status, s.code) for s in run.samples] == [
         (0, "ok", "a = 1"),
         (1, "ok", "b = 2"),
     ]
     line = path.read_text().splitlines()[0]
-    assert line == runs._sample_line(failed(1)), "bulk and appended lines must be the same bytes"
+    assert line == run_store._sample_line(failed(1)), (
+        "bulk and appended lines must be the same bytes"
+    )
 
 
 def test_a_torn_last_line_is_skipped_and_repaired(contract):
     meta = make(contract, n=3)
-    runs.append_sample(meta.id, ok(0, "a = 1"))
-    path = runs.run_path(meta.id) / "samples.jsonl"
+    run_store.append_sample(meta.id, ok(0, "a = 1"))
+    path = run_store.run_path(meta.id) / "samples.jsonl"
     with path.open("ab") as handle:
         handle.write(b'{"index": 1, "status": "ok", "co')
-    assert [s.index for s in runs.load_run(meta.id).samples] == [0]
-    runs.append_sample(meta.id, ok(1, "b = 2"))
-    assert [s.index for s in runs.load_run(meta.id).samples] == [0, 1]
+    assert [s.index for s in run_store.load_run(meta.id).samples] == [0]
+    run_store.append_sample(meta.id, ok(1, "b = 2"))
+    assert [s.index for s in run_store.load_run(meta.id).samples] == [0, 1]
 
 
 @pytest.mark.parametrize(
@@ -143,12 +144,12 @@ def test_a_torn_last_line_is_skipped_and_repaired(contract):
 )
 def test_damage_is_reported_by_file_and_listed_not_hidden(contract, damage, message):
     meta = make(contract)
-    directory = runs.run_path(meta.id)
+    directory = run_store.run_path(meta.id)
     damage(directory)
     with pytest.raises(StoreError, match=re.escape(message)) as caught:
-        runs.load_run(meta.id)
+        run_store.load_run(meta.id)
     assert str(directory) in str(caught.value)
-    listed = runs.list_runs()
+    listed = run_store.list_runs()
     assert [(s.id, s.state) for s in listed] == [(meta.id, "damaged")] and message in listed[
         0
     ].error
@@ -157,31 +158,35 @@ def test_damage_is_reported_by_file_and_listed_not_hidden(contract, damage, mess
 def test_resolve_run_id_exact_prefix_latest_and_errors(contract):
     a = make(contract, created=datetime(2026, 1, 1, tzinfo=UTC), id_suffix="aaaa")
     b = make(contract, created=datetime(2026, 1, 2, tzinfo=UTC), id_suffix="bbbb")
-    assert runs.resolve_run_id(a.id) == a.id and runs.resolve_run_id("20260102") == b.id
-    assert runs.resolve_run_id("latest") == b.id
+    assert run_store.resolve_run_id(a.id) == a.id and run_store.resolve_run_id("20260102") == b.id
+    assert run_store.resolve_run_id("latest") == b.id
     with pytest.raises(InputError, match="ambiguous, matches 2 runs"):
-        runs.resolve_run_id("2026010")
+        run_store.resolve_run_id("2026010")
     with pytest.raises(NotFoundError, match="run 'x': not found"):
-        runs.resolve_run_id("x")
+        run_store.resolve_run_id("x")
     with pytest.raises(InputError, match="not a valid run id"):
-        runs.run_path("../etc")
+        run_store.run_path("../etc")
 
 
 def test_states_and_the_per_run_lock(contract):
     meta = make(contract, n=2)
-    assert runs.run_state(meta) == runs.INTERRUPTED, (
+    assert run_store.run_state(meta) == run_store.INTERRUPTED, (
         "status running with nobody holding the lock = killed"
     )
-    with runs.run_lock(meta.id):
-        assert runs.run_state(meta) == runs.RUNNING
+    with run_store.run_lock(meta.id):
+        assert run_store.run_state(meta) == run_store.RUNNING
         with pytest.raises(
             StoreError,
             match=rf"run {meta.id}: another skyt-tui process is adding samples to it \(pid \d+\)",
         ):
-            with runs.run_lock(meta.id):
+            with run_store.run_lock(meta.id):
                 pass
-    assert runs.run_state(runs.set_status(meta.id, runs.ABORTED)) == runs.ABORTED
-    assert runs.run_state(runs.set_status(meta.id, runs.COMPLETE)) == runs.COMPLETE
+    assert (
+        run_store.run_state(run_store.set_status(meta.id, run_store.ABORTED)) == run_store.ABORTED
+    )
+    assert (
+        run_store.run_state(run_store.set_status(meta.id, run_store.COMPLETE)) == run_store.COMPLETE
+    )
 
 
 CODES = [
@@ -193,7 +198,7 @@ CODES = [
 
 def test_analysis_counts_failed_samples_apart(contract):
     meta = make(contract, [ok(0, CODES[0]), failed(1), ok(2, CODES[1]), ok(3, CODES[2])])
-    analysis = run_analyses.analyze_stored_run(meta.id)
+    analysis = analyses.analyze_stored_run(meta.id)
     metrics = analysis["metrics"]
     assert (metrics["n"], metrics["n_failed"]) == (3, 1)
     assert metrics["R_raw"] == 2 / 3 and metrics["R_sig"]["nodoc"] == 1.0
@@ -205,30 +210,30 @@ def test_analysis_counts_failed_samples_apart(contract):
 def test_analysis_cache_is_reused_and_invalidated(contract, monkeypatch):
     meta = make(contract, [ok(0, CODES[0]), ok(1, CODES[2])])
     calls = []
-    real = run_analyses.analyze_stream  # what analyses the runs the cache does not hold
+    real = analyses.analyze_stream  # what analyses the runs the cache does not hold
     monkeypatch.setattr(
-        run_analyses, "analyze_stream", lambda *a, **k: calls.append(1) or real(*a, **k)
+        analyses, "analyze_stream", lambda *a, **k: calls.append(1) or real(*a, **k)
     )
-    first = run_analyses.analyze_stored_run(meta.id)
-    assert run_analyses.analyze_stored_run(meta.id) == first and len(calls) == 1
-    runs.append_sample(meta.id, ok(2, CODES[1]))
-    assert run_analyses.analyze_stored_run(meta.id)["metrics"]["n"] == 3 and len(calls) == 2, (
+    first = analyses.analyze_stored_run(meta.id)
+    assert analyses.analyze_stored_run(meta.id) == first and len(calls) == 1
+    run_store.append_sample(meta.id, ok(2, CODES[1]))
+    assert analyses.analyze_stored_run(meta.id)["metrics"]["n"] == 3 and len(calls) == 2, (
         "new sample"
     )
-    run_analyses.analyze_stored_run(meta.id, tau=0.2)
+    analyses.analyze_stored_run(meta.id, tau=0.2)
     assert len(calls) == 3, "other tau"
-    run_analyses.analyze_stored_run(meta.id, tau=0.2)
+    analyses.analyze_stored_run(meta.id, tau=0.2)
     assert len(calls) == 3
-    monkeypatch.setattr(run_analyses, "NORMALIZATION_VERSION", "999")
-    run_analyses.analyze_stored_run(meta.id, tau=0.2)
+    monkeypatch.setattr(analyses, "NORMALIZATION_VERSION", "999")
+    analyses.analyze_stored_run(meta.id, tau=0.2)
     assert len(calls) == 4, "pipeline version changed"
-    canon = runs.locations.canon_dir() / f"{CONTRACT_ID}.json"
+    canon = run_store.locations.canon_dir() / f"{CONTRACT_ID}.json"
     assert canon.exists(), "the first analysis established the contract's canon"
     canon.write_text("{}")
-    analysis = run_analyses.analyze_stored_run(meta.id, tau=0.2)
+    analysis = analyses.analyze_stored_run(meta.id, tau=0.2)
     assert len(calls) == 5, "canon changed"
     assert analysis["canon"]["status"] == "corrupt" and analysis["metrics"]["R_anchor_pre"] is None
-    cached = store.read_json(runs.run_path(meta.id) / "analysis.json", kind="analysis")
+    cached = store.read_json(run_store.run_path(meta.id) / "analysis.json", kind="analysis")
     assert cached["key"]["versions"]["normalization"] == "999" and cached["key"]["level"] == "nodoc"
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from skyt_tui.cli import main
 from skyt_tui.engine.errors import InputError, NotFoundError
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.studies.study import (
     RunFilter,
     Study,
@@ -37,7 +37,7 @@ from skyt_tui.engine.studies.study_report import (
 
 def make_run(contract, model, temperature, codes, *, label="", day=1, source_id=None):
     """A complete stored run of recorded codes (no contract in the catalog: no oracle)."""
-    return runs.create_run(
+    return run_store.create_run(
         contract_id=contract,
         provider="replay",
         model=model,
@@ -46,10 +46,10 @@ def make_run(contract, model, temperature, codes, *, label="", day=1, source_id=
         label=label,
         origin={"kind": "import", "source_id": source_id} if source_id else {},
         samples=[
-            runs.SampleRecord(index=i, status=runs.OK, code=code, response=code)
+            run_store.SampleRecord(index=i, status=run_store.OK, code=code, response=code)
             for i, code in enumerate(codes)
         ],
-        status=runs.COMPLETE,
+        status=run_store.COMPLETE,
         created=datetime(2026, 1, day, 12, tzinfo=UTC),
     )
 
@@ -262,7 +262,7 @@ def test_figures_without_matplotlib_say_which_extra(monkeypatch, tmp_path, capsy
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "pip install 'skyt-tui[plots]'" in err[0]
     # issue 27.5: refused before the analysis starts, not after it
-    assert not (runs.run_path(meta.id) / runs.ANALYSIS_FILE).exists()
+    assert not (run_store.run_path(meta.id) / run_store.ANALYSIS_FILE).exists()
     assert not summary.exists() and not (tmp_path / "f").exists()
 
 

@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import DataTable, Input, Select
 
 from skyt_tui.engine.demo import DemoResult
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from skyt_tui.ui import canon_data, demo_data, run_data, run_execution, run_form
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.commands import BindingCommands
@@ -459,7 +459,7 @@ async def test_run_dialog_saves_its_values_as_a_new_profile(isolated_home, monke
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert app.screen is dialog and "must be between" in screen_text(app)
-    assert runs.run_ids() == []
+    assert run_store.run_ids() == []
 
 
 @pilot_test
@@ -668,7 +668,7 @@ async def test_a_missing_api_key_names_the_field_and_the_error_goes_once_fixed(m
         await fill_dialog(pilot, target="http://127.0.0.1:9/v1", n="2")
         assert str(dialog.query_one("#error-target").render()) == ""
         assert str(dialog.query_one("#error-n").render()) == ""
-        assert runs.run_ids() == []  # nothing stored half-made
+        assert run_store.run_ids() == []  # nothing stored half-made
 
 
 ANSWER = "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n"
@@ -692,8 +692,8 @@ async def test_a_real_run_through_the_engine_is_stored_checked_and_shown(tmp_pat
         await settle(pilot)
         progress = app.screen.query_one(RunProgress)
         assert progress.marks == ["passed"] * 3, screen_text(app)
-        [run_id] = runs.run_ids()
-        run = runs.load_run(run_id)
+        [run_id] = run_store.run_ids()
+        run = run_store.load_run(run_id)
         assert run.meta.provider == "command" and run.n_ok == 3 and run.meta.status == "complete"
         shown = screen_text(app)
         assert f"Finished: 3 samples, 0 failed — {run_id}" in shown
@@ -728,12 +728,12 @@ async def test_a_sweep_is_analysed_in_one_batch_and_every_run_reported(tmp_path,
         )
         await settle(pilot)
         assert app.screen.query_one(RunProgress).marks == ["passed"] * 4, screen_text(app)
-        run_ids = runs.run_ids()
+        run_ids = run_store.run_ids()
         # the sweep's runs are analysed in one batch at the end; single-run analyses are the estimates
         # the panel shows while a run generates
         assert len(run_ids) == 2 and [batch for batch in batches if len(batch) > 1] == [
-            [run.id for run in map(runs.load_run, run_ids) if run.meta.temperature == 0.0]
-            + [run.id for run in map(runs.load_run, run_ids) if run.meta.temperature == 0.7]
+            [run.id for run in map(run_store.load_run, run_ids) if run.meta.temperature == 0.0]
+            + [run.id for run in map(run_store.load_run, run_ids) if run.meta.temperature == 0.7]
         ]
         assert all(len(batch) == 1 for batch in batches[:-1])
         shown = screen_text(app)

@@ -6,7 +6,7 @@ from textual.widgets import DataTable, OptionList
 
 from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.contracts.catalog import get_contract
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.canon import CanonScreen, ChooseRunScreen
 from skyt_tui.ui.screens.confirm import ConfirmScreen
@@ -91,15 +91,17 @@ async def test_reestablishing_says_what_happens_then_keeps_the_old_canon(demo_ho
     contract = get_contract("is_palindrome")
     first = demo_run_id("is_palindrome")
     # a second run of the contract whose first sample differs from the demo's canon
-    second = runs.create_run(
+    second = run_store.create_run(
         contract_id=contract.id,
         contract=contract,
         provider="replay",
         model="other",
         temperature=0.2,
         n=1,
-        samples=[runs.SampleRecord(index=0, status="ok", response="x", code=contract.reference)],
-        status=runs.COMPLETE,
+        samples=[
+            run_store.SampleRecord(index=0, status="ok", response="x", code=contract.reference)
+        ],
+        status=run_store.COMPLETE,
     ).id
     old = canon_store.load_canon("is_palindrome").canon
     app = SkytApp(start="canon", clock=clock)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from skyt_tui.ui import run_data, run_execution
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.widgets.run_progress import RunProgress
@@ -33,10 +33,10 @@ def rows(app) -> int:
 async def test_the_first_rows_show_before_every_run_is_read(isolated_home, monkeypatch):
     from skyt_tui.ui.screens import runs as runs_screen
 
-    made = [make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE).id for _ in range(12)]
+    made = [make_run(isolated_home, 2, [ok(0), ok(1)], run_store.COMPLETE).id for _ in range(12)]
     monkeypatch.setattr(runs_screen, "FIRST_ROWS", 4)
     release, calls = threading.Event(), []
-    real = runs.load_run
+    real = run_store.load_run
 
     def slow_disk(run_id):  # the fifth run takes as long as the test wants
         calls.append(run_id)
@@ -44,7 +44,7 @@ async def test_the_first_rows_show_before_every_run_is_read(isolated_home, monke
             assert release.wait(30)
         return real(run_id)
 
-    monkeypatch.setattr(runs, "load_run", slow_disk)
+    monkeypatch.setattr(run_store, "load_run", slow_disk)
     app = SkytApp(start="runs", clock=clock)
     try:
         async with app.run_test(size=(120, 36)) as pilot:
@@ -68,7 +68,7 @@ async def test_the_first_rows_show_before_every_run_is_read(isolated_home, monke
 async def test_a_run_another_process_writes_shows_as_a_row_while_runs_are_analysed(
     isolated_home, monkeypatch
 ):
-    make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+    make_run(isolated_home, 2, [ok(0), ok(1)], run_store.COMPLETE)
     analysing, release = threading.Event(), threading.Event()
 
     def long_analysis(run_ids, on_result=None, progress=None, cancelled=None):

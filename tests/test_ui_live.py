@@ -8,8 +8,7 @@ import pytest
 
 from skyt_tui.engine.generation.providers.openai_compat import DEFAULT_TIMEOUT_S
 from skyt_tui.engine.generation.runner import CANCEL_GRACE_S
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.confirm import ConfirmScreen
 from skyt_tui.ui.widgets.run_progress import RunProgress
@@ -63,8 +62,8 @@ async def test_quit_during_a_hanging_run_asks_then_exits_at_once_with_the_run_in
             took = time.monotonic() - began
         release.set()
     assert took < CANCEL_BOUND_S, f"quit took {took:.1f} s"
-    [run_id] = runs.run_ids()
-    assert runs.run_state(runs.load_meta(run_id)) == runs.INTERRUPTED
+    [run_id] = run_store.run_ids()
+    assert run_store.run_state(run_store.load_meta(run_id)) == run_store.INTERRUPTED
 
 
 @pilot_test
@@ -84,8 +83,8 @@ async def test_quit_answered_no_keeps_the_run_going(monkeypatch):
             release.set()
             await wait_for(pilot, lambda: not app.screen.query_one(RunProgress).running, 20)
             await settle(pilot)
-    [run_id] = runs.run_ids()
-    assert runs.load_meta(run_id).status == runs.COMPLETE
+    [run_id] = run_store.run_ids()
+    assert run_store.load_meta(run_id).status == run_store.COMPLETE
 
 
 @pilot_test
@@ -107,8 +106,8 @@ async def test_cancel_during_a_hanging_request_returns_at_once_and_says_cancelli
             assert "Cancelled: 0 samples" in screen_text(app)
         release.set()
     assert took < CANCEL_BOUND_S, f"cancel took {took:.1f} s"
-    [run_id] = runs.run_ids()
-    assert runs.run_state(runs.load_meta(run_id)) == runs.INTERRUPTED
+    [run_id] = run_store.run_ids()
+    assert run_store.run_state(run_store.load_meta(run_id)) == run_store.INTERRUPTED
 
 
 CODES = (
@@ -123,7 +122,7 @@ def make_run(home, n, samples, status):
     from tests.run_helpers import CONTRACT_ID, install_contract
 
     install_contract(home)
-    return runs.create_run(
+    return run_store.create_run(
         contract_id=CONTRACT_ID,
         contract=get_contract(CONTRACT_ID),
         provider="openai",
@@ -137,11 +136,13 @@ def make_run(home, n, samples, status):
 
 def ok(index, code=None):
     code = code or CODES[index % 3]
-    return runs.SampleRecord(index=index, status=runs.OK, response=code, code=code)
+    return run_store.SampleRecord(index=index, status=run_store.OK, response=code, code=code)
 
 
 def failed(index):
-    return runs.SampleRecord(index=index, status=runs.FAILED, error="HTTP 401: invalid api key")
+    return run_store.SampleRecord(
+        index=index, status=run_store.FAILED, error="HTTP 401: invalid api key"
+    )
 
 
 METRICS = ("R_raw", "R_anchor", "rescue", "μ", "P_τ", "pass")
@@ -157,8 +158,8 @@ def row_of(app, run_id):
 
 @pilot_test
 async def test_a_running_run_is_marked_running_with_partial_metrics(isolated_home):
-    meta = make_run(isolated_home, 4, [ok(0), ok(1)], runs.RUNNING)
-    with runs.run_lock(meta.id):  # as a process adding samples holds it
+    meta = make_run(isolated_home, 4, [ok(0), ok(1)], run_store.RUNNING)
+    with run_store.run_lock(meta.id):  # as a process adding samples holds it
         app = SkytApp(start="runs")
         async with app.run_test(size=(160, 36)) as pilot:
             await settle(pilot)
@@ -174,7 +175,7 @@ async def test_a_running_run_is_marked_running_with_partial_metrics(isolated_hom
 
 @pilot_test
 async def test_a_run_whose_samples_all_failed_shows_no_metrics(isolated_home):
-    meta = make_run(isolated_home, 3, [failed(0), failed(1), failed(2)], runs.COMPLETE)
+    meta = make_run(isolated_home, 3, [failed(0), failed(1), failed(2)], run_store.COMPLETE)
     app = SkytApp(start="runs")
     async with app.run_test(size=(160, 36)) as pilot:
         await settle(pilot)
@@ -190,7 +191,7 @@ async def test_the_list_and_an_open_run_follow_the_store_as_another_process_writ
 ):
     from skyt_tui.ui.screens.run_detail import RunDetailScreen
 
-    meta = make_run(isolated_home, 4, [ok(0), ok(1)], runs.INTERRUPTED)
+    meta = make_run(isolated_home, 4, [ok(0), ok(1)], run_store.INTERRUPTED)
     app = SkytApp(start="runs")
     async with app.run_test(size=(160, 36)) as pilot:
         await settle(pilot)
@@ -201,9 +202,9 @@ async def test_the_list_and_an_open_run_follow_the_store_as_another_process_writ
         assert isinstance(detail, RunDetailScreen) and len(detail.rows) == 2
         assert "partial, 2 of 4 samples" in screen_text(app)
         # `skyt-tui resume` in another terminal finishes the run
-        runs.append_sample(meta.id, ok(2))
-        runs.append_sample(meta.id, ok(3, "def f(x):\n    return x - 1"))
-        runs.set_status(meta.id, runs.COMPLETE)
+        run_store.append_sample(meta.id, ok(2))
+        run_store.append_sample(meta.id, ok(3, "def f(x):\n    return x - 1"))
+        run_store.set_status(meta.id, run_store.COMPLETE)
         await wait_for(pilot, lambda: len(detail.rows) == 4 and not detail.updating, 20)
         await settle(pilot)
         shown = screen_text(app)
@@ -226,10 +227,10 @@ async def test_after_a_canon_is_re_established_the_open_run_and_the_contract_nam
     from skyt_tui.ui.screens.run_detail import RunDetailScreen
     from tests.run_helpers import CONTRACT_ID
 
-    first = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+    first = make_run(isolated_home, 2, [ok(0), ok(1)], run_store.COMPLETE)
     # the first run's first passing sample becomes the canon
-    run_analyses.analyze_stored_run(first.id)
-    second = make_run(isolated_home, 2, [ok(0, CODES[2]), ok(1)], runs.COMPLETE)
+    analyses.analyze_stored_run(first.id)
+    second = make_run(isolated_home, 2, [ok(0, CODES[2]), ok(1)], run_store.COMPLETE)
     app = SkytApp(start="runs")
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
@@ -268,7 +269,7 @@ async def test_after_a_run_in_contracts_the_runs_table_has_the_keys(isolated_hom
     from skyt_tui.ui.screens.run_detail import RunDetailScreen
 
     def executor(request, report, cancel):
-        meta = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+        meta = make_run(isolated_home, 2, [ok(0), ok(1)], run_store.COMPLETE)
         return run_execution.RunOutcome(run_ids=(meta.id,), n_done=2, n_failed=0)
 
     app = SkytApp(start="contracts", run_executor=executor)
@@ -348,9 +349,9 @@ async def test_deleting_a_run_asks_and_keeps_the_canon_it_gave(isolated_home):
     from skyt_tui.engine.analysis import canon
     from tests.run_helpers import CONTRACT_ID
 
-    first = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
-    run_analyses.analyze_stored_run(first.id)
-    other = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+    first = make_run(isolated_home, 2, [ok(0), ok(1)], run_store.COMPLETE)
+    analyses.analyze_stored_run(first.id)
+    other = make_run(isolated_home, 2, [ok(0), ok(1)], run_store.COMPLETE)
     app = SkytApp(start="runs")
     async with app.run_test(size=(160, 36)) as pilot:
         await select_run(pilot, first.id)
@@ -359,11 +360,11 @@ async def test_deleting_a_run_asks_and_keeps_the_canon_it_gave(isolated_home):
         assert isinstance(app.screen, ConfirmScreen) and "cannot be undone" in screen_text(app)
         await pilot.press("y")
         await settle(pilot)
-        assert runs.run_ids() == [other.id]
+        assert run_store.run_ids() == [other.id]
         assert [s.id for s in app.screen.shown] == [other.id]
     state = canon.load_canon(CONTRACT_ID)
     assert state.status == "ok" and state.canon.provenance["run_id"] == first.id
-    assert run_analyses.analyze_stored_run(other.id)["canon"]["run_id"] == first.id
+    assert analyses.analyze_stored_run(other.id)["canon"]["run_id"] == first.id
 
 
 @pilot_test
@@ -382,8 +383,8 @@ async def test_a_failed_run_can_be_resumed_from_the_list(isolated_home, monkeypa
         meta, _ = start_run(
             contract, RunSettings(provider="openai", model="m", temperature=0.5, n=3), provider
         )
-        runs.append_sample(meta.id, failed(0))
-        runs.set_status(meta.id, runs.INTERRUPTED)
+        run_store.append_sample(meta.id, failed(0))
+        run_store.set_status(meta.id, run_store.INTERRUPTED)
         app = SkytApp(start="runs")
         async with app.run_test(size=(160, 36)) as pilot:
             await select_run(pilot, meta.id)
@@ -398,8 +399,8 @@ async def test_a_failed_run_can_be_resumed_from_the_list(isolated_home, monkeypa
             assert app.run_cancel is None
             await wait_for(pilot, lambda: row_of(app, meta.id)["state"] == "complete", 20)
             assert app.current_mode == "runs" and row_of(app, meta.id)["N"] == "3/3"
-    run = runs.load_run(meta.id)
-    assert run.meta.status == runs.COMPLETE and run.n_ok == 3 and run.n_failed == 0
+    run = run_store.load_run(meta.id)
+    assert run.meta.status == run_store.COMPLETE and run.n_ok == 3 and run.n_failed == 0
 
 
 @pilot_test
@@ -407,7 +408,7 @@ async def test_run_again_asks_for_a_new_run_with_the_same_settings(isolated_home
     from skyt_tui.ui import run_execution
     from skyt_tui.ui.run_request import RunRequest
 
-    meta = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
+    meta = make_run(isolated_home, 2, [ok(0), ok(1)], run_store.COMPLETE)
     seen = []
 
     def executor(request, report, cancel):
@@ -461,8 +462,8 @@ async def test_the_dialog_remembers_across_restarts_and_sends_every_option(monke
     body = server.requests[0]["body"]
     assert body["seed"] == 42 and body["max_tokens"] == 300
     assert body["messages"][0] == {"role": "system", "content": "Answer with code only."}
-    [run_id] = runs.run_ids()
-    meta = runs.load_meta(run_id)
+    [run_id] = run_store.run_ids()
+    meta = run_store.load_meta(run_id)
     assert meta.provider_settings["timeout_s"] == 7.0 and meta.seed == 42
     app = SkytApp(start="contracts")  # a new start: values from run-dialog.toml
     async with app.run_test(size=(120, 36)) as pilot:
@@ -508,9 +509,12 @@ async def test_while_a_run_generates_the_intervals_narrow_and_it_offers_to_stop(
             await pilot.press("c")
             progress = app.screen.query_one(RunProgress)
             await wait_for(pilot, lambda: not progress.running, 10)
-    [run_id] = runs.run_ids()
-    meta = runs.load_meta(run_id)
-    assert runs.run_state(meta) == runs.INTERRUPTED and len(runs.load_run(run_id).samples) < 40
+    [run_id] = run_store.run_ids()
+    meta = run_store.load_meta(run_id)
+    assert (
+        run_store.run_state(meta) == run_store.INTERRUPTED
+        and len(run_store.load_run(run_id).samples) < 40
+    )
 
 
 @pilot_test
@@ -584,7 +588,7 @@ async def test_a_real_run_measured_against_an_old_demo_canon_says_so(demo_home):
 
     contract = get_contract("fibonacci_iterative")
     code = "def fibonacci(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a"
-    meta = runs.create_run(
+    meta = run_store.create_run(
         contract_id=contract.id,
         contract=contract,
         provider="openai",
@@ -592,7 +596,7 @@ async def test_a_real_run_measured_against_an_old_demo_canon_says_so(demo_home):
         temperature=0.5,
         n=2,
         samples=[ok(0, code), ok(1, code)],
-        status=runs.COMPLETE,
+        status=run_store.COMPLETE,
     )
     app = SkytApp(start="runs")
     async with app.run_test(size=(160, 36)) as pilot:
@@ -616,7 +620,7 @@ async def test_a_run_generating_can_be_cancelled_from_the_runs_list(monkeypatch)
             await start_run(pilot, provider="openai", model="m", target=server.url + "/v1", n="3")
             await wait_for(pilot, lambda: len(server.requests) >= 1)
             await pilot.press("2")  # no settle: the run's worker is still going
-            [run_id] = runs.run_ids()
+            [run_id] = run_store.run_ids()
             await wait_for(
                 pilot,
                 lambda: (
@@ -642,8 +646,8 @@ async def test_sections_first_seen_empty_show_the_first_run_and_canon(isolated_h
         assert "No run to draw yet" in screen_text(app)
         await pilot.press("3")
         await settle(pilot)
-        meta = make_run(isolated_home, 2, [ok(0), ok(1)], runs.COMPLETE)
-        run_analyses.analyze_stored_run(meta.id)  # the first analysis fixes the canon
+        meta = make_run(isolated_home, 2, [ok(0), ok(1)], run_store.COMPLETE)
+        analyses.analyze_stored_run(meta.id)  # the first analysis fixes the canon
         await pilot.press("1")
         await settle(pilot)
         await pilot.press("4")

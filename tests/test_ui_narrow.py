@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 import pytest
 from textual.widgets import DataTable
 
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from skyt_tui.ui.app import SkytApp
 from tests.run_helpers import CONTRACT_TOML, install_contract
 from tests.ui_support import ROOT, clock, pilot_test, screen_text, settle
@@ -30,17 +30,17 @@ def narrow_store(home) -> list[str]:
     for number, (model, temperature) in enumerate(
         (("gpt-4o", 0.0), ("gpt-4o", 0.7), ("claude-sonnet-4-5", 0.0), ("claude-sonnet-4-5", 0.7))
     ):
-        meta = runs.create_run(
+        meta = run_store.create_run(
             contract_id=LONG_ID,
             provider="replay",
             model=model,
             temperature=temperature,
             n=2,
             samples=[
-                runs.SampleRecord(index=i, status=runs.OK, response=code, code=code)
+                run_store.SampleRecord(index=i, status=run_store.OK, response=code, code=code)
                 for i, code in enumerate((CODES[0], CODES[number % 2]))
             ],
-            status=runs.COMPLETE,
+            status=run_store.COMPLETE,
             created=datetime(2026, 1, 10 + number, 9, tzinfo=UTC),
             id_suffix=f"{number:04x}",
         )

@@ -7,8 +7,7 @@ import json
 
 from textual.widgets import DataTable, Input, Select, TabbedContent
 
-from skyt_tui.engine.runs import analyses as run_analyses
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.engine.runs.report import envelope, fmt3, report_dict, sample_rows, samples_csv
 from skyt_tui.engine.runs.run_store import SampleRecord
 from skyt_tui.ui.app import SkytApp
@@ -43,7 +42,7 @@ async def test_the_list_shows_each_runs_metrics_as_the_engine_computed_them(demo
         table = app.screen.query_one("#runs-table", DataTable)
         assert table.row_count == 6
         fib = demo_run_id("fibonacci_iterative")
-        metrics = run_analyses.analyze_stored_run(fib)["metrics"]
+        metrics = analyses.analyze_stored_run(fib)["metrics"]
         row = {key: str(table.get_cell(fib, key)) for key in app.screen.columns}
         assert row == {
             "when": "01-15 09:00",
@@ -73,7 +72,7 @@ async def test_a_run_in_detail_shows_samples_bars_code_and_diffs_to_the_canon(de
     async with app.run_test(size=(120, 36)) as pilot:
         fib = demo_run_id("fibonacci_iterative")
         screen = await open_run(pilot, fib)
-        rows = sample_rows(runs.load_run(fib), run_analyses.stored_analysis(fib))
+        rows = sample_rows(run_store.load_run(fib), analyses.stored_analysis(fib))
         table = screen.query_one("#samples-table", DataTable)
         assert table.row_count == len(rows) == 14
         shown = screen_text(app)
@@ -130,8 +129,8 @@ async def test_export_writes_what_the_cli_writes(demo_home, tmp_path):
         dialog.query_one("#export-path", Input).value = str(tmp_path / "slugify.csv")
         await pilot.press("enter")
         await pilot.pause()
-        run = runs.load_run(slugify)
-        analysis = run_analyses.stored_analysis(run)
+        run = run_store.load_run(slugify)
+        analysis = analyses.stored_analysis(run)
         written = (tmp_path / "slugify.csv").read_text()
         assert written == samples_csv(sample_rows(run, analysis))
         assert len(list(csv.DictReader(io.StringIO(written)))) == 12
@@ -179,7 +178,7 @@ async def test_a_large_run_is_paged(isolated_home):
         SampleRecord(index=i, status="ok", response=CODES[i % 3], code=CODES[i % 3])
         for i in range(n)
     ]
-    meta = runs.create_run(
+    meta = run_store.create_run(
         contract_id=CONTRACT_ID,
         contract=get_contract(CONTRACT_ID),
         provider="openai",
@@ -187,9 +186,9 @@ async def test_a_large_run_is_paged(isolated_home):
         temperature=0.5,
         n=n,
         samples=samples,
-        status=runs.COMPLETE,
+        status=run_store.COMPLETE,
     )
-    run_analyses.analyze_stored_run(meta.id)
+    analyses.analyze_stored_run(meta.id)
     app = SkytApp(start="runs", clock=clock)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_run(pilot, meta.id)
@@ -216,7 +215,7 @@ async def test_at_80_columns_the_list_keeps_whole_columns_and_sorts_and_filters(
         # what tells runs apart (contract, model, T) stays (issue 27.7)
         assert screen.columns == ["contract", "model", "state", "N", "T", "R_raw", "pass"]
         shown = screen_text(app)
-        metrics = run_analyses.analyze_stored_run(demo_run_id("fibonacci_iterative"))["metrics"]
+        metrics = analyses.analyze_stored_run(demo_run_id("fibonacci_iterative"))["metrics"]
         line = next(line for line in shown.splitlines() if "fibonacci_iterative" in line)
         assert f" {fmt3(metrics['R_raw'])} " in line
         assert line.rstrip().endswith(fmt3(metrics["pass_rate"]))
@@ -276,7 +275,7 @@ async def test_the_samples_of_a_run_sort_and_filter(demo_home):
     async with app.run_test(size=(120, 36)) as pilot:
         fib = demo_run_id("fibonacci_iterative")
         screen = await open_run(pilot, fib)
-        rows = sample_rows(runs.load_run(fib), run_analyses.stored_analysis(fib))
+        rows = sample_rows(run_store.load_run(fib), analyses.stored_analysis(fib))
         failing = [r["index"] for r in rows if r["passed"] is False]
         assert failing
         await pilot.press("slash")
@@ -335,7 +334,7 @@ async def test_solution_families_with_a_canon_preview(demo_home):
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, FamiliesScreen)
-        analysis = run_analyses.analyze_stored_run(fib)
+        analysis = analyses.analyze_stored_run(fib)
         families = solution_families(StoredAnalysis.from_document(analysis))
         assert sum(len(f.members) for f in families) == 14
         assert [len(f.members) for f in families] == sorted(
@@ -434,7 +433,7 @@ async def test_a_strict_contracts_run_shows_threshold_verdicts_and_broken_rules(
         for line in (strict_dir / "samples.jsonl").read_text().splitlines()
         if json.loads(line)["contract_id"] == "binary_search_strict"
     ]
-    plain = runs.create_run(
+    plain = run_store.create_run(
         contract_id=CONTRACT_ID,
         contract=get_contract(CONTRACT_ID),
         provider="openai",
@@ -444,7 +443,7 @@ async def test_a_strict_contracts_run_shows_threshold_verdicts_and_broken_rules(
         samples=[
             SampleRecord(index=i, status="ok", response=c, code=c) for i, c in enumerate(CODES)
         ],
-        status=runs.COMPLETE,
+        status=run_store.COMPLETE,
     )
     async with SkytApp(start="runs", clock=clock).run_test(size=(160, 36)) as pilot:
         await settle(pilot)
@@ -453,7 +452,7 @@ async def test_a_strict_contracts_run_shows_threshold_verdicts_and_broken_rules(
     codes = [s["code"] for s in samples[:4]]
     # fails only the empty list (arr[0] raises): 4 of 5 tests, passing at 0.8
     codes.append(codes[0].replace("    left = 0\n", "    left = 0 * arr[0]\n"))
-    strict = runs.create_run(
+    strict = run_store.create_run(
         contract_id="binary_search_strict",
         contract=get_contract("binary_search_strict"),
         provider="openai",
@@ -463,9 +462,9 @@ async def test_a_strict_contracts_run_shows_threshold_verdicts_and_broken_rules(
         samples=[
             SampleRecord(index=i, status="ok", response=c, code=c) for i, c in enumerate(codes)
         ],
-        status=runs.COMPLETE,
+        status=run_store.COMPLETE,
     )
-    metrics = run_analyses.analyze_stored_run(strict.id)["metrics"]
+    metrics = analyses.analyze_stored_run(strict.id)["metrics"]
     assert (metrics["pass_rate"], metrics["pass_all_rate"], metrics["compliance_rate"]) == (
         1.0,
         0.8,
@@ -507,7 +506,7 @@ async def test_an_imported_runs_view_shows_the_tools_verdicts_beside_skyt_tuis(
     log = Path(__file__).parent / "fixtures" / "formats" / "inspect" / "study.eval"
     assert main(["import", str(log), "--json"]) == 0
     created = json.loads(capsys.readouterr().out)["created"]
-    study0 = next(i for i in created if runs.load_meta(i).contract_id == "Study_0")
+    study0 = next(i for i in created if run_store.load_meta(i).contract_id == "Study_0")
     assert main(["report", study0]) == 0
     printed = capsys.readouterr().out
     line = "recorded by inspect: pass 0.333 by inspect, 0.667 by skyt-tui · 1 disagreement(s)"

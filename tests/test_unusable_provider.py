@@ -20,7 +20,7 @@ from skyt_tui.engine.generation.runner import (
     run_sweep,
     start_run,
 )
-from skyt_tui.engine.runs import run_store as runs
+from skyt_tui.engine.runs import run_store
 from tests.llm_server import FakeLLMServer
 from tests.run_helpers import install_contract, run_cli
 
@@ -97,7 +97,7 @@ def test_a_refused_key_is_one_line_naming_the_variable_and_stores_nothing(isolat
 def test_resuming_against_a_dead_server_leaves_the_run_as_it_was(isolated_home):
     install_contract(isolated_home)
     contract = get_contract("add_one")
-    meta = runs.create_run(
+    meta = run_store.create_run(
         contract_id=contract.id,
         contract=contract,
         provider="openai",
@@ -105,8 +105,8 @@ def test_resuming_against_a_dead_server_leaves_the_run_as_it_was(isolated_home):
         temperature=0.7,
         n=3,
         provider_settings={"base_url": dead_url()},
-        status=runs.INTERRUPTED,
-        samples=[runs.SampleRecord(index=0, status=runs.OK, response="x", code="x = 1")],
+        status=run_store.INTERRUPTED,
+        samples=[run_store.SampleRecord(index=0, status=run_store.OK, response="x", code="x = 1")],
     )
     before = {p.name: p.read_bytes() for p in (isolated_home / "runs" / meta.id).iterdir()}
     done = run_cli(isolated_home, "resume", meta.id, *FAST, OPENAI_API_KEY=SECRET)
@@ -153,9 +153,9 @@ def test_once_the_provider_answered_a_refusal_is_a_failed_sample_not_a_never_sta
     policy = RetryPolicy(max_attempts=2, base_delay_s=0.0, max_delay_s=0.0)
     outcomes = run_sweep(contract, settings, [0.7], provider=Flaky(1), concurrency=1, policy=policy)
     [outcome] = outcomes
-    run = runs.load_run(outcome.run_id)
+    run = run_store.load_run(outcome.run_id)
     assert outcome.never_started is None
-    assert [s.status for s in run.samples] == [runs.OK, runs.FAILED, runs.FAILED]
+    assert [s.status for s in run.samples] == [run_store.OK, run_store.FAILED, run_store.FAILED]
     assert run.samples[1].error.startswith("connection failed: refused (gave up after 2")
 
 
@@ -165,7 +165,7 @@ def test_a_sweep_against_a_dead_provider_raises_and_removes_its_run(isolated_hom
     settings = RunSettings(provider="openai", model="m", temperature=None, n=4)
     with pytest.raises(ProviderUnavailable, match="cannot connect; no run was stored"):
         run_sweep(contract, settings, [0.0, 0.7], provider=Flaky(0), concurrency=2)
-    assert runs.run_ids() == []
+    assert run_store.run_ids() == []
 
 
 def test_execute_reports_a_never_started_run_and_keeps_its_status(isolated_home):
@@ -176,5 +176,5 @@ def test_execute_reports_a_never_started_run_and_keeps_its_status(isolated_home)
     )
     outcome = execute(meta.id, provider, contract)
     assert outcome.never_started == "cannot connect" and outcome.new_samples == 0
-    assert runs.load_meta(meta.id).status == runs.RUNNING == meta.status
-    assert runs.load_run(meta.id).samples == ()
+    assert run_store.load_meta(meta.id).status == run_store.RUNNING == meta.status
+    assert run_store.load_run(meta.id).samples == ()

@@ -30,9 +30,9 @@ TODAY = dt.datetime(2026, 1, 20, 12, 0, tzinfo=dt.UTC)
 
 def demo_run_id(contract_id: str) -> str:
     """The id of the demo run of `contract_id` in the current store."""
-    from skyt_tui.engine.runs import run_store as runs
+    from skyt_tui.engine.runs import run_store
 
-    [run_id] = [run_id for run_id in runs.run_ids() if f"-{contract_id}-" in run_id]
+    [run_id] = [run_id for run_id in run_store.run_ids() if f"-{contract_id}-" in run_id]
     return run_id
 
 

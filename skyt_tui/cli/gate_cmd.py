@@ -96,12 +96,12 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for text in args.runs:
         stored = run_store.load_run(run_store.resolve_run_id(text))
-        analysis = analyses.analyze_stored_run(stored, level=args.level, tau=tau)
+        analysis = analyses.stored_analysis(stored, level=args.level, tau=tau)
         complete = not stored.missing_indexes
         results.append(
             evaluate(
                 stored.id,
-                analysis,
+                analysis.metrics,
                 thresholds,
                 complete=complete,
                 progress=(len(stored.samples), stored.meta.n),

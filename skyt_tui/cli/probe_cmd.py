@@ -4,7 +4,7 @@ into a test (a new contract version) (docs/probe.md)."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -12,6 +12,9 @@ from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option, add_probe_options, probe_settings_of
 from skyt_tui.cli.output import console, fmt3, print_json
 from skyt_tui.engine.printable import counted, printable
+
+if TYPE_CHECKING:
+    from skyt_tui.engine.runs.probe_record import StoredProbe
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,6 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from skyt_tui.engine.runs.probe_record import StoredProbe
     from skyt_tui.engine.runs.probes import probe_stored_run
     from skyt_tui.engine.runs.run_store import load_run, resolve_run_id
 
@@ -53,45 +57,50 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.json:
         print_json("probe", document)
         return 0
-    print_run_probe(document)
+    print_run_probe(StoredProbe.from_document(document))
     return 0
 
 
-def print_run_probe(document: dict[str, Any]) -> None:
+def print_run_probe(probe: StoredProbe) -> None:
+    """The probe's figures, each sample's witness and a warning when the tests let behaviourally
+    different samples pass; every text from the document shown printable."""
     out = console()
-    figures = document["run"]
+    figures = probe.figures
+    classes = figures.behaviour_classes or 0
     out.print(
         Text(
-            f"{counted(figures['probed'], 'passing sample')} probed on "
-            f"{counted(figures['counted'], 'counted input')} ({figures['generated']} generated): "
-            f"{counted(figures['behaviour_classes'], 'behaviour class')}, "
-            f"R_behavioral {fmt3(figures['R_behavioral'])} on tests, "
-            f"{fmt3(figures['R_behavioral_probe'])} on probes"
+            f"{counted(figures.probed or 0, 'passing sample')} probed on "
+            f"{counted(figures.counted or 0, 'counted input')} ({figures.generated} generated): "
+            f"{counted(classes, 'behaviour class')}, "
+            f"R_behavioral {fmt3(figures.R_behavioral)} on tests, "
+            f"{fmt3(figures.R_behavioral_probe)} on probes"
         )
     )
-    if figures.get("plausible_but_wrong") is not None:
+    wrong = figures.plausible_but_wrong
+    if wrong is not None:
         out.print(
             Text(
-                f"plausible but wrong: {figures['plausible_but_wrong']} "
-                f"({fmt3(figures['plausible_but_wrong_share'])}) "
-                f"{'differs' if figures['plausible_but_wrong'] == 1 else 'differ'} from the reference"
+                f"plausible but wrong: {wrong} "
+                f"({fmt3(figures.plausible_but_wrong_share)}) "
+                f"{'differs' if wrong == 1 else 'differ'} from the reference"
             )
         )
-    for row in document["samples"]:
-        witness = row["probe"].get("witness")
-        if witness:
+    for record in probe.samples:
+        witness = record.witness
+        if witness is not None:
             out.print(
                 Text(
-                    f"sample {row['index']} (class {row['probe']['behaviour']}): {witness['call'][:160]}"
-                    f" gives {witness['sample'][:80]}, the {witness['against']} "
-                    f"{witness[witness['against']][:80]}"
+                    f"sample {record.index} (class {record.behaviour}): "
+                    f"{printable((witness.call or '')[:160])} gives "
+                    f"{printable((witness.sample or '')[:80])}, the {printable(witness.against)} "
+                    f"{printable((witness.expected or '')[:80])}"
                 )
             )
-    if figures["behaviour_classes"] > 1:
+    if classes > 1:
         out.print(
             Text(
-                f"warning: the tests of {printable(document['contract_id'])} let "
-                f"{figures['behaviour_classes']} behaviourally different kinds of sample pass; "
+                f"warning: the tests of {printable(probe.contract_id)} let "
+                f"{classes} behaviourally different kinds of sample pass; "
                 "`skyt-tui probe add-test RUN SAMPLE` adds a witness as a test",
                 style="yellow",
             )

@@ -466,6 +466,7 @@ def run_command(args: argparse.Namespace) -> int:
     probes: dict[str, dict] = {}
     if probe is not None:
         from skyt_tui.cli.probe_cmd import print_run_probe
+        from skyt_tui.engine.runs.probe_record import StoredProbe
         from skyt_tui.engine.runs.probes import probe_stored_run
 
         for outcome in outcomes:
@@ -473,7 +474,7 @@ def run_command(args: argparse.Namespace) -> int:
                 probes[outcome.run_id] = probe_stored_run(outcome.run_id, probe)
                 if not args.json:
                     console().print(f"probe of {outcome.run_id}:", markup=False)
-                    print_run_probe(probes[outcome.run_id])
+                    print_run_probe(StoredProbe.from_document(probes[outcome.run_id]))
     if args.json:
         print_json(
             "run",
@@ -619,9 +620,9 @@ def _run_anchors(args: argparse.Namespace) -> int:
             return 130
         outcomes.extend(made)
     stored = [run_store.load_run(outcome.run_id) for outcome in outcomes]
-    documents = analyses.analyze_stored_runs(stored)
+    records = analyses.stored_analyses(stored)
     items = [item.id for item in bench.load_benchmark(args.anchors, with_scores=False).items]
-    observed = scores_by_contract(stored, documents, score, items)
+    observed = scores_by_contract(stored, records, score, items)
     estimate = None
     if observed.systems:
         estimate = bench.estimate_systems(args.anchors, observed)

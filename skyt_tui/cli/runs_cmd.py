@@ -345,7 +345,7 @@ def _parses_cell(row: dict[str, Any]) -> str:
 def _tool_verdicts(run: run_store.StoredRun, analysis: StoredAnalysis) -> dict[str, Any]:
     from skyt_tui.engine.runs.run_import import stored_tool_verdicts
 
-    verdicts = stored_tool_verdicts(run, analysis.document)
+    verdicts = stored_tool_verdicts(run, analysis)
     return {"tool_verdicts": verdicts} if verdicts is not None else {}
 
 

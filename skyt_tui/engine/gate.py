@@ -9,10 +9,13 @@ does a run that is not complete. Comparisons use the full-precision stored value
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.measure import registry
+
+if TYPE_CHECKING:
+    from skyt_tui.engine.measure.metrics import RunMetrics
 
 
 @dataclass(frozen=True)
@@ -93,17 +96,17 @@ def _show(value: float, bound: float, count: bool) -> tuple[str, str]:
     return shown
 
 
-def _check(metrics: dict[str, Any], threshold: Threshold) -> GateCheck:
-    value = metric_value(metrics, threshold.metric)
+def _check(metrics: RunMetrics, threshold: Threshold) -> GateCheck:
+    value = metric_value(metrics.to_dict(), threshold.metric)
     if value is None:
-        canon = metrics.get("canon")
+        canon = metrics.canon
         name = threshold.metric.split(".")[0]
         needs_canon = name in registry.needing("canon")
         why = f" (canon: {canon})" if canon and needs_canon else ""
         if (
             registry.is_registered(name)
             and registry.metric(name).app_if_rules
-            and metrics.get("pass_rate") is not None
+            and metrics.pass_rate is not None
         ):
             why = " (the run's contract has no coding rules)"
         return GateCheck(threshold, None, False, f"{threshold.metric} not computed{why}")
@@ -124,18 +127,16 @@ def _check(metrics: dict[str, Any], threshold: Threshold) -> GateCheck:
 
 def evaluate(
     run_id: str,
-    analysis: dict[str, Any],
+    metrics: RunMetrics,
     thresholds: list[Threshold],
     *,
     complete: bool = True,
     progress: tuple[int, int] | None = None,
 ) -> GateResult:
-    """The verdict for one run's analysis (`RunAnalysis.to_dict()`) against every threshold."""
+    """The verdict for one run's metrics (its `StoredAnalysis.metrics`) against every threshold;
+    a metric is named by its path in the stored metrics (`RunMetrics.to_dict`)."""
     if not thresholds:
         raise InputError("gate: give at least one threshold (e.g. --min-r-anchor 0.8)")
-    metrics = analysis.get("metrics")
-    if not isinstance(metrics, dict):
-        raise InputError(f"run {run_id}: the analysis has no metrics")
     checks = tuple(_check(metrics, t) for t in thresholds)
     if not complete:
         done, n = progress or (0, 0)

@@ -146,7 +146,7 @@ def tool_verdicts_line(run: run_store.StoredRun, analysis: StoredAnalysis) -> st
     rate beside skyt-tui's and the disagreements (as `report` prints it); else None."""
     from skyt_tui.engine.runs.run_import import stored_tool_verdicts, tool_verdicts_line
 
-    verdicts = stored_tool_verdicts(run, analysis.document)
+    verdicts = stored_tool_verdicts(run, analysis)
     return tool_verdicts_line(verdicts) if verdicts else None
 
 

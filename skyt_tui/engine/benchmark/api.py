@@ -602,8 +602,8 @@ def import_from_runs(
     check_score(score)
     parsed = RunFilter.parse(run_filter)
     stored, skipped = select_runs(parsed)
-    documents = analyses.analyze_stored_runs(stored) if stored else []
-    made = from_runs(stored, documents, score, parsed, skipped)
+    records = analyses.stored_analyses(stored) if stored else []
+    made = from_runs(stored, records, score, parsed, skipped)
     sources = {"runs": str(parsed) or "all", "score": score}
     return RunsImportResult(store_benchmark(name, made.data, sources, imported_at), made)
 

@@ -26,6 +26,7 @@ from skyt_tui.engine.measure import registry
 if TYPE_CHECKING:  # the runs store loads when runs are read, not with every benchmark command
     from skyt_tui.engine.contracts.contract import Contract
     from skyt_tui.engine.runs import run_store
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 
 SCORE_METRICS = registry.bench_score_metrics()
 """Run metrics in [0, 1] where higher is better, usable as item scores (`bench_score` in the
@@ -124,7 +125,7 @@ def select_runs(
 
 def from_runs(
     stored: Sequence[run_store.StoredRun],
-    analyses: Sequence[dict[str, Any]],
+    analyses: Sequence[StoredAnalysis],
     score: str = DEFAULT_SCORE,
     run_filter: RunFilter = RunFilter(),
     skipped: dict[str, str] | None = None,
@@ -152,7 +153,7 @@ def from_runs(
                 "has the newest version)"
             )
             continue
-        value = (analysis.get("metrics") or {}).get(score)
+        value = getattr(analysis.metrics, score)
         if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= 1:
             skipped[run.id] = f"no {score} (the analysis did not compute it)"
             continue
@@ -188,7 +189,7 @@ def from_runs(
 
 def scores_by_contract(
     stored: Sequence[run_store.StoredRun],
-    analyses: Sequence[dict[str, Any]],
+    analyses: Sequence[StoredAnalysis],
     score: str,
     item_ids: Sequence[str],
 ) -> ScoreMatrix:
@@ -197,7 +198,7 @@ def scores_by_contract(
     column = {item_id: index for index, item_id in enumerate(item_ids)}
     values: dict[str, dict[str, float]] = {}
     for run, analysis in zip(stored, analyses):
-        value = (analysis.get("metrics") or {}).get(score)
+        value = getattr(analysis.metrics, score)
         if run.meta.contract_id not in column or not isinstance(value, int | float):
             continue
         values.setdefault(system_name(run.meta), {})[run.meta.contract_id] = float(value)

@@ -147,6 +147,17 @@ class CanonSummary:
     def established(self) -> bool:
         return self.status == CANON_ESTABLISHED
 
+    def to_dict(self) -> dict[str, Any]:
+        """The canon as the analysis stores it (`CanonInfo.to_dict`), for reports."""
+        return {
+            "status": self.status,
+            "source": self.source,
+            "sample_index": self.sample_index,
+            "run_id": self.run_id,
+            "code": self.code,
+            "reason": self.reason,
+        }
+
 
 @dataclass(frozen=True)
 class OracleRun:
@@ -160,6 +171,12 @@ class OracleRun:
     def ran(self) -> bool:
         """The oracle judged the samples (the analysis stores its version only then)."""
         return self.version is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        """How the oracle ran as the analysis stores it (empty when it did not), for reports."""
+        if not self.ran:
+            return {}
+        return {"version": self.version, "isolation": self.isolation, "layers": list(self.layers)}
 
 
 @dataclass(frozen=True)

@@ -216,6 +216,9 @@ class StoredProbe:
     stale_because: tuple[str, ...] = ()
     """The key's fields that changed: `samples_sha256`, `contract_hash`, `settings`,
     `probe_version`, `oracle_version`."""
+    document: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    """The stored document this record was read from, for what writes that format out again
+    (`report --json`'s probe figures); not to be changed."""
     by_index: Mapping[int, SampleProbeRecord] = field(init=False, repr=False, compare=False)
     """Run sample index → its probe record (of two rows with one index, the later counts)."""
 
@@ -227,6 +230,14 @@ class StoredProbe:
     def older_version(self) -> bool:
         """Stale because it was made with another probe version."""
         return "probe_version" in self.stale_because
+
+    @property
+    def stored_figures(self) -> Mapping[str, Any] | None:
+        """The per-run figures as the document stores them (its `run`, every field kept, the
+        probe's settings and tolerance too), for writing that format out again; None when the
+        document has no figures mapping. Read them through `figures`."""
+        stored = self.document.get("run")
+        return stored if isinstance(stored, Mapping) else None
 
     @classmethod
     def from_document(cls, document: Any) -> StoredProbe:
@@ -248,6 +259,7 @@ class StoredProbe:
             key_probe_version=_str(_mapping(values.get("key")).get("probe_version")),
             stale=values.get("stale") is True,
             stale_because=_strs(values.get("stale_because")),
+            document=values,
         )
 
 

@@ -17,7 +17,7 @@ from skyt_tui.engine import store
 from skyt_tui.engine.contracts.values import literal_text
 from skyt_tui.engine.errors import InputError, StoreError
 from skyt_tui.engine.executor.choice import current_executor, local_oracle
-from skyt_tui.engine.runs.analyses import analyze_stored_run
+from skyt_tui.engine.runs.analyses import stored_analysis
 from skyt_tui.engine.runs.probe_record import StoredProbe
 from skyt_tui.engine.runs.run_store import OK, SAMPLES_FILE, StoredRun, load_run
 from skyt_tui.engine.versions import DEFAULT_TAU, ORACLE_VERSION, PROBE_VERSION
@@ -60,33 +60,29 @@ def probe_stored_run(
     contract = stored.contract_object()
     if contract is None:
         raise InputError(f"run {stored.id}: has no contract, so nothing to probe against")
-    analysis = analyze_stored_run(stored, level=level, tau=tau)
+    analysis = stored_analysis(stored, level=level, tau=tau)
     by_index = {s.index: s for s in stored.samples if s.status == OK and s.code is not None}
-    rows = [
-        row
-        for row in analysis.get("samples", [])
-        if isinstance(row.get("index"), int) and row["index"] in by_index
-    ]
-    codes = [by_index[row["index"]].code or "" for row in rows]
-    passed = [row.get("passed") is True for row in rows]
+    rows = [sample for sample in analysis.samples if sample.index in by_index]
+    codes = [by_index[row.index].code or "" for row in rows]
+    passed = [row.facts.passed is True for row in rows]
     judge = oracle if oracle is not None else current_executor().oracle()
     probe = probe_contracts(judge, [(contract, codes, passed)], settings)[0]
-    canon = analysis.get("canon") or {}
+    canon = analysis.canon
     canon_position = next(
         (
             position
             for position, row in enumerate(rows)
-            if canon.get("run_id") == stored.id and canon.get("sample_index") == row["index"]
+            if canon.run_id == stored.id and canon.sample_index == row.index
         ),
         None,
     )
     vectors = [
-        tuple(bool(t.get("passed")) for t in (row.get("oracle") or {}).get("tests", []))
-        if row.get("passed") is not None
+        tuple(bool(t.passed) for t in (row.oracle.tests if row.oracle is not None else ()))
+        if row.facts.passed is not None
         else None
         for row in rows
     ]
-    figures = run_probe_figures(probe, vectors, [row["index"] for row in rows], canon_position)
+    figures = run_probe_figures(probe, vectors, [row.index for row in rows], canon_position)
     document = {
         "key": _key(stored, settings),
         "entry": contract.entry.name,
@@ -94,7 +90,7 @@ def probe_stored_run(
         "contract_version": contract.version,
         "run": figures,
         "samples": [
-            {"index": row["index"], "probe": record.to_dict(contract.entry.name)}
+            {"index": row.index, "probe": record.to_dict(contract.entry.name)}
             for row, record in zip(rows, probe.samples)
         ],
     }
@@ -197,17 +193,16 @@ def witness_as_test(run: StoredRun | str, sample_index: int, *, write: bool) -> 
 
 
 def stored_probe_figures(run: StoredRun) -> dict[str, Any] | None:
-    """The per-run figures of the run's stored probe, or None when it has none or it is stale or
-    unreadable (a report never fails over a probe file)."""
+    """The per-run figures of the run's stored probe as it stores them (`StoredProbe.
+    stored_figures`), or None when it has none or it is stale or unreadable (a report never
+    fails over a probe file)."""
     try:
         document = load_stored_probe(run)
     except StoreError:
         return None
-    if (
-        document is None
-        or document.get("stale") is True
-        or not isinstance(document.get("run"), dict)
-    ):
+    if document is None:
         return None
-    figures: dict[str, Any] = document["run"]
-    return figures
+    probe = StoredProbe.from_document(document)
+    if probe.stale or probe.stored_figures is None:
+        return None
+    return dict(probe.stored_figures)

@@ -184,7 +184,7 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
     imported here: that would load numpy for every report); recorded samples count as `ok`, with what
     their source recorded (stop reason, token counts, the model per sample) and how each
     answer's code was taken (`extraction`), as `report --csv` has them for a stored run."""
-    from skyt_tui.engine.runs.analysis_record import OracleSummary
+    from skyt_tui.engine.runs.analysis_record import AnalysedSample
 
     rows = []
     for analysis in analyses:
@@ -193,8 +193,9 @@ def analysis_rows(analyses: list[Any]) -> list[dict[str, Any]]:
         run_rows = []
         for sample in analysis.samples:
             detail = details.get(sample.index)
-            stored = detail.to_dict().get("oracle") if detail is not None else None
-            oracle = OracleSummary.from_dict(stored) if stored is not None else None
+            oracle = (
+                AnalysedSample.from_dict(detail.to_dict()).oracle if detail is not None else None
+            )
             fact = run.fact(sample.index)
             usage = fact.usage or {}
             run_rows.append(
@@ -232,7 +233,8 @@ def report_dict(
 ) -> dict[str, Any]:
     """Everything `report --json` prints: run, state, counts, metrics, canon, oracle and the sample
     rows, and the run's probe figures when it has a probe that is not stale (docs/probe.md). The
-    metrics, canon and oracle are written out as the analysis stores them (its `document`)."""
+    metrics, canon and oracle are the typed records written out in the format the analysis stores
+    them in."""
     from skyt_tui.engine.runs.probes import stored_probe_figures
 
     meta = run.meta.to_dict()
@@ -255,9 +257,9 @@ def report_dict(
             "missing": len(run.missing_indexes),
         },
         "level": analysis.level,
-        "metrics": analysis.document["metrics"],
-        "canon": analysis.document.get("canon"),
-        "oracle": analysis.document.get("oracle"),
+        "metrics": analysis.metrics.to_dict(),
+        "canon": analysis.canon.to_dict(),
+        "oracle": analysis.oracle.to_dict(),
         "samples": rows,
         **({"probe": probe} if (probe := stored_probe_figures(run)) is not None else {}),
     }

@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skyt_tui import locations
 from skyt_tui.engine import store
@@ -42,6 +42,9 @@ from skyt_tui.engine.sources.recorded import (
     load_sources,
     resolve_contracts,
 )
+
+if TYPE_CHECKING:  # the records load numpy (`measure.metrics`)
+    from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 
 IMPORT_LOCK_TIMEOUT_S = 600.0
 """An import waits this long for another writer (e.g. a concurrent import) to finish."""
@@ -354,7 +357,7 @@ def stored_provenance(run: run_store.StoredRun) -> dict[str, Any]:
 
 
 def stored_tool_verdicts(
-    run: run_store.StoredRun, analysis: dict[str, Any]
+    run: run_store.StoredRun, analysis: StoredAnalysis
 ) -> dict[str, Any] | None:
     """An imported run's recorded tool verdicts beside skyt-tui's (as `analyze` shows them);
     None for runs whose source kept no verdict."""
@@ -402,11 +405,11 @@ def stored_tool_verdicts(
         names = tuple(test.name for test in contract.tests)
     passed: dict[int, bool | None] = {}
     tests: dict[int, tuple[tuple[str, ...], tuple[bool, ...]]] = {}
-    for sample in analysis.get("samples", []):
-        passed[sample["index"]] = sample.get("passed")
-        vector = sample.get("pass_vector")
-        if isinstance(vector, list) and len(vector) == len(names):
-            tests[sample["index"]] = (names, tuple(bool(v) for v in vector))
+    for analysed in analysis.samples:
+        passed[analysed.index] = analysed.facts.passed
+        vector = analysed.facts.pass_vector
+        if vector is not None and len(vector) == len(names):
+            tests[analysed.index] = (names, tuple(bool(v) for v in vector))
     return run_agreement(Judged(run=stored, passed=passed, tests=tests))
 
 
