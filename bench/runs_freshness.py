@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import shutil
 import socket
@@ -108,10 +109,17 @@ class Pane:
         subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True)
 
 
+def counts_runs(text: str, runs: int | None = None) -> bool:
+    """The Runs list's header counts `runs` (any number if None): "40 runs", "1 run", or as trees
+    before issue 36 said it, "40 run(s)"."""
+    number = r"\d+" if runs is None else str(runs)
+    return re.search(rf"\b{number} run(s|\(s\))?\b", text) is not None
+
+
 def rows_shown(text: str) -> bool:
-    """The Runs list's header ("40 run(s) read so far…", or every run's count) with a row under it."""
+    """The Runs list's header ("40 runs read so far…", or every run's count) with a row under it."""
     lines = text.splitlines()
-    head = [i for i, line in enumerate(lines) if " run(s)" in line and "newest first" in line]
+    head = [i for i, line in enumerate(lines) if counts_runs(line) and "newest first" in line]
     return bool(head) and any("fibonacci_iterat" in line for line in lines[head[0] :])
 
 
@@ -126,7 +134,11 @@ def app_round(tree: Path, store: Path, runs: int, cap: float) -> dict[str, float
             return {"first_rows_s": None, "all_rows_s": None, "other_process_row_s": None}
         pane.send("2")
         first = pane.wait(rows_shown, cap)
-        whole = pane.wait(lambda text: f"{runs} run(s), newest" in text, cap) if first else None
+        whole = (
+            pane.wait(lambda text: counts_runs(text, runs) and "newest" in text, cap)
+            if first
+            else None
+        )
         other = None
         if whole is not None:
             done = subprocess.run(
@@ -136,7 +148,7 @@ def app_round(tree: Path, store: Path, runs: int, cap: float) -> dict[str, float
                 capture_output=True,
             )
             if done.returncode == 0:
-                other = pane.wait(lambda text: f"{runs + 2} run(s)" in text, cap)
+                other = pane.wait(lambda text: counts_runs(text, runs + 2), cap)
         all_rows = None if first is None or whole is None else first + whole
         return {"first_rows_s": first, "all_rows_s": all_rows, "other_process_row_s": other}
     finally:

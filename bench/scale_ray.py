@@ -69,6 +69,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skyt_tui.engine.printable import counted  # noqa: E402
+
 CONFIGS = ("local", "ray-1", "ray-2")
 PROJECTED_SAMPLES = 1_000_000
 PROJECTED_NODES = (1, 2, 10, 50, 100)
@@ -718,7 +720,7 @@ def print_driver(figures: dict) -> None:
     if idle is not None:
         print(
             f"an idle driver (connected, doing nothing): {idle['per_second_ms']:.2f} ms of CPU "
-            f"per second (Ray's own threads), {len(idle['measurements'])} measurement(s)"
+            f"per second (Ray's own threads), {counted(len(idle['measurements']), 'measurement')}"
         )
     projection = summary.get("projection")
     if projection is not None:
@@ -846,7 +848,7 @@ def figures_markdown(figures: dict) -> str:
     summary = figures["summary"]
     configs = summary["configs"]
     lines = [
-        f"Measured with `python bench/scale_ray.py` ({figures['rounds']} round(s), "
+        f"Measured with `python bench/scale_ray.py` ({counted(figures['rounds'], 'round')}, "
         f"{figures['cores']} cores, load average {figures['load_at_start']:.1f} at the start; "
         "the load of each configuration is the median before its measurements). Oracle: "
         f"{configs['local']['workers']} sandbox workers in all, human-eval samples judged once "
@@ -958,7 +960,7 @@ def driver_markdown(figures: dict) -> str:
             f"- A driver killed: `analyze --resume` of {sizes[0]:,} samples with repair, SIGKILLed "
             f"after {resume['after_s']:.0f} s with {resume['kept']} of {resume['runs']} runs kept, "
             f"then run again with `--resume`: {resume['resumed']['wall_s']:.0f} s, "
-            f"{same} the uninterrupted run; {resume['kept_after']} file(s) kept afterwards."
+            f"{same} the uninterrupted run; {counted(resume['kept_after'], 'file')} kept afterwards."
         )
     if "start" in figures:
         lines.append(

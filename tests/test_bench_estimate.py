@@ -95,7 +95,7 @@ def test_estimate_warns_with_too_few_anchors_and_conflicting_add_is_refused(scor
     [estimate] = report["estimates"]
     assert estimate["scored_anchors"] == 3
     assert estimate["warnings"] == [
-        "scores for only 3 of the 10 anchor items: the estimate rests on 3 item(s) and its "
+        "scores for only 3 of the 10 anchor items: the estimate rests on 3 items and its "
         "interval is wide"
     ]
     conflict = tmp_path / "conflict.csv"

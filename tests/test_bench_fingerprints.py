@@ -136,6 +136,6 @@ def test_cli_fingerprints_and_contamination(tmp_path, monkeypatch, capsys):
     assert main(["bench", "contamination", "demo", str(dump)]) == 0
     out = capsys.readouterr().out
     assert (
-        "1 of 1 checked item(s) share 13-grams" in out
-        and "cannot check 1 item(s): 1 without text" in out
+        "1 of 1 checked item shares 13-grams" in out
+        and "cannot check 1 item: 1 without text" in out
     )

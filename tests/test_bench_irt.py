@@ -143,7 +143,7 @@ def test_irt_falls_back_to_stratified_below_ten_complete_systems_and_says_so():
         SampleConfig(rate=0.0, floor=9, mode="irt"),
     )
     assert sample.chosen_by == "stratified" and sample.model is None
-    assert sample.fallback == "only 9 system(s) have a score for every item; IRT needs at least 10"
+    assert sample.fallback == "only 9 systems have a score for every item; IRT needs at least 10"
     assert sample.config.mode == "irt" and "instead of irt" in sample.description
     stratified = choose_anchors(items, None, SampleConfig(rate=0.0, floor=9))
     assert sample.ids == stratified.ids

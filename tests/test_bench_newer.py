@@ -166,7 +166,7 @@ def test_auto_with_too_few_systems_falls_back_to_stratified_and_says_why():
     items, scores = two_pl(n_systems=8)
     sample = choose_method(items, scores, SampleConfig(rate=0.0, floor=12, mode="auto"))
     assert sample.chosen_by == "stratified" and sample.choice is None
-    assert sample.fallback == "only 8 system(s) have a score for every item; IRT needs at least 10"
+    assert sample.fallback == "only 8 systems have a score for every item; IRT needs at least 10"
 
 
 def livecodebench():
@@ -214,7 +214,7 @@ def test_bench_sample_on_livecodebench_chooses_cluster_on_the_time_split():
     assert choice.rule == "time split" and choice.date == "2023-04-30"
     assert (choice.n_train, choice.n_test) == (24, 21)
     assert sample.chosen_by == "cluster" and choice.mae["cluster"] < choice.mae["irt"]
-    assert sample.calibration_note.startswith("calibrated on 21 later system(s)")
+    assert sample.calibration_note.startswith("calibrated on 21 later systems")
 
 
 @pytest.mark.corpus

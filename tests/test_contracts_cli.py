@@ -72,7 +72,7 @@ def test_list_table_shows_ids_and_the_invalid_files(home, capsys):
     code, out, _ = run(capsys, "contracts", "list")
     assert code == 0
     assert "fibonacci_iterative" in out and "LRUCache (class)" in out
-    assert "1 invalid contract file(s):" in out and "broken.toml: invalid TOML" in out
+    assert "1 invalid contract file:" in out and "broken.toml: invalid TOML" in out
 
 
 def test_show_prints_prompt_tests_and_reference_without_eating_brackets(home, capsys):

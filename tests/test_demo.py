@@ -81,7 +81,7 @@ def test_demo_command_then_runs_list(examples, monkeypatch, capsys):
     monkeypatch.setattr(locations, "bundled_examples_dir", lambda: examples)
     assert main(["demo"]) == 0
     out = capsys.readouterr().out
-    assert "demo: 1 run(s) created" in out and "hand-written examples (not model output)" in out
+    assert "demo: 1 run created" in out and "hand-written examples (not model output)" in out
     assert run_store.run_ids() == [] and not locations.canon_dir().exists(), (
         "the demo never writes to the user's store (issue 14.3)"
     )

@@ -232,7 +232,7 @@ def test_a_missing_map_path_is_said_to_be_missing(tmp_path):
     )
     assert result.returncode == 2
     line = result.stderr.strip()
-    assert "line 1: field 'resps.0.5' is missing: resps.0 has 3 item(s), no index 5" in line
+    assert "line 1: field 'resps.0.5' is missing: resps.0 has 3 items, no index 5" in line
 
 
 def test_map_where_filters_records(tmp_path, capsys):

@@ -340,11 +340,11 @@ def test_cli_run_exit_1_and_failures_shown_when_samples_fail(isolated_home):
     assert result.returncode == 1
     assert "0 ok, 2 failed of 2" in result.stdout
     assert (
-        "sample 0 failed after 2 attempt(s): HTTP 500: internal error (gave up after 2 attempts)"
+        "sample 0 failed after 2 attempts: HTTP 500: internal error (gave up after 2 attempts)"
         in result.stdout
     )
     report = run_cli(isolated_home, "report", only_run_id(isolated_home))
-    assert report.returncode == 0 and "sample 1 failed after 2 attempt(s)" in report.stdout
+    assert report.returncode == 0 and "sample 1 failed after 2 attempts" in report.stdout
     assert len(sample_lines(isolated_home, only_run_id(isolated_home))) == 2
 
 

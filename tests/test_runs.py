@@ -267,7 +267,7 @@ def test_report_json_csv_and_table(contract, capsys, tmp_path):
     text = capsys.readouterr().out
     assert (
         "R_sig[nodoc]" in text
-        and "sample 1 failed after 3 attempt(s)" in text
+        and "sample 1 failed after 3 attempts" in text
         and "R_anchor_post" in text
     )
 

@@ -195,7 +195,7 @@ def test_cli_create_report_json_csv_and_bad_input(tmp_path, capsys):
         for contract in ("c1", "c2"):
             make_run(contract, "m", t, codes)
     assert main(["study", "create", "s", "--filter", "model=m", "--description", "two temps"]) == 0
-    assert "4 run(s)" in capsys.readouterr().out
+    assert "4 runs" in capsys.readouterr().out
     out_csv = tmp_path / "summary.csv"
     code = main(
         ["study", "report", "s", "--json", "--csv", str(out_csv), "--compare", "temperature=0:0.7"]

@@ -108,7 +108,7 @@ async def test_d_on_the_welcome_page_loads_the_demo(demo_store, isolated_home, m
         await settle(pilot)
         assert calls == [clock()]
         assert app.current_mode == "runs"
-        assert "6 run(s), newest first" in screen_text(app)
+        assert "6 runs, newest first" in screen_text(app)
         assert screen_text(app).startswith(" skyt-tui  DEMO "), "the demo's own store, marked"
         assert not (isolated_home / "runs").exists()
 

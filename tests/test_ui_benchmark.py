@@ -8,6 +8,7 @@ import numpy as np
 from textual.widgets import DataTable, TabbedContent
 
 from skyt_tui.engine import benchmark
+from skyt_tui.engine.printable import counted
 from skyt_tui.ui import bench_data
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.benchmark import BenchmarkScreen
@@ -75,9 +76,12 @@ async def test_rotate_now_confirms_what_moves_and_records_it(demo_home):
         assert (
             "Rotation 2 of bundled-contracts" in said and "early" in said and "2026-02-01" in said
         )
-        assert f"{len(plan.record.moved_to_training)} held-out item(s) move to training" in said
         assert (
-            f"a new held-out set of {len(plan.record.held_out)} item(s) is drawn from the pool of 7"
+            f"{counted(len(plan.record.moved_to_training), 'held-out item', verb='move')} to training"
+            in said
+        )
+        assert (
+            f"a new held-out set of {counted(len(plan.record.held_out), 'item')} is drawn from the pool of 7"
             in said
         )
         assert "the pool ran dry in stratum hard: drew 0 of 3" in said
@@ -92,7 +96,7 @@ async def test_rotate_now_confirms_what_moves_and_records_it(demo_home):
         await settle(pilot)
         history = benchmark.rotation_history(NAME)
         assert len(history) == 2 and history[1] == plan.record and history[1].forced
-        assert f"Rotation 2 of {NAME}: 13 item(s) moved to training, 7 held out." in notifications(
+        assert f"Rotation 2 of {NAME}: 13 items moved to training, 7 held out." in notifications(
             app
         )
         assert "training (13):" in screen_text(app)
@@ -299,9 +303,8 @@ async def test_rotation_confirmation_lists_every_moved_id_and_warns_about_anchor
         for item_id in (*plan.record.moved_to_training, *plan.record.held_out):
             assert item_id in said
         assert "more)" not in said
-        assert (
-            f"⚠ {len(moving_anchors)} item(s) of the current anchor sample move to training" in said
-        )
+        assert len(moving_anchors) == 7
+        assert "⚠ 7 items of the current anchor sample move to training" in said
         assert ", ".join(moving_anchors) in said
         await pilot.press("y")
         await settle(pilot)

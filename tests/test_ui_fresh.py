@@ -54,12 +54,12 @@ async def test_the_first_rows_show_before_every_run_is_read(isolated_home, monke
             await wait_for(pilot, lambda: "Filter" in screen_text(app).splitlines()[-1], 20)
             shown = screen_text(app)
             assert rows(app) == 4 and not release.is_set()
-            assert "4 run(s) read so far…" in shown
+            assert "4 runs read so far…" in shown
             assert "Filter" in shown.splitlines()[-1] and "Help" in shown.splitlines()[-1]
             release.set()
             await wait_for(pilot, lambda: rows(app) == len(made), 20)
             await settle(pilot)
-            assert "12 run(s), newest first" in screen_text(app)
+            assert "12 runs, newest first" in screen_text(app)
     finally:
         release.set()
 
@@ -99,7 +99,7 @@ async def test_a_run_another_process_writes_shows_as_a_row_while_runs_are_analys
             took = time.monotonic() - written
             assert not release.is_set(), "the analysis was still going"
             assert took < 10, f"{took:.1f} s"
-            assert "3 run(s), newest first" in screen_text(app)
+            assert "3 runs, newest first" in screen_text(app)
     finally:
         release.set()
 

@@ -72,7 +72,7 @@ async def test_an_export_typed_as_a_bare_name_says_the_folder_it_landed_in(
         await pilot.press("enter")
         await wait_for(pilot, lambda: any("Wrote" in note for note in notifications(app)))
         assert (tmp_path / "out.csv").is_file()
-        assert f"Wrote 12 sample(s) to {tmp_path / 'out.csv'}" in notifications(app), slugify
+        assert f"Wrote 12 samples to {tmp_path / 'out.csv'}" in notifications(app), slugify
 
 
 @pilot_test

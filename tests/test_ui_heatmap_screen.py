@@ -125,6 +125,6 @@ async def test_a_run_without_samples_says_so(tmp_path):
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         assert app.screen.query_one(Heatmap).n == 0
-        assert "no samples to compare: 2 generation(s) failed" in screen_text(app)
+        assert "no samples to compare: 2 generations failed" in screen_text(app)
         await pilot.press("enter", "down", "v")
         assert "no samples to compare" in screen_text(app)

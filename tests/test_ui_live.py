@@ -560,7 +560,7 @@ async def test_the_estimate_line_stays_current_while_requests_hang(monkeypatch):
         def estimate() -> str:
             return str(progress.query_one("#run-progress-estimate").render())
 
-        await wait_for(pilot, lambda: "so far, 2 sample(s) with code: pass 1.000" in estimate())
+        await wait_for(pilot, lambda: "so far, 2 samples with code: pass 1.000" in estimate())
         assert estimated == ["run-1", "run-1"]
         assert "0:00 elapsed, last sample 0:00 ago" in estimate()
         now[0] += 65  # no sample for a minute: the line still moves

@@ -7,6 +7,7 @@ import json
 
 from textual.widgets import DataTable, Input, Select, TabbedContent
 
+from skyt_tui.engine.printable import counted
 from skyt_tui.engine.runs import analyses, run_store
 from skyt_tui.engine.runs.report import envelope, fmt3, report_dict, sample_rows, samples_csv
 from skyt_tui.engine.runs.run_store import SampleRecord
@@ -59,9 +60,9 @@ async def test_the_list_shows_each_runs_metrics_as_the_engine_computed_them(demo
             "pass": fmt3(metrics["pass_rate"]),
         }
         shown = screen_text(app)
-        assert "6 demo run(s): hand-written examples (not model output)" in shown
+        assert "6 demo runs: hand-written examples (not model output)" in shown
         # the demo store was analysed with reduced isolation: the status line says so
-        assert "6 of 6 run(s) analysed · ⚠ reduced isolation" in shown
+        assert "6 of 6 runs analysed · ⚠ reduced isolation" in shown
         # newest first: the demo made its runs a second apart, slugify last
         assert app.screen.shown[0].id == demo_run_id("slugify")
 
@@ -103,7 +104,7 @@ async def test_a_run_in_detail_shows_samples_bars_code_and_diffs_to_the_canon(de
         assert "+    while i < n:" in shown
         await pilot.press("v")
         shown = screen_text(app)
-        assert f"after {len(seven['repair_steps'].split())} repair step(s)" in shown
+        assert f"after {counted(len(seven['repair_steps'].split()), 'repair step')}" in shown
         assert "1. loop_form:" in shown and "+++ sample 7 repaired" in shown
         await pilot.press("c")
         assert app.clipboard.startswith("canon → sample 7 after")
@@ -134,7 +135,7 @@ async def test_export_writes_what_the_cli_writes(demo_home, tmp_path):
         written = (tmp_path / "slugify.csv").read_text()
         assert written == samples_csv(sample_rows(run, analysis))
         assert len(list(csv.DictReader(io.StringIO(written)))) == 12
-        assert f"Wrote 12 sample(s) to {tmp_path / 'slugify.csv'}" in notifications(app)
+        assert f"Wrote 12 samples to {tmp_path / 'slugify.csv'}" in notifications(app)
         await pilot.press("e")
         await pilot.pause()
         app.screen.query_one("#export-kind", Select).value = "json"
@@ -509,7 +510,7 @@ async def test_an_imported_runs_view_shows_the_tools_verdicts_beside_skyt_tuis(
     study0 = next(i for i in created if run_store.load_meta(i).contract_id == "Study_0")
     assert main(["report", study0]) == 0
     printed = capsys.readouterr().out
-    line = "recorded by inspect: pass 0.333 by inspect, 0.667 by skyt-tui · 1 disagreement(s)"
+    line = "recorded by inspect: pass 0.333 by inspect, 0.667 by skyt-tui · 1 disagreement"
     assert line in printed
     app = SkytApp(start="runs", clock=clock)
     async with app.run_test(size=(120, 36)) as pilot:

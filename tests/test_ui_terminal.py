@@ -76,7 +76,7 @@ def test_in_a_terminal_the_runs_list_shows_rows_at_once_and_follows_another_proc
     with Pane(f"bash -c {command!r}", app_env(isolated_home)) as pane:
         pane.wait_for(lambda text: "Quit" in text, seconds=60)
         pane.send("2")
-        text, took = pane.wait_for(lambda text: f"{n} run(s), newest first" in text, seconds=60)
+        text, took = pane.wait_for(lambda text: f"{n} runs, newest first" in text, seconds=60)
         assert "add_one" in text and "Help" in text.rstrip().splitlines()[-1], text
         assert "to go" in text or "analysing" in text, "the rows came before the analyses"
         samples = Path(__file__).resolve().parent / "fixtures" / "fibonacci_samples.jsonl"
@@ -89,7 +89,7 @@ def test_in_a_terminal_the_runs_list_shows_rows_at_once_and_follows_another_proc
             timeout=120,
         )
         assert done.returncode == 0, done.stderr
-        text, _ = pane.wait_for(lambda text: f"{n + 2} run(s)" in text, seconds=30)
+        text, _ = pane.wait_for(lambda text: f"{n + 2} runs" in text, seconds=30)
         assert "fibonacci_iterat" in text, "the new rows are in the list"
         pane.send("q")
         pane.wait_for(lambda text: "exit=0" in text, seconds=30)

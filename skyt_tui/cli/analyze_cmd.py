@@ -325,7 +325,7 @@ def _print_sources(summaries: list[dict]) -> None:
             f"{entry['tool']}"
         )
         if entry.get("disagreements") is not None:
-            line += f" · {entry['disagreements']} disagreement(s)"
+            line += f" · {counted(entry['disagreements'], 'disagreement')}"
         if entry.get("evalplus"):
             rates = entry["evalplus"]
             line += (
@@ -350,7 +350,7 @@ def _print_sources(summaries: list[dict]) -> None:
 def _print_table(outputs: list[RunOutput], args) -> None:
     rows = [output.row for output in outputs if output.row is not None]
     table = Table(
-        title=f"{len(rows)} run(s) · {distance_version(args.level, args.distance)} · τ {args.tau:g}"
+        title=f"{counted(len(rows), 'run')} · {distance_version(args.level, args.distance)} · τ {args.tau:g}"
     )
     shown = [registry.metric(name) for name in TABLE_METRICS]
     if any(row["metrics"].get(COMPLIANCE) is not None for row in rows):

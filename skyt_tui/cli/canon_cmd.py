@@ -14,6 +14,7 @@ from skyt_tui.cli.options import add_json_option
 from skyt_tui.cli.output import console, plain, print_json, print_table
 from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.contracts.catalog import find_contract
+from skyt_tui.engine.printable import counted
 from skyt_tui.engine.runs.canon_actions import reestablish_from_run
 from skyt_tui.engine.versions import ORACLE_VERSION
 
@@ -92,7 +93,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             "No canons yet. A canon is fixed by the first oracle-passing sample of a contract's first run."
         )
         return 0
-    table = Table(title=f"{len(states)} canon(s)")
+    table = Table(title=counted(len(states), "canon"))
     for column in ("contract", "state", "run", "sample", "model", "T", "established"):
         table.add_column(column)
     for state in states:

@@ -167,7 +167,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         table.add_row(*(plain(row[i]) for i in shown))
     print_table(out, table)
     if invalid:
-        out.print(plain(f"{len(invalid)} invalid contract file(s):", style="bold red"))
+        out.print(plain(f"{counted(len(invalid), 'invalid contract file')}:", style="bold red"))
         for entry in invalid:
             out.print(plain(f"  {entry.error}"), soft_wrap=True)
     return 0

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     out = console()
     out.print(
-        f"demo: {len(result.created)} run(s) created, {len(result.existing)} already there, "
+        f"demo: {counted(len(result.created), 'run')} created, {len(result.existing)} already there, "
         f"in the demo's own store {locations.demo_dir()} (your runs and canons are not touched)",
         markup=False,
         soft_wrap=True,

@@ -18,6 +18,7 @@ from skyt_tui.cli.options import (
 )
 from skyt_tui.cli.output import console, print_json, with_stage_progress
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.printable import counted
 from skyt_tui.engine.runs.run_import import import_runs
 from skyt_tui.engine.sources.recorded import assembly_label
 
@@ -105,13 +106,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     out = console()
     out.print(
-        f"imported {len(result.created)} run(s); {len(result.existing)} already stored",
+        f"imported {counted(len(result.created), 'run')}; {len(result.existing)} already stored",
         markup=False,
         soft_wrap=True,
     )
     if analysed is not None:
         out.print(
-            f"analysed {len(analysed)} run(s); their analyses are cached",
+            f"analysed {counted(len(analysed), 'run')}; "
+            + ("its analysis is cached" if len(analysed) == 1 else "their analyses are cached"),
             markup=False,
             soft_wrap=True,
         )
@@ -121,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             ", …" if len(result.contracts_written) > 10 else ""
         )
         out.print(
-            f"imported {len(result.contracts_written)} contract(s) into {locations.user_contracts_dir()}: {shown}",
+            f"imported {counted(len(result.contracts_written), 'contract')} into {locations.user_contracts_dir()}: {shown}",
             markup=False,
             soft_wrap=True,
         )

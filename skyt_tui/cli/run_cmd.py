@@ -336,7 +336,7 @@ def _report_outcome(outcome: RunOutcome, analysis: dict[str, Any] | None) -> Non
     for record in run.samples:
         if record.status == FAILED:
             out.print(
-                f"  sample {record.index} failed after {record.attempts} attempt(s): {record.error}",
+                f"  sample {record.index} failed after {counted(record.attempts, 'attempt')}: {record.error}",
                 markup=False,
                 soft_wrap=True,
             )

@@ -91,7 +91,7 @@ def list_command(args: argparse.Namespace) -> int:
         return 0
     out = console()
     id_width = max(len(s.id) for s in summaries)
-    title = f"{len(summaries)} run(s) in {locations.runs_dir()}"
+    title = f"{counted(len(summaries), 'run')} in {locations.runs_dir()}"
     rows = [_list_row(s) for s in summaries]
     if table_width(out) - (id_width + 7 + 6 + 11) - 4 * 3 < 30 + 3 + 12:
         _print_two_line_list(out, title, rows, id_width)
@@ -293,7 +293,7 @@ def _print_report(run: run_store.StoredRun, analysis: StoredAnalysis, brief: boo
     failed = [r for r in rows if r["status"] == run_store.FAILED]
     for row in failed:
         out.print(
-            f"sample {row['index']} failed after {row['attempts']} attempt(s): {row['error']}",
+            f"sample {row['index']} failed after {counted(row['attempts'], 'attempt')}: {row['error']}",
             markup=False,
         )
     if run.missing_indexes:

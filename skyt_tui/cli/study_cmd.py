@@ -171,7 +171,7 @@ def create_command(args: argparse.Namespace) -> int:
     path = save_study(study, overwrite=args.force)
     selected = select_runs(study.filter)
     console().print(
-        f"saved study {study.name} ({len(selected)} run(s) now) to {path}",
+        f"saved study {study.name} ({counted(len(selected), 'run')} now) to {path}",
         markup=False,
         soft_wrap=True,
     )
@@ -204,7 +204,7 @@ def list_command(args: argparse.Namespace) -> int:
             markup=False,
         )
         return 0
-    table = Table(title=f"{len(entries)} study(ies)", title_justify="left")
+    table = Table(title=counted(len(entries), "study"), title_justify="left")
     for column in ("study", "runs", "description"):
         table.add_column(column, justify="right" if column == "runs" else "left")
     for entry in entries:
@@ -254,7 +254,7 @@ def show_command(args: argparse.Namespace) -> int:
         else:
             shown = ", ".join(str(v) for v in value) if isinstance(value, list) else str(value)
         out.print(f"  {key}: {shown}", markup=False, soft_wrap=True)
-    out.print(f"{len(selected)} run(s):", markup=False)
+    out.print(f"{counted(len(selected), 'run')}:", markup=False)
     for meta in selected:
         out.print(
             f"  {meta.id}  {meta.model or '–'}  T={'–' if meta.temperature is None else f'{meta.temperature:g}'}",
@@ -371,7 +371,7 @@ def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
     out = console()
     metric = aggregation.metric
     out.print(
-        f"study {study.name}: {len(rows)} run(s) · level {study.level} · τ {study.tau:g} · "
+        f"study {study.name}: {counted(len(rows), 'run')} · level {study.level} · τ {study.tau:g} · "
         f"distance {study.distance}",
         markup=False,
         soft_wrap=True,

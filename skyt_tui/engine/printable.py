@@ -58,14 +58,26 @@ def json_printable(text: str) -> str:
     return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
-def counted(number: int, noun: str, plural: str | None = None, *, verb: str = "") -> str:
+def counted(
+    number: int, noun: str, plural: str | None = None, *, verb: str = "", of: int | None = None
+) -> str:
     """`number` and `noun` as English: "1 sample", "2 samples", "0 behaviour classes",
     "3 solution families" (the last word takes -s, -es after s/x/z/ch/sh, -ies after a
     consonant's y; `plural` gives an irregular one), and `verb` (given in the plural) agreeing
-    with it: `counted(1, "item", verb="move")` is "1 item moves"."""
+    with it: `counted(1, "item", verb="move")` is "1 item moves". With `of`, a part of a
+    whole: the noun agrees with the whole and the verb with the part, `counted(1, "item",
+    of=3, verb="have")` is "1 of 3 items has", `counted(0, "run", of=1)` "0 of 1 run"."""
+    said = (
+        f"{number} of {_noun(of, noun, plural)}" if of is not None else _noun(number, noun, plural)
+    )
+    if not verb:
+        return said
+    return f"{said} {_SINGULAR.get(verb, verb + 's') if number == 1 else verb}"
+
+
+def _noun(number: int, noun: str, plural: str | None) -> str:
     if number == 1:
-        said = f"{number} {noun}"
-        return f"{said} {_SINGULAR.get(verb, verb + 's')}" if verb else said
+        return f"{number} {noun}"
     if plural is None:
         head, _, word = noun.rpartition(" ")
         if word.endswith(("s", "x", "z", "ch", "sh")):
@@ -75,7 +87,7 @@ def counted(number: int, noun: str, plural: str | None = None, *, verb: str = ""
         else:
             word += "s"
         plural = f"{head} {word}" if head else word
-    return f"{number} {plural} {verb}" if verb else f"{number} {plural}"
+    return f"{number} {plural}"
 
 
 _SINGULAR = {"are": "is", "have": "has", "were": "was"}

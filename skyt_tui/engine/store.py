@@ -38,6 +38,7 @@ import tomli_w
 
 from skyt_tui import locations
 from skyt_tui.engine.errors import InputError, SkytError, StoreError
+from skyt_tui.engine.printable import counted
 
 SCHEMA_VERSION = 1
 LOCK_TIMEOUT_S = 10.0
@@ -178,7 +179,7 @@ def _refuse_planted(directory: int, name: str, path: Path, *, appending: bool = 
     if not stat.S_ISREG(info.st_mode):
         raise StoreError(f"{path}: is not a regular file; skyt-tui does not write to it")
     if appending and info.st_nlink > 1:
-        raise link_refusal(path, f"a file with {info.st_nlink - 1} other hard link(s)")
+        raise link_refusal(path, f"a file with {counted(info.st_nlink - 1, 'other hard link')}")
 
 
 def check_writable(*paths: Path) -> None:
@@ -210,7 +211,7 @@ def open_for_update(path: Path, *, flags: int = os.O_RDWR | os.O_APPEND) -> int:
         if not stat.S_ISREG(info.st_mode):
             raise StoreError(f"{path}: is not a regular file; skyt-tui does not write to it")
         if info.st_nlink > 1 and in_store(path):
-            raise link_refusal(path, f"a file with {info.st_nlink - 1} other hard link(s)")
+            raise link_refusal(path, f"a file with {counted(info.st_nlink - 1, 'other hard link')}")
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)

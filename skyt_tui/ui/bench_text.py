@@ -419,18 +419,22 @@ def rotation_text(
     anchors_moving = sorted(set(sample.ids) & set(record.moved_to_training)) if sample else []
     if anchors_moving:
         text.append(
-            f"⚠ {len(anchors_moving)} item(s) of the current anchor sample move to training "
+            f"⚠ {counted(len(anchors_moving), 'item')} of the current anchor sample "
+            f"{'moves' if len(anchors_moving) == 1 else 'move'} to training "
             f"(exposed from now on): {', '.join(anchors_moving)}. Estimates from these anchors "
             "may be inflated for models trained on them; consider drawing a new sample.\n\n",
             style="bold yellow",
         )
     text.append(
-        f"• {len(record.moved_to_training)} held-out item(s) move to training", style="bold"
+        f"• {counted(len(record.moved_to_training), 'held-out item', verb='move')} to training",
+        style="bold",
     )
     text.append(
         f" (added_to_training = {record.at[:10]}): {id_list(record.moved_to_training, None)}\n"
     )
-    text.append(f"• a new held-out set of {len(record.held_out)} item(s) is drawn", style="bold")
+    text.append(
+        f"• a new held-out set of {counted(len(record.held_out), 'item')} is drawn", style="bold"
+    )
     text.append(f" from the pool of {plan.pool_before}: ")
     text.append(
         ", ".join(
@@ -439,7 +443,7 @@ def rotation_text(
         )
     )
     text.append(f"\n  {id_list(record.held_out, None)}\n")
-    text.append(f"• pool after: {record.pool_after} item(s) never exposed\n")
+    text.append(f"• pool after: {counted(record.pool_after, 'item')} never exposed\n")
     for warning in plan.warnings:
         text.append(f"⚠ {warning}\n", style="yellow")
     text.append("\nNothing is deleted: the rotation is appended to the history.", style="dim")

@@ -14,6 +14,7 @@ from rich.text import Text
 from skyt_tui.cli.output import console, plain
 from skyt_tui.engine import benchmark as bench
 from skyt_tui.engine.benchmark.rotation import parse_now
+from skyt_tui.engine.printable import counted
 
 NAME_HELP = "a benchmark in the store (`bench list`)"
 
@@ -33,7 +34,9 @@ def shown_rows(rows: Any, limit: int) -> tuple[Any, str | None]:
     rows = list(rows)
     if limit < 0 or len(rows) <= limit:
         return rows, None
-    return rows[:limit], f"… {len(rows) - limit} more row(s) not shown (--limit, or --json for all)"
+    return rows[
+        :limit
+    ], f"… {counted(len(rows) - limit, 'more row')} not shown (--limit, or --json for all)"
 
 
 def now_option(parser: argparse.ArgumentParser) -> None:

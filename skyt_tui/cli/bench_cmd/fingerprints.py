@@ -75,8 +75,9 @@ def cmd_fingerprints(args: argparse.Namespace) -> int:
     without = sum(1 for fp in prints if not fp.has_text)
     if without:
         say(
-            f"{without} of {len(prints)} item(s) have no title or body: their content_hash is the hash of '::' "
-            f"and says nothing about the item",
+            f"{counted(without, 'item', of=len(prints), verb='have')} no title or body: "
+            f"{'its' if without == 1 else 'their'} content_hash is the hash of '::' and says nothing "
+            "about the item",
             "yellow",
         )
     return 0
@@ -137,13 +138,13 @@ def cmd_contamination(args: argparse.Namespace) -> int:
         report.count("too short"),
     )
     say(
-        f"{len(contaminated)} of {checked} checked item(s) share 13-grams with {report.file} "
+        f"{counted(len(contaminated), 'checked item', of=checked, verb='share')} 13-grams with {report.file} "
         f"({counted(report.file_tokens, 'token')})",
         "bold",
     )
     if no_text or short:
         say(
-            f"cannot check {no_text + short} item(s): {no_text} without text, {short} under 13 words",
+            f"cannot check {counted(no_text + short, 'item')}: {no_text} without text, {short} under 13 words",
             "yellow",
         )
     return 0

@@ -16,6 +16,7 @@ from skyt_tui.cli.output import console, plain, print_json, print_table
 from skyt_tui.engine import benchmark as bench
 from skyt_tui.engine.benchmark.from_runs import DEFAULT_SCORE, SCORE_METRICS
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.printable import counted
 
 
 def add_list(commands: argparse._SubParsersAction) -> None:
@@ -187,13 +188,14 @@ def _import_from_runs(args: argparse.Namespace, imported_at: str) -> int:
     scores = report.data.scores
     assert scores is not None
     say(
-        f"{len(report.data.items)} contract(s) × {len(scores.systems)} system(s) (model@temperature) "
-        f"from {len(report.runs_used)} complete run(s), score {report.score}"
+        f"{counted(len(report.data.items), 'contract')} × {counted(len(scores.systems), 'system')} "
+        f"(model@temperature) from {counted(len(report.runs_used), 'complete run')}, score {report.score}"
         + (f", filter {report.filter}" if report.filter else "")
     )
     if report.superseded:
         say(
-            f"{len(report.superseded)} older run(s) of the same system and contract not used", "dim"
+            f"{counted(len(report.superseded), 'older run')} of the same system and contract not used",
+            "dim",
         )
     for run_id, reason in list(report.skipped.items())[:10]:
         say(f"skipped {run_id}: {reason}", "yellow")
@@ -203,7 +205,7 @@ def _import_from_runs(args: argparse.Namespace, imported_at: str) -> int:
     total = scores.scores.size
     if missing < total:
         say(
-            f"{total - missing} (system, contract) pair(s) have no run: those systems are estimated "
+            f"{counted(total - missing, '(system, contract) pair', verb='have')} no run: those systems are estimated "
             f"from their anchors, not used to fit or validate",
             "dim",
         )

@@ -107,7 +107,7 @@ def _print_plan(plan: bench.RotationPlan, preview: bool) -> None:
         head = f"preview of {head}: " + ("allowed" if plan.allowed else f"refused — {plan.refusal}")
     say(head, "bold")
     say(
-        f"{verb} {len(record.moved_to_training)} held-out item(s) to training, stamped added_to_training={record.at}"
+        f"{verb} {counted(len(record.moved_to_training), 'held-out item')} to training, stamped added_to_training={record.at}"
     )
     table = Table("stratum", "target", "drawn", "shortfall", title="new held-out set")
     for name in record.target:
@@ -118,7 +118,7 @@ def _print_plan(plan: bench.RotationPlan, preview: bool) -> None:
             str(record.shortfall[name]),
         )
     print_table(console(), table)
-    say(f"pool: {plan.pool_before} unexposed item(s) before, {record.pool_after} after")
+    say(f"pool: {counted(plan.pool_before, 'unexposed item')} before, {record.pool_after} after")
     for warning in plan.warnings:
         say(f"warning: {warning}", "yellow")
 
@@ -180,7 +180,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     print_table(console(), table)
     if status.stale:
         say(
-            f"{len(status.stale)} id(s) in held-out/training are not in version {info.version}: "
+            f"{counted(len(status.stale), 'id')} in held-out/training "
+            f"{'is' if len(status.stale) == 1 else 'are'} not in version {info.version}: "
             + " ".join(status.stale[:10]),
             "yellow",
         )

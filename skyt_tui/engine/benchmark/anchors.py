@@ -38,6 +38,7 @@ from skyt_tui.engine.benchmark.sampler import (
     select_sample,
 )
 from skyt_tui.engine.benchmark.tinybenchmarks import LambdaParts
+from skyt_tui.engine.printable import counted
 
 SMALL_STRATUM = 30
 """Under this many scored items in a stratum its sample variance is unreliable; the bound
@@ -166,7 +167,7 @@ def _why_not_irt(items: Sequence[Item], scores: ScoreMatrix | None) -> str | Non
     n_complete = int(complete_rows(scores).sum())
     if n_complete < irt.MIN_SYSTEMS:
         return (
-            f"only {n_complete} system(s) have a score for every item; "
+            f"only {counted(n_complete, 'system', verb='have')} a score for every item; "
             f"IRT needs at least {irt.MIN_SYSTEMS}"
         )
     return None
@@ -234,7 +235,7 @@ def estimate_scores(
     missing = sorted(set(sample.ids) - set(item_ids))
     if missing:
         raise _error(
-            f"the anchor sample names {len(missing)} item(s) this benchmark version lacks "
+            f"the anchor sample names {counted(len(missing), 'item')} this benchmark version lacks "
             f"({', '.join(missing[:3])}…); draw the sample again",
             key="anchor sample",
         )
@@ -311,7 +312,7 @@ def _warnings(
     if anchors_scored < math.ceil(MIN_ANCHOR_SHARE * n_anchors) and count < len(scored):
         notes.append(
             f"scores for only {anchors_scored} of the {n_anchors} anchor items: "
-            f"the estimate rests on {count} item(s) and its interval is wide"
+            f"the estimate rests on {counted(count, 'item')} and its interval is wide"
         )
     if strata is not None:
         empty = sorted(set(strata) - {name for name, ok in zip(strata, scored) if ok})

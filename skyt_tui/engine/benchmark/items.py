@@ -366,7 +366,7 @@ def read_results_csv(
     if missing:
         raise InputError.at(
             f"{path}:1",
-            f"header lacks column(s) {', '.join(missing)} (expected system,issue_id,score)",
+            f"header lacks {'column' if len(missing) == 1 else 'columns'} {', '.join(missing)} (expected system,issue_id,score)",
         )
     system_col, item_col, score_col = (
         names.index(column) for column in ("system", "issue_id", "score")

@@ -30,6 +30,7 @@ import numpy as np
 
 from skyt_tui.engine.benchmark import irt, tinybenchmarks
 from skyt_tui.engine.benchmark.tinybenchmarks import LambdaParts
+from skyt_tui.engine.printable import counted
 
 MODEL_METHODS = ("irt", "cluster")
 CALIBRATION_CUTS = 2
@@ -228,7 +229,7 @@ def _later_errors(
         errors.extend(float(e / s) for e, s in zip(error, sd) if s > 0)
     systems = sum(len(window) for _, window in windows)
     note = (
-        f"calibrated on {systems} later system(s): each estimated by the method fitted on the "
-        f"systems released before it (leave-later-out, {len(windows)} fit(s))"
+        f"calibrated on {counted(systems, 'later system')}: each estimated by the method fitted on the "
+        f"systems released before it (leave-later-out, {counted(len(windows), 'fit')})"
     )
     return tuple(sorted(errors)), note

@@ -27,6 +27,7 @@ from skyt_tui.engine.benchmark.items import Item
 from skyt_tui.engine.benchmark.items import option_error as _error
 from skyt_tui.engine.benchmark.sampler import DEFAULT_SEED, ceil_share, check_seed
 from skyt_tui.engine.errors import SkytError, StoreError
+from skyt_tui.engine.printable import counted
 
 PERIODS = ("monthly", "weekly")
 DEFAULT_PERIOD = "monthly"
@@ -339,7 +340,7 @@ def _warnings(record: RotationRecord, items: Sequence[Item]) -> tuple[str, ...]:
     stale = [item_id for item_id in record.moved_to_training if item_id not in known]
     if stale:
         notes.append(
-            f"{len(stale)} held-out item(s) are not in benchmark version {record.benchmark_version} "
+            f"{counted(len(stale), 'held-out item', verb='are')} not in benchmark version {record.benchmark_version} "
             f"(moved to training all the same): {', '.join(stale[:5])}"
         )
     return tuple(notes)

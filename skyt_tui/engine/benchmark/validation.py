@@ -55,6 +55,7 @@ from skyt_tui.engine.benchmark.sampler import (
     check_seed,
     plan_sample,
 )
+from skyt_tui.engine.printable import counted
 
 MIN_TRUSTED_SAMPLE = 30
 MIN_TRUSTED_IRT_SAMPLE = 10
@@ -513,7 +514,7 @@ def time_split_systems(
         if len(train) < 1 or len(test) < MIN_HELD_OUT:
             return (
                 None,
-                f"{len(train)} system(s) released before {date} and {len(test)} on or after it: "
+                f"{counted(len(train), 'system')} released before {date} and {len(test)} on or after it: "
                 f"need at least 1 and {MIN_HELD_OUT}",
                 tuple(undated),
             )
@@ -679,7 +680,8 @@ def _warnings(
     if excluded:
         names = ", ".join(sorted(excluded)[:5]) + (" …" if len(excluded) > 5 else "")
         notes.append(
-            f"{len(excluded)} system(s) lack scores for some items and were left out: {names}"
+            f"{counted(len(excluded), 'system', verb='lack')} scores for some items and "
+            f"{'was' if len(excluded) == 1 else 'were'} left out: {names}"
         )
     if fallback:
         notes.append(f"irt fell back to {fallback}")

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from skyt_tui.engine.executor.choice import RAY_EXTRA, Executor, ExecutorError, Judge
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 
 if TYPE_CHECKING:
     from skyt_tui.engine.contracts.contract import Contract
@@ -235,7 +235,7 @@ class RayExecutor(Executor):
         if not isinstance(judge, RayOracle):
             return [f"Ray cluster at {self.address}"]
         infos = judge.nodes
-        return [f"Ray cluster at {self.address}: {len(infos)} node(s) judging samples"] + [
+        return [f"Ray cluster at {self.address}: {counted(len(infos), 'node')} judging samples"] + [
             info.describe() for info in infos
         ]
 

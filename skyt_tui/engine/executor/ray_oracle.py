@@ -36,7 +36,7 @@ from skyt_tui.engine.executor.ray_judge import NodeJudge, source_digest
 from skyt_tui.engine.oracle.lost import lost_verdict
 from skyt_tui.engine.oracle.outputs import MISSING, Call, CallOutput, CallsResult
 from skyt_tui.engine.oracle.verdicts import Verdict
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 
 MAX_BATCH = 32
 """Jobs per batch at most: a lost node costs at most its few batches in flight."""
@@ -68,7 +68,7 @@ class NodeInfo:
     def describe(self) -> str:
         """One line for people: where, how isolated, how many sandbox workers."""
         where = f"node {self.address} ({self.node_id[:8]})"
-        workers = f"{self.workers} sandbox worker{'s' if self.workers != 1 else ''}"
+        workers = counted(self.workers, "sandbox worker")
         if self.isolation == "reduced":
             why = "as asked" if self.requested == "reduced" else "bubblewrap does not work there"
             return f"{where}: reduced isolation, {why} ({', '.join(self.layers)}); {workers}"

@@ -30,6 +30,7 @@ from skyt_tui.engine.contracts import catalog
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError, SkytError
+from skyt_tui.engine.printable import counted
 from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.runs.run_store import FAILED, OK, RunMeta, SampleRecord
 from skyt_tui.engine.sources import humaneval, importers
@@ -433,5 +434,5 @@ def tool_verdicts_line(verdicts: dict[str, Any]) -> str:
         f"{fmt3(verdicts.get('skyt_pass_rate'))} by skyt-tui"
     )
     if verdicts.get("disagreements") is not None:
-        line += f" · {verdicts['disagreements']} disagreement(s)"
+        line += f" · {counted(verdicts['disagreements'], 'disagreement')}"
     return line

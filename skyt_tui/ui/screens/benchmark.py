@@ -560,7 +560,7 @@ class BenchmarkScreen(SectionScreen):
             return
         record = applied.record
         self.notify(
-            f"Rotation {record.number} of {name}: {len(record.moved_to_training)} item(s) moved to training, "
+            f"Rotation {record.number} of {name}: {counted(len(record.moved_to_training), 'item')} moved to training, "
             f"{len(record.held_out)} held out.",
             markup=False,
         )

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.printable import counted
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.run_store import StoredRun
 from skyt_tui.ui import run_data
@@ -108,6 +109,6 @@ def ask_export(screen: Screen, run: StoredRun, analysis: StoredAnalysis) -> None
             return
         written = Path(path).expanduser().absolute()  # where it landed, not where it was typed
         screen.app.export_dir = written.parent
-        screen.notify(f"Wrote {rows} sample(s) to {written}", markup=False)
+        screen.notify(f"Wrote {counted(rows, 'sample')} to {written}", markup=False)
 
     screen.app.push_screen(ExportDialog(run.id, screen.app.export_dir), write)

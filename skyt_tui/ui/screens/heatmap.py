@@ -23,7 +23,7 @@ from textual.widgets import ContentSwitcher, Static
 
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.measure.normalize import LEVELS
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs.analysis_record import StoredAnalysis
 from skyt_tui.engine.runs.matrices import RunTexts, analysis_run_texts
 from skyt_tui.ui import run_data, store_watch
@@ -316,7 +316,7 @@ class HeatmapScreen(SectionScreen):
             failed = self.current.n_failed
             self.query_one("#heatmap-status", Static).update(
                 Content(
-                    f"no samples to compare: {failed} generation(s) failed"
+                    f"no samples to compare: {counted(failed, 'generation')} failed"
                     if failed
                     else "no samples in this run"
                 )

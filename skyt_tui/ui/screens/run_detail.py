@@ -21,7 +21,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, Static, TabbedContent, TabPane
 
 from skyt_tui.engine.errors import SkytError
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs.analysis_record import (
     AnalysedSample,
     ComplianceSummary,
@@ -161,7 +161,7 @@ def verdict_cell(row: SampleRow) -> Text:
     if row.passed is None:
         return Text("–", style="dim")
     oracle = row.oracle
-    counted = (
+    thresholded = (
         oracle is not None
         and oracle.passed_all is not None
         and oracle.tests_total
@@ -169,13 +169,13 @@ def verdict_cell(row: SampleRow) -> Text:
         and oracle.threshold < 1.0
     )
     if row.passed:
-        if not counted or (oracle is not None and oracle.passed_all):
+        if not thresholded or (oracle is not None and oracle.passed_all):
             return Text("✓ pass", style="green")
         assert oracle is not None
         return Text(
             f"✓ {oracle.tests_passed}/{oracle.tests_total} ≥{oracle.threshold:g}", style="yellow"
         )
-    if counted and oracle is not None and oracle.status == "ok":
+    if thresholded and oracle is not None and oracle.status == "ok":
         return Text(
             f"✗ {oracle.tests_passed}/{oracle.tests_total} <{oracle.threshold:g}", style="red"
         )
@@ -497,7 +497,7 @@ class RunDetailScreen(SectionScreen):
                 return Text("no code to compare", style="dim")
             record = row.record
             failed = Text(
-                f"sample {index}: generation failed after {record.attempts} attempt(s)\n",
+                f"sample {index}: generation failed after {counted(record.attempts, 'attempt')}\n",
                 style="bold red",
             )
             failed.append(printable(record.error or ""), style="red")
@@ -541,7 +541,7 @@ class RunDetailScreen(SectionScreen):
             )
             return Text(f"sample {index}: {reason}; d_post = {fmt3(row.d_post)}", style="dim")
         head = Text(
-            f"canon → sample {index} after {len(steps)} repair step(s) at level {level}: "
+            f"canon → sample {index} after {counted(len(steps), 'repair step')} at level {level}: "
             f"d {fmt3(row.d_pre)} → {fmt3(row.d_post)}\n",
             style="bold",
         )

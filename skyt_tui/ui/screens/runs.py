@@ -398,7 +398,7 @@ class RunsScreen(SectionScreen):
         self.batch_reported = set()
         self.analysis_behind = False
         self.analysis_started = time.monotonic()
-        self._status(Text(f"analysing {len(missing)} run(s)…", style="dim"))
+        self._status(Text(f"analysing {counted(len(missing), 'run')}…", style="dim"))
         self.analysis_worker = self._analyse(missing)
 
     def _stop_analysis(self) -> None:
@@ -491,13 +491,13 @@ class RunsScreen(SectionScreen):
     def _head(self) -> None:
         n_demo = sum(run_data.is_demo(s.meta) for s in self.summaries)
         order = "newest first" if self.sort_column is None else "sorted"
-        count = f"{len(self.summaries)} run(s)" + (" read so far…" if self.listing else "")
+        count = counted(len(self.summaries), "run") + (" read so far…" if self.listing else "")
         head = Text(
             f"{count}, {order} · level {run_data.LEVEL} · 3 decimals · {PARTIAL_MARK} partial",
             style="dim",
         )
         if n_demo:
-            head.append(f" · {n_demo} demo run(s): ", style="dim")
+            head.append(f" · {counted(n_demo, 'demo run')}: ", style="dim")
             head.append(DEMO_LABEL, style="bold yellow")
         self.query_one("#runs-head", Static).update(head)
 
@@ -547,7 +547,7 @@ class RunsScreen(SectionScreen):
             )
             self._status(
                 Text(
-                    f"{len(self.analyses)} of {len(self.summaries)} run(s) analysed, "
+                    f"{counted(len(self.analyses), 'run', of=len(self.summaries))} analysed, "
                     f"{waiting} to go ({message.line})…",
                     style="dim",
                 )
@@ -567,7 +567,7 @@ class RunsScreen(SectionScreen):
             return  # the error line stays
         isolations = {run_data.isolation(a) for a in self.analyses.values()} - {None}
         status = Text(
-            f"{len(self.analyses)} of {len(self.summaries)} run(s) analysed · ", style="dim"
+            f"{counted(len(self.analyses), 'run', of=len(self.summaries))} analysed · ", style="dim"
         )
         status.append_text(
             isolation_text("reduced" if "reduced" in isolations else next(iter(isolations), None))

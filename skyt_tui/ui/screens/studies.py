@@ -23,7 +23,7 @@ from textual.worker import get_current_worker
 
 from skyt_tui.engine.errors import SkytError
 from skyt_tui.engine.measure import registry
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs.report import fmt3
 from skyt_tui.ui import run_data
 from skyt_tui.ui.screens.base import SectionScreen
@@ -136,13 +136,17 @@ class StudiesScreen(SectionScreen):
                 run_data.analysis_documents(
                     ids,
                     progress=lambda stage, done, total: self.post_message(
-                        StudyProgress(f"analysing {len(ids)} run(s): {stage} {done}/{total}…")
+                        StudyProgress(
+                            f"analysing {counted(len(ids), 'run')}: {stage} {done}/{total}…"
+                        )
                     ),
                     cancelled=lambda: worker.is_cancelled,
                 )
             if worker.is_cancelled:
                 return
-            self.post_message(StudyProgress(f"computing the metrics of {len(ids)} run(s)…"))
+            self.post_message(
+                StudyProgress(f"computing the metrics of {counted(len(ids), 'run')}…")
+            )
             rows = study_rows(study) if ids else []
         except AnalysisCancelled:
             return
@@ -205,7 +209,7 @@ class StudiesScreen(SectionScreen):
         head.update(
             Text.assemble(
                 (f"{self.metric}", "bold"),
-                f" · {len(self.rows)} run(s) · {len(aggregation.contracts)} contract(s) · ",
+                f" · {counted(len(self.rows), 'run')} · {counted(len(aggregation.contracts), 'contract')} · ",
                 (chosen, "dim"),
             )
         )

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from skyt_tui.engine.errors import SkytError
+from skyt_tui.engine.printable import counted
 from skyt_tui.ui import demo_data
 from skyt_tui.ui.screens.base import SectionScreen
 from skyt_tui.ui.widgets.section_bar import SECTIONS
@@ -116,7 +117,7 @@ class WelcomeScreen(SectionScreen):
             return
         self.post_message(
             DemoLoaded(
-                f"Demo loaded: {len(result.created)} run(s) created, {len(result.existing)} "
+                f"Demo loaded: {counted(len(result.created), 'run')} created, {len(result.existing)} "
                 f"already there, in the demo's own store {demo_data.demo_dir()}"
             )
         )

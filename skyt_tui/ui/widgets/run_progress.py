@@ -204,7 +204,7 @@ class RunProgress(Vertical):
             return text
         text.append(" · ", style="dim")
         n = metrics.n if metrics is not None else 0
-        text.append(f"so far, {n} sample(s) with code: ", style="dim")
+        text.append(f"so far, {counted(n, 'sample')} with code: ", style="dim")
         widths = []
         for name, key in (("pass", "pass_rate"), ("R_anchor", "R_anchor_pre")):
             value = getattr(metrics, key) if metrics is not None else None

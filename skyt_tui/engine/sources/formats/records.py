@@ -24,6 +24,7 @@ from typing import Any
 
 from skyt_tui.engine import store
 from skyt_tui.engine.errors import InputError
+from skyt_tui.engine.printable import counted
 from skyt_tui.engine.sources import files
 from skyt_tui.engine.sources.formats import Format, Source
 from skyt_tui.engine.sources.formats.tasks import temperature as checked_temperature
@@ -64,7 +65,7 @@ def follow(value: Any, path: str) -> Any:
                 return Missing(f"{here} is a list; {part!r} is not an index")
             position = int(part)
             if position >= len(value):
-                return Missing(f"{here} has {len(value)} item(s), no index {position}")
+                return Missing(f"{here} has {counted(len(value), 'item')}, no index {position}")
             value = value[position]
         else:
             return Missing(f"{here} is a {type(value).__name__}, not an object or a list")
