@@ -31,6 +31,7 @@ from skyt_tui.engine import syntax
 from skyt_tui.engine.measure.distance import distance
 from skyt_tui.engine.measure.normalize import LEVELS, normalize, normalize_text
 from skyt_tui.engine.repair.base import Context, Decline, Transformer
+from skyt_tui.engine.repair.shared import Analysis
 
 Verifier = Callable[[Sequence[str]], Sequence[bool]]
 
@@ -121,21 +122,21 @@ def _apply(
     current: str,
     context: Context,
     selection: Mapping[int, int] | None,
-    counting_tree: Callable[[], ast.Module] | None = None,
+    counting_tree: Callable[[], Analysis] | None = None,
 ) -> tuple[str | None, list[int]]:
     """Run one transformer on a fresh parse of `current` (cheaper than copying a tree).
 
     A counting pass (no selection) rewrites nothing, so all of a round's
-    counting passes may share one parse: `counting_tree()` gives it.
+    counting passes may share one parse, and its analyses: `counting_tree()` gives them.
     """
     transformer = cls(context, selection)
     try:
-        tree = (
-            counting_tree()
-            if counting_tree is not None and selection is None
-            else syntax.parse(current)
-        )
-        result = transformer.run(tree)
+        if counting_tree is not None and selection is None:
+            shared = counting_tree()
+        else:
+            shared = Analysis(syntax.parse(current), current)
+        transformer.shared = shared
+        result = transformer.run(shared.tree)
         code = ast.unparse(result) if selection is not None else None
     except (Decline, SyntaxError, RecursionError, ValueError, TypeError, AttributeError):
         return None, transformer.options
@@ -171,7 +172,7 @@ class RewriteCache:
         context: Context,
         selection: Mapping[int, int] | None,
         canon_code: str,
-        counting_tree: Callable[[], ast.Module] | None = None,
+        counting_tree: Callable[[], Analysis] | None = None,
     ) -> tuple[str | None, tuple[int, ...]]:
         key = (
             cls,
@@ -290,13 +291,13 @@ def repair(
         )
         return RepairResult(code=code, steps=(), d_pre=d, d_post=d, candidates_checked=0)
     context = Context(canon=canon_tree, kept_names=kept_names)
-    parsed: dict[str, ast.Module] = {}
+    parsed: dict[str, Analysis] = {}
 
-    def counting_tree_of(current: str) -> Callable[[], ast.Module]:
-        def counting_tree() -> ast.Module:
+    def counting_tree_of(current: str) -> Callable[[], Analysis]:
+        def counting_tree() -> Analysis:
             if current not in parsed:
                 parsed.clear()
-                parsed[current] = syntax.parse(current)
+                parsed[current] = Analysis(syntax.parse(current), current)
             return parsed[current]
 
         return counting_tree

@@ -164,7 +164,7 @@ class RenameLocals(Transformer):
     reads_canon = True
 
     def run(self, tree: ast.Module) -> ast.Module:
-        before = resolve(tree)
+        before = self.analysis(tree).resolution()
         mapping = role_mapping(tree, CanonRoles.of(self.context), self.context.kept_names, before)
         chosen: dict[tuple[int, str], str] = {}
         for key, new_name, _ in mapping:
