@@ -60,17 +60,25 @@ class Analysis:
 
     def __init__(self, tree: ast.Module, text: str | None = None) -> None:
         self.tree = tree
+        self.text = text
         self._text = _text_facts(text)
         self._nodes: list[ast.AST] | None = None
         self._truth_tested: set[int] | None = None
         self._resolution: Resolution | None = None
         self._parents: dict[int, ast.AST] | None = None
+        self._classes: frozenset[type] | None = None
 
     def nodes(self) -> list[ast.AST]:
         """`walk(tree)`; read-only."""
         if self._nodes is None:
             self._nodes = walk(self.tree)
         return self._nodes
+
+    def node_classes(self) -> frozenset[type]:
+        """The classes of the tree's nodes."""
+        if self._classes is None:
+            self._classes = frozenset(node.__class__ for node in self.nodes())
+        return self._classes
 
     def facts(self) -> Facts:
         """`Facts.of(tree)`."""

@@ -20,6 +20,7 @@ def _zero(node: ast.AST) -> bool:
 class ZeroCheck(Transformer):
     name = "zero_check"
     summary = "`x != 0` ↔ `x`, `x == 0` ↔ `not x` in tests, for numbers"
+    leaves_unvisited = True  # its sites are expressions with a name below them
 
     def prepare(self, tree: ast.Module) -> None:
         analysis = self.analysis(tree)
