@@ -293,30 +293,34 @@ def copy_tree(tree: ast.Module) -> ast.Module:
     fields and locations, but contexts and operators (no fields, no locations), which the parser
     itself shares between all trees. Two to three times as fast as parsing the text again."""
     node_type = ast.AST
-
-    def fresh(node: Any) -> Any:
-        made = node.__class__.__new__(node.__class__)
-        made.__dict__.update(node.__dict__)
-        return made
-
-    root: ast.Module = fresh(tree)
+    cls: Any = tree.__class__
+    root: ast.Module = cls.__new__(cls)
+    root.__dict__.update(tree.__dict__)
     stack: list[Any] = [root]
+    push, pop = stack.append, stack.pop
     while stack:
-        made = stack.pop()
+        made = pop()
         values = made.__dict__
         for name in made._fields:
             value = values.get(name)
             if isinstance(value, list):
-                items = []
+                items: list[Any] = []
+                add = items.append
                 for item in value:
                     if isinstance(item, node_type) and (item._fields or item._attributes):
-                        item = fresh(item)
-                        stack.append(item)
-                    items.append(item)
+                        cls = item.__class__
+                        new = cls.__new__(cls)
+                        new.__dict__.update(item.__dict__)
+                        push(new)
+                        add(new)
+                    else:
+                        add(item)
                 values[name] = items
             elif isinstance(value, node_type) and (value._fields or value._attributes):
-                value = values[name] = fresh(value)
-                stack.append(value)
+                cls = value.__class__
+                new = values[name] = cls.__new__(cls)
+                new.__dict__.update(value.__dict__)
+                push(new)
     return root
 
 
