@@ -211,7 +211,7 @@ class _Unparser(_StdUnparser):  # type: ignore[misc]
 
 
 def unparse(tree: ast.AST) -> str:
-    """`ast.unparse(tree)`, the same text (tests/test_syntax.py compares them), faster."""
+    """`ast.unparse(tree)`, the same text (tests/test_repair_fast_paths.py compares them), faster."""
     if _FAST_UNPARSE:
         return str(_Unparser().visit(tree))
     return ast.unparse(tree)
