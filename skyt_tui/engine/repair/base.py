@@ -86,6 +86,9 @@ def handled_node_classes(cls: type) -> frozenset[type[ast.AST]]:
 _skippable: dict[type, frozenset[type[ast.AST]]] = {}
 
 
+_prechecks: dict[type, frozenset[type[ast.AST]] | None] = {}
+
+
 def precheck(cls: type[Transformer]) -> frozenset[type[ast.AST]] | None:
     """Node classes one of which a tree must hold for `cls` to find a site in it, or None when
     that is not known (the class has its own `run`, `visit` or `block`).
@@ -93,13 +96,14 @@ def precheck(cls: type[Transformer]) -> frozenset[type[ast.AST]] | None:
     A transformer with only `visit_<class>` methods offers sites in them alone, so on a tree
     without any of those classes its counting pass finds nothing (the search skips it).
     """
-    if (
-        cls.run is not Transformer.run
-        or cls.visit is not Transformer.visit
-        or cls.generic_visit is not Transformer.generic_visit
-    ):
-        return None
-    return handled_node_classes(cls)
+    if cls not in _prechecks:
+        known = (
+            cls.run is Transformer.run
+            and cls.visit is Transformer.visit
+            and cls.generic_visit is Transformer.generic_visit
+        )
+        _prechecks[cls] = handled_node_classes(cls) if known else None
+    return _prechecks[cls]
 
 
 def skippable(cls: type[Transformer]) -> frozenset[type[ast.AST]]:
