@@ -98,7 +98,7 @@ def build(form: str, name: str) -> ast.expr:
 class EmptyCheck(Transformer):
     name = "empty_check"
     summary = "`not x` ↔ `len(x) == 0` ↔ `x == []` (and the non-empty forms) for containers"
-    leaves_unvisited = True  # its sites are expressions with a name below them
+    leaves_unvisited = True  # a leaf (constant, context, operator) is never one of its sites
 
     def prepare(self, tree: ast.Module) -> None:
         analysis = self.analysis(tree)

@@ -20,7 +20,7 @@ def _zero(node: ast.AST) -> bool:
 class ZeroCheck(Transformer):
     name = "zero_check"
     summary = "`x != 0` ↔ `x`, `x == 0` ↔ `not x` in tests, for numbers"
-    leaves_unvisited = True  # its sites are expressions with a name below them
+    leaves_unvisited = True  # a leaf (constant, context, operator) is never one of its sites
 
     def prepare(self, tree: ast.Module) -> None:
         analysis = self.analysis(tree)
