@@ -68,7 +68,7 @@ def _parse(code: str) -> ast.Module | None:
 
 def _unparse(tree: ast.AST) -> str | None:
     try:
-        return ast.unparse(tree)
+        return syntax.unparse(tree)
     except (RecursionError, ValueError, MemoryError):
         return None
 

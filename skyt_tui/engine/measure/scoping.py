@@ -11,6 +11,8 @@ executes the code.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import Any
 
 
 class Scope:
@@ -40,6 +42,38 @@ def all_args(args: ast.arguments) -> list[ast.arg]:
 Comprehension = ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
 """The expressions that open a scope of their own (their first iterable is outside it)."""
 
+_LEAVES = tuple(
+    value
+    for value in vars(ast).values()
+    if isinstance(value, type)
+    and issubclass(value, ast.expr_context | ast.boolop | ast.operator | ast.unaryop | ast.cmpop)
+) + (ast.Constant,)
+"""Node classes with no node below them (contexts, operators; a constant's value is no node)."""
+_CONSTANT_VISITORS = (
+    "visit_Num",
+    "visit_Str",
+    "visit_Bytes",
+    "visit_NameConstant",
+    "visit_Ellipsis",
+)
+_leaves_of: dict[type, frozenset[type]] = {}
+
+
+def _unvisited_leaves(cls: type) -> frozenset[type]:
+    """The leaf classes a walk class has no visitor of its own for: visiting one does nothing."""
+    found = _leaves_of.get(cls)
+    if found is None:
+        found = _leaves_of[cls] = frozenset(
+            leaf
+            for leaf in _LEAVES
+            if getattr(cls, "visit_" + leaf.__name__, None)
+            is getattr(ast.NodeVisitor, "visit_" + leaf.__name__, None)
+            and not (
+                leaf is ast.Constant and any(hasattr(cls, name) for name in _CONSTANT_VISITORS)
+            )
+        )
+    return found
+
 
 class ScopeWalk(ast.NodeVisitor):
     """Python's scoping as a walk, shared by the passes that must agree on it (`ScopeCollector` here,
@@ -50,6 +84,37 @@ class ScopeWalk(ast.NodeVisitor):
     theirs to visit."""
 
     _stack: list[Scope]
+
+    def visit(self, node: ast.AST) -> Any:
+        """`NodeVisitor.visit`, the method looked up once per node class (this walk runs on every
+        candidate of the repair search)."""
+        visitors: dict[type, Callable[[ast.AST], Any]] | None = self.__dict__.get("_visitors")
+        if visitors is None:
+            visitors = self.__dict__["_visitors"] = {}
+        visitor = visitors.get(node.__class__)
+        if visitor is None:
+            visitor = visitors[node.__class__] = getattr(
+                self, "visit_" + node.__class__.__name__, self.generic_visit
+            )
+        return visitor(node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        """`NodeVisitor.generic_visit`, in the same order, reading `_fields` directly and not
+        descending into leaves this walk has no visitor for (contexts, operators, constants)."""
+        skip = _unvisited_leaves(self.__class__)
+        visit = self.visit
+        node_type = ast.AST
+        for name in node._fields:
+            try:
+                value = getattr(node, name)
+            except AttributeError:
+                continue
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, node_type) and item.__class__ not in skip:
+                        visit(item)
+            elif isinstance(value, node_type) and value.__class__ not in skip:
+                visit(value)
 
     def _enter(self, node: ast.AST, kind: str) -> None:
         raise NotImplementedError

@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 
 from skyt_tui.engine.repair.base import Decline, Transformer
-from skyt_tui.engine.repair.facts import Facts
 
 CONTAINERS = (
     ast.List,
@@ -52,7 +51,7 @@ class AugAssign(Transformer):
     summary = "`x = x + e` ↔ `x += e`"
 
     def prepare(self, tree: ast.Module) -> None:
-        facts = Facts.of(tree)
+        facts = self.analysis(tree).facts()
         self.numbers = facts.numbers - facts.sequences
 
     def _safe(self, name: str, operand: ast.AST) -> bool:

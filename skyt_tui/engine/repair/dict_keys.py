@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 
 from skyt_tui.engine.repair.base import Decline, Transformer, name_of
-from skyt_tui.engine.repair.facts import dict_names
 
 
 def _keys_call(node: ast.AST) -> str | None:
@@ -38,7 +37,7 @@ class DictKeys(Transformer):
     summary = "`k in d.keys()` ↔ `k in d`, `for k in d.keys()` → `for k in d` (d a dict)"
 
     def prepare(self, tree: ast.Module) -> None:
-        self.dicts = dict_names(tree)
+        self.dicts = self.analysis(tree).facts().dicts
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         membership = len(node.ops) == 1 and isinstance(node.ops[0], ast.In | ast.NotIn)

@@ -24,10 +24,6 @@ def _items(node: ast.Dict) -> tuple[tuple[str, str], ...] | None:
     return items if len({k for k, _ in items}) == len(items) else None
 
 
-def _parents(tree: ast.AST) -> dict[int, ast.AST]:
-    return {id(child): parent for parent in walk(tree) for child in ast.iter_child_nodes(parent)}
-
-
 def _order_free_use(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
     """Is this use of a dict (the literal, or a name holding it) blind to its order?"""
     parent = parents.get(id(node))
@@ -52,9 +48,11 @@ class DictOrder(Transformer):
         for node in walk(self.context.canon):
             if isinstance(node, ast.Dict) and (items := _items(node)) is not None:
                 self.canon_orders.setdefault(frozenset(items), items)
-        parents = _parents(tree)
+        analysis = self.analysis(tree)
+        parents = analysis.parents()
+        nodes = analysis.nodes()
         self.safe: set[int] = set()
-        for node in walk(tree):
+        for node in nodes:
             if not isinstance(node, ast.Dict) or _items(node) is None:
                 continue
             parent = parents.get(id(node))
@@ -66,7 +64,7 @@ class DictOrder(Transformer):
                 and isinstance(parent.targets[0], ast.Name)
             ):
                 name = parent.targets[0].id
-                uses = [n for n in walk(tree) if isinstance(n, ast.Name) and n.id == name]
+                uses = [n for n in nodes if isinstance(n, ast.Name) and n.id == name]
                 stores = [n for n in uses if not isinstance(n.ctx, ast.Load)]
                 if len(stores) == 1 and all(
                     _order_free_use(n, parents) for n in uses if isinstance(n.ctx, ast.Load)

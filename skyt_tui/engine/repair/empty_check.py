@@ -12,9 +12,7 @@ import ast
 from collections.abc import Callable
 from typing import Any
 
-from skyt_tui.engine.repair.base import Decline, Transformer, truth_tested
-from skyt_tui.engine.repair.facts import Facts
-from skyt_tui.engine.repair.scopes import bound_names
+from skyt_tui.engine.repair.base import Decline, Transformer
 
 EMPTY = ("not", "len==0", "==[]")
 NONEMPTY = ("truth", "len>0", "len!=0", "!=[]")
@@ -100,13 +98,15 @@ def build(form: str, name: str) -> ast.expr:
 class EmptyCheck(Transformer):
     name = "empty_check"
     summary = "`not x` ↔ `len(x) == 0` ↔ `x == []` (and the non-empty forms) for containers"
+    leaves_unvisited = True  # a leaf (constant, context, operator) is never one of its sites
 
     def prepare(self, tree: ast.Module) -> None:
-        self.truth_tested = truth_tested(tree)
-        facts = Facts.of(tree)
+        analysis = self.analysis(tree)
+        self.truth_tested = analysis.truth_tested()
+        facts = analysis.facts()
         self.lists = facts.lists
         self.sequences = facts.sequences | facts.lists
-        self.len_is_builtin = "len" not in bound_names(tree)
+        self.len_is_builtin = "len" not in analysis.bound_names()
 
     def _alternatives(self, node: ast.AST) -> list[str]:
         in_context = id(node) in self.truth_tested

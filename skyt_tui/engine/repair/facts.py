@@ -64,12 +64,17 @@ class Facts:
 
     @classmethod
     def of(cls, tree: ast.AST) -> Facts:
+        return cls.of_nodes(walk(tree))
+
+    @classmethod
+    def of_nodes(cls, nodes: list[ast.AST]) -> Facts:
+        """`of` the tree whose `walk` is `nodes`."""
         lists: set[str] = set()
         sequences: set[str] = set()
         numbers: set[str] = set()
         contradicted: set[str] = set()
         all_dict: dict[str, bool] = {}
-        for node in walk(tree):
+        for node in nodes:
             for name, value in _assignment_pairs(node):
                 if isinstance(value, ast.Constant) and not isinstance(value.value, str | bytes):
                     contradicted.add(name)
@@ -129,8 +134,3 @@ class Facts:
             dicts=frozenset(name for name, ok in all_dict.items() if ok),
             numbers=frozenset(numbers),
         )
-
-
-def dict_names(tree: ast.AST) -> set[str]:
-    """Names every assignment of which is a dict display, comprehension or `dict(...)` call."""
-    return set(Facts.of(tree).dicts)

@@ -10,12 +10,8 @@ from __future__ import annotations
 
 import ast
 
-from skyt_tui.engine.repair.base import Transformer, walk
+from skyt_tui.engine.repair.base import Transformer
 from skyt_tui.engine.repair.scopes import bound_names
-
-
-def _all_names(tree: ast.AST) -> set[str]:
-    return {n.id for n in walk(tree) if isinstance(n, ast.Name)} | bound_names(tree)
 
 
 class ImportForm(Transformer):
@@ -23,13 +19,15 @@ class ImportForm(Transformer):
     summary = "`import m` + `m.f` ↔ `from m import f` + `f`"
 
     def prepare(self, tree: ast.Module) -> None:
-        self.parents = {id(c): p for p in walk(tree) for c in ast.iter_child_nodes(p)}
-        self.tree = tree
+        analysis = self.analysis(tree)
+        self.parents = analysis.parents()
+        self.nodes = analysis.nodes()
+        self.bound = analysis.bound_names()
 
     def _attributes_of(self, module: str) -> list[str] | None:
         """Attributes read from `module`, in source order; None if `module` is used any other way."""
         uses: list[tuple[int, int, str]] = []
-        for node in walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Name) and node.id == module:
                 parent = self.parents.get(id(node))
                 if not (
@@ -43,17 +41,17 @@ class ImportForm(Transformer):
 
     def run(self, tree: ast.Module) -> ast.Module:
         self.prepare(tree)
-        names = _all_names(tree)
+        names = {n.id for n in self.nodes if isinstance(n, ast.Name)} | self.bound
         to_from: dict[str, list[str]] = {}
         to_import: dict[str, str] = {}
         rewrites: list[tuple[ast.stmt, ast.stmt]] = []
-        for statement in [s for s in walk(tree) if isinstance(s, ast.Import | ast.ImportFrom)]:
+        for statement in [s for s in self.nodes if isinstance(s, ast.Import | ast.ImportFrom)]:
             if isinstance(statement, ast.Import):
                 alias = statement.names[0]
                 if len(statement.names) != 1 or alias.asname or "." in alias.name:
                     continue
                 attrs = self._attributes_of(alias.name)
-                binds = bound_names(tree) - {alias.name}
+                binds = self.bound - {alias.name}
                 if not attrs or alias.name in binds or any(a in names for a in attrs):
                     continue
                 if self.offer() is not None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 
 from skyt_tui.engine.repair.base import BlockTransformer, walk
-from skyt_tui.engine.repair.scopes import bound_names
 
 
 def _own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
@@ -73,10 +72,11 @@ class LoopForm(BlockTransformer):
     summary = "`i = a; while i < n: …; i += 1` ↔ `for i in range(a, n): …` (plain counted loops)"
 
     def prepare(self, tree: ast.Module) -> None:
-        self.range_is_builtin = "range" not in bound_names(tree)
+        analysis = self.analysis(tree)
+        self.range_is_builtin = "range" not in analysis.bound_names()
         self.loads: dict[int, dict[str, int]] = {}
         for function in [
-            n for n in walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+            n for n in analysis.nodes() if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
         ]:
             counts: dict[str, int] = {}
             for node in walk(function):

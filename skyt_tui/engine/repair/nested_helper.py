@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 
 from skyt_tui.engine.repair.base import Transformer, docstring_offset, walk
-from skyt_tui.engine.repair.scopes import Resolution, resolve
+from skyt_tui.engine.repair.scopes import Resolution
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
@@ -28,7 +28,7 @@ class NestedHelper(Transformer):
     summary = "hoist a nested helper function to module level, or nest a module-level helper in its only user"
 
     def run(self, tree: ast.Module) -> ast.Module:
-        resolution = resolve(tree)
+        resolution = self.analysis(tree).resolution()
         outers = [s for s in tree.body if isinstance(s, FUNCTION_TYPES)]
         hoists: list[tuple[_Function, _Function, int]] = []
         nests: list[tuple[_Function, _Function, int]] = []

@@ -30,7 +30,8 @@ from typing import Any
 from skyt_tui.engine import syntax
 from skyt_tui.engine.measure.distance import distance
 from skyt_tui.engine.measure.normalize import LEVELS, normalize, normalize_text
-from skyt_tui.engine.repair.base import Context, Decline, Transformer
+from skyt_tui.engine.repair.base import Context, Decline, Transformer, copy_tree, precheck
+from skyt_tui.engine.repair.shared import Analysis
 
 Verifier = Callable[[Sequence[str]], Sequence[bool]]
 
@@ -116,27 +117,64 @@ def _compiles(code: str) -> bool:
     return True
 
 
+class _Parsed:
+    """One parse of a program, copied for each rewrite of it (copying is faster than parsing)."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self._tree: ast.Module | None = None
+        self._error: SyntaxError | None = None
+        self._counting: Analysis | None = None
+
+    def _pristine(self) -> ast.Module:
+        """`syntax.parse(code)`, never rewritten (raises its `SyntaxError` each time asked)."""
+        if self._error is not None:
+            raise self._error
+        if self._tree is None:
+            try:
+                self._tree = syntax.parse(self.code)
+            except SyntaxError as error:
+                self._error = error
+                raise
+        return self._tree
+
+    def fresh(self) -> Analysis:
+        """A tree of its own, to rewrite."""
+        return Analysis(copy_tree(self._pristine()), self.code)
+
+    def counting(self) -> Analysis:
+        """The tree all counting passes share: they rewrite nothing."""
+        if self._counting is None:
+            self._counting = self.fresh()
+        return self._counting
+
+
 def _apply(
     cls: type[Transformer],
     current: str,
     context: Context,
     selection: Mapping[int, int] | None,
-    counting_tree: Callable[[], ast.Module] | None = None,
+    parsed: _Parsed | None = None,
 ) -> tuple[str | None, list[int]]:
-    """Run one transformer on a fresh parse of `current` (cheaper than copying a tree).
+    """Run one transformer on a fresh tree of `current` (`parsed`: its parse, for all the
+    rewrites of one round).
 
     A counting pass (no selection) rewrites nothing, so all of a round's
-    counting passes may share one parse: `counting_tree()` gives it.
+    counting passes share one tree, and its analyses.
     """
     transformer = cls(context, selection)
+    parsed = parsed if parsed is not None and parsed.code == current else _Parsed(current)
     try:
-        tree = (
-            counting_tree()
-            if counting_tree is not None and selection is None
-            else syntax.parse(current)
-        )
-        result = transformer.run(tree)
-        code = ast.unparse(result) if selection is not None else None
+        if selection is None:
+            shared = parsed.counting()
+            needed = precheck(cls)
+            if needed is not None and not needed & shared.node_classes():
+                return None, []  # no node it rewrites: no site
+        else:
+            shared = parsed.fresh()
+        transformer.shared = shared
+        result = transformer.run(shared.tree)
+        code = syntax.unparse(result) if selection is not None else None
     except (Decline, SyntaxError, RecursionError, ValueError, TypeError, AttributeError):
         return None, transformer.options
     return code, transformer.options
@@ -171,7 +209,7 @@ class RewriteCache:
         context: Context,
         selection: Mapping[int, int] | None,
         canon_code: str,
-        counting_tree: Callable[[], ast.Module] | None = None,
+        parsed: _Parsed | None = None,
     ) -> tuple[str | None, tuple[int, ...]]:
         key = (
             cls,
@@ -185,7 +223,7 @@ class RewriteCache:
             self.hits += 1
             return found
         self.misses += 1
-        code, options = _apply(cls, current, context, selection, counting_tree)
+        code, options = _apply(cls, current, context, selection, parsed)
         if len(self._rewrites) >= self.max_entries:
             self._rewrites.clear()
         self._rewrites[key] = (code, tuple(options))
@@ -290,31 +328,25 @@ def repair(
         )
         return RepairResult(code=code, steps=(), d_pre=d, d_post=d, candidates_checked=0)
     context = Context(canon=canon_tree, kept_names=kept_names)
-    parsed: dict[str, ast.Module] = {}
+    parsed: list[_Parsed] = [_Parsed(code)]
 
-    def counting_tree_of(current: str) -> Callable[[], ast.Module]:
-        def counting_tree() -> ast.Module:
-            if current not in parsed:
-                parsed.clear()
-                parsed[current] = syntax.parse(current)
-            return parsed[current]
-
-        return counting_tree
+    def parsed_of(current: str) -> _Parsed:
+        if parsed[0].code != current:
+            parsed[0] = _Parsed(current)
+        return parsed[0]
 
     if rewrites is None:
 
         def rewrite(
             cls: type[Transformer], current: str, selection: Mapping[int, int] | None
         ) -> tuple[str | None, Sequence[int]]:
-            return _apply(cls, current, context, selection, counting_tree_of(current))
+            return _apply(cls, current, context, selection, parsed_of(current))
     else:
 
         def rewrite(
             cls: type[Transformer], current: str, selection: Mapping[int, int] | None
         ) -> tuple[str | None, Sequence[int]]:
-            return rewrites.apply(
-                cls, current, context, selection, canon_code, counting_tree_of(current)
-            )
+            return rewrites.apply(cls, current, context, selection, canon_code, parsed_of(current))
 
     active = [(name, cls) for name, cls in registry.items() if not allowed or name in allowed]
     verdicts: dict[str, bool | None] = {}

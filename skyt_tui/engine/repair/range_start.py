@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 
 from skyt_tui.engine.repair.base import Transformer
-from skyt_tui.engine.repair.scopes import bound_names
 
 
 def _zero(node: ast.AST) -> bool:
@@ -17,7 +16,7 @@ class RangeStart(Transformer):
     summary = "`range(0, n)` ↔ `range(n)`"
 
     def prepare(self, tree: ast.Module) -> None:
-        self.shadowed = "range" in bound_names(tree)
+        self.shadowed = "range" in self.analysis(tree).bound_names()
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         is_range = (

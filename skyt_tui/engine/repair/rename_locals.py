@@ -16,9 +16,13 @@ from __future__ import annotations
 import ast
 import difflib
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from skyt_tui.engine.repair.base import Context, Decline, Transformer, walk
 from skyt_tui.engine.repair.scopes import Resolution, resolve, same_binding_structure
+
+if TYPE_CHECKING:
+    from skyt_tui.engine.repair.shared import Analysis
 
 PLACEHOLDER = "\x00local"
 MAX_ALIGNMENT_WORK = 10_000_000
@@ -108,6 +112,35 @@ class CanonRoles:
         self.matcher = difflib.SequenceMatcher(None, autojunk=False)
         self.matcher.set_seq2(self.tokens)  # difflib indexes the second sequence once
         self.counts = Counter(self.tokens)
+        self.mappings: dict[str, list[tuple[tuple[int, str], str, int]] | Decline] = {}
+        """`role_mapping` of the programs already aligned (one repair: a few programs), by text,
+        each binding's scope given by its place in `walk` order (or the `Decline` it raised)."""
+
+    def mapping(
+        self, sample: ast.Module, analysis: Analysis, kept: frozenset[str]
+    ) -> list[tuple[tuple[int, str], str, int]]:
+        """`role_mapping(sample, self, kept, analysis.resolution())`, once per program text."""
+        if analysis.text is None:
+            return role_mapping(sample, self, kept, analysis.resolution())
+        nodes = analysis.nodes()
+        found = self.mappings.get(analysis.text)
+        if found is None:
+            try:
+                mapping = role_mapping(sample, self, kept, analysis.resolution())
+            except Decline as decline:
+                found = self.mappings[analysis.text] = decline
+            else:
+                place = {id(node): index for index, node in enumerate(nodes)}
+                self.mappings[analysis.text] = [
+                    ((place[owner], name), new_name, votes)
+                    for (owner, name), new_name, votes in mapping
+                ]
+                return mapping
+        if isinstance(found, Decline):
+            raise found
+        return [
+            ((id(nodes[index]), name), new_name, votes) for (index, name), new_name, votes in found
+        ]
 
     @classmethod
     def of(cls, context: Context) -> CanonRoles:
@@ -164,8 +197,9 @@ class RenameLocals(Transformer):
     reads_canon = True
 
     def run(self, tree: ast.Module) -> ast.Module:
-        before = resolve(tree)
-        mapping = role_mapping(tree, CanonRoles.of(self.context), self.context.kept_names, before)
+        analysis = self.analysis(tree)
+        before = analysis.resolution()
+        mapping = CanonRoles.of(self.context).mapping(tree, analysis, self.context.kept_names)
         chosen: dict[tuple[int, str], str] = {}
         for key, new_name, _ in mapping:
             if self.offer() is not None:

@@ -12,7 +12,6 @@ import ast
 
 from skyt_tui.engine.measure.scoping import Scope
 from skyt_tui.engine.repair.base import BlockTransformer, walk
-from skyt_tui.engine.repair.scopes import resolve
 
 
 class ReturnTemp(BlockTransformer):
@@ -20,7 +19,8 @@ class ReturnTemp(BlockTransformer):
     summary = "`x = e; return x` ↔ `return e` (local, uncaptured `x`)"
 
     def prepare(self, tree: ast.Module) -> None:
-        resolution = resolve(tree)
+        analysis = self.analysis(tree)
+        resolution = analysis.resolution()
         self.private: dict[int, set[str]] = {}
         captured: dict[int, set[str]] = {}
         for occurrence in resolution.occurrences:
@@ -41,7 +41,7 @@ class ReturnTemp(BlockTransformer):
                 )
                 self.private[id(scope.node)] = set(scope.bound) - hidden
         self.in_try = set()
-        for node in walk(tree):
+        for node in analysis.nodes():
             if isinstance(node, ast.Try | ast.TryStar):
                 for sub in walk(node):
                     self.in_try.add(id(sub))

@@ -176,8 +176,13 @@ def same_binding_structure(before: Resolution, after: Resolution) -> bool:
 
 def bound_names(tree: ast.AST) -> set[str]:
     """Every name stored, deleted, defined or imported anywhere under `tree` (no scoping)."""
+    return bound_names_of(walk(tree))
+
+
+def bound_names_of(nodes: list[ast.AST]) -> set[str]:
+    """`bound_names` of the tree whose `walk` is `nodes`."""
     names: set[str] = set()
-    for node in walk(tree):
+    for node in nodes:
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             names.add(node.id)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):

@@ -49,7 +49,7 @@ class TypeHints(Transformer):
 
     def prepare(self, tree: ast.Module) -> None:
         self.function_nodes: set[int] = set()
-        for node in walk(tree):
+        for node in self.analysis(tree).nodes():
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 self.function_nodes.update(id(sub) for sub in walk(node) if sub is not node)
         self._in_function = False

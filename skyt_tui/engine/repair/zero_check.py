@@ -10,8 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from skyt_tui.engine.repair.base import Transformer, truth_tested
-from skyt_tui.engine.repair.facts import Facts
+from skyt_tui.engine.repair.base import Transformer
 
 
 def _zero(node: ast.AST) -> bool:
@@ -21,10 +20,12 @@ def _zero(node: ast.AST) -> bool:
 class ZeroCheck(Transformer):
     name = "zero_check"
     summary = "`x != 0` ↔ `x`, `x == 0` ↔ `not x` in tests, for numbers"
+    leaves_unvisited = True  # a leaf (constant, context, operator) is never one of its sites
 
     def prepare(self, tree: ast.Module) -> None:
-        self.truth_tested = truth_tested(tree)
-        facts = Facts.of(tree)
+        analysis = self.analysis(tree)
+        self.truth_tested = analysis.truth_tested()
+        facts = analysis.facts()
         self.numbers = facts.numbers - facts.sequences
 
     def _rewrite(self, node: ast.AST) -> ast.expr | None:
