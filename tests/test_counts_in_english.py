@@ -17,8 +17,6 @@ PACKAGE = Path(__file__).resolve().parents[1] / "skyt_tui"
 PLURAL_IN_PARENTHESES = re.compile(r"\w\((?:s|es|ies)\)")
 ALLOWED = {
     ("ui/screens/run_dialog.py", "Temperature(s)"),
-    # A list without a number; repair/ is another engineer's room for now.
-    ("engine/repair/pipeline.py", "unknown repair transformer(s): "),
 }
 """Strings that may say "(s)": a form's label for a field that takes one or several values."""
 

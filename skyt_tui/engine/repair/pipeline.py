@@ -308,7 +308,8 @@ def repair(
     unknown = sorted(set(allowed) - set(registry))
     if unknown:
         raise ValueError(
-            f"unknown repair transformer(s): {', '.join(unknown)}; known: {', '.join(registry)}"
+            f"unknown repair {'transformer' if len(unknown) == 1 else 'transformers'}: "
+            f"{', '.join(unknown)}; known: {', '.join(registry)}"
         )
     if max_steps < 0 or batch_size < 1:
         raise ValueError("max_steps must be >= 0 and batch_size >= 1")
