@@ -1,5 +1,6 @@
 """The sandbox pool: what a sample's process looks like, and how the pool survives its workers."""
 
+import json
 import os
 import shutil
 import signal
@@ -741,3 +742,60 @@ def test_reduced_isolation_goes_on_without_a_private_root_the_kernel_refuses(mon
     monkeypatch.undo()
     with SandboxPool(workers=1, isolation="reduced") as pool:
         assert "namespaces" in pool.layers and "tmpfs-workdir" in pool.layers
+
+
+VENV_PROBE = """
+import json, sys
+from skyt_tui.engine.sandbox import pool as sandbox
+from skyt_tui.engine.sandbox import wire
+from skyt_tui.engine.sandbox.pool import SandboxPool
+from skyt_tui.engine.oracle.plan import _frames
+found = {"problem": sandbox._bwrap_probe()}
+for isolation in ("bubblewrap", "reduced"):
+    if isolation == "bubblewrap" and found["problem"] is not None:
+        continue
+    with SandboxPool(workers=1, isolation=isolation) as pool:
+        payload = {
+            "program": "def probe():\\n    return 41 + 1\\n",
+            "entry": "probe",
+            "entry_kind": "function",
+            "tests": [{"i": 0, "op": "call", "args": wire.encode([]), "kwargs": {}}],
+            "checks": [],
+        }
+        result = pool.run([(payload, 10.0)])[0]
+        frames, _, _ = _frames(result.sample_stream)
+        call = next(f for f in frames if f.get("t") == "call")
+        found[isolation] = {"layers": list(pool.layers), "value": wire.decode(call["r"])}
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="private namespaces need root")
+def test_an_interpreter_installed_under_tmp_keeps_every_layer(tmp_path):
+    """`.ci/run` from a venv made under /tmp (as CI jobs often make them): the sandbox bound the
+    venv, then mounted the sample's own tmpfs over /tmp, which hid the interpreter. bubblewrap
+    failed ("execvp /tmp/.../python3: No such file or directory") and reduced isolation lost its
+    private root (the layout had made /tmp already). The tmpfs now comes first, the venv is
+    bound into it."""
+    assert str(tmp_path).startswith("/tmp/")
+    venv = tmp_path / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)],
+        check=True,
+    )
+    done = subprocess.run(
+        [str(venv / "bin" / "python3"), "-c", VENV_PROBE],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "SKYT_HOME": str(tmp_path / "home")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    if sandbox._bwrap_probe() is None:  # bubblewrap works for this interpreter: so for the venv's
+        assert found["problem"] is None, found["problem"]
+        assert "bubblewrap" in found["bubblewrap"]["layers"]
+    assert "namespaces" in found["reduced"]["layers"], found["reduced"]["layers"]
+    assert "tmpfs-workdir" in found["reduced"]["layers"]
+    assert all(found[mode]["value"] == 42 for mode in ("bubblewrap", "reduced") if mode in found)

@@ -271,6 +271,9 @@ def bwrap_prefix(*, tmp_size: int) -> list[str]:
             "CAP_FOWNER",
         ):
             args += ["--cap-add", cap]
+    # the sample's /tmp first: an interpreter installed under /tmp (a venv a CI job made there)
+    # is bound into it below, where a tmpfs mounted after the binds would hide it
+    args += ["--size", str(tmp_size), "--tmpfs", "/tmp"]
     for kind, path, target in root_layout():
         if kind == "symlink":
             args += ["--symlink", target, path]
@@ -291,10 +294,6 @@ def bwrap_prefix(*, tmp_size: int) -> list[str]:
         "/proc",
         "--dev",
         "/dev",
-        "--size",
-        str(tmp_size),
-        "--tmpfs",
-        "/tmp",
         "--chdir",
         "/tmp",
         "--clearenv",

@@ -376,6 +376,17 @@ class Zygote:
         flags = kernel.MS_NOSUID | kernel.MS_NODEV
         kernel.mount("tmpfs", root, "tmpfs", flags, "size=1m,nr_inodes=4096,mode=0755")
         read_only = kernel.MS_REMOUNT | kernel.MS_BIND | kernel.MS_RDONLY | flags
+        # the sample's /tmp first: an interpreter installed under /tmp (a venv a CI job made
+        # there) is bound into it below, where a tmpfs mounted after the binds would hide it
+        tmpfs = config["namespace_tmpfs"]
+        os.makedirs(root + tmpfs["path"], mode=0o755, exist_ok=True)
+        kernel.mount(
+            "tmpfs",
+            root + tmpfs["path"],
+            "tmpfs",
+            flags,
+            f"size={tmpfs['bytes']},nr_inodes={tmpfs['inodes']},mode=0755",
+        )
         for kind, path, target in config["layout"]:
             inside = root + path
             os.makedirs(os.path.dirname(inside), mode=0o755, exist_ok=True)
@@ -418,15 +429,6 @@ class Zygote:
             )
         except OSError:
             kernel.mount("proc", root + "/proc", "proc", flags | kernel.MS_NOEXEC, "hidepid=2")
-        tmpfs = config["namespace_tmpfs"]
-        os.mkdir(root + tmpfs["path"], 0o755)
-        kernel.mount(
-            "tmpfs",
-            root + tmpfs["path"],
-            "tmpfs",
-            flags,
-            f"size={tmpfs['bytes']},nr_inodes={tmpfs['inodes']},mode=0755",
-        )
         kernel.mount("none", root, None, kernel.MS_REMOUNT | kernel.MS_RDONLY | flags, None)
         os.chroot(root)
         os.chdir("/")
