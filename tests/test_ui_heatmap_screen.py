@@ -17,6 +17,7 @@ from tests.ui_support import (
     sample_analyses,
     screen_text,
     settle,
+    wait_for_text,
 )
 
 
@@ -35,7 +36,7 @@ async def test_a_stored_run_drawn_as_the_engine_measures_it(demo_home):
         heatmap = screen.query_one(Heatmap)
         slugify = demo_run_id("slugify")
         expected = run_matrices(slugify, "nodoc")
-        shown = screen_text(app)
+        shown = await wait_for_text(pilot, f"run 1/6 ▶  {slugify}")
         assert (
             f"run 1/6 ▶  {slugify}" in shown and "hand-written examples (not model output)" in shown
         )

@@ -103,6 +103,21 @@ async def settle(pilot) -> None:
     raise AssertionError("workers still running after 20 rounds")
 
 
+async def wait_for_text(pilot, text: str, seconds: float = 20.0) -> str:
+    """The screen's text once it shows `text`: a screen that loads in the background (a thread
+    the store watch starts, not a worker `settle` waits for) may draw after `settle` returns on
+    a loaded machine; AssertionError with what it shows after `seconds`."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while True:
+        shown = screen_text(pilot.app)
+        if text in shown or time.monotonic() > deadline:
+            assert text in shown, f"{text!r} not on the screen after {seconds:g} s: {shown[:400]!r}"
+            return shown
+        await pilot.pause(0.05)
+
+
 def screen_text(app) -> str:
     """What the terminal shows right now, as plain text lines."""
     strips = app.screen._compositor.render_strips()
