@@ -89,31 +89,38 @@ def sample_analyses():
 
 
 async def settle(pilot) -> None:
-    """Let workers finish and their messages land, including workers started by those messages."""
+    """Let workers finish and their messages land, including workers started by those messages: two
+    quiet rounds in a row, since a thread worker's last message may be queued just after it ends."""
     from textual.worker import WorkerState
 
-    for _ in range(20):
+    quiet = 0
+    for _ in range(40):
         await pilot.pause()
-        if not any(
+        if any(
             worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
             for worker in pilot.app.workers
         ):
+            quiet = 0
+            await pilot.app.workers.wait_for_complete()
+            continue
+        quiet += 1
+        if quiet == 2:
             return
-        await pilot.app.workers.wait_for_complete()
-    raise AssertionError("workers still running after 20 rounds")
+    raise AssertionError("workers still running after 40 rounds")
 
 
-async def wait_for_text(pilot, text: str, seconds: float = 20.0) -> str:
-    """The screen's text once it shows `text`: a screen that loads in the background (a thread
-    the store watch starts, not a worker `settle` waits for) may draw after `settle` returns on
-    a loaded machine; AssertionError with what it shows after `seconds`."""
+async def wait_for_text(pilot, *texts: str, seconds: float = 20.0) -> str:
+    """The screen's text once it shows every one of `texts`: a screen that loads in steps (a worker
+    whose message starts the next worker, which `settle` may return between on a loaded machine)
+    draws part of its text first; AssertionError with what it shows after `seconds`."""
     import time
 
     deadline = time.monotonic() + seconds
     while True:
         shown = screen_text(pilot.app)
-        if text in shown or time.monotonic() > deadline:
-            assert text in shown, f"{text!r} not on the screen after {seconds:g} s: {shown[:400]!r}"
+        missing = [text for text in texts if text not in shown]
+        if not missing or time.monotonic() > deadline:
+            assert not missing, f"{missing!r} not on the screen after {seconds:g} s: {shown[:400]!r}"
             return shown
         await pilot.pause(0.05)
 
