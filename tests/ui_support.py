@@ -120,7 +120,9 @@ async def wait_for_text(pilot, *texts: str, seconds: float = 20.0) -> str:
         shown = screen_text(pilot.app)
         missing = [text for text in texts if text not in shown]
         if not missing or time.monotonic() > deadline:
-            assert not missing, f"{missing!r} not on the screen after {seconds:g} s: {shown[:400]!r}"
+            assert not missing, (
+                f"{missing!r} not on the screen after {seconds:g} s: {shown[:400]!r}"
+            )
             return shown
         await pilot.pause(0.05)
 
