@@ -90,7 +90,8 @@ def test_a_test_that_times_out_alone_decides_after_its_own_run(oracle):
 def test_a_failure_before_a_timeout_decides_without_another_run(oracle):
     start = time.monotonic()
     early = oracle.check(calls_contract(), FAILS_ONE_LOOPS_TWO, verdict_only=True)
-    assert time.monotonic() - start < 2 * TIMEOUT_S + 1.5
+    # `runs` counts the sandbox runs; the clock only catches a hang (a loaded machine stretches it)
+    assert time.monotonic() - start < 2 * TIMEOUT_S + 15
     assert early.runs == 1 and early.unrun == 2 and early.status == "ok"
     assert early.reason == "test 1 'test 1': expected 2, got 0"
     full = oracle.check(calls_contract(), FAILS_ONE_LOOPS_TWO)
@@ -126,7 +127,7 @@ def test_a_failed_check_decides_without_another_run(oracle):
     assert len(contract.tests) == 3
     start = time.monotonic()
     early = oracle.check(contract, FAILS_ONE_LOOPS_TWO, verdict_only=True)
-    assert time.monotonic() - start < 2 * TIMEOUT_S + 1.5  # one run, no run of check 2 alone
+    assert time.monotonic() - start < 2 * TIMEOUT_S + 15  # a hang; `runs` says one run
     assert early.status == "ok" and early.runs == 1 and early.unrun == 2
     assert early.reason.startswith("test 1 'Toy/9 check[1]': assertion failed")
     full = oracle.check(contract, FAILS_ONE_LOOPS_TWO)
