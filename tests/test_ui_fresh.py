@@ -138,7 +138,9 @@ async def test_the_live_panel_counts_the_first_sample_at_once_and_marks_verdicts
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         progress = app.screen.query_one(RunProgress)
-        progress.clock = lambda: 1000.0  # a stopped clock: "0:00 ago" however long a busy machine takes
+        progress.clock = lambda: (
+            1000.0
+        )  # a stopped clock: "0:00 ago" however long a busy machine takes
         await start_run(pilot, n="5")
 
         def estimate() -> str:
