@@ -25,7 +25,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, InvalidStateError
 from dataclasses import dataclass, field
 from typing import Any
@@ -208,29 +208,13 @@ class RayOracle:
 
         `dedupe` and `verdict_only` as `Oracle.check_many` (each node's oracle gets the flag).
         """
-        if self._broken:
-            raise ExecutorError(self._broken)
-        with self._changed:
-            self._calls += 1
-            call = self._calls
-        keys: dict[int, str] = {}
-        first_of: dict[tuple[int, str], int] = {}
-        entries: list[tuple[str, Any]] = []
-        runnable: list[_Job] = []
-        for position, (contract, code) in enumerate(jobs):
-            if dedupe:
-                seen = (id(contract), code)
-                if seen in first_of:
-                    entries.append(("copy", first_of[seen]))
-                    continue
-                first_of[seen] = position
-            key = keys.get(id(contract))
-            if key is None:
-                key = keys[id(contract)] = contract.content_hash()
-            job = _Job(key, code, Future(), contract)
-            runnable.append(job)
-            entries.append(("run", job.future))
-        yield from self._in_order(call, entries, runnable, verdict_only)
+        yield from self._run_in_order(
+            (
+                (contract, code, None, (id(contract), code) if dedupe else None)
+                for contract, code in jobs
+            ),
+            verdict_only,
+        )
 
     def calls_iter(
         self, jobs: Sequence[tuple[Contract, str, Sequence[Call]]]
@@ -238,28 +222,41 @@ class RayOracle:
         """What each program returns on its calls (`Oracle.calls_iter`, on the cluster's nodes),
         in input order, each as soon as it is in: probing's jobs (docs/probe.md). As there, a
         program repeated with the same contract object and calls object runs once."""
+        yield from self._run_in_order(
+            (contract, code, tuple(calls), (id(contract), code, id(calls)))
+            for contract, code, calls in jobs
+        )
+
+    def _run_in_order(
+        self,
+        items: Iterable[tuple[Contract, str, tuple[Call, ...] | None, Hashable | None]],
+        verdict_only: bool = False,
+    ) -> Iterator[Any]:
+        """One job per (contract, code, calls, seen) item, each result in input order: an item
+        whose `seen` key an earlier item had is that item's copy and does not run (None: never a
+        copy); `calls` None judges the program, else runs those calls (a probing job)."""
         if self._broken:
             raise ExecutorError(self._broken)
         with self._changed:
             self._calls += 1
             call = self._calls
         keys: dict[int, str] = {}
-        first_of: dict[tuple[int, str, int], int] = {}
+        first_of: dict[Hashable, int] = {}
         entries: list[tuple[str, Any]] = []
         runnable: list[_Job] = []
-        for position, (contract, code, calls) in enumerate(jobs):
-            seen = (id(contract), code, id(calls))
-            if seen in first_of:
-                entries.append(("copy", first_of[seen]))
-                continue
-            first_of[seen] = position
+        for position, (contract, code, calls, seen) in enumerate(items):
+            if seen is not None:
+                if seen in first_of:
+                    entries.append(("copy", first_of[seen]))
+                    continue
+                first_of[seen] = position
             key = keys.get(id(contract))
             if key is None:
                 key = keys[id(contract)] = contract.content_hash()
-            job = _Job(key, code, Future(), contract, tuple(calls))
+            job = _Job(key, code, Future(), contract, calls)
             runnable.append(job)
             entries.append(("run", job.future))
-        yield from self._in_order(call, entries, runnable)
+        yield from self._in_order(call, entries, runnable, verdict_only)
 
     def _in_order(
         self,
