@@ -22,13 +22,21 @@ A sample is untrusted text, and two of its dimensions cost the app's own process
 Every failure of Python's own parser (`SyntaxError`, a null byte's `ValueError`,
 `RecursionError`, `MemoryError`, `OverflowError`) comes out of `parse` as one
 `SyntaxError`, so a caller needs one `except`.
+
+Threads: CPython 3.11 keeps the recursion depth of its AST conversion in state every thread
+shares, so a parse whose conversion runs Python code midway (a finalizer the garbage collector
+calls) lets another thread's parse reset it, and the first raises `SystemError: AST constructor
+recursion depth mismatch` (python/cpython#106905). The app parses on several threads at once (the
+repair search's threads, the oracle's calls for them), so every parse in skyt_tui goes through
+`parse_ast` (and `literal_eval`), which hold `AST_LOCK`.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
-from typing import Any
+import threading
+from typing import Any, Literal, overload
 
 MAX_PROGRAM_CHARS = 50_000
 """The largest program (in characters) the app's process parses: a longer sample is judged in the
@@ -41,6 +49,29 @@ counted like any other."""
 MAX_DEPTH = 100
 """The deepest syntax tree (Module = 1) a sample may have to be normalized, measured by tree
 distance or repaired."""
+
+
+AST_LOCK = threading.RLock()
+"""Held while Python builds a syntax tree (module docstring: one conversion at a time)."""
+
+
+@overload
+def parse_ast(
+    source: str, filename: str = "<unknown>", mode: Literal["exec"] = "exec"
+) -> ast.Module: ...
+@overload
+def parse_ast(
+    source: str, filename: str = "<unknown>", *, mode: Literal["eval"]
+) -> ast.Expression: ...
+def parse_ast(source: str, filename: str = "<unknown>", mode: str = "exec") -> ast.AST:
+    """`ast.parse(source, filename, mode)`, one thread at a time (module docstring)."""
+    with AST_LOCK:
+        return ast.parse(source, filename=filename, mode=mode)
+
+
+def literal_eval(text: str) -> Any:
+    """`ast.literal_eval(text)`, its parse one thread at a time (module docstring)."""
+    return ast.literal_eval(parse_ast(text.lstrip(" \t"), mode="eval"))
 
 
 class TooDeep(SyntaxError):
@@ -109,7 +140,7 @@ def parse(
         if reason is not None:
             raise TooLarge(reason)
     try:
-        tree = ast.parse(code, filename=filename)
+        tree = parse_ast(code, filename=filename)
     except SyntaxError:
         raise
     except (ValueError, RecursionError, MemoryError, OverflowError) as exc:

@@ -14,6 +14,8 @@ import re
 import textwrap
 import tokenize
 
+from skyt_tui.engine.syntax import literal_eval, parse_ast
+
 CODING_RULES: dict[str, str] = {
     "MISRA-12.1": "explicit precedence: an operand that is itself an operation binding tighter "
     "than its operator is written in parentheses",
@@ -67,7 +69,7 @@ def _token_text(kind: int, text: str) -> str:
     """Literals in one spelling (`'a'` and `"a"`, `0x10` and `16` are the same token)."""
     if kind in (tokenize.STRING, tokenize.NUMBER):
         try:
-            return repr(ast.literal_eval(text))
+            return repr(literal_eval(text))
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             return text
     return text
@@ -104,7 +106,7 @@ def pattern_tokens(pattern: str) -> tuple[str, ...]:
     text = textwrap.dedent(pattern).strip()
     for candidate, body in ((text, ()), (text + ":\n    pass", (":", "pass"))):
         try:
-            formatted = ast.unparse(ast.parse(candidate))
+            formatted = ast.unparse(parse_ast(candidate))
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             continue
         tokens = tuple(token for token, _ in code_tokens(formatted))

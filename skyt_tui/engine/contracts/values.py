@@ -7,9 +7,10 @@ nothing is executed). `to_toml_fields` picks the form when writing.
 
 from __future__ import annotations
 
-import ast
 import math
 from typing import Any
+
+from skyt_tui.engine.syntax import literal_eval
 
 
 class LiteralError(ValueError):
@@ -20,7 +21,7 @@ def parse_literal(text: str) -> Any:
     if not isinstance(text, str):
         raise LiteralError("must be a string holding a Python literal")
     try:
-        return ast.literal_eval(text)
+        return literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
         reason = exc.msg if isinstance(exc, SyntaxError) else str(exc) or type(exc).__name__
         raise LiteralError(f"not a Python literal ({reason})") from None

@@ -22,6 +22,7 @@ from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.measure.normalize import strip_docstrings
 from skyt_tui.engine.oracle.rule_checks import RULE_CHECKS, Program
 from skyt_tui.engine.printable import printable
+from skyt_tui.engine.syntax import parse_ast
 
 PARSE_RULE = "parse"
 REQUIRED = "required-pattern"
@@ -98,7 +99,7 @@ def check_compliance(
         return None
     if tree is None:
         try:
-            tree = ast.parse(code)
+            tree = parse_ast(code)
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             return not_checked(contract, "the program does not parse, so no rule can be checked")
     program = Program(code, tree)
@@ -119,9 +120,9 @@ def check_compliance(
 def _formatted(code: str) -> tuple[str, dict[int, int]] | None:
     """The program at the `nodoc` level, and its statements' lines → the program's lines."""
     try:
-        stripped = strip_docstrings(ast.parse(code))
+        stripped = strip_docstrings(parse_ast(code))
         text = ast.unparse(stripped)
-        formatted = ast.parse(text)
+        formatted = parse_ast(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
     lines: dict[int, int] = {}

@@ -40,7 +40,7 @@ from skyt_tui.engine.printable import printable
 from skyt_tui.engine.sandbox import wire
 from skyt_tui.engine.sandbox.pool import Limits, RunResult
 from skyt_tui.engine.sandbox.worker.framing import FRAME_HEADER
-from skyt_tui.engine.syntax import MAX_JUDGED_CHARS, too_large
+from skyt_tui.engine.syntax import MAX_JUDGED_CHARS, parse_ast, too_large
 from skyt_tui.engine.versions import ORACLE_VERSION
 
 DEFAULT_LIMITS = Limits()
@@ -242,7 +242,7 @@ class Plan:
                 self.constraint_outcomes(None, why), not_checked(self.contract, why)
             )
         try:
-            tree = ast.parse(code)
+            tree = parse_ast(code)
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             line = getattr(exc, "lineno", None)
             message = f"{getattr(exc, 'msg', None) or exc}" + (f" (line {line})" if line else "")

@@ -20,6 +20,7 @@ from typing import Any
 
 from skyt_tui.engine.contracts.contract import CallTest, CheckTest, Contract, RaisesTest
 from skyt_tui.engine.oracle.outputs import Call
+from skyt_tui.engine.syntax import parse_ast
 
 MAX_LITERAL_NODES = 20_000
 MAX_DEPTH = 50
@@ -115,7 +116,7 @@ def _check_examples(code: str) -> tuple[list[Call], int, float | None, float | N
     if len(code) > MAX_CODE_CHARS:
         return [], 0, None, None
     try:
-        module = ast.parse(code)
+        module = parse_ast(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return [], 0, None, None
     checks = [

@@ -157,7 +157,7 @@ def annotation_shape(node: ast.expr, depth: int = 0) -> Shape:
             return Shape("none")
         if isinstance(node.value, str) and len(node.value) < 200:  # a string annotation
             try:
-                inner = ast.parse(node.value, mode="eval").body
+                inner = syntax.parse_ast(node.value, mode="eval").body
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return ANY
             return annotation_shape(inner, depth + 1)
@@ -266,7 +266,7 @@ def _closing(text: str, opening: int, limit: int) -> int | None:
 
 def _literal_call(source: str, name: str) -> Call | None:
     try:
-        node = ast.parse(source, mode="eval").body
+        node = syntax.parse_ast(source, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     if not (

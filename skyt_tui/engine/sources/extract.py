@@ -45,7 +45,7 @@ import textwrap
 from dataclasses import dataclass
 
 from skyt_tui.engine.sources import humaneval
-from skyt_tui.engine.syntax import MAX_PROGRAM_CHARS
+from skyt_tui.engine.syntax import MAX_PROGRAM_CHARS, parse_ast
 
 PYTHON_TAGS = frozenset({"python", "py", "python3", "py3"})
 _FENCE_OPEN = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}+|~{3,}+)[ \t]*+(?P<info>[^`\n]*+)$")
@@ -109,7 +109,7 @@ def _parses(code: str) -> bool:
     if len(code) > MAX_PROGRAM_CHARS:
         return False
     try:
-        ast.parse(code)
+        parse_ast(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return False
     return True
