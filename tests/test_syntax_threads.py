@@ -15,6 +15,7 @@ import gc
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -140,3 +141,27 @@ def test_literal_eval_reads_what_pythons_does():
             syntax.literal_eval(bad)
         with pytest.raises(found.type):
             ast.literal_eval(bad)
+
+
+def test_no_module_parses_around_the_lock():
+    """Every parse in the app's process goes through `syntax` (the sandbox's worker is a
+    single-threaded process of its own, standard library only)."""
+    root = Path(syntax.__file__).resolve().parents[1]
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative in ("engine/syntax.py",) or relative.startswith("engine/sandbox/worker/"):
+            continue
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except SyntaxError:  # a bundled example's broken program, not the app's code
+            continue
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "ast"
+                and node.attr in ("parse", "literal_eval")
+            ) or (isinstance(node, ast.Name) and node.id == "PyCF_ONLY_AST"):
+                found.append(f"{relative}:{node.lineno}")
+    assert found == [], "parse through skyt_tui.engine.syntax.parse_ast / literal_eval"
