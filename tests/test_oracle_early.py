@@ -77,8 +77,9 @@ def test_a_sample_that_loops_in_every_test_takes_one_run(oracle):
 
 def test_a_test_that_times_out_alone_decides_after_its_own_run(oracle):
     full, early = both(oracle, calls_contract(tests=4), LOOPS_ON_TWO)
-    # run 1: test 1 passes, test 2 loops; run 2: test 2 alone, loops: decided
-    assert early.runs == 2 and full.runs == 3
+    # run 1: test 1 passes, test 2 loops; run 2: test 2 alone, loops: decided. Every outcome:
+    # tests 3 and 4 in a run each, beside run 2
+    assert early.runs == 2 and full.runs == 4
     assert early.status == full.status == "timeout" and early.unrun == 2
     assert early.reason == (
         "test 2 'test 2': timeout after 1.5 s (2 sandbox runs: the tests after a timeout ran in"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from skyt_tui.engine.contracts.contract import contract_from_dict
-from skyt_tui.engine.oracle.judge import Oracle
+from skyt_tui.engine.oracle.judge import RERUN_CHUNKS, Oracle, _chunks
 from skyt_tui.engine.sources.humaneval import Problem, problem_contract
 from skyt_tui.engine.versions import ORACLE_VERSION
 
@@ -44,6 +44,17 @@ def f(x):
         time.sleep(1.2)  # each alone in time (2 s), the two together not
     return x + 1
 """
+EXITS_WHEN_RUN_AGAIN = """
+import os, time
+def f(x):
+    if x == 1:
+        time.sleep(0.8)
+    if x == 2:
+        time.sleep(1.5)  # with test 1 before it, past the 2 s limit; alone in time
+    if x == 3:
+        os._exit(0)
+    return x + 1
+"""
 LOOPS_ON_TWO = """
 def f(x):
     while x == 2:
@@ -60,11 +71,12 @@ def oracle():
 
 def test_a_test_that_passes_alone_is_not_timed_out_by_the_test_before_it(oracle):
     verdict = oracle.check(calls_contract(), SLOW_BUT_EACH_IN_TIME)
-    # run 1: test 1 passes at 1.2 s, test 2 is cut at 2 s; run 2: test 2 first, then test 3
+    # run 1: test 1 passes at 1.2 s, test 2 is cut at 2 s; then test 2 and test 3 each in a run
+    # of its own, side by side (oracle version 5; before, one run of both)
     assert verdict.pass_vector() == (True, True, True)
     assert verdict.passed and verdict.status == "ok"
-    assert verdict.runs == 2
-    assert verdict.oracle_version == ORACLE_VERSION == "4"
+    assert verdict.runs == 3
+    assert verdict.oracle_version == ORACLE_VERSION == "5"
 
 
 def test_the_tests_after_a_timeout_run_in_a_fresh_process(oracle):
@@ -105,4 +117,120 @@ def test_checks_after_a_timed_out_check_run_in_a_fresh_process(oracle):
     verdict = oracle.check(contract, LOOPS_ON_TWO)
     assert verdict.pass_vector() == (True, False, True, True)
     assert verdict.tests[1].error_type == "Timeout"
-    assert verdict.runs == 3
+    # run 1: check 1 passes, check 2 loops after it; then checks 2, 3 and 4 each in a run of
+    # its own, side by side; check 2 times out alone
+    assert verdict.runs == 4
+
+
+LOOPS_FROM_TWO = """
+def f(x):
+    while x >= 2:
+        pass
+    return x + 1
+"""
+
+
+def six_calls(timeout_s):
+    return contract_from_dict(
+        {
+            "schema_version": 1,
+            "id": "six_calls",
+            "title": "six calls",
+            "difficulty": "easy",
+            "prompt": "Write f(x) returning x + 1.",
+            "entry": {"name": "f"},
+            "oracle": {"timeout_s": timeout_s},
+            "tests": [{"kind": "call", "args": [x], "expected": x + 1} for x in range(1, 7)],
+        }
+    )
+
+
+def test_the_chunks_of_tests_after_a_timeout():
+    assert _chunks([], 4) == []
+    assert _chunks([1], 4) == [[1]]
+    assert _chunks([1, 2], 4) == [[1], [2]]
+    assert _chunks([1, 2, 3, 4, 5], 4) == [[1, 2], [3], [4], [5]]
+    assert _chunks(list(range(10)), 4) == [[0, 1, 2], [3, 4, 5], [6, 7], [8, 9]]
+    assert RERUN_CHUNKS == 4
+
+
+class Recorded:
+    """The pool's submissions and the reads of their results, in the order they happened."""
+
+    def __init__(self, oracle, monkeypatch):
+        self.events = []
+        pool = oracle._pool
+        submit = pool.submit
+
+        def recording_submit(payload, timeout_s, *, first=False):
+            future = submit(payload, timeout_s, first=first)
+            tests = tuple(t["i"] for t in payload["tests"])
+            self.events.append(("sent", tests))
+            result = future.result
+
+            def recording_result(timeout=None):
+                self.events.append(("read", tests))
+                return result(timeout)
+
+            future.result = recording_result
+            return future
+
+        monkeypatch.setattr(pool, "submit", recording_submit)
+
+
+def test_the_tests_after_a_timeout_run_side_by_side_and_split_again(monkeypatch):
+    with Oracle(workers=2) as oracle:
+        recorded = Recorded(oracle, monkeypatch)
+        verdict = oracle.check(six_calls(0.5), LOOPS_FROM_TWO)
+    # run 1: test 1 passes, test 2 loops after it. Tests 2-6 go out in four runs at once:
+    # [2, 3], [4], [5], [6]; each loops on its first test, alone: timed out. Test 3, left by
+    # the first, goes out again alone.
+    assert verdict.pass_vector() == (True, False, False, False, False, False)
+    assert [t.error_type for t in verdict.tests] == [None] + ["Timeout"] * 5
+    assert verdict.status == "timeout" and verdict.runs == 6
+    assert "test 2" in verdict.reason and "2 sandbox runs" in verdict.reason
+    assert recorded.events == [
+        ("sent", (0, 1, 2, 3, 4, 5)),
+        ("read", (0, 1, 2, 3, 4, 5)),
+        ("sent", (1, 2)),
+        ("sent", (3,)),
+        ("sent", (4,)),
+        ("sent", (5,)),
+        ("read", (1, 2)),
+        ("sent", (2,)),
+        ("read", (3,)),
+        ("read", (4,)),
+        ("read", (5,)),
+        ("read", (2,)),
+    ]
+
+
+def test_where_only_the_verdict_is_read_one_run_goes_out_at_a_time(monkeypatch):
+    with Oracle(workers=2) as oracle:
+        recorded = Recorded(oracle, monkeypatch)
+        decided = oracle.check(calls_contract(), SLOW_BUT_EACH_IN_TIME, verdict_only=True)
+        every = oracle.check(calls_contract(), SLOW_BUT_EACH_IN_TIME)
+    # nothing decides it before its last test: the same runs, sent one at a time
+    assert recorded.events[:6] == [
+        ("sent", (0, 1, 2)),
+        ("read", (0, 1, 2)),
+        ("sent", (1,)),
+        ("read", (1,)),
+        ("sent", (2,)),
+        ("read", (2,)),
+    ]
+    assert recorded.events[6:9] == [("sent", (0, 1, 2)), ("read", (0, 1, 2)), ("sent", (1,))]
+    assert ("sent", (2,)) in recorded.events[9:11]
+    same = ("passed", "status", "reason", "runs", "unrun")
+    assert [getattr(decided, k) for k in same] == [getattr(every, k) for k in same]
+    assert decided.passed and decided.runs == 3 and decided.unrun == 0
+
+
+def test_a_rerun_that_ends_otherwise_gives_the_status_when_nothing_decided_it():
+    """A run after a timeout that ends otherwise than "ok" gives the verdict its status."""
+    with Oracle(workers=2) as oracle:
+        verdict = oracle.check(calls_contract(), EXITS_WHEN_RUN_AGAIN)
+    # run 1: test 1 passes, test 2 is cut; then test 2 (passes alone) and test 3 (exits)
+    assert verdict.status == "exited" and verdict.runs == 3
+    assert verdict.pass_vector() == (True, True, False) and not verdict.passed
+    assert "3 sandbox runs" in verdict.reason

@@ -17,8 +17,9 @@ TREE_DISTANCE_FUNCTION = "ast-ted-normalized-v2"
 DISTANCE_FUNCTIONS = {"levenshtein": DISTANCE_FUNCTION, "tree": TREE_DISTANCE_FUNCTION}
 """The distances a run can be measured with (`analyze --distance`), each with its version."""
 DEFAULT_DISTANCE = "levenshtein"
-ORACLE_VERSION = "4"
-"""4: a check body that is one assert on one call of the candidate is judged in the parent
+ORACLE_VERSION = "5"
+"""5: the tests a run that ran out of time left without a result run again in up to four runs side
+by side (`oracle.judge.RERUN_CHUNKS`), not in one run after another. 4: a check body that is one assert on one call of the candidate is judged in the parent
 (`oracle.asserts`, verdicts unchanged); verdicts decided early for callers that read only the
 verdict (`Verdict.unrun`). 3: a test after a timeout runs again in a fresh process (issue 25);
 pass thresholds as SKYT applies them."""

