@@ -53,6 +53,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 BASELINE_REF = "8edae0c"
 """main before issue #8's fast paths (analyze took 55-72 s on this machine)."""
@@ -235,12 +236,40 @@ def skyt_pipeline(skyt_dir: Path, files: list[Path], templates: Path) -> dict:
     }
 
 
+def measure_both(args: argparse.Namespace, figures: dict, old_root: Path | None) -> None:
+    """This tree's analyze (and the baseline's, interleaved) on the corpus, into `figures`."""
+    figures["no_repair"] = timed_cli(ROOT, args.corpus, "--samples", "--no-repair")
+    figures["breakdown"] = stage_breakdown(args.corpus)
+    new_runs, old_runs = [], []
+    for _ in range(args.rounds):
+        new_runs.append(timed_cli(ROOT, args.corpus, "--samples"))
+        if old_root is not None:
+            old_runs.append(timed_cli(old_root, args.corpus, "--samples"))
+    figures["full"] = median_run(new_runs)
+    figures["rounds"] = [
+        {"new_s": n["wall_s"], **({"baseline_s": o["wall_s"]} if o else {})}
+        for n, o in zip(new_runs, old_runs or [None] * len(new_runs))
+    ]
+    if old_runs:
+        old = median_run(old_runs)
+        old["ref"] = args.baseline_ref
+        old["identical_json"] = all(
+            run["sha256"] == figures["full"]["sha256"] for run in [*new_runs, *old_runs]
+        )
+        figures["baseline"] = old
+
+
 def versus_skyt(args: argparse.Namespace) -> dict:
     """skyt-tui's analyze and SKYT's pipeline on the same files, interleaved rounds."""
     files = experiment_files(args.corpus, args.experiments)
     samples = sum(
         len(json.loads(path.read_text(encoding="utf-8"))["raw_outputs"]) for path in files
     )
+    from cached_bytecode import compile_trees
+
+    compiled = compile_trees(ROOT / "skyt_tui", args.vs_skyt / "src")
+    if not args.json:
+        print(compiled, flush=True)
     rounds = []
     for number in range(args.rounds):
         round_: dict[str, Any] = {}
@@ -372,27 +401,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds < 1:
         print("--rounds must be at least 1", file=sys.stderr)
         return 2
-    figures["no_repair"] = timed_cli(ROOT, args.corpus, "--samples", "--no-repair")
-    figures["breakdown"] = stage_breakdown(args.corpus)
     with tempfile.TemporaryDirectory(prefix="skyt-bench-baseline-") as tmp:
         old_root = None if args.no_baseline else baseline_tree(args.baseline_ref, Path(tmp))
-        new_runs, old_runs = [], []
-        for _ in range(args.rounds):
-            new_runs.append(timed_cli(ROOT, args.corpus, "--samples"))
-            if old_root is not None:
-                old_runs.append(timed_cli(old_root, args.corpus, "--samples"))
-    figures["full"] = median_run(new_runs)
-    figures["rounds"] = [
-        {"new_s": n["wall_s"], **({"baseline_s": o["wall_s"]} if o else {})}
-        for n, o in zip(new_runs, old_runs or [None] * len(new_runs))
-    ]
-    if old_runs:
-        old = median_run(old_runs)
-        old["ref"] = args.baseline_ref
-        old["identical_json"] = all(
-            run["sha256"] == figures["full"]["sha256"] for run in [*new_runs, *old_runs]
+        from cached_bytecode import compile_trees
+
+        figures["bytecode"] = compile_trees(
+            ROOT / "skyt_tui", *([old_root / "skyt_tui"] if old_root else [])
         )
-        figures["baseline"] = old
+        measure_both(args, figures, old_root)
     figures["load_average_at_end"] = os.getloadavg()[0]
     if args.json:
         print(json.dumps(figures, indent=2, sort_keys=True))
@@ -409,6 +425,7 @@ def report(figures: dict) -> str:
         f"  full pipeline (--samples):  {full['wall_s']:6.1f} s wall = {full['samples_per_s']:6.0f} samples/s "
         f"(CPU {full['cpu_s']:.1f} s incl. workers)",
         f"  without repair:             {bare['wall_s']:6.1f} s wall = {bare['samples_per_s']:6.0f} samples/s",
+        f"  {figures.get('bytecode', '')}",
     ]
     if "baseline" in figures:
         old = figures["baseline"]

@@ -669,6 +669,13 @@ def main() -> int:
         print(json.dumps(measure(args.measure, args)))
         return 0
     sys.path.insert(0, str(ROOT))
+    from cached_bytecode import compile_trees
+
+    compiled = compile_trees(
+        ROOT / "skyt_tui", *([args.baseline_tree / "skyt_tui"] if args.baseline_tree else [])
+    )
+    if not args.json:
+        print(compiled, flush=True)
     names, skipped = harnesses(args)
     _, samples = load_set(args.corpus)
     rounds: list[dict[str, dict]] = []

@@ -479,6 +479,11 @@ def measure_driver(args: argparse.Namespace) -> dict | None:
         if not args.no_baseline:
             baseline = args.baseline_tree or baseline_tree(args.baseline_ref, work / "baseline")
             trees.insert(0, ("baseline", baseline))
+        sys.path.insert(0, str(ROOT / "bench"))
+        from cached_bytecode import compile_trees
+
+        figures["bytecode"] = compile_trees(*(tree / "skyt_tui" for _, tree in trees))
+        print(json.dumps({"bytecode": figures["bytecode"]}), file=sys.stderr, flush=True)
         for config, tree in trees:
             cluster = LocalCluster(nodes=2, cpus=1, env={"PYTHONPATH": str(tree)}).start()
             try:
