@@ -993,7 +993,7 @@ def projection_markdown(figures: dict) -> str:
         f"{projection['samples']:,} samples on N nodes of W workers, with F = "
         f"{projection['fixed_s']:.1f} s (the start), c = "
         f"{projection['worker_s_per_sample'] * 1000:.1f} worker-ms per sample (wall × workers / "
-        f"samples, on this loaded machine) and d = {projection['driver_s_per_sample'] * 1000:.3f} "
+        f"samples, on this machine at the load in the table) and d = {projection['driver_s_per_sample'] * 1000:.3f} "
         "ms of the driver's CPU per sample (the larger of its CPU over the samples and what one "
         "more sample costs), which no node takes off it: past N · W = "
         f"{projection['driver_bound_from_workers']:.0f} workers the driver is the limit."
