@@ -237,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
         figures = json.loads(args.from_json.read_text())
         if args.baseline_from is not None:
             figures = with_baseline(figures, json.loads(args.baseline_from.read_text()))
+        elif figures.get("part") == "driver":  # derived from the measurements: this code's reading
+            figures["summary"] = summarize_driver(figures)
     elif args.part == "driver":
         figures = measure_driver(args)
     else:
@@ -662,6 +664,14 @@ def summarize_driver(figures: dict) -> dict:
             "driver_bound_from_workers": worker_s / driver_s,
             "hours": hours(fixed, driver_s, worker_s),
         }
+        if start is not None:
+            # the start is F: d without it, Ray's threads still counted as if per sample
+            beyond = (top["cpu_s"] - start["cpu_s"]) / large
+            if beyond > 0:
+                out["projection"]["beyond_start"] = {
+                    "driver_s_per_sample": beyond,
+                    "driver_bound_from_workers": worker_s / beyond,
+                }
         if per_second_ms is not None and start is not None:
             # the study's CPU beyond its start, less what Ray's threads take per second of wall
             # whatever the driver does (the idle driver's rate): the driver's work per sample
@@ -739,6 +749,12 @@ def print_projection(projection: dict) -> None:
         f"{projection['driver_s_per_sample'] * 1000:.3f} ms/sample (the limit past "
         f"{projection['driver_bound_from_workers']:.0f} workers)"
     )
+    beyond = projection.get("beyond_start")
+    if beyond is not None:
+        print(
+            f"  without the start (counted in F): driver {beyond['driver_s_per_sample'] * 1000:.3f}"
+            f" ms/sample, the limit past {beyond['driver_bound_from_workers']:.0f} workers"
+        )
     split = projection.get("split")
     if split is not None:
         print(
@@ -999,8 +1015,17 @@ def projection_markdown(figures: dict) -> str:
         f"{projection['driver_bound_from_workers']:.0f} workers the driver is the limit."
         + (
             ""
+            if "beyond_start" not in projection
+            else " That d counts the study's start (importing Ray and skyt-tui, connecting) as if "
+            "it recurred every "
+            f"{figures['sizes'][-1]:,} samples, though F already counts it once: without it, d = "
+            f"{projection['beyond_start']['driver_s_per_sample'] * 1000:.3f} ms per sample, past "
+            f"{projection['beyond_start']['driver_bound_from_workers']:,.0f} workers."
+        )
+        + (
+            ""
             if "split" not in projection
-            else " That d counts Ray's threads, which take a few ms of the driver's CPU per "
+            else " Both count Ray's threads, which take a few ms of the driver's CPU per "
             "second of wall whatever it does, as if they were per sample; on this 2-worker "
             "cluster a sample takes a long wall, so they weigh on each sample far more than on a "
             "large cluster. Split by the idle driver above (a = "
