@@ -48,9 +48,9 @@ EXITS_WHEN_RUN_AGAIN = """
 import os, time
 def f(x):
     if x == 1:
-        time.sleep(0.8)
+        time.sleep(1.0)
     if x == 2:
-        time.sleep(1.5)  # with test 1 before it, past the 2 s limit; alone in time
+        time.sleep(1.2)  # with test 1 before it, past the 2 s limit; alone in time
     if x == 3:
         os._exit(0)
     return x + 1
@@ -181,7 +181,7 @@ class Recorded:
 def test_the_tests_after_a_timeout_run_side_by_side_and_split_again(monkeypatch):
     with Oracle(workers=2) as oracle:
         recorded = Recorded(oracle, monkeypatch)
-        verdict = oracle.check(six_calls(0.5), LOOPS_FROM_TWO)
+        verdict = oracle.check(six_calls(1.5), LOOPS_FROM_TWO)
     # run 1: test 1 passes, test 2 loops after it. Tests 2-6 go out in four runs at once:
     # [2, 3], [4], [5], [6]; each loops on its first test, alone: timed out. Test 3, left by
     # the first, goes out again alone.
