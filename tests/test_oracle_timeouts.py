@@ -234,3 +234,51 @@ def test_a_rerun_that_ends_otherwise_gives_the_status_when_nothing_decided_it():
     assert verdict.status == "exited" and verdict.runs == 3
     assert verdict.pass_vector() == (True, True, False) and not verdict.passed
     assert "3 sandbox runs" in verdict.reason
+
+
+EXITS_THEN_LOOPS = """
+import os, time
+def f(x):
+    if x == 1:
+        time.sleep(1.0)
+    if x == 2:
+        time.sleep(1.2)  # with test 1 before it, past the 2 s limit; alone in time
+    if x == 3:
+        os._exit(0)
+    while x == 4:
+        pass
+    return x + 1
+"""
+
+
+def test_a_test_a_rerun_left_without_a_result_ran_and_is_not_counted_unrun():
+    """Run 1: test 1 passes, test 2 is cut. Then tests 2, 3 and 4 each alone: 2 passes, 3 exits
+    (its run ends: no result), 4 loops alone and decides the verdict. Where only the verdict is
+    read, test 3 still counts as run (it failed with no result), not as left unrun."""
+    contract = contract_from_dict(
+        {
+            "schema_version": 1,
+            "id": "four_calls",
+            "title": "four calls",
+            "difficulty": "easy",
+            "prompt": "Write f(x) returning x + 1.",
+            "entry": {"name": "f"},
+            "oracle": {"timeout_s": TIMEOUT_S},
+            "tests": [{"kind": "call", "args": [x], "expected": x + 1} for x in range(1, 5)],
+        }
+    )
+    with Oracle(workers=2) as oracle:
+        every = oracle.check(contract, EXITS_THEN_LOOPS)
+        decided = oracle.check(contract, EXITS_THEN_LOOPS, verdict_only=True)
+    for verdict in (every, decided):
+        assert verdict.status == "timeout" and verdict.runs == 4 and verdict.unrun == 0
+        assert verdict.reason.startswith("test 4 'test 4': timeout after 2 s (4 sandbox runs")
+        assert verdict.pass_vector() == (True, True, False, False)
+        assert verdict.tests[2].error_message.startswith("no result")
+        assert verdict.tests[3].error_type == "Timeout"
+
+    def seen(verdict):
+        return [(t.index, t.passed, t.actual, t.error_type, t.error_message) for t in verdict.tests]
+
+    assert seen(every) == seen(decided)
+    assert every.reason == decided.reason and every.passed == decided.passed

@@ -210,9 +210,10 @@ class Oracle:
         runs, elapsed, output = 1, run.elapsed, run.output
         first_timeout: tuple[str, str] | None = None
         decided: tuple[str, str] | None = None
-        ended: list[
-            tuple[str, str, bool]
-        ] = []  # runs that ended otherwise: status, reason, left tests
+        # the runs that ended otherwise than by running out of time: (status, reason, whether
+        # they left tests without a result), and those tests (they ran: never "unrun")
+        ended: list[tuple[str, str, bool]] = []
+        no_result: set[int] = set()
         waiting: collections.deque[list[int]] = collections.deque()  # chunks not yet sent
         sent: collections.deque[tuple[list[int], dict[str, Any], Future[RunResult]]] = (
             collections.deque()
@@ -232,10 +233,12 @@ class Oracle:
                 waiting.extend(_chunks(missing, RERUN_CHUNKS))
             else:
                 ended.append((run.status, run.reason, bool(missing)))
+                no_result.update(order[p] for p in missing)
             if decided is None:
                 decided = self._decided(plan, outcomes, first_timeout, runs)
             if verdict_only and decided is not None:
                 status, reason = decided
+                cut = next((e for e in ended if e[2]), None)
                 return plan.finish(
                     status,
                     reason,
@@ -245,7 +248,8 @@ class Oracle:
                     elapsed,
                     output,
                     runs,
-                    unrun=plan.missing(outcomes),
+                    unrun=plan.missing(outcomes) - no_result,
+                    ended=(cut[0], cut[1]) if cut is not None else None,
                 )
             # every chunk waiting goes out at once (the workers run them side by side), except
             # where only the verdict is read: one at a time, as a later one may not be needed
