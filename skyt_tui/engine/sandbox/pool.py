@@ -351,6 +351,9 @@ class _Job:
     timeout_s: float
     future: Future[RunResult]
     requeued: bool = False
+    urgent: bool = False
+    """Sent with `first` (the oracle's runs after a timeout): it waits for a zygote with nothing
+    to do rather than in the pipe behind another job (`_assign`)."""
 
 
 class _Slot:
@@ -468,7 +471,7 @@ class SandboxPool:
             ensure_ascii=True,
             allow_nan=False,
         ).encode("ascii")
-        job = _Job(FRAME_HEADER.pack(len(body)) + body, float(timeout_s), Future())
+        job = _Job(FRAME_HEADER.pack(len(body)) + body, float(timeout_s), Future(), urgent=first)
         with self._lock:
             if self._closing:
                 raise SandboxError("the sandbox pool is closed")
@@ -575,10 +578,16 @@ class SandboxPool:
                 self._pending.append(self._submitted.popleft())
 
     def _assign(self) -> None:
-        """Fill idle zygotes first, then queue a second job on each (round robin)."""
+        """Fill idle zygotes first, then queue a second job on each (round robin). An urgent job
+        is never queued behind another: the oracle's runs after a timeout are of a sample that
+        ran out of time, likely to take their whole limit, and two of them queued on one zygote
+        would run one after the other while another zygote (restarting after that timeout) is
+        about to be free. The jobs behind an urgent one wait with it (the queue's order holds)."""
         for depth in range(QUEUE_DEPTH):
             for slot in self._slots:
                 if not self._pending:
+                    return
+                if depth > 0 and self._pending[0].urgent:
                     return
                 if slot.state not in ("idle", "busy", "cleaning") or len(slot.jobs) != depth:
                     continue
