@@ -18,20 +18,19 @@ from skyt_tui.engine.versions import ORACLE_VERSION
 TIMEOUT_S = 2.0
 
 
-def calls_contract():
+def calls_contract(count=3, timeout_s=TIMEOUT_S):
+    """f(x) = x + 1 on x = 1 .. count, each test a call."""
     return contract_from_dict(
         {
             "schema_version": 1,
             "id": "slow_calls",
-            "title": "three calls",
+            "title": f"{count} calls",
             "difficulty": "easy",
             "prompt": "Write f(x) returning x + 1.",
             "entry": {"name": "f"},
-            "oracle": {"timeout_s": TIMEOUT_S},
+            "oracle": {"timeout_s": timeout_s},
             "tests": [
-                {"kind": "call", "args": [1], "expected": 2},
-                {"kind": "call", "args": [2], "expected": 3},
-                {"kind": "call", "args": [3], "expected": 4},
+                {"kind": "call", "args": [x], "expected": x + 1} for x in range(1, count + 1)
             ],
         }
     )
@@ -53,6 +52,8 @@ def f(x):
         time.sleep(1.2)  # with test 1 before it, past the 2 s limit; alone in time
     if x == 3:
         os._exit(0)
+    while x == 4:  # (a contract of four tests)
+        pass
     return x + 1
 """
 LOOPS_ON_TWO = """
@@ -130,21 +131,6 @@ def f(x):
 """
 
 
-def six_calls(timeout_s):
-    return contract_from_dict(
-        {
-            "schema_version": 1,
-            "id": "six_calls",
-            "title": "six calls",
-            "difficulty": "easy",
-            "prompt": "Write f(x) returning x + 1.",
-            "entry": {"name": "f"},
-            "oracle": {"timeout_s": timeout_s},
-            "tests": [{"kind": "call", "args": [x], "expected": x + 1} for x in range(1, 7)],
-        }
-    )
-
-
 def test_the_chunks_of_tests_after_a_timeout():
     assert _chunks([], 4) == []
     assert _chunks([1], 4) == [[1]]
@@ -181,7 +167,7 @@ class Recorded:
 def test_the_tests_after_a_timeout_run_side_by_side_and_split_again(monkeypatch):
     with Oracle(workers=2) as oracle:
         recorded = Recorded(oracle, monkeypatch)
-        verdict = oracle.check(six_calls(1.5), LOOPS_FROM_TWO)
+        verdict = oracle.check(calls_contract(6, 1.5), LOOPS_FROM_TWO)
     # run 1: test 1 passes, test 2 loops after it. Tests 2-6 go out in four runs at once:
     # [2, 3], [4], [5], [6]; each loops on its first test, alone: timed out. Test 3, left by
     # the first, goes out again alone.
@@ -236,40 +222,14 @@ def test_a_rerun_that_ends_otherwise_gives_the_status_when_nothing_decided_it():
     assert "3 sandbox runs" in verdict.reason
 
 
-EXITS_THEN_LOOPS = """
-import os, time
-def f(x):
-    if x == 1:
-        time.sleep(1.0)
-    if x == 2:
-        time.sleep(1.2)  # with test 1 before it, past the 2 s limit; alone in time
-    if x == 3:
-        os._exit(0)
-    while x == 4:
-        pass
-    return x + 1
-"""
-
-
-def test_a_test_a_rerun_left_without_a_result_ran_and_is_not_counted_unrun():
+def test_a_test_a_rerun_left_without_a_result_ran_and_is_not_unrun():
     """Run 1: test 1 passes, test 2 is cut. Then tests 2, 3 and 4 each alone: 2 passes, 3 exits
     (its run ends: no result), 4 loops alone and decides the verdict. Where only the verdict is
     read, test 3 still counts as run (it failed with no result), not as left unrun."""
-    contract = contract_from_dict(
-        {
-            "schema_version": 1,
-            "id": "four_calls",
-            "title": "four calls",
-            "difficulty": "easy",
-            "prompt": "Write f(x) returning x + 1.",
-            "entry": {"name": "f"},
-            "oracle": {"timeout_s": TIMEOUT_S},
-            "tests": [{"kind": "call", "args": [x], "expected": x + 1} for x in range(1, 5)],
-        }
-    )
+    contract = calls_contract(4)
     with Oracle(workers=2) as oracle:
-        every = oracle.check(contract, EXITS_THEN_LOOPS)
-        decided = oracle.check(contract, EXITS_THEN_LOOPS, verdict_only=True)
+        every = oracle.check(contract, EXITS_WHEN_RUN_AGAIN)
+        decided = oracle.check(contract, EXITS_WHEN_RUN_AGAIN, verdict_only=True)
     for verdict in (every, decided):
         assert verdict.status == "timeout" and verdict.runs == 4 and verdict.unrun == 0
         assert verdict.reason.startswith("test 4 'test 4': timeout after 2 s (4 sandbox runs")

