@@ -32,6 +32,9 @@ run, interleaved `--rounds` times, each side a fresh interpreter:
   an in-memory buffer and its bell-curve plots off. It checks the oracle, builds the canon,
   transforms every sample towards it and computes its metrics; its own figures are checked
   against the file's (R_raw must match), so the replay is the recorded run.
+- skyt-tui without repair: the same command with `--no-repair`, as a third side of each round:
+  what the command costs besides the repair stage, so the stage's share of the wall is read
+  from the same rounds.
 Prints each side's wall (whole command; SKYT's pipeline alone too), CPU (every process it
 waited for), the ratio per round and its median, with the load average.
 """
@@ -259,6 +262,9 @@ def measure_both(args: argparse.Namespace, figures: dict, old_root: Path | None)
         figures["baseline"] = old
 
 
+SIDES = ("skyt", "skyt-tui", "skyt-tui-no-repair")
+
+
 def versus_skyt(args: argparse.Namespace) -> dict:
     """skyt-tui's analyze and SKYT's pipeline on the same files, interleaved rounds."""
     files = experiment_files(args.corpus, args.experiments)
@@ -273,14 +279,19 @@ def versus_skyt(args: argparse.Namespace) -> dict:
     rounds = []
     for number in range(args.rounds):
         round_: dict[str, Any] = {}
-        order = ("skyt-tui", "skyt") if number % 2 == 0 else ("skyt", "skyt-tui")
+        order = ("skyt-tui", "skyt", "skyt-tui-no-repair")
+        if number % 2:
+            order = order[::-1]
         for side in order:
             load = os.getloadavg()[0]
             with tempfile.TemporaryDirectory(prefix="skyt-bench-home-") as home:
                 env = {**os.environ, "PYTHONPATH": str(ROOT), "SKYT_HOME": home}
-                if side == "skyt-tui":
+                if side.startswith("skyt-tui"):
                     command = [sys.executable, "-m", "skyt_tui", "analyze", *map(str, files)]
-                    wall, cpu, out = timed([*command, "--json", "--samples"], env, ROOT)
+                    command += ["--json", "--samples"]
+                    if side == "skyt-tui-no-repair":  # what the command costs besides repair
+                        command.append("--no-repair")
+                    wall, cpu, out = timed(command, env, ROOT)
                     report = json.loads(out)
                     round_[side] = {"wall_s": wall, "cpu_s": cpu, "load": load}
                     round_[side]["runs"] = len(report["runs"])
@@ -300,6 +311,9 @@ def versus_skyt(args: argparse.Namespace) -> dict:
         round_["ratio"] = round_["skyt"]["wall_s"] / round_["skyt-tui"]["wall_s"]
         round_["ratio_pipeline"] = round_["skyt"]["pipeline_s"] / round_["skyt-tui"]["wall_s"]
         round_["ratio_cpu"] = round_["skyt"]["cpu_s"] / round_["skyt-tui"]["cpu_s"]
+        round_["ratio_no_repair"] = (
+            round_["skyt"]["wall_s"] / round_["skyt-tui-no-repair"]["wall_s"]
+        )
         rounds.append(round_)
         if not args.json:
             print(
@@ -307,7 +321,8 @@ def versus_skyt(args: argparse.Namespace) -> dict:
                 f" {round_['skyt-tui']['cpu_s']:.1f} s, load {round_['skyt-tui']['load']:.1f}),"
                 f" SKYT {round_['skyt']['wall_s']:.1f} s (pipeline {round_['skyt']['pipeline_s']:.1f}"
                 f" s, CPU {round_['skyt']['cpu_s']:.1f} s, load {round_['skyt']['load']:.1f}):"
-                f" {round_['ratio']:.1f}x",
+                f" {round_['ratio']:.1f}x; without repair"
+                f" {round_['skyt-tui-no-repair']['wall_s']:.1f} s, {round_['ratio_no_repair']:.1f}x",
                 flush=True,
             )
     return {
@@ -320,9 +335,11 @@ def versus_skyt(args: argparse.Namespace) -> dict:
         "median_ratio_cpu": statistics.median(r["ratio_cpu"] for r in rounds),
         "median_skyt_tui_s": statistics.median(r["skyt-tui"]["wall_s"] for r in rounds),
         "median_skyt_s": statistics.median(r["skyt"]["wall_s"] for r in rounds),
+        "median_no_repair_s": statistics.median(r["skyt-tui-no-repair"]["wall_s"] for r in rounds),
+        "median_ratio_no_repair": statistics.median(r["ratio_no_repair"] for r in rounds),
         "load_range": [
-            min(r[side]["load"] for r in rounds for side in ("skyt", "skyt-tui")),
-            max(r[side]["load"] for r in rounds for side in ("skyt", "skyt-tui")),
+            min(r[side]["load"] for r in rounds for side in SIDES),
+            max(r[side]["load"] for r in rounds for side in SIDES),
         ],
     }
 
@@ -387,6 +404,12 @@ def main(argv: list[str] | None = None) -> int:
             + ", ".join(f"{r['ratio']:.1f}" for r in figures["rounds"])
             + f"), {figures['median_ratio_pipeline']:.1f}x against SKYT's pipeline alone,"
             f" {figures['median_ratio_cpu']:.1f}x by CPU"
+        )
+        print(
+            f"without repair (--no-repair, same rounds): skyt-tui {figures['median_no_repair_s']:.1f}"
+            f" s, {figures['median_ratio_no_repair']:.1f}x SKYT's whole pipeline; the repair stage"
+            f" adds {figures['median_skyt_tui_s'] - figures['median_no_repair_s']:.1f} s. 12x SKYT"
+            f" is the whole command in {figures['median_skyt_s'] / 12:.2f} s"
         )
         return 0
     if not args.corpus.is_dir():
