@@ -82,3 +82,85 @@ def test_analysis_table_is_not_cut_to_80_columns_when_piped(isolated_home, tmp_p
     assert len(header.rstrip()) > 80
     [row] = [line for line in out.splitlines() if "fibonacci_iterative" in line]
     assert "1.000" in row and "…" not in row
+
+
+def _source(tmp_path):
+    source = tmp_path / "s.jsonl"
+    source.write_text(json.dumps({"contract_id": "fibonacci_iterative", "code": FIB}) + "\n")
+    return source
+
+
+@pytest.mark.parametrize("kind", ["device", "fifo", "link"])
+def test_csv_onto_a_device_pipe_or_link_is_refused_and_left_as_it_was(tmp_path, capsys, kind):
+    """`--csv /dev/null` (or a FIFO, or a link) was replaced by a plain file, exit 0: as root
+    `--csv /dev/full` replaced the system's device. The file is written under a temporary name
+    and renamed into place, so anything but a plain file is refused, before any work."""
+    target = tmp_path / "out.csv"
+    if kind == "device":
+        if os.geteuid() != 0:
+            pytest.skip("making a device node takes root")
+        os.mknod(target, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    elif kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to(tmp_path / "elsewhere.csv")
+    before = os.lstat(target)
+    assert main(["analyze", str(_source(tmp_path)), "--csv", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"skyt-tui: error: {target}: is ") and "give a file path" in err
+    assert err.count("\n") == 1
+    after = os.lstat(target)
+    assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
+    assert not (tmp_path / "elsewhere.csv").exists()
+
+
+def test_report_csv_onto_a_fifo_is_refused(demo_home, tmp_path, capsys):
+    target = tmp_path / "pipe.csv"
+    os.mkfifo(target)
+    assert main(["report", "latest", "--csv", str(target)]) == 2
+    assert "is not a plain file" in capsys.readouterr().err
+    assert stat.S_ISFIFO(os.lstat(target).st_mode)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["analyze", "{long}.json"],
+        ["import", "{long}.json"],
+        ["contracts", "validate", "{long}.toml"],
+        ["analyze", "{source}", "--csv", "{long}.csv"],
+        ["analyze", "{source}", "--map", "{long}.toml"],
+    ],
+)
+def test_a_file_name_too_long_is_one_line_and_exit_2(tmp_path, isolated_home, capsys, argv):
+    """A name over the file system's 255 bytes raised OSError ENAMETOOLONG out of the command:
+    a traceback and exit 1."""
+    long = str(tmp_path / ("a" * 300))
+    args = [a.format(long=long, source=_source(tmp_path)) for a in argv]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("skyt-tui: error: ") and "File name too long" in err
+    assert err.count("\n") == 1
+
+
+def test_gate_fails_a_run_in_which_no_sample_has_code(isolated_home, capsys):
+    """A run whose every generation failed has N = 0 and figures of 0.000 that measure
+    nothing; `gate --max mu_post=0.2 --max-failed 2` passed it, exit 0."""
+    assert main(
+        [
+            "run",
+            "gcd",
+            "--provider",
+            "command",
+            "--command",
+            "false",
+            "-n",
+            "2",
+            "--max-attempts",
+            "1",
+        ]
+    ) in (0, 1)
+    capsys.readouterr()
+    assert main(["gate", "latest", "--max", "mu_post=0.2", "--max-failed", "2"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAIL ") and "no sample of the run has code (N = 0, 2 failed)" in out

@@ -9,6 +9,7 @@ a `SkytError` anywhere becomes one line on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -155,9 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         from skyt_tui.engine.store import WRITE_REFUSED
 
-        if exc.errno in WRITE_REFUSED and exc.filename is not None:
-            # a write the system refused (a read-only store, permissions, a full disk) that no
-            # writer turned into a StoreError: still one line, exit 2, like every other
+        if exc.errno in WRITE_REFUSED | PATH_REFUSED and exc.filename is not None:
+            # a write the system refused (a read-only store, permissions, a full disk), or a
+            # path it cannot use (a name too long, a loop of links), that no reader or writer
+            # turned into an error of ours: still one line, exit 2, like every other
             print(f"skyt-tui: error: {refused_write(exc)}", file=sys.stderr)
             return 2
         if sys.platform.startswith("linux"):
@@ -169,6 +171,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise  # a bug here: keep the traceback
         print(f"skyt-tui: error: {unsupported_platform(exc)}", file=sys.stderr)
         return 2
+
+
+PATH_REFUSED = frozenset({errno.ENAMETOOLONG, errno.ELOOP})
+"""A path the system cannot use however it is read or written (a name longer than the file
+system takes, too many links on the way): the user's to fix, so one line."""
 
 
 def refused_write(exc: OSError) -> str:

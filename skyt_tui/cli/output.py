@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -108,13 +109,26 @@ def limited_lines(run_id: str, analysis: StoredAnalysis) -> list[str]:
 
 
 def check_output_file(path: Path, option: str) -> None:
-    """Refuse an output path whose folder does not exist (no folder is made) or that is a
-    folder, before any work is done; `-` (stdout) is always fine."""
+    """Refuse an output path whose folder does not exist (no folder is made), that is a folder,
+    or that is something other than a plain file (a device, a pipe, a socket, a link): the file
+    is written whole under a temporary name and renamed into place, which would replace such a
+    thing rather than write into it. All before any work is done; `-` (stdout) is always fine."""
     if str(path) == "-":
         return
     path = Path(path)
-    if path.is_dir():
+    try:
+        mode: int | None = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
         raise InputError.at(path, f"is a directory; {option} needs a file path")
+    if mode is not None and not stat.S_ISREG(mode):
+        kind = "a link" if stat.S_ISLNK(mode) else "not a plain file (a device, pipe or socket)"
+        raise InputError.at(
+            path,
+            f"is {kind}; {option} writes a new file in its place: give a file path,"
+            " or - for standard output",
+        )
     parent = path.parent
     if not parent.is_dir():
         raise InputError.at(path, f"directory {parent} does not exist")

@@ -3,7 +3,8 @@
 A metric is named as in `report --json` (`R_anchor_post`, `pass_rate`, `R_raw`,
 `n_failed`, or a dotted path such as `R_sig.alpha`; `measure.registry` defines each). A
 metric that was not computed fails the gate (it cannot show the threshold is met), and so
-does a run that is not complete. Comparisons use the full-precision stored value.
+do a run that is not complete and a run without a sample that has code (N = 0: its figures
+measure nothing). Comparisons use the full-precision stored value.
 """
 
 from __future__ import annotations
@@ -138,6 +139,13 @@ def evaluate(
     if not thresholds:
         raise InputError("gate: give at least one threshold (e.g. --min-r-anchor 0.8)")
     checks = tuple(_check(metrics, t) for t in thresholds)
+    if metrics.n == 0:  # every figure of a run without code is vacuous: nothing shows a bound met
+        return GateResult(
+            run_id,
+            False,
+            checks,
+            f"no sample of the run has code (N = 0, {metrics.n_failed} failed): nothing to gate",
+        )
     if not complete:
         done, n = progress or (0, 0)
         return GateResult(
