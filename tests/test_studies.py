@@ -320,3 +320,36 @@ def test_a_sample_read_through_the_study_path_keeps_every_fact(monkeypatch):
         ("rename_locals",),
     )
     assert (second.passed_all, second.compliant, second.repair_steps) == (None, None, ())
+
+
+def test_a_run_without_code_is_not_averaged_in_as_zero(capsys):
+    """A run in which no sample produced code (every generation failed, or cancelled before
+    the first) has N = 0, and the engine's figures for it are 0.000s that measure nothing: the
+    study's means took them in as 0.000 (the Runs list rightly shows `–`), and `report` printed
+    them as values."""
+    from skyt_tui.engine.studies import study_report
+
+    make_run("c1", "m1", 0.0, ["x = 1", "x = 1"])
+    run_store.create_run(
+        contract_id="c1",
+        provider="command",
+        model="m1",
+        temperature=0.0,
+        n=2,
+        samples=[
+            run_store.SampleRecord(index=i, status=run_store.FAILED, error="exited with 1")
+            for i in range(2)
+        ],
+        status=run_store.RUN_FAILED,
+        created=datetime(2026, 1, 2, 12, tzinfo=UTC),
+    )
+    rows = study_report.study_rows(Study(name="s", filter=RunFilter()))
+    empty = next(row for row in rows if row.values["n"] == 0)
+    assert empty.values["R_raw"] is None and empty.values["mu_pre"] is None
+    assert empty.values["n_failed"] == 2
+    [group] = aggregate(rows, "R_raw").groups
+    assert group.mean == 1.0 and group.runs_per_cell == {"c1": 1}
+    assert main(["report", empty.run_id or ""]) == 0
+    out = capsys.readouterr().out
+    assert "no sample of the run has code: no metric is computed" in out
+    assert "R_raw                       │ not computed" in out

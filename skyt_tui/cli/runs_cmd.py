@@ -257,23 +257,28 @@ def _print_report(run: run_store.StoredRun, analysis: StoredAnalysis, brief: boo
         table.add_row("n_limited", str(m.n_limited), "")
     if m.distance_bounds:
         table.add_row("distance_bounds", str(m.distance_bounds), "")
+    measured = m.n > 0  # without code, the engine's figures are 0.000s that measure nothing
     for name in SUMMARY_METRICS:
-        value = getattr(m, name, None)
-        interval = m.ci.get(name)
+        value = getattr(m, name, None) if measured else None
+        interval = m.ci.get(name) if measured else None
         table.add_row(
             plain(name),
             registry.metric(name).show(value) if value is not None else NOT_COMPUTED,
             f"[{fmt3(interval[0])}, {fmt3(interval[1])}]" if interval else "",
         )
     for level in LEVELS:
-        table.add_row(plain(f"R_sig[{level}]"), fmt3(m.R_sig[level]), "")
+        table.add_row(
+            plain(f"R_sig[{level}]"), fmt3(m.R_sig[level]) if measured else NOT_COMPUTED, ""
+        )
     for level in LEVELS:
         table.add_row(
             plain(f"distinct / entropy [{level}]"),
-            f"{m.distinct[level]} / {m.entropy_bits[level]:.2f} bits",
+            f"{m.distinct[level]} / {m.entropy_bits[level]:.2f} bits" if measured else NOT_COMPUTED,
             "",
         )
     print_table(out, table)
+    if not measured:
+        out.print("no sample of the run has code: no metric is computed", style="yellow")
     canon = analysis.canon
     if canon.status is not None and not canon.established:
         out.print(f"canon: {canon.status} — {canon.reason}", style="yellow", markup=False)

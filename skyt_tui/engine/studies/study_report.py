@@ -198,6 +198,9 @@ def run_row(run: run_store.StoredRun, analysis: StoredAnalysis, study: Study) ->
         row[f"R_repair_at_{key}_pre"] = pre
         row[f"R_repair_at_{key}_post"] = post
         row[f"Delta_P_tau_{key}"] = None if pre is None or post is None else post - pre
+    if not m.n:  # no sample has code: the engine's 0.000s measure nothing, never averaged in
+        row.update((key, None) for key in list(row)[list(row).index("R_sig") :])
+        row["distances"] = {"pre": [], "post": []}
     skyt_id = str(meta.origin.get("skyt_contract_id") or "")
     return StudyRow(row, skyt_columns(row, analysis.samples, skyt_id))
 
