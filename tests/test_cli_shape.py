@@ -109,3 +109,22 @@ def test_analyze_and_report_write_the_same_csv_and_the_signature_follows_the_lev
     assert main(["analyze", str(source), "--level", "nodoc", "--csv", str(nodoc)]) == 0
     rows = list(csv.DictReader(nodoc.open()))
     assert rows[0]["signature_level"] == rows[1]["signature_level"] != rows[1]["signature_raw"]
+
+
+def test_report_csv_gives_the_runs_model_where_a_sample_names_none(tmp_path):
+    """An imported run's samples carry no model of their own: `report --csv` left the column
+    empty where `analyze --csv` of the same file gives the run's model."""
+    source = tmp_path / "s.jsonl"
+    source.write_text(
+        "".join(
+            json.dumps({"contract_id": "fibonacci_iterative", "model": "gpt-x", "code": code})
+            + "\n"
+            for code in (FIB, FIB_DOC)
+        )
+    )
+    analyzed, reported = tmp_path / "analyze.csv", tmp_path / "report.csv"
+    assert main(["analyze", str(source), "--csv", str(analyzed)]) == 0
+    assert main(["import", str(source)]) == 0
+    assert main(["report", "latest", "--csv", str(reported)]) == 0
+    for path in (analyzed, reported):
+        assert [row["model"] for row in csv.DictReader(path.open())] == ["gpt-x", "gpt-x"]

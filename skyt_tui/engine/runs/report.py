@@ -147,7 +147,7 @@ def sample_rows(run: run_store.StoredRun, analysis: StoredAnalysis) -> list[dict
                 "attempts": record.attempts,
                 "prompt_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
                 "completion_tokens": usage.get("completion_tokens", usage.get("output_tokens")),
-                "model": record.model,
+                "model": record.model or run.meta.model,  # the run's, as `analysis_rows` has it
                 "seed": record.seed,
                 "signature_raw": _short(signatures.get("raw")),
                 "signature_level": _short(signatures.get(level)),
