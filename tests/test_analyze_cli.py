@@ -166,3 +166,35 @@ def test_analyze_json_is_identical_under_different_hash_seeds():
         for s in ("1", "2")
     }
     assert len(outs) == 1
+
+
+@pytest.mark.parametrize("value", ["a string", 3, ["a", "list"]])
+def test_a_skyt_contract_that_is_not_an_object_is_an_error_naming_it(tmp_path, capsys, value):
+    """A SKYT file's `contract` of the wrong type was read as no contract, and the samples were
+    judged by the catalog's contract of that id, silently, exit 0."""
+    source = require("skyt-msr2026", "outputs", "gcd_temp0.7_20260119_134348.json")
+    data = json.loads(source.read_text())
+    data["contract"] = value
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps(data))
+    assert main(["analyze", str(broken)]) == 2
+    assert capsys.readouterr().err == (
+        f"skyt-tui: error: {broken}: contract: must be SKYT's contract object (or null)\n"
+    )
+
+
+@pytest.mark.parametrize("drop", [True, False])
+def test_a_skyt_file_without_a_contract_says_the_catalogs_judges_it(tmp_path, capsys, drop):
+    source = require("skyt-msr2026", "outputs", "gcd_temp0.7_20260119_134348.json")
+    data = json.loads(source.read_text())
+    if drop:
+        del data["contract"]
+    else:
+        data["contract"] = None
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(data))
+    assert main(["analyze", str(bare)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"{data['experiment_id']}: the file embeds no contract: judged by the catalog's gcd" in out
+    )

@@ -319,6 +319,10 @@ def table_row(analysis: RunAnalysis) -> dict[str, Any]:
         notes.append(
             f"{run.id}: judged by --contract {override['id']} instead of {override['instead_of']}"
         )
+    if facts["contract"].get("origin") == "catalog" and run.source_format == "skyt":
+        notes.append(  # SKYT files embed the contract they were generated under; this one did not
+            f"{run.id}: the file embeds no contract: judged by the catalog's {run.contract_id}"
+        )
     if facts.get("assembly"):
         notes.append(f"{run.id}: programs assembled: {assembly_label(facts['assembly'])}")
     if facts.get("trivial_asserts"):

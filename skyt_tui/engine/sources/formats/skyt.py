@@ -52,7 +52,9 @@ def load_experiment(path: str | Path, data: Any = None) -> RunInput:
     for key in ("experiment_id", "contract_id"):
         if not isinstance(data[key], str) or not data[key]:
             raise InputError.at(where, "must be a non-empty string", key=key)
-    contract: dict[str, Any] = data["contract"] if isinstance(data.get("contract"), dict) else {}
+    if data.get("contract") is not None and not isinstance(data["contract"], dict):
+        raise InputError.at(where, "must be SKYT's contract object (or null)", key="contract")
+    contract: dict[str, Any] = data.get("contract") or {}  # none: the catalog's, and said so
     constraints: dict[str, Any] = (
         contract["constraints"] if isinstance(contract.get("constraints"), dict) else {}
     )
