@@ -5,6 +5,7 @@ import shlex
 import sys
 import time
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -331,3 +332,30 @@ def test_retry_after_and_secret_masking():
         one_line("Incorrect API key provided: sk-proj-abc123def456")
         == "Incorrect API key provided: sk-***"
     )
+
+
+def test_a_command_still_running_when_the_process_exits_is_killed(tmp_path):
+    """The app quit mid-run: a request's program, in a session of its own, was left running."""
+    import os
+    import subprocess
+    import time
+
+    pid_file = tmp_path / "pid"
+    hang = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+    driver = (
+        "import sys, threading, time\n"
+        "from skyt_tui.engine.generation.providers.base import Request\n"
+        "from skyt_tui.engine.generation.providers.command import CommandProvider\n"
+        f"provider = CommandProvider(command={python_command(hang)!r})\n"
+        "request = Request(index=0, prompt='p', model='m', temperature=None)\n"
+        "threading.Thread(target=provider.complete, args=(request,), daemon=True).start()\n"
+        f"while not __import__('os').path.exists({str(pid_file)!r}): time.sleep(0.02)\n"
+        "time.sleep(0.2)\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, "-c", driver], cwd=root, check=True, timeout=60)
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{pid}")

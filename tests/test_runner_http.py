@@ -534,3 +534,53 @@ def test_sweep_then_analyse_is_one_workflow_with_one_batch(contract, tmp_path):
     analysed_here = sweep_and_analyse(contract, settings, [0.0])
     [analysis] = analysed_here.analyses.values()
     assert analysis["metrics"]["n"] == 2 and analysis["metrics"]["pass_rate"] == 1.0
+
+
+def test_a_cancelled_runs_command_programs_are_killed_not_left_running(contract, tmp_path):
+    """The command provider runs each request in a session of its own and killed it only on its
+    timeout: a cancelled run left a hanging model program running for the whole timeout (300 s
+    by default), and after the app quit, for ever."""
+    import os
+    import shlex
+    import sys
+    import time
+
+    from skyt_tui.engine.generation.providers.command import CommandProvider
+
+    started = tmp_path / "started"
+    started.mkdir()
+
+    hang = "import os, sys, time; open(os.path.join(sys.argv[1], str(os.getpid())), 'w'); time.sleep(60)"
+    provider = CommandProvider(
+        command=f"{shlex.quote(sys.executable)} -c {shlex.quote(hang)} {shlex.quote(str(started))}",
+        timeout_s=60.0,
+    )
+    meta, _ = start_run(
+        contract, RunSettings(provider="command", model="m1", temperature=0.7, n=2), provider
+    )
+    cancel = threading.Event()
+
+    def cancel_once_started() -> None:
+        deadline = time.monotonic() + 30
+        while len(os.listdir(started)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        cancel.set()
+
+    threading.Thread(target=cancel_once_started, daemon=True).start()
+    outcome = execute(meta.id, provider, contract, concurrency=2, policy=FAST, cancel=cancel)
+    assert outcome.status == run_store.INTERRUPTED
+    pids = [int(name) for name in os.listdir(started)]
+    assert len(pids) == 2
+
+    def running(pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/stat") as handle:
+                return handle.read().split(") ")[-1][0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 10
+    while any(running(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(running(pid) for pid in pids)
+    assert run_store.load_run(meta.id).samples == (), "a killed request is not recorded"

@@ -325,16 +325,26 @@ def execute(
             _join(threads, grace_s=INTERRUPT_GRACE_S)
             with append_lock:
                 closed = True
+            _stop_requests(provider, threads)
             _finish(run_id, abort.reason, new_samples)
             raise
         with append_lock:
             closed = True  # requests still in flight after a cancel's grace go unrecorded
+        _stop_requests(provider, threads)
         if abort.never_started is not None and new_samples == 0:
             if run_store.load_meta(run_id).status != status_before:
                 run_store.set_status(run_id, status_before)
             outcome = _finish(run_id, abort.reason, new_samples, keep_status=True)
             return replace(outcome, never_started=abort.never_started)
         return _finish(run_id, abort.reason, new_samples)
+
+
+def _stop_requests(provider: Any, threads: Sequence[threading.Thread]) -> None:
+    """Requests still in flight once the run is closed go unrecorded: a provider that can stop
+    them (`stop_requests`: the command provider kills its programs) does."""
+    stop = getattr(provider, "stop_requests", None)
+    if callable(stop) and any(thread.is_alive() for thread in threads):
+        stop()
 
 
 def _join(

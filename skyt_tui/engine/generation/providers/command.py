@@ -6,15 +6,22 @@ environment plus `SKYT_MODEL`, `SKYT_TEMPERATURE`, `SKYT_SEED`,
 `SKYT_MAX_TOKENS`, `SKYT_SYSTEM` and `SKYT_SAMPLE_INDEX` describing the request
 (unset when not given). Exit status 0 is an answer; 75 (EX_TEMPFAIL) asks for a
 retry; anything else fails the sample with the last line of stderr.
+
+A request nobody waits for any more is killed with its group: a cancelled run's, once its grace
+for requests in flight is over (`stop_requests`, called by the runner), and every one still in
+flight when the process exits (the app quit mid-run). Each runs in a session of its own, so
+nothing else would ever stop a program that hangs.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import shlex
 import signal
 import subprocess
+import threading
 from typing import Any
 
 from skyt_tui.engine.errors import InputError
@@ -22,6 +29,10 @@ from skyt_tui.engine.generation.providers.base import ProviderError, Request, Re
 
 DEFAULT_TIMEOUT_S = 300.0
 EX_TEMPFAIL = 75
+
+_IN_FLIGHT: dict[subprocess.Popen[bytes], CommandProvider] = {}
+"""Every request's program still running, with the provider that started it."""
+_IN_FLIGHT_LOCK = threading.Lock()
 
 
 class CommandProvider:
@@ -39,6 +50,13 @@ class CommandProvider:
         self.command = command
         self.argv = argv
         self.timeout_s = float(timeout_s)
+
+    def stop_requests(self) -> None:
+        """Kill this provider's requests still in flight, each with its process group."""
+        with _IN_FLIGHT_LOCK:
+            running = [process for process, owner in _IN_FLIGHT.items() if owner is self]
+        for process in running:
+            _kill_group(process)
 
     def describe(self) -> dict[str, Any]:
         return {"command": self.command, "timeout_s": self.timeout_s}
@@ -82,6 +100,8 @@ class CommandProvider:
                 abort_run=True,
                 before_contact=f"--command: {self.argv[0]!r} is not executable",
             ) from None
+        with _IN_FLIGHT_LOCK:
+            _IN_FLIGHT[process] = self
         try:
             stdout, stderr = process.communicate(
                 request.prompt.encode("utf-8"), timeout=self.timeout_s
@@ -96,6 +116,9 @@ class CommandProvider:
             _kill_group(process)
             process.communicate()
             raise
+        finally:
+            with _IN_FLIGHT_LOCK:
+                _IN_FLIGHT.pop(process, None)
         if process.returncode != 0:
             tail = stderr.decode("utf-8", "replace").strip().splitlines()
             detail = f": {one_line(tail[-1])}" if tail else ""
@@ -112,3 +135,12 @@ class CommandProvider:
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
+
+
+@atexit.register
+def _kill_in_flight() -> None:
+    """At exit: no request still running has anyone to answer (the module docstring)."""
+    with _IN_FLIGHT_LOCK:
+        running = list(_IN_FLIGHT)
+    for process in running:
+        _kill_group(process)
