@@ -164,3 +164,36 @@ def test_gate_fails_a_run_in_which_no_sample_has_code(isolated_home, capsys):
     assert main(["gate", "latest", "--max", "mu_post=0.2", "--max-failed", "2"]) == 1
     out = capsys.readouterr().out
     assert out.startswith("FAIL ") and "no sample of the run has code (N = 0, 2 failed)" in out
+
+
+def test_one_damaged_run_does_not_stop_latest(isolated_home, capsys):
+    """`latest` read every run's metadata, so one run.json torn in half stopped `gate latest`,
+    `report latest` … with that run's error (exit 2), whatever run was the latest. Now the
+    damaged run is left out, and said to be."""
+    from datetime import UTC, datetime
+
+    from skyt_tui.engine.runs import run_store
+
+    def stored(day: int) -> str:
+        return run_store.create_run(
+            contract_id="fibonacci_iterative",
+            provider="replay",
+            model="m",
+            temperature=0.0,
+            n=1,
+            samples=[run_store.SampleRecord(index=0, status=run_store.OK, code=FIB, response=FIB)],
+            status=run_store.COMPLETE,
+            created=datetime(2026, 1, day, 12, tzinfo=UTC),
+        ).id
+
+    older, newer = stored(1), stored(2)
+    (run_store.run_path(older) / "run.json").write_text('{"schema_version": 1, "id": ')
+    assert main(["gate", "latest", "--min-r-raw", "0"]) == 0
+    captured = capsys.readouterr()
+    assert newer in captured.out
+    assert captured.err.startswith(f"skyt-tui: warning: latest: left out {older}: ")
+    assert captured.err.count("\n") == 1
+    (run_store.run_path(newer) / "run.json").write_text("[")
+    assert main(["report", "latest", "--brief"]) == 2  # nothing readable: an error, one line
+    err = capsys.readouterr().err
+    assert err.startswith("skyt-tui: error: no stored run can be read (") and err.count("\n") == 1

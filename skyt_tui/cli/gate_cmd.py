@@ -6,7 +6,7 @@ import argparse
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option, add_tau_option, apply_isolation_setting, tau_of
-from skyt_tui.cli.output import print_json
+from skyt_tui.cli.output import print_json, resolve_run
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.gate import Threshold, evaluate, parse_threshold
 from skyt_tui.engine.measure.normalize import LEVELS
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     thresholds = thresholds_from(args)
     results = []
     for text in args.runs:
-        stored = run_store.load_run(run_store.resolve_run_id(text))
+        stored = run_store.load_run(resolve_run(text))
         analysis = analyses.stored_analysis(stored, level=args.level, tau=tau)
         complete = not stored.missing_indexes
         results.append(

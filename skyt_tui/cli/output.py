@@ -108,6 +108,18 @@ def limited_lines(run_id: str, analysis: StoredAnalysis) -> list[str]:
     return [not_parsed_line(run_id, index, reason) for index, reason in analysis.limited.items()]
 
 
+def resolve_run(text: str) -> str:
+    """`run_store.resolve_run_id` for a command: a run `latest` left out (its metadata does not
+    read) is said on stderr, so the run chosen is never a silent substitute."""
+    from skyt_tui.engine.runs import run_store
+
+    skipped: list[str] = []
+    run_id = run_store.resolve_run_id(text, skipped=skipped)
+    for problem in skipped:
+        warn(f"latest: left out {problem}")
+    return run_id
+
+
 def check_output_file(path: Path, option: str) -> None:
     """Refuse an output path whose folder does not exist (no folder is made), that is a folder,
     or that is something other than a plain file (a device, a pipe, a socket, a link): the file

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from skyt_tui.cli.commands import add_command
 from skyt_tui.cli.options import add_json_option, add_probe_options, probe_settings_of
-from skyt_tui.cli.output import console, fmt3, print_json
+from skyt_tui.cli.output import console, fmt3, print_json, resolve_run
 from skyt_tui.engine.printable import counted, printable
 
 if TYPE_CHECKING:
@@ -49,11 +49,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from skyt_tui.engine.runs.probe_record import StoredProbe
     from skyt_tui.engine.runs.probes import probe_stored_run
-    from skyt_tui.engine.runs.run_store import load_run, resolve_run_id
+    from skyt_tui.engine.runs.run_store import load_run
 
     settings = probe_settings_of(args)
     assert settings is not None  # `probe run` always probes
-    document = probe_stored_run(load_run(resolve_run_id(args.run)), settings)
+    document = probe_stored_run(load_run(resolve_run(args.run)), settings)
     if args.json:
         print_json("probe", document)
         return 0
@@ -109,9 +109,8 @@ def print_run_probe(probe: StoredProbe) -> None:
 
 def cmd_add_test(args: argparse.Namespace) -> int:
     from skyt_tui.engine.runs.probes import witness_as_test
-    from skyt_tui.engine.runs.run_store import resolve_run_id
 
-    summary = witness_as_test(resolve_run_id(args.run), args.sample, write=args.yes)
+    summary = witness_as_test(resolve_run(args.run), args.sample, write=args.yes)
     if args.json:
         print_json("probe_add_test", summary)
         return 0

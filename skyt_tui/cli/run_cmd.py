@@ -17,7 +17,13 @@ from skyt_tui.cli.options import (
     apply_isolation_setting,
     probe_settings_of,
 )
-from skyt_tui.cli.output import console, error_console, limited_lines, print_json
+from skyt_tui.cli.output import (
+    console,
+    error_console,
+    limited_lines,
+    print_json,
+    resolve_run,
+)
 from skyt_tui.engine.contracts.catalog import get_contract
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError, NotFoundError
@@ -648,7 +654,7 @@ def resume_command(args: argparse.Namespace) -> int:
     apply_isolation_setting()
     if args.concurrency is None:
         args.concurrency = DEFAULT_CONCURRENCY
-    run_id = run_store.resolve_run_id(args.run)
+    run_id = resolve_run(args.run)
     run = run_store.load_run(run_id)
     pending = len(run.missing_indexes) + (run.n_failed if args.retry_failed else 0)
     if pending == 0:

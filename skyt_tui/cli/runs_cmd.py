@@ -22,6 +22,7 @@ from skyt_tui.cli.output import (
     plain,
     print_json,
     print_table,
+    resolve_run,
     table_width,
     warn,
     write_output_file,
@@ -359,7 +360,7 @@ def report_command(args: argparse.Namespace) -> int:
     tau = tau_of(args)
     if args.csv:
         check_output_file(Path(args.csv), "--csv")
-    run = run_store.load_run(run_store.resolve_run_id(args.run))
+    run = run_store.load_run(resolve_run(args.run))
     analysis = analyses.stored_analysis(run, level=args.level, tau=tau)
     for line in limited_lines(run.id, analysis):
         warn(line)

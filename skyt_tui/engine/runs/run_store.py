@@ -38,7 +38,13 @@ from skyt_tui.engine.contracts.contract import (
     contract_to_toml_dict,
     is_contract_id,
 )
-from skyt_tui.engine.errors import ContractError, InputError, NotFoundError, StoreError
+from skyt_tui.engine.errors import (
+    ContractError,
+    InputError,
+    NotFoundError,
+    SkytError,
+    StoreError,
+)
 
 if TYPE_CHECKING:
     pass
@@ -453,8 +459,12 @@ def run_ids() -> list[str]:
     )
 
 
-def resolve_run_id(text: str) -> str:
-    """An exact run id, `latest`, or a unique prefix of one."""
+def resolve_run_id(text: str, *, skipped: list[str] | None = None) -> str:
+    """An exact run id, `latest`, or a unique prefix of one.
+
+    `latest` is the run created last among those whose metadata reads: one damaged run does not
+    stop every command that asks for the latest (docs/state.md). Each run left out for that is
+    added to `skipped` as "ID: why", for the caller to say."""
     ids = run_ids()
     if text in ids:
         return text
@@ -463,7 +473,18 @@ def resolve_run_id(text: str) -> str:
             raise NotFoundError(
                 "no runs stored yet (see `skyt-tui run`, `skyt-tui import`, `skyt-tui demo`)"
             )
-        return max(ids, key=lambda i: (load_meta(i).created, i))
+        created: dict[str, str] = {}
+        problems: list[str] = []
+        for run_id in ids:
+            try:
+                created[run_id] = load_meta(run_id).created
+            except SkytError as exc:
+                problems.append(f"{run_id}: {exc}")
+        if skipped is not None:
+            skipped.extend(problems)
+        if not created:
+            raise NotFoundError(f"no stored run can be read ({problems[0]})")
+        return max(created, key=lambda i: (created[i], i))
     matches = [i for i in ids if i.startswith(text)]
     if len(matches) == 1:
         return matches[0]
