@@ -844,6 +844,7 @@ def test_text_from_files_reaches_no_terminal_raw(home, tmp_path, capsys, monkeyp
         (("report", run_id, "--csv", "-"), False),
         (("analyze", samples, "--no-oracle"), True),
         (("analyze", samples, "--no-oracle", "--json"), True),
+        (("analyze", samples, "--no-oracle", "--csv", "-"), True),
         (("contracts", "list"), True),
         (("contracts", "show", "fixture_hostile"), True),
         (("bench", "estimate", "b", estimate), True),

@@ -205,3 +205,37 @@ def test_the_app_shows_a_hostile_sample_inert(isolated_home, monkeypatch):
     views = asyncio.run(look())
     assert all(inert(view) for view in views)
     assert any("\\x1b]0;pwned" in view for view in views)
+
+
+@pytest.mark.parametrize(
+    ("error_type", "message", "actual", "shown"),
+    [
+        ("WrongResult", "expected 1, got 0", "0", "WrongResult expected 1, got 0"),
+        (
+            "TypeError",
+            "TypeError: gcd() got an unexpected keyword argument 'a'",
+            '{"$raised":"TypeError"}',
+            "TypeError: gcd() got an unexpected keyword argument 'a'",
+        ),
+        (None, None, "[1, 2]", "wrong result (got [1, 2])"),
+        ("AssertionError", "", "3", "AssertionError (got 3)"),
+    ],
+)
+def test_a_failed_tests_line_says_each_thing_once(error_type, message, actual, shown):
+    """The app's line for a failed test repeated itself ("expected 1, got 0 (got 0)",
+    "TypeError TypeError: …") and showed the oracle's encoding of a raised call
+    ("(got {"$raised":"TypeError"})")."""
+    oracle = {
+        "tests": [
+            {
+                "name": "t",
+                "kind": "call",
+                "passed": False,
+                "error_type": error_type,
+                "error_message": message,
+                "actual": actual,
+            }
+        ]
+    }
+    line = rendered(verdict_text(OracleSummary.from_dict(oracle), passed=False), colour=False)
+    assert line.strip() == f"✗ t: {shown}"

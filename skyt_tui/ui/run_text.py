@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -217,15 +217,29 @@ def verdict_text(oracle: OracleSummary | None, passed: bool) -> Text:
     for test in oracle.tests if oracle is not None else ():
         if not test.passed:
             text.append(f"  ✗ {printable(test.name or test.kind)}: ", style="red")
-            error = f"{test.error_type or 'wrong result'} {test.error_message or ''}"
-            got = f" (got {test.actual})" if test.actual is not None else ""
-            text.append(printable(error.strip() + got) + "\n")
+            text.append(printable(failure_text(test)) + "\n")
     reason = oracle.reason if oracle is not None else None
     if reason and not passed:
         text.append(f"  {printable(reason)}\n", style="red")
     elif reason and oracle is not None and oracle.passed_all is False:
         text.append(f"  {printable(reason)}\n", style="yellow")
     return text
+
+
+def failure_text(test: Any) -> str:
+    """`kind message (got value)` of a failed test, each said once: a message that starts with
+    its exception's name or already quotes the value is not repeated, and a call that raised
+    has no value to show (its outcome's `{"$raised": …}` is the oracle's encoding)."""
+    kind = test.error_type or "wrong result"
+    message = str(test.error_message or "")
+    error = message if message.startswith(f"{kind}:") else f"{kind} {message}".strip()
+    actual = test.actual
+    if actual is None:
+        return error
+    shown = actual if isinstance(actual, str) else str(actual)
+    if shown.startswith('{"$raised"') or f"got {shown}" in message:
+        return error
+    return f"{error} (got {shown})"
 
 
 def compliance_text(oracle: OracleSummary | None) -> Text:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.registry import fmt3 as fmt3
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs import run_store
 
 if TYPE_CHECKING:  # the records load numpy (`measure.metrics`): not for every report's import
@@ -281,10 +282,15 @@ def report_json(
 
 
 def _csv_value(value: Any) -> Any:
+    """A cell: floats at full precision, text from outside (a model's or run's name, an error)
+    with its control characters written as escapes, so the CSV is inert wherever it goes (a
+    file, a pipe, a terminal); newlines and tabs stay, quoted by the CSV."""
     if value is None:
         return ""
     if isinstance(value, float) and not math.isfinite(value):
         return ""
+    if isinstance(value, str):
+        return printable(value, multiline=True)
     return repr(value) if isinstance(value, float) else value
 
 
