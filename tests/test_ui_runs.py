@@ -148,6 +148,16 @@ async def test_export_writes_what_the_cli_writes(demo_home, tmp_path):
         await pilot.pause()
         exported = json.loads((tmp_path / f"{slugify}.json").read_text())
         assert exported == json.loads(json.dumps(envelope("report", report_dict(run, analysis))))
+        # byte for byte what `report RUN --json` prints (docs/json.md): its provenance was missing
+        from contextlib import redirect_stdout
+
+        from skyt_tui.cli import main
+
+        printed = io.StringIO()
+        with redirect_stdout(printed):
+            assert main(["report", slugify, "--json"]) == 0
+        assert (tmp_path / f"{slugify}.json").read_text() == printed.getvalue()
+        assert "provenance" in exported
         await pilot.press("e")
         await pilot.pause()
         app.screen.query_one("#export-path", Input).value = str(

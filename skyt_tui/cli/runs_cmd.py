@@ -365,14 +365,7 @@ def report_command(args: argparse.Namespace) -> int:
     for line in limited_lines(run.id, analysis):
         warn(line)
     if args.json:
-        print_json(
-            "report",
-            {
-                **report_dict(run, analysis, with_text=args.samples),
-                "provenance": stored_provenance(run),
-                **_tool_verdicts(run, analysis),
-            },
-        )
+        print_json("report", report_dict(run, analysis, with_text=args.samples))
         return 0
     if args.csv:
         rows = [_json_safe(r) for r in sample_rows(run, analysis)]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from skyt_tui.engine.measure import registry
 from skyt_tui.engine.measure.registry import fmt3 as fmt3
-from skyt_tui.engine.printable import printable
+from skyt_tui.engine.printable import json_printable, printable
 from skyt_tui.engine.runs import run_store
 
 if TYPE_CHECKING:  # the records load numpy (`measure.metrics`): not for every report's import
@@ -233,10 +233,12 @@ def report_dict(
     run: run_store.StoredRun, analysis: StoredAnalysis, *, with_text: bool = False
 ) -> dict[str, Any]:
     """Everything `report --json` prints: run, state, counts, metrics, canon, oracle and the sample
-    rows, and the run's probe figures when it has a probe that is not stale (docs/probe.md). The
+    rows, the run's probe figures when it has a probe that is not stale (docs/probe.md), its
+    provenance (contract, assembly) and the verdicts its tool recorded, when it did. The
     metrics, canon and oracle are the typed records written out in the format the analysis stores
     them in."""
     from skyt_tui.engine.runs.probes import stored_probe_figures
+    from skyt_tui.engine.runs.run_import import stored_provenance, stored_tool_verdicts
 
     meta = run.meta.to_dict()
     meta.pop("contract", None)
@@ -263,22 +265,27 @@ def report_dict(
         "oracle": analysis.oracle.to_dict(),
         "samples": rows,
         **({"probe": probe} if (probe := stored_probe_figures(run)) is not None else {}),
+        "provenance": stored_provenance(run),
+        **(
+            {"tool_verdicts": verdicts}
+            if (verdicts := stored_tool_verdicts(run, analysis)) is not None
+            else {}
+        ),
     }
 
 
 def report_json(
     run: run_store.StoredRun, analysis: StoredAnalysis, *, with_text: bool = False
 ) -> str:
-    """The report as the JSON text `report --json` prints (nan/inf as null, keys sorted)."""
-    return (
-        json.dumps(
-            json_safe(envelope("report", report_dict(run, analysis, with_text=with_text))),
-            indent=2,
-            sort_keys=True,
-            ensure_ascii=False,
-        )
-        + "\n"
+    """The report as the JSON text `report --json` prints, byte for byte (nan/inf as null, keys
+    sorted, characters a terminal would act on as \\u escapes)."""
+    text = json.dumps(
+        json_safe(envelope("report", report_dict(run, analysis, with_text=with_text))),
+        indent=2,
+        sort_keys=True,
+        ensure_ascii=False,
     )
+    return json_printable(text) + "\n"
 
 
 def _csv_value(value: Any) -> Any:
