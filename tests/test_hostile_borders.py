@@ -920,6 +920,11 @@ def test_the_app_shows_names_from_files_inert(home, tmp_path, capsys):
                 await pilot.press("down")
                 await settle(pilot)
                 _inert_screen(app, f"run detail {step}")
+            await pilot.resize_terminal(90, 40)  # the narrow header: it dropped the escapes
+            await settle(pilot)
+            assert "model\\x1b]52" in _inert_screen(app, "run detail, narrow")
+            await pilot.resize_terminal(140, 40)
+            await settle(pilot)
             app.notify(f"a message quoting a file: {ESCAPES}", markup=False)
             await pilot.pause()
             _inert_screen(app, "notification")

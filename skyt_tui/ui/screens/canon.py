@@ -57,14 +57,14 @@ class ChooseRunScreen(ModalScreen[str | None]):
             for summary in self.summaries:
                 meta = summary.meta
                 assert meta is not None
-                line = Text(summary.id, style="bold")
-                line.append(
-                    f"  {meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)} · "
-                    f"{summary.n_ok} ok"
+                line = Text(printable(summary.id), style="bold")
+                line.append(  # names from a file: shown printable
+                    f"  {printable(meta.provider)}/{printable(meta.model or '–')}"
+                    f" · T {temperature(meta.temperature)} · {summary.n_ok} ok"
                 )
                 label = run_data.run_label(meta)
                 if label:
-                    line.append(f" · {label}", style="dim")
+                    line.append(f" · {printable(label)}", style="dim")
                 options.append(Option(line, id=summary.id))
             yield OptionList(*options, id="choose-run-list")
         yield Footer()

@@ -398,7 +398,10 @@ class RunDetailScreen(SectionScreen):
             canon_run != meta.id and not run_data.is_demo(meta) and run_data.is_demo_run(canon_run)
         )
         if narrow:
-            head.append(f"{meta.provider}/{meta.model or '–'} · T {temperature(meta.temperature)}")
+            head.append(  # names from a file: shown printable, as `run_line` shows them
+                f"{printable(meta.provider)}/{printable(meta.model or '–')}"
+                f" · T {temperature(meta.temperature)}"
+            )
         else:
             head.append_text(run_line(meta, created=False))
         if label:
