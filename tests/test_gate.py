@@ -165,3 +165,25 @@ def test_cli_gate_bad_input_exits_2(isolated_home, stored_run):
             and message in result.stderr
             and len(result.stderr.strip().splitlines()) == 1
         )
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "said"),
+    [
+        ("R_raw=80", "min", "R_raw is a share, between 0 and 1"),
+        ("R_raw=-1", "min", "R_raw is a share, between 0 and 1"),
+        ("mu_post=2", "max", "mu_post is a distance, between 0 and 1"),
+        ("Delta_mu=-1.5", "min", "Delta_mu is a difference, between -1 and 1"),
+        ("n_failed=-1", "max", "n_failed is a count, 0 or more"),
+    ],
+)
+def test_a_bound_no_value_of_the_metric_can_take_is_refused(text, kind, said):
+    """`--min R_raw=80` failed every run (exit 1) where `--min-r-raw 80` was refused (exit 2)."""
+    with pytest.raises(InputError, match=said):
+        parse_threshold(text, kind)
+
+
+def test_bounds_a_metric_can_take_are_kept():
+    assert parse_threshold("R_sig.alpha=0.9", "min").bound == 0.9
+    assert parse_threshold("Delta_mu=-0.5", "min").bound == -0.5
+    assert parse_threshold("n_failed=3", "max").bound == 3.0

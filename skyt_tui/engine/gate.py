@@ -9,6 +9,8 @@ measure nothing). Comparisons use the full-precision stored value.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -63,6 +65,10 @@ class GateResult:
         }
 
 
+UNIT_RANGES = {"share": (0.0, 1.0), "distance": (0.0, 1.0), "difference": (-1.0, 1.0)}
+"""The values a metric of each unit takes (`registry.Unit`); the others: 0 or more."""
+
+
 def parse_threshold(text: str, kind: str) -> Threshold:
     """`NAME=VALUE` from `--min`/`--max`."""
     name, sep, value = text.partition("=")
@@ -74,7 +80,15 @@ def parse_threshold(text: str, kind: str) -> Threshold:
         raise InputError(f"--{kind} {name}: {value!r} is not a number") from None
     if bound != bound:
         raise InputError(f"--{kind} {name}: the bound must be a number, not nan")
-    return Threshold(metric=name.strip(), bound=bound, kind=kind)
+    name = name.strip()
+    head = name.split(".")[0]
+    if registry.is_registered(head):  # a bound no value of the metric can take is a typo
+        unit = registry.metric(head).unit
+        low, high = UNIT_RANGES.get(unit, (0.0, math.inf))
+        if not low <= bound <= high:
+            within = f"between {low:g} and {high:g}" if high != math.inf else f"{low:g} or more"
+            raise InputError(f"--{kind} {name}={value}: {name} is a {unit}, {within}")
+    return Threshold(metric=name, bound=bound, kind=kind)
 
 
 def metric_value(metrics: dict[str, Any], name: str) -> Any:
