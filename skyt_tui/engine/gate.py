@@ -10,7 +10,6 @@ measure nothing). Comparisons use the full-precision stored value.
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
