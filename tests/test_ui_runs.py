@@ -527,3 +527,30 @@ async def test_an_imported_runs_view_shows_the_tools_verdicts_beside_skyt_tuis(
         screen = await open_run(pilot, study0)
         assert line in screen_text(app)
         assert screen.tool_line == line
+
+
+@pilot_test
+async def test_run_again_on_recorded_answers_says_there_is_no_model_to_ask(isolated_home):
+    """`a` on an imported run said "Running … again…", then "Run failed: --replay SOURCE is
+    required": it is refused at once, in the app's words."""
+    from tests.run_helpers import CONTRACT_ID, install_contract
+
+    install_contract(isolated_home)
+    meta = run_store.create_run(
+        contract_id=CONTRACT_ID,
+        provider="replay",
+        model="m",
+        temperature=0.5,
+        n=1,
+        samples=[SampleRecord(index=0, status="ok", response=CODES[0], code=CODES[0])],
+        status=run_store.COMPLETE,
+    )
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        await settle(pilot)
+        said = notifications(app)
+        assert any(f"Run {meta.id} holds recorded answers" in m for m in said), said
+        assert not any("Running" in m or "Run failed" in m for m in said), said
+        assert run_store.run_ids() == [meta.id]

@@ -711,10 +711,18 @@ class RunsScreen(SectionScreen):
 
     def action_again(self) -> None:
         summary = self.selected_summary()
-        if summary is not None and summary.meta is not None:
-            self.app.call_later(
-                self.app.start_run_request, run_form.rerun_request(summary.meta), False
+        if summary is None or summary.meta is None:
+            return
+        request = run_form.rerun_request(summary.meta)
+        if request.provider == "replay" and not request.target:
+            self.notify(  # imported, or replayed from a source it did not keep: nothing to ask
+                f"Run {printable(summary.id)} holds recorded answers with no source to replay: "
+                "there is no model to ask again. Press r on a contract to start a run.",
+                severity="warning",
+                markup=False,
             )
+            return
+        self.app.call_later(self.app.start_run_request, request, False)
 
     def action_delete(self) -> None:
         summary = self.selected_summary()
