@@ -23,6 +23,7 @@ from skyt_tui.cli import main
 from skyt_tui.engine.errors import InputError
 from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.sources.recorded import load_sources, parse_field_map, resolve_contracts
+from tests.corpus import require
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "formats"
@@ -548,3 +549,20 @@ def test_replay_reads_answers_from_standard_input(tmp_path, isolated_home):
     assert done.returncode == 0, done.stderr
     [outcome] = json.loads(done.stdout)["runs"]
     assert outcome["finished"] == 3
+
+
+def test_a_byte_order_mark_before_the_json_is_not_part_of_it(tmp_path, capsys):
+    """A JSONL or SKYT file that an editor saved with a UTF-8 byte order mark was "neither JSON,
+    JSONL nor an Inspect log"."""
+    skyt = require("skyt-msr2026", "outputs", "gcd_temp0.7_20260119_134348.json")
+    row = json.dumps({"contract_id": "gcd", "code": "def gcd(a, b):\n    return a"}) + "\n"
+    cases = [(skyt.read_bytes(), "s.json"), (row.encode(), "s.jsonl")]
+    for plain, name in cases:
+        metrics = []
+        for data in (plain, b"\xef\xbb\xbf" + plain):
+            path = tmp_path / name
+            path.write_bytes(data)
+            assert main(["analyze", str(path), "--json"]) == 0
+            [run] = json.loads(capsys.readouterr().out)["runs"]
+            metrics.append(run["metrics"])
+        assert metrics[0] == metrics[1]

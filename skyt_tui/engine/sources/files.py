@@ -114,11 +114,18 @@ def read_bytes(path: str | Path) -> bytes:
     return data
 
 
+UTF8_BOM = b"\xef\xbb\xbf"
+"""The byte order mark some editors (and PowerShell's redirection) put before UTF-8 text."""
+
+
 def decode(data: bytes, where: str | Path) -> str:
+    """UTF-8 text, without the byte order mark some tools write first (it is not part of the
+    text: a JSON file that starts with one is still that JSON)."""
+    skip = len(UTF8_BOM) if data.startswith(UTF8_BOM) else 0
     try:
-        return data.decode("utf-8")
+        return data[skip:].decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError.at(label(where), f"not UTF-8 text (byte {exc.start})") from None
+        raise InputError.at(label(where), f"not UTF-8 text (byte {exc.start + skip})") from None
 
 
 def read_text(path: str | Path) -> str:
