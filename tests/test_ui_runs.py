@@ -554,3 +554,28 @@ async def test_run_again_on_recorded_answers_says_there_is_no_model_to_ask(isola
         assert any(f"Run {meta.id} holds recorded answers" in m for m in said), said
         assert not any("Running" in m or "Run failed" in m for m in said), said
         assert run_store.run_ids() == [meta.id]
+
+
+@pilot_test
+async def test_a_long_line_of_code_wraps_rather_than_being_cut(isolated_home):
+    """The code view neither wrapped nor scrolled sideways: a line wider than the pane lost its
+    end, silently."""
+    from tests.run_helpers import CONTRACT_ID, install_contract
+
+    install_contract(isolated_home)
+    code = (
+        "def f(x):\n    return x + " + " + ".join(f"term_{i}" for i in range(30)) + " + LAST_TERM"
+    )
+    meta = run_store.create_run(
+        contract_id=CONTRACT_ID,
+        provider="openai",
+        model="m",
+        temperature=0.5,
+        n=1,
+        samples=[SampleRecord(index=0, status="ok", response=code, code=code)],
+        status=run_store.COMPLETE,
+    )
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_run(pilot, meta.id)
+        assert "LAST_TERM" in screen_text(app)

@@ -85,7 +85,7 @@ def code_syntax(code: str, dark: bool) -> Syntax:
         "python",
         theme="ansi_dark" if dark else "ansi_light",
         line_numbers=True,
-        word_wrap=False,
+        word_wrap=True,  # a long line wraps under its number: the pane scrolls only up and down
         background_color="default",
     )
 
