@@ -197,3 +197,28 @@ def test_one_damaged_run_does_not_stop_latest(isolated_home, capsys):
     assert main(["report", "latest", "--brief"]) == 2  # nothing readable: an error, one line
     err = capsys.readouterr().err
     assert err.startswith("skyt-tui: error: no stored run can be read (") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage"),
+    [
+        (["analyze", "x.json", "--bogus"], "usage: skyt-tui analyze "),
+        (["study", "report", "--bogus"], "usage: skyt-tui study report "),
+        (["--bogus"], "usage: skyt-tui [-h]"),
+    ],
+)
+def test_an_unknown_option_is_said_with_its_commands_usage(capsys, argv, usage):
+    """`analyze FILE --bogus` printed the top level's usage (`skyt-tui [-h] [--version]
+    COMMAND ...`), not the command's."""
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(usage) and "unrecognized arguments: --bogus" in err
+
+
+def test_probe_run_does_not_offer_the_switch_it_always_has_on(capsys):
+    with pytest.raises(SystemExit):
+        main(["probe", "run", "--help"])
+    out = capsys.readouterr().out
+    assert "--probe-inputs" in out and "[--probe]" not in out and "--probe " not in out

@@ -36,6 +36,26 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _innermost(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> argparse.ArgumentParser:
+    """The parser of the (sub)command `args` chose, however deep."""
+    while True:
+        chosen = next(
+            (
+                action.choices[value]
+                for action in parser._actions
+                if isinstance(action, argparse._SubParsersAction)
+                and isinstance(value := getattr(args, action.dest, None), str)
+                and value in action.choices
+            ),
+            None,
+        )
+        if chosen is None:
+            return parser
+        parser = chosen
+
+
 def top_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     """The top-level parser (`--version`) and its empty table of commands."""
     parser = argparse.ArgumentParser(
@@ -131,7 +151,9 @@ def _quiet_broken_pipe() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(command_on_line(argv))
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said with the usage of the command they were given to, not the top level's
+        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         from skyt_tui.locations import check_store_env, move_legacy_settings
 

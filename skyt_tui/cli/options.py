@@ -182,31 +182,33 @@ def print_executor(lines: list[str]) -> None:
         out.print(printable(line), markup=False, highlight=False, soft_wrap=True, style="dim")
 
 
-def add_probe_options(parser: argparse.ArgumentParser) -> None:
-    """--probe and its budget and seed, shared by `oracle`, `analyze` and `run` (docs/probe.md)."""
-    parser.add_argument(
-        "--probe",
-        action="store_true",
-        help="also run passing samples (and the reference) on inputs generated from the tests' "
-        "inputs, and group them by behaviour (docs/probe.md)",
-    )
+def add_probe_options(parser: argparse.ArgumentParser, *, switch: bool = True) -> None:
+    """--probe and its budget and seed, shared by `oracle`, `analyze` and `run` (docs/probe.md);
+    without `switch`, the budget and seed only (`probe run` always probes)."""
+    prefix = "--probe: " if switch else ""  # the rest does nothing without it
+    if switch:
+        parser.add_argument(
+            "--probe",
+            action="store_true",
+            help="also run passing samples (and the reference) on inputs generated from the "
+            "tests' inputs, and group them by behaviour (docs/probe.md)",
+        )
     parser.add_argument(
         "--probe-inputs",
         metavar="N",
         type=int,
         default=None,
-        help="--probe: generated inputs per contract (default 200)",
+        help=f"{prefix}generated inputs per contract (default 200)",
     )
     parser.add_argument(
         "--probe-seconds",
         metavar="S",
         type=float,
         default=None,
-        help="--probe: time budget in seconds; contracts not started by then are not probed "
-        "(default 1800)",
+        help="time budget in seconds; contracts not started by then are not probed (default 1800)",
     )
     parser.add_argument(
-        "--probe-seed", metavar="K", type=int, default=None, help="--probe: seed (default 0)"
+        "--probe-seed", metavar="K", type=int, default=None, help=f"{prefix}seed (default 0)"
     )
 
 

@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     commands = parser.add_subparsers(dest="probe_command", metavar="COMMAND", required=True)
     run = commands.add_parser("run", help="probe a stored run (stored as probe.json beside it)")
     run.add_argument("run", metavar="RUN", help="run id, unique prefix or 'latest'")
-    add_probe_options(run)
+    add_probe_options(run, switch=False)
     add_json_option(run)
     run.set_defaults(handler=cmd_run, probe=True)
     add = commands.add_parser(
