@@ -579,3 +579,30 @@ async def test_a_long_line_of_code_wraps_rather_than_being_cut(isolated_home):
     async with app.run_test(size=(120, 36)) as pilot:
         await open_run(pilot, meta.id)
         assert "LAST_TERM" in screen_text(app)
+
+
+@pilot_test
+async def test_a_run_whose_figures_arrive_takes_its_place_in_the_sorted_list(demo_home):
+    """Sorted by a metric, a run analysed after the list was drawn (new, resumed, run again)
+    kept the row it had before its figures came, against the 'sorted by' the list showed."""
+    from dataclasses import replace
+
+    from skyt_tui.ui.screens.runs import RunAnalysed
+
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        screen.sort_column, screen.sort_reverse = "R_raw", True
+        screen.fill_table()
+        await pilot.pause()
+        last = screen.shown[-1].id
+        analysis = screen.analyses[last]
+        better = replace(analysis, metrics=replace(analysis.metrics, R_raw=1.0))
+        screen.post_message(RunAnalysed(last, better))
+        await settle(pilot)
+        order = [s.id for s in screen.shown]
+        table = screen.query_one("#runs-table", DataTable)
+        assert [row.key.value for row in table.ordered_rows] == order
+        assert order == [s.id for s in screen.visible_summaries()]
+        assert order.index(last) < len(order) - 1, "it moved up with its new figures"

@@ -531,6 +531,11 @@ class RunsScreen(SectionScreen):
         summary = next((s for s in self.summaries if s.id == message.run_id), None)
         requested = summary.meta.n if summary is not None and summary.meta is not None else None
         if message.run_id in table.rows:
+            if self.sort_column is not None and [s.id for s in self.visible_summaries()] != [
+                s.id for s in self.shown
+            ]:  # its new figures move it: the list stays in the order it says it is in
+                self.fill_table()
+                return
             for column, value in zip(METRIC_COLUMNS, metric_cells(message.analysis, requested)):
                 if column in self.columns:
                     table.update_cell(message.run_id, column, value, update_width=True)
