@@ -187,3 +187,43 @@ def test_analyze_samples_json_is_byte_identical_under_different_hash_seeds():
 
 def test_shared_oracle_is_one_pool():
     assert shared_oracle() is shared_oracle()
+
+
+def test_samples_that_differ_in_formatting_only_share_one_repair_search(monkeypatch):
+    """A sample and a copy of it reformatted (spacing, a comment) have one syntax tree: repair
+    reads only the tree, so they take one search; each keeps its own text where no step was kept,
+    and the analysis is what a search per sample gives."""
+    from skyt_tui.engine.analysis import pipeline
+
+    renamed_again = RENAMED.replace("(n - 1)", "( n-1 )") + "# a comment\n"
+    wrong_spacing = WRONG  # fails: not repaired
+    runs = [run_of([CANON, RENAMED, renamed_again, wrong_spacing])]
+    searched: list[int] = []
+    real = pipeline._repair_in_threads
+
+    def counting(tasks, *args, **kwargs):
+        searched.append(len(tasks))
+        return real(tasks, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_repair_in_threads", counting)
+    [shared] = analyze_runs(runs)
+    monkeypatch.setattr(
+        pipeline, "_one_search_per_tree", lambda keys, *rest: {key: key for key in keys}
+    )
+    [apart] = analyze_runs(runs)
+    assert searched == [1, 2]
+    assert shared.to_dict() == apart.to_dict()
+    by_index = {d.index: d for d in shared.details}
+    first, second = by_index[1].repair, by_index[2].repair
+    assert first is not None and second is not None and first.steps
+    assert (first.steps, first.code, first.d_post) == (second.steps, second.code, second.d_post)
+
+
+def test_at_the_raw_level_every_sample_is_its_own_search():
+    from skyt_tui.engine.analysis.pipeline import _one_search_per_tree
+
+    keys = [("h", "x = 1\n", "x = 2\n", frozenset()), ("h", "x  =  1\n", "x = 2\n", frozenset())]
+    forms = dict.fromkeys(keys, ("x = 1", "x = 2"))
+    broken = dict.fromkeys(keys)
+    assert _one_search_per_tree(keys, forms, broken, "raw") == {k: k for k in keys}
+    assert _one_search_per_tree(keys, forms, broken, "nodoc") == {k: keys[0] for k in keys}

@@ -18,6 +18,7 @@ computed: no contract → no oracle, hence no canon and no repair.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import threading
@@ -30,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from skyt_tui.engine import syntax
 from skyt_tui.engine.analysis import canon as canon_store
 from skyt_tui.engine.contracts.catalog import find_contract
 from skyt_tui.engine.contracts.contract import Contract
@@ -700,6 +702,8 @@ def _repair_all(
     tasks: dict[_RepairKey, tuple[Contract, str, str, frozenset[str]]] = {}
     broken_before: dict[_RepairKey, frozenset[str] | None] = {}
     """The rules each sample breaks (a function of the contract version and the code, so of the key)."""
+    forms: dict[_RepairKey, tuple[str, str]] = {}
+    """The sample's and the canon's `format` texts: equal trees have equal ones (`_one_search_per_tree`)."""
     wanted: list[dict[int, _RepairKey]] = []
     for p, contract, vs, canon in zip(prepared, contracts, verdicts, canons):
         positions: dict[int, _RepairKey] = {}
@@ -715,10 +719,13 @@ def _repair_all(
                     key = (digest, code, canon.code, p.kept)
                     tasks.setdefault(key, (contract, code, canon.code, p.kept))
                     broken_before[key] = verdict.broken
+                    forms[key] = (norm.texts["format"], canon.texts.get("format", canon.code))
                     positions[position] = key
         wanted.append(positions)
 
-    keys = sorted(tasks, key=lambda k: (k[0], k[1], k[2], sorted(k[3])))
+    every_key = sorted(tasks, key=lambda k: (k[0], k[1], k[2], sorted(k[3])))
+    searched_as = _one_search_per_tree(every_key, forms, broken_before, level)
+    keys = [key for key in every_key if searched_as[key] == key]
     repair_tasks = [
         RepairTask(
             code=code,
@@ -820,7 +827,53 @@ def _repair_all(
             lambda done: report("repair", done, len(keys)),
         )
     results = dict(zip(keys, found))
+    for key in every_key:  # a sample searched as another: its own text where nothing changed it
+        if key not in results:
+            shared = results[searched_as[key]]
+            results[key] = shared if shared.steps else replace(shared, code=key[1])
     return [{position: results[key] for position, key in positions.items()} for positions in wanted]
+
+
+def _one_search_per_tree(
+    keys: Sequence[_RepairKey],
+    forms: dict[_RepairKey, tuple[str, str]],
+    broken_before: dict[_RepairKey, frozenset[str] | None],
+    level: str,
+) -> dict[_RepairKey, _RepairKey]:
+    """Each key's search: its own, or an earlier key's (in `keys`' order) whose sample and canon
+    have the same syntax trees (their texts differ in formatting and comments only), with the
+    same contract, kept names and broken rules.
+
+    Repair reads a program only through its tree (rewrites, and distances at a normalized
+    level), so those searches take the same steps, candidates and verdicts; only a result that
+    kept no step differs, by being the sample's own text (`_repair_all` gives it that). Trees
+    are compared exactly (`ast.dump`), and only where the `format` texts already agree. At the
+    `raw` level a distance reads the text itself: every key is its own search."""
+    if level == "raw":
+        return {key: key for key in keys}
+    trees: dict[str, str] = {}
+
+    def tree(code: str) -> str:
+        if code not in trees:
+            trees[code] = ast.dump(syntax.parse(code))
+        return trees[code]
+
+    seen: dict[tuple[Any, ...], list[_RepairKey]] = {}
+    chosen: dict[_RepairKey, _RepairKey] = {}
+    for key in keys:
+        digest, code, canon_code, kept = key
+        alike = seen.setdefault((digest, forms[key], kept, broken_before[key]), [])
+        chosen[key] = next(
+            (
+                other
+                for other in alike
+                if tree(other[1]) == tree(code) and tree(other[2]) == tree(canon_code)
+            ),
+            key,
+        )
+        if chosen[key] == key:
+            alike.append(key)
+    return chosen
 
 
 def _repair_in_threads(
