@@ -529,22 +529,27 @@ async def test_an_imported_runs_view_shows_the_tools_verdicts_beside_skyt_tuis(
         assert screen.tool_line == line
 
 
+def one_sample_run(home, provider: str, code: str) -> run_store.RunMeta:
+    """A complete stored run of one sample of the test contract, from `provider`."""
+    from tests.run_helpers import CONTRACT_ID, install_contract
+
+    install_contract(home)
+    return run_store.create_run(
+        contract_id=CONTRACT_ID,
+        provider=provider,
+        model="m",
+        temperature=0.5,
+        n=1,
+        samples=[SampleRecord(index=0, status="ok", response=code, code=code)],
+        status=run_store.COMPLETE,
+    )
+
+
 @pilot_test
 async def test_run_again_on_recorded_answers_says_there_is_no_model_to_ask(isolated_home):
     """`a` on an imported run said "Running … again…", then "Run failed: --replay SOURCE is
     required": it is refused at once, in the app's words."""
-    from tests.run_helpers import CONTRACT_ID, install_contract
-
-    install_contract(isolated_home)
-    meta = run_store.create_run(
-        contract_id=CONTRACT_ID,
-        provider="replay",
-        model="m",
-        temperature=0.5,
-        n=1,
-        samples=[SampleRecord(index=0, status="ok", response=CODES[0], code=CODES[0])],
-        status=run_store.COMPLETE,
-    )
+    meta = one_sample_run(isolated_home, "replay", CODES[0])
     app = SkytApp(start="runs", clock=clock)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
@@ -560,21 +565,10 @@ async def test_run_again_on_recorded_answers_says_there_is_no_model_to_ask(isola
 async def test_a_long_line_of_code_wraps_rather_than_being_cut(isolated_home):
     """The code view neither wrapped nor scrolled sideways: a line wider than the pane lost its
     end, silently."""
-    from tests.run_helpers import CONTRACT_ID, install_contract
-
-    install_contract(isolated_home)
     code = (
         "def f(x):\n    return x + " + " + ".join(f"term_{i}" for i in range(30)) + " + LAST_TERM"
     )
-    meta = run_store.create_run(
-        contract_id=CONTRACT_ID,
-        provider="openai",
-        model="m",
-        temperature=0.5,
-        n=1,
-        samples=[SampleRecord(index=0, status="ok", response=code, code=code)],
-        status=run_store.COMPLETE,
-    )
+    meta = one_sample_run(isolated_home, "openai", code)
     app = SkytApp(start="runs", clock=clock)
     async with app.run_test(size=(120, 36)) as pilot:
         await open_run(pilot, meta.id)
