@@ -61,7 +61,7 @@ print(json.dumps({"cpu_s": cpu, "same": same, "per_group": per_group}))
 def record(files: list[str], into: Path) -> int:
     """Run the analysis once, its searches serial here, and record tasks, verdicts and results."""
     from skyt_tui import cli
-    from skyt_tui.engine.analysis import pipeline
+    from skyt_tui.engine.analysis import repairs
     from skyt_tui.engine.repair import RewriteCache
 
     tasks: list = []
@@ -92,8 +92,8 @@ def record(files: list[str], into: Path) -> int:
         progress(len(repair_tasks))
         return found
 
-    pipeline.PROCESS_REPAIR_MIN_TASKS = 10**9
-    pipeline._repair_in_threads = serial
+    repairs.PROCESS_REPAIR_MIN_TASKS = 10**9
+    repairs.repair_in_threads = serial
     with open(os.devnull, "w") as sink:
         saved, sys.stdout = sys.stdout, sink
         try:

@@ -239,12 +239,13 @@ def test_a_failing_verifier_stops_the_workers_and_raises():
 @pytest.mark.corpus
 def test_analysis_is_the_same_with_repair_in_worker_processes_or_in_this_one(monkeypatch):
     from skyt_tui.engine.analysis import pipeline as analysis
+    from skyt_tui.engine.analysis import repairs
     from skyt_tui.engine.sources.recorded import load_sources
     from tests.corpus import require
 
     files = sorted(require("skyt-msr2026", "outputs").glob("balanced_brackets_temp0.7_*.json"))[:3]
     runs = load_sources(files)
-    monkeypatch.setattr(analysis, "PROCESS_REPAIR_MIN_TASKS", 1)
+    monkeypatch.setattr(repairs, "PROCESS_REPAIR_MIN_TASKS", 1)
     in_processes = analysis.analyze_runs(runs, repair_workers=2)
     here = analysis.analyze_runs(runs, repair_workers=1)
     assert [a.to_dict() for a in in_processes] == [a.to_dict() for a in here]

@@ -193,22 +193,22 @@ def test_samples_that_differ_in_formatting_only_share_one_repair_search(monkeypa
     """A sample and a copy of it reformatted (spacing, a comment) have one syntax tree: repair
     reads only the tree, so they take one search; each keeps its own text where no step was kept,
     and the analysis is what a search per sample gives."""
-    from skyt_tui.engine.analysis import pipeline
+    from skyt_tui.engine.analysis import repairs
 
     renamed_again = RENAMED.replace("(n - 1)", "( n-1 )") + "# a comment\n"
     wrong_spacing = WRONG  # fails: not repaired
     runs = [run_of([CANON, RENAMED, renamed_again, wrong_spacing])]
     searched: list[int] = []
-    real = pipeline._repair_in_threads
+    real = repairs.repair_in_threads
 
     def counting(tasks, *args, **kwargs):
         searched.append(len(tasks))
         return real(tasks, *args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "_repair_in_threads", counting)
+    monkeypatch.setattr(repairs, "repair_in_threads", counting)
     [shared] = analyze_runs(runs)
     monkeypatch.setattr(
-        pipeline, "_one_search_per_tree", lambda keys, *rest: {key: key for key in keys}
+        repairs, "one_search_per_tree", lambda keys, *rest: {key: key for key in keys}
     )
     [apart] = analyze_runs(runs)
     assert searched == [1, 2]
@@ -220,10 +220,10 @@ def test_samples_that_differ_in_formatting_only_share_one_repair_search(monkeypa
 
 
 def test_at_the_raw_level_every_sample_is_its_own_search():
-    from skyt_tui.engine.analysis.pipeline import _one_search_per_tree
+    from skyt_tui.engine.analysis.repairs import one_search_per_tree
 
     keys = [("h", "x = 1\n", "x = 2\n", frozenset()), ("h", "x  =  1\n", "x = 2\n", frozenset())]
     forms = dict.fromkeys(keys, ("x = 1", "x = 2"))
     broken = dict.fromkeys(keys)
-    assert _one_search_per_tree(keys, forms, broken, "raw") == {k: k for k in keys}
-    assert _one_search_per_tree(keys, forms, broken, "nodoc") == {k: keys[0] for k in keys}
+    assert one_search_per_tree(keys, forms, broken, "raw") == {k: k for k in keys}
+    assert one_search_per_tree(keys, forms, broken, "nodoc") == {k: keys[0] for k in keys}

@@ -9,6 +9,7 @@ from skyt_tui import locations
 from skyt_tui.engine import store
 from skyt_tui.engine.errors import SkytError, StoreError
 from skyt_tui.engine.generation import run_options
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs import run_store
 from skyt_tui.ui.run_request import FORM_FIELDS, RunRequest, form_values
 
@@ -183,6 +184,17 @@ def rerun_request(meta: run_store.RunMeta, concurrency: int = 4) -> RunRequest:
         seed=meta.seed,
         max_tokens=tokens if isinstance(tokens, int) else None,
         system=str(meta.request.get("system") or ""),
+    )
+
+
+def not_again(request: RunRequest, run_id: str) -> str | None:
+    """Why a stored run cannot be run again: its answers were recorded (an import, or replayed
+    from a source it did not keep), so there is no model to ask; None when it can."""
+    if request.provider != "replay" or request.target:
+        return None
+    return (
+        f"Run {printable(run_id)} holds recorded answers with no source to replay: there is no "
+        "model to ask again. Press r on a contract to start a run."
     )
 
 

@@ -299,3 +299,25 @@ def wilson_interval(share: float, n: int, z: float = Z95) -> tuple[float, float]
     centre = (share + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def sort_key(column: str, summary: RunSummary, analysis: StoredAnalysis | None) -> tuple[Any, ...]:
+    """Runs without a value (no analysis yet, no canon) sort after the others (before them, descending)."""
+    meta = summary.meta
+    if meta is None:
+        return (1, "")
+    if column in ("when", "contract", "model", "T"):
+        value: Any = {
+            "when": meta.created,
+            "contract": meta.contract_id,
+            "model": meta.model or meta.provider,
+            "T": meta.temperature if meta.temperature is not None else -1.0,
+        }[column]
+        return (0, value)
+    if column == "state":
+        return (0, run_state(summary))
+    if column == "N":
+        return (0, summary.n_ok, meta.n)
+    metric = {m.header: m.name for m in registry.app_columns()}[column]
+    value = shown_metrics(analysis).get(metric) if analysis is not None else None
+    return (0, value) if value is not None else (1, 0.0)

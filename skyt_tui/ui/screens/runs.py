@@ -41,7 +41,7 @@ from skyt_tui.ui.run_text import (
     run_line,
     run_state,
     short_id,
-    shown_metrics,
+    sort_key,
     state_cell,
     temperature,
 )
@@ -149,28 +149,6 @@ def choose_columns(
             chosen.add(key)
             used += needed[key]
     return [key for key, _ in COLUMNS if key in chosen]
-
-
-def sort_key(column: str, summary: RunSummary, analysis: StoredAnalysis | None) -> tuple[Any, ...]:
-    """Runs without a value (no analysis yet, no canon) sort after the others (before them, descending)."""
-    meta = summary.meta
-    if meta is None:
-        return (1, "")
-    if column in ("when", "contract", "model", "T"):
-        value: Any = {
-            "when": meta.created,
-            "contract": meta.contract_id,
-            "model": meta.model or meta.provider,
-            "T": meta.temperature if meta.temperature is not None else -1.0,
-        }[column]
-        return (0, value)
-    if column == "state":
-        return (0, run_state(summary))
-    if column == "N":
-        return (0, summary.n_ok, meta.n)
-    metric = {m.header: m.name for m in registry.app_columns()}[column]
-    value = shown_metrics(analysis).get(metric) if analysis is not None else None
-    return (0, value) if value is not None else (1, 0.0)
 
 
 class RunsListed(Message):
@@ -719,13 +697,9 @@ class RunsScreen(SectionScreen):
         if summary is None or summary.meta is None:
             return
         request = run_form.rerun_request(summary.meta)
-        if request.provider == "replay" and not request.target:
-            self.notify(  # imported, or replayed from a source it did not keep: nothing to ask
-                f"Run {printable(summary.id)} holds recorded answers with no source to replay: "
-                "there is no model to ask again. Press r on a contract to start a run.",
-                severity="warning",
-                markup=False,
-            )
+        refused = run_form.not_again(request, summary.id)
+        if refused:
+            self.notify(refused, severity="warning", markup=False)
             return
         self.app.call_later(self.app.start_run_request, request, False)
 
