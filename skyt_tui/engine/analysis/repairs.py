@@ -12,12 +12,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from skyt_tui.engine import syntax
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.executor.choice import Executor, Judge
 from skyt_tui.engine.measure.metrics import CANON_ESTABLISHED
+from skyt_tui.engine.measure.normalize import Normalized
 from skyt_tui.engine.oracle.verdicts import Verdict
 from skyt_tui.engine.repair import RepairResult, RewriteCache
 from skyt_tui.engine.repair.parallel import (
@@ -29,8 +30,27 @@ from skyt_tui.engine.repair.parallel import (
     repair_in_processes,
 )
 
-if TYPE_CHECKING:
-    from skyt_tui.engine.analysis.pipeline import CanonInfo, Progress, _Prepared
+
+class Samples(Protocol):
+    """A run's samples as the pipeline prepared them (`pipeline._Prepared`)."""
+
+    @property
+    def codes(self) -> tuple[str, ...]: ...
+    @property
+    def normalized(self) -> tuple[Normalized, ...]: ...
+    @property
+    def kept(self) -> frozenset[str]: ...
+
+
+class Canon(Protocol):
+    """A run's canon as the pipeline found it (`pipeline.CanonInfo`)."""
+
+    @property
+    def status(self) -> str: ...
+    @property
+    def code(self) -> str | None: ...
+    @property
+    def texts(self) -> dict[str, str]: ...
 
 
 RepairKey = tuple[str, str, str, frozenset[str]]
@@ -41,13 +61,13 @@ PROCESS_REPAIR_MIN_TASKS = 24
 
 
 def repair_all(
-    prepared: list[_Prepared],
+    prepared: Sequence[Samples],
     contracts: list[Contract | None],
     verdicts: list[list[Verdict] | None],
-    canons: list[CanonInfo],
+    canons: Sequence[Canon],
     level: str,
     oracle: Judge,
-    report: Progress,
+    report: Callable[[str, int, int], None],
     workers: int | None = None,
     executor: Executor | None = None,
     known: dict[tuple[str, str], Verdict] | None = None,
