@@ -95,6 +95,12 @@ def test_ids_from_csv_column_or_lines(tmp_path):
     (tmp_path / "empty.txt").write_text("\n")
     with pytest.raises(InputError, match="lists no ids"):
         ids_from_file(tmp_path / "empty.txt")
+    # a table without an id column was read line by line: "a,b" and "1,2" became ids
+    (tmp_path / "other.csv").write_text("a,b\n1,2\n")
+    with pytest.raises(
+        InputError, match=r"no run_id or experiment_id column \(its columns: a, b\)"
+    ):
+        ids_from_file(tmp_path / "other.csv")
 
 
 def test_study_toml_round_trip_list_and_delete():

@@ -19,6 +19,7 @@ from typing import Any
 from skyt_tui import locations
 from skyt_tui.engine import store
 from skyt_tui.engine.errors import InputError, NotFoundError, SkytError, StoreError
+from skyt_tui.engine.printable import printable
 from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.versions import (
     DEFAULT_DISTANCE,
@@ -175,6 +176,12 @@ def ids_from_file(path: Path) -> tuple[str, ...]:
             ids = tuple(dict.fromkeys(row[at] for row in reader if len(row) > at and row[at]))
     except csv.Error as exc:  # e.g. a field past the csv module's limit of 131,072 characters
         raise InputError.at(path, f"line {reader.line_num}: malformed CSV: {exc}") from None
+    if column is None and len(header) > 1:  # a table, not a list (an id holds no comma)
+        shown = ", ".join(printable(name) for name in header[:8])
+        raise InputError.at(
+            files.label(path),
+            f"a CSV with no run_id or experiment_id column (its columns: {shown})",
+        )
     if column is None:
         ids = tuple(
             dict.fromkeys(
