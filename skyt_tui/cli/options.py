@@ -205,7 +205,8 @@ def add_probe_options(parser: argparse.ArgumentParser, *, switch: bool = True) -
         metavar="S",
         type=float,
         default=None,
-        help="time budget in seconds; contracts not started by then are not probed (default 1800)",
+        help=f"{prefix}time budget in seconds; contracts not started by then are not probed "
+        "(default 1800)",
     )
     parser.add_argument(
         "--probe-seed", metavar="K", type=int, default=None, help=f"{prefix}seed (default 0)"
