@@ -11,11 +11,16 @@ set-up of the inputs excluded, pool start included), interleaved within every
 round and rotated between rounds:
 
 - `skyt-bubblewrap`, `skyt-reduced`: `Oracle(workers, isolation).check_many(jobs,
-  verdict_only=True)`, as `skyt-tui oracle` judges by default: a sample's judging stops once
-  its verdict is decided (issue 34), the figure to set beside the per-sample harnesses;
+  dedupe=True, verdict_only=True)`, as `skyt-tui oracle` judges by default: a sample's judging
+  stops once its verdict is decided (issue 34), and a program repeated for the same task is
+  judged once, its copies taking its verdict (as analyze judges; 210 of these 1,000 samples are
+  copies of 790 distinct programs). The figure to set beside the per-sample harnesses;
+- `skyt-bubblewrap-each`: the same with every copy judged on its own (`skyt-tui oracle
+  --each`), the figure of the engine alone;
 - `skyt-bubblewrap-all`, `skyt-reduced-all`: every test of every sample run and its outcome
-  kept (`skyt-tui oracle --all-outcomes`, what an analysis needs), the figure to set beside
-  the per-test harnesses;
+  kept (`skyt-tui oracle --all-outcomes`, what an analysis needs), copies judged once, the
+  figure to set beside the per-test harnesses; `skyt-bubblewrap-all-each` judges every copy
+  (`--all-outcomes --each`);
 - `evalplus` (the headline, equal limits): `evalplus.eval.untrusted_check`
   submitted to a `ProcessPoolExecutor(max_workers=workers)`, as
   `evalplus.evaluate` drives it (a `multiprocessing.Process` per sample, the
@@ -96,7 +101,17 @@ PEERS = (
 """What skyt-tui's harnesses are compared with; `evalplus` is at equal limits (the headline)."""
 TARGETS = (
     ("skyt-bubblewrap/evalplus", 1.3, "verdicts, equal limits per sample"),
+    (
+        "skyt-bubblewrap-each/evalplus",
+        1.3,
+        "verdicts, equal limits per sample, every copy judged (--each)",
+    ),
     ("skyt-bubblewrap-all/evalplus-per-test", 1.0, "every test's outcome, equal limits per test"),
+    (
+        "skyt-bubblewrap-all-each/evalplus-per-test",
+        1.0,
+        "every test's outcome, equal limits per test, every copy judged (--each)",
+    ),
 )
 """Issue 34's targets, by the timed section (the whole command's ratio is printed beside)."""
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
@@ -189,8 +204,9 @@ def measure_skyt(
     workers: int,
     timeout: float,
     verdict_only: bool | None = None,
+    dedupe: bool = False,
 ) -> dict:
-    """`verdict_only` None: the API of a tree from before issue 34 (every outcome)."""
+    """`verdict_only` None: the API of a tree from before issue 34 (every outcome, each copy)."""
     sys.path.insert(0, str(tree))
     problems, samples = load_set(corpus)
     import skyt_tui
@@ -217,7 +233,7 @@ def measure_skyt(
             ready.append(time.perf_counter() - start)
             if verdict_only is None:
                 return oracle.check_many(jobs)
-            return oracle.check_many(jobs, verdict_only=verdict_only)
+            return oracle.check_many(jobs, dedupe=dedupe, verdict_only=verdict_only)
 
     verdicts, seconds, cpu = timed(run)
     return {
@@ -522,13 +538,17 @@ def _floor_worker(
 
 
 def measure(name: str, args: argparse.Namespace) -> dict:
-    if name.startswith("skyt-") and name.removesuffix("-all").split("-")[1] in (
-        "bubblewrap",
-        "reduced",
-    ):
-        isolation = name.removesuffix("-all").split("-")[1]
-        verdict_only = not name.endswith("-all")
-        return measure_skyt(ROOT, isolation, args.corpus, args.workers, args.timeout, verdict_only)
+    parts = name.split("-")
+    if parts[0] == "skyt" and parts[1] in ("bubblewrap", "reduced"):
+        return measure_skyt(
+            ROOT,
+            parts[1],
+            args.corpus,
+            args.workers,
+            args.timeout,
+            verdict_only="all" not in parts[2:],
+            dedupe="each" not in parts[2:],
+        )
     if name == "skyt-baseline-bubblewrap":
         return measure_skyt(
             args.baseline_tree, "bubblewrap", args.corpus, args.workers, args.timeout
@@ -553,8 +573,10 @@ def harnesses(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
     """The harnesses to run here, and those skipped with the reason."""
     names = [
         "skyt-bubblewrap",
+        "skyt-bubblewrap-each",
         "skyt-reduced",
         "skyt-bubblewrap-all",
+        "skyt-bubblewrap-all-each",
         "skyt-reduced-all",
         "evalplus",
         "evalplus-per-test",
@@ -569,8 +591,9 @@ def harnesses(args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
 
     problem = sandbox._bwrap_probe()
     if problem is not None:
-        for name in ("skyt-bubblewrap", "skyt-bubblewrap-all", "skyt-baseline-bubblewrap"):
-            skipped[name] = problem
+        for name in names:
+            if name.startswith(("skyt-bubblewrap", "skyt-baseline-bubblewrap")):
+                skipped[name] = problem
     try:
         import evalplus  # noqa: F401
     except ImportError:

@@ -219,3 +219,65 @@ def test_command_modules_load_the_pipeline_only_when_they_run(module, absent):
         cwd=Path(__file__).resolve().parents[1],
     )
     assert done.stdout.strip() == "[]"
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """The programs the oracle hands to the sandbox, in order."""
+    from skyt_tui.engine.sandbox.pool import SandboxPool
+
+    programs: list[str] = []
+    submit = SandboxPool.submit
+
+    def counting(self, payload, *args, **kwargs):
+        programs.append(payload["program"])
+        return submit(self, payload, *args, **kwargs)
+
+    monkeypatch.setattr(SandboxPool, "submit", counting)
+    return programs
+
+
+def test_a_repeated_program_is_judged_once_and_said_so_unless_each(tmp_path, capsys, sent):
+    """As analyze judges them: a copy of an earlier sample's text for the same contract takes
+    that sample's verdict, and the command says which and how many; `--each` judges every copy."""
+    good = write(tmp_path / "good.py", "def solve(x):\n    return x + 1\n")
+    bad = write(tmp_path / "bad.py", "def solve(x):\n    return x\n")
+    again = write(tmp_path / "again.py", good.read_text())
+    argv = ["oracle", str(CONTRACT), str(good), str(bad), str(again), "--json"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert len(sent) == 2 and (report["each"], report["copies"]) == (False, 1)
+    assert [s["copy_of"] for s in report["samples"]] == [None, None, str(good)]
+    assert report["samples"][2]["verdict"] == report["samples"][0]["verdict"]
+    sent.clear()
+    assert main([*argv, "--each"]) == 0
+    each = json.loads(capsys.readouterr().out)
+    assert len(sent) == 3 and (each["each"], each["copies"]) == (True, 0)
+    assert [s["copy_of"] for s in each["samples"]] == [None, None, None]
+    assert [s["verdict"]["passed"] for s in each["samples"]] == [True, False, True]
+    assert main(argv[:-1]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert f"{again} (copy of {good})" in out
+    assert "1 sample is a copy of 1 earlier program" in out and "--each judges every copy" in out
+    assert main([*argv[:-1], "--each"]) == 0
+    assert "copy" not in capsys.readouterr().out
+
+
+def test_humaneval_copies_name_the_line_they_repeat(tmp_path, capsys, sent):
+    folder = humaneval_folder(tmp_path)
+    samples = folder / "samples.jsonl"
+    lines = samples.read_text().splitlines(keepends=True)
+    # line 7 repeats line 1 (Toy/0); line 8 has line 4's text under another task: not a copy
+    extra = [lines[0], json.dumps({"task_id": "Toy/0", "completion": "    return x\n"}) + "\n"]
+    samples.write_text("".join(lines + extra))
+    argv = ["oracle", "--humaneval", str(folder), "--json", "--timeout", "1"]
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    # 8 samples: the copy is not sent, nor line 6's syntax error (judged before the sandbox)
+    assert report["copies"] == 1 and len(sent) == 6
+    assert [v["copy_of"] for v in report["verdicts"]] == [None] * 6 + [1, None]
+    assert report["verdicts"][6]["passed"] is True
+    assert main([*argv, "--each"]) == 0
+    assert json.loads(capsys.readouterr().out)["copies"] == 0
+    assert main(["oracle", "--humaneval", str(folder), "--timeout", "1"]) == 0
+    assert "1 sample is a copy of 1 earlier program" in " ".join(capsys.readouterr().out.split())

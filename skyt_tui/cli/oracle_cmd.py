@@ -99,6 +99,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="run every test of every sample and report each outcome (default: a sample's "
         "judging stops once its verdict is decided, and the tests it left are counted as not run)",
     )
+    parser.add_argument(
+        "--each",
+        action="store_true",
+        help="judge every copy of a repeated program on its own (default: a program repeated "
+        "for the same contract or task is judged once and its copies share that verdict, as "
+        "analyze judges them)",
+    )
     add_probe_options(parser)
     add_json_option(parser)
     add_executor_options(parser)
@@ -142,12 +149,12 @@ def run_samples(args: argparse.Namespace) -> int:
     contract = get_contract(args.contract)
     paths = [Path(p) for p in args.samples]
     codes = [_read_sample(path) for path in paths]
+    jobs = [(contract, code) for code in codes]
+    copies = _copies(jobs, args.each)
     probe = None
     oracle = current_executor().open_oracle(workers=args.workers, isolation=args.isolation)
     with closing(oracle):
-        verdicts = oracle.check_many(
-            [(contract, code) for code in codes], verdict_only=not args.all_outcomes
-        )
+        verdicts = oracle.check_many(jobs, dedupe=not args.each, verdict_only=not args.all_outcomes)
         isolation, layers = oracle.isolation, oracle.layers
         where = executor_lines(oracle)
         if args.probe_settings is not None:
@@ -164,9 +171,12 @@ def run_samples(args: argparse.Namespace) -> int:
                 "isolation": isolation,
                 "layers": list(layers),
                 "contract": contract.id,
+                "each": args.each,
+                "copies": sum(first is not None for first in copies),
                 "samples": [
                     {
                         "path": str(path),
+                        "copy_of": None if first is None else str(paths[first]),
                         "verdict": verdict.to_dict(),
                         **(
                             {"probe": probe.samples[k].to_dict(contract.entry.name)}
@@ -174,7 +184,7 @@ def run_samples(args: argparse.Namespace) -> int:
                             else {}
                         ),
                     }
-                    for k, (path, verdict) in enumerate(zip(paths, verdicts))
+                    for k, (path, verdict, first) in enumerate(zip(paths, verdicts, copies))
                 ],
                 **({"probe": probe.to_dict()} if probe is not None else {}),
             },
@@ -184,19 +194,23 @@ def run_samples(args: argparse.Namespace) -> int:
     table = Table(title=Text(f"oracle: {printable(contract.id)}"), title_justify="left")
     for column in ("sample", "verdict", "outcomes", "status", "reason"):
         table.add_column(column, overflow="fold")
-    for path, verdict in zip(paths, verdicts):
+    for path, verdict, first in zip(paths, verdicts, copies):
         passed_tests = sum(o.passed for o in verdict.tests)
         outcomes = f"{passed_tests}/{len(verdict.tests) + verdict.unrun}"
         if verdict.unrun:
             outcomes += f" ({verdict.unrun} not run)"
+        shown = printable(path)
+        if first is not None:
+            shown += f" (copy of {printable(paths[first])})"
         table.add_row(
-            Text(printable(path)),
+            Text(shown),
             Text("PASS", style="green") if verdict.passed else Text("FAIL", style="red"),
             outcomes,
             Text(printable(verdict.status)),
             Text(printable(verdict.reason)),
         )
     print_table(out, table)
+    _print_copies(out, copies, "sample")
     if probe is not None:
         from skyt_tui.cli.probe_output import print_probe
 
@@ -204,6 +218,27 @@ def run_samples(args: argparse.Namespace) -> int:
     _print_isolation(isolation, layers)
     print_executor(where)
     return 0
+
+
+def _copies(jobs: list[tuple[Any, str]], each: bool) -> list[int | None]:
+    """Each job's first copy (`judge.copies_of`), the one judged in its place; none with --each."""
+    from skyt_tui.engine.oracle.judge import copies_of
+
+    return [None] * len(jobs) if each else copies_of(jobs)
+
+
+def _print_copies(out: Any, copies: list[int | None], noun: str) -> None:
+    """Says how many samples took the verdict of an earlier copy of their program."""
+    count = sum(first is not None for first in copies)
+    if count:
+        programs = len({first for first in copies if first is not None})
+        out.print(
+            f"{counted(count, noun)} {'is a copy' if count == 1 else 'are copies'} of "
+            f"{counted(programs, 'earlier program')} (the same text for the same contract) and "
+            f"{'takes its' if count == 1 else 'take their'} verdict; --each judges every copy",
+            markup=False,
+            highlight=False,
+        )
 
 
 def _print_isolation(isolation: str, layers: tuple[str, ...]) -> None:
@@ -298,6 +333,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
         (contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion))
         for c in completions
     ]
+    copies = _copies(jobs, args.each)
     start = time.perf_counter()
     verdicts: list[Verdict] = []
     oracle = current_executor().open_oracle(workers=args.workers, isolation=args.isolation)
@@ -305,7 +341,9 @@ def run_humaneval(args: argparse.Namespace) -> int:
         isolation, layers, workers = oracle.isolation, oracle.layers, oracle.workers
         where = executor_lines(oracle)
         show_progress = not args.json and sys.stderr.isatty()
-        for verdict in oracle.check_iter(jobs, verdict_only=not args.all_outcomes):
+        for verdict in oracle.check_iter(
+            jobs, dedupe=not args.each, verdict_only=not args.all_outcomes
+        ):
             verdicts.append(verdict)
             if show_progress and (len(verdicts) % 64 == 0 or len(verdicts) == len(jobs)):
                 sys.stderr.write(f"\r{len(verdicts)}/{len(jobs)} samples checked")
@@ -332,6 +370,8 @@ def run_humaneval(args: argparse.Namespace) -> int:
         "directory": str(directory),
         "samples": len(verdicts),
         "all_outcomes": args.all_outcomes,
+        "each": args.each,
+        "copies": sum(first is not None for first in copies),
         "tests_unrun": sum(v.unrun for v in verdicts),
         "timeout_s": args.timeout,
         "trivial_asserts": trivial,
@@ -342,13 +382,14 @@ def run_humaneval(args: argparse.Namespace) -> int:
             {
                 "task_id": c.task_id,
                 "line": c.line,
+                "copy_of": None if first is None else completions[first].line,
                 "passed": v.passed,
                 "status": v.status,
                 "reason": v.reason,
                 "unrun": v.unrun,
                 **({"probe": sample_probes[k]} if probes is not None else {}),
             }
-            for k, (c, v) in enumerate(zip(completions, verdicts))
+            for k, (c, v, first) in enumerate(zip(completions, verdicts, copies))
         ],
     }
     if probes is not None:
@@ -384,6 +425,7 @@ def run_humaneval(args: argparse.Namespace) -> int:
     out.print(
         "statuses: " + ", ".join(f"{name} {count}" for name, count in score["statuses"].items())
     )
+    _print_copies(out, copies, "sample")
     early = [v for v in verdicts if v.unrun]
     if early:
         out.print(

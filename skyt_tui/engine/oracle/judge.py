@@ -55,6 +55,18 @@ def _chunks(positions: list[int], count: int) -> list[list[int]]:
     return [positions[a:b] for a, b in zip(starts, starts[1:])]
 
 
+def copies_of(jobs: Sequence[tuple[Contract, str]]) -> list[int | None]:
+    """For each job, the position of the first job with the same contract object and the same
+    program text when it is a later copy of it, else None: the job `check_many(dedupe=True)`
+    judges in its place."""
+    first_of: dict[tuple[int, str], int] = {}
+    found: list[int | None] = []
+    for position, (contract, code) in enumerate(jobs):
+        first = first_of.setdefault((id(contract), code), position)
+        found.append(first if first != position else None)
+    return found
+
+
 class Oracle:
     """Checks samples against contracts on a pool of warm sandboxed workers.
 
@@ -133,14 +145,11 @@ class Oracle:
         workers idle at each chunk's end behind its slowest sample).
         """
         entries: list[tuple[Any, ...]] = []
-        first_of: dict[tuple[int, str], int] = {}
-        for position, (contract, code) in enumerate(jobs):
-            if dedupe:
-                key = (id(contract), code)
-                if key in first_of:
-                    entries.append(("copy", first_of[key]))
-                    continue
-                first_of[key] = position
+        copies = copies_of(jobs) if dedupe else [None] * len(jobs)
+        for (contract, code), first in zip(jobs, copies):
+            if first is not None:
+                entries.append(("copy", first))
+                continue
             plan = self._plan(contract)
             early, checks = plan.early_verdict(code, self.isolation)
             if early is not None:
