@@ -584,3 +584,17 @@ def test_a_one_line_jsonl_is_told_what_it_lacks(tmp_path, capsys, text, said):
     assert main(["analyze", str(source)]) == 2
     err = capsys.readouterr().err
     assert said in err and "experiment_id" not in err and "the keys no keys" not in err
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [('"hello"\n', "string"), ("42\n", "number"), ("true", "true"), ("null", "null")],
+)
+def test_a_json_value_that_is_not_records_is_named(tmp_path, capsys, text, kind):
+    """A file holding one JSON string or number was "neither JSON, JSONL nor an Inspect log"."""
+    path = tmp_path / "value.json"
+    path.write_text(text)
+    assert main(["analyze", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"value.json: unsupported source: a JSON {kind}, not records" in err
+    assert err.count("\n") == 1

@@ -11,6 +11,7 @@ May import: the sources room's own modules (`files`, `humaneval`, `run_input`), 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -263,4 +264,24 @@ def _looks_like(source: Source, choices: str) -> str:
     if first is not None:
         has = f"the keys {_keys(first)}" if first else "no keys"
         return f"a JSONL whose first line has {has}, not a format skyt-tui knows; {choices}"
+    scalar = _json_scalar(source.text)
+    if scalar is not None:
+        return f"a JSON {scalar}, not records: not a format skyt-tui knows; {choices}"
     return f"neither JSON, JSONL nor an Inspect log; {choices}"
+
+
+def _json_scalar(text: str) -> str | None:
+    """What JSON value other than an object or a list the whole text is, else None."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (int, float)):
+        return "number"
+    return None
