@@ -18,7 +18,7 @@ from skyt_tui.cli.options import (
 )
 from skyt_tui.cli.output import console, print_json, with_stage_progress
 from skyt_tui.engine.errors import InputError
-from skyt_tui.engine.printable import counted
+from skyt_tui.engine.printable import counted, printable
 from skyt_tui.engine.runs.run_import import import_runs
 from skyt_tui.engine.sources.recorded import assembly_label
 
@@ -67,6 +67,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.model is not None and not args.model.strip():
+        raise InputError("--model: must name a model, not be empty")
     if args.temperature is not None and not 0.0 <= args.temperature <= 10.0:
         raise InputError(f"--temperature must be within [0, 10], not {args.temperature}")
     if not args.analyze and (args.executor is not None or args.ray_address is not None):
@@ -100,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
                 "contract_problems": list(result.contract_problems),
                 "assembly": result.assembly,
                 "contract_override": result.override,
+                "labels_kept": list(result.kept),
                 **extra,
             },
         )
@@ -139,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
         )
     for problem in result.contract_problems:
         out.print(f"warning: {problem}", markup=False, soft_wrap=True)
+    for line in result.kept:
+        out.print(f"note: {printable(line)}", markup=False, soft_wrap=True)
     for meta in result.created[:10]:
         out.print(f"  {meta.id}", markup=False, soft_wrap=True)
     if len(result.created) > 10:

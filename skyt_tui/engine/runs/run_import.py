@@ -62,6 +62,10 @@ class ImportResult:
     assembly: dict[str, int]
     """Samples per assembly kind over the created runs (completion-style sources only)."""
     override: str | None = None
+    kept: tuple[str, ...] = ()
+    """One line per run imported before whose stored model or temperature differs from the
+    --model/--temperature given now (for a source that records none): the stored run keeps its
+    own, since nothing new is stored."""
 
 
 def origin_key(run: RunInput) -> str:
@@ -205,6 +209,7 @@ def import_runs(
     )
     created: list[RunMeta] = []
     existing: list[str] = []
+    kept: list[str] = []
     with store.store_lock(timeout_s=IMPORT_LOCK_TIMEOUT_S):
         existing_keys = run_store.origin_index()
         fresh = [run for run in inputs if origin_key(run) not in existing_keys]
@@ -213,6 +218,7 @@ def import_runs(
             key = origin_key(run)
             if key in existing_keys:
                 existing.append(existing_keys[key])
+                kept.extend(_labels_kept(run, existing_keys[key], model, temperature))
                 continue
             meta = _store(run, key, chosen.get(run.id), model=model, temperature=temperature)
             existing_keys[key] = meta.id
@@ -226,7 +232,31 @@ def import_runs(
         tuple(problems),
         assembly_counts(kinds),
         override.id if override else None,
+        tuple(kept),
     )
+
+
+def _labels_kept(
+    run: RunInput, run_id: str, model: str | None, temperature: float | None
+) -> list[str]:
+    """What --model/--temperature would have set on a run stored before with another value."""
+    try:
+        meta = run_store.load_meta(run_id)
+    except SkytError:
+        return []
+    lines = []
+    if run.model is None and model is not None and meta.model != model:
+        lines.append(
+            f"run {run_id} was stored before with model {meta.model!r}: --model {model!r} "
+            "does not change it (delete the run, x in the app's Runs, and import again to relabel it)"
+        )
+    if run.temperature is None and temperature is not None and meta.temperature != temperature:
+        lines.append(
+            f"run {run_id} was stored before with temperature {meta.temperature!r}: "
+            f"--temperature {temperature:g} does not change it (delete the run, x in the app's Runs, and import again "
+            "to relabel it)"
+        )
+    return lines
 
 
 def _sample(run: RunInput, index: int, code: str | None) -> SampleRecord:
