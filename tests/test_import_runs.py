@@ -175,3 +175,50 @@ def test_import_and_report_are_identical_across_processes_and_hash_seeds(tmp_pat
         reports.append(report.stdout)
     assert reports[0] == reports[1]
     assert json.loads(reports[0])["metrics"]["n_failed"] == 1
+
+
+def test_a_blank_model_is_refused_and_a_relabel_is_said_not_done(tmp_path, isolated_home, capsys):
+    """`import --model ''` stored a run with an empty model; importing the same samples again with
+    another `--model` said only "1 already stored", as if the run now had that model."""
+    source = tmp_path / "s.jsonl"
+    source.write_text('{"run_id": "r1", "contract_id": "gcd", "code": "x = 1"}\n')
+    for blank in ("", "  "):
+        assert main(["import", str(source), "--model", blank]) == 2
+        err = capsys.readouterr().err
+        assert "--model: must name a model, not be empty" in err and err.count("\n") == 1
+    assert run_store.run_ids() == []
+    assert main(["import", str(source), "--model", "m1", "--temperature", "0.5"]) == 0
+    [run_id] = run_store.run_ids()
+    capsys.readouterr()
+    assert main(["import", str(source), "--model", "m1", "--temperature", "0.5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["labels_kept"] == []
+    assert main(["import", str(source), "--model", "m2", "--temperature", "0.7"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "0 runs; 1 already stored" in out
+    assert f"note: run {run_id} was stored before with model 'm1': --model 'm2' does not" in out
+    assert "with temperature 0.5: --temperature 0.7 does not change it" in out
+    assert run_store.load_meta(run_id).model == "m1" and run_store.run_ids() == [run_id]
+
+
+def test_report_leaves_attempts_and_truncation_empty_for_imported_samples(
+    tmp_path, isolated_home, capsys
+):
+    """`report --csv` of an imported run gave every sample `truncated` False and `attempts` 1,
+    which its source never recorded, where `analyze --csv` of the same file leaves them empty."""
+    source = tmp_path / "s.jsonl"
+    source.write_text(
+        '{"run_id": "r1", "contract_id": "gcd", "code": "def gcd(a, b):\\n    return a"}\n'
+        '{"run_id": "r1", "contract_id": "gcd", "code": null}\n'
+    )
+    assert main(["analyze", str(source), "--csv", str(tmp_path / "a.csv")]) == 0
+    assert main(["import", str(source), "--model", "m"]) == 0
+    assert main(["report", "latest", "--csv", str(tmp_path / "r.csv")]) == 0
+    assert main(["report", "latest"]) == 0
+    out = capsys.readouterr().out
+    assert "sample 1 failed: no output recorded in the source" in " ".join(out.split())
+    import csv
+
+    analysed = list(csv.DictReader((tmp_path / "a.csv").open()))
+    reported = list(csv.DictReader((tmp_path / "r.csv").open()))
+    assert [(r["truncated"], r["attempts"]) for r in reported] == [("", ""), ("", "")]
+    assert (analysed[0]["truncated"], analysed[0]["attempts"]) == ("", "")

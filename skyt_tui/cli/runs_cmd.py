@@ -299,7 +299,9 @@ def _print_report(run: run_store.StoredRun, analysis: StoredAnalysis, brief: boo
     failed = [r for r in rows if r["status"] == run_store.FAILED]
     for row in failed:
         out.print(
-            f"sample {row['index']} failed after {counted(row['attempts'], 'attempt')}: {row['error']}",
+            f"sample {row['index']} failed"
+            + (f" after {counted(row['attempts'], 'attempt')}" if row["attempts"] else "")
+            + f": {row['error']}",
             markup=False,
         )
     if run.missing_indexes:

@@ -118,6 +118,7 @@ def metrics_line(analysis: StoredAnalysis) -> str:
 def sample_rows(run: run_store.StoredRun, analysis: StoredAnalysis) -> list[dict[str, Any]]:
     """One row per sample in index order: stored facts merged with the analysis, failed samples included."""
     level = analysis.level
+    imported = run.meta.origin.get("kind") == "import"
     rows = []
     for record in run.samples:
         analysed = analysis.sample(record.index)
@@ -141,11 +142,13 @@ def sample_rows(run: run_store.StoredRun, analysis: StoredAnalysis) -> list[dict
                     analysed.oracle if analysed is not None else None,
                 ),
                 "parse_error": facts.parse_error if facts is not None else None,
-                "truncated": record.truncated,
+                # an imported sample was not generated here: its source recorded no attempts and
+                # no truncation flag (`finish_reason` has what it recorded), as `analyze` has it
+                "truncated": None if imported else record.truncated,
                 "finish_reason": record.finish_reason,
                 "extraction": record.extraction,
                 "latency_s": record.latency_s,
-                "attempts": record.attempts,
+                "attempts": None if imported else record.attempts,
                 "prompt_tokens": usage.get("prompt_tokens", usage.get("input_tokens")),
                 "completion_tokens": usage.get("completion_tokens", usage.get("output_tokens")),
                 "model": record.model or run.meta.model,  # the run's, as `analysis_rows` has it

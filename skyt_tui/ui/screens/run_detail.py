@@ -499,8 +499,11 @@ class RunDetailScreen(SectionScreen):
             if view != "view-code":
                 return Text("no code to compare", style="dim")
             record = row.record
+            imported = self.run.meta.origin.get("kind") == "import"  # not generated here
             failed = Text(
-                f"sample {index}: generation failed after {counted(record.attempts, 'attempt')}\n",
+                f"sample {index}: no code\n"
+                if imported
+                else f"sample {index}: generation failed after {counted(record.attempts, 'attempt')}\n",
                 style="bold red",
             )
             failed.append(printable(record.error or ""), style="red")
