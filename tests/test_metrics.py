@@ -1,6 +1,7 @@
 """The repeatability metrics as pure functions of sample records: small runs worked by hand, the
 invariants under monotone repair (hypothesis), a seeded bootstrap, bit-identical recomputation."""
 
+import json
 import math
 import os
 import subprocess
@@ -346,3 +347,87 @@ def test_limited_samples_and_distance_bounds_are_counted():
     assert (metrics.n, metrics.n_limited, metrics.distance_bounds) == (2, 1, 2)
     assert (metrics.R_anchor_pre, metrics.mu_pre, metrics.P_tau_pre) == (0.5, 0.5, 0.5)
     assert metrics.invariant_violations == ()
+
+
+def test_wilson_interval_is_scipys():
+    from scipy.stats import binomtest
+
+    from skyt_tui.engine.measure.metrics import wilson_interval
+
+    for n in (1, 2, 3, 7, 20, 25, 100, 1000):
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            expected = binomtest(k, n).proportion_ci(method="wilson")
+            low, high = wilson_interval(k, n)
+            assert low == pytest.approx(expected.low, abs=1e-12)
+            assert high == pytest.approx(expected.high, abs=1e-12)
+            assert low <= k / n <= high
+
+
+def test_intervals_contain_their_values_where_resampling_would_not():
+    """20 different programs with every pair at distance 1: R_raw 0.05 and R_pairwise 0. A
+    resample's modal share is at least 0.05 and mostly 0.10 or more, and its copies of one sample
+    made pairs at distance 0: the percentile intervals were about [0.10, 0.20] and above 0."""
+    samples = [
+        sample(
+            i,
+            f"s{i}",
+            d_pre=1.0,
+            d_post=1.0,
+            passed=i % 2 == 0,
+            vector=tuple(bool(i >> bit & 1) for bit in range(5)),
+        )
+        for i in range(20)
+    ]
+    pairwise = np.ones((20, 20)) - np.eye(20)
+    metrics = compute_metrics(samples, pairwise=pairwise, canon=CANON_ESTABLISHED)
+    assert (metrics.R_raw, metrics.R_pairwise, metrics.R_behavioral) == (0.05, 0.0, 0.05)
+    for name, value in (
+        ("R_raw", metrics.R_raw),
+        ("R_sig_nodoc", metrics.R_sig["nodoc"]),
+        ("R_pairwise", metrics.R_pairwise),
+        ("R_behavioral", metrics.R_behavioral),
+        ("pass_rate", metrics.pass_rate),
+    ):
+        low, high = metrics.ci[name]
+        assert low <= value <= high, (name, value, (low, high))
+    assert metrics.ci["R_pairwise"] == (0.0, 0.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("abcdef"), st.booleans()), min_size=2, max_size=30))
+def test_every_interval_contains_its_value(rows):
+    samples = [
+        sample(i, sig, d_pre=0.0 if sig == "a" else 0.5, d_post=0.0, passed=ok, vector=(ok,))
+        for i, (sig, ok) in enumerate(rows)
+    ]
+    n = len(samples)
+    pairwise = np.array(
+        [[0.0 if rows[i][0] == rows[j][0] else 0.5 for j in range(n)] for i in range(n)]
+    )
+    metrics = compute_metrics(samples, pairwise=pairwise, canon=CANON_ESTABLISHED)
+    values = {
+        "R_raw": metrics.R_raw,
+        "R_sig_nodoc": metrics.R_sig["nodoc"],
+        "R_pairwise": metrics.R_pairwise,
+        "R_behavioral": metrics.R_behavioral,
+    }
+    for name, value in values.items():
+        low, high = metrics.ci[name]
+        assert low <= value <= high, (name, value, (low, high))
+
+
+@pytest.mark.corpus
+def test_a_real_run_of_all_different_programs_has_its_r_raw_in_its_interval(capsys):
+    """SKYT's merge_sort at temperature 1.0: 20 different programs, R_raw 0.05, whose percentile
+    interval was [0.10, 0.25]."""
+    from skyt_tui.cli import main
+    from tests.corpus import require
+
+    path = require("skyt-msr2026", "outputs", "merge_sort_temp1.0_20260123_125922.json")
+    assert main(["analyze", str(path), "--json"]) == 0
+    [run] = json.loads(capsys.readouterr().out)["runs"]
+    metrics = run["metrics"]
+    assert metrics["R_raw"] == 0.05
+    for name, (low, high) in metrics["ci"].items():
+        value = metrics["R_sig"][name[6:]] if name.startswith("R_sig_") else metrics[name]
+        assert low <= value <= high, (name, value, (low, high))

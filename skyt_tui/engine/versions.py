@@ -30,8 +30,11 @@ PROBE_VERSION = "probe-4"
 """Names the probe's generation, counting rule and comparison (docs/probe.md); bump when any of
 them changes. 4: inputs from the signature's types and the docstring's calls, boundary values
 and extrapolations of the examples."""
-ANALYSIS_VERSION = "2"
+ANALYSIS_VERSION = "3"
 """How a run's samples become its analysis; part of every cached analysis's key.
+3: the 95% intervals of the modal shares (R_raw, R_sig, R_behavioral) are Wilson score
+intervals, and a resample's R_pairwise counts only pairs of different samples; before, both were
+percentile intervals of the resampled statistic, which could lie wholly above the value.
 2: every sample that produced code is counted, whatever its length (issue 36; before, a
 program over 50,000 characters was left out of N and of every rate)."""
 CANON_VERSION = "1"

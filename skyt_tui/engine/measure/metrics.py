@@ -343,6 +343,22 @@ def anchor_sensitivity(samples: Sequence[SampleAnalysis], level: str) -> dict[st
     }
 
 
+WILSON_Z = 1.959963984540054
+"""The standard normal's 97.5th percentile (`scipy.stats.norm.ppf(0.975)`), for 95% intervals."""
+
+
+def wilson_interval(k: int, n: int, z: float = WILSON_Z) -> tuple[float, float]:
+    """The Wilson score interval of a proportion k/n, as `scipy.stats.binomtest(k, n)
+    .proportion_ci(method="wilson")` computes it (tests/test_metrics.py compares the two; scipy
+    itself costs a second to import, which every `analyze` would pay). It always contains k/n."""
+    if n <= 0:
+        return (0.0, 1.0)
+    z2 = z * z
+    centre = (k + z2 / 2) / (n + z2)
+    half = z * math.sqrt(k * (n - k) / n + z2 / 4) / (n + z2)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
 def bootstrap_intervals(
     samples: Sequence[SampleAnalysis],
     metrics: RunMetrics,
@@ -352,10 +368,16 @@ def bootstrap_intervals(
     draws: int = BOOTSTRAP_DRAWS,
     seed: int = BOOTSTRAP_SEED,
 ) -> dict[str, tuple[float, float]]:
-    """Percentile 95% intervals for the R metrics, resampling samples with replacement.
+    """95% intervals for the R metrics (docs/metrics.md, `ci`).
 
-    One seeded generator draws one index matrix shared by every metric, so the
-    intervals are reproducible and mutually consistent.
+    The modal shares (R_raw, R_sig at the level, R_behavioral) get the Wilson score interval
+    of the modal key's share: a resample's modal share is the largest of its shares, so it
+    lies above the run's on average, and the percentile interval of those maxima can lie wholly
+    above the value (20 different programs, R_raw 0.05: [0.10, 0.25]). R_pairwise, R_anchor and
+    pass_rate get percentile intervals, resampling samples with replacement; a resample's
+    R_pairwise is over the pairs of different samples it holds (two copies of one sample are
+    not a pair of programs that agree). One seeded generator draws one index matrix shared by
+    every resampled metric, so the intervals are reproducible and mutually consistent.
     """
     n = len(samples)
     if n < 2 or draws <= 0:
@@ -363,32 +385,32 @@ def bootstrap_intervals(
     rng = np.random.default_rng(seed)
     index = rng.integers(0, n, size=(draws, n))
 
-    def encode(keys: Sequence[Any]) -> np.ndarray:
-        order = {key: code for code, key in enumerate(sorted(set(keys), key=repr))}
-        return np.array([order[key] for key in keys], dtype=np.int64)
-
     def counts_per_draw(codes: np.ndarray, k: int) -> np.ndarray:
         """draws × k matrix: how often each code appears in each resample."""
         offsets = codes[index] + k * np.arange(draws, dtype=np.int64)[:, None]
         return np.bincount(offsets.ravel(), minlength=k * draws).reshape(draws, k)
 
-    def modal(codes: np.ndarray) -> np.ndarray:
-        shares: np.ndarray = counts_per_draw(codes, int(codes.max()) + 1).max(axis=1) / n
-        return shares
+    def modal(keys: Sequence[Any]) -> tuple[float, float]:
+        return wilson_interval(max(Counter(keys).values()), n)
 
-    series: dict[str, np.ndarray] = {
-        "R_raw": modal(encode([s.signatures["raw"] for s in samples])),
-        f"R_sig_{level}": modal(encode([s.signatures[level] for s in samples])),
+    intervals: dict[str, tuple[float, float]] = {
+        "R_raw": modal([s.signatures["raw"] for s in samples]),
+        f"R_sig_{level}": modal([s.signatures[level] for s in samples]),
     }
+    series: dict[str, np.ndarray] = {}
     # c·D·c costs draws·N² multiply-adds: above ~1e9 the draws are cut, and under 50 the interval is left out.
     pair_draws = min(draws, PAIRWISE_BOOTSTRAP_BUDGET // (n * n))
     if pairwise is not None and pairwise.shape == (n, n) and pair_draws >= 50:
         # Sum of D over all ordered pairs of a resample = c·D·c with c the per-sample counts.
         # einsum without `optimize` runs numpy's own loops (no BLAS threads), so the
         # summation order, and hence every bit of the result, is fixed.
+        # Ordered pairs of different samples: n² − Σ c², each weighted c_i·c_j as c·D·c weighs
+        # them (D's diagonal is 0). A resample of one sample repeated has none: left out.
         counts = counts_per_draw(np.arange(n, dtype=np.int64), n)[:pair_draws].astype(np.float64)
         sums = np.einsum("ij,ij->i", np.einsum("ij,jk->ik", counts, pairwise), counts)
-        series["R_pairwise"] = 1.0 - sums / (n * (n - 1))
+        pairs = float(n * n) - np.einsum("ij,ij->i", counts, counts)
+        kept = pairs > 0
+        series["R_pairwise"] = 1.0 - sums[kept] / pairs[kept]
     distances = _distances(samples, metrics.canon)
     if distances is not None:
         d_pre, d_post = (np.array(d, dtype=np.float64) for d in distances)
@@ -398,11 +420,12 @@ def bootstrap_intervals(
             series["R_anchor_pre"] = series["R_anchor_post"] = np.zeros(draws)
     if metrics.R_behavioral is not None:
         vectors, _ = behaviour_keys(samples)
-        series["R_behavioral"] = modal(encode(vectors))
+        intervals["R_behavioral"] = modal(vectors)
         series["pass_rate"] = np.array([bool(s.passed) for s in samples], dtype=np.float64)[
             index
         ].mean(axis=1)
-    return {name: _interval(values) for name, values in sorted(series.items())}
+    intervals.update((name, _interval(values)) for name, values in series.items())
+    return dict(sorted(intervals.items()))
 
 
 def _interval(values: np.ndarray) -> tuple[float, float]:
