@@ -152,7 +152,12 @@ def test_bootstrap_is_seeded_and_bounded():
     assert a.ci == b.ci and set(a.ci) >= {"R_raw", "R_pairwise", "R_anchor_pre", "R_anchor_post"}
     low, high = a.ci["R_raw"]
     assert 0.0 <= low <= a.R_raw <= high <= 1.0
-    assert a.ci["R_anchor_post"] == (1.0, 1.0)
+    # every sample rescued, 12 of 12: a share's interval is Wilson's, not the point (1.0, 1.0)
+    # a percentile interval of resamples gives
+    low, high = a.ci["R_anchor_post"]
+    assert high == 1.0 and 0.75 < low < 0.76
+    none = compute_metrics(samples, pairwise=pairwise, canon=CANON_NONE)
+    assert none.ci["R_anchor_pre"] == none.ci["R_anchor_post"] == (0.0, 0.0)
 
 
 def test_invariant_checker_reports_violations():

@@ -32,9 +32,10 @@ them changes. 4: inputs from the signature's types and the docstring's calls, bo
 and extrapolations of the examples."""
 ANALYSIS_VERSION = "3"
 """How a run's samples become its analysis; part of every cached analysis's key.
-3: the 95% intervals of the modal shares (R_raw, R_sig, R_behavioral) are Wilson score
-intervals, and a resample's R_pairwise counts only pairs of different samples; before, both were
-percentile intervals of the resampled statistic, which could lie wholly above the value.
+3: the 95% intervals of the shares (R_raw, R_sig, R_behavioral, R_anchor, pass_rate) are
+Wilson score intervals, and a resample's R_pairwise counts only pairs of different samples;
+before, percentile intervals of the resampled statistic, which for a modal share could lie
+wholly above the value, and for a share of 0 or 1 was that point.
 2: every sample that produced code is counted, whatever its length (issue 36; before, a
 program over 50,000 characters was left out of N and of every rate)."""
 CANON_VERSION = "1"

@@ -370,14 +370,15 @@ def bootstrap_intervals(
 ) -> dict[str, tuple[float, float]]:
     """95% intervals for the R metrics (docs/metrics.md, `ci`).
 
-    The modal shares (R_raw, R_sig at the level, R_behavioral) get the Wilson score interval
-    of the modal key's share: a resample's modal share is the largest of its shares, so it
-    lies above the run's on average, and the percentile interval of those maxima can lie wholly
-    above the value (20 different programs, R_raw 0.05: [0.10, 0.25]). R_pairwise, R_anchor and
-    pass_rate get percentile intervals, resampling samples with replacement; a resample's
-    R_pairwise is over the pairs of different samples it holds (two copies of one sample are
-    not a pair of programs that agree). One seeded generator draws one index matrix shared by
-    every resampled metric, so the intervals are reproducible and mutually consistent.
+    The shares of samples (R_anchor_pre/post, pass_rate, and the modal shares R_raw, R_sig at
+    the level and R_behavioral: the modal key's share) get the Wilson score interval of k of N.
+    A resample's modal share is the largest of its shares, so it lies above the run's on
+    average, and a percentile interval of those maxima can lie wholly above the value (20
+    different programs, R_raw 0.05: [0.10, 0.25]); a percentile interval of a share that is 0 or
+    1 is that point. R_pairwise, a mean over pairs, gets a percentile interval, resampling the
+    samples with replacement from one seeded generator (reproducible in any process); a
+    resample's R_pairwise is over the pairs of different samples it holds (two copies of one
+    sample are not a pair of programs that agree).
     """
     n = len(samples)
     if n < 2 or draws <= 0:
@@ -413,17 +414,16 @@ def bootstrap_intervals(
         series["R_pairwise"] = 1.0 - sums[kept] / pairs[kept]
     distances = _distances(samples, metrics.canon)
     if distances is not None:
-        d_pre, d_post = (np.array(d, dtype=np.float64) for d in distances)
-        series["R_anchor_pre"] = (d_pre[index] == 0.0).mean(axis=1)
-        series["R_anchor_post"] = (d_post[index] == 0.0).mean(axis=1)
-        if metrics.canon == CANON_NONE:
-            series["R_anchor_pre"] = series["R_anchor_post"] = np.zeros(draws)
+        if metrics.canon == CANON_NONE:  # 0 by definition, not a share that was measured
+            intervals["R_anchor_pre"] = intervals["R_anchor_post"] = (0.0, 0.0)
+        else:
+            d_pre, d_post = distances
+            intervals["R_anchor_pre"] = wilson_interval(sum(d == 0.0 for d in d_pre), n)
+            intervals["R_anchor_post"] = wilson_interval(sum(d == 0.0 for d in d_post), n)
     if metrics.R_behavioral is not None:
         vectors, _ = behaviour_keys(samples)
         intervals["R_behavioral"] = modal(vectors)
-        series["pass_rate"] = np.array([bool(s.passed) for s in samples], dtype=np.float64)[
-            index
-        ].mean(axis=1)
+        intervals["pass_rate"] = wilson_interval(sum(bool(s.passed) for s in samples), n)
     intervals.update((name, _interval(values)) for name, values in series.items())
     return dict(sorted(intervals.items()))
 
