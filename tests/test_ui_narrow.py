@@ -107,3 +107,25 @@ async def test_long_contract_ids_leave_the_canon_column_on_screen(isolated_home)
         shown = screen_text(app)
         [line] = [line for line in shown.splitlines() if SHORT in line]
         assert " ok" in line or " none" in line, line
+
+
+@pilot_test
+async def test_the_column_the_list_is_sorted_by_stays_when_the_terminal_narrows(demo_home):
+    """Sorted by a column a narrow terminal drops (rescue, at 80 columns), the list showed the
+    rows in that order without the column: the sorted column now stays, with its arrow, and
+    each row's value of it is on screen."""
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert "rescue" in screen.columns
+        while (screen.sort_column, screen.sort_reverse) != ("rescue", True):
+            await pilot.press("s")  # each shown column ascending, then descending
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert "rescue" in screen.columns and "contract" in screen.columns, screen.columns
+        shown = screen_text(app)
+        assert "rescue ▼" in shown, shown
+        table = screen.query_one("#runs-table", DataTable)
+        cells = [str(table.get_cell(run_id, "rescue")) for run_id in table.rows]
+        assert cells == sorted(cells, reverse=True) and all(cell in shown for cell in cells)

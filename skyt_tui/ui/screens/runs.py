@@ -96,7 +96,8 @@ PRIORITY = (
 )
 """Which columns a narrow terminal keeps first: columns are left out whole, never cut mid-number
 (a metric column not ranked here comes after the ranked ones). What tells runs apart (contract,
-model, temperature) is dropped last, so two runs never look alike."""
+model, temperature) is dropped last, so two runs never look alike; the sorted column is never
+dropped (`choose_columns`)."""
 METRIC_WIDTHS = {metric.header: 11 if metric.pair else 5 for metric in registry.app_columns()}
 """Cells of 3 decimals (`pre→post` for a metric shown with its pair)."""
 IF_RULES = frozenset(m.header for m in registry.app_columns() if m.app_if_rules)
@@ -131,7 +132,8 @@ def choose_columns(
     sort_column: str | None = None,
     with_rules: bool = False,
 ) -> list[str]:
-    """The columns that fit `width` cells, by priority, in display order (each cell has one space each side)."""
+    """The columns that fit `width` cells, by priority, in display order (each cell has one space each
+    side); the column the list is sorted by comes right after the contract, so it is never left out."""
     needed = {}
     absent = set() if with_rules else set(IF_RULES)
     for key, header in COLUMNS:
@@ -142,7 +144,8 @@ def choose_columns(
         needed[key] = max(widest, Text(header).cell_len + arrow) + 2
     chosen: set[str] = set()
     used = 0
-    for key in PRIORITY:
+    ranked = [PRIORITY[0], *((sort_column,) if sort_column in needed else ()), *PRIORITY[1:]]
+    for key in dict.fromkeys(ranked):
         if key in absent:
             continue
         if used + needed[key] <= width or not chosen:
