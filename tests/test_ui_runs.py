@@ -280,6 +280,26 @@ async def test_a_pane_can_be_enlarged_and_a_tiny_terminal_is_told_so(demo_home):
 
 
 @pilot_test
+async def test_z_enlarges_the_code_view_too(demo_home):
+    """`z` did nothing with the focus in the code (a scrolling pane Textual will not enlarge by
+    itself): it enlarges the sample views, tabs and all, and `z` brings the others back."""
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_run(pilot, demo_run_id("fibonacci_iterative"))
+        code = screen.query_one("#view-code VerticalScroll")
+        code.focus()
+        await pilot.pause()
+        await pilot.press("z")
+        await pilot.pause()
+        assert screen.maximized is screen.query_one(TabbedContent), screen.maximized
+        assert app.focused is code and "R_raw" not in screen_text(app)
+        assert "def " in screen_text(app), "the code is on screen, enlarged"
+        await pilot.press("z")
+        await pilot.pause()
+        assert screen.maximized is None and "R_raw" in screen_text(app)
+
+
+@pilot_test
 async def test_the_samples_of_a_run_sort_and_filter(demo_home):
     """Issue 14.10: `s` sorts the per-sample table, `/` filters it, esc clears the filter (not the screen)."""
     app = SkytApp(start="runs", clock=clock)

@@ -10,6 +10,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Static
 
 from skyt_tui.ui.widgets.section_bar import SectionBar, section_title
@@ -61,10 +62,24 @@ class SectionScreen(Screen):
 
     def action_toggle_maximize(self) -> None:
         """Enlarge the focused pane to the whole screen, or bring the others back."""
+        focused = self.focused
         if self.maximized is not None:
             self.minimize()
-        elif self.focused is not None:
-            self.maximize(self.focused)
+        elif focused is None:
+            self.notify("No pane has the focus: click one or press tab, then z.", timeout=3)
+        elif not self.maximize(focused):
+            # Textual does not enlarge a scrolling pane (a sample's code, a detail) by itself: its
+            # nearest container that may be enlarged is (the tabs around the code), else the pane
+            self.maximized = next(
+                (
+                    widget
+                    for widget in focused.ancestors
+                    if isinstance(widget, Widget)
+                    and not isinstance(widget, Screen)
+                    and widget.allow_maximize
+                ),
+                focused,
+            )
 
     def compose_body(self) -> ComposeResult:
         yield from ()
