@@ -620,3 +620,44 @@ async def test_a_run_whose_figures_arrive_takes_its_place_in_the_sorted_list(dem
         assert [row.key.value for row in table.ordered_rows] == order
         assert order == [s.id for s in screen.visible_summaries()]
         assert order.index(last) < len(order) - 1, "it moved up with its new figures"
+
+
+@pilot_test
+async def test_a_run_without_a_model_shows_a_dash_wherever_its_model_is_shown(isolated_home):
+    """A run whose source recorded no model showed its provider in the list's model column,
+    "model unknown" in the heatmap, nothing in the contract's canon line and `–` in its detail:
+    now `–` everywhere, as the detail, the Canon section and `runs list` show it."""
+    from tests.run_helpers import CONTRACT_ID, install_contract
+
+    install_contract(isolated_home)
+    meta = run_store.create_run(
+        contract_id=CONTRACT_ID,
+        provider="replay",
+        model=None,
+        temperature=0.5,
+        n=2,
+        samples=[
+            SampleRecord(index=i, status="ok", response=c, code=c) for i, c in enumerate(CODES[:2])
+        ],
+        status=run_store.COMPLETE,
+    )
+    analyses.analyze_stored_run(meta.id)
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#runs-table", DataTable)
+        assert str(table.get_cell(meta.id, "model")) == "–"
+        await open_run(pilot, meta.id)
+        assert "replay/– · T 0.5" in screen_text(app)
+        await pilot.press("h")
+        await settle(pilot)
+        assert f"{meta.id} · – · T 0.5 · N 2" in screen_text(app)
+        await pilot.press("1")
+        await settle(pilot)
+        table = app.screen.query_one("#contracts-table", DataTable)
+        ids = [str(table.get_row_at(row)[0]) for row in range(table.row_count)]
+        table.move_cursor(row=ids.index(CONTRACT_ID))
+        app.screen.query_one("#contract-detail").scroll_end(animate=False)
+        await pilot.pause()
+        detail = " ".join(line.split("▕")[-1].strip() for line in screen_text(app).splitlines())
+        assert f"fixed by sample 0 of run {meta.id} (replay/–)" in detail, detail

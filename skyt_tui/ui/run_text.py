@@ -310,7 +310,7 @@ def sort_key(column: str, summary: RunSummary, analysis: StoredAnalysis | None) 
         value: Any = {
             "when": meta.created,
             "contract": meta.contract_id,
-            "model": meta.model or meta.provider,
+            "model": meta.model or "–",
             "T": meta.temperature if meta.temperature is not None else -1.0,
         }[column]
         return (0, value)

@@ -69,8 +69,8 @@ def canon_meaning(state: str, canon: Canon | None) -> str:
     model = provenance.get("model")
     if model == DEMO_MODEL:
         where += f" ({DEMO_LABEL})"
-    elif model:
-        where += f" ({provenance.get('provider')}/{model})"
+    else:  # a model the source did not record reads `–`, as everywhere a run's model is shown
+        where += f" ({provenance.get('provider') or '–'}/{model or '–'})"
     when = str(provenance.get("established_at") or "")[:19].replace("T", " ")
     return f"fixed by {where}" + (f", established {when}" if when else "")
 

@@ -334,7 +334,7 @@ class HeatmapScreen(SectionScreen):
             run_id=printable(
                 run.run_id if run.contract_id in run.run_id else f"{run.run_id} ({run.contract_id})"
             ),
-            model=printable(run.model or "model unknown"),
+            model=printable(run.model or "–"),
             temperature=temperature(run.temperature),
             n=str(run.total if texts is not None else "…"),
         )

@@ -425,7 +425,7 @@ class RunsScreen(SectionScreen):
         cells = {
             "when": meta.created[5:16].replace("T", " "),
             "contract": Text(short_id(meta.contract_id)),
-            "model": Text(clip(printable(meta.model or meta.provider), MODEL_WIDTH)),
+            "model": Text(clip(printable(meta.model or "–"), MODEL_WIDTH)),
             "state": state_cell(summary),
             "N": n_cell(summary),
             "T": temperature(meta.temperature),
