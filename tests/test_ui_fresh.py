@@ -181,3 +181,30 @@ async def test_the_benchmark_keys_show_on_the_first_visit(demo_home, monkeypatch
         await settle(pilot)
         footer = screen_text(app).splitlines()[-1]
         assert "Rotate now" in footer and "Views" in footer, footer
+
+
+@pilot_test
+async def test_every_footer_key_of_an_empty_store_acts_or_says_why_not(isolated_home):
+    """On a store without runs, `/` in Runs put the keys into a filter box that is not on screen
+    (typing went nowhere, `3` no longer changed section), and `[`/`]` in the Heatmap did
+    nothing: each now says why it cannot act (Studies: tests/test_studies_ui.py)."""
+    from textual.widgets import Input
+
+    from tests.ui_support import notifications
+
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert "Filter" in screen_text(app).splitlines()[-1]
+        await pilot.press("slash")
+        await pilot.pause()
+        assert not isinstance(app.focused, Input), "no hidden filter box takes the keys"
+        assert notifications(app)[-1] == "No runs to filter yet: the store has none."
+        await pilot.press("4")
+        await settle(pilot)
+        assert app.current_mode == "heatmap"
+        for key in ("left_square_bracket", "right_square_bracket"):
+            said = len(notifications(app))
+            await pilot.press(key)
+            await pilot.pause()
+            assert notifications(app)[said:] == ["No run to show: the store has none."]

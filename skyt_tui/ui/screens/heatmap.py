@@ -392,8 +392,6 @@ class HeatmapScreen(SectionScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("toggle_repair", "next_level", "toggle_order") and self.texts is None:
             return False
-        if action in ("prev_run", "next_run"):
-            return None if len(self.runs) < 2 else True
         return True
 
     def action_toggle_repair(self) -> None:
@@ -428,9 +426,18 @@ class HeatmapScreen(SectionScreen):
         self.redraw()
 
     def action_prev_run(self) -> None:
-        if len(self.runs) > 1:
-            self.show_run(self.run_index - 1)
+        self._step(-1)
 
     def action_next_run(self) -> None:
+        self._step(1)
+
+    def _step(self, step: int) -> None:
         if len(self.runs) > 1:
-            self.show_run(self.run_index + 1)
+            self.show_run(self.run_index + step)
+        elif self.signature is None:
+            self.notify("Still reading the stored runs…", timeout=2)
+        else:
+            self.notify(
+                "No other run to show." if self.runs else "No run to show: the store has none.",
+                timeout=3,
+            )

@@ -593,6 +593,9 @@ class RunsScreen(SectionScreen):
         self.fill_table()
 
     def action_filter(self) -> None:
+        if self.query_one(ContentSwitcher).current == "runs-empty":  # the box is not on screen
+            self.notify("No runs to filter yet: the store has none.", timeout=3)
+            return
         box = self.query_one("#runs-filter", Input)
         box.display = True
         box.focus()
