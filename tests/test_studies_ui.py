@@ -92,7 +92,40 @@ async def test_studies_fits_80_by_24_and_says_what_to_do_without_runs():
         lines = screen_text(app).splitlines()
         assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
         assert "6 Studies" in lines[0]
-        assert "No runs chosen" in screen_text(app)
+        assert "No runs stored yet" in screen_text(app) and "skyt-tui demo" in screen_text(app)
+
+
+@pilot_test
+async def test_a_filter_that_matches_nothing_says_so_and_the_keys_say_why_they_cannot_act():
+    """A filter matching no run said "No runs chosen. Press / and type a filter…", as if none
+    had been typed (and on an empty store the same, as if the filter were at fault); `m`, `c`
+    and `e` then did nothing. The section now says what the Runs list says of its filter (how
+    many of the stored runs match), an empty store says it is empty, and the keys say why."""
+    app = SkytApp(start="studies")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        for key in "mce":
+            said = len(notifications(app))
+            await pilot.press(key)
+            await pilot.pause()
+            assert notifications(app)[said:] == ["No runs chosen: the store has none."], key
+    store_two_models()
+    app = SkytApp(start="studies")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await pilot.press(*"model=gamma", "enter")
+        await settle(pilot)
+        shown = screen_text(app)
+        assert "filter 'model=gamma': 0 of 12 stored runs match" in shown, shown
+        assert "No runs chosen. Press /" not in shown
+        for key in "mce":
+            said = len(notifications(app))
+            await pilot.press(key)
+            await pilot.pause()
+            assert notifications(app)[said:] == [
+                "No runs chosen: none of the 12 stored runs matches 'model=gamma'."
+            ], key
 
 
 def test_studies_snapshot_with_a_comparison(snap_compare):

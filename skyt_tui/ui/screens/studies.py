@@ -40,9 +40,11 @@ COLUMNS = ("model", "T", "mean", "std", "95% CI", "contracts", "runs", "run mean
 
 
 class StudyComputed(Message):
-    def __init__(self, study: Study, rows: list[StudyRow]) -> None:
+    """The study's rows; with none, `stored` is how many runs the store holds (a filter's "0 of 12")."""
+
+    def __init__(self, study: Study, rows: list[StudyRow], stored: int = 0) -> None:
         super().__init__()
-        self.study, self.rows = study, rows
+        self.study, self.rows, self.stored = study, rows, stored
 
 
 class StudyAggregated(Message):
@@ -92,6 +94,8 @@ class StudiesScreen(SectionScreen):
         self.filter_text = ""
         self.comparison: Comparison | None = None
         self.compare_wanted = False
+        self.stored = 0
+        """Runs in the store, counted when the study chooses none of them."""
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="studies-view", classes="section-body"):
@@ -126,7 +130,7 @@ class StudiesScreen(SectionScreen):
     @work(thread=True, exclusive=True, group="study", exit_on_error=False)
     def _compute(self, study: Study) -> None:
         from skyt_tui.engine.runs.analysis_child import AnalysisCancelled
-        from skyt_tui.engine.studies.study import select_runs
+        from skyt_tui.engine.studies.study import RunFilter, select_runs
         from skyt_tui.engine.studies.study_report import study_rows
 
         worker = get_current_worker()
@@ -148,19 +152,20 @@ class StudiesScreen(SectionScreen):
                 StudyProgress(f"computing the metrics of {counted(len(ids), 'run')}…")
             )
             rows = study_rows(study) if ids else []
+            stored = 0 if ids else len(select_runs(RunFilter()))
         except AnalysisCancelled:
             return
         except SkytError as exc:
             self.post_message(StudyProgress(f"study failed: {exc}", error=True))
             return
         if not worker.is_cancelled:
-            self.post_message(StudyComputed(study, rows))
+            self.post_message(StudyComputed(study, rows, stored))
 
     def on_study_progress(self, message: StudyProgress) -> None:
         self._status(Text(message.line, style="red" if message.error else "dim"))
 
     def on_study_computed(self, message: StudyComputed) -> None:
-        self.study, self.rows = message.study, message.rows
+        self.study, self.rows, self.stored = message.study, message.rows, message.stored
         self._status(Text(""))
         self.refresh_view()
 
@@ -195,13 +200,7 @@ class StudiesScreen(SectionScreen):
         chart = self.query_one("#studies-chart", StudyChart)
         table.clear()
         if not self.rows or aggregation is None:
-            head.update(
-                Text(
-                    "No runs chosen. Press / and type a filter (model=… temperature=… contract=…) or a saved "
-                    "study's name; `skyt-tui study create` saves one.",
-                    style="dim",
-                )
-            )
+            head.update(self._no_runs_text())
             chart.set_data("", (), {})
             self.query_one("#studies-comparison", Static).update("")
             return
@@ -237,6 +236,40 @@ class StudiesScreen(SectionScreen):
         )
         self._show_comparison()
 
+    def _nothing_chosen(self) -> str:
+        """Why the study has no runs, in a few words (after "No runs chosen: ")."""
+        if self.study is None:
+            return "the runs are still being read."
+        if not self.stored:
+            return "the store has none."
+        return f"none of the {counted(self.stored, 'stored run')} matches {self.filter_text!r}."
+
+    def _no_runs_text(self) -> Text:
+        if self.study is not None and not self.stored:
+            return Text(
+                "No runs stored yet. A study puts stored runs side by side by model and temperature: "
+                "`skyt-tui demo` loads example runs, `skyt-tui run` or `skyt-tui import` adds yours.",
+                style="dim",
+            )
+        if self.filter_text:  # as the Runs list says of its filter
+            saved = self.study is not None and self.study.name == self.filter_text
+            return Text.assemble(
+                (
+                    f"{'study' if saved else 'filter'} {self.filter_text!r}: "
+                    f"0 of {counted(self.stored, 'stored run')} match. ",
+                    "bold",
+                ),
+                (
+                    "Press / to change it (empty: every stored run), or type a saved study's name.",
+                    "dim",
+                ),
+            )
+        return Text(
+            "No runs chosen. Press / and type a filter (model=… temperature=… contract=…) or a saved "
+            "study's name; `skyt-tui study create` saves one.",
+            style="dim",
+        )
+
     def _show_comparison(self) -> None:
         target = self.query_one("#studies-comparison", Static)
         comparison = self.comparison
@@ -262,12 +295,14 @@ class StudiesScreen(SectionScreen):
 
     def action_metric(self) -> None:
         if not self.rows:
+            self.notify(f"No runs chosen: {self._nothing_chosen()}", timeout=3, markup=False)
             return
         self.metric = SHOWN_METRICS[(SHOWN_METRICS.index(self.metric) + 1) % len(SHOWN_METRICS)]
         self.refresh_view()
 
     def action_compare(self) -> None:
         if not self.rows:
+            self.notify(f"No runs chosen: {self._nothing_chosen()}", timeout=3, markup=False)
             return
         temperatures = {r.temperature for r in self.rows} - {None}
         if len(temperatures) < 2:
@@ -299,6 +334,7 @@ class StudiesScreen(SectionScreen):
     def action_export(self) -> None:
         """The summary CSV (one row per run) and the JSON report, as `study report --csv/--json` write them."""
         if not self.rows or self.study is None:
+            self.notify(f"No runs chosen: {self._nothing_chosen()}", timeout=3, markup=False)
             return
         import json
 
