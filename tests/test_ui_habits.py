@@ -244,6 +244,51 @@ async def test_the_palette_lists_every_sections_commands_the_current_ones_first(
         assert app.focused is app.screen.query_one("#runs-filter", Input)  # typing filters
 
 
+@pilot_test
+async def test_the_palettes_runs_filter_opens_the_runs_lists_filter_from_a_run_too(demo_home):
+    """With a run open (in Runs, or left open there while in another section), the palette's
+    "Runs: Filter" opened that run's samples filter: it now goes back to the list and opens its
+    filter; the run's own filter is "Run: Filter samples"."""
+    from textual.command import CommandList, CommandPalette
+
+    from skyt_tui.ui.screens.run_detail import RunDetailScreen
+    from skyt_tui.ui.screens.runs import RunsScreen
+
+    async def choose(pilot, typed: str, wanted: str) -> None:
+        await pilot.press("ctrl+p")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
+        commands = pilot.app.screen.query_one(CommandList)
+        await pilot.press(*typed)
+
+        def first() -> str:
+            return str(commands.get_option_at_index(0).prompt).split("\n")[0] if commands.option_count else ""  # fmt: skip
+
+        await wait_for(pilot, lambda: first() == wanted, 20)
+        await pilot.press("enter")
+
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        for leave in (False, True):
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, RunDetailScreen)
+            if leave:
+                await pilot.press("1")
+                await settle(pilot)
+            await choose(pilot, "runs filter", "Runs: Filter")
+            await wait_for(pilot, lambda: isinstance(app.screen, RunsScreen), 20)
+            box = app.screen.query_one("#runs-filter", Input)
+            await wait_for(pilot, lambda: app.focused is box, 20)  # noqa: B023
+            await pilot.press("escape")
+            await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await choose(pilot, "filter samples", "Run: Filter samples")
+        await wait_for(pilot, lambda: app.focused is app.screen.query_one("#samples-filter"), 20)
+        assert isinstance(app.screen, RunDetailScreen)
+
+
 def test_which_terminals_take_an_osc52_copy():
     from skyt_tui.ui.clipboard import osc52_support
 

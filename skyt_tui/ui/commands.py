@@ -67,8 +67,8 @@ class BindingCommands(Provider):
         current = self._current_section()
         commands = []
         for name, screen_class in section_classes().items():
-            if name == current:
-                continue
+            if name == current and isinstance(self.screen, screen_class):
+                continue  # its commands are the screen's own (a run's detail offers the list's)
             for keys, description, action in section_bindings(
                 screen_class, self.app.get_key_display
             ):
@@ -83,10 +83,13 @@ class BindingCommands(Provider):
         return commands
 
     async def _run_in(self, section: str, action: str) -> None:
-        """Open `section`, then run its `action` there."""
+        """Open `section`, back to its own screen (a run's detail closed), then run its `action` there."""
         app = self.app
         if app.current_mode != section:
             await app.switch_mode(section)
+        section_screen = section_classes()[section]
+        while not isinstance(app.screen, section_screen) and len(app.screen_stack) > 1:
+            await app.pop_screen()
         screen = app.screen
         # after the section has taken its focus back (a filter box opened now keeps the focus)
         screen.call_after_refresh(app.run_action, action, screen)

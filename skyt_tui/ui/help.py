@@ -31,6 +31,9 @@ def _scope(node: DOMNode, screen: Screen) -> str:
     if node is screen.app:
         return "Everywhere"
     if isinstance(node, Screen):
+        scope = getattr(node, "SCOPE", "")
+        if scope:
+            return str(scope)
         return (
             section_title(getattr(node, "SECTION", ""))
             if getattr(node, "SECTION", "")

@@ -29,6 +29,10 @@ class SectionScreen(Screen):
     SECTION: ClassVar[str] = ""
     SCREEN_ID: ClassVar[str] = ""
     """Id of a screen pushed over a section (it shares the section's bar); default: the section's."""
+    SCOPE: ClassVar[str] = ""
+    """What help and the palette call this screen's keys (`Run: Filter samples`); default: the
+    section's title. A screen pushed over a section names itself, so its keys are not taken for
+    the section's own (`Runs: Filter` filters the list, wherever it is chosen)."""
 
     def __init__(self) -> None:
         super().__init__(id=f"{self.SCREEN_ID or self.SECTION}-screen")

@@ -243,17 +243,18 @@ def sample_sort_key(name: str, row: SampleRow) -> tuple[Any, ...]:
 class RunDetailScreen(SectionScreen):
     SECTION = "runs"
     SCREEN_ID = "run-detail"
+    SCOPE = "Run"
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("v", "next_view", "Code/diffs"),
         Binding("c", "copy", "Copy"),
         Binding("e", "export", "Export…"),
         Binding("h", "heatmap", "Heatmap"),
-        Binding("s", "sort", "Sort", show=False),
+        Binding("s", "sort", "Sort samples", show=False),
         Binding("d", "toggle_diff", "Side by side", show=False),
         Binding("f", "families", "Families"),
         Binding("p", "probe", "Probe"),
-        Binding("slash", "filter", "Filter", key_display="/", show=False),
+        Binding("slash", "filter", "Filter samples", key_display="/", show=False),
         Binding("left_square_bracket", "run(-1)", "Previous run", key_display="[", group=RUN_KEYS),
         Binding("right_square_bracket", "run(1)", "Next run", key_display="]", group=RUN_KEYS),
         Binding("less_than_sign", "page(-1)", "Previous page", key_display="<", group=PAGE_KEYS),
