@@ -661,3 +661,38 @@ async def test_a_run_without_a_model_shows_a_dash_wherever_its_model_is_shown(is
         await pilot.pause()
         detail = " ".join(line.split("▕")[-1].strip() for line in screen_text(app).splitlines())
         assert f"fixed by sample 0 of run {meta.id} (replay/–)" in detail, detail
+
+
+@pilot_test
+async def test_a_run_without_samples_shows_no_code_of_the_run_shown_before(isolated_home):
+    """`]` from a run to one without samples (interrupted before its first) left the previous
+    run's code, or its failure, in the code view, as if it were this run's."""
+    from tests.run_helpers import CONTRACT_ID, install_contract
+
+    install_contract(isolated_home)
+    made = [
+        run_store.create_run(
+            contract_id=CONTRACT_ID,
+            provider="openai",
+            model="m",
+            temperature=0.5,
+            n=2,
+            samples=[SampleRecord(index=0, status="ok", response=CODES[1], code=CODES[1])][:size],
+            status=run_store.INTERRUPTED,
+        )
+        for size in (1, 0)
+    ]
+    for meta in made:
+        analyses.analyze_stored_run(meta.id)
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        order = [s.id for s in app.screen.shown]
+        screen = await open_run(pilot, made[0].id)
+        assert "return 1 + x" in screen_text(app)
+        await pilot.press("right_square_bracket" if order.index(made[1].id) == 1 else "left_square_bracket")  # fmt: skip
+        await settle(pilot)
+        assert screen.run_id == made[1].id
+        shown = screen_text(app)
+        assert "return 1 + x" not in shown and "sample 0 ·" not in shown, shown
+        assert "This run has no samples yet." in shown

@@ -482,7 +482,14 @@ class RunDetailScreen(SectionScreen):
     def show_sample(self) -> None:
         """Render the selected sample into the active view only (the others when they are opened)."""
         row = self.selected_row()
-        if row is None or self.run is None or self.texts is None:
+        if self.run is None or self.texts is None:
+            return
+        if row is None:  # no sample to show: none of the run shown before either
+            empty = (
+                "No sample matches the filter." if self.all_rows else "This run has no samples yet."
+            )
+            for view in VIEWS:
+                self.query_one(f"#{view}-text", Static).update(Text(empty, style="dim"))
             return
         active = self.query_one(TabbedContent).active or VIEWS[0]
         view = active if active in VIEWS else VIEWS[0]
@@ -726,6 +733,7 @@ class RunDetailScreen(SectionScreen):
         tabs = self.query_one(TabbedContent)
         row = self.selected_row()
         if row is None:
+            self.notify("No sample to copy: none is shown.", timeout=3)
             return
         content = self.sample_view(row, tabs.active if tabs.active in VIEWS else VIEWS[0])
         analysed = not row.failed
