@@ -129,3 +129,21 @@ async def test_the_column_the_list_is_sorted_by_stays_when_the_terminal_narrows(
         table = screen.query_one("#runs-table", DataTable)
         cells = [str(table.get_cell(run_id, "rescue")) for run_id in table.rows]
         assert cells == sorted(cells, reverse=True) and all(cell in shown for cell in cells)
+
+
+@pilot_test
+async def test_at_80_columns_the_runs_head_keeps_the_demo_label_and_the_sort_note_lines_up(
+    demo_home,
+):
+    """At 80 columns the head line was cut after "6 demo runs:", losing what they are; the
+    sort note under it started a column left of every other line."""
+    app = SkytApp(start="runs", clock=clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        lines = screen_text(app).splitlines()
+        assert lines[1].startswith(" 6 runs, newest first")
+        assert "hand-written examples (not model output)" in lines[2], lines[:4]
+        await pilot.press("s")
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        assert lines[3].startswith(" sorted by contract"), lines[:5]
