@@ -241,6 +241,23 @@ expected = 1
 """
 
 BAD_FILES = {
+    # passed `contracts validate`; a run then ended in a traceback once repair read the name
+    "unknown repair transformer": (
+        MINIMAL + '[rescue]\ntransformers = ["rename_locals", "nonexistent"]\n' + CALL_TEST,
+        "rescue.transformers",
+        "unknown transformer 'nonexistent'; repair has rename_locals, docstrings",
+    ),
+    # passed `contracts validate`; a run failed once every sample had been asked for
+    "unknown AST node type": (
+        MINIMAL + '[constraints]\nforbidden_nodes = ["For", "NotANode"]\n' + CALL_TEST,
+        "constraints.forbidden_nodes",
+        "'NotANode' is not a Python AST node type",
+    ),
+    "an ast name that is no node type": (
+        MINIMAL + '[constraints]\nforbidden_nodes = ["parse"]\n' + CALL_TEST,
+        "constraints.forbidden_nodes",
+        "'parse' is not a Python AST node type",
+    ),
     "missing id": (MINIMAL.replace('id = "m"\n', "") + CALL_TEST, "id", "missing required key"),
     "bad difficulty": (
         MINIMAL.replace('"easy"', '"extreme"') + CALL_TEST,
@@ -468,3 +485,10 @@ def test_a_carriage_return_newline_survives_a_file_round_trip(tmp_path):
     write_contract(base, path)
     loaded = load_contract(path).tests[0]
     assert loaded.expected == "x\r\n" and loaded.args == ("a\r\nb",)
+
+
+def test_the_transformers_a_contract_may_name_are_repairs():
+    from skyt_tui.engine.contracts.contract import REPAIR_TRANSFORMERS
+    from skyt_tui.engine.repair import TRANSFORMERS
+
+    assert tuple(TRANSFORMERS) == REPAIR_TRANSFORMERS

@@ -31,6 +31,44 @@ CONTRACT_SCHEMA_VERSION = 1
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 """A contract id, matched whole (`fullmatch`: `$` would accept a trailing newline)."""
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+REPAIR_TRANSFORMERS = (
+    "rename_locals",
+    "docstrings",
+    "type_hints",
+    "demo_code",
+    "import_place",
+    "import_form",
+    "nested_helper",
+    "compare_order",
+    "negated_compare",
+    "none_compare",
+    "empty_check",
+    "zero_check",
+    "dict_keys",
+    "dict_order",
+    "else_after_exit",
+    "merge_ifs",
+    "redundant_jump",
+    "return_bool",
+    "return_temp",
+    "ternary",
+    "aug_assign",
+    "tuple_assign",
+    "chained_assign",
+    "range_start",
+    "midpoint",
+    "loop_form",
+)
+"""The names `[rescue] transformers` may give: the repair registry's (`repair.TRANSFORMERS`, which
+this room may not import; tests/test_contracts.py keeps the two equal)."""
+
+
+def is_ast_node_type(name: str) -> bool:
+    """Whether `constraints.forbidden_nodes` may name `name`: a node type of Python's `ast`."""
+    found = getattr(ast, name, None) if IDENTIFIER.fullmatch(name) else None
+    return isinstance(found, type) and issubclass(found, ast.AST)
+
+
 """A Python identifier (ASCII), matched whole with `fullmatch`."""
 DIFFICULTIES = ("easy", "medium", "hard")
 STYLES = ("any", "iterative", "recursive")
@@ -303,6 +341,25 @@ class _Reader:
                     raise self.fail(name, f"{item!r} is not a Python name")
         return tuple(value)
 
+    def node_types(self, name: str) -> tuple[str, ...]:
+        items = self.names(name)
+        for item in items:
+            if not is_ast_node_type(item):
+                raise self.fail(
+                    name, f"{item!r} is not a Python AST node type (ast.For, ast.While, …)"
+                )
+        return items
+
+    def transformers(self, name: str) -> tuple[str, ...]:
+        items = self.names(name, identifiers=False)
+        for item in items:
+            if item not in REPAIR_TRANSFORMERS:
+                raise self.fail(
+                    name,
+                    f"unknown transformer {item!r}; repair has {', '.join(REPAIR_TRANSFORMERS)}",
+                )
+        return items
+
     def rule_ids(self, name: str) -> tuple[str, ...]:
         ids = self.names(name, identifiers=False)
         for item in ids:
@@ -455,7 +512,7 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
         style=constraints_reader.text("style", "any", choices=STYLES),
         forbidden_calls=constraints_reader.names("forbidden_calls"),
         forbidden_imports=constraints_reader.names("forbidden_imports"),
-        forbidden_nodes=constraints_reader.names("forbidden_nodes"),
+        forbidden_nodes=constraints_reader.node_types("forbidden_nodes"),
         coding_rules=constraints_reader.rule_ids("coding_rules"),
         required_patterns=constraints_reader.patterns("required_patterns"),
         forbidden_patterns=constraints_reader.patterns("forbidden_patterns"),
@@ -477,7 +534,7 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
     rescue_reader = top.sub("rescue")
     rescue = RescueBounds(
         max_transformations=rescue_reader.integer("max_transformations", 5, low=0),
-        transformers=rescue_reader.names("transformers", identifiers=False),
+        transformers=rescue_reader.transformers("transformers"),
     )
     rescue_reader.finish()
     domain = _read_domain(top.sub("domain"))

@@ -17,6 +17,7 @@ from skyt_tui.engine.contracts.contract import (
     RaisesTest,
     StatefulTest,
     Step,
+    is_ast_node_type,
 )
 from skyt_tui.engine.errors import ContractError
 from skyt_tui.engine.oracle.asserts import AssertCall, recognise
@@ -145,14 +146,7 @@ class Plan:
             ]
             checks = []
         constraints = contract.constraints
-        unknown = [
-            name
-            for name in constraints.forbidden_nodes
-            if not (
-                isinstance(getattr(ast, name, None), type)
-                and issubclass(getattr(ast, name), ast.AST)
-            )
-        ]
+        unknown = [name for name in constraints.forbidden_nodes if not is_ast_node_type(name)]
         if unknown:
             where = contract.path or contract.id
             raise ContractError(
