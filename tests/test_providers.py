@@ -359,3 +359,22 @@ def test_a_command_still_running_when_the_process_exits_is_killed(tmp_path):
     while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not os.path.exists(f"/proc/{pid}")
+
+
+@pytest.mark.corpus
+def test_replaying_another_contracts_experiment_is_refused(isolated_home, capsys):
+    """`run gcd --provider replay --replay slugify_….json` said "judging by skyt.slugify…, the
+    contract embedded in the recorded experiment (not the catalog's 'gcd')" and stored a slugify
+    run with exit 0: a typo in a script gave runs of another contract."""
+    from skyt_tui.cli import main
+    from skyt_tui.engine.runs import run_store
+    from tests.corpus import require
+
+    path = require("skyt-msr2026", "outputs", "slugify_temp1.0_20260123_103849.json")
+    assert main(["run", "gcd", "--provider", "replay", "--replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: is an experiment for contract 'slugify', not 'gcd'" in err
+    assert err.count("\n") == 1 and run_store.run_ids() == []
+    assert main(["run", "slugify", "--provider", "replay", "--replay", str(path), "--json"]) == 0
+    [run_id] = run_store.run_ids()
+    assert run_store.load_meta(run_id).contract_id.startswith("skyt.slugify.")

@@ -27,6 +27,7 @@ from skyt_tui.engine.generation.providers.base import ProviderError, Request, Re
 from skyt_tui.engine.sources import files as foreign
 from skyt_tui.engine.sources import humaneval
 from skyt_tui.engine.sources.recorded import load_skyt_experiment
+from skyt_tui.engine.sources.run_input import RunInput
 
 ANSWER_FIELDS = ("response", "text", "completion", "code")
 
@@ -61,8 +62,9 @@ def _skyt_ids(run_contract_id: str, extra: dict[str, Any]) -> set[str]:
     return {run_contract_id, str(extra.get("skyt_contract_id") or run_contract_id)}
 
 
-def _from_skyt_file(path: Path, contract: Contract) -> ReplaySource:
-    run = load_skyt_experiment(path)
+def _require_experiment_for(path: Path, run: RunInput, contract: Contract) -> None:
+    """The SKYT experiment in `path` was recorded for `contract` (its id, or the SKYT id it was
+    imported from), else an error naming the file and both contracts."""
     wanted = {contract.id, str(contract.source.get("original_id") or contract.id)}
     if not _skyt_ids(run.contract_id, run.extra) & wanted:
         raise InputError.at(
@@ -70,6 +72,11 @@ def _from_skyt_file(path: Path, contract: Contract) -> ReplaySource:
             f"is an experiment for contract {run.extra.get('skyt_contract_id', run.contract_id)!r}, "
             f"not {contract.id!r}",
         )
+
+
+def _from_skyt_file(path: Path, contract: Contract) -> ReplaySource:
+    run = load_skyt_experiment(path)
+    _require_experiment_for(path, run, contract)
     answers = tuple(RecordedAnswer(code, run.model) for code in run.codes)
     return ReplaySource(path, "skyt", answers, model=run.model, temperature=run.temperature)
 
@@ -185,6 +192,7 @@ def recorded_contract(path: Path | str, contract: Contract) -> Contract | None:
     if path.suffix != ".json" or not path.is_file():
         return None
     run = load_skyt_experiment(path)
+    _require_experiment_for(path, run, contract)  # not the recorded contract of another task
     embedded = run.extra.get("contract")
     if isinstance(embedded, Contract):
         return embedded
