@@ -48,6 +48,12 @@ def test_hand_written_file_is_read():
         ("[run]\ncolour = 1\n", "run.colour"),
         ("theme = 3\n", "theme"),
         ("run = 3\n", "run"),
+        # a number written as a string was read as the number (n = "3" ran 3 samples)
+        ('[run]\nn = "3"\n', "run.n"),
+        ('[run]\ntau = "0.5"\n', "run.tau"),
+        ('[run]\nworkers = "2"\n', "run.workers"),
+        ('[profiles.p]\nprovider = "replay"\nn = "4"\n', "profiles.p.n"),
+        ('[profiles.p]\nprovider = "replay"\ntimeout = "30"\n', "profiles.p.timeout"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_the_key(text, key):
@@ -271,3 +277,14 @@ def test_a_settings_file_left_in_the_data_directory_beside_the_new_one_is_named(
     notice = locations.move_legacy_settings()
     assert notice is not None and "is no longer read" in notice and str(config_dir) in notice
     assert load_settings().run.n == 5
+
+
+def test_a_number_in_quotes_is_named_as_a_string():
+    path = locations.settings_file()
+    path.parent.mkdir(parents=True)
+    path.write_text('[run]\nn = "3"\n')
+    with pytest.raises(InputError) as err:
+        load_settings()
+    assert str(err.value) == (
+        f"{path}: run.n: must be a whole number, not the string '3' (write it without quotes)"
+    )

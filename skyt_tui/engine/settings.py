@@ -123,6 +123,8 @@ def _choice(choices: tuple[str, ...]) -> Any:
 
 def _integer(low: int, high: int) -> Any:
     def check(value: Any) -> int:
+        """A whole number; a string of one is read (a form's text), the file's reader refuses it
+        first (`_refuse_text`)."""
         if isinstance(value, str):
             try:
                 value = int(value.strip())
@@ -139,6 +141,8 @@ def _integer(low: int, high: int) -> Any:
 
 def _number(low: float, high: float) -> Any:
     def check(value: Any) -> float:
+        """A number; a string of one is read (a form's text), the file's reader refuses it first
+        (`_refuse_text`)."""
         if isinstance(value, str):
             try:
                 value = float(value.strip())
@@ -180,6 +184,28 @@ _PROFILE_CHECKS: dict[str, Any] = {
     "system": _text,
     "concurrency": _integer(1, run_options.MAX_CONCURRENCY),
 }
+_WHOLE, _REAL = "a whole number", "a number"
+_NUMBERS = {
+    "n": _WHOLE,
+    "workers": _WHOLE,
+    "seed": _WHOLE,
+    "max_tokens": _WHOLE,
+    "concurrency": _WHOLE,
+    "temperature": _REAL,
+    "tau": _REAL,
+    "timeout": _REAL,
+}
+"""The number keys of `[run]` and of a profile (without `run.`): TOML numbers in the file."""
+
+
+def _refuse_text(key: str, value: Any) -> None:
+    """In the file, a number key holding a string (`n = "3"`) is a mistake to say, not to read:
+    the same file refuses `n = 2.5` and `n = true`."""
+    kind = _NUMBERS.get(key.removeprefix("run."))
+    if kind is not None and isinstance(value, str):
+        raise ValueError(f"must be {kind}, not the string {value!r} (write it without quotes)")
+
+
 PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\Z")
 _OPTIONAL = {
     "theme",
@@ -192,8 +218,9 @@ _OPTIONAL = {
 """Keys that may be unset (None): they are then left out of the file."""
 
 
-def check_value(key: str, value: Any, where: str | Path = "settings") -> Any:
-    """`value` converted for `key` (strings from a form are parsed); InputError naming the key."""
+def check_value(key: str, value: Any, where: str | Path = "settings", *, form: bool = True) -> Any:
+    """`value` converted for `key`; InputError naming the key. From a form (`form`), strings are
+    parsed; from the file, a number key must hold a number."""
     if key not in _CHECKS:
         raise InputError.at(where, f"unknown key (known: {', '.join(KEYS)})", key)
     if value is None or (isinstance(value, str) and not value.strip() and key in _OPTIONAL):
@@ -201,6 +228,8 @@ def check_value(key: str, value: Any, where: str | Path = "settings") -> Any:
             return None
         raise InputError.at(where, "must be set (delete the line for the default)", key)
     try:
+        if not form:
+            _refuse_text(key, value)
         return _CHECKS[key](value)
     except ValueError as exc:
         raise InputError.at(where, str(exc), key) from None
@@ -225,9 +254,11 @@ def settings_from_dict(document: dict[str, Any], where: str | Path = "settings")
             if not isinstance(value, dict):
                 raise InputError.at(where, "must be a table ([run])", "run")
             for sub_key, sub_value in value.items():
-                values[f"run.{sub_key}"] = check_value(f"run.{sub_key}", sub_value, where)
+                values[f"run.{sub_key}"] = check_value(
+                    f"run.{sub_key}", sub_value, where, form=False
+                )
         else:
-            values[key] = check_value(key, value, where)
+            values[key] = check_value(key, value, where, form=False)
     run = RunDefaults(**{k[4:]: v for k, v in values.items() if k.startswith("run.")})
     return Settings(theme=values.get("theme"), run=run, profiles=profiles)
 
@@ -253,6 +284,7 @@ def _profiles(value: Any, where: str | Path) -> dict[str, Profile]:
                 known = ", ".join(_PROFILE_CHECKS)
                 raise InputError.at(where, f"unknown key (known: {known})", f"{at}.{key}")
             try:
+                _refuse_text(key, item)
                 checked[key] = _PROFILE_CHECKS[key](item)
             except ValueError as exc:
                 raise InputError.at(where, str(exc), f"{at}.{key}") from None
