@@ -170,6 +170,26 @@ def test_a_damaged_rotation_log_marks_its_benchmark_and_lists_the_others(demo, c
     assert "damaged" in out and "demo" in out
 
 
+def test_a_torn_rotation_record_is_named_by_list_and_status(demo, capsys, monkeypatch):
+    """A rotation whose write did not finish is skipped (the log's torn-write recovery), and a
+    later rotation appends after it; `bench list` and `bench status` said nothing of the lost
+    record."""
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["bench", "rotate", "demo", "--now", "2024-05-03"]) == 0
+    log = demo / "home/benchmarks/demo/rotations.jsonl"
+    with log.open("a") as handle:
+        handle.write('{"kind": "bench_rotation", "period": tru')
+    assert main(["bench", "rotate", "demo", "--now", "2024-06-03"]) == 0
+    said = f"{log}: line 2: torn record (a write that did not finish)"
+    [listed] = run_json(capsys, "bench", "list")["benchmarks"]
+    assert listed["torn"] == [said] and listed["rotations"] == 2 and listed["error"] is None
+    assert run_json(capsys, "bench", "status", "demo")["torn"] == [said]
+    for command in (["bench", "list"], ["bench", "status", "demo"]):
+        assert main(command) == 0
+        out = " ".join(capsys.readouterr().out.split())
+        assert f"warning: {said}; that record is lost" in out
+
+
 def test_status_shows_the_rotation_history_with_the_apps_columns(demo, capsys, monkeypatch):
     """`bench status` and the app's History tab draw one table: the same columns, the same cells."""
     from skyt_tui.engine import benchmark

@@ -91,6 +91,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                         "sample": summary.sample.to_dict() if summary.sample else None,
                         "rotations": summary.rotations,
                         "error": summary.error,
+                        "torn": list(summary.torn),
                     }
                     for summary in summaries
                 ]
@@ -127,6 +128,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for summary in summaries:
         if summary.error:
             say(f"damaged: {summary.error}", "red")
+        for line in summary.torn:
+            say(f"warning: {line}; that record is lost", "yellow")
     return 0
 
 

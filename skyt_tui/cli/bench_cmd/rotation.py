@@ -127,11 +127,13 @@ def cmd_status(args: argparse.Namespace) -> int:
     versions = bench.benchmark_versions(args.name)
     status = bench.rotation_status(args.name, now_of(args), args.period)
     sample = bench.current_sample(args.name)
+    torn = bench.torn_records(args.name)
     if args.json:
         print_json(
             "bench_status",
             {
                 "name": args.name,
+                "torn": list(torn),
                 "version": status.benchmark_version,
                 "versions": [info.to_dict() for info in versions],
                 "strata": status.strata,
@@ -185,6 +187,8 @@ def cmd_status(args: argparse.Namespace) -> int:
             + " ".join(status.stale[:10]),
             "yellow",
         )
+    for line in torn:
+        say(f"warning: {line}; that record is lost", "yellow")
     when = "due now" if status.due else f"next due on {status.next_rotation}"
     say(f"rotation: {status.period}, current period {status.current_period}, {when}")
     if status.history:

@@ -39,6 +39,7 @@ from skyt_tui.engine.benchmark.api import (
     sample_history,
     store_benchmark,
     stored_estimates,
+    torn_records,
     validate_benchmark,
 )
 from skyt_tui.engine.benchmark.fingerprints import ContaminationReport, Fingerprint, ItemOverlap
@@ -124,6 +125,7 @@ __all__ = [
     "rotation_history",
     "rotation_state",
     "rotation_status",
+    "torn_records",
     "sample_history",
     "select_sample",
     "validate_benchmark",

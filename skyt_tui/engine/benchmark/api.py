@@ -131,6 +131,8 @@ class BenchmarkSummary:
     sample: AnchorSample | None
     rotations: int
     error: str | None = None
+    torn: tuple[str, ...] = ()
+    """Lines of its logs skipped as torn (`torn_records`): records that were lost."""
 
     @property
     def damaged(self) -> bool:
@@ -233,9 +235,11 @@ def list_benchmarks() -> tuple[BenchmarkSummary, ...]:
         if not versions:
             continue
         sample, rotations, error = None, 0, None
+        torn: tuple[str, ...] = ()
         try:
             sample = current_sample(name)
             rotations = len(rotation_history(name))
+            torn = torn_records(name)
         except StoreError as exc:
             error = str(exc)
         summaries.append(
@@ -246,9 +250,22 @@ def list_benchmarks() -> tuple[BenchmarkSummary, ...]:
                 sample=sample,
                 rotations=rotations,
                 error=error,
+                torn=torn,
             )
         )
     return tuple(summaries)
+
+
+def torn_records(name: str) -> tuple[str, ...]:
+    """The lines of a benchmark's logs (anchor samples, rotations) skipped as torn, each as
+    "FILE: line N: torn record …": a write that did not finish, whose record is lost."""
+    torn: list[str] = []
+    for path, kind in (
+        (bench_store.samples_log(name), SAMPLE_KIND),
+        (bench_store.rotations_log(name), ROTATION_KIND),
+    ):
+        bench_store.read_log(path, kind, torn)
+    return tuple(torn)
 
 
 def draw_sample(

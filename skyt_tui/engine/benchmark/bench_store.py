@@ -252,10 +252,11 @@ def _read_scores(path: Path, items: tuple[Item, ...]) -> ScoreMatrix:
     return ScoreMatrix(systems=systems, item_ids=item_ids, scores=scores)
 
 
-def read_log(path: Path, kind: str) -> list[dict[str, Any]]:
-    """Records of an append-only log, oldest first; [] when the log does not exist yet."""
+def read_log(path: Path, kind: str, torn: list[str] | None = None) -> list[dict[str, Any]]:
+    """Records of an append-only log, oldest first; [] when the log does not exist yet. A torn
+    line (a write that did not finish) is skipped and, with `torn`, named there."""
     try:
-        records = store.read_jsonl(path)
+        records = store.read_jsonl(path, damaged=torn)
     except FileNotFoundError:
         return []
     for number, record in enumerate(records, start=1):
