@@ -215,3 +215,16 @@ def test_status_shows_the_rotation_history_with_the_apps_columns(demo, capsys, m
     shown = console.export_text()
     for row in rows:
         assert any(all(cell in line for cell in row) for line in shown.splitlines()), row
+
+
+def test_a_method_that_fell_back_in_every_draw_gets_no_verdict_of_its_own(demo, capsys):
+    """`--holdout-systems 1 --method irt`: no system left to train IRT, so every draw was
+    stratified's, and the report still said "trustworthy: r > 0.9 in 100% of draws"."""
+    argv = ["bench", "validate", "demo", "--method", "irt", "--draws", "5", "--split-date", "off"]
+    report = run_json(capsys, *argv, "--holdout-systems", "1")
+    assert report["trustworthy"] is False
+    assert report["verdict"].startswith("NOT measured: irt fell back to stratified in 5 of 5 draws")
+    assert report["verdict"].endswith("every figure is stratified's")
+    stratified = [*argv[:4], "stratified", *argv[5:]]
+    kept = run_json(capsys, *stratified, "--holdout-systems", "1")
+    assert not kept["verdict"].startswith("NOT measured")

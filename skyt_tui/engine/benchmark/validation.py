@@ -189,6 +189,8 @@ class MethodResult:
     draws_pearson: tuple[float, ...]
     fallback: str | None
     """Why IRT fell back to stratified in some draws (too few training systems), else None."""
+    fallback_draws: int = 0
+    """The draws in which it fell back: in all of them, the figures are stratified's, not its."""
 
 
 @dataclass(frozen=True)
@@ -235,9 +237,11 @@ class ValidationReport:
 
 
 def trusted(result: MethodResult, config: ValidationConfig) -> bool:
-    """r > threshold in ≥ `confidence` of the draws, with enough items and held-out systems."""
+    """r > threshold in ≥ `confidence` of the draws, with enough items and held-out systems, by
+    the method itself (not by the one it fell back to in every draw)."""
     return (
-        result.share_above >= config.confidence
+        result.fallback_draws < result.draws
+        and result.share_above >= config.confidence
         and result.size >= min_trusted(result.method)
         and result.n_held_out >= MIN_TRUSTED_SYSTEMS
     )
@@ -401,6 +405,7 @@ def _run(
                     coverage=float(inside[key].mean()),
                     draws_pearson=tuple(float(value) for value in pearson),
                     fallback=fallback,
+                    fallback_draws=fallback_draws[key],
                 )
             )
     return tuple(results)
@@ -611,7 +616,9 @@ def validate_sample(
         trustworthy=trustworthy,
         verdict=_verdict(
             own.share_above, config, own.size, min_trusted(method), n_held, trustworthy
-        ),
+        )
+        if own.fallback_draws < own.draws
+        else f"NOT measured: {method} fell back to {own.fallback}; every figure is stratified's",
         warnings=warnings,
         methods=results,
         time_split=time_split,
