@@ -10,10 +10,12 @@ that the same content read from a reordered file is the same benchmark.
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import hashlib
 import io
 import json
 import math
+import re
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -291,6 +293,17 @@ def read_items_jsonl(path: Path | str) -> tuple[Item, ...]:
     return tuple(items[item_id] for item_id in sorted(items))
 
 
+def _is_date(text: str) -> bool:
+    """Whether `text` starts with a calendar date YYYY-MM-DD, as the time splits read it."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}(?:[T ].*)?", text, flags=re.DOTALL):
+        return False
+    try:
+        dt.date.fromisoformat(text[:10])
+    except ValueError:
+        return False
+    return True
+
+
 def read_systems_jsonl(path: Path | str) -> tuple[SystemInfo, ...]:
     """Read SYSTEMS.jsonl: `system` required, `release_date` optional; sorted by name."""
     path = Path(path)
@@ -309,9 +322,13 @@ def read_systems_jsonl(path: Path | str) -> tuple[SystemInfo, ...]:
             raise InputError.at(
                 where, f"duplicate system {name!r} (first on line {first_line[name]})", key="system"
             )
+        release = _optional_str(where, record, "release_date")
+        if release is not None and not _is_date(release):
+            # a date that does not read would leave the system out of every time split, unsaid
+            raise InputError.at(where, f"{release!r} is not a date YYYY-MM-DD", key="release_date")
         systems[name] = SystemInfo(
             name=name,
-            release_date=_optional_str(where, record, "release_date"),
+            release_date=release,
             extra={
                 key: value
                 for key, value in sorted(record.items())
