@@ -273,6 +273,23 @@ def test_without_a_reference_samples_are_compared_with_the_majority(oracle):
     assert [s.differs_from_reference for s in found.samples] == [None, None, None]
     assert found.samples[1].witness.against == "majority"
     assert found.samples[0].witness is None and found.classes == ((0, 2), (1,))
+    # the summary `analyze --probe` and `oracle --probe` print said "0 differ from the reference
+    # (0.000)" of samples never compared with one
+    from rich.console import Console
+
+    from skyt_tui.cli.probe_output import print_probe
+    from skyt_tui.engine.probe.report import probe_summary
+
+    summary = probe_summary([found])
+    assert (summary["plausible_but_wrong"], summary["plausible_but_wrong_share"]) == (None, None)
+    with_reference = probe_summary([found, probe(oracle, contract(), [RIGHT, WRONG])])
+    assert with_reference["plausible_but_wrong"] == 1
+    assert with_reference["plausible_but_wrong_share"] == 0.5  # of the 2 probed against it
+    console = Console(record=True, width=200)
+    print_probe(console, [found], [["a.py", "b.py", "c.py"]])
+    said = console.export_text()
+    assert "no reference to compare with, 1 from the passing samples' majority" in said
+    assert "from the reference" not in said
 
 
 HANGS = "def f(x):\n    while x < -2:\n        pass\n    return abs(x)\n"

@@ -41,11 +41,17 @@ def print_probe(
     if table.row_count:
         print_table(out, table)
     summary = probe_summary(probes)
+    wrong = summary["plausible_but_wrong"]
+    against_reference = (
+        "no reference to compare with"
+        if wrong is None
+        else f"{wrong} {_differ(wrong)} from the reference "
+        f"({fmt3(summary['plausible_but_wrong_share'])})"
+    )
     out.print(
         f"probed {counted(summary['probed'], 'passing sample')} on "
         f"{counted(summary['inputs_counted'], 'counted input')}: "
-        f"{summary['plausible_but_wrong']} {_differ(summary['plausible_but_wrong'])} from the "
-        f"reference ({fmt3(summary['plausible_but_wrong_share'])}), {summary['unlike_majority']} "
+        f"{against_reference}, {summary['unlike_majority']} "
         f"from the passing samples' majority, "
         f"{counted(summary['behaviour_classes'], 'behaviour class')}"
     )

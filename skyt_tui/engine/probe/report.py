@@ -41,10 +41,13 @@ def probe_summary(probes: Sequence[ContractProbe]) -> dict[str, Any]:
         "inputs_generated_wide": sum(p.generated_wide for p in probes),
         "inputs_counted": sum(p.counted for p in probes),
         "probed": probed,
-        "plausible_but_wrong": flagged,
-        "plausible_but_wrong_share": flagged / probed_with_reference
-        if probed_with_reference
-        else 0.0,
+        # no contract with a reference: nothing was compared with one (null, as per run)
+        "plausible_but_wrong": flagged if with_reference else None,
+        "plausible_but_wrong_share": (
+            flagged / probed_with_reference
+            if probed_with_reference
+            else (0.0 if with_reference else None)
+        ),
         "unlike_majority": unlike,
         "behaviour_classes": sum(len(p.classes) for p in probes),
         "split_contracts": [p.contract.id for p in probes if len(p.classes) > 1],
