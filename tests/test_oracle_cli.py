@@ -285,3 +285,20 @@ def test_humaneval_copies_name_the_line_they_repeat(tmp_path, capsys, sent):
     assert json.loads(capsys.readouterr().out)["copies"] == 0
     assert main(["oracle", "--humaneval", str(folder), "--timeout", "1"]) == 0
     assert "1 sample is a copy of 1 earlier program" in " ".join(capsys.readouterr().out.split())
+
+
+def test_limit_counts_trivial_asserts_of_the_scored_tasks_only(tmp_path, capsys):
+    """`--limit 200` scored HumanEval/0 and /1 and listed the trivial asserts of tasks 64-79."""
+    folder = humaneval_folder(tmp_path)
+    problems = folder / "problems.jsonl"
+    rows = [json.loads(line) for line in problems.read_text().splitlines()]
+    rows[1]["test"] = "def check(candidate):\n    assert True\n    assert candidate(3) == -3\n"
+    problems.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    argv = ["oracle", "--humaneval", str(folder), "--timeout", "1"]
+    assert main([*argv, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["trivial_asserts"] == {"Toy/1": 1}
+    assert main([*argv, "--json", "--limit", "3"]) == 0  # Toy/0's three samples only
+    assert json.loads(capsys.readouterr().out)["trivial_asserts"] == {}
+    assert main([*argv, "--limit", "3"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "not counted as tests" not in out and "Toy/1 (1)" not in out

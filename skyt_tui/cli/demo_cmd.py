@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Create one analysed run per bundled example set (the samples are hand-written "
         "examples that ship with skyt-tui, not model output) and import the bundled contracts as the "
         "benchmark 'bundled-contracts' with its anchor sample and one rotation, all in the demo's own store "
-        "(demo/ in the data directory, or in $SKYT_HOME when set): your runs and canons are not touched. "
+        "(demo/ in the data directory, or in $SKYT_HOME/demo when SKYT_HOME is set): your runs and canons are not touched. "
         "`skyt-tui` opens the demo while your own store has no runs; `SKYT_STORE=demo skyt-tui ...` opens it always.",
     )
     parser.add_argument(

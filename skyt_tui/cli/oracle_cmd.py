@@ -324,10 +324,11 @@ def run_humaneval(args: argparse.Namespace) -> int:
         task_id: problem_contract(problem, args.timeout, file=directory / "problems.jsonl")
         for task_id, problem in problems.items()
     }
+    scored = {completion.task_id for completion in completions}  # --limit scores fewer tasks
     trivial = {
         task_id: contract.source["trivial_asserts"]
         for task_id, contract in sorted(contracts.items(), key=lambda item: _task_order(item[0]))
-        if contract.source.get("trivial_asserts")
+        if contract.source.get("trivial_asserts") and task_id in scored
     }
     jobs = [
         (contracts[c.task_id], humaneval.assemble_program(problems[c.task_id], c.completion))
@@ -429,7 +430,8 @@ def run_humaneval(args: argparse.Namespace) -> int:
     early = [v for v in verdicts if v.unrun]
     if early:
         out.print(
-            f"{len(early)} verdicts decided early: {sum(v.unrun for v in early)} tests not run "
+            f"{counted(len(early), 'verdict')} decided early: "
+            f"{counted(sum(v.unrun for v in early), 'test')} not run "
             "(--all-outcomes runs them)",
             markup=False,
             highlight=False,
