@@ -126,6 +126,12 @@ def test_bad_issues_file_is_one_located_error(tmp_path, lines, message):
         ("system,item,score\nm1,a1,1\n", r"results.csv:1: header lacks column issue_id \("),
         ("system,item,mark\nm1,a1,1\n", r"results.csv:1: header lacks columns issue_id, score \("),
         ("system,issue_id,score\nm1,a1\n", r"results.csv:2: expected at least 3 columns"),
+        # a row longer than its header was read as if the extra cells were not there
+        (
+            "system,issue_id,score\nm1,a1,1,extra\n",
+            r"results.csv:2: 4 fields, but the header names 3",
+        ),
+        ("system,issue_id,score\nm1,a1,0,5\n", r"results.csv:2: 4 fields, but the header names 3"),
         ("system,issue_id,score\n", r"results.csv: no result rows"),
         ("", r"results.csv: empty file"),
     ],
@@ -294,3 +300,8 @@ def test_a_release_date_that_is_no_date_is_refused(tmp_path, date):
         "2023-08-30",
         "2024-01-02T10:00:00Z",
     ]
+
+
+def test_trailing_empty_cells_are_not_fields(tmp_path):
+    path = write(tmp_path / "results.csv", "system,issue_id,score\nm1,a1,1,\nm1,b2,0.5,,\n")
+    assert read_results_csv(path, ["a1", "b2"]).scores.tolist() == [[1.0, 0.5]]

@@ -396,6 +396,11 @@ def read_results_csv(
     score_of = array("d")
     line_of = array("q")
     for number, row in rows:
+        if len(row) > len(names) and any(cell.strip() for cell in row[len(names) :]):
+            # a cell the header names no column for: a stray comma, or a column gone missing
+            raise InputError.at(
+                f"{path}:{number}", f"{len(row)} fields, but the header names {len(names)}"
+            )
         # The common case takes the short path; any doubt goes to `_row_problem` for the message.
         try:
             system = row[system_col].strip()
