@@ -378,3 +378,35 @@ def test_replaying_another_contracts_experiment_is_refused(isolated_home, capsys
     assert main(["run", "slugify", "--provider", "replay", "--replay", str(path), "--json"]) == 0
     [run_id] = run_store.run_ids()
     assert run_store.load_meta(run_id).contract_id.startswith("skyt.slugify.")
+
+
+@pytest.mark.corpus
+def test_a_replayed_experiment_keeps_its_recorded_model_as_import_does(isolated_home, capsys):
+    """`run --provider replay` of a SKYT file that records `model: gpt-4o` stored no model, where
+    `import` of the same file stores gpt-4o: one system became two in studies and benchmarks."""
+    from skyt_tui.cli import main
+    from skyt_tui.engine.runs import run_store
+    from tests.corpus import require
+
+    path = require("skyt-msr2026", "outputs", "merge_sort_temp1.0_20260123_125922.json")
+    assert main(["run", "merge_sort", "--provider", "replay", "--replay", str(path), "--json"]) == 0
+    assert main(["import", str(path), "--json"]) == 0
+    models = {run_store.load_meta(run_id).model for run_id in run_store.run_ids()}
+    assert models == {"gpt-4o"}
+    assert (
+        main(
+            [
+                "run",
+                "merge_sort",
+                "--provider",
+                "replay",
+                "--replay",
+                str(path),
+                "--model",
+                "x",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    assert "x" in {run_store.load_meta(run_id).model for run_id in run_store.run_ids()}

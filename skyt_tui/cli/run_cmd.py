@@ -512,6 +512,8 @@ def _run_contract(contract: Contract, args: argparse.Namespace) -> list[RunOutco
     if args.provider == "replay":
         n = len(provider) if n is None else n
         temperatures = [provider.source.temperature if t is None else t for t in temperatures]
+        if args.model is None:  # as recorded, as import stores it (and the temperature above)
+            args.model = provider.source.model
     else:
         n = getattr(args, "default_n", DEFAULT_N) if n is None else n
         default_t = getattr(args, "default_temperature", DEFAULT_TEMPERATURE)
