@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import textwrap
 from pathlib import Path
@@ -258,6 +259,12 @@ BAD_FILES = {
         "constraints.forbidden_nodes",
         "'parse' is not a Python AST node type",
     ),
+    # passed `contracts validate`; probing then called an entry point the reference lacks
+    "reference without the entry point": (
+        MINIMAL + 'reference = "def other(x):\\n    return x\\n"\n' + CALL_TEST,
+        "reference",
+        "defines no 'f' (the entry point)",
+    ),
     "missing id": (MINIMAL.replace('id = "m"\n', "") + CALL_TEST, "id", "missing required key"),
     "bad difficulty": (
         MINIMAL.replace('"easy"', '"extreme"') + CALL_TEST,
@@ -492,3 +499,18 @@ def test_the_transformers_a_contract_may_name_are_repairs():
     from skyt_tui.engine.repair import TRANSFORMERS
 
     assert tuple(TRANSFORMERS) == REPAIR_TRANSFORMERS
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [
+        "def f(x):\n    return x\n",
+        "class f:\n    pass\n",
+        "f = abs\n",
+        "from math import fabs as f\n",
+        "try:\n    from m import f\nexcept ImportError:\n    def f(x):\n        return x\n",
+    ],
+)
+def test_a_reference_that_binds_the_entry_point_is_kept(tmp_path, reference):
+    text = MINIMAL + f"reference = {json.dumps(reference)}\n" + CALL_TEST
+    assert load_contract(write(tmp_path, text, "ok.toml")).reference == reference

@@ -435,6 +435,32 @@ def _require_parse(reader: _Reader, name: str, code: str) -> ast.Module:
         raise reader.fail(name, f"is not valid Python ({where}{exc.msg})") from None
 
 
+def _binds(module: ast.Module, name: str) -> bool:
+    """Whether the module binds `name` at its top level (a def, a class, an assignment, an import,
+    also inside a top-level if/try/with)."""
+    pending: list[ast.stmt] = list(module.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node.name == name:
+                return True
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                if (alias.asname or alias.name.split(".")[0]) == name:
+                    return True
+        elif isinstance(node, ast.If | ast.Try | ast.With):
+            pending.extend(node.body)
+            pending.extend(getattr(node, "orelse", []))
+            pending.extend(getattr(node, "finalbody", []))
+            for handler in getattr(node, "handlers", []):
+                pending.extend(handler.body)
+    return False
+
+
 def _toml_type(value: Any) -> str:
     return {
         bool: "a boolean",
@@ -552,8 +578,11 @@ def contract_from_dict(data: dict[str, Any], path: Path | str = "<contract>") ->
     reference = top.value("reference", None)
     if reference is not None and not isinstance(reference, str):
         raise top.fail("reference", "must be a string of Python code")
-    if reference is not None:
-        _require_parse(top, "reference", reference)
+    if reference is not None and not _binds(
+        _require_parse(top, "reference", reference), entry.name
+    ):
+        # probing and `probe add-test` call the reference's entry point
+        raise top.fail("reference", f"defines no {entry.name!r} (the entry point)")
     tags = top.names("tags", identifiers=False)
     source = top.value("source", {})
     if not isinstance(source, dict):

@@ -38,6 +38,7 @@ from typing import Any
 from skyt_tui.engine.contracts.contract import Contract
 from skyt_tui.engine.errors import InputError, SkytError
 from skyt_tui.engine.generation.providers import Provider, ProviderError, Request, make_provider
+from skyt_tui.engine.printable import counted
 from skyt_tui.engine.runs import run_store
 from skyt_tui.engine.runs.run_store import FAILED, OK, RunMeta, SampleRecord
 from skyt_tui.engine.sources.extract import extract_for_contract
@@ -404,7 +405,8 @@ def start_run(
     recorded = len(provider) if isinstance(provider, Sized) else None
     if recorded is not None and settings.n > recorded:
         raise InputError(
-            f"the replay source has {recorded} recorded answers; ask for -n {recorded} or fewer"
+            f"the replay source has {counted(recorded, 'recorded answer')}; ask for -n {recorded} "
+            "or fewer"
         )
     request = {
         key: value
