@@ -265,6 +265,17 @@ BAD_FILES = {
         "reference",
         "defines no 'f' (the entry point)",
     ),
+    # the reasons named an object's address and a sys setting
+    "_py literal that is a call": (
+        MINIMAL + CALL_TEST.replace("expected = 1", "expected_py = \"__import__('os')\""),
+        "tests[0].expected_py",
+        "not a Python literal (it holds a call, a name or an operation, which a literal cannot)",
+    ),
+    "_py integer too long to read": (
+        MINIMAL + CALL_TEST.replace("expected = 1", f'expected_py = "{"9" * 5000}"'),
+        "tests[0].expected_py",
+        "not a Python literal (an integer of more than 4,300 digits)",
+    ),
     "missing id": (MINIMAL.replace('id = "m"\n', "") + CALL_TEST, "id", "missing required key"),
     "bad difficulty": (
         MINIMAL.replace('"easy"', '"extreme"') + CALL_TEST,

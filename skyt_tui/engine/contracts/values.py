@@ -8,6 +8,7 @@ nothing is executed). `to_toml_fields` picks the form when writing.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any
 
 from skyt_tui.engine.syntax import literal_eval
@@ -24,6 +25,10 @@ def parse_literal(text: str) -> Any:
         return literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
         reason = exc.msg if isinstance(exc, SyntaxError) else str(exc) or type(exc).__name__
+        if reason.startswith("malformed node or string"):  # names the node's object address
+            reason = "it holds a call, a name or an operation, which a literal cannot"
+        elif reason.startswith("Exceeds the limit"):  # Python's advice names a sys setting
+            reason = f"an integer of more than {sys.get_int_max_str_digits():,} digits"
         raise LiteralError(f"not a Python literal ({reason})") from None
 
 
