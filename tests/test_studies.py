@@ -359,3 +359,41 @@ def test_a_run_without_code_is_not_averaged_in_as_zero(capsys):
     out = capsys.readouterr().out
     assert "no sample of the run has code: no metric is computed" in out
     assert "R_raw                       │ not computed" in out
+
+
+def test_a_mean_over_partial_runs_is_marked_and_counted(capsys, monkeypatch):
+    """A study averaged an interrupted run (3 of 8 samples) in without a word, where the Runs list
+    marks its figures `~`."""
+    from skyt_tui.engine.studies import study_report
+
+    monkeypatch.setenv("COLUMNS", "160")
+    make_run("c1", "m1", 0.0, ["x = 1", "x = 1"])
+    run_store.create_run(
+        contract_id="c2",
+        provider="replay",
+        model="m1",
+        temperature=0.0,
+        n=8,
+        samples=[
+            run_store.SampleRecord(index=i, status=run_store.OK, code="y = 2", response="y = 2")
+            for i in range(3)
+        ],
+        status=run_store.INTERRUPTED,
+        created=datetime(2026, 1, 2, 12, tzinfo=UTC),
+    )
+    make_run("c1", "m1", 0.7, ["x = 1", "x = 2"])
+    rows = study_report.study_rows(Study(name="s", filter=RunFilter()))
+    assert sorted(row.partial for row in rows) == [False, False, True]
+    cold, warm = aggregate(rows, "R_raw").groups
+    assert (cold.partial_runs, warm.partial_runs) == (1, 0)
+    assert aggregate(rows, "R_raw").to_dict()["groups"][0]["partial_runs"] == 1
+    assert main(["study", "report", "--filter", "model=m1"]) == 0
+    out = capsys.readouterr().out
+    assert "~1.000" in out and "~0.500" not in out
+    assert "~ the mean includes 1 partial run (fewer samples analysed than asked for" in out
+
+
+def test_complete_and_failed_samples_make_a_run_whole():
+    whole = StudyRow({"runs": 4, "n": 3, "n_failed": 1})
+    short = StudyRow({"runs": 4, "n": 3, "n_failed": 0})
+    assert (whole.partial, short.partial, StudyRow({}).partial) == (False, True, False)

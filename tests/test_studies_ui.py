@@ -142,3 +142,33 @@ def test_studies_snapshot_with_a_comparison(snap_compare):
     assert snap_compare(
         SkytApp(start="studies", clock=clock), terminal_size=(80, 24), run_before=run_before
     )
+
+
+@pilot_test
+async def test_a_mean_over_a_partial_run_is_marked_as_the_cli_marks_it():
+    """The app averaged an interrupted run in without the `~` its Runs list gives it."""
+    from datetime import UTC, datetime
+
+    from skyt_tui.engine.runs import run_store
+
+    make_run("c1", "m1", 0.0, ["x = 1", "x = 1"])
+    run_store.create_run(
+        contract_id="c2",
+        provider="replay",
+        model="m1",
+        temperature=0.0,
+        n=8,
+        samples=[
+            run_store.SampleRecord(index=i, status=run_store.OK, code="y = 2", response="y = 2")
+            for i in range(3)
+        ],
+        status=run_store.INTERRUPTED,
+        created=datetime(2026, 1, 2, 12, tzinfo=UTC),
+    )
+    make_run("c1", "m1", 0.7, ["x = 1", "x = 2"])
+    app = SkytApp(start="studies")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#studies-table", DataTable)
+        assert [str(table.get_cell_at((row, 2))) for row in range(2)] == ["~1.000", "0.500"]
+        assert "~ the mean includes 1 partial run" in screen_text(app)

@@ -389,7 +389,7 @@ def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
                 continue
             table.add_row(
                 _t(group.temperature),
-                fmt3(group.mean),
+                ("~" if group.partial_runs else "") + fmt3(group.mean),
                 fmt3(group.std),
                 _ci(group.ci),
                 str(group.n_contracts),
@@ -398,6 +398,14 @@ def _print_report(study, rows, aggregation, comparisons, figures, args) -> None:
                 fmt3(group.zero_equal_share),
             )
         print_table(out, table)
+    partial = sum(group.partial_runs for group in aggregation.groups)
+    if partial:
+        out.print(
+            f"~ the mean includes {counted(partial, 'partial run')} (fewer samples analysed than "
+            "asked for: an interrupted run; `skyt-tui resume RUN` finishes it)",
+            markup=False,
+            highlight=False,
+        )
     for model in sorted({g.model for g in aggregation.groups}):
         groups = [g for g in aggregation.groups if g.model == model]
         cells = Table(

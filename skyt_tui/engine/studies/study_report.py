@@ -123,6 +123,14 @@ class StudyRow:
         return self.values.get("n")
 
     @property
+    def partial(self) -> bool:
+        """Fewer samples analysed (with code or failed) than the run asked for: an interrupted
+        run, whose metrics stand on what it has (the Runs list marks it `~`)."""
+        asked = self.values.get("runs")
+        done = (self.values.get("n") or 0) + (self.values.get("n_failed") or 0)
+        return isinstance(asked, int) and done < asked
+
+    @property
     def group(self) -> GroupKey:
         """(model, temperature): the row of the study's table it counts in ("–": no model)."""
         return (self.model or "–", self.temperature)
@@ -305,6 +313,8 @@ class GroupRow:
     """Mean over runs (SKYT's summary averages its rows this way)."""
     zero_equal_share: float | None
     """Share of contracts whose runs have no test case with one output across all samples (OER = 0)."""
+    partial_runs: int = 0
+    """Of the runs averaged, those with fewer samples analysed than asked for (`StudyRow.partial`)."""
 
     @property
     def label(self) -> str:
@@ -377,6 +387,12 @@ def aggregate(rows: Sequence[StudyRow], metric: str) -> Aggregation:
 
     cells = _cells(rows, metric)
     oer = _cells(rows, "OER")
+    partial: dict[GroupKey, int] = defaultdict(int)
+    for row in rows:
+        value = row.value(metric)
+        counted_in = value is not None and not (isinstance(value, float) and math.isnan(value))
+        if counted_in and row.partial:
+            partial[row.group] += 1
     contracts = tuple(sorted({row.contract_id for row in rows}))
     groups = []
     for key in sorted({row.group for row in rows}, key=_sort_key):
@@ -401,6 +417,7 @@ def aggregate(rows: Sequence[StudyRow], metric: str) -> Aggregation:
                     if oer_cells
                     else None
                 ),
+                partial_runs=partial.get(key, 0),
             )
         )
     trends = []

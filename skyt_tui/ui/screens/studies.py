@@ -205,18 +205,26 @@ class StudiesScreen(SectionScreen):
             self.query_one("#studies-comparison", Static).update("")
             return
         chosen = self.filter_text or "every stored run"
+        partial = sum(group.partial_runs for group in aggregation.groups)
         head.update(
             Text.assemble(
                 (f"{self.metric}", "bold"),
                 f" · {counted(len(self.rows), 'run')} · {counted(len(aggregation.contracts), 'contract')} · ",
                 (chosen, "dim"),
+                (
+                    f"  ~ the mean includes {counted(partial, 'partial run')} (interrupted: fewer "
+                    "samples than asked for)"
+                    if partial
+                    else "",
+                    "yellow",
+                ),
             )
         )
         for group in aggregation.groups:
             table.add_row(
                 Text(printable(group.model)),
                 "–" if group.temperature is None else f"{group.temperature:g}",
-                fmt3(group.mean),
+                ("~" if group.partial_runs else "") + fmt3(group.mean),
                 fmt3(group.std),
                 "–" if group.ci is None else f"[{fmt3(group.ci[0])}, {fmt3(group.ci[1])}]",
                 str(group.n_contracts),
