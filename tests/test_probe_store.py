@@ -302,3 +302,16 @@ def test_probe_run_prints_each_witness_printable(capsys):
     assert "sample 4 (class 2): f(-1) gives '\\x1b[31mred', the reference 1" in printed
     assert "\x1b" not in printed and "sample 0" not in printed
     assert "the tests of c let 2 behaviourally different kinds of sample pass" in printed
+
+
+def test_probe_run_names_the_wide_inputs_it_counts(capsys):
+    """`probe run` said "300 counted inputs (200 generated)": the 100 wide-tier inputs it also
+    counted went unnamed, so more inputs seemed counted than generated."""
+    from skyt_tui.cli.probe_cmd import print_run_probe
+    from skyt_tui.engine.runs.probe_record import StoredProbe
+
+    figures = {"probed": 2, "counted": 300, "generated": 200, "generated_wide": 100}
+    document = {"contract_id": "c", "run": figures | {"behaviour_classes": 1}, "samples": []}
+    print_run_probe(StoredProbe.from_document(document))
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "on 300 counted inputs (200 generated, 100 wide):" in printed

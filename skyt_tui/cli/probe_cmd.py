@@ -70,7 +70,9 @@ def print_run_probe(probe: StoredProbe) -> None:
     out.print(
         Text(
             f"{counted(figures.probed or 0, 'passing sample')} probed on "
-            f"{counted(figures.counted or 0, 'counted input')} ({figures.generated} generated): "
+            f"{counted(figures.counted or 0, 'counted input')} ({figures.generated} generated"
+            + (f", {figures.generated_wide} wide" if figures.generated_wide else "")
+            + "): "
             f"{counted(classes, 'behaviour class')}, "
             f"R_behavioral {fmt3(figures.R_behavioral)} on tests, "
             f"{fmt3(figures.R_behavioral_probe)} on probes"
