@@ -284,7 +284,7 @@ def test_issues_file_and_contracts_folder_exclude_each_other(home, files, capsys
     assert not (home / "benchmarks").exists()
 
 
-@pytest.mark.parametrize("date", ["yesterday", "2023-13-01", "30/08/2023", "", "2023-08-30x"])
+@pytest.mark.parametrize("date", ["yesterday", "2023-13-01", "30/08/2023", "", "2023-08"])
 def test_a_release_date_that_is_no_date_is_refused(tmp_path, date):
     """A bad release_date was kept, and its system silently left every time split (validate
     trained on 24 and tested on 20 of 45 systems)."""

@@ -15,7 +15,6 @@ import hashlib
 import io
 import json
 import math
-import re
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -293,15 +292,13 @@ def read_items_jsonl(path: Path | str) -> tuple[Item, ...]:
     return tuple(items[item_id] for item_id in sorted(items))
 
 
-def _is_date(text: str) -> bool:
-    """Whether `text` starts with a calendar date YYYY-MM-DD, as the time splits read it."""
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}(?:[T ].*)?", text, flags=re.DOTALL):
-        return False
+def release_day(value: str | None) -> dt.date | None:
+    """A system's release date as the time splits read it (its first 10 characters,
+    YYYY-MM-DD); None where it is absent or does not read."""
     try:
-        dt.date.fromisoformat(text[:10])
+        return dt.date.fromisoformat(str(value)[:10]) if value else None
     except ValueError:
-        return False
-    return True
+        return None
 
 
 def read_systems_jsonl(path: Path | str) -> tuple[SystemInfo, ...]:
@@ -323,7 +320,7 @@ def read_systems_jsonl(path: Path | str) -> tuple[SystemInfo, ...]:
                 where, f"duplicate system {name!r} (first on line {first_line[name]})", key="system"
             )
         release = _optional_str(where, record, "release_date")
-        if release is not None and not _is_date(release):
+        if release is not None and release_day(release) is None:
             # a date that does not read would leave the system out of every time split, unsaid
             raise InputError.at(where, f"{release!r} is not a date YYYY-MM-DD", key="release_date")
         systems[name] = SystemInfo(

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from skyt_tui.engine.benchmark import irt, tinybenchmarks
+from skyt_tui.engine.benchmark.items import release_day
 from skyt_tui.engine.benchmark.tinybenchmarks import LambdaParts
 from skyt_tui.engine.printable import counted
 
@@ -38,14 +39,8 @@ NO_DATES = "no release dates: intervals not calibrated on later systems"
 
 
 def parse_dates(values: Sequence[str | None]) -> tuple[dt.date | None, ...]:
-    """Release dates as dates (the first 10 characters, YYYY-MM-DD); None where absent or bad."""
-    parsed: list[dt.date | None] = []
-    for value in values:
-        try:
-            parsed.append(dt.date.fromisoformat(str(value)[:10]) if value else None)
-        except ValueError:
-            parsed.append(None)
-    return tuple(parsed)
+    """Release dates as dates (`items.release_day`); None where absent or bad."""
+    return tuple(release_day(value) for value in values)
 
 
 def interval_scale(calibration: Sequence[float], level: float) -> float:
