@@ -383,13 +383,6 @@ def bootstrap_intervals(
     n = len(samples)
     if n < 2 or draws <= 0:
         return {}
-    rng = np.random.default_rng(seed)
-    index = rng.integers(0, n, size=(draws, n))
-
-    def counts_per_draw(codes: np.ndarray, k: int) -> np.ndarray:
-        """draws × k matrix: how often each code appears in each resample."""
-        offsets = codes[index] + k * np.arange(draws, dtype=np.int64)[:, None]
-        return np.bincount(offsets.ravel(), minlength=k * draws).reshape(draws, k)
 
     def modal(keys: Sequence[Any]) -> tuple[float, float]:
         return wilson_interval(max(Counter(keys).values()), n)
@@ -398,20 +391,23 @@ def bootstrap_intervals(
         "R_raw": modal([s.signatures["raw"] for s in samples]),
         f"R_sig_{level}": modal([s.signatures[level] for s in samples]),
     }
-    series: dict[str, np.ndarray] = {}
     # c·D·c costs draws·N² multiply-adds: above ~1e9 the draws are cut, and under 50 the interval is left out.
     pair_draws = min(draws, PAIRWISE_BOOTSTRAP_BUDGET // (n * n))
     if pairwise is not None and pairwise.shape == (n, n) and pair_draws >= 50:
+        # Each resample's count of each sample (draws × n), from the seeded index matrix.
+        index = np.random.default_rng(seed).integers(0, n, size=(draws, n))
+        offsets = index + n * np.arange(draws, dtype=np.int64)[:, None]
+        counts = np.bincount(offsets.ravel(), minlength=n * draws).reshape(draws, n)
+        counts = counts[:pair_draws].astype(np.float64)
         # Sum of D over all ordered pairs of a resample = c·D·c with c the per-sample counts.
         # einsum without `optimize` runs numpy's own loops (no BLAS threads), so the
         # summation order, and hence every bit of the result, is fixed.
         # Ordered pairs of different samples: n² − Σ c², each weighted c_i·c_j as c·D·c weighs
         # them (D's diagonal is 0). A resample of one sample repeated has none: left out.
-        counts = counts_per_draw(np.arange(n, dtype=np.int64), n)[:pair_draws].astype(np.float64)
         sums = np.einsum("ij,ij->i", np.einsum("ij,jk->ik", counts, pairwise), counts)
         pairs = float(n * n) - np.einsum("ij,ij->i", counts, counts)
         kept = pairs > 0
-        series["R_pairwise"] = 1.0 - sums[kept] / pairs[kept]
+        intervals["R_pairwise"] = _interval(1.0 - sums[kept] / pairs[kept])
     distances = _distances(samples, metrics.canon)
     if distances is not None:
         if metrics.canon == CANON_NONE:  # 0 by definition, not a share that was measured
@@ -424,7 +420,6 @@ def bootstrap_intervals(
         vectors, _ = behaviour_keys(samples)
         intervals["R_behavioral"] = modal(vectors)
         intervals["pass_rate"] = wilson_interval(sum(bool(s.passed) for s in samples), n)
-    intervals.update((name, _interval(values)) for name, values in series.items())
     return dict(sorted(intervals.items()))
 
 
