@@ -127,6 +127,26 @@ def test_study_toml_round_trip_list_and_delete():
         Study(name="../escape")
 
 
+def store_a_partial_run():
+    """m1 at T 0: a whole run of c1 and an interrupted one of c2 (3 of 8 samples); m1 at T 0.7: a
+    whole run of c1."""
+    make_run("c1", "m1", 0.0, ["x = 1", "x = 1"])
+    run_store.create_run(
+        contract_id="c2",
+        provider="replay",
+        model="m1",
+        temperature=0.0,
+        n=8,
+        samples=[
+            run_store.SampleRecord(index=i, status=run_store.OK, code="y = 2", response="y = 2")
+            for i in range(3)
+        ],
+        status=run_store.INTERRUPTED,
+        created=datetime(2026, 1, 2, 12, tzinfo=UTC),
+    )
+    make_run("c1", "m1", 0.7, ["x = 1", "x = 2"])
+
+
 def row(model, temperature, contract, value, *, oer=1.0, pass_rate=1.0, n=10):
     return StudyRow(
         {
@@ -367,21 +387,7 @@ def test_a_mean_over_partial_runs_is_marked_and_counted(capsys, monkeypatch):
     from skyt_tui.engine.studies import study_report
 
     monkeypatch.setenv("COLUMNS", "160")
-    make_run("c1", "m1", 0.0, ["x = 1", "x = 1"])
-    run_store.create_run(
-        contract_id="c2",
-        provider="replay",
-        model="m1",
-        temperature=0.0,
-        n=8,
-        samples=[
-            run_store.SampleRecord(index=i, status=run_store.OK, code="y = 2", response="y = 2")
-            for i in range(3)
-        ],
-        status=run_store.INTERRUPTED,
-        created=datetime(2026, 1, 2, 12, tzinfo=UTC),
-    )
-    make_run("c1", "m1", 0.7, ["x = 1", "x = 2"])
+    store_a_partial_run()
     rows = study_report.study_rows(Study(name="s", filter=RunFilter()))
     assert sorted(row.partial for row in rows) == [False, False, True]
     cold, warm = aggregate(rows, "R_raw").groups

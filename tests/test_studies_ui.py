@@ -12,7 +12,7 @@ from skyt_tui.engine.studies.study import RunFilter, Study, save_study
 from skyt_tui.engine.studies.study_report import aggregate, compare, study_rows
 from skyt_tui.ui.app import SkytApp
 from skyt_tui.ui.screens.studies import SHOWN_METRICS
-from tests.test_studies import make_run
+from tests.test_studies import make_run, store_a_partial_run
 from tests.ui_support import notifications, pilot_test, screen_text, settle
 
 
@@ -147,25 +147,7 @@ def test_studies_snapshot_with_a_comparison(snap_compare):
 @pilot_test
 async def test_a_mean_over_a_partial_run_is_marked_as_the_cli_marks_it():
     """The app averaged an interrupted run in without the `~` its Runs list gives it."""
-    from datetime import UTC, datetime
-
-    from skyt_tui.engine.runs import run_store
-
-    make_run("c1", "m1", 0.0, ["x = 1", "x = 1"])
-    run_store.create_run(
-        contract_id="c2",
-        provider="replay",
-        model="m1",
-        temperature=0.0,
-        n=8,
-        samples=[
-            run_store.SampleRecord(index=i, status=run_store.OK, code="y = 2", response="y = 2")
-            for i in range(3)
-        ],
-        status=run_store.INTERRUPTED,
-        created=datetime(2026, 1, 2, 12, tzinfo=UTC),
-    )
-    make_run("c1", "m1", 0.7, ["x = 1", "x = 2"])
+    store_a_partial_run()
     app = SkytApp(start="studies")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)

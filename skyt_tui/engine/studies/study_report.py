@@ -364,9 +364,14 @@ def _cells(rows: Sequence[StudyRow], metric: str) -> dict[GroupKey, dict[str, li
     cells: dict[GroupKey, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for row in rows:
         value = row.value(metric)
-        if value is not None and not (isinstance(value, float) and math.isnan(value)):
+        if _has_value(value):
             cells[row.group][row.contract_id].append(float(value))
     return cells
+
+
+def _has_value(value: Any) -> bool:
+    """Whether a row's metric counts in the means: neither missing nor NaN."""
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
 
 
 def bootstrap_mean_interval(
@@ -389,9 +394,7 @@ def aggregate(rows: Sequence[StudyRow], metric: str) -> Aggregation:
     oer = _cells(rows, "OER")
     partial: dict[GroupKey, int] = defaultdict(int)
     for row in rows:
-        value = row.value(metric)
-        counted_in = value is not None and not (isinstance(value, float) and math.isnan(value))
-        if counted_in and row.partial:
+        if row.partial and _has_value(row.value(metric)):
             partial[row.group] += 1
     contracts = tuple(sorted({row.contract_id for row in rows}))
     groups = []
