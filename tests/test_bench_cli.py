@@ -228,3 +228,27 @@ def test_a_method_that_fell_back_in_every_draw_gets_no_verdict_of_its_own(demo, 
     stratified = [*argv[:4], "stratified", *argv[5:]]
     kept = run_json(capsys, *stratified, "--holdout-systems", "1")
     assert not kept["verdict"].startswith("NOT measured")
+
+
+def test_piped_status_and_validate_tables_keep_whole_cells(demo, capsys, monkeypatch):
+    """Piped (a CI log, a file, `| less -S`), every table of `bench status` and `bench validate
+    --method all` is as wide as its cells, as every other table of the command line is
+    (`output.print_table`): the rotation history cut its dates in 80 columns ("2024-0…"), and
+    the methods tables folded their names over lines."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert main(["bench", "rotate", "demo", "--now", "2024-05-03"]) == 0
+    assert main(["bench", "rotate", "demo", "--now", "2024-05-20", "--force"]) == 0
+    capsys.readouterr()
+    assert main(["bench", "status", "demo"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "at (UTC)" in line)
+    assert "pool after" in header and "held-out" in header, header
+    for when in ("2024-05-03 00:00", "2024-05-20 00:00"):
+        assert any(when in line and "monthly" in line for line in out.splitlines()), out
+    argv = ["bench", "validate", "demo", "--method", "all", "--draws", "5", "--floor", "30"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if "MAE p95" in line)
+    assert "trusted" in header and "cover" in header, header
+    for method in ("irt (fell back)", "cluster (fell back)"):  # fewer than 10 training systems
+        assert any(method in line and "%" in line for line in out.splitlines()), out

@@ -336,7 +336,7 @@ def _print_report(run: run_store.StoredRun, analysis: StoredAnalysis, brief: boo
             _shown(row["latency_s"]),
             row["signature_level"] or "–",
         )
-    out.print(samples)
+    print_table(out, samples)
     if rows and all(r["d_pre"] is None for r in rows if r["status"] == run_store.OK):
         out.print(f"d_pre/d_post: {NOT_COMPUTED} (canon: {m.canon})", markup=False)
 

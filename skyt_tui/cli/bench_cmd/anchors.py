@@ -274,7 +274,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         f"{report.n_held_out} of {counted(len(report.systems_used), 'system')} held out per draw"
     )
     if everything:
-        console().print(_methods_table(report.methods, config, title))
+        print_table(console(), _methods_table(report.methods, config, title))
         say(
             "medians over the draws; cover = share of held-out systems whose full score lies in "
             f"the {config.level:g} interval (irt, cluster: on random splits before their "
@@ -299,14 +299,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
         )
     split = report.time_split
     if split is not None:
-        console().print(
+        print_table(
+            console(),
             _methods_table(
                 split.results,
                 config,
                 f"time split: trained on the {counted(len(split.train), 'system')} released before {split.date}, "
                 f"tested on the {len(split.test)} released on or after it",
                 time_split=True,
-            )
+            ),
         )
     else:
         say(f"time split: none ({report.time_split_note})", "dim")

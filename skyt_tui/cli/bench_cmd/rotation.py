@@ -195,5 +195,5 @@ def cmd_status(args: argparse.Namespace) -> int:
         history = Table(*HISTORY_COLUMNS, title="rotation history")
         for row in history_rows(status.history):
             history.add_row(*row)
-        console().print(history)
+        print_table(console(), history)
     return 0
