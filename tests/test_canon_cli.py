@@ -61,17 +61,3 @@ def test_tampered_canon_shows_as_tampered_and_is_not_used(demo_store, capsys):
     report = json.loads(capsys.readouterr().out)
     assert report["canon"]["status"] == "tampered" and report["metrics"]["R_anchor_pre"] is None
 
-
-def test_a_piped_report_keeps_every_samples_cell_whole(demo_store, capsys, monkeypatch):
-    """Piped (a CI log, a file), `report`'s samples table is as wide as its cells, as every other
-    table of the command line is (`output.print_table`): it was folded into 80 columns, each
-    signature cut to "ade769e…" and the `latency s` header to "s"."""
-    monkeypatch.delenv("COLUMNS", raising=False)
-    run_id = demo_store["slugify"]
-    assert main(["report", run_id, "--json"]) == 0
-    samples = json.loads(capsys.readouterr().out)["samples"]
-    assert main(["report", run_id]) == 0
-    out = capsys.readouterr().out
-    assert "latency s" in out and "signature" in out
-    for sample in samples:
-        assert sample["signature_level"] and sample["signature_level"] in out, sample

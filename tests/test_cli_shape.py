@@ -128,3 +128,25 @@ def test_report_csv_gives_the_runs_model_where_a_sample_names_none(tmp_path):
     assert main(["report", "latest", "--csv", str(reported)]) == 0
     for path in (analyzed, reported):
         assert [row["model"] for row in csv.DictReader(path.open())] == ["gpt-x", "gpt-x"]
+
+
+def test_a_piped_report_keeps_every_samples_cell_whole(tmp_path, capsys, monkeypatch):
+    """Piped (a CI log, a file), `report`'s samples table is as wide as its cells, as every other
+    table of the command line is (`output.print_table`): it was folded into 80 columns, each
+    signature cut to "ade769e…" and the `latency s` header to "s"."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    source = tmp_path / "s.jsonl"
+    source.write_text(
+        "".join(
+            json.dumps({"contract_id": "fibonacci_iterative", "code": code}) + "\n"
+            for code in (FIB, FIB_DOC)
+        )
+    )
+    assert main(["import", str(source)]) == 0
+    samples = json_of(capsys, "report", "latest")["samples"]
+    capsys.readouterr()
+    assert main(["report", "latest"]) == 0
+    out = capsys.readouterr().out
+    assert "latency s" in out and "signature" in out
+    for sample in samples:
+        assert sample["signature_level"] and sample["signature_level"] in out, sample
