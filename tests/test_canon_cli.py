@@ -60,4 +60,3 @@ def test_tampered_canon_shows_as_tampered_and_is_not_used(demo_store, capsys):
     assert main(["report", demo_store["slugify"], "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["canon"]["status"] == "tampered" and report["metrics"]["R_anchor_pre"] is None
-
