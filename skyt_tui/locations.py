@@ -78,8 +78,16 @@ def user_contracts_dir() -> Path:
     return home_dir() / "contracts"
 
 
+RUNS = "runs"
+
+
 def runs_dir() -> Path:
-    return data_dir() / "runs"
+    return data_dir() / RUNS
+
+
+def demo_runs_dir() -> Path:
+    """The demo's runs, whichever store is open."""
+    return demo_dir() / RUNS
 
 
 def run_dir(run_id: str) -> Path:

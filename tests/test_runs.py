@@ -287,6 +287,27 @@ def test_runs_list_json_and_empty(contract, capsys):
     )
 
 
+def test_an_empty_store_points_at_the_demos_runs_after_skyt_tui_demo(contract, capsys, monkeypatch):
+    """After `skyt-tui demo` the user's own store is still empty: `runs list` and `report latest`
+    said "no runs stored yet; try `skyt-tui demo`", sending the user round in a circle. They now
+    say where the demo's runs are and how to open them."""
+    assert main(["report", "latest"]) == 2
+    assert "try `skyt-tui demo`" in capsys.readouterr().err
+    monkeypatch.setenv("SKYT_STORE", "demo")
+    make(contract, [ok(0, CODES[0])], n=1)
+    make(contract, [ok(0, CODES[0])], n=1)
+    monkeypatch.delenv("SKYT_STORE")
+    assert run_store.run_ids() == []
+    hint = "the demo's 2 runs are in its own store (`SKYT_STORE=demo skyt-tui runs list`"
+    assert main(["runs", "list"]) == 0
+    assert hint in capsys.readouterr().out
+    assert main(["report", "latest"]) == 2
+    err = capsys.readouterr().err
+    assert hint in err and "try `skyt-tui demo`" not in err and len(err.splitlines()) == 1
+    monkeypatch.setenv("SKYT_STORE", "demo")  # in the demo's store, its runs are found
+    assert main(["report", "latest"]) == 0
+
+
 def test_bad_report_options(contract, capsys):
     meta = make(contract)
     assert main(["report", meta.id, "--tau", "2"]) == 2

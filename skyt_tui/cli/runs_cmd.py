@@ -85,10 +85,7 @@ def list_command(args: argparse.Namespace) -> int:
         print_json("runs", {"runs": [_summary_dict(s) for s in summaries]})
         return 0
     if not summaries:
-        console().print(
-            "no runs stored yet; try `skyt-tui demo`, `skyt-tui import SOURCE` or `skyt-tui run`",
-            markup=False,
-        )
+        console().print(run_store.no_runs_yet(), markup=False, soft_wrap=True)
         return 0
     out = console()
     id_width = max(len(s.id) for s in summaries)

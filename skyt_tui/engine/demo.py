@@ -80,8 +80,7 @@ def demo_store() -> Iterator[Path]:
 
 
 def demo_store_has_runs() -> bool:
-    with demo_store():
-        return bool(run_store.run_ids())
+    return bool(run_store.run_ids(locations.demo_runs_dir()))
 
 
 def create_demo(examples_dir: Path | None = None, *, now: dt.datetime | None = None) -> DemoResult:

@@ -446,10 +446,11 @@ def broken_run_dirs() -> list[Path]:
     )
 
 
-def run_ids() -> list[str]:
+def run_ids(directory: Path | None = None) -> list[str]:
     """The stored runs' ids: folders named like a run id that hold a run.json (anything else
-    in runs/ is not a run: `broken_run_dirs` lists the folders among it)."""
-    directory = locations.runs_dir()
+    in runs/ is not a run: `broken_run_dirs` lists the folders among it). `directory`: another
+    store's runs folder (the demo's) instead of the open store's."""
+    directory = locations.runs_dir() if directory is None else directory
     if not directory.is_dir():
         return []
     return sorted(
@@ -457,6 +458,20 @@ def run_ids() -> list[str]:
         for p in directory.iterdir()
         if RUN_ID_PATTERN.fullmatch(p.name) and p.is_dir() and os.path.lexists(p / RUN_FILE)
     )
+
+
+def no_runs_yet() -> str:
+    """What to say when the open store has no run: where to get one, or, after `skyt-tui demo`,
+    that the demo's runs are in the demo's own store and how to open it."""
+    if not locations.is_demo_store():
+        demo_runs = len(run_ids(locations.demo_runs_dir()))
+        if demo_runs:
+            return (
+                f"no runs in your store yet; the demo's {demo_runs} runs are in its own store "
+                f"(`{locations.STORE_ENV}={locations.DEMO_STORE} skyt-tui runs list`, "
+                f"`{locations.STORE_ENV}={locations.DEMO_STORE} skyt-tui report latest`)"
+            )
+    return "no runs stored yet; try `skyt-tui demo`, `skyt-tui import SOURCE` or `skyt-tui run`"
 
 
 def resolve_run_id(text: str, *, skipped: list[str] | None = None) -> str:
@@ -470,9 +485,7 @@ def resolve_run_id(text: str, *, skipped: list[str] | None = None) -> str:
         return text
     if text in ("latest", "last"):
         if not ids:
-            raise NotFoundError(
-                "no runs stored yet (see `skyt-tui run`, `skyt-tui import`, `skyt-tui demo`)"
-            )
+            raise NotFoundError(no_runs_yet())
         created: dict[str, str] = {}
         problems: list[str] = []
         for run_id in ids:
