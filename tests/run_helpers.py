@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -73,3 +74,16 @@ def only_run_id(home: Path) -> str:
 def sample_lines(home: Path, run_id: str) -> list[dict]:
     path = home / "runs" / run_id / "samples.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def popen_interruptible(argv: list[str], **kwargs) -> subprocess.Popen:
+    """`subprocess.Popen(argv, **kwargs)` whose child takes Ctrl-C (SIGINT) as a user's terminal
+    gives it. A process started with SIGINT ignored passes that on, and Python then never raises
+    KeyboardInterrupt: pytest run as a background job (`pytest &`, `nohup`) starts ignoring it. A
+    handled signal is reset to its default on exec, so the child starts with Python's own handler
+    whatever this process had (called from the main thread, as tests are)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        return subprocess.Popen(argv, **kwargs)
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -9,7 +9,14 @@ import threading
 import time
 
 from tests.llm_server import FakeLLMServer
-from tests.run_helpers import CONTRACT_ID, ROOT, cli_env, install_contract, run_cli
+from tests.run_helpers import (
+    CONTRACT_ID,
+    ROOT,
+    cli_env,
+    install_contract,
+    popen_interruptible,
+    run_cli,
+)
 
 N = 12
 
@@ -31,7 +38,7 @@ def answers(release):
 
 
 def start_cli(home, *args, key="sk-test-kill"):
-    return subprocess.Popen(
+    return popen_interruptible(
         [sys.executable, "-m", "skyt_tui", *args],
         cwd=ROOT,
         env=cli_env(home, OPENAI_API_KEY=key),
@@ -228,3 +235,22 @@ def test_ctrl_c_stops_promptly_and_says_how_to_resume(isolated_home):
     assert sorted(
         json.loads(line)["index"] for line in finished_lines(run_dir / "samples.jsonl")
     ) == list(range(N))
+
+
+def test_a_child_takes_ctrl_c_even_when_the_tests_ignore_it():
+    """The Ctrl-C tests failed whenever the suite itself ran with SIGINT ignored (started as a
+    background job): the CLI inherited the ignore, never saw the interrupt and ran on."""
+    probe = [
+        sys.executable,
+        "-c",
+        "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)",
+    ]
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        inherited = subprocess.run(probe, capture_output=True, text=True, check=True).stdout
+        child = popen_interruptible(probe, stdout=subprocess.PIPE, text=True)
+        interruptible, _ = child.communicate(timeout=30)
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # the test process is as it was
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert (inherited.strip(), interruptible.strip()) == ("False", "True")

@@ -22,6 +22,7 @@ from skyt_tui.cli import main
 from skyt_tui.engine.executor.choice import Executor, ExecutorError, choose_executor
 from tests.corpus import require
 from tests.ray_cluster import free_ports
+from tests.run_helpers import popen_interruptible
 
 ROOT = Path(__file__).resolve().parents[1]
 SKYT_FILES = 9
@@ -811,7 +812,7 @@ def test_cancelling_the_apps_analysis_stops_the_judges(ray_cluster, monkeypatch,
 def test_ctrl_c_stops_the_cluster_work_promptly(ray_cluster, tmp_path):
     folder = humaneval_slice(tmp_path / "he", samples=100)
     earlier = _judge_pids()
-    process = subprocess.Popen(
+    process = popen_interruptible(
         [sys.executable, "-m", "skyt_tui", "analyze", str(folder), "--json", "--executor", "ray"],
         cwd=ROOT,
         env={**os.environ, "SKYT_HOME": str(tmp_path / "home"), "RAY_ADDRESS": ray_cluster.address},
